@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every Swift target is compiled in Swift 6 language mode with the same hygiene flags.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "FakeEntra",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "fakeentra", targets: ["fakeentra"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The fence around OpenSSL: a system library, a C shim for macros, and the two Swift
+        // modules allowed to import them (EntraCrypto for crypto, EntraServer for TLS).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
+        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+
+        // HTTP/1.1 as pure values: codec, headers, forms, cookies. No sockets.
+        .target(name: "EntraHTTP", swiftSettings: swiftSettings),
+        // Sockets, epoll/kqueue loops, TLS, server lifecycle.
+        .target(name: "EntraServer", dependencies: ["EntraHTTP", "COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+
+        // JSON with source positions and a JSON Schema validator for config and scenario files.
+        .target(name: "LocatedJSON", swiftSettings: swiftSettings),
+
+        // Protocol logic: request in, response out.
+        .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
+        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
+
+        .executableTarget(
+            name: "fakeentra",
+            dependencies: [
+                "EntraServer", "EntraCrypto", "IdentityPlatform", "B2C", "Graph",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform"], swiftSettings: swiftSettings),
+        // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
+        .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,1 @@
+// B2C: see README's module map.

@@ -1,0 +1,1 @@
+// EntraCrypto: see README's module map.

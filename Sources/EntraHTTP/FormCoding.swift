@@ -1,0 +1,137 @@
+/// Ordered name/value pairs from a query string or an `application/x-www-form-urlencoded` body.
+public struct FormParameters: Sendable, Equatable {
+    public private(set) var pairs: [(name: String, value: String)]
+
+    public init() { pairs = [] }
+    public init(_ pairs: [(String, String)]) { self.pairs = pairs.map { (name: $0.0, value: $0.1) } }
+
+    /// Decodes `a=1&b=x+y`; `+` is a space; a malformed escape keeps the raw text.
+    public init(decoding encoded: String) {
+        pairs = encoded.split(separator: "&", omittingEmptySubsequences: true).map { part in
+            let piece = String(part)
+            let (rawName, rawValue): (String, String)
+            if let eq = piece.firstIndex(of: "=") {
+                rawName = String(piece[..<eq])
+                rawValue = String(piece[piece.index(after: eq)...])
+            } else {
+                rawName = piece
+                rawValue = ""
+            }
+            return (name: FormCoding.decodeComponent(rawName), value: FormCoding.decodeComponent(rawValue))
+        }
+    }
+
+    /// The first value of `name`.
+    public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+
+    public func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+
+    public var names: [String] { pairs.map(\.name) }
+
+    public mutating func append(_ name: String, _ value: String) { pairs.append((name: name, value: value)) }
+
+    public var encoded: String {
+        pairs.map { FormCoding.encodeComponent($0.name) + "=" + FormCoding.encodeComponent($0.value) }.joined(separator: "&")
+    }
+
+    public static func == (lhs: FormParameters, rhs: FormParameters) -> Bool {
+        lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+public enum FormCoding {
+    /// Decodes `%XX` escapes; nil when an escape is malformed or the bytes are not UTF-8.
+    public static func percentDecode(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func decodeComponent(_ raw: String) -> String {
+        let spaced = raw.replacingPlus()
+        return percentDecode(spaced) ?? spaced
+    }
+
+    /// Encodes everything but RFC 3986 unreserved characters.
+    public static func encodeComponent(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + hexDigits[Int(byte >> 4)] + hexDigits[Int(byte & 0x0F)]
+            }
+        }
+        return out
+    }
+
+    private static let hexDigits = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
+
+    private static func isUnreserved(_ b: UInt8) -> Bool {
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "~")
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case 0x30...0x39: b - 0x30
+        case 0x41...0x46: b - 0x41 + 10
+        case 0x61...0x66: b - 0x61 + 10
+        default: nil
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingPlus() -> String {
+        guard utf8.contains(UInt8(ascii: "+")) else { return self }
+        return String(decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    }
+}
+
+public enum CookieCoding {
+    /// Parses `Cookie: a=1; b=2` headers (RFC 6265 §5.4); the first value of a name wins.
+    public static func parse(_ headerValues: [String]) -> [String: String] {
+        var cookies: [String: String] = [:]
+        for header in headerValues {
+            for part in header.split(separator: ";") {
+                let trimmed = part.trimmingASCIISpaces()
+                guard let eq = trimmed.firstIndex(of: "=") else { continue }
+                let name = String(trimmed[..<eq])
+                var value = String(trimmed[trimmed.index(after: eq)...])
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+                if !name.isEmpty, cookies[name] == nil { cookies[name] = value }
+            }
+        }
+        return cookies
+    }
+
+    /// A `Set-Cookie` value. Session cookies unless `maxAge` is given; `maxAge: 0` deletes.
+    public static func setCookie(name: String, value: String, path: String = "/", maxAge: Int? = nil, secure: Bool = true, httpOnly: Bool = true, sameSite: String = "None") -> String {
+        var parts = ["\(name)=\(value)", "Path=\(path)"]
+        if let maxAge { parts.append("Max-Age=\(maxAge)") }
+        if secure { parts.append("Secure") }
+        if httpOnly { parts.append("HttpOnly") }
+        parts.append("SameSite=\(sameSite)")
+        return parts.joined(separator: "; ")
+    }
+}
+
+extension Substring {
+    func trimmingASCIISpaces() -> Substring {
+        var s = self
+        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+        return s
+    }
+}

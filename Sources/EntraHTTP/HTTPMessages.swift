@@ -1,0 +1,206 @@
+/// A decoded HTTP/1.1 request. Built by `HTTPRequestDecoder` or directly in tests.
+public struct HTTPRequest: Sendable, Equatable {
+    public var method: String
+    /// The request-target exactly as sent (origin form: path plus optional query).
+    public var target: String
+    public var version: HTTPVersion
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The path part of the target, still percent-encoded.
+    public var rawPath: String {
+        if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(target[..<q]) }
+        return target
+    }
+
+    /// The path split on `/`, each segment percent-decoded; empty segments dropped.
+    public var pathSegments: [String] {
+        rawPath.split(separator: "/", omittingEmptySubsequences: true).map { FormCoding.percentDecode(String($0)) ?? String($0) }
+    }
+
+    /// The raw query string after `?`, without the fragment.
+    public var rawQuery: String? {
+        guard let q = target.firstIndex(of: "?") else { return nil }
+        var query = target[target.index(after: q)...]
+        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        return String(query)
+    }
+
+    public var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
+
+    /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty.
+    public var form: FormParameters {
+        guard let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
+            return FormParameters()
+        }
+        return FormParameters(decoding: String(decoding: body, as: UTF8.self))
+    }
+
+    /// Cookies from every `Cookie` header, first occurrence of a name wins.
+    public var cookies: [String: String] { CookieCoding.parse(headers.values(for: "Cookie")) }
+
+    /// The host name from the `Host` header without its port, lowercased.
+    public var hostName: String? {
+        guard let host = headers["Host"]?.lowercased() else { return nil }
+        if host.hasPrefix("[") { return host.split(separator: "]").first.map { String($0) + "]" } }
+        return host.split(separator: ":").first.map(String.init)
+    }
+}
+
+public struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
+    public var major: Int
+    public var minor: Int
+    public init(major: Int, minor: Int) {
+        self.major = major
+        self.minor = minor
+    }
+    public static let http11 = HTTPVersion(major: 1, minor: 1)
+    public static let http10 = HTTPVersion(major: 1, minor: 0)
+    public var description: String { "HTTP/\(major).\(minor)" }
+}
+
+/// What the transport should do besides writing the response.
+public struct TransportDirectives: Sendable, Equatable {
+    /// Wait this long (real time) before the response is written.
+    public var delay: Duration?
+    /// Close the connection after this response even if keep-alive was negotiated.
+    public var closeAfterResponse: Bool
+    /// Close the connection without writing any response (a network failure, as a client sees it).
+    public var dropConnection: Bool
+
+    public init(delay: Duration? = nil, closeAfterResponse: Bool = false, dropConnection: Bool = false) {
+        self.delay = delay
+        self.closeAfterResponse = closeAfterResponse
+        self.dropConnection = dropConnection
+    }
+}
+
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var directives: TransportDirectives
+
+    public init(status: HTTPStatus, headers: HTTPHeaders = [:], body: [UInt8] = [], directives: TransportDirectives = .init()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.directives = directives
+    }
+
+    public init(status: HTTPStatus, headers: HTTPHeaders = [:], text: String, contentType: String) {
+        var headers = headers
+        headers.set("Content-Type", contentType)
+        self.init(status: status, headers: headers, body: Array(text.utf8))
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+public struct HTTPStatus: Sendable, Equatable, Hashable {
+    public var code: Int
+    public var reason: String
+    public init(_ code: Int, _ reason: String? = nil) {
+        self.code = code
+        self.reason = reason ?? HTTPStatus.standardReason(code)
+    }
+
+    public static let ok = HTTPStatus(200)
+    public static let found = HTTPStatus(302)
+    public static let badRequest = HTTPStatus(400)
+    public static let unauthorized = HTTPStatus(401)
+    public static let forbidden = HTTPStatus(403)
+    public static let notFound = HTTPStatus(404)
+    public static let methodNotAllowed = HTTPStatus(405)
+    public static let tooManyRequests = HTTPStatus(429)
+    public static let internalServerError = HTTPStatus(500)
+    public static let serviceUnavailable = HTTPStatus(503)
+
+    public static func standardReason(_ code: Int) -> String {
+        switch code {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 411: "Length Required"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        case 505: "HTTP Version Not Supported"
+        default: "Status \(code)"
+        }
+    }
+}
+
+/// Facts about the connection a request came on, for handlers that build absolute URLs or check loopback.
+public struct RequestContext: Sendable, Equatable {
+    public var remoteAddress: String
+    public var isSecure: Bool
+    public var localPort: Int
+
+    public init(remoteAddress: String = "127.0.0.1", isSecure: Bool = true, localPort: Int = 443) {
+        self.remoteAddress = remoteAddress
+        self.isSecure = isSecure
+        self.localPort = localPort
+    }
+
+    public var isLoopback: Bool {
+        remoteAddress.hasPrefix("127.") || remoteAddress == "::1" || remoteAddress.hasPrefix("::ffff:127.")
+    }
+}
+
+/// One part of the application: answers the requests that are its own and returns nil for the rest.
+/// Handlers are synchronous and pure; delays and connection drops are expressed as `TransportDirectives`.
+public protocol HTTPHandler: Sendable {
+    func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse?
+}
+
+/// What the server calls: always an answer.
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
+}
+
+/// Tries handlers in order; the first non-nil answer wins, else `fallback`.
+public struct HandlerChain: HTTPResponder {
+    public let handlers: [any HTTPHandler]
+    public let fallback: @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
+
+    public init(_ handlers: [any HTTPHandler], fallback: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse) {
+        self.handlers = handlers
+        self.fallback = fallback
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        for handler in handlers {
+            if let response = handler.handle(request, context: context) { return response }
+        }
+        return fallback(request, context)
+    }
+}

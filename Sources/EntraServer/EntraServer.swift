@@ -1,0 +1,1 @@
+// EntraServer: see README's module map.

@@ -1,0 +1,1 @@
+// Graph: see README's module map.

@@ -1,0 +1,1 @@
+// IdentityPlatform: see README's module map.

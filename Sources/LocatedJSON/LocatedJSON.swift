@@ -1,0 +1,1 @@
+// LocatedJSON: see README's module map.
