@@ -1,0 +1,80 @@
+import Foundation
+
+/// Everything the identity platform knows about tenants, users, apps and consents.
+/// A value: the service keeps one behind a lock, scenarios copy and extend it.
+public struct Directory: Sendable, Equatable {
+    public var tenants: [Tenant]
+    public var users: [DirectoryUser]
+    public var applications: [Application]
+    public var consents: [ConsentGrant]
+
+    public init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
+        self.tenants = tenants
+        self.users = users
+        self.applications = applications
+        self.consents = consents
+    }
+
+    /// A tenant by GUID or by any of its domains, ignoring case.
+    public func tenant(matching segment: String) -> Tenant? {
+        let wanted = segment.lowercased()
+        return tenants.first { $0.id == wanted || $0.domains.contains(wanted) }
+    }
+
+    public func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.lowercased() } }
+
+    public func user(id: String) -> DirectoryUser? { users.first { $0.id == id.lowercased() } }
+
+    /// A user by sign-in name, optionally within one tenant.
+    public func user(signInName: String, tenantID: String? = nil) -> DirectoryUser? {
+        users.first { $0.answers(to: signInName) && (tenantID == nil || $0.tenantID == tenantID!.lowercased()) }
+    }
+
+    public func users(inTenant tenantID: String) -> [DirectoryUser] {
+        users.filter { $0.tenantID == tenantID.lowercased() }
+    }
+
+    public func application(clientID: String) -> Application? {
+        applications.first { $0.clientID.caseInsensitiveCompare(clientID) == .orderedSame }
+    }
+
+    /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
+    public func resource(named identifier: String) -> Resource? {
+        if Resource.microsoftGraph.isNamed(identifier) { return .microsoftGraph }
+        let wanted = identifier.lowercased().trimmingSuffix("/")
+        guard let app = applications.first(where: { app in
+            app.clientID.lowercased() == wanted || app.identifierURIs.contains { $0.lowercased().trimmingSuffix("/") == wanted }
+        }) else { return nil }
+        return Resource(
+            appID: app.clientID,
+            identifierURI: app.identifierURIs.first ?? "api://\(app.clientID)",
+            displayName: app.displayName,
+            delegatedPermissions: app.exposedScopes.map { .init($0) },
+            applicationPermissions: app.appRoles,
+            accessTokenVersion: app.accessTokenAcceptedVersion ?? 1
+        )
+    }
+
+    /// Scopes a user (or an admin for everyone in the tenant) has granted `clientID` on `resourceAppID`.
+    public func grantedScopes(clientID: String, resourceAppID: String, userID: String?, tenantID: String) -> Set<String> {
+        var granted = Set<String>()
+        for grant in consents where grant.clientID.caseInsensitiveCompare(clientID) == .orderedSame
+            && grant.resourceAppID == resourceAppID.lowercased() && grant.tenantID == tenantID.lowercased()
+            && (grant.userID == nil || grant.userID == userID?.lowercased()) {
+            granted.formUnion(grant.scopes.map { $0.lowercased() })
+        }
+        return granted
+    }
+
+    /// Records consent, merging with an existing grant for the same user, client and resource.
+    public mutating func grantConsent(_ grant: ConsentGrant) {
+        if let index = consents.firstIndex(where: {
+            $0.clientID == grant.clientID && $0.resourceAppID == grant.resourceAppID && $0.userID == grant.userID && $0.tenantID == grant.tenantID
+        }) {
+            let known = Set(consents[index].scopes.map { $0.lowercased() })
+            consents[index].scopes += grant.scopes.filter { !known.contains($0.lowercased()) }
+        } else {
+            consents.append(grant)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A user account as Entra ID (and Graph's `user` resource) knows it.
+public struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
+    /// Object id (`oid`), a lowercase GUID.
+    public var id: String
+    public var tenantID: String
+    public var userPrincipalName: String
+    public var displayName: String
+    public var givenName: String?
+    public var surname: String?
+    public var mail: String?
+    public var jobTitle: String?
+    public var officeLocation: String?
+    public var mobilePhone: String?
+    public var businessPhones: [String]
+    public var preferredLanguage: String?
+    public var password: String
+    /// Registered for multi-factor authentication (sign-in pages ask for a second factor).
+    public var mfaRegistered: Bool
+    /// Conditional Access demands MFA for this user: non-interactive grants get AADSTS50076.
+    public var mfaRequired: Bool
+    public var accountEnabled: Bool
+    public var locked: Bool
+    public var passwordExpired: Bool
+    /// Refresh tokens issued before this instant are revoked (AADSTS50173), as after a password change.
+    public var tokensValidFrom: Date?
+    /// Sign-in names other than the UPN (B2C local accounts sign in with an email address).
+    public var otherMails: [String]
+
+    public init(
+        id: String, tenantID: String, userPrincipalName: String, displayName: String,
+        givenName: String? = nil, surname: String? = nil, mail: String? = nil, jobTitle: String? = nil,
+        officeLocation: String? = nil, mobilePhone: String? = nil, businessPhones: [String] = [],
+        preferredLanguage: String? = nil, password: String, mfaRegistered: Bool = false, mfaRequired: Bool = false,
+        accountEnabled: Bool = true, locked: Bool = false, passwordExpired: Bool = false,
+        tokensValidFrom: Date? = nil, otherMails: [String] = []
+    ) {
+        self.id = id.lowercased()
+        self.tenantID = tenantID.lowercased()
+        self.userPrincipalName = userPrincipalName
+        self.displayName = displayName
+        self.givenName = givenName
+        self.surname = surname
+        self.mail = mail
+        self.jobTitle = jobTitle
+        self.officeLocation = officeLocation
+        self.mobilePhone = mobilePhone
+        self.businessPhones = businessPhones
+        self.preferredLanguage = preferredLanguage
+        self.password = password
+        self.mfaRegistered = mfaRegistered
+        self.mfaRequired = mfaRequired
+        self.accountEnabled = accountEnabled
+        self.locked = locked
+        self.passwordExpired = passwordExpired
+        self.tokensValidFrom = tokensValidFrom
+        self.otherMails = otherMails
+    }
+
+    /// True when `name` is one of this user's sign-in names (UPN, mail, other mails), ignoring case.
+    public func answers(to name: String) -> Bool {
+        let wanted = name.lowercased()
+        return userPrincipalName.lowercased() == wanted || mail?.lowercased() == wanted
+            || otherMails.contains { $0.lowercased() == wanted }
+    }
+}

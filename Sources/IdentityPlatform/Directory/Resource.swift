@@ -1,0 +1,76 @@
+/// Something an access token can be for: Microsoft Graph (built in) or an app that exposes an API.
+public struct Resource: Sendable, Equatable {
+    public struct DelegatedPermission: Sendable, Equatable, Codable {
+        public var name: String
+        /// Only an administrator can consent (AADSTS90094 for a user alone).
+        public var adminConsentRequired: Bool
+        public init(_ name: String, adminConsentRequired: Bool = false) {
+            self.name = name
+            self.adminConsentRequired = adminConsentRequired
+        }
+    }
+
+    /// The resource's app id (`aud` of v2 tokens).
+    public var appID: String
+    /// Its App ID URI (`aud` of v1 tokens, the prefix of its scopes).
+    public var identifierURI: String
+    public var displayName: String
+    public var delegatedPermissions: [DelegatedPermission]
+    public var applicationPermissions: [String]
+    /// 1 or 2.
+    public var accessTokenVersion: Int
+
+    public init(appID: String, identifierURI: String, displayName: String, delegatedPermissions: [DelegatedPermission], applicationPermissions: [String], accessTokenVersion: Int) {
+        self.appID = appID.lowercased()
+        self.identifierURI = identifierURI
+        self.displayName = displayName
+        self.delegatedPermissions = delegatedPermissions
+        self.applicationPermissions = applicationPermissions
+        self.accessTokenVersion = accessTokenVersion
+    }
+
+    public func delegatedPermission(named name: String) -> DelegatedPermission? {
+        delegatedPermissions.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    public func applicationPermission(named name: String) -> String? {
+        applicationPermissions.first { $0.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// True when `identifier` names this resource (app id or identifier URI, trailing `/` ignored).
+    public func isNamed(_ identifier: String) -> Bool {
+        let wanted = identifier.lowercased().trimmingSuffix("/")
+        return wanted == appID || wanted == identifierURI.lowercased().trimmingSuffix("/")
+    }
+
+    public static let graphAppID = "00000003-0000-0000-c000-000000000000"
+
+    /// Microsoft Graph with its common permissions (names as Graph spells them).
+    public static let microsoftGraph = Resource(
+        appID: graphAppID,
+        identifierURI: "https://graph.microsoft.com",
+        displayName: "Microsoft Graph",
+        delegatedPermissions: [
+            .init("User.Read"), .init("User.ReadWrite"), .init("User.ReadBasic.All"),
+            .init("User.Read.All", adminConsentRequired: true), .init("User.ReadWrite.All", adminConsentRequired: true),
+            .init("Directory.Read.All", adminConsentRequired: true), .init("Group.Read.All", adminConsentRequired: true),
+            .init("Mail.Read"), .init("Mail.Send"), .init("Calendars.Read"), .init("Calendars.ReadWrite"),
+            .init("Contacts.Read"), .init("Files.Read"), .init("Files.ReadWrite"), .init("People.Read"),
+            .init("Presence.Read"), .init("Tasks.ReadWrite"), .init("email"), .init("openid"), .init("profile"),
+            .init("offline_access"),
+        ],
+        applicationPermissions: [
+            "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Group.Read.All", "Mail.Read",
+            "Calendars.Read", "Calendars.ReadWrite", "Files.Read.All",
+        ],
+        accessTokenVersion: 1
+    )
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        var s = self
+        while s.hasSuffix(suffix) { s.removeLast(suffix.count) }
+        return s
+    }
+}

@@ -1,0 +1,136 @@
+import EntraHTTP
+import Foundation
+
+/// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
+/// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.
+public struct IdentityError: Error, Sendable, Equatable {
+    /// The OAuth `error` value (`invalid_grant`, `interaction_required`, …).
+    public var error: String
+    /// The service's numeric code: AADSTS<code> for Entra, AADB2C<code> for B2C.
+    public var code: Int
+    /// The message after `AADSTSnnnn: `.
+    public var message: String
+    public var suberror: String?
+    /// A claims challenge (JSON text) the client must pass back on its next /authorize.
+    public var claims: String?
+    public var status: Int
+    public var family: Family
+
+    public enum Family: String, Sendable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
+
+    public init(error: String, code: Int, message: String, suberror: String? = nil, claims: String? = nil, status: Int? = nil, family: Family = .aadsts) {
+        self.error = error
+        self.code = code
+        self.message = message
+        self.suberror = suberror
+        self.claims = claims
+        self.status = status ?? (error == "invalid_client" ? 401 : 400)
+        self.family = family
+    }
+
+    public var prefixedCode: String { "\(family.rawValue)\(code)" }
+}
+
+/// Trace and correlation ids of one request, as they appear in every error the service returns.
+public struct TraceContext: Sendable, Equatable {
+    public var traceID: String
+    public var correlationID: String
+    public var timestamp: Date
+    /// `https://host[:port]`: error URIs point at FakeEntra itself.
+    public var origin: String
+
+    public init(traceID: String, correlationID: String, timestamp: Date, origin: String) {
+        self.traceID = traceID
+        self.correlationID = correlationID
+        self.timestamp = timestamp
+        self.origin = origin
+    }
+
+    /// Entra's timestamp format: `2025-01-01 12:00:00Z`.
+    public var formattedTimestamp: String { Self.formatter.string(from: timestamp) }
+
+    private static let formatter: DateFormatter = {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
+        return f
+    }()
+}
+
+extension IdentityError {
+    /// `AADSTS700082: message\r\nTrace ID: …\r\nCorrelation ID: …\r\nTimestamp: …`
+    public func description(in trace: TraceContext) -> String {
+        switch family {
+        case .aadsts:
+            "\(prefixedCode): \(message)\r\nTrace ID: \(trace.traceID)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
+        case .aadb2c:
+            "\(prefixedCode): \(message)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
+        }
+    }
+
+    /// The token endpoint's JSON error body with its status.
+    public func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+        var body: [(String, JSONFragment)] = [
+            ("error", .string(error)),
+            ("error_description", .string(description(in: trace))),
+            ("error_codes", .raw("[\(code)]")),
+            ("timestamp", .string(trace.formattedTimestamp)),
+            ("trace_id", .string(trace.traceID)),
+            ("correlation_id", .string(trace.correlationID)),
+        ]
+        if family == .aadsts { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
+        if let suberror { body.append(("suberror", .string(suberror))) }
+        if let claims { body.append(("claims", .string(claims))) }
+        var headers = extraHeaders
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        headers.set("Pragma", "no-cache")
+        headers.set("x-ms-request-id", trace.traceID)
+        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: Array(JSONFragment.object(body).utf8))
+    }
+
+    /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
+    public func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {
+        var parameters = [("error", error), ("error_description", description(in: trace))]
+        if family == .aadsts { parameters.append(("error_uri", "\(trace.origin)/error?code=\(code)")) }
+        if let suberror { parameters.append(("suberror", suberror)) }
+        if let claims { parameters.append(("claims", claims)) }
+        if let state { parameters.append(("state", state)) }
+        return parameters
+    }
+}
+
+/// A tiny JSON writer for bodies whose member order matters to readers of captures and journals.
+public enum JSONFragment: Sendable {
+    case string(String)
+    case raw(String)
+    case object([(String, JSONFragment)])
+
+    public var utf8: String.UTF8View { text.utf8 }
+
+    public var text: String {
+        switch self {
+        case .string(let s): JSONFragment.quote(s)
+        case .raw(let r): r
+        case .object(let members): "{" + members.map { JSONFragment.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        }
+    }
+
+    public static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                out += String(format: "\\u%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,1 +1,0 @@
-// IdentityPlatform: see README's module map.

@@ -1,0 +1,116 @@
+import EntraHTTP
+
+/// Which Entra endpoint a request path names, before the tenant segment is resolved.
+public struct IdentityRoute: Sendable, Equatable {
+    public enum Endpoint: Sendable, Equatable {
+        case instanceDiscovery
+        case openIDConfiguration(EndpointVersion)
+        case keys
+        case authorize(EndpointVersion)
+        case token(EndpointVersion)
+        case deviceCode(EndpointVersion)
+        case logout(EndpointVersion)
+        case userRealm(String)
+        /// The page where a person types a device code (`verification_uri`).
+        case deviceLogin
+        /// The page `error_uri` points at.
+        case errorLookup
+    }
+
+    /// `common`, `organizations`, `consumers`, a tenant GUID or a domain, as written in the path.
+    public var tenantSegment: String
+    public var endpoint: Endpoint
+
+    public init(tenantSegment: String, endpoint: Endpoint) {
+        self.tenantSegment = tenantSegment
+        self.endpoint = endpoint
+    }
+
+    /// Parses `/{tenant}/oauth2/v2.0/token` and its siblings; nil when the path is not an Entra endpoint.
+    public static func parse(_ request: HTTPRequest) -> IdentityRoute? {
+        let segments = request.pathSegments
+        guard let first = segments.first else { return nil }
+        if segments.count == 1 {
+            switch first.lowercased() {
+            case "devicelogin": return IdentityRoute(tenantSegment: "common", endpoint: .deviceLogin)
+            case "error": return IdentityRoute(tenantSegment: "common", endpoint: .errorLookup)
+            default: return nil
+            }
+        }
+        let tenant = first
+        let rest = segments.dropFirst().map { $0.lowercased() }
+        let endpoint: Endpoint? = switch rest {
+        case ["discovery", "instance"]: .instanceDiscovery
+        case ["v2.0", ".well-known", "openid-configuration"]: .openIDConfiguration(.v2)
+        case [".well-known", "openid-configuration"]: .openIDConfiguration(.v1)
+        case ["discovery", "v2.0", "keys"], ["discovery", "keys"]: .keys
+        case ["oauth2", "v2.0", "authorize"]: .authorize(.v2)
+        case ["oauth2", "authorize"]: .authorize(.v1)
+        case ["oauth2", "v2.0", "token"]: .token(.v2)
+        case ["oauth2", "token"]: .token(.v1)
+        case ["oauth2", "v2.0", "devicecode"]: .deviceCode(.v2)
+        case ["oauth2", "devicecode"]: .deviceCode(.v1)
+        case ["oauth2", "v2.0", "logout"]: .logout(.v2)
+        case ["oauth2", "logout"]: .logout(.v1)
+        default: nil
+        }
+        if let endpoint { return IdentityRoute(tenantSegment: tenant, endpoint: endpoint) }
+        // `/common/userrealm/{user}`: the user keeps its original case.
+        if rest.count == 2, rest[0] == "userrealm" {
+            return IdentityRoute(tenantSegment: tenant, endpoint: .userRealm(segments[2]))
+        }
+        return nil
+    }
+}
+
+/// The tenant an authority names, once resolved against the directory.
+public enum TenantSelector: Sendable, Equatable {
+    /// Work, school or personal accounts.
+    case common
+    /// Work or school accounts only.
+    case organizations
+    /// Personal accounts only.
+    case consumers
+    case specific(Tenant)
+
+    public init(segment: String, directory: Directory) throws(IdentityError) {
+        switch segment.lowercased() {
+        case "common": self = .common
+        case "organizations": self = .organizations
+        case "consumers": self = .consumers
+        default:
+            guard let tenant = directory.tenant(matching: segment) else { throw .tenantNotFound(segment) }
+            self = tenant.kind == .consumers ? .consumers : .specific(tenant)
+        }
+    }
+
+    /// Whether a user of `tenant` may sign in through this authority.
+    public func admits(_ tenant: Tenant) -> Bool {
+        switch self {
+        case .common: tenant.kind != .b2c
+        case .organizations: tenant.kind == .organization
+        case .consumers: tenant.kind == .consumers
+        case .specific(let wanted): wanted.id == tenant.id
+        }
+    }
+}
+
+/// `https://host[:port]` as the client reached FakeEntra: the Host header decides, so that a hosts-file
+/// override of login.microsoftonline.com yields issuers on that host.
+public struct PublicOrigin: Sendable, Equatable {
+    public var scheme: String
+    /// Host and port as in the Host header (`127.0.0.1:8443`, `login.microsoftonline.com`).
+    public var authority: String
+
+    public init(scheme: String, authority: String) {
+        self.scheme = scheme
+        self.authority = authority
+    }
+
+    public init(request: HTTPRequest, context: RequestContext) {
+        scheme = context.isSecure ? "https" : "http"
+        authority = request.headers["Host"]?.lowercased() ?? "localhost:\(context.localPort)"
+    }
+
+    public var url: String { "\(scheme)://\(authority)" }
+}
