@@ -1,0 +1,72 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// One request to an Entra endpoint, with what every endpoint needs to answer it.
+public struct IdentityExchange: Sendable {
+    public let request: HTTPRequest
+    public let context: RequestContext
+    public let route: IdentityRoute
+    public let service: IdentityService
+    public let origin: PublicOrigin
+    public let trace: TraceContext
+    /// Read once per request so every time in one answer agrees.
+    public let now: Date
+
+    public init(request: HTTPRequest, context: RequestContext, route: IdentityRoute, service: IdentityService) {
+        self.request = request
+        self.context = context
+        self.route = route
+        self.service = service
+        self.origin = PublicOrigin(request: request, context: context)
+        self.now = service.clock.now()
+        let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? IdentityExchange.newGUID()
+        self.trace = TraceContext(traceID: IdentityExchange.newGUID(), correlationID: correlation, timestamp: now, origin: origin.url)
+    }
+
+    /// Body parameters for POST, query parameters otherwise.
+    public var parameters: FormParameters {
+        request.method == "POST" ? request.form : request.query
+    }
+
+    public func tenantSelector(directory: Directory) throws(IdentityError) -> TenantSelector {
+        try TenantSelector(segment: route.tenantSegment, directory: directory)
+    }
+
+    /// A random lowercase GUID, as the service uses for trace and correlation ids.
+    public static func newGUID() -> String {
+        let b = SecureRandom.bytes(count: 16)
+        let hex = b.map { String(format: "%02x", $0) }.joined()
+        let chars = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+    }
+}
+
+/// Routes Entra ID requests (v1 and v2) to their endpoints and adds the headers every answer carries.
+public struct IdentityHandler: HTTPHandler {
+    public let service: IdentityService
+
+    public init(service: IdentityService) { self.service = service }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        guard let route = IdentityRoute.parse(request) else { return nil }
+        let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
+        var response: HTTPResponse = switch route.endpoint {
+        case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm:
+            DiscoveryEndpoints.respond(exchange)
+        case .token:
+            TokenEndpoint.respond(exchange)
+        case .deviceCode:
+            DeviceAuthorizationEndpoint.respond(exchange)
+        case .authorize, .logout, .deviceLogin, .errorLookup:
+            BrowserEndpoints.respond(exchange)
+        }
+        response.headers.set("x-ms-request-id", exchange.trace.traceID)
+        // MSAL asks for its correlation id back with `return-client-request-id=true`.
+        let wantsEcho = (request.headers["return-client-request-id"] ?? exchange.parameters["return-client-request-id"])?.lowercased() == "true"
+        if wantsEcho, let id = request.headers["client-request-id"] ?? exchange.parameters["client-request-id"] {
+            response.headers.set("client-request-id", id)
+        }
+        return response
+    }
+}
