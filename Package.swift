@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),

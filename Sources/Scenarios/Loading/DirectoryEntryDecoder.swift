@@ -1,0 +1,136 @@
+import EntraCrypto
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// Users, apps, consents and tenants written in JSON (scenario files and the control API share the shape).
+struct DirectoryEntryDecoder {
+    var reader: JSONReader
+    /// What names in entries resolve against: the base directory plus entries decoded so far.
+    private(set) var known: Directory
+
+    init(reader: JSONReader, base: Directory) {
+        self.reader = reader
+        self.known = base
+    }
+
+    mutating func additions(_ value: JSONValue, path: String) -> DirectoryAdditions {
+        var result = DirectoryAdditions()
+        for (i, v) in (value["tenants"]?.array ?? []).enumerated() {
+            if let tenant = tenant(v, path: JSONReader.pointer(JSONReader.pointer(path, "tenants"), i)) { result.tenants.append(tenant) }
+        }
+        for (i, v) in (value["users"]?.array ?? []).enumerated() {
+            if let user = user(v, path: JSONReader.pointer(JSONReader.pointer(path, "users"), i)) { result.users.append(user) }
+        }
+        for (i, v) in (value["apps"]?.array ?? []).enumerated() {
+            if let app = application(v, path: JSONReader.pointer(JSONReader.pointer(path, "apps"), i)) { result.applications.append(app) }
+        }
+        for (i, v) in (value["consents"]?.array ?? []).enumerated() {
+            if let grant = consent(v, path: JSONReader.pointer(JSONReader.pointer(path, "consents"), i)) { result.consents.append(grant) }
+        }
+        return result
+    }
+
+    mutating func tenant(_ v: JSONValue, path: String) -> Tenant? {
+        guard let id = v["id"]?.string else { return nil }
+        let domains = reader.strings(v, "domains")
+        let kind = v["kind"]?.string.flatMap(Tenant.Kind.init(rawValue:)) ?? .organization
+        let tenant = Tenant(id: id, displayName: v["displayName"]?.string ?? domains.first ?? id, domains: domains, kind: kind)
+        known.tenants.removeAll { $0.id == tenant.id }
+        known.tenants.append(tenant)
+        return tenant
+    }
+
+    mutating func user(_ v: JSONValue, path: String) -> DirectoryUser? {
+        guard let upn = v["userPrincipalName"]?.string else { return nil }
+        guard let tenantID = resolveTenant(v, path: path) else { return nil }
+        let id = v["id"]?.string ?? known.user(signInName: upn)?.id ?? Self.stableGUID(for: "user:" + upn.lowercased())
+        let local = upn.split(separator: "@").first.map(String.init) ?? upn
+        let user = DirectoryUser(
+            id: id, tenantID: tenantID, userPrincipalName: upn, displayName: v["displayName"]?.string ?? local,
+            givenName: v["givenName"]?.string, surname: v["surname"]?.string, mail: v["mail"]?.string ?? upn,
+            jobTitle: v["jobTitle"]?.string, officeLocation: v["officeLocation"]?.string, mobilePhone: v["mobilePhone"]?.string,
+            businessPhones: reader.strings(v, "businessPhones"), preferredLanguage: v["preferredLanguage"]?.string,
+            password: v["password"]?.string ?? Directory.demoPassword, mfaRegistered: v["mfaRegistered"]?.bool ?? false,
+            mfaRequired: v["mfaRequired"]?.bool ?? false, accountEnabled: v["accountEnabled"]?.bool ?? true,
+            locked: v["locked"]?.bool ?? false, passwordExpired: v["passwordExpired"]?.bool ?? false,
+            otherMails: reader.strings(v, "otherMails")
+        )
+        known.users.removeAll { $0.id == user.id }
+        known.users.append(user)
+        return user
+    }
+
+    mutating func application(_ v: JSONValue, path: String) -> Application? {
+        guard let clientID = v["clientId"]?.string else { return nil }
+        var tenantID: String?
+        if v["tenant"] != nil {
+            guard let resolved = resolveTenant(v, path: path) else { return nil }
+            tenantID = resolved
+        }
+        let access = (v["requiredResourceAccess"]?.array ?? []).compactMap { entry -> Application.RequiredResourceAccess? in
+            guard let resource = entry["resource"]?.string else { return nil }
+            return .init(resource: resource, scopes: reader.strings(entry, "scopes"), roles: reader.strings(entry, "roles"))
+        }
+        let app = Application(
+            clientID: clientID, displayName: v["displayName"]?.string ?? clientID, tenantID: tenantID,
+            isPublicClient: v["publicClient"]?.bool ?? true,
+            secrets: reader.strings(v, "secrets").map { Application.Secret(value: $0) },
+            redirectURIs: reader.strings(v, "redirectUris"), requiredResourceAccess: access,
+            identifierURIs: reader.strings(v, "identifierUris"), exposedScopes: reader.strings(v, "exposedScopes"),
+            appRoles: reader.strings(v, "appRoles"), accessTokenAcceptedVersion: reader.int(v, "accessTokenAcceptedVersion"),
+            familyID: v["familyId"]?.string
+        )
+        known.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
+        known.applications.append(app)
+        return app
+    }
+
+    mutating func consent(_ v: JSONValue, path: String) -> ConsentGrant? {
+        guard let clientID = v["clientId"]?.string else { return nil }
+        let resourceName = v["resource"]?.string ?? Resource.graphAppID
+        guard let resource = known.resource(named: resourceName) else {
+            reader.report("unknown resource \"\(resourceName)\" (Microsoft Graph, or an app with identifierUris or that clientId)", at: v["resource"] ?? v, path: JSONReader.pointer(path, "resource"))
+            return nil
+        }
+        var userID: String?
+        var tenantID: String?
+        if let userName = v["user"]?.string {
+            guard let user = known.user(signInName: userName) ?? known.user(id: userName) else {
+                reader.report("unknown user \"\(userName)\" (a UPN or object id of the directory or of this file's users)", at: v["user"]!, path: JSONReader.pointer(path, "user"))
+                return nil
+            }
+            userID = user.id
+            tenantID = user.tenantID
+        }
+        if v["tenant"] != nil || tenantID == nil {
+            guard let resolved = resolveTenant(v, path: path) else { return nil }
+            tenantID = resolved
+        }
+        return ConsentGrant(clientID: clientID, resourceAppID: resource.appID, userID: userID, tenantID: tenantID!, scopes: reader.strings(v, "scopes"))
+    }
+
+    /// The `tenant` member as a tenant id; the first organisation tenant when absent.
+    private mutating func resolveTenant(_ v: JSONValue, path: String) -> String? {
+        if let name = v["tenant"]?.string {
+            guard let tenant = known.tenant(matching: name) else {
+                let names = known.tenants.flatMap { [$0.id] + $0.domains }.joined(separator: ", ")
+                reader.report("unknown tenant \"\(name)\" (known: \(names))", at: v["tenant"]!, path: JSONReader.pointer(path, "tenant"))
+                return nil
+            }
+            return tenant.id
+        }
+        guard let first = known.tenants.first(where: { $0.kind == .organization }) ?? known.tenants.first else {
+            reader.report("the directory has no tenant: add one under \"tenants\"", at: v, path: path)
+            return nil
+        }
+        return first.id
+    }
+
+    /// A GUID derived from a name, so the same file always yields the same object ids.
+    static func stableGUID(for name: String) -> String {
+        let hex = Digest.sha256(Array(name.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        let c = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+    }
+}

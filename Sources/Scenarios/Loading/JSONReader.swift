@@ -1,0 +1,54 @@
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// Walks a schema-valid JSON tree and reports the problems the schema cannot express
+/// (bad regexes, conflicting conditions, unknown codes), each at its file:line:column.
+struct JSONReader {
+    let file: String
+    private(set) var problems: [JSONProblem] = []
+
+    init(file: String) { self.file = file }
+
+    mutating func report(_ message: String, at value: JSONValue, path: String) {
+        problems.append(JSONProblem(file: file, location: value.location, path: path, message: message))
+    }
+
+    mutating func report(_ message: String, atKeyOf member: JSONMember, path: String) {
+        problems.append(JSONProblem(file: file, location: member.keyLocation, path: path, message: message))
+    }
+
+    static func pointer(_ base: String, _ token: String) -> String {
+        base + "/" + token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+    }
+
+    static func pointer(_ base: String, _ index: Int) -> String { base + "/\(index)" }
+
+    // Typed reads: the schema has already checked types, so a mismatch only yields nil.
+    func string(_ value: JSONValue?, _ key: String) -> String? { value?[key]?.string }
+    func bool(_ value: JSONValue?, _ key: String) -> Bool? { value?[key]?.bool }
+    func int(_ value: JSONValue?, _ key: String) -> Int? { value?[key]?.number.flatMap { $0.int64.map(Int.init) ?? Int(exactly: $0.double) } }
+    func double(_ value: JSONValue?, _ key: String) -> Double? { value?[key]?.number?.double }
+    func strings(_ value: JSONValue?, _ key: String) -> [String] { value?[key]?.array?.compactMap(\.string) ?? [] }
+
+    /// A string or a list of strings, as a list.
+    func stringOrList(_ value: JSONValue?) -> [String] {
+        guard let value else { return [] }
+        if let single = value.string { return [single] }
+        return value.array?.compactMap(\.string) ?? []
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON text (keys in source order), for claims and bodies a scenario carries verbatim.
+    var compactText: String {
+        switch kind {
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(let number): number.literal
+        case .string(let text): JSONFragment.quote(text)
+        case .array(let elements): "[" + elements.map(\.compactText).joined(separator: ",") + "]"
+        case .object(let members): "{" + members.map { JSONFragment.quote($0.key) + ":" + $0.value.compactText }.joined(separator: ",") + "}"
+        }
+    }
+}

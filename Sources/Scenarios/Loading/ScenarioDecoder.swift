@@ -1,0 +1,198 @@
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// Turns a schema-valid scenario document into a `Scenario`, reporting what the schema cannot check.
+struct ScenarioDecoder {
+    var reader: JSONReader
+    let baseDirectory: Directory
+
+    init(file: String, baseDirectory: Directory) {
+        reader = JSONReader(file: file)
+        self.baseDirectory = baseDirectory
+    }
+
+    mutating func decode(_ root: JSONValue) -> Scenario? {
+        var directoryReader = DirectoryEntryDecoder(reader: reader, base: baseDirectory)
+        let additions = root["directory"].map { directoryReader.additions($0, path: "/directory") } ?? DirectoryAdditions()
+        reader = directoryReader.reader
+        var rules: [Rule] = []
+        for (index, ruleValue) in (root["rules"]?.array ?? []).enumerated() {
+            if let rule = decodeRule(ruleValue, path: JSONReader.pointer("/rules", index)) { rules.append(rule) }
+        }
+        guard reader.problems.isEmpty, let name = root["name"]?.string, let description = root["description"]?.string else { return nil }
+        return Scenario(name: name, description: description, directory: additions,
+                        clockOffset: root["clock"]?["offsetSeconds"]?.number?.double ?? 0, rules: rules, source: reader.file)
+    }
+
+    private mutating func decodeRule(_ value: JSONValue, path: String) -> Rule? {
+        let match = value["match"].map { decodeMatch($0, path: JSONReader.pointer(path, "match")) } ?? RuleMatch()
+        var actions: [RuleAction] = []
+        let actionPath = JSONReader.pointer(path, "action")
+        if let list = value["action"]?.array {
+            for (index, element) in list.enumerated() { actions += decodeAction(element, path: JSONReader.pointer(actionPath, index)) }
+        } else if let single = value["action"] {
+            actions = decodeAction(single, path: actionPath)
+        }
+        let terminals = actions.filter(\.isTerminal)
+        if terminals.count > 1, let actionValue = value["action"] {
+            reader.report("a rule may answer the request only once, found \(terminals.map(\.fileName).joined(separator: " and ")) (split them into rules with nth or times)", at: actionValue, path: actionPath)
+        }
+        var times = FiringLimit.once
+        if let timesValue = value["times"] {
+            if let count = timesValue.number?.int64 { times = .times(Int(count)) }
+            else if timesValue.string == "always" { times = .always }
+        }
+        if let nth = match.nth, case .times(let count) = times, count > 1, let timesValue = value["times"] {
+            reader.report("\"times\" is \(count) but \"nth\": \(nth) matches a single request", at: timesValue, path: JSONReader.pointer(path, "times"))
+        }
+        return Rule(note: value["note"]?.string, match: match, actions: actions, times: times)
+    }
+
+    private mutating func decodeMatch(_ value: JSONValue, path: String) -> RuleMatch {
+        var match = RuleMatch()
+        match.endpoints = reader.stringOrList(value["endpoint"]).compactMap(EndpointKind.init(rawValue:))
+        match.method = value["method"]?.string
+        if let pathValue = value["path"] { match.path = pattern(pathValue, path: JSONReader.pointer(path, "path")) }
+        match.grantTypes = reader.stringOrList(value["grantType"])
+        match.clientIDs = reader.stringOrList(value["clientId"])
+        match.user = value["user"]?.string
+        match.tenant = value["tenant"]?.string
+        match.policy = value["policy"]?.string
+        match.scopes = reader.strings(value, "scopes")
+        match.parameters = conditions(value["parameters"], path: JSONReader.pointer(path, "parameters"))
+        match.headers = conditions(value["headers"], path: JSONReader.pointer(path, "headers"))
+        match.nth = reader.int(value, "nth")
+        match.after = reader.int(value, "after")
+        if match.nth != nil, match.after != nil, let member = value.member("after") {
+            reader.report("give either \"nth\" or \"after\", not both", atKeyOf: member, path: JSONReader.pointer(path, "after"))
+        }
+        if let windowValue = value["window"] {
+            let from = windowValue["from"].flatMap(bound), until = windowValue["until"].flatMap(bound)
+            match.window = TimeWindow(from: from, until: until)
+            if case .sinceStart(let start)? = from, case .sinceStart(let end)? = until, end <= start {
+                reader.report("the window ends (\(end) s) before it starts (\(start) s)", at: windowValue, path: JSONReader.pointer(path, "window"))
+            }
+        }
+        if !match.endpoints.isEmpty, !match.grantTypes.isEmpty, !match.endpoints.contains(.token), let member = value.member("grantType") {
+            reader.report("\"grantType\" only occurs on the token endpoint, but \"endpoint\" excludes token", atKeyOf: member, path: JSONReader.pointer(path, "grantType"))
+        }
+        return match
+    }
+
+    private func bound(_ value: JSONValue) -> TimeWindow.Bound? {
+        if let seconds = value.number?.double { return .sinceStart(seconds) }
+        if let text = value.string, let date = ScenarioDates.parse(text) { return .instant(date) }
+        return nil
+    }
+
+    private mutating func pattern(_ value: JSONValue, path: String) -> TextPattern? {
+        do {
+            if let glob = value.string { return try TextPattern(glob: glob) }
+            if let regexValue = value["regex"], let regex = regexValue.string { return try TextPattern(regex: regex) }
+        } catch {
+            reader.report(error.message, at: value["regex"] ?? value, path: path)
+        }
+        return nil
+    }
+
+    private mutating func conditions(_ value: JSONValue?, path: String) -> [ValueCondition] {
+        var result: [ValueCondition] = []
+        for member in value?.members ?? [] {
+            let memberPath = JSONReader.pointer(path, member.key)
+            if let text = member.value.string {
+                result.append(ValueCondition(name: member.key, test: .equals(text)))
+            } else if let equals = member.value["equals"]?.string {
+                result.append(ValueCondition(name: member.key, test: .equals(equals)))
+            } else if let present = member.value["present"]?.bool {
+                result.append(ValueCondition(name: member.key, test: .present(present)))
+            } else if let regexValue = member.value["regex"], let source = regexValue.string {
+                do { result.append(ValueCondition(name: member.key, test: .matches(try TextPattern(regex: source)))) }
+                catch { reader.report(error.message, at: regexValue, path: JSONReader.pointer(memberPath, "regex")) }
+            }
+        }
+        return result
+    }
+
+    /// The actions of one action object, in the order its members are written.
+    private mutating func decodeAction(_ value: JSONValue, path: String) -> [RuleAction] {
+        var actions: [RuleAction] = []
+        for member in value.members ?? [] {
+            let memberPath = JSONReader.pointer(path, member.key)
+            let v = member.value
+            switch member.key {
+            case "oauthError": if let spec = oauthError(v, path: memberPath) { actions.append(.oauthError(spec)) }
+            case "serviceError":
+                actions.append(.serviceError(ServiceErrorSpec(status: reader.int(v, "status") ?? 503, retryAfter: reader.int(v, "retryAfter"), message: v["message"]?.string)))
+                if let status = reader.int(v, "status"), status != 429, status < 500, let statusValue = v["status"] {
+                    reader.report("\"status\" must be 429 or a 5xx status, found \(status)", at: statusValue, path: JSONReader.pointer(memberPath, "status"))
+                }
+            case "dropConnection": actions.append(.dropConnection)
+            case "graphError":
+                let code = v["code"]?.string ?? "generalException"
+                actions.append(.graphError(GraphErrorSpec(status: reader.int(v, "status") ?? 400, code: code,
+                                                          message: v["message"]?.string ?? GraphFaults.defaultMessage(code: code),
+                                                          retryAfter: reader.int(v, "retryAfter"))))
+            case "claimsChallenge": actions.append(.claimsChallenge(ClaimsChallengeSpec(claims: claimsText(v["claims"]))))
+            case "response":
+                let headers = (v["headers"]?.members ?? []).compactMap { m in m.value.string.map { (name: m.key, value: $0) } }
+                let body = v["body"].map { $0.string ?? $0.compactText } ?? ""
+                actions.append(.response(CannedResponse(status: reader.int(v, "status") ?? 200, headers: headers, body: body)))
+            case "declineScopes": actions.append(.declineScopes(reader.strings(value, member.key)))
+            case "requireConsent": actions.append(.requireConsent(reader.strings(value, member.key)))
+            case "requireMFA": actions.append(.requireMFA)
+            case "tokenLifetimes":
+                actions.append(.tokenLifetimes(TokenLifetimes(accessToken: reader.double(v, "accessToken"), refreshToken: reader.double(v, "refreshToken"), idToken: reader.double(v, "idToken"))))
+            case "tokenClaims":
+                func claims(_ key: String) -> [String: String] {
+                    Dictionary((v[key]?.members ?? []).map { ($0.key, $0.value.compactText) }, uniquingKeysWith: { _, last in last })
+                }
+                actions.append(.tokenClaims(TokenClaims(accessToken: claims("accessToken"), idToken: claims("idToken"))))
+            case "delay": actions.append(.delay(milliseconds: reader.int(value, member.key) ?? 0))
+            case "passThrough": actions.append(.passThrough)
+            case "rollSigningKey": actions.append(.rollSigningKey)
+            case "advanceClock": actions.append(.advanceClock(seconds: reader.double(value, member.key) ?? 0))
+            default: break // the schema has reported it
+            }
+        }
+        return actions
+    }
+
+    private func claimsText(_ value: JSONValue?) -> String? {
+        guard let value else { return nil }
+        return value.string ?? value.compactText
+    }
+
+    private mutating func oauthError(_ value: JSONValue, path: String) -> OAuthErrorSpec? {
+        var family = ErrorFamily.aadsts
+        var code = 0
+        if let codeText = value["code"]?.string {
+            family = codeText.hasPrefix("AADB2C") ? .aadb2c : .aadsts
+            code = Int(codeText.dropFirst(6)) ?? 0
+        }
+        let known = code == 0 ? nil : KnownErrors.entry(family: family, code: code)
+        guard let error = value["error"]?.string ?? known?.error else {
+            let what = value["code"]?.string.map { "FakeEntra has no wording for \($0): give \"error\" and \"message\"" }
+                ?? "give \"code\" (AADSTS… or AADB2C…) or \"error\""
+            reader.report(what, at: value, path: path)
+            return nil
+        }
+        if known == nil, value["message"] == nil, let codeValue = value["code"] {
+            reader.report("FakeEntra has no wording for \(codeValue.string ?? ""): give \"message\" too", at: codeValue, path: JSONReader.pointer(path, "code"))
+        }
+        return OAuthErrorSpec(
+            error: error, code: code, family: family, message: value["message"]?.string,
+            suberror: value["suberror"]?.string ?? known?.suberror,
+            errorSubcode: value["errorSubcode"]?.string, claims: claimsText(value["claims"]),
+            status: reader.int(value, "status") ?? known?.status, asPage: value["asPage"]?.bool ?? false
+        )
+    }
+}
+
+enum ScenarioDates {
+    static func parse(_ text: String) -> Date? {
+        let withFraction = ISO8601DateFormatter()
+        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return ISO8601DateFormatter().date(from: text) ?? withFraction.date(from: text)
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// The published schema, compiled once.
+public enum ScenarioSchema {
+    public static let compiled: JSONSchema = {
+        do { return try JSONSchema(json: Array(text.utf8), file: "scenario.schema.json") }
+        catch { preconditionFailure("the embedded scenario schema does not compile: \(error)") }
+    }()
+}
+
+/// Every problem found in a set of scenario files, each as `file:line:column: message`.
+public struct ScenarioValidationReport: Error, Sendable, CustomStringConvertible {
+    public var problems: [JSONProblem]
+    public var scenarios: [Scenario]
+    public var files: [String]
+
+    public var isValid: Bool { problems.isEmpty }
+
+    public var description: String {
+        if problems.isEmpty { return "\(files.count) file(s), \(scenarios.count) scenario(s): valid" }
+        return problems.map(\.description).joined(separator: "\n")
+    }
+}
+
+/// Scenarios by name, loaded from the shipped library and users' folders.
+public struct ScenarioLibrary: Sendable {
+    public private(set) var scenarios: [String: Scenario]
+
+    public init(_ scenarios: [Scenario] = []) {
+        self.scenarios = Dictionary(scenarios.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public subscript(name: String) -> Scenario? { scenarios[name] }
+
+    public var names: [String] { scenarios.keys.sorted() }
+
+    /// Adds or replaces a scenario (the control API's load).
+    public mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
+
+    /// Every `*.json` file of `directories` (sorted by name), all or nothing: one bad file throws the whole report.
+    public static func load(directories: [String], baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
+        let files = directories.flatMap(jsonFiles(in:))
+        let report = validate(files: files, baseDirectory: baseDirectory)
+        guard report.isValid else { throw report }
+        return ScenarioLibrary(report.scenarios)
+    }
+
+    /// Validates files; names must be unique across all of them.
+    public static func validate(files: [String], baseDirectory: Directory = .embeddedDefault) -> ScenarioValidationReport {
+        var problems: [JSONProblem] = []
+        var scenarios: [Scenario] = []
+        var nameLocations: [String: String] = [:]
+        for file in files {
+            let bytes: [UInt8]
+            do { bytes = try LocatedJSON.readFile(file) } catch {
+                problems += error.problems
+                continue
+            }
+            switch parse(bytes, file: file, baseDirectory: baseDirectory) {
+            case .success(let scenario):
+                if let first = nameLocations[scenario.name] {
+                    let nameValue = try? LocatedJSON.parse(bytes, file: file)["name"]
+                    problems.append(JSONProblem(file: file, location: nameValue?.location ?? .startOfFile, path: "/name",
+                                                message: "scenario name \"\(scenario.name)\" is already used by \(first)"))
+                } else {
+                    nameLocations[scenario.name] = file
+                    scenarios.append(scenario)
+                }
+            case .failure(let failure):
+                problems += failure.problems
+            }
+        }
+        return ScenarioValidationReport(problems: problems, scenarios: scenarios, files: files)
+    }
+
+    /// One scenario document: syntax, schema, then meaning; every problem at once when the syntax is sound.
+    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: Directory = .embeddedDefault) -> Result<Scenario, JSONProblems> {
+        let root: JSONValue
+        do { root = try LocatedJSON.validate(bytes, file: file, schema: ScenarioSchema.compiled) } catch { return .failure(error) }
+        var decoder = ScenarioDecoder(file: file, baseDirectory: baseDirectory)
+        guard let scenario = decoder.decode(root) else { return .failure(JSONProblems(decoder.reader.problems.sortedByLocation())) }
+        return .success(scenario)
+    }
+
+    static func jsonFiles(in directory: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [directory] }
+        guard isDirectory.boolValue else { return [directory] }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+    }
+}
+
+extension Array where Element == JSONProblem {
+    func sortedByLocation() -> [JSONProblem] {
+        enumerated().sorted { ($0.element.location, $0.offset) < ($1.element.location, $1.offset) }.map(\.element)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// What a rule does when it fires. Three families:
+/// - answers (terminal): the engine replies by itself and the platform never sees the request;
+/// - directives: the platform answers, told to behave differently (ScenarioDirectives, delays);
+/// - world changes: the binding's world changes (clock, keys), then the platform answers.
+public enum RuleAction: Sendable, Equatable {
+    // Answers.
+    case oauthError(OAuthErrorSpec)
+    case serviceError(ServiceErrorSpec)
+    case dropConnection
+    case graphError(GraphErrorSpec)
+    case claimsChallenge(ClaimsChallengeSpec)
+    case response(CannedResponse)
+    // Directives.
+    case declineScopes([String])
+    case requireConsent([String])
+    case requireMFA
+    case tokenLifetimes(TokenLifetimes)
+    case tokenClaims(TokenClaims)
+    case delay(milliseconds: Int)
+    /// Lets the platform answer as usual; consumes a firing (HAR replay steps that succeeded).
+    case passThrough
+    // World changes.
+    case rollSigningKey
+    case advanceClock(seconds: TimeInterval)
+
+    public var isTerminal: Bool {
+        switch self {
+        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response: true
+        default: false
+        }
+    }
+
+    /// The name used in scenario files.
+    public var fileName: String {
+        switch self {
+        case .oauthError: "oauthError"
+        case .serviceError: "serviceError"
+        case .dropConnection: "dropConnection"
+        case .graphError: "graphError"
+        case .claimsChallenge: "claimsChallenge"
+        case .response: "response"
+        case .declineScopes: "declineScopes"
+        case .requireConsent: "requireConsent"
+        case .requireMFA: "requireMFA"
+        case .tokenLifetimes: "tokenLifetimes"
+        case .tokenClaims: "tokenClaims"
+        case .delay: "delay"
+        case .passThrough: "passThrough"
+        case .rollSigningKey: "rollSigningKey"
+        case .advanceClock: "advanceClock"
+        }
+    }
+}
+
+/// An OAuth error as the identity platform words it; `code` picks the catalogue's text when the
+/// scenario gives none.
+public struct OAuthErrorSpec: Sendable, Equatable {
+    public var error: String
+    public var code: Int
+    public var family: ErrorFamily
+    /// nil: the catalogue's wording for `code`, completed with the request's details when rendered.
+    public var message: String?
+    public var suberror: String?
+    /// `error_subcode` on /authorize redirects (`cancel` when the user backs out of sign-in).
+    public var errorSubcode: String?
+    /// JSON text of a claims challenge.
+    public var claims: String?
+    public var status: Int?
+    /// On /authorize: show an error page instead of redirecting to the app.
+    public var asPage: Bool
+
+    public init(error: String, code: Int, family: ErrorFamily = .aadsts, message: String? = nil, suberror: String? = nil, errorSubcode: String? = nil, claims: String? = nil, status: Int? = nil, asPage: Bool = false) {
+        self.error = error
+        self.code = code
+        self.family = family
+        self.message = message
+        self.suberror = suberror
+        self.errorSubcode = errorSubcode
+        self.claims = claims
+        self.status = status
+        self.asPage = asPage
+    }
+}
+
+public enum ErrorFamily: String, Sendable, Equatable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
+
+/// HTTP 429 or 5xx with an optional `Retry-After`, the body in the endpoint's own error format.
+public struct ServiceErrorSpec: Sendable, Equatable {
+    public var status: Int
+    public var retryAfter: Int?
+    public var message: String?
+
+    public init(status: Int, retryAfter: Int? = nil, message: String? = nil) {
+        self.status = status
+        self.retryAfter = retryAfter
+        self.message = message
+    }
+}
+
+/// A Microsoft Graph error (`{"error":{"code":…,"message":…,"innerError":{…}}}`).
+public struct GraphErrorSpec: Sendable, Equatable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    public var retryAfter: Int?
+
+    public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+}
+
+/// A continuous access evaluation challenge: 401 with `WWW-Authenticate … error="insufficient_claims"`.
+public struct ClaimsChallengeSpec: Sendable, Equatable {
+    /// JSON text of the claims the client must pass back; nil means `{"access_token":{"nbf":{"essential":true,"value":"<now>"}}}`.
+    public var claims: String?
+
+    public init(claims: String? = nil) { self.claims = claims }
+}
+
+/// A literal response (HAR replay of something FakeEntra has no model for).
+public struct CannedResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: String
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: String = "") {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func == (lhs: CannedResponse, rhs: CannedResponse) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.count == rhs.headers.count
+            && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+public struct TokenLifetimes: Sendable, Equatable {
+    public var accessToken: TimeInterval?
+    public var refreshToken: TimeInterval?
+    public var idToken: TimeInterval?
+
+    public init(accessToken: TimeInterval? = nil, refreshToken: TimeInterval? = nil, idToken: TimeInterval? = nil) {
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.idToken = idToken
+    }
+}
+
+/// Claims added to issued tokens, as JSON text per claim name.
+public struct TokenClaims: Sendable, Equatable {
+    public var accessToken: [String: String]
+    public var idToken: [String: String]
+
+    public init(accessToken: [String: String] = [:], idToken: [String: String] = [:]) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+import IdentityPlatform
+
+/// A scripted behaviour of the identity platform: what the real service would do in one situation
+/// (an expired refresh token, a throttled endpoint, a claims challenge), written as ordered rules.
+public struct Scenario: Sendable, Equatable {
+    /// Kebab-case, unique across the loaded library.
+    public var name: String
+    /// What the real service does, which client behaviour it exercises, what a correct MSAL client ends with.
+    public var description: String
+    /// Users, apps, consents and tenants added to the directory of every world this scenario is bound to.
+    public var directory: DirectoryAdditions
+    /// Where the world's virtual clock starts, relative to the server's clock.
+    public var clockOffset: TimeInterval
+    public var rules: [Rule]
+    /// The file it came from (display only).
+    public var source: String
+
+    public init(name: String, description: String, directory: DirectoryAdditions = .init(), clockOffset: TimeInterval = 0, rules: [Rule], source: String = "") {
+        self.name = name
+        self.description = description
+        self.directory = directory
+        self.clockOffset = clockOffset
+        self.rules = rules
+        self.source = source
+    }
+
+    /// The first line of the description, for listings.
+    public var summary: String {
+        let firstSentence = description.split(separator: "\n").first.map(String.init) ?? description
+        return firstSentence
+    }
+}
+
+/// Directory entries a scenario needs besides the server's own directory.
+public struct DirectoryAdditions: Sendable, Equatable {
+    public var tenants: [Tenant] = []
+    public var users: [DirectoryUser] = []
+    public var applications: [Application] = []
+    public var consents: [ConsentGrant] = []
+
+    public init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
+        self.tenants = tenants
+        self.users = users
+        self.applications = applications
+        self.consents = consents
+    }
+
+    public var isEmpty: Bool { tenants.isEmpty && users.isEmpty && applications.isEmpty && consents.isEmpty }
+
+    /// The directory with these entries added; an entry with the id of an existing one replaces it.
+    public func applied(to base: Directory) -> Directory {
+        var directory = base
+        for tenant in tenants {
+            directory.tenants.removeAll { $0.id == tenant.id }
+            directory.tenants.append(tenant)
+        }
+        for user in users {
+            directory.users.removeAll { $0.id == user.id }
+            directory.users.append(user)
+        }
+        for app in applications {
+            directory.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
+            directory.applications.append(app)
+        }
+        for grant in consents { directory.grantConsent(grant) }
+        return directory
+    }
+}
+
+/// One step of a scenario: when `match` holds and firings remain, `actions` apply.
+public struct Rule: Sendable, Equatable {
+    public var note: String?
+    public var match: RuleMatch
+    /// Applied in order; at most one of them answers the request by itself (see `RuleAction.isTerminal`).
+    public var actions: [RuleAction]
+    public var times: FiringLimit
+
+    public init(note: String? = nil, match: RuleMatch = .init(), actions: [RuleAction], times: FiringLimit = .once) {
+        self.note = note
+        self.match = match
+        self.actions = actions
+        self.times = times
+    }
+
+    public var terminalAction: RuleAction? { actions.first { $0.isTerminal } }
+}
+
+/// How many times a rule may fire. The default is once: scripted faults are events, and a client
+/// that recovers correctly must then see the service behave normally again.
+public enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
+    case times(Int)
+    case always
+
+    public static let once = FiringLimit.times(1)
+
+    public var description: String {
+        switch self {
+        case .times(1): "once"
+        case .times(let n): "\(n) times"
+        case .always: "always"
+        }
+    }
+}
+
+/// The kinds of request a rule can name. `b2c` is any request to a B2C policy endpoint.
+public enum EndpointKind: String, Sendable, CaseIterable, Codable {
+    case discovery, metadata, keys, authorize, token, devicecode, devicelogin, logout, userrealm, graph, b2c, other
+}
+
+/// Conditions on a request; every one given must hold.
+public struct RuleMatch: Sendable, Equatable {
+    public var endpoints: [EndpointKind] = []
+    public var method: String?
+    public var path: TextPattern?
+    public var grantTypes: [String] = []
+    public var clientIDs: [String] = []
+    /// A UPN, sign-in name or object id.
+    public var user: String?
+    /// A tenant segment, id or domain.
+    public var tenant: String?
+    /// A B2C user flow or custom policy, case-insensitive.
+    public var policy: String?
+    /// The requested scopes must contain all of these (case-insensitive; a bare name means Graph).
+    public var scopes: [String] = []
+    public var parameters: [ValueCondition] = []
+    public var headers: [ValueCondition] = []
+    /// Only the n-th request that meets the other conditions (1-based).
+    public var nth: Int?
+    /// Every request after the n-th that meets the other conditions.
+    public var after: Int?
+    public var window: TimeWindow?
+
+    public init() {}
+}
+
+/// A text condition: equality, a regular expression, or presence.
+public struct ValueCondition: Sendable, Equatable {
+    public enum Test: Sendable, Equatable {
+        case equals(String)
+        case matches(TextPattern)
+        case present(Bool)
+    }
+
+    public var name: String
+    public var test: Test
+
+    public init(name: String, test: Test) {
+        self.name = name
+        self.test = test
+    }
+
+    public func holds(for value: String?) -> Bool {
+        switch test {
+        case .equals(let expected): value == expected
+        case .matches(let pattern): value.map(pattern.matches) ?? false
+        case .present(let wanted): (value != nil) == wanted
+        }
+    }
+}
+
+/// A glob (`*` within a path segment, `**` across segments) or a regular expression.
+public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable { case glob, regex }
+    public var source: String
+    public var kind: Kind
+    private let compiled: CompiledRegex
+
+    public init(glob: String) throws(PatternError) {
+        source = glob
+        kind = .glob
+        compiled = try CompiledRegex("^" + TextPattern.regexSource(forGlob: glob) + "$", caseInsensitive: false)
+    }
+
+    public init(regex: String) throws(PatternError) {
+        source = regex
+        kind = .regex
+        compiled = try CompiledRegex(regex, caseInsensitive: false)
+    }
+
+    public func matches(_ text: String) -> Bool { compiled.matches(text) }
+
+    public var description: String { kind == .glob ? source : "/\(source)/" }
+
+    public static func == (lhs: TextPattern, rhs: TextPattern) -> Bool { lhs.source == rhs.source && lhs.kind == rhs.kind }
+
+    static func regexSource(forGlob glob: String) -> String {
+        var out = ""
+        var chars = Array(glob)[...]
+        while let c = chars.popFirst() {
+            switch c {
+            case "*":
+                if chars.first == "*" {
+                    chars = chars.dropFirst()
+                    out += ".*"
+                } else {
+                    out += "[^/]*"
+                }
+            case "?": out += "[^/]"
+            default: out += NSRegularExpression.escapedPattern(for: String(c))
+            }
+        }
+        return out
+    }
+}
+
+public struct PatternError: Error, Sendable, Equatable {
+    public var message: String
+}
+
+/// NSRegularExpression is immutable once built and safe to share; Foundation on Linux does not mark it Sendable.
+struct CompiledRegex: @unchecked Sendable {
+    let regex: NSRegularExpression
+
+    init(_ source: String, caseInsensitive: Bool) throws(PatternError) {
+        do {
+            regex = try NSRegularExpression(pattern: source, options: caseInsensitive ? [.caseInsensitive] : [])
+        } catch {
+            throw PatternError(message: "invalid regular expression \"\(source)\"")
+        }
+    }
+
+    func matches(_ text: String) -> Bool {
+        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}
+
+/// A span of virtual time: bounds are seconds since the binding started, or absolute instants.
+public struct TimeWindow: Sendable, Equatable {
+    public enum Bound: Sendable, Equatable {
+        case sinceStart(TimeInterval)
+        case instant(Date)
+
+        func resolve(start: Date) -> Date {
+            switch self {
+            case .sinceStart(let seconds): start.addingTimeInterval(seconds)
+            case .instant(let date): date
+            }
+        }
+    }
+
+    /// Inclusive.
+    public var from: Bound?
+    /// Exclusive.
+    public var until: Bound?
+
+    public init(from: Bound? = nil, until: Bound? = nil) {
+        self.from = from
+        self.until = until
+    }
+
+    public func contains(_ now: Date, start: Date) -> Bool {
+        if let from, now < from.resolve(start: start) { return false }
+        if let until, now >= until.resolve(start: start) { return false }
+        return true
+    }
+}
