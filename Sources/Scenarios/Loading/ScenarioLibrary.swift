@@ -78,9 +78,13 @@ public struct ScenarioLibrary: Sendable {
     /// One scenario document: syntax, schema, then meaning; every problem at once when the syntax is sound.
     public static func parse(_ bytes: [UInt8], file: String, baseDirectory: Directory = .embeddedDefault) -> Result<Scenario, JSONProblems> {
         let root: JSONValue
-        do { root = try LocatedJSON.validate(bytes, file: file, schema: ScenarioSchema.compiled) } catch { return .failure(error) }
+        do { root = try LocatedJSON.parse(bytes, file: file) } catch { return .failure(error) }
+        let schemaProblems = ScenarioSchema.compiled.validate(root, file: file)
+        // The decoder reads defensively, so its checks run on a file the schema rejected too.
         var decoder = ScenarioDecoder(file: file, baseDirectory: baseDirectory)
-        guard let scenario = decoder.decode(root) else { return .failure(JSONProblems(decoder.reader.problems.sortedByLocation())) }
+        let scenario = decoder.decode(root)
+        let problems = schemaProblems + decoder.reader.problems
+        guard problems.isEmpty, let scenario else { return .failure(JSONProblems(problems.sortedByLocation())) }
         return .success(scenario)
     }
 
