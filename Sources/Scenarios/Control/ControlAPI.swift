@@ -1,0 +1,185 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// `/_fakeentra/…`: load and bind scenarios, reset, move the clock, edit the directory at runtime.
+/// JSON in and out; errors are `{"error":{"code","message","problems"?}}`. Loopback clients only,
+/// unless a bearer secret was configured, which every caller must then present.
+struct ControlAPI {
+    static let prefix = "/_fakeentra"
+    let engine: ScenarioEngine
+
+    static func owns(_ request: HTTPRequest) -> Bool {
+        request.rawPath == prefix || request.rawPath.hasPrefix(prefix + "/")
+    }
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        if let refusal = accessRefusal(request, context: context) { return refusal }
+        let segments = Array(request.pathSegments.dropFirst())
+        do {
+            if let response = try route(request, segments: segments) { return response }
+        } catch {
+            return Self.error(error)
+        }
+        // Not ours (the journal, for one): the default world's chain answers, behind the same guard.
+        guard let world = engine.world() else { return NotStartedResponder().respond(to: request, context: context) }
+        return world.responder.respond(to: request, context: context)
+    }
+
+    private func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        if let secret = engine.options.controlSecret {
+            let presented = request.headers["Authorization"].flatMap { header -> String? in
+                header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
+            }
+            guard let presented, Self.constantTimeEqual(presented, secret) else {
+                var response = Self.error(ScenarioEngineError(status: 401, code: "unauthorized", message: "the control API requires Authorization: Bearer <secret>"))
+                response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"")
+                return response
+            }
+            return nil
+        }
+        guard context.isLoopback else {
+            return Self.error(ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely"))
+        }
+        return nil
+    }
+
+    private func route(_ request: HTTPRequest, segments: [String]) throws(ScenarioEngineError) -> HTTPResponse? {
+        let method = request.method.uppercased()
+        let body = try Body(request)
+        switch (method, segments.first, segments.count) {
+        case ("GET", "scenarios", 1):
+            let scenarios = engine.library.scenarios.values.sorted { $0.name < $1.name }.map { s -> [String: Any] in
+                ["name": s.name, "summary": s.summary, "description": s.description, "rules": s.rules.count, "source": s.source]
+            }
+            return Self.json(200, ["scenarios": scenarios])
+        case ("POST", "scenarios", 1):
+            switch engine.load(file: request.body, name: request.query["file"] ?? "request body") {
+            case .success(let scenario): return Self.json(201, ["name": scenario.name, "rules": scenario.rules.count])
+            case .failure(let report): return Self.problems(report.problems, message: "the scenario file was rejected")
+            }
+        case ("GET", "bindings", 1):
+            return Self.json(200, ["bindings": engine.bindings.map(Self.view)])
+        case ("POST", "bindings", 1):
+            let info = try engine.bind(scenario: try body.requiredString("scenario"), to: try body.target())
+            return Self.json(201, Self.view(info))
+        case ("DELETE", "bindings", 2):
+            guard engine.unbind(id: segments[1]) else { throw .unknownBinding(segments[1]) }
+            return HTTPResponse(status: HTTPStatus(204))
+        case ("POST", "reset", 1):
+            try engine.reset(binding: body.string("binding") ?? request.query["binding"])
+            return Self.json(200, ["reset": body.string("binding") ?? request.query["binding"] ?? "all"])
+        case ("GET", "clock", 1):
+            return Self.json(200, clockView(try world(request, body)))
+        case ("POST", "clock", 2) where segments[1] == "advance":
+            let world = try world(request, body)
+            guard let seconds = body.number("seconds") else { throw .badRequest("give \"seconds\": a number of seconds to advance") }
+            guard let clock = world.virtualClock else { throw ScenarioEngineError(status: 409, code: "fixed_clock", message: "this world's clock cannot be moved") }
+            clock.advance(by: seconds)
+            return Self.json(200, clockView(world))
+        case (_, "users", _), (_, "apps", _), (_, "consents", _):
+            return try DirectoryEditor(world: try world(request, body), body: body, request: request).handle(method: method, segments: segments)
+        default:
+            return nil
+        }
+    }
+
+    private func world(_ request: HTTPRequest, _ body: Body) throws(ScenarioEngineError) -> ScenarioWorld {
+        let id = request.query["binding"] ?? body.string("binding")
+        guard let world = engine.world(binding: id == "default" ? nil : id) else {
+            throw id.map(ScenarioEngineError.unknownBinding) ?? .notStarted
+        }
+        return world
+    }
+
+    private func clockView(_ world: ScenarioWorld) -> [String: Any] {
+        ["binding": world.id, "now": IdentityErrorDates.iso(world.service.clock.now()),
+         "offsetSeconds": world.virtualClock?.offset ?? 0, "elapsedSeconds": world.elapsed]
+    }
+
+    static func view(_ info: BindingInfo) -> [String: Any] {
+        var o: [String: Any] = ["id": info.id, "scenario": info.scenario]
+        switch info.target {
+        case .server: o["target"] = "server"
+        case .client(let id): o["clientId"] = id
+        case .user(let name): o["user"] = name
+        case .tenantAlias(let alias, let tenant):
+            o["tenantAlias"] = alias
+            o["tenant"] = tenant
+        }
+        return o
+    }
+
+    // MARK: Rendering
+
+    static func json(_ status: Int, _ object: Any) -> HTTPResponse {
+        HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+                     body: DirectoryJSON.data(object))
+    }
+
+    static func error(_ error: ScenarioEngineError) -> HTTPResponse {
+        json(error.status, ["error": ["code": error.code, "message": error.message]])
+    }
+
+    static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
+        let list = problems.map { p -> [String: Any] in
+            ["file": p.file, "line": p.location.line, "column": p.location.column, "path": p.path, "message": p.message, "text": p.description]
+        }
+        return json(422, ["error": ["code": "invalid_body", "message": message, "problems": list] as [String: Any]])
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+extension ScenarioEngineError {
+    static func badRequest(_ message: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 400, code: "bad_request", message: message)
+    }
+}
+
+/// A request body read as a JSON object (an empty body is an empty object).
+struct Body {
+    let object: [String: Any]
+    let bytes: [UInt8]
+
+    init(_ request: HTTPRequest) throws(ScenarioEngineError) {
+        bytes = request.body
+        // Scenario files are read by the scenario loader, not here.
+        if request.body.isEmpty || request.pathSegments.dropFirst().first == "scenarios" {
+            object = [:]
+            return
+        }
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            throw .badRequest("the body must be a JSON object")
+        }
+        object = parsed
+    }
+
+    func string(_ key: String) -> String? { object[key] as? String }
+    func number(_ key: String) -> Double? { (object[key] as? NSNumber).flatMap { $0 is Bool ? nil : $0.doubleValue } }
+
+    func requiredString(_ key: String) throws(ScenarioEngineError) -> String {
+        guard let value = string(key), !value.isEmpty else { throw .badRequest("give \"\(key)\"") }
+        return value
+    }
+
+    /// `{}` (whole server), `{"clientId"}`, `{"user"}` or `{"tenantAlias","tenant"}`.
+    func target() throws(ScenarioEngineError) -> BindingTarget {
+        if let alias = string("tenantAlias") {
+            guard let tenant = string("tenant") else { throw .badRequest("a tenant alias needs \"tenant\": the tenant id or domain it stands for") }
+            guard alias.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
+                throw .badRequest("\"tenantAlias\" must be a single path segment of letters, digits, '.', '_' or '-'")
+            }
+            return .tenantAlias(alias: alias, tenant: tenant)
+        }
+        if let client = string("clientId") { return .client(id: client) }
+        if let user = string("user") { return .user(user) }
+        if let target = string("target"), target != "server" { throw .badRequest("\"target\" must be \"server\"; or give clientId, user or tenantAlias") }
+        return .server
+    }
+}

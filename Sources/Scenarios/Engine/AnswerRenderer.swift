@@ -1,0 +1,231 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// Renders a rule's answer in the format of the endpoint it replaces: token-endpoint JSON, an
+/// /authorize error redirect or page, or a Graph error.
+struct AnswerRenderer {
+    let request: HTTPRequest
+    let context: RequestContext
+    let facts: RequestFacts
+    let service: IdentityService
+    let graph: any GraphFaultRendering
+    let now: Date
+    let trace: TraceContext
+
+    init(request: HTTPRequest, context: RequestContext, facts: RequestFacts, service: IdentityService, graph: any GraphFaultRendering) {
+        self.request = request
+        self.context = context
+        self.facts = facts
+        self.service = service
+        self.graph = graph
+        now = service.clock.now()
+        let origin = PublicOrigin(request: request, context: context).url
+        let correlation = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] ?? UUID().uuidString.lowercased()
+        trace = TraceContext(traceID: UUID().uuidString.lowercased(), correlationID: correlation, timestamp: now, origin: origin)
+    }
+
+    func render(_ action: RuleAction) -> HTTPResponse {
+        var response: HTTPResponse
+        switch action {
+        case .oauthError(let spec): response = oauthError(spec)
+        case .serviceError(let spec): response = serviceError(spec)
+        case .dropConnection: return HTTPResponse(status: .internalServerError, directives: TransportDirectives(dropConnection: true))
+        case .graphError(let spec):
+            response = graph.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now)
+        case .claimsChallenge(let spec):
+            let claims = spec.claims ?? "{\"access_token\":{\"nbf\":{\"essential\":true,\"value\":\"\(Int(now.timeIntervalSince1970))\"}}}"
+            response = graph.claimsChallenge(claims: claims, request: request, now: now)
+        case .response(let canned): response = cannedResponse(canned)
+        default: preconditionFailure("\(action.fileName) does not answer a request")
+        }
+        if facts.kind != .graph { addIdentityHeaders(&response) }
+        return response
+    }
+
+    // MARK: OAuth errors
+
+    func identityError(_ spec: OAuthErrorSpec) -> IdentityError {
+        let family: IdentityError.Family = spec.family == .aadb2c ? .aadb2c : .aadsts
+        var error = IdentityError(error: spec.error, code: spec.code, message: message(for: spec), suberror: spec.suberror,
+                                  claims: spec.claims, status: spec.status, family: family)
+        if spec.message == nil, spec.family == .aadsts, let dated = datedCatalogueError(code: spec.code) {
+            error.message = dated.message
+        }
+        return error
+    }
+
+    private func oauthError(_ spec: OAuthErrorSpec) -> HTTPResponse {
+        let error = identityError(spec)
+        guard facts.kind == .authorize || facts.kind == .logout || facts.kind == .devicelogin else {
+            if spec.code == 0 { return codelessTokenError(error) }
+            return error.tokenEndpointResponse(in: trace)
+        }
+        var parameters = spec.code == 0
+            ? [("error", error.error), ("error_description", error.message)] + (error.suberror.map { [("suberror", $0)] } ?? [])
+            : error.redirectParameters(in: trace, state: nil)
+        if let subcode = spec.errorSubcode { parameters.append(("error_subcode", subcode)) }
+        if let state = facts.parameters["state"] { parameters.append(("state", state)) }
+        guard !spec.asPage, facts.kind == .authorize, let redirectURI = facts.parameters["redirect_uri"], !redirectURI.isEmpty else {
+            let text = spec.code == 0 ? error.message : error.description(in: trace)
+            return ErrorPage.response(status: 200, title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", detail: text, trace: trace)
+        }
+        return Redirect.response(to: redirectURI, parameters: parameters, mode: facts.parameters["response_mode"])
+    }
+
+    /// An error without an AADSTS code (`authorization_pending` style): no prefix, no code list.
+    private func codelessTokenError(_ error: IdentityError) -> HTTPResponse {
+        var members: [(String, JSONFragment)] = [("error", .string(error.error)), ("error_description", .string(error.message)),
+                                                 ("timestamp", .string(trace.formattedTimestamp)), ("trace_id", .string(trace.traceID)),
+                                                 ("correlation_id", .string(trace.correlationID))]
+        if let suberror = error.suberror { members.append(("suberror", .string(suberror))) }
+        if let claims = error.claims { members.append(("claims", .string(claims))) }
+        return HTTPResponse(status: HTTPStatus(error.status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, no-cache"],
+                            body: Array(JSONFragment.object(members).utf8))
+    }
+
+    /// The catalogue's wording with the request's details filled in.
+    private func message(for spec: OAuthErrorSpec) -> String {
+        let template = spec.message ?? KnownErrors.entry(family: spec.family, code: spec.code)?.message ?? spec.error
+        let directory = service.currentDirectory
+        let clientID = facts.clientID ?? "00000000-0000-0000-0000-000000000000"
+        let values: [String: String] = [
+            "{client_id}": clientID,
+            "{app_name}": directory.application(clientID: clientID)?.displayName ?? clientID,
+            "{resource}": resourceAppID(directory: directory),
+            "{tenant}": facts.tenantSegment ?? "common",
+            "{scope}": facts.parameters["scope"] ?? "",
+            "{user}": "{EUII Hidden}",
+            "{redirect_uri}": facts.parameters["redirect_uri"] ?? "",
+            "{policy}": facts.policy ?? "",
+            "{issued}": IdentityErrorDates.iso(now.addingTimeInterval(-86400)),
+            "{lifetime}": "1.00:00:00",
+            "{now}": IdentityErrorDates.iso(now),
+        ]
+        return values.reduce(template) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+    }
+
+    /// 700082 and 50173 quote when the refresh token was issued: use the presented token's record.
+    private func datedCatalogueError(code: Int) -> IdentityError? {
+        let record = facts.parameters["refresh_token"].flatMap { token in service.state.withLock { $0.refreshTokens[token] } }
+        let issued = record?.issuedAt ?? now.addingTimeInterval(-service.options.refreshTokenInactivity)
+        switch code {
+        case 700082: return .refreshTokenExpired(issuedAt: issued, inactiveFor: now.timeIntervalSince(record?.lastUsedAt ?? issued))
+        case 50173: return .grantRevoked(issuedAt: issued, validFrom: now)
+        default: return nil
+        }
+    }
+
+    private func resourceAppID(directory: Directory) -> String {
+        for scope in (facts.parameters["scope"] ?? "").split(separator: " ") {
+            let text = String(scope)
+            guard text.contains("/"), let slash = text.range(of: "/", options: .backwards) else { continue }
+            if let resource = directory.resource(named: String(text[..<slash.lowerBound])) { return resource.appID }
+        }
+        return facts.parameters["resource"].flatMap { directory.resource(named: $0)?.appID } ?? Resource.graphAppID
+    }
+
+    // MARK: Throttling and outages
+
+    private func serviceError(_ spec: ServiceErrorSpec) -> HTTPResponse {
+        var response: HTTPResponse
+        switch facts.kind {
+        case .graph:
+            let code = spec.status == 429 ? "TooManyRequests" : spec.status == 503 ? "serviceNotAvailable" : "generalException"
+            return graph.error(status: spec.status, code: code, message: spec.message ?? GraphFaults.defaultMessage(code: code),
+                               retryAfter: spec.retryAfter, request: request, now: now)
+        case .authorize, .devicelogin, .logout:
+            let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
+            response = ErrorPage.response(status: spec.status, title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", detail: detail, trace: trace)
+        default:
+            let error: IdentityError
+            if facts.isB2C {
+                error = IdentityError(error: spec.status == 429 ? "temporarily_unavailable" : "server_error", code: spec.status == 429 ? 90229 : 90000,
+                                      message: spec.message ?? (spec.status == 429 ? "Too many requests. Try again later." : "The service is temporarily unavailable. Please try again later."),
+                                      status: spec.status, family: .aadb2c)
+            } else if spec.status == 429 {
+                error = IdentityError(error: "temporarily_unavailable", code: 90055, message: spec.message ?? KnownErrors.entry(family: .aadsts, code: 90055)!.message, status: 429)
+            } else {
+                error = IdentityError(error: spec.status == 500 ? "server_error" : "temporarily_unavailable", code: 90033,
+                                      message: spec.message ?? KnownErrors.entry(family: .aadsts, code: 90033)!.message, status: spec.status)
+            }
+            response = error.tokenEndpointResponse(in: trace)
+        }
+        if let retryAfter = spec.retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+        return response
+    }
+
+    private func cannedResponse(_ canned: CannedResponse) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        for header in canned.headers { headers.add(header.name, header.value) }
+        if !headers.contains("Content-Type"), let first = canned.body.first(where: { !$0.isWhitespace }) {
+            headers.set("Content-Type", first == "{" || first == "[" ? "application/json; charset=utf-8" : "text/plain; charset=utf-8")
+        }
+        return HTTPResponse(status: HTTPStatus(canned.status), headers: headers, body: Array(canned.body.utf8))
+    }
+
+    /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it back.
+    private func addIdentityHeaders(_ response: inout HTTPResponse) {
+        response.headers.set("x-ms-request-id", trace.traceID)
+        let wantsEcho = (request.headers["return-client-request-id"] ?? facts.parameters["return-client-request-id"])?.lowercased() == "true"
+        if wantsEcho, let id = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] {
+            response.headers.set("client-request-id", id)
+        }
+    }
+}
+
+enum IdentityErrorDates {
+    static func iso(_ date: Date) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: date)
+    }
+}
+
+/// The redirect back to the app, in the response mode it asked for.
+enum Redirect {
+    static func response(to redirectURI: String, parameters: [(String, String)], mode: String?) -> HTTPResponse {
+        let encoded = FormParameters(parameters).encoded
+        switch mode?.lowercased() {
+        case "form_post":
+            let inputs = parameters.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.0))\" value=\"\(HTML.escape($0.1))\" />" }.joined()
+            let page = "<html><head><title>Working...</title></head><body><form method=\"POST\" name=\"hiddenform\" action=\"\(HTML.escape(redirectURI))\">\(inputs)<noscript><p>Script is disabled. Click Submit to continue.</p><input type=\"submit\" value=\"Submit\" /></noscript></form><script language=\"javascript\">document.forms[0].submit();</script></body></html>"
+            return HTTPResponse(status: .ok, text: page, contentType: "text/html; charset=utf-8")
+        case "fragment":
+            return HTTPResponse(status: .found, headers: ["Location": redirectURI + "#" + encoded, "Cache-Control": "no-store, no-cache"])
+        default:
+            let separator = redirectURI.contains("?") ? "&" : "?"
+            return HTTPResponse(status: .found, headers: ["Location": redirectURI + separator + encoded, "Cache-Control": "no-store, no-cache"])
+        }
+    }
+}
+
+/// The service's plain error page (shown instead of a redirect when the app cannot be trusted or asked for it).
+enum ErrorPage {
+    static func response(status: Int, title: String, heading: String, detail: String, trace: TraceContext) -> HTTPResponse {
+        let lines = detail.components(separatedBy: "\r\n").map(HTML.escape).joined(separator: "<br>")
+        let page = """
+        <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(HTML.escape(title))</title></head>
+        <body><main><h1>\(HTML.escape(heading))</h1><p id="error-detail">\(lines)</p>
+        <p>Request Id: \(trace.traceID)<br>Correlation Id: \(trace.correlationID)<br>Timestamp: \(trace.formattedTimestamp)</p></main></body></html>
+        """
+        return HTTPResponse(status: HTTPStatus(status), headers: ["Cache-Control": "no-store, no-cache"], text: page, contentType: "text/html; charset=utf-8")
+    }
+}
+
+enum HTML {
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

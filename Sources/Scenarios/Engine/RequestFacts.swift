@@ -1,0 +1,185 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// What rules match on, read once from a request (and from the world's state, for the owner of a
+/// refresh token or code).
+public struct RequestFacts: Sendable, Equatable {
+    public var kind: EndpointKind
+    public var isB2C: Bool
+    public var method: String
+    public var path: String
+    /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil for Graph.
+    public var tenantSegment: String?
+    public var policy: String?
+    /// The tenant segment and, once resolved against the world's directory, the tenant's id and domains (lowercased).
+    public var tenantNames: Set<String> = []
+    public var grantType: String?
+    public var clientID: String?
+    /// Names the request's user goes by: sign-in names and object id, lowercased.
+    public var userNames: Set<String>
+    /// Requested scopes, lowercased, Graph's prefix removed.
+    public var scopes: [String]
+    public var parameters: FormParameters
+    public var headers: HTTPHeaders
+
+    /// A refresh token, code, device code or user code the request carries (for binding affinity).
+    public var grantHandles: [String]
+    /// The bearer token of a Graph call.
+    public var bearerToken: String?
+
+    public init(kind: EndpointKind, isB2C: Bool = false, method: String = "GET", path: String = "/", tenantSegment: String? = nil, policy: String? = nil,
+                grantType: String? = nil, clientID: String? = nil, userNames: Set<String> = [], scopes: [String] = [],
+                parameters: FormParameters = .init(), headers: HTTPHeaders = [:], grantHandles: [String] = [], bearerToken: String? = nil) {
+        self.kind = kind
+        self.isB2C = isB2C
+        self.method = method
+        self.path = path
+        self.tenantSegment = tenantSegment
+        self.policy = policy
+        self.grantType = grantType
+        self.clientID = clientID
+        self.userNames = userNames
+        self.scopes = scopes
+        self.parameters = parameters
+        self.headers = headers
+        self.grantHandles = grantHandles
+        self.bearerToken = bearerToken
+    }
+
+    /// Classifies a request without any world: path, parameters, headers, bearer claims.
+    public static func classify(_ request: HTTPRequest) -> RequestFacts {
+        let segments = request.pathSegments
+        var parameters = request.query
+        for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
+        let b2c = B2CPath(segments: segments, parameters: parameters)
+        var facts = RequestFacts(kind: .other, isB2C: b2c != nil, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
+                                 policy: b2c?.policy, parameters: parameters, headers: request.headers)
+        if let first = segments.first?.lowercased(), first == "v1.0" || first == "beta" {
+            facts.kind = .graph
+        } else {
+            let routed = b2c.map { HTTPRequest(method: request.method, target: "/" + $0.remainingSegments.joined(separator: "/")) } ?? request
+            if let route = IdentityRoute.parse(routed) {
+                facts.kind = EndpointKind(route.endpoint)
+                facts.tenantSegment = route.tenantSegment
+                facts.tenantNames.insert(route.tenantSegment.lowercased())
+            }
+        }
+        facts.grantType = parameters["grant_type"]
+        facts.clientID = parameters["client_id"] ?? basicAuthClientID(request.headers["Authorization"])
+        facts.scopes = normalizedScopes(parameters["scope"] ?? "")
+        for name in ["login_hint", "username"] {
+            if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.lowercased()) }
+        }
+        facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
+        if let authorization = request.headers["Authorization"], authorization.lowercased().hasPrefix("bearer ") {
+            let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            facts.bearerToken = token
+            facts.addClaims(of: token)
+        }
+        return facts
+    }
+
+    /// Adds the user and client a bearer token names (decoded without verification: matching only).
+    mutating func addClaims(of token: String) {
+        guard let decoded = JWS.decode(token),
+              let claims = try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON)) as? [String: Any] else { return }
+        for key in ["oid", "upn", "preferred_username", "unique_name", "email"] {
+            if let value = claims[key] as? String { userNames.insert(value.lowercased()) }
+        }
+        if clientID == nil { clientID = (claims["appid"] as? String) ?? (claims["azp"] as? String) }
+        if let tid = claims["tid"] as? String { tenantNames.insert(tid.lowercased()) }
+        if kind == .graph, scopes.isEmpty, let scp = claims["scp"] as? String { scopes = Self.normalizedScopes(scp) }
+    }
+
+    /// Completes the facts from a world: the owner of a refresh token, code or device code the
+    /// request carries, every name of the users named, the tenant's id and domains.
+    public mutating func resolve(state: PlatformState, directory: Directory) {
+        for name in tenantNames {
+            if let tenant = directory.tenant(matching: name) { tenantNames.formUnion([tenant.id] + tenant.domains) }
+        }
+        var owners: [String] = []
+        for handle in grantHandles {
+            if let record = state.refreshTokens[handle] { owners.append(record.grant.userID) }
+            if let record = state.authorizationCodes[handle] { owners.append(record.grant.userID) }
+            if let record = state.deviceCodes[handle], case .approved(let grant) = record.status { owners.append(grant.userID) }
+        }
+        for owner in owners {
+            userNames.insert(owner.lowercased())
+            if let user = directory.user(id: owner) { userNames.formUnion(Self.names(of: user)) }
+        }
+        // A login hint names a user; add the user's other names so a rule may use either.
+        for name in userNames {
+            if let user = directory.user(signInName: name) ?? directory.user(id: name) { userNames.formUnion(Self.names(of: user)) }
+        }
+    }
+
+    static func names(of user: DirectoryUser) -> Set<String> {
+        Set(([user.id, user.userPrincipalName] + [user.mail].compactMap { $0 } + user.otherMails).map { $0.lowercased() })
+    }
+
+    /// `https://graph.microsoft.com/User.Read` and `User.Read` both become `user.read`.
+    static func normalizedScopes(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "+" }).map { normalizedScope(String($0)) }
+    }
+
+    static func normalizedScope(_ scope: String) -> String {
+        var s = scope.lowercased()
+        for prefix in ["https://graph.microsoft.com/", "00000003-0000-0000-c000-000000000000/"] where s.hasPrefix(prefix) {
+            s.removeFirst(prefix.count)
+        }
+        return s
+    }
+
+    private static func basicAuthClientID(_ header: String?) -> String? {
+        guard let header, header.lowercased().hasPrefix("basic "),
+              let data = Data(base64Encoded: String(header.dropFirst(6))), let text = String(data: data, encoding: .utf8),
+              let colon = text.firstIndex(of: ":") else { return nil }
+        return FormCoding.percentDecode(String(text[..<colon]))
+    }
+}
+
+extension EndpointKind {
+    init(_ endpoint: IdentityRoute.Endpoint) {
+        self = switch endpoint {
+        case .instanceDiscovery: .discovery
+        case .openIDConfiguration: .metadata
+        case .keys: .keys
+        case .authorize: .authorize
+        case .token: .token
+        case .deviceCode: .devicecode
+        case .logout: .logout
+        case .userRealm: .userrealm
+        case .deviceLogin: .devicelogin
+        case .errorLookup: .other
+        }
+    }
+}
+
+/// A B2C path: `/tfp/{tenant}/{policy}/…`, `/{tenant}/{policy}/…`, or `/{tenant}/…?p={policy}`.
+struct B2CPath {
+    var policy: String
+    /// The path without `tfp` and the policy, as an Entra path (`{tenant}/oauth2/v2.0/token`).
+    var remainingSegments: [String]
+
+    init?(segments: [String], parameters: FormParameters) {
+        var rest = segments
+        if rest.first?.lowercased() == "tfp" { rest.removeFirst() }
+        if rest.count >= 2, Self.isPolicy(rest[1]) {
+            policy = rest[1]
+            rest.remove(at: 1)
+            remainingSegments = rest
+            return
+        }
+        if let p = parameters["p"], Self.isPolicy(p) {
+            policy = p
+            remainingSegments = rest
+            return
+        }
+        return nil
+    }
+
+    /// User flows are `B2C_1_…`, custom policies `B2C_1A_…`.
+    static func isPolicy(_ name: String) -> Bool { name.lowercased().hasPrefix("b2c_1") }
+}

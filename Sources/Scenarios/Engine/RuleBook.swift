@@ -1,0 +1,116 @@
+import Foundation
+import IdentityPlatform
+
+/// What the rules decided for one request.
+public struct RuleOutcome: Sendable, Equatable {
+    /// What the platform is told for this request (declined scopes, consent, MFA, lifetimes, claims).
+    public var directives = ScenarioDirectives()
+    /// Real-time delay before the answer, in milliseconds.
+    public var delayMilliseconds = 0
+    /// The answer the engine gives by itself, if a rule gave one.
+    public var answer: RuleAction?
+    /// Clock moves and key rolls, applied before the request is answered.
+    public var worldChanges: [RuleAction] = []
+    /// Indexes of the rules that fired, in order.
+    public var firedRules: [Int] = []
+
+    public init() {}
+}
+
+/// A scenario's rules with their counters: the part of a binding's world that `reset` rewinds.
+///
+/// Semantics (docs/scenarios.md): each rule counts the requests that meet its conditions, whether
+/// or not it fires, so `nth` and `after` count independently of other rules. Rules are tried in
+/// order; a rule fires when its conditions hold, its `nth`/`after` count is reached and it has
+/// firings left. Directives of every firing rule accumulate; the first firing rule with an answer
+/// wins, and no later rule fires (they still count the request).
+public struct RuleBook: Sendable {
+    public let rules: [Rule]
+    public private(set) var matchCounts: [Int]
+    public private(set) var firings: [Int]
+
+    public init(rules: [Rule]) {
+        self.rules = rules
+        matchCounts = Array(repeating: 0, count: rules.count)
+        firings = Array(repeating: 0, count: rules.count)
+    }
+
+    public mutating func evaluate(_ facts: RequestFacts, now: Date, start: Date) -> RuleOutcome {
+        var outcome = RuleOutcome()
+        for (index, rule) in rules.enumerated() where rule.match.conditionsHold(for: facts, now: now, start: start) {
+            matchCounts[index] += 1
+            guard outcome.answer == nil, rule.match.countReached(matchCounts[index]), hasFiringsLeft(index) else { continue }
+            firings[index] += 1
+            outcome.firedRules.append(index)
+            for action in rule.actions { outcome.apply(action) }
+        }
+        return outcome
+    }
+
+    private func hasFiringsLeft(_ index: Int) -> Bool {
+        switch rules[index].times {
+        case .always: true
+        case .times(let limit): firings[index] < limit
+        }
+    }
+}
+
+extension RuleOutcome {
+    mutating func apply(_ action: RuleAction) {
+        switch action {
+        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response:
+            if answer == nil { answer = action }
+        case .declineScopes(let scopes): directives.declinedScopes += scopes
+        case .requireConsent(let scopes): directives.consentRequiredScopes += scopes
+        case .requireMFA: directives.requireMFA = true
+        case .tokenLifetimes(let lifetimes):
+            if let value = lifetimes.accessToken { directives.accessTokenLifetime = value }
+            if let value = lifetimes.refreshToken { directives.refreshTokenLifetime = value }
+            if let value = lifetimes.idToken { directives.idTokenLifetime = value }
+        case .tokenClaims(let claims):
+            directives.accessTokenClaims.merge(claims.accessToken) { _, new in new }
+            directives.idTokenClaims.merge(claims.idToken) { _, new in new }
+        case .delay(let milliseconds): delayMilliseconds += milliseconds
+        case .passThrough: break
+        case .rollSigningKey, .advanceClock: worldChanges.append(action)
+        }
+    }
+}
+
+extension RuleMatch {
+    /// Every condition except the `nth` / `after` count.
+    public func conditionsHold(for facts: RequestFacts, now: Date, start: Date) -> Bool {
+        if !endpoints.isEmpty, !endpoints.contains(where: { $0 == facts.kind || ($0 == .b2c && facts.isB2C) }) { return false }
+        if let method, method != facts.method { return false }
+        if let path, !path.matches(facts.path) { return false }
+        if !grantTypes.isEmpty {
+            guard let grant = facts.grantType?.lowercased(), grantTypes.contains(where: { Self.sameGrant($0, grant) }) else { return false }
+        }
+        if !clientIDs.isEmpty {
+            guard let client = facts.clientID, clientIDs.contains(where: { $0.caseInsensitiveCompare(client) == .orderedSame }) else { return false }
+        }
+        if let user, !facts.userNames.contains(user.lowercased()) { return false }
+        if let tenant, !facts.tenantNames.contains(tenant.lowercased()) { return false }
+        if let policy, facts.policy?.caseInsensitiveCompare(policy) != .orderedSame { return false }
+        if !scopes.isEmpty {
+            let requested = Set(facts.scopes)
+            guard scopes.allSatisfy({ requested.contains(RequestFacts.normalizedScope($0)) }) else { return false }
+        }
+        for condition in parameters where !condition.holds(for: facts.parameters[condition.name]) { return false }
+        for condition in headers where !condition.holds(for: facts.headers[condition.name]) { return false }
+        if let window, !window.contains(now, start: start) { return false }
+        return true
+    }
+
+    public func countReached(_ count: Int) -> Bool {
+        if let nth { return count == nth }
+        if let after { return count > after }
+        return true
+    }
+
+    /// `device_code` also names `urn:ietf:params:oauth:grant-type:device_code`.
+    static func sameGrant(_ written: String, _ sent: String) -> Bool {
+        let w = written.lowercased()
+        return w == sent || sent.hasSuffix(":" + w)
+    }
+}

@@ -1,0 +1,219 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+import Synchronization
+
+public struct ScenarioEngineOptions: Sendable {
+    /// When set, the control API requires `Authorization: Bearer <secret>` (from any address);
+    /// when nil it answers loopback clients only.
+    public var controlSecret: String?
+    /// Binding clocks stand still unless advanced (deterministic tests); otherwise they follow real time.
+    public var frozenClocks: Bool
+    public var graph: any GraphFaultRendering
+    /// Told of every answer the engine gives by itself (the platform's journal never sees those).
+    public var answerObserver: (@Sendable (_ request: HTTPRequest, _ response: HTTPResponse, _ worldID: String) -> Void)?
+
+    public init(controlSecret: String? = nil, frozenClocks: Bool = false, graph: any GraphFaultRendering = GraphFaults(),
+                answerObserver: (@Sendable (HTTPRequest, HTTPResponse, String) -> Void)? = nil) {
+        self.controlSecret = controlSecret
+        self.frozenClocks = frozenClocks
+        self.graph = graph
+        self.answerObserver = answerObserver
+    }
+}
+
+public struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public var description: String { message }
+
+    static func unknownScenario(_ name: String, known: [String]) -> ScenarioEngineError {
+        ScenarioEngineError(status: 404, code: "unknown_scenario", message: "no scenario named \"\(name)\" (loaded: \(known.joined(separator: ", ")))")
+    }
+    static func unknownBinding(_ id: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 404, code: "unknown_binding", message: "no binding with id \"\(id)\"")
+    }
+    static func conflict(_ target: BindingTarget, existing: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 409, code: "binding_conflict", message: "\(target) is already bound (binding \(existing)); delete it first")
+    }
+    static func unknownTenant(_ name: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 422, code: "unknown_tenant", message: "the alias must stand for a tenant of the directory; \"\(name)\" is not one")
+    }
+    static let notStarted = ScenarioEngineError(status: 503, code: "not_started", message: "the engine has no platform chain yet: call responder(base:) first")
+}
+
+/// A binding as the control API and the CLI show it.
+public struct BindingInfo: Sendable, Equatable {
+    public var id: String
+    public var scenario: String
+    public var target: BindingTarget
+}
+
+/// Runs scenarios: picks the world a request belongs to, evaluates its rules, answers by itself or
+/// lets the world's platform chain answer under the rules' directives.
+public final class ScenarioEngine: Sendable {
+    struct Binding {
+        var info: BindingInfo
+        var world: ScenarioWorld
+        var blueprint: WorldBlueprint
+    }
+
+    struct State {
+        var library: ScenarioLibrary
+        var makeResponder: (@Sendable (IdentityService) -> any HTTPResponder)?
+        var defaultWorld: ScenarioWorld?
+        var bindings: [Binding] = []
+        var nextID = 1
+        /// Access-token signature → world id, so Graph calls reach the world that minted the token.
+        var tokenOwners: [String: String] = [:]
+        var tokenOrder: [String] = []
+    }
+
+    public let base: IdentityService
+    public let options: ScenarioEngineOptions
+    let baseStart: (directory: Directory, key: SigningCredential)
+    let state: Mutex<State>
+
+    public init(service: IdentityService, library: ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
+        base = service
+        self.options = options
+        baseStart = (service.currentDirectory, service.keys.current)
+        state = Mutex(State(library: library))
+    }
+
+    /// The responder the server runs: `makeChain` builds the normal app chain for a world's service.
+    public func responder(base makeChain: @escaping @Sendable (IdentityService) -> any HTTPResponder) -> any HTTPResponder {
+        state.withLock { s in
+            s.makeResponder = makeChain
+            s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeChain)
+            // Bindings made before the chain existed get their platform now.
+            s.bindings = s.bindings.map { binding in
+                var rebuilt = binding
+                rebuilt.world = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
+                                              service: binding.world.service, makeResponder: makeChain)
+                return rebuilt
+            }
+        }
+        return ScenarioResponder(engine: self)
+    }
+
+    // MARK: Library
+
+    public var library: ScenarioLibrary { state.withLock { $0.library } }
+
+    /// Validates and adds a scenario file; nothing changes when it has problems.
+    public func load(file bytes: [UInt8], name: String) -> Result<Scenario, JSONProblemsReport> {
+        switch ScenarioLibrary.parse(bytes, file: name, baseDirectory: base.currentDirectory) {
+        case .success(let scenario):
+            state.withLock { $0.library.add(scenario) }
+            return .success(scenario)
+        case .failure(let problems):
+            return .failure(JSONProblemsReport(problems: problems.problems))
+        }
+    }
+
+    // MARK: Bindings
+
+    public var bindings: [BindingInfo] { state.withLock { $0.bindings.map(\.info) } }
+
+    @discardableResult
+    public func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
+        let now = base.clock.now()
+        let result: Result<BindingInfo, ScenarioEngineError> = state.withLock { s in
+            guard let scenario = s.library[name] else { return .failure(.unknownScenario(name, known: s.library.names)) }
+            if let existing = s.bindings.first(where: { Self.sameTarget($0.info.target, target) }) {
+                return .failure(.conflict(target, existing: existing.info.id))
+            }
+            let directory = WorldBlueprint.directory(base: base.currentDirectory, scenario: scenario, target: target)
+            if case .tenantAlias(_, let tenant) = target, directory.tenant(matching: tenant) == nil {
+                return .failure(.unknownTenant(tenant))
+            }
+            let blueprint = WorldBlueprint(directory: directory, clockOffset: scenario.clockOffset, frozen: options.frozenClocks,
+                                           signingKey: baseStart.key, options: base.options)
+            let id = "b\(s.nextID)"
+            s.nextID += 1
+            let world = ScenarioWorld(id: id, scenario: scenario, target: target, service: blueprint.makeService(now: now),
+                                      makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
+            let info = BindingInfo(id: id, scenario: name, target: target)
+            s.bindings.append(Binding(info: info, world: world, blueprint: blueprint))
+            return .success(info)
+        }
+        return try result.get()
+    }
+
+    @discardableResult
+    public func unbind(id: String) -> Bool {
+        state.withLock { s in
+            let before = s.bindings.count
+            s.bindings.removeAll { $0.info.id == id }
+            s.tokenOwners = s.tokenOwners.filter { $0.value != id }
+            s.tokenOrder.removeAll { s.tokenOwners[$0] == nil }
+            return s.bindings.count != before
+        }
+    }
+
+    /// The world of a binding, or the default world for nil.
+    public func world(binding id: String? = nil) -> ScenarioWorld? {
+        state.withLock { s in
+            guard let id else { return s.defaultWorld }
+            return s.bindings.first { $0.info.id == id }?.world
+        }
+    }
+
+    /// Restores the start state: of one binding, or of every world (the default one included) when nil.
+    public func reset(binding id: String? = nil) throws(ScenarioEngineError) {
+        let now = base.clock.now()
+        let found: Bool = state.withLock { s in
+            if id == nil || id == "default" { resetDefaultWorld(&s) }
+            var found = id == nil || id == "default"
+            for index in s.bindings.indices where id == nil || s.bindings[index].info.id == id {
+                let binding = s.bindings[index]
+                let fresh = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
+                                          service: binding.blueprint.makeService(now: now), makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
+                s.bindings[index].world = fresh
+                found = true
+            }
+            let liveIDs = Set(s.bindings.map(\.info.id))
+            s.tokenOwners = s.tokenOwners.filter { liveIDs.contains($0.value) && !(id == nil || $0.value == id) }
+            s.tokenOrder.removeAll { s.tokenOwners[$0] == nil }
+            return found
+        }
+        if !found, let id { throw .unknownBinding(id) }
+    }
+
+    private func resetDefaultWorld(_ s: inout State) {
+        base.state.withLock { $0 = PlatformState() }
+        base.directory.withLock { $0 = baseStart.directory }
+        (base.clock as? VirtualClock)?.resetOffset()
+        base.keys.roll(to: baseStart.key)
+        if let makeResponder = s.makeResponder {
+            s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeResponder)
+        }
+    }
+
+    static func sameTarget(_ a: BindingTarget, _ b: BindingTarget) -> Bool {
+        switch (a, b) {
+        case (.server, .server): true
+        case (.client(let x), .client(let y)): x.caseInsensitiveCompare(y) == .orderedSame
+        case (.user(let x), .user(let y)): x.caseInsensitiveCompare(y) == .orderedSame
+        case (.tenantAlias(let x, _), .tenantAlias(let y, _)): x.caseInsensitiveCompare(y) == .orderedSame
+        default: false
+        }
+    }
+}
+
+/// The problems of a rejected scenario file.
+public struct JSONProblemsReport: Error, Sendable {
+    public var problems: [JSONProblem]
+}
+
+/// Stands in for a world's chain until `responder(base:)` provides the real one.
+struct NotStartedResponder: HTTPResponder {
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        HTTPResponse(status: .serviceUnavailable, text: ScenarioEngineError.notStarted.message, contentType: "text/plain; charset=utf-8")
+    }
+}

@@ -1,0 +1,159 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// The server's front responder: control API, then world selection, rules, and the world's chain.
+struct ScenarioResponder: HTTPResponder {
+    let engine: ScenarioEngine
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        if ControlAPI.owns(request) {
+            return ControlAPI(engine: engine).respond(to: request, context: context)
+        }
+        return engine.answer(request, context: context)
+    }
+}
+
+/// The cookie that keeps a browser's follow-up pages (sign-in, consent) in the world its /authorize went to.
+let bindingCookieName = "fakeentra_binding"
+
+extension ScenarioEngine {
+    /// Answers one request that is not for the control API.
+    func answer(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        var facts = RequestFacts.classify(request)
+        guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
+        let service = world.service
+        facts.resolve(state: service.state.withLock { $0 }, directory: service.currentDirectory)
+        let now = service.clock.now()
+        let outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
+        for change in outcome.worldChanges { apply(change, to: world) }
+
+        var response: HTTPResponse
+        if let answer = outcome.answer {
+            let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service, graph: options.graph)
+            response = renderer.render(answer)
+            options.answerObserver?(request, response, world.id)
+        } else {
+            response = ScenarioDirectives.$current.withValue(outcome.directives) {
+                world.responder.respond(to: request, context: context)
+            }
+            rememberTokens(in: response, facts: facts, world: world)
+            if case .tenantAlias(let alias, _)? = world.target, facts.kind == .metadata || facts.kind == .discovery {
+                response = AliasRewriter(alias: alias, directory: service.currentDirectory).rewrite(response)
+            }
+        }
+        if outcome.delayMilliseconds > 0 {
+            response.directives.delay = (response.directives.delay ?? .zero) + .milliseconds(outcome.delayMilliseconds)
+        }
+        setAffinityCookie(&response, request: request, facts: facts, world: world, context: context)
+        return response
+    }
+
+    private func apply(_ change: RuleAction, to world: ScenarioWorld) {
+        switch change {
+        case .advanceClock(let seconds): world.virtualClock?.advance(by: seconds)
+        case .rollSigningKey:
+            if let credential = try? SigningCredential.generate() { world.service.keys.roll(to: credential) }
+        default: break
+        }
+    }
+
+    /// Binding selection, most specific first: tenant alias in the path; a refresh token, code or
+    /// device code a world issued; a bearer token a world minted; the client id; the browser's
+    /// binding cookie (pages without a client id); the user; the server binding; the default world.
+    func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
+        state.withLock { s in
+            let bindings = s.bindings
+            if let segment = facts.tenantSegment?.lowercased(), let hit = bindings.first(where: {
+                if case .tenantAlias(let alias, _) = $0.info.target { return alias.lowercased() == segment }
+                return false
+            }) { return hit.world }
+            if !facts.grantHandles.isEmpty, let hit = bindings.first(where: { binding in
+                binding.world.service.state.withLock { st in
+                    facts.grantHandles.contains { st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil || st.userCodes[$0] != nil }
+                }
+            }) { return hit.world }
+            if let token = facts.bearerToken, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
+                return hit.world
+            }
+            if let client = facts.clientID, let hit = bindings.first(where: {
+                if case .client(let id) = $0.info.target { return id.caseInsensitiveCompare(client) == .orderedSame }
+                return false
+            }) { return hit.world }
+            if facts.clientID == nil, let cookie = request.cookies[bindingCookieName], let hit = bindings.first(where: { $0.info.id == cookie }) {
+                return hit.world
+            }
+            if let hit = bindings.first(where: {
+                if case .user(let name) = $0.info.target { return facts.userNames.contains(name.lowercased()) }
+                return false
+            }) { return hit.world }
+            if let hit = bindings.first(where: { $0.info.target == .server }) { return hit.world }
+            return s.defaultWorld
+        }
+    }
+
+    static func tokenKey(_ token: String) -> String {
+        token.split(separator: ".").last.map(String.init) ?? token
+    }
+
+    /// Remembers which world minted the access tokens of a successful token response.
+    private func rememberTokens(in response: HTTPResponse, facts: RequestFacts, world: ScenarioWorld) {
+        guard world.id != "default", facts.kind == .token, response.status.code == 200,
+              let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+              let accessToken = json["access_token"] as? String else { return }
+        let key = Self.tokenKey(accessToken)
+        state.withLock { s in
+            if s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
+            // Bounded: a long run keeps the most recent tokens only.
+            if s.tokenOrder.count > 20_000 {
+                for old in s.tokenOrder.prefix(5_000) { s.tokenOwners[old] = nil }
+                s.tokenOrder.removeFirst(5_000)
+            }
+        }
+    }
+
+    private func setAffinityCookie(_ response: inout HTTPResponse, request: HTTPRequest, facts: RequestFacts, world: ScenarioWorld, context: RequestContext) {
+        guard facts.kind == .authorize, facts.clientID != nil else { return }
+        if world.id == "default" || world.target == .server {
+            if request.cookies[bindingCookieName] != nil {
+                response.headers.add("Set-Cookie", CookieCoding.setCookie(name: bindingCookieName, value: "", maxAge: 0, secure: context.isSecure))
+            }
+        } else {
+            response.headers.add("Set-Cookie", CookieCoding.setCookie(name: bindingCookieName, value: world.id, secure: context.isSecure))
+        }
+    }
+}
+
+/// Keeps a client on its tenant alias: endpoint URLs in discovery documents name the alias even
+/// where the platform names the tenant's id. `issuer` keeps the id, as the real service's does for
+/// an authority written with a domain, so it matches the `iss` of the tokens.
+struct AliasRewriter {
+    let alias: String
+    let directory: Directory
+
+    func rewrite(_ response: HTTPResponse) -> HTTPResponse {
+        guard response.status.code == 200, let tenant = directory.tenant(matching: alias) else { return response }
+        let text = response.bodyText
+        let pattern = try? NSRegularExpression(pattern: "\"([A-Za-z_]+)\"\\s*:\\s*\"([^\"]*)\"")
+        guard let pattern else { return response }
+        var result = ""
+        var last = text.startIndex
+        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let whole = Range(match.range, in: text), let keyRange = Range(match.range(at: 1), in: text) else { continue }
+            result += text[last..<whole.lowerBound]
+            var piece = String(text[whole])
+            if text[keyRange] != "issuer" {
+                for name in [tenant.id] + tenant.domains where name != alias.lowercased() {
+                    piece = piece.replacingOccurrences(of: "/\(name)/", with: "/\(alias)/")
+                }
+            }
+            result += piece
+            last = whole.upperBound
+        }
+        result += text[last...]
+        var rewritten = response
+        rewritten.body = Array(result.utf8)
+        return rewritten
+    }
+}
