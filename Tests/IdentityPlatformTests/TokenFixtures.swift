@@ -30,7 +30,8 @@ enum TokenFixtures {
             ),
             Application(
                 clientID: apiAppID, displayName: "Contoso API", tenantID: contoso, isPublicClient: false,
-                secrets: [.init(value: "api-secret")], identifierURIs: ["api://\(apiAppID)"],
+                secrets: [.init(value: "api-secret")], requiredResourceAccess: [.init(resource: Resource.graphAppID, scopes: ["User.Read"])],
+                identifierURIs: ["api://\(apiAppID)"],
                 exposedScopes: ["access_as_user", "Data.Write"], appRoles: ["Data.Read", "Data.Admin"], accessTokenAcceptedVersion: 2
             ),
             Application(clientID: nativeAppID, displayName: "Contoso Mobile", redirectURIs: ["msauth.com.contoso.mobile://auth", "http://localhost/callback"]),
@@ -75,6 +76,36 @@ enum TokenFixtures {
         guard let token, let jws = JWS.decode(token), JWS.verifyRS256(jws, key: credential.privateKey.publicKey) else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(jws.payloadJSON)) as? [String: Any]
     }
+
+    /// What /authorize leaves behind after a sign-in: a code record in the platform state.
+    @discardableResult
+    static func issueCode(
+        _ service: IdentityService, code: String = "test-code", clientID: String = nativeAppID, userID: String = adele,
+        scopes: [String] = ["openid", "profile", "offline_access", "https://graph.microsoft.com/User.Read"],
+        redirectURI: String = "msauth.com.contoso.mobile://auth", verifier: String? = "verifier-0123456789-0123456789-0123456789-abcdefgh",
+        method: String = "S256", nonce: String? = "nonce-123", methods: [String] = ["pwd"]
+    ) -> String {
+        let now = service.clock.now()
+        let grant = GrantContext(clientID: clientID, userID: userID, tenantID: contoso, scopes: scopes, resourceAppID: nil, endpointVersion: .v2, authTime: now.addingTimeInterval(-30), sessionID: "session-1", authenticationMethods: methods)
+        let challenge = verifier.map { PKCE.challenge(for: $0, method: method == "S256" ? .s256 : .plain) }
+        let record = AuthorizationCodeRecord(code: code, grant: grant, redirectURI: redirectURI, codeChallenge: challenge, codeChallengeMethod: verifier == nil ? nil : method, nonce: nonce, issuedAt: now, expiresAt: now.addingTimeInterval(600))
+        service.state.withLock { $0.authorizationCodes[code] = record }
+        // /authorize records the consent the user gave on its page.
+        service.directory.withLock { directory in
+            let client = directory.application(clientID: clientID) ?? ClientResolver.lenientApplication(clientID: clientID)
+            if let request = try? ScopeRequest.parse(scopes: scopes, directory: directory), let resource = request.resource, let user = directory.user(id: userID) {
+                directory.recordConsent(client: client, resource: resource, permissions: directory.delegatedPermissions(for: request, client: client, userID: userID, tenantID: user.tenantID), user: user)
+            }
+        }
+        return code
+    }
+
+    static func redeemForm(code: String = "test-code", clientID: String = nativeAppID, verifier: String = "verifier-0123456789-0123456789-0123456789-abcdefgh", redirectURI: String = "msauth.com.contoso.mobile://auth", scope: String = "openid profile offline_access https://graph.microsoft.com/User.Read") -> [(String, String)] {
+        [("grant_type", "authorization_code"), ("client_id", clientID), ("code", code), ("code_verifier", verifier),
+         ("redirect_uri", redirectURI), ("scope", scope), ("client_info", "1")]
+    }
+
+    static let tokenPath = "/\(contoso)/oauth2/v2.0/token"
 
     static func errorCode(_ response: HTTPResponse) -> Int? {
         (json(response)["error_codes"] as? [Int])?.first

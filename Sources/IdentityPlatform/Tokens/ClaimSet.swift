@@ -20,6 +20,11 @@ public struct ClaimSet: Sendable {
         members.append((name, .raw("[" + values.map(JSONFragment.quote).joined(separator: ",") + "]")))
     }
 
+    /// A value already written as JSON (`true`, `null`, a nested object).
+    public mutating func setRaw(_ name: String, _ json: String) {
+        members.append((name, .raw(json)))
+    }
+
     /// NumericDate: whole seconds since the epoch.
     public mutating func set(_ name: String, _ date: Date) {
         set(name, Int(date.timeIntervalSince1970.rounded(.down)))
