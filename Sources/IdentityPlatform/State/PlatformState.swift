@@ -182,6 +182,10 @@ public struct PendingAuthorization: Sendable {
     /// Set once the user has signed in on this flow.
     public var userID: String?
     public var authenticationMethods: [String]
+    /// The browser session this flow signed into, so later pages find it even without the cookie.
+    public var sessionID: String?
+    /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
+    public var isNewUser: Bool
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
@@ -192,6 +196,8 @@ public struct PendingAuthorization: Sendable {
         self.policy = policy
         self.userID = nil
         self.authenticationMethods = []
+        self.sessionID = nil
+        self.isNewUser = false
         self.expiresAt = expiresAt
     }
 }
