@@ -24,7 +24,7 @@ public struct RequestFacts: Sendable, Equatable {
     public var parameters: FormParameters
     public var headers: HTTPHeaders
 
-    /// A refresh token, code, device code or user code the request carries (for binding affinity).
+    /// A refresh token, code, device code, user code or sign-in flow id the request carries (for binding affinity).
     public var grantHandles: [String]
     /// The bearer token of a Graph call.
     public var bearerToken: String?
@@ -69,10 +69,10 @@ public struct RequestFacts: Sendable, Equatable {
         facts.grantType = parameters["grant_type"]
         facts.clientID = parameters["client_id"] ?? basicAuthClientID(request.headers["Authorization"])
         facts.scopes = normalizedScopes(parameters["scope"] ?? "")
-        for name in ["login_hint", "username"] {
+        for name in ["login_hint", "username", "login"] {
             if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.lowercased()) }
         }
-        facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
+        facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc", "ctx"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
         if let authorization = request.headers["Authorization"], authorization.lowercased().hasPrefix("bearer ") {
             let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
             facts.bearerToken = token

@@ -59,8 +59,8 @@ extension ScenarioEngine {
         }
     }
 
-    /// Binding selection, most specific first: tenant alias in the path; a refresh token, code or
-    /// device code a world issued; a bearer token a world minted; the client id; the browser's
+    /// Binding selection, most specific first: tenant alias in the path; a refresh token, code,
+    /// device code or sign-in flow a world issued; a bearer token a world minted; the client id; the browser's
     /// binding cookie (pages without a client id); the user; the server binding; the default world.
     func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
         state.withLock { s in
@@ -71,7 +71,10 @@ extension ScenarioEngine {
             }) { return hit.world }
             if !facts.grantHandles.isEmpty, let hit = bindings.first(where: { binding in
                 binding.world.service.state.withLock { st in
-                    facts.grantHandles.contains { st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil || st.userCodes[$0] != nil }
+                    facts.grantHandles.contains {
+                        st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil
+                            || st.userCodes[$0] != nil || st.pendingAuthorizations[$0] != nil
+                    }
                 }
             }) { return hit.world }
             if let token = facts.bearerToken, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
