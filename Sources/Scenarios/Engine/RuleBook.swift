@@ -92,10 +92,9 @@ extension RuleMatch {
         if let user, !facts.userNames.contains(user.lowercased()) { return false }
         if let tenant, !facts.tenantNames.contains(tenant.lowercased()) { return false }
         if let policy, facts.policy?.caseInsensitiveCompare(policy) != .orderedSame { return false }
-        if !scopes.isEmpty {
-            let requested = Set(facts.scopes)
-            guard scopes.allSatisfy({ requested.contains(RequestFacts.normalizedScope($0)) }) else { return false }
-        }
+        let requested = Set(facts.scopes)
+        if !scopes.isEmpty, !scopes.allSatisfy({ requested.contains(RequestFacts.normalizedScope($0)) }) { return false }
+        if !lacksScopes.isEmpty, lacksScopes.allSatisfy({ requested.contains(RequestFacts.normalizedScope($0)) }) { return false }
         for condition in parameters where !condition.holds(for: facts.parameters[condition.name]) { return false }
         for condition in headers where !condition.holds(for: facts.headers[condition.name]) { return false }
         if let window, !window.contains(now, start: start) { return false }

@@ -60,6 +60,7 @@ struct ScenarioDecoder {
         match.tenant = value["tenant"]?.string
         match.policy = value["policy"]?.string
         match.scopes = reader.strings(value, "scopes")
+        match.lacksScopes = reader.strings(value, "lacksScopes")
         match.parameters = conditions(value["parameters"], path: JSONReader.pointer(path, "parameters"))
         match.headers = conditions(value["headers"], path: JSONReader.pointer(path, "headers"))
         match.nth = reader.int(value, "nth")

@@ -123,6 +123,8 @@ public struct RuleMatch: Sendable, Equatable {
     public var policy: String?
     /// The requested scopes must contain all of these (case-insensitive; a bare name means Graph).
     public var scopes: [String] = []
+    /// Holds when the requested scopes miss at least one of these (a Graph call: the bearer token's `scp`).
+    public var lacksScopes: [String] = []
     public var parameters: [ValueCondition] = []
     public var headers: [ValueCondition] = []
     /// Only the n-th request that meets the other conditions (1-based).

@@ -103,6 +103,7 @@ extension ScenarioSchema {
         "tenant": { "description": "Tenant segment, id or domain.", "type": "string", "minLength": 1 },
         "policy": { "description": "B2C user flow or custom policy.", "type": "string", "minLength": 1 },
         "scopes": { "$ref": "#/$defs/scopeList" },
+        "lacksScopes": { "description": "Holds when the requested scopes (a Graph call: the token's scp) miss at least one of these.", "$ref": "#/$defs/scopeList" },
         "parameters": { "type": "object", "additionalProperties": { "$ref": "#/$defs/valueCondition" } },
         "headers": { "type": "object", "additionalProperties": { "$ref": "#/$defs/valueCondition" } },
         "nth": { "description": "Only the n-th matching request (1-based).", "type": "integer", "minimum": 1 },

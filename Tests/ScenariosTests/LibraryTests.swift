@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import Scenarios
+
+@Suite struct LibraryTests {
+    static let directory = TestPaths.repository + "/Scenarios"
+
+    @Test func everyShippedScenarioLoadsAndValidates() throws {
+        let files = ScenarioLibrary.jsonFiles(in: Self.directory)
+        let report = ScenarioLibrary.validate(files: files)
+        #expect(report.isValid, "\(report)")
+        #expect(report.scenarios.count >= 25)
+        // File names are the scenario names, so `--scenario NAME` and the file agree.
+        for scenario in report.scenarios {
+            #expect(URL(fileURLWithPath: scenario.source).deletingPathExtension().lastPathComponent == scenario.name)
+            #expect(scenario.description.count > 120, "\(scenario.name): the description must say what the service does, what it exercises and how a correct client ends")
+        }
+    }
+
+    @Test func loadFailsWholeWhenOneFileIsBad() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenarios-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try #"{"name": "good-one", "description": "fine", "rules": []}"#.write(to: dir.appendingPathComponent("a.json"), atomically: true, encoding: .utf8)
+        try #"{"name": "good-one", "description": "same name", "rules": []}"#.write(to: dir.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        #expect(throws: ScenarioValidationReport.self) { try ScenarioLibrary.load(directories: [dir.path]) }
+        do {
+            _ = try ScenarioLibrary.load(directories: [dir.path])
+        } catch {
+            #expect(error.problems.count == 1)
+            #expect(error.problems[0].location.line == 1)
+            #expect(error.problems[0].location.column == 10)
+            #expect(error.problems[0].message.contains("already used by"))
+        }
+    }
+}
