@@ -1,0 +1,256 @@
+import EntraHTTP
+import Foundation
+
+public struct HARImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Turns a HAR 1.2 capture of a real client talking to login.microsoftonline.com, *.b2clogin.com and
+/// graph.microsoft.com into an editable scenario: each captured request becomes a rule matching the
+/// n-th request of its kind, answering with the captured failure (status, error, Retry-After,
+/// WWW-Authenticate, delay) or letting FakeEntra answer when the capture succeeded, since tokens
+/// are re-minted with FakeEntra's own keys. Personal data is replaced by demo data.
+public enum HARImporter {
+    /// Hosts whose traffic is replayed; everything else in the capture is ignored.
+    static func isReplayed(host: String) -> Bool {
+        let h = host.lowercased()
+        return ["login.microsoftonline.com", "login.microsoft.com", "login.windows.net", "login.live.com", "sts.windows.net", "graph.microsoft.com"].contains(h)
+            || h.hasSuffix(".b2clogin.com") || h.hasPrefix("login.microsoftonline.")
+    }
+
+    /// Server latency (HAR `timings.wait`) at or above this becomes a `delay` action; below it is noise.
+    static let delayThresholdMilliseconds = 1000
+
+    /// The scenario file text (pretty-printed JSON, stable member order).
+    public static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
+        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
+              let log = root["log"] as? [String: Any], let entries = log["entries"] as? [[String: Any]] else {
+            throw HARImportError(message: "\(source): not a HAR file (expected {\"log\": {\"entries\": [...]}})")
+        }
+        guard name.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil else {
+            throw HARImportError(message: "scenario name \"\(name)\" must be kebab-case (a-z, 0-9, single dashes)")
+        }
+        let captured = entries.compactMap(CapturedExchange.init(entry:)).filter { isReplayed(host: $0.host) }
+        guard !captured.isEmpty else {
+            throw HARImportError(message: "\(source): no request to login.microsoftonline.com, *.b2clogin.com or graph.microsoft.com")
+        }
+        var anonymizer = Anonymizer(keeping: Set(captured.compactMap { $0.facts.clientID }))
+        for exchange in captured { exchange.learnIdentities(into: &anonymizer) }
+
+        var counts: [String: Int] = [:]
+        var rules: [OrderedJSON] = []
+        var failures = 0
+        for exchange in captured {
+            let key = exchange.sequenceKey(anonymizer: &anonymizer)
+            counts[key.id, default: 0] += 1
+            var match = key.match
+            match.append(("nth", .int(counts[key.id]!)))
+            var actions = exchange.actions(anonymizer: &anonymizer)
+            if actions.contains(where: { $0.0 != "passThrough" && $0.0 != "delay" }) { failures += 1 }
+            if actions.isEmpty { actions = [("passThrough", .bool(true))] }
+            var rule: [(String, OrderedJSON)] = [("note", .string(exchange.note(anonymizer: &anonymizer)))]
+            rule.append(("match", .object(match)))
+            let actionValue: OrderedJSON
+            if actions.count == 1 {
+                actionValue = .object(actions)
+            } else {
+                actionValue = .array(actions.map { (member: (String, OrderedJSON)) -> OrderedJSON in .object([member]) })
+            }
+            rule.append(("action", actionValue))
+            rules.append(.object(rule))
+        }
+        let firstDate = captured.first?.startedDateTime ?? ""
+        let description = "Replayed from \(source)\(firstDate.isEmpty ? "" : " (captured \(firstDate))"): \(captured.count) request(s) to Entra ID, B2C or Microsoft Graph, \(failures) of them answered with the captured failure and the rest by FakeEntra, which re-mints tokens with its own keys. Personal data was replaced by demo data. Edit the notes to say which client behaviour this exercises and what a correct MSAL client ends with."
+        let document = OrderedJSON.object([
+            ("$schema", .string("../docs/schemas/scenario.schema.json")),
+            ("name", .string(name)),
+            ("description", .string(description)),
+            ("rules", .array(rules)),
+        ])
+        return document.pretty() + "\n"
+    }
+}
+
+/// One HAR entry, read into what the importer needs.
+struct CapturedExchange {
+    var host: String
+    var request: HTTPRequest
+    var facts: RequestFacts
+    var status: Int
+    var responseHeaders: [(name: String, value: String)]
+    var responseBody: String
+    var waitMilliseconds: Int
+    var startedDateTime: String
+
+    init?(entry: [String: Any]) {
+        guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any],
+              let method = request["method"] as? String, let urlText = request["url"] as? String,
+              let url = URLComponents(string: urlText), let host = url.host else { return nil }
+        self.host = host
+        var headers = HTTPHeaders()
+        for header in request["headers"] as? [[String: Any]] ?? [] {
+            if let name = header["name"] as? String, let value = header["value"] as? String, !name.hasPrefix(":") { headers.add(name, value) }
+        }
+        headers.set("Host", host)
+        var body: [UInt8] = []
+        if let post = request["postData"] as? [String: Any] {
+            if let text = post["text"] as? String { body = Array(text.utf8) }
+            else if let params = post["params"] as? [[String: Any]] {
+                body = Array(FormParameters(params.compactMap { p in (p["name"] as? String).map { ($0, p["value"] as? String ?? "") } }).encoded.utf8)
+            }
+            if !headers.contains("Content-Type"), let mime = post["mimeType"] as? String { headers.set("Content-Type", mime) }
+        }
+        let target = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
+        self.request = HTTPRequest(method: method.uppercased(), target: target, headers: headers, body: body)
+        facts = RequestFacts.classify(self.request)
+        if host.lowercased() == "graph.microsoft.com" { facts.kind = .graph }
+        status = response["status"] as? Int ?? 0
+        responseHeaders = (response["headers"] as? [[String: Any]] ?? []).compactMap { h in
+            guard let name = h["name"] as? String, let value = h["value"] as? String else { return nil }
+            return (name: name, value: value)
+        }
+        let content = response["content"] as? [String: Any]
+        var text = content?["text"] as? String ?? ""
+        if content?["encoding"] as? String == "base64", let data = Data(base64Encoded: text) { text = String(decoding: data, as: UTF8.self) }
+        responseBody = text
+        let timings = entry["timings"] as? [String: Any]
+        waitMilliseconds = Int((timings?["wait"] as? NSNumber)?.doubleValue ?? 0)
+        startedDateTime = entry["startedDateTime"] as? String ?? ""
+    }
+
+    func header(_ name: String) -> String? {
+        responseHeaders.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    var jsonBody: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(responseBody.utf8)) as? [String: Any] }
+
+    /// Tenant ids and user object ids, found in the token response's client_info and the tenant segment.
+    func learnIdentities(into anonymizer: inout Anonymizer) {
+        if let segment = facts.tenantSegment, segment.count == 36 { anonymizer.learn(tenantID: segment) }
+        if let clientInfo = jsonBody?["client_info"] as? String,
+           let data = Data(base64Encoded: Self.padded(clientInfo)),
+           let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+            if let utid = info["utid"] as? String { anonymizer.learn(tenantID: utid) }
+            if let uid = info["uid"] as? String { anonymizer.learn(userID: uid) }
+        }
+    }
+
+    static func padded(_ base64URL: String) -> String {
+        var s = base64URL.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while s.count % 4 != 0 { s += "=" }
+        return s
+    }
+
+    /// Which requests count together for `nth`: same endpoint kind, same grant type, same Graph path.
+    func sequenceKey(anonymizer: inout Anonymizer) -> (id: String, match: [(String, OrderedJSON)]) {
+        var match: [(String, OrderedJSON)] = [("endpoint", .string(facts.kind.rawValue))]
+        var id = facts.kind.rawValue
+        if facts.kind == .graph {
+            let path = anonymizer.scrub(facts.path)
+            match.append(("method", .string(facts.method)))
+            match.append(("path", .string(path)))
+            id += " \(facts.method) \(path)"
+        }
+        if let grant = facts.grantType {
+            let short = grant.split(separator: ":").last.map(String.init) ?? grant
+            match.append(("grantType", .string(short)))
+            id += " " + short
+        }
+        if let policy = facts.policy {
+            match.append(("policy", .string(policy)))
+            id += " " + policy.lowercased()
+        }
+        return (id, match)
+    }
+
+    func note(anonymizer: inout Anonymizer) -> String {
+        let path = anonymizer.scrub(request.rawPath)
+        return "\(request.method) \(host)\(path) → \(status == 0 ? "no response" : String(status))"
+    }
+
+    /// The captured answer as actions; empty when the capture succeeded (FakeEntra answers).
+    func actions(anonymizer: inout Anonymizer) -> [(String, OrderedJSON)] {
+        var actions: [(String, OrderedJSON)] = []
+        if waitMilliseconds >= HARImporter.delayThresholdMilliseconds { actions.append(("delay", .int(waitMilliseconds))) }
+        if status == 0 { return actions + [("dropConnection", .bool(true))] }
+        let retryAfter = header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        if facts.kind == .graph {
+            if let challenge = header("WWW-Authenticate"), challenge.contains("insufficient_claims") {
+                return actions + [("claimsChallenge", .object(claimsMember(challenge)))]
+            }
+            guard status >= 400 else { return actions }
+            if status == 429 || status >= 500 {
+                var spec: [(String, OrderedJSON)] = [("status", .int(status))]
+                if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
+                return actions + [("serviceError", .object(spec))]
+            }
+            let error = jsonBody?["error"] as? [String: Any]
+            var spec: [(String, OrderedJSON)] = [("status", .int(status)), ("code", .string(error?["code"] as? String ?? "generalException"))]
+            if let message = error?["message"] as? String { spec.append(("message", .string(anonymizer.scrub(message)))) }
+            if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
+            return actions + [("graphError", .object(spec))]
+        }
+        if status == 429 || status >= 500 {
+            var spec: [(String, OrderedJSON)] = [("status", .int(status))]
+            if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
+            return actions + [("serviceError", .object(spec))]
+        }
+        if let redirectError = redirectError(anonymizer: &anonymizer) { return actions + [("oauthError", .object(redirectError))] }
+        if status >= 400, let body = jsonBody, body["error"] is String {
+            return actions + [("oauthError", .object(oauthError(from: body.compactMapValues { $0 as? String }, codes: body["error_codes"] as? [Int], anonymizer: &anonymizer)))]
+        }
+        guard status >= 400 else { return actions }
+        // Something FakeEntra has no model for: replay it literally.
+        var headers: [(String, OrderedJSON)] = []
+        for name in ["Content-Type", "Retry-After", "WWW-Authenticate"] {
+            if let value = header(name) { headers.append((name, .string(value))) }
+        }
+        var canned: [(String, OrderedJSON)] = [("status", .int(status))]
+        if !headers.isEmpty { canned.append(("headers", .object(headers))) }
+        canned.append(("body", .string(anonymizer.scrub(responseBody))))
+        return actions + [("response", .object(canned))]
+    }
+
+    /// An /authorize answer that redirects back with `error=`.
+    private func redirectError(anonymizer: inout Anonymizer) -> [(String, OrderedJSON)]? {
+        guard (300..<400).contains(status), let location = header("Location"),
+              let q = location.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return nil }
+        let parameters = FormParameters(decoding: String(location[location.index(after: q)...]))
+        guard parameters["error"] != nil else { return nil }
+        var values: [String: String] = [:]
+        for name in ["error", "error_description", "suberror", "error_subcode", "claims"] { values[name] = parameters[name] }
+        return oauthError(from: values, codes: nil, anonymizer: &anonymizer)
+    }
+
+    /// `AADSTS50076: message\r\nTrace ID: …` → code and message without the trace lines.
+    private func oauthError(from values: [String: String], codes: [Int]?, anonymizer: inout Anonymizer) -> [(String, OrderedJSON)] {
+        var spec: [(String, OrderedJSON)] = [("error", .string(values["error"] ?? "invalid_request"))]
+        var description = values["error_description"] ?? ""
+        var code: String?
+        if let match = description.range(of: "^(AADSTS|AADB2C)[0-9]+", options: .regularExpression) {
+            code = String(description[match])
+            description = String(description[match.upperBound...]).trimmingCharacters(in: CharacterSet(charactersIn: ": "))
+        } else if let first = codes?.first {
+            code = "AADSTS\(first)"
+        }
+        if let trailer = description.range(of: "\\s*(\\r\\n|\\n)\\s*(Trace ID|Correlation ID|Timestamp):", options: .regularExpression) {
+            description = String(description[..<trailer.lowerBound])
+        }
+        if let code { spec.append(("code", .string(code))) }
+        if let suberror = values["suberror"] { spec.append(("suberror", .string(suberror))) }
+        if let subcode = values["error_subcode"] { spec.append(("errorSubcode", .string(subcode))) }
+        if let claims = values["claims"] { spec.append(("claims", .string(claims))) }
+        let defaultStatus = values["error"] == "invalid_client" ? 401 : 400
+        if status >= 400, status != defaultStatus { spec.append(("status", .int(status))) }
+        if !description.isEmpty { spec.append(("message", .string(anonymizer.scrub(description)))) }
+        return spec
+    }
+
+    private func claimsMember(_ challenge: String) -> [(String, OrderedJSON)] {
+        guard let range = challenge.range(of: "claims=\"[^\"]+\"", options: .regularExpression) else { return [] }
+        let encoded = challenge[range].dropFirst(8).dropLast()
+        guard let data = Data(base64Encoded: Self.padded(String(encoded))), let text = String(data: data, encoding: .utf8) else { return [] }
+        return [("claims", .string(text))]
+    }
+}
