@@ -1,0 +1,141 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Testing
+@testable import Scenarios
+
+@Suite struct ControlAPITests {
+    func call(_ harness: Harness, _ method: String, _ path: String, _ body: String = "", from address: String = "127.0.0.1", headers: HTTPHeaders = [:]) -> (status: Int, json: [String: Any], response: HTTPResponse) {
+        let response = harness.send(Harness.json(method, path, body, headers: headers), from: address)
+        return (response.status.code, Harness.body(response), response)
+    }
+
+    static let slow = #"{"name": "slow-everything", "description": "every request waits 5 ms", "rules": [{"action": {"delay": 5}, "times": "always"}]}"#
+
+    @Test func loopbackOnlyWithoutASecret() {
+        let harness = Harness()
+        #expect(call(harness, "GET", "/_fakeentra/scenarios").status == 200)
+        let remote = call(harness, "GET", "/_fakeentra/scenarios", from: "10.1.2.3")
+        #expect(remote.status == 403)
+        #expect((remote.json["error"] as? [String: Any])?["code"] as? String == "forbidden")
+    }
+
+    @Test func bearerSecretRequiredFromEveryAddressWhenConfigured() {
+        let harness = Harness(options: ScenarioEngineOptions(controlSecret: "s3cret", frozenClocks: true))
+        #expect(call(harness, "GET", "/_fakeentra/scenarios").status == 401)
+        #expect(call(harness, "GET", "/_fakeentra/scenarios", headers: ["Authorization": "Bearer wrong"]).status == 401)
+        #expect(call(harness, "GET", "/_fakeentra/scenarios", from: "10.1.2.3", headers: ["Authorization": "Bearer s3cret"]).status == 200)
+        #expect(call(harness, "GET", "/_fakeentra/journal", from: "10.1.2.3").status == 401, "the whole namespace is guarded")
+    }
+
+    @Test func badScenarioFileIsRejectedWholeWithTheReport() {
+        let harness = Harness()
+        let bad = "{\n  \"name\": \"bad\",\n  \"description\": \"x\",\n  \"rules\": [{\"action\": {\"delay\": \"soon\"}, \"tims\": 1}]\n}"
+        let rejected = call(harness, "POST", "/_fakeentra/scenarios?file=bad.json", bad)
+        #expect(rejected.status == 422)
+        let error = rejected.json["error"] as? [String: Any]
+        let problems = error?["problems"] as? [[String: Any]] ?? []
+        #expect(problems.count == 2)
+        #expect(problems.map { $0["line"] as? Int } == [4, 4])
+        #expect(problems.map { $0["column"] as? Int } == [34, 43])
+        #expect(problems.first?["file"] as? String == "bad.json")
+        #expect(harness.engine.library["bad"] == nil)
+        let accepted = call(harness, "POST", "/_fakeentra/scenarios", Self.slow)
+        #expect(accepted.status == 201)
+        let listed = call(harness, "GET", "/_fakeentra/scenarios").json["scenarios"] as? [[String: Any]]
+        #expect(listed?.compactMap { $0["name"] as? String } == ["slow-everything"])
+    }
+
+    @Test func bindingsAreActivatedListedAndDeactivated() {
+        let harness = Harness()
+        _ = call(harness, "POST", "/_fakeentra/scenarios", Self.slow)
+        let created = call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything", "clientId": "\#(Harness.nativeApp)"}"#)
+        #expect(created.status == 201)
+        let id = created.json["id"] as? String
+        #expect(id == "b1")
+        #expect(harness.send(Harness.passwordGrant()).directives.delay == .milliseconds(5))
+        #expect(harness.send(Harness.passwordGrant(client: Harness.otherApp)).directives.delay == nil)
+        #expect((call(harness, "GET", "/_fakeentra/bindings").json["bindings"] as? [[String: Any]])?.first?["clientId"] as? String == Harness.nativeApp)
+        #expect(call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything", "clientId": "\#(Harness.nativeApp)"}"#).status == 409)
+        #expect(call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "nope"}"#).status == 404)
+        #expect(call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything", "tenantAlias": "a/b", "tenant": "contoso.com"}"#).status == 400)
+        #expect(call(harness, "DELETE", "/_fakeentra/bindings/b1").status == 204)
+        #expect(harness.send(Harness.passwordGrant()).directives.delay == nil)
+        let missing = call(harness, "DELETE", "/_fakeentra/bindings/b1")
+        #expect(missing.status == 404)
+        #expect((missing.json["error"] as? [String: Any])?["message"] as? String == "no binding with id \"b1\"")
+    }
+
+    @Test func clockIsReadAndAdvancedPerWorld() {
+        let harness = Harness()
+        _ = call(harness, "POST", "/_fakeentra/scenarios", Self.slow)
+        _ = call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything", "user": "\#(Harness.alex)"}"#)
+        let advanced = call(harness, "POST", "/_fakeentra/clock/advance", #"{"seconds": 3600, "binding": "b1"}"#)
+        #expect(advanced.status == 200)
+        #expect(advanced.json["elapsedSeconds"] as? Double == 3600)
+        #expect(call(harness, "GET", "/_fakeentra/clock").json["offsetSeconds"] as? Double == 0, "the default world did not move")
+        #expect(call(harness, "POST", "/_fakeentra/clock/advance", "{}").status == 400)
+        _ = call(harness, "POST", "/_fakeentra/clock/advance", #"{"seconds": 60}"#)
+        #expect(harness.service.clock.now() == Harness.start.addingTimeInterval(60))
+        #expect(call(harness, "POST", "/_fakeentra/reset").status == 200)
+        #expect(harness.service.clock.now() == Harness.start)
+        #expect(harness.engine.world(binding: "b1")?.elapsed == 0)
+    }
+
+    @Test func revokingAUserMakesTheirRefreshTokensFailWith50173() throws {
+        let harness = Harness()
+        let rt = try #require(Harness.body(harness.send(Harness.passwordGrant()))["refresh_token"] as? String)
+        harness.clock.advance(by: 5)
+        let revoked = call(harness, "POST", "/_fakeentra/users/\(Harness.adele)/revoke")
+        #expect(revoked.status == 200)
+        let refresh = Harness.body(harness.send(Harness.refreshGrant(rt)))
+        #expect(refresh["error_codes"] as? [Int] == [50173])
+        #expect(call(harness, "POST", "/_fakeentra/users/nobody@contoso.com/revoke").status == 404)
+    }
+
+    @Test func usersAreAddedChangedAndRemoved() {
+        let harness = Harness()
+        let added = call(harness, "POST", "/_fakeentra/users", #"{"userPrincipalName": "lee.gu@contoso.onmicrosoft.com", "displayName": "Lee Gu", "password": "Start123!"}"#)
+        #expect(added.status == 201)
+        #expect(added.json["password"] == nil, "passwords are never shown")
+        let signIn = harness.send(Harness.post("/organizations/oauth2/v2.0/token", [("grant_type", "password"), ("client_id", Harness.nativeApp), ("username", "lee.gu@contoso.onmicrosoft.com"), ("password", "Start123!"), ("scope", "User.Read")]))
+        #expect(signIn.status.code == 200)
+        let changed = call(harness, "PATCH", "/_fakeentra/users/lee.gu@contoso.onmicrosoft.com", #"{"locked": true, "jobTitle": "Developer"}"#)
+        #expect(changed.status == 201)
+        #expect(changed.json["jobTitle"] as? String == "Developer")
+        #expect(Harness.body(harness.send(Harness.passwordGrant(user: "lee.gu@contoso.onmicrosoft.com")))["error_codes"] as? [Int] == [50053])
+        let wrongType = call(harness, "PATCH", "/_fakeentra/users/lee.gu@contoso.onmicrosoft.com", #"{"locked": "yes"}"#)
+        #expect(wrongType.status == 422)
+        #expect(((wrongType.json["error"] as? [String: Any])?["problems"] as? [[String: Any]])?.first?["message"] as? String == "\"locked\" must be a boolean, found string \"yes\"")
+        #expect(call(harness, "DELETE", "/_fakeentra/users/lee.gu@contoso.onmicrosoft.com").status == 204)
+        #expect(harness.service.currentDirectory.user(signInName: "lee.gu@contoso.onmicrosoft.com") == nil)
+        let unknownField = call(harness, "POST", "/_fakeentra/users", #"{"userPrincipalName": "x@contoso.com", "pasword": "x"}"#)
+        #expect(unknownField.status == 422)
+    }
+
+    @Test func appsAndConsentsInABindingsWorld() {
+        let harness = Harness()
+        _ = call(harness, "POST", "/_fakeentra/scenarios", Self.slow)
+        _ = call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything"}"#)
+        let app = call(harness, "POST", "/_fakeentra/apps?binding=b1", #"{"clientId": "c0ffee00-0000-4000-8000-000000000001", "displayName": "Scripted", "redirectUris": ["http://localhost"]}"#)
+        #expect(app.status == 201)
+        let world = harness.engine.world(binding: "b1")
+        #expect(world?.service.currentDirectory.application(clientID: "c0ffee00-0000-4000-8000-000000000001") != nil)
+        #expect(harness.service.currentDirectory.application(clientID: "c0ffee00-0000-4000-8000-000000000001") == nil)
+        let consent = call(harness, "POST", "/_fakeentra/consents?binding=b1", #"{"clientId": "c0ffee00-0000-4000-8000-000000000001", "user": "\#(Harness.adele)", "scopes": ["User.Read", "Mail.Read"]}"#)
+        #expect(consent.status == 201)
+        #expect(world?.service.currentDirectory.grantedScopes(clientID: "c0ffee00-0000-4000-8000-000000000001", resourceAppID: Resource.graphAppID, userID: "6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51", tenantID: Directory.contosoTenantID) == ["user.read", "mail.read"])
+        let badUser = call(harness, "POST", "/_fakeentra/consents?binding=b1", #"{"clientId": "x", "user": "ghost@contoso.com", "scopes": []}"#)
+        #expect(badUser.status == 422)
+        #expect(call(harness, "DELETE", "/_fakeentra/consents?binding=b1", #"{"clientId": "c0ffee00-0000-4000-8000-000000000001", "user": "\#(Harness.adele)"}"#).json["removed"] as? Int == 1)
+        #expect(call(harness, "PATCH", "/_fakeentra/apps/c0ffee00-0000-4000-8000-000000000001?binding=b1", #"{"familyId": "1"}"#).json["familyId"] as? String == "1")
+        #expect(call(harness, "DELETE", "/_fakeentra/apps/c0ffee00-0000-4000-8000-000000000001?binding=b1").status == 204)
+        #expect(call(harness, "GET", "/_fakeentra/users?binding=b9").status == 404)
+    }
+
+    @Test func otherControlPathsReachTheDefaultChain() {
+        let harness = Harness()
+        #expect(call(harness, "GET", "/_fakeentra/journal").status == 404, "answered by the platform chain (the journal lives there)")
+        #expect(harness.probe.count == 1)
+    }
+}
