@@ -67,21 +67,6 @@ import Testing
         #expect(found.first?.location.line == 3)
         #expect(found.first?.location.column == 13)
     }
-
-    @Test func printProblems() {
-        let text = """
-        {
-          "name": "Bad Name",
-          "description": "",
-          "rules": [
-            { "match": { "endpoint": "tokens", "path": {"regex": "(unclosed"}, "nth": 1, "after": 2 },
-              "action": [{ "oauthError": { "code": "AADSTS123456" } }, { "serviceError": { "status": 503 } }],
-              "times": 0 }
-          ]
-        }
-        """
-        for p in problems(text) { print(p) }
-    }
 }
 
 enum TestPaths {
@@ -90,4 +75,87 @@ enum TestPaths {
         for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
+}
+
+/// Each kind of mistake, reported once, at the place to fix.
+@Suite struct ValidationProblemTests {
+    private func problems(_ text: String) -> [JSONProblem] {
+        switch ScenarioLibrary.parse(Array(text.utf8), file: "s.json") {
+        case .success: return []
+        case .failure(let failure): return failure.problems
+        }
+    }
+
+    /// `rules` placed on line 2 so each rule starts at a known column of line 2.
+    private func rule(_ text: String) -> [JSONProblem] {
+        problems("{\"name\": \"r\", \"description\": \"d\",\n\"rules\": [\(text)]}")
+    }
+
+    @Test func timesOfZeroIsRefused() {
+        let found = rule(#"{"action": {"delay": 1}, "times": 0}"#)
+        #expect(found.map(\.description) == ["s.json:2:45: \"times\" must be at least 1, found 0"])
+    }
+
+    @Test func unknownEndpointKindListsTheKnownOnes() {
+        let found = rule(#"{"match": {"endpoint": ["token", "tokn"]}, "action": {"delay": 1}}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.location.column == 44)
+        #expect(found.first?.message.contains("\"discovery\", \"metadata\", \"keys\", \"authorize\", \"token\"") == true)
+    }
+
+    @Test func badRegexesAreReportedWhereTheyAreWritten() {
+        let found = rule(#"{"match": {"headers": {"User-Agent": {"regex": "[MSAL"}}}, "action": {"delay": 1}}"#)
+        #expect(found.map(\.description) == ["s.json:2:58: invalid regular expression \"[MSAL\""])
+    }
+
+    @Test func nthAndAfterTogetherAreAmbiguous() {
+        let found = rule(#"{"match": {"nth": 2, "after": 1}, "action": {"delay": 1}}"#)
+        #expect(found.map(\.description) == ["s.json:2:32: give either \"nth\" or \"after\", not both"])
+    }
+
+    @Test func aRuleAnswersOnlyOnce() {
+        let found = rule(#"{"action": [{"serviceError": {"status": 503}}, {"dropConnection": true}]}"#)
+        #expect(found.map(\.description) == ["s.json:2:22: a rule may answer the request only once, found serviceError and dropConnection (split them into rules with nth or times)"])
+    }
+
+    @Test func unknownCodesNeedTheirWording() {
+        let found = rule(#"{"action": {"oauthError": {"code": "AADSTS999999", "error": "invalid_grant"}}}"#)
+        #expect(found.map(\.description) == ["s.json:2:46: FakeEntra has no wording for AADSTS999999: give \"message\" too"])
+        #expect(rule(#"{"action": {"oauthError": {"code": "AADSTS999999", "error": "invalid_grant", "message": "m"}}}"#).isEmpty)
+        #expect(rule(#"{"action": {"oauthError": {"code": "AADSTS50076"}}}"#).isEmpty, "known codes need nothing else")
+    }
+
+    @Test func unknownFieldInsideAnActionNamesTheActions() {
+        let found = rule(#"{"action": {"oauthErrror": {"code": "AADSTS50076"}}}"#)
+        #expect(found.count == 1)
+        #expect(found.first?.location.column == 23)
+        #expect(found.first?.message.hasPrefix("unknown field \"oauthErrror\" (expected one of: advanceClock, claimsChallenge, declineScopes, delay,") == true)
+    }
+
+    @Test func serviceErrorsAreThrottlingOrOutages() {
+        let found = rule(#"{"action": {"serviceError": {"status": 404}}}"#)
+        #expect(found.map(\.description) == ["s.json:2:50: \"status\" must be at least 429, found 404"])
+    }
+
+    @Test func directoryEntriesAreCheckedToo() {
+        let text = """
+        {"name": "d", "description": "d", "rules": [],
+         "directory": {
+           "users": [{"userPrincipalName": "kim@contoso.onmicrosoft.com", "tenant": "fabrikam.com", "mfaRequired": "yes"}],
+           "consents": [{"clientId": "app", "user": "nobody@contoso.com", "scopes": ["User.Read"]}]
+         }}
+        """
+        #expect(problems(text).map(\.description) == [
+            "s.json:3:77: unknown tenant \"fabrikam.com\" (known: 4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70, contoso.onmicrosoft.com, contoso.com, 9188040d-6c67-4c5b-b112-36a304b66dad, live.com, outlook.com, hotmail.com)",
+            "s.json:3:108: \"mfaRequired\" must be a boolean, found string \"yes\"",
+            "s.json:4:45: unknown user \"nobody@contoso.com\" (a UPN or object id of the directory or of this file's users)",
+        ])
+    }
+
+    @Test func everyProblemOfAFileAtOnce() {
+        let found = rule(#"{"match": {"nth": "1", "method": "FETCH"}, "action": {"delay": -1, "declineScopes": []}, "times": "twice"}"#)
+        #expect(found.count == 5)
+        #expect(found.map(\.location.line).allSatisfy { $0 == 2 })
+        #expect(found.map(\.location.column) == found.map(\.location.column).sorted(), "in document order")
+    }
 }

@@ -125,7 +125,7 @@ struct ScenarioDecoder {
             case "oauthError": if let spec = oauthError(v, path: memberPath) { actions.append(.oauthError(spec)) }
             case "serviceError":
                 actions.append(.serviceError(ServiceErrorSpec(status: reader.int(v, "status") ?? 503, retryAfter: reader.int(v, "retryAfter"), message: v["message"]?.string)))
-                if let status = reader.int(v, "status"), status != 429, status < 500, let statusValue = v["status"] {
+                if let status = reader.int(v, "status"), status > 429, status < 500, let statusValue = v["status"] {
                     reader.report("\"status\" must be 429 or a 5xx status, found \(status)", at: statusValue, path: JSONReader.pointer(memberPath, "status"))
                 }
             case "dropConnection": actions.append(.dropConnection)
