@@ -73,6 +73,9 @@ public struct GraphHandler: HTTPHandler {
         case .failure(let rejection):
             return exchange.failure(.invalidAuthenticationToken(rejection.message, authorityOrigin: exchange.authorityOrigin))
         }
+        if let challenge = Self.revocationChallenge(for: token, in: exchange) {
+            return exchange.failure(challenge)
+        }
         if let intervene, let error = intervene(GraphCall(request: exchange.request, route: route, token: token, exchange: exchange)) {
             return exchange.failure(error)
         }
@@ -83,8 +86,23 @@ public struct GraphHandler: HTTPHandler {
         }
     }
 
+    /// Continuous access evaluation: a CAE-capable client's token issued before the user's tokens were revoked
+    /// (`tokensValidFrom`, set by a password change or an admin) or belonging to a disabled account is
+    /// challenged at once; other clients keep using their token until it expires, as with the real service.
+    static func revocationChallenge(for token: GraphAccessToken, in exchange: GraphExchange) -> GraphError? {
+        guard token.kind == .delegated, token.isCAECapable, let user = exchange.service.currentDirectory.user(id: token.objectID) else { return nil }
+        let issued = token.issuedAt ?? token.notBefore ?? .distantPast
+        if let validFrom = user.tokensValidFrom, issued < validFrom {
+            return GraphError.claimsChallenge(for: token, notBefore: validFrom, authorityOrigin: exchange.authorityOrigin)
+        }
+        if !user.accountEnabled {
+            return GraphError.claimsChallenge(for: token, notBefore: exchange.now, authorityOrigin: exchange.authorityOrigin, reason: "UserDisabled")
+        }
+        return nil
+    }
+
     private func dispatch(_ route: GraphRoute, token: GraphAccessToken, in exchange: GraphExchange) throws(GraphError) -> HTTPResponse {
-        let resources = GraphResources(exchange: exchange, token: token, dataset: dataset)
+        let resources = GraphResources(exchange: exchange, token: token, dataset: dataset, directory: exchange.service.currentDirectory)
         switch route {
         case .userInfo: return try resources.userInfo()
         case .invalidVersion(let version): throw .invalidVersion(version)
@@ -98,6 +116,7 @@ public struct GraphHandler: HTTPHandler {
             case .events(let subject): return try resources.events(subject)
             case .event(let subject, let id): return try resources.event(subject, id: id)
             case .calendarView(let subject): return try resources.calendarView(subject)
+            case .mailboxSettings(let subject): return try resources.mailboxSettings(subject)
             case .unknownSegment(let segment): throw .segmentNotFound(segment)
             }
         }
@@ -109,8 +128,8 @@ struct GraphResources {
     let exchange: GraphExchange
     let token: GraphAccessToken
     let dataset: GraphDataset
-
-    var directory: Directory { exchange.service.currentDirectory }
+    /// One snapshot per request, so every lookup in one answer agrees.
+    let directory: Directory
 
     /// How a resource is guarded: what the signed-in user needs for their own data, what anyone needs for
     /// somebody else's (nil: only app tokens may), and the errors the workload answers with.

@@ -75,8 +75,8 @@ struct EventTests {
         #expect(Array(sync.keys).count == EventView.properties.count + 2)
         #expect(sync["subject"] as? String == "Weekly team sync")
         #expect((sync["@odata.etag"] as? String)?.hasPrefix("W/\"") == true)
-        #expect(sync["start"] as? [String: String] == ["dateTime": "2025-01-06T09:00:00.0000000", "timeZone": "UTC"])
-        #expect(sync["end"] as? [String: String] == ["dateTime": "2025-01-06T09:30:00.0000000", "timeZone": "UTC"])
+        #expect(sync["start"] as? [String: String] == ["dateTime": "2025-01-06T17:00:00.0000000", "timeZone": "UTC"])
+        #expect(sync["end"] as? [String: String] == ["dateTime": "2025-01-06T17:30:00.0000000", "timeZone": "UTC"])
         #expect(sync["body"] as? [String: String] == ["contentType": "text", "content": "Agenda: sales figures, store openings, open issues."])
         #expect(sync["bodyPreview"] as? String == "Agenda: sales figures, store openings, open issues.")
         #expect((sync["location"] as? [String: Any])?["displayName"] as? String == "Microsoft Teams Meeting")
@@ -112,7 +112,7 @@ struct EventTests {
             "1:1 with Alex", "Quarterly planning",
         ])
         // Windows overlapping an event's edge include it; offsets are honoured.
-        let morning = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-06T01:15:00-08:00&endDateTime=2025-01-06T02:00:00-08:00", token: fixture.token())
+        let morning = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-06T09:15:00-08:00&endDateTime=2025-01-06T10:00:00-08:00", token: fixture.token())
         #expect(morning.values.compactMap { $0["subject"] as? String } == ["Weekly team sync"])
     }
 
@@ -123,6 +123,20 @@ struct EventTests {
         let nextWeek = "startDateTime=2025-01-13T00:00:00&endDateTime=2025-01-20T00:00:00"
         let moved = fixture.get("/v1.0/me/calendarView?\(nextWeek)&$select=subject", token: fixture.token())
         #expect(moved.values.count == 7)
+    }
+
+    @Test func unescapedPlusInAnOffsetIsUnderstood() {
+        // `+01:00` written raw in a URL reaches us as a space.
+        let response = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-06T18:00:00+01:00&endDateTime=2025-01-06T18:20:00+01:00", token: fixture.token())
+        #expect(response.values.compactMap { $0["subject"] as? String } == ["Weekly team sync"])
+    }
+
+    @Test func eventTimesFollowTheMailboxZone() throws {
+        let sync = try #require(fixture.get("/v1.0/me/events?$skip=2&$top=1&$select=originalStartTimeZone,start", token: fixture.token()).values.first)
+        #expect(sync["originalStartTimeZone"] as? String == "Pacific Standard Time")
+        let megan = fixture.token(user: Demo.megan, tenant: Tenant.consumersTenantID, scopes: "Calendars.Read")
+        let dentist = try #require(fixture.get("/v1.0/me/events?$top=1", token: megan).values.first)
+        #expect(dentist["start"] as? [String: String] == ["dateTime": "2025-01-08T07:00:00.0000000", "timeZone": "UTC"])
     }
 
     @Test func calendarViewNeedsItsWindow() {
@@ -141,10 +155,10 @@ struct EventTests {
             "/v1.0/me/calendarView?\(week)&$top=1", token: fixture.token(), headers: [("Prefer", #"outlook.timezone="Pacific Standard Time""#)]
         )
         let first = try #require(response.values.first)
-        #expect(first["start"] as? [String: String] == ["dateTime": "2025-01-06T01:00:00.0000000", "timeZone": "Pacific Standard Time"])
+        #expect(first["start"] as? [String: String] == ["dateTime": "2025-01-06T09:00:00.0000000", "timeZone": "Pacific Standard Time"])
         #expect(response.headers["Preference-Applied"] == #"outlook.timezone="Pacific Standard Time""#)
         let paris = fixture.get("/v1.0/me/events?$skip=2&$top=1", token: fixture.token(), headers: [("Prefer", #"outlook.timezone="Europe/Paris""#)])
-        #expect(paris.values.first?["start"] as? [String: String] == ["dateTime": "2025-01-06T10:00:00.0000000", "timeZone": "Europe/Paris"])
+        #expect(paris.values.first?["start"] as? [String: String] == ["dateTime": "2025-01-06T18:00:00.0000000", "timeZone": "Europe/Paris"])
         let unknown = fixture.get("/v1.0/me/events?$skip=2&$top=1", token: fixture.token(), headers: [("Prefer", #"outlook.timezone="Mars/Olympus""#)])
         #expect((unknown.values.first?["start"] as? [String: String])?["timeZone"] == "UTC")
         #expect(unknown.headers["Preference-Applied"] == nil)

@@ -195,3 +195,54 @@ struct UserEndpointTests {
         #expect(fixture.get("/oidc/userinfo", token: fixture.appToken(roles: ["User.Read.All"])).status == .forbidden)
     }
 }
+
+@Suite("Mailbox settings and continuous access evaluation")
+struct MailboxAndCAETests {
+    let fixture = GraphFixture()
+
+    @Test func tutorialSelectIncludesMailboxSettings() throws {
+        // The Graph iOS tutorial asks for exactly this, then sends `Prefer: outlook.timezone` with the zone.
+        let target = "/v1.0/me?$select=displayName,mail,mailboxSettings,userPrincipalName"
+        let response = fixture.get(target, token: fixture.token(scopes: "User.Read MailboxSettings.Read Calendars.ReadWrite"))
+        #expect(response.status == .ok)
+        #expect(response.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users(displayName,mail,mailboxSettings,userPrincipalName)/$entity")
+        let settings = try #require(response.json["mailboxSettings"] as? [String: Any])
+        #expect(settings["timeZone"] as? String == "Pacific Standard Time")
+        #expect((settings["language"] as? [String: String])?["locale"] == "en-US")
+        let denied = fixture.get(target, token: fixture.token(scopes: "User.Read"))
+        #expect(denied.status == .forbidden)
+        #expect(denied.errorCode == "ErrorAccessDenied")
+    }
+
+    @Test func mailboxSettingsEndpoint() {
+        let response = fixture.get("/v1.0/me/mailboxSettings?$select=timeZone", token: fixture.token(scopes: "MailboxSettings.Read"))
+        #expect(response.bodyText == #"{"@odata.context":"https://graph.microsoft.com/v1.0/$metadata#users('6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51')/mailboxSettings","timeZone":"Pacific Standard Time"}"#)
+        #expect(fixture.get("/v1.0/me/mailboxSettings", token: fixture.token(scopes: "User.Read")).errorCode == "ErrorAccessDenied")
+    }
+
+    @Test func revokedSessionChallengesOnlyCAEClients() throws {
+        let capable = fixture.token(capabilities: ["cp1"])
+        let plain = fixture.token()
+        fixture.clock.advance(by: 60)
+        let revokedAt = fixture.clock.now()
+        fixture.service.directory.withLock { directory in
+            if let index = directory.users.firstIndex(where: { $0.id == Demo.adele }) { directory.users[index].tokensValidFrom = revokedAt }
+        }
+        let challenged = fixture.get("/v1.0/me", token: capable)
+        #expect(challenged.status.code == 401)
+        let header = try #require(challenged.headers["WWW-Authenticate"])
+        let claims = try #require(header.split(separator: "\"").last.flatMap { Data(base64Encoded: String($0)) })
+        #expect(String(decoding: claims, as: UTF8.self) == #"{"access_token":{"nbf":{"essential":true, "value":"1736337660"}}}"#)
+        #expect(fixture.get("/v1.0/me", token: plain).status == .ok, "a client without cp1 keeps its token until it expires")
+        #expect(fixture.get("/v1.0/me", token: fixture.token(capabilities: ["cp1"])).status == .ok, "a token issued after the revocation works")
+    }
+
+    @Test func disabledAccountChallengesCAEClients() {
+        fixture.service.directory.withLock { directory in
+            if let index = directory.users.firstIndex(where: { $0.id == Demo.adele }) { directory.users[index].accountEnabled = false }
+        }
+        let response = fixture.get("/v1.0/me", token: fixture.token(capabilities: ["cp1"]))
+        #expect(response.status.code == 401)
+        #expect(response.errorMessage == "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: UserDisabled")
+    }
+}

@@ -32,13 +32,16 @@ struct CalendarEvent: Equatable {
 
     /// The user's events, relative times read against `now`; specs with unreadable times are skipped
     /// (`GraphDataset.validationProblems` reports them at load).
-    static func events(of user: DirectoryUser, personal: Bool, specs: [GraphEventSpec], now: Date) -> [CalendarEvent] {
-        specs.enumerated().compactMap { index, spec in event(index: index, spec: spec, user: user, personal: personal, now: now) }
+    static func events(of user: DirectoryUser, personal: Bool, content: GraphUserContent?, now: Date) -> [CalendarEvent] {
+        let mailboxZone = content?.mailboxZone ?? .utc
+        return (content?.events ?? []).enumerated().compactMap { index, spec in
+            event(index: index, spec: spec, user: user, personal: personal, defaultZone: mailboxZone, now: now)
+        }
     }
 
-    private static func event(index: Int, spec: GraphEventSpec, user: DirectoryUser, personal: Bool, now: Date) -> CalendarEvent? {
+    private static func event(index: Int, spec: GraphEventSpec, user: DirectoryUser, personal: Bool, defaultZone: GraphTimeZone, now: Date) -> CalendarEvent? {
         guard let startTime = EventTime(parsing: spec.start) else { return nil }
-        let zone = spec.timeZone.flatMap(GraphTimeZone.init(named:)) ?? .utc
+        let zone = spec.timeZone.flatMap(GraphTimeZone.init(named:)) ?? defaultZone
         let isAllDay = spec.isAllDay ?? !startTime.hasTimeOfDay
         var startCivil = startTime.civil(now: now, zone: zone)
         var endCivil: CivilTime

@@ -1,6 +1,7 @@
 /// The Graph content of the embedded demo directory: Adele has a photo and a busy week, Alex has no photo and a
 /// few meetings, Megan (personal account) a couple of private appointments. Times are relative to the
-/// platform clock's current week, so `calendarView` for "this week" always has something.
+/// platform clock's current week in each mailbox's time zone, so `calendarView` for "this week" always has
+/// something.
 extension GraphDataset {
     public static var embeddedDefault: GraphDataset {
         let adele = GraphEventSpec.Address(name: "Adele Vance", address: "adele.vance@contoso.onmicrosoft.com")
@@ -39,10 +40,10 @@ extension GraphDataset {
         ]
         return GraphDataset(users: [
             "adele.vance@contoso.onmicrosoft.com": GraphUserContent(
-                photo: GraphPhotoSource(generated: .init(background: "#8764B8")), events: adeleEvents
+                photo: GraphPhotoSource(generated: .init(background: "#8764B8")), timeZone: "Pacific Standard Time", events: adeleEvents
             ),
-            "alex.wilber@contoso.onmicrosoft.com": GraphUserContent(events: alexEvents),
-            "megan@outlook.com": GraphUserContent(events: meganEvents),
+            "alex.wilber@contoso.onmicrosoft.com": GraphUserContent(timeZone: "Pacific Standard Time", events: alexEvents),
+            "megan@outlook.com": GraphUserContent(timeZone: "W. Europe Standard Time", events: meganEvents),
         ])
     }
 }

@@ -41,6 +41,9 @@ public struct GraphDataset: Sendable, Codable, Equatable {
                     problems.append("graph.users.\(key).photo.base64: not a PNG, JPEG or GIF image")
                 }
             }
+            if let zone = content.timeZone, GraphTimeZone(named: zone) == nil {
+                problems.append("graph.users.\(key).timeZone: unknown time zone '\(zone)'")
+            }
             for (index, event) in content.events.enumerated() {
                 let path = "graph.users.\(key).events[\(index)]"
                 if EventTime(parsing: event.start) == nil { problems.append("\(path).start: unreadable time '\(event.start)'") }
@@ -55,18 +58,26 @@ public struct GraphDataset: Sendable, Codable, Equatable {
 /// One user's Graph content.
 public struct GraphUserContent: Sendable, Codable, Equatable {
     public var photo: GraphPhotoSource?
+    /// The mailbox's time zone (`mailboxSettings.timeZone`, default UTC), in which the user's event times
+    /// without a zone of their own are read.
+    public var timeZone: String?
     public var events: [GraphEventSpec]
 
-    public init(photo: GraphPhotoSource? = nil, events: [GraphEventSpec] = []) {
+    public init(photo: GraphPhotoSource? = nil, timeZone: String? = nil, events: [GraphEventSpec] = []) {
         self.photo = photo
+        self.timeZone = timeZone
         self.events = events
     }
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         photo = try c.decodeIfPresent(GraphPhotoSource.self, forKey: .photo)
+        timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone)
         events = try c.decodeIfPresent([GraphEventSpec].self, forKey: .events) ?? []
     }
+
+    /// The mailbox zone, UTC when unset or unknown.
+    public var mailboxZone: GraphTimeZone { timeZone.flatMap(GraphTimeZone.init(named:)) ?? .utc }
 }
 
 /// Where a profile photo comes from: a file, inline base64 bytes, or an initials avatar drawn here.
@@ -113,7 +124,8 @@ public struct GraphEventSpec: Sendable, Codable, Equatable {
     public var end: String?
     public var durationMinutes: Int?
     public var isAllDay: Bool?
-    /// Zone of relative and offset-less times, and the event's `originalStartTimeZone` (default UTC).
+    /// Zone of relative and offset-less times, and the event's `originalStartTimeZone` (default: the
+    /// mailbox's `timeZone`, else UTC).
     public var timeZone: String?
     public var location: String?
     /// Default: the user themselves.

@@ -15,6 +15,7 @@ extension GraphDataset {
             "type": "object",
             "additionalProperties": false,
             "properties": {
+              "timeZone": {"type": "string", "description": "The mailbox's time zone (mailboxSettings.timeZone): UTC, a Windows name or an IANA id. Event times without a zone are read in it."},
               "photo": {
                 "description": "Exactly one of path (relative to the config file), base64, generated.",
                 "type": "object",

@@ -30,8 +30,8 @@ extension GraphResources {
         let parameters = exchange.query.parameters
         let value = { (name: String) in parameters.pairs.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
         guard let startText = value("startDateTime"), let endText = value("endDateTime") else { throw .calendarViewWindowRequired }
-        guard let start = CivilTime.parseISO(startText) else { throw .invalidDateTimeParameter("StartDateTime", value: startText) }
-        guard let end = CivilTime.parseISO(endText) else { throw .invalidDateTimeParameter("EndDateTime", value: endText) }
+        guard let start = Self.parseWindowEdge(startText) else { throw .invalidDateTimeParameter("StartDateTime", value: startText) }
+        guard let end = Self.parseWindowEdge(endText) else { throw .invalidDateTimeParameter("EndDateTime", value: endText) }
         let window = (start.time.instant(offset: start.offset ?? 0), end.time.instant(offset: end.offset ?? 0))
         let user = try resolve(subject, access: .mailbox)
         let inWindow = calendar(of: user).filter { event in
@@ -40,9 +40,16 @@ extension GraphResources {
         return try list(inWindow, of: user, segment: "calendarView")
     }
 
+    /// ISO 8601; an unescaped `+` of an offset arrives as a space (query decoding) and is read back as `+`.
+    static func parseWindowEdge(_ text: String) -> (time: CivilTime, offset: Int?)? {
+        if let parsed = CivilTime.parseISO(text) { return parsed }
+        guard let space = text.lastIndex(of: " "), text.distance(from: space, to: text.endIndex) >= 5 else { return nil }
+        return CivilTime.parseISO(text.replacingCharacters(in: space...space, with: "+"))
+    }
+
     func calendar(of user: DirectoryUser) -> [CalendarEvent] {
         let personal = directory.tenant(id: user.tenantID)?.kind == .consumers
-        return CalendarEvent.events(of: user, personal: personal, specs: dataset.content(for: user)?.events ?? [], now: exchange.now)
+        return CalendarEvent.events(of: user, personal: personal, content: dataset.content(for: user), now: exchange.now)
     }
 
     private func usersSegment(_ user: DirectoryUser) -> String {

@@ -12,7 +12,7 @@ enum GraphUserView {
     /// Every property `$select` may name.
     static let selectableProperties = defaultProperties + [
         "accountEnabled", "otherMails", "userType", "mailNickname", "department", "companyName", "city", "country",
-        "usageLocation", "employeeId", "proxyAddresses", "imAddresses", "identities",
+        "usageLocation", "employeeId", "proxyAddresses", "imAddresses", "identities", "mailboxSettings",
     ]
 
     /// Personal (MSA) accounts appear in Graph with their 16-hex-digit CID as `id`, which the consumers
@@ -22,7 +22,7 @@ enum GraphUserView {
         return String(user.id.dropFirst(19)).replacingOccurrences(of: "-", with: "")
     }
 
-    static func value(of property: String, for user: DirectoryUser, tenant: Tenant?) -> GraphJSON {
+    static func value(of property: String, for user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?) -> GraphJSON {
         let personal = tenant?.kind == .consumers
         switch property {
         case "businessPhones": return .strings(user.businessPhones)
@@ -42,6 +42,7 @@ enum GraphUserView {
         case "mailNickname": return .string(String(user.userPrincipalName.split(separator: "@").first ?? ""))
         case "proxyAddresses": return .strings(user.mail.map { ["SMTP:\($0)"] } ?? [])
         case "imAddresses": return .strings(user.mail.map { [$0] } ?? [])
+        case "mailboxSettings": return .object(MailboxSettingsView.members(for: user, content: content))
         case "identities":
             return .array([.object([
                 .init("signInType", .string("userPrincipalName")),
@@ -53,8 +54,8 @@ enum GraphUserView {
     }
 
     /// The user's members for `properties` (no `@odata.context`).
-    static func members(_ user: DirectoryUser, tenant: Tenant?, properties: [String]) -> [GraphJSON.Member] {
-        properties.map { GraphJSON.Member($0, value(of: $0, for: user, tenant: tenant)) }
+    static func members(_ user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?, properties: [String]) -> [GraphJSON.Member] {
+        properties.map { GraphJSON.Member($0, value(of: $0, for: user, tenant: tenant, content: content)) }
     }
 
     /// `users(displayName,mail)` or `users`: the entity-set part of `@odata.context`.

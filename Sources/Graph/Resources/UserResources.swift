@@ -10,9 +10,11 @@ extension GraphResources {
         if exchange.query.options["$expand"] != nil { throw .unsupportedQueryOption("$expand") }
         let user = try resolve(subject, access: .profile)
         let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        // Mailbox settings live in Exchange, which wants its own permission even through the user.
+        if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let tenant = directory.tenant(id: user.tenantID)
         let context = "\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))/$entity"
-        let members = GraphUserView.members(user, tenant: tenant, properties: selected ?? GraphUserView.defaultProperties)
+        let members = GraphUserView.members(user, tenant: tenant, content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties)
         return exchange.ok(.object([.init("@odata.context", .string(context))] + members))
     }
 
@@ -20,6 +22,7 @@ extension GraphResources {
         try exchange.query.requireOnly(["$select", "$top", "$filter", "$orderby", "$skiptoken"])
         guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
         let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let pageSize = try exchange.query.top ?? exchange.options.userPageSize
         guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
         var users = directory.users(inTenant: token.tenantID)
@@ -45,7 +48,9 @@ extension GraphResources {
             body.append(.init("@odata.nextLink", .string(link)))
         }
         let items = page.map { user in
-            GraphJSON.object(GraphUserView.members(user, tenant: directory.tenant(id: user.tenantID), properties: selected ?? GraphUserView.defaultProperties))
+            GraphJSON.object(GraphUserView.members(
+                user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties
+            ))
         }
         body.append(.init("value", .array(items)))
         return exchange.ok(.object(body))

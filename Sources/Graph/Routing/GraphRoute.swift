@@ -17,6 +17,7 @@ public enum GraphResourcePath: Sendable, Equatable {
     case events(GraphSubject)
     case event(GraphSubject, id: String)
     case calendarView(GraphSubject)
+    case mailboxSettings(GraphSubject)
     /// A segment Graph does not know (400 `Resource not found for the segment '…'`).
     case unknownSegment(String)
 }
@@ -78,7 +79,8 @@ public enum GraphRoute: Sendable, Equatable {
         if names == ["events"] { return .events(subject) }
         if names.count == 2, names[0] == "events" { return .event(subject, id: rest[offset + 1]) }
         if names == ["calendarview"] { return .calendarView(subject) }
-        let known: Set<String> = ["photo", "$value", "events", "calendarview", "calendar"]
+        if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
+        let known: Set<String> = ["photo", "$value", "events", "calendarview", "calendar", "mailboxsettings"]
         let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first
         return .unknownSegment(unknown)
     }
