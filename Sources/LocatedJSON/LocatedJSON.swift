@@ -85,6 +85,8 @@ public enum LocatedJSON {
             message = "\(subject) must be \(expectedKind(type)), found \(Wording.describe(value))"
         case .keyNotFound(let key, _) where path.count == context.codingPath.count:
             message = "missing required field \"\(key.stringValue)\""
+        case .dataCorrupted where path.count == context.codingPath.count && !path.isEmpty:
+            message = "\(subject) has an invalid value \(Wording.render(value)) (\(context.debugDescription))"
         default:
             // Includes paths leading past what the file contains: reported where it stops matching.
             message = "\(subject): \(context.debugDescription)"
