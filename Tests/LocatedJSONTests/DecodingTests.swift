@@ -110,6 +110,12 @@ import LocatedJSON
         #expect(decodingProblems("{\"tenantId\": \"x\",}") == ["config.json:1:17: trailing comma is not allowed before '}'"])
     }
 
+    @Test func byteOrderMarkIsAcceptedByParserAndDecoder() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(Self.configText.utf8)
+        let config = try LocatedJSON.decode(Config.self, from: bytes, file: "bom.json", schema: try schema(Self.schemaText))
+        #expect(config.tokenLifetime == 3600)
+    }
+
     @Test func decodeFromAFile() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("locatedjson-\(UUID().uuidString).json").path
         try Data(Self.configText.utf8).write(to: URL(fileURLWithPath: path))
