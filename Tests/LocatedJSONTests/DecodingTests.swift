@@ -124,6 +124,17 @@ import LocatedJSON
         #expect(config.apps.map(\.clientId) == ["app-1"])
     }
 
+    @Test func checksAfterDecodingPointIntoTheFile() throws {
+        let decoded = try LocatedJSON.decodeDocument(Config.self, from: Array(Self.configText.utf8), file: "config.json",
+                                                     schema: try schema(Self.schemaText))
+        #expect(decoded.value.apps.count == 1)
+        #expect(decoded.problem(at: "/apps/0/clientId", #"client id "app-1" is already used"#).description ==
+            #"config.json:5:18: client id "app-1" is already used"#)
+        let missing = decoded.problem(at: "/apps/0/homeTenant", "no home tenant")
+        #expect(missing.description == "config.json:5:5: no home tenant")
+        #expect(missing.path == "/apps/0")
+    }
+
     @Test func errorsThatAreNotDecodingErrorsAreReportedAtTheDocument() throws {
         struct Refusal: Error, CustomStringConvertible { var description: String { "tenant is disabled" } }
         let problem = LocatedJSON.problem(for: Refusal(), in: try tree("  {}"), file: "t.json")
