@@ -107,7 +107,7 @@ import Testing
         """)
         #expect(found.contains { $0.hasPrefix("3:28: no tenant owns the domain \"nowhere.test\"") })
         #expect(found.contains { $0.hasPrefix("4:75: no tenant \"ghost.test\"") })
-        #expect(found.contains { $0.hasPrefix("6:28: user principal name \"C@contoso.com\" is already used by /users/2") })
+        #expect(found.contains { $0.hasPrefix("6:28: user principal name \"C@contoso.com\" is already used by /users/2; expected a unique user principal name") })
         #expect(found.contains { $0.hasPrefix("8:74: no resource \"api://missing\"") })
         #expect(found.contains { $0.hasPrefix("9:116: \"not a permission\" is not a delegated permission of Microsoft Graph") })
         #expect(found.contains { $0.hasPrefix("10:27: client id \"x\" is already used by /apps/0") })

@@ -77,15 +77,25 @@ struct DirectoryBuilder {
         return directory
     }
 
-    mutating func addTenants() {
+    /// Entries whose key (case ignored) repeats an earlier one are reported at `member` and skipped.
+    mutating func uniqueEntries<Entry>(_ entries: [Entry]?, section: String, member: String, what: String, key: (Entry) -> String) -> [(Int, Entry)] {
         var seen: [String: Int] = [:]
-        for (i, entry) in (file.tenants ?? []).enumerated() {
-            let id = entry.id.lowercased()
-            if let first = seen[id] {
-                report("/tenants/\(i)/id", "tenant id \"\(entry.id)\" is already used by /tenants/\(first); expected a unique id")
+        var unique: [(Int, Entry)] = []
+        for (i, entry) in (entries ?? []).enumerated() {
+            let value = key(entry)
+            if let first = seen[value.lowercased()] {
+                report("/\(section)/\(i)/\(member)", "\(what) \"\(value)\" is already used by /\(section)/\(first); expected a unique \(what)")
                 continue
             }
-            seen[id] = i
+            seen[value.lowercased()] = i
+            unique.append((i, entry))
+        }
+        return unique
+    }
+
+    mutating func addTenants() {
+        for (i, entry) in uniqueEntries(file.tenants, section: "tenants", member: "id", what: "tenant id", key: \.id) {
+            let id = entry.id.lowercased()
             directory.tenants.removeAll { $0.id == id }
             for (k, domain) in entry.domains.enumerated() {
                 if let owner = directory.tenants.first(where: { $0.domains.contains(domain.lowercased()) }) {
@@ -105,14 +115,8 @@ struct DirectoryBuilder {
     }
 
     mutating func addUsers() {
-        var seen: [String: Int] = [:]
-        for (i, entry) in (file.users ?? []).enumerated() {
+        for (i, entry) in uniqueEntries(file.users, section: "users", member: "userPrincipalName", what: "user principal name", key: \.userPrincipalName) {
             let upn = entry.userPrincipalName.lowercased()
-            if let first = seen[upn] {
-                report("/users/\(i)/userPrincipalName", "user principal name \"\(entry.userPrincipalName)\" is already used by /users/\(first); expected a unique name")
-                continue
-            }
-            seen[upn] = i
             let tenant: Tenant?
             if let name = entry.tenant {
                 tenant = self.tenant(named: name, at: "/users/\(i)/tenant")
@@ -137,14 +141,7 @@ struct DirectoryBuilder {
     }
 
     mutating func addApps() {
-        var seen: [String: Int] = [:]
-        for (i, entry) in (file.apps ?? []).enumerated() {
-            let key = entry.clientId.lowercased()
-            if let first = seen[key] {
-                report("/apps/\(i)/clientId", "client id \"\(entry.clientId)\" is already used by /apps/\(first); expected a unique client id")
-                continue
-            }
-            seen[key] = i
+        for (i, entry) in uniqueEntries(file.apps, section: "apps", member: "clientId", what: "client id", key: \.clientId) {
             let home = entry.tenant.flatMap { tenant(named: $0, at: "/apps/\(i)/tenant") }
             var certificates: [String] = []
             for (k, text) in (entry.certificates ?? []).enumerated() {
