@@ -1,5 +1,6 @@
 import Foundation
 import IdentityPlatform
+import LocatedJSON
 import Testing
 @testable import Graph
 
@@ -88,10 +89,10 @@ struct DatasetTests {
             ),
         ])
         #expect(dataset.validationProblems() == [
-            "graph.users.x@contoso.com.photo.base64: not a PNG, JPEG or GIF image",
-            "graph.users.x@contoso.com.events[0].start: unreadable time 'someday'",
-            "graph.users.x@contoso.com.events[0].timeZone: unknown time zone 'Mars/Olympus'",
-            "graph.users.x@contoso.com.events[1].end: unreadable time 'later'",
+            "graph/users/x@contoso.com/photo/base64: not a PNG, JPEG or GIF image",
+            "graph/users/x@contoso.com/events/0/start: unreadable time 'someday'",
+            "graph/users/x@contoso.com/events/0/timeZone: unknown time zone 'Mars/Olympus'",
+            "graph/users/x@contoso.com/events/1/end: unreadable time 'later'",
         ])
     }
 
@@ -114,5 +115,62 @@ struct DatasetTests {
         let decoded = try JSONDecoder().decode(GraphDataset.self, from: embedded)
         #expect(decoded == .embeddedDefault)
         #expect(GraphDataset.embeddedDefault.validationProblems().isEmpty)
+    }
+}
+
+@Suite("Loading the config file's graph section")
+struct DatasetLoaderTests {
+    func section(_ text: String) throws -> JSONValue {
+        let document = try LocatedJSON.parse(Array(text.utf8), file: "fakeentra.json")
+        return try #require(document["graph"])
+    }
+
+    @Test func loadsAValidSection() throws {
+        let text = ##"{"graph": {"users": {"alex.wilber@contoso.onmicrosoft.com": {"timeZone": "Eastern Standard Time", "photo": {"generated": {"background": "#038387"}}, "events": [{"subject": "Standup", "start": "mon 09:15", "durationMinutes": 15}]}}}}"##
+        let dataset = try GraphDataset.load(section: section(text), file: "fakeentra.json", baseDirectory: "/tmp")
+        #expect(dataset.users.count == 1)
+        #expect(dataset.users.values.first?.events.first?.subject == "Standup")
+        #expect(try GraphDataset.load(section: nil, file: "x", baseDirectory: "/tmp") == .embeddedDefault)
+    }
+
+    @Test func schemaProblemsPointIntoTheFile() throws {
+        let text = """
+        {"graph": {"users": {"a@contoso.com": {
+          "photo": {"generated": {"background": "purple"}},
+          "events": [{"subject": "No start"}]
+        }}}}
+        """
+        do {
+            _ = try GraphDataset.load(section: section(text), file: "fakeentra.json", baseDirectory: "/tmp")
+            Issue.record("accepted an invalid section")
+        } catch let error as JSONProblems {
+            let paths = Set(error.problems.map(\.path))
+            #expect(paths.contains("/graph/users/a@contoso.com/photo/generated/background"))
+            #expect(paths.contains("/graph/users/a@contoso.com/events/0"))
+            #expect(error.problems.allSatisfy { $0.location.line >= 2 })
+        }
+    }
+
+    @Test func semanticProblemsAndUnreadablePhotosPointIntoTheFile() throws {
+        let text = """
+        {"graph": {"users": {
+          "a@contoso.com": {"events": [{"subject": "x", "start": "someday 09:00"}]},
+          "b@contoso.com": {"photo": {"path": "nowhere/b.png"}}
+        }}}
+        """
+        do {
+            _ = try GraphDataset.load(section: section(text), file: "fakeentra.json", baseDirectory: NSTemporaryDirectory())
+            Issue.record("accepted an invalid section")
+        } catch let error as JSONProblems {
+            #expect(error.problems.map(\.path) == ["/graph/users/a@contoso.com/events/0/start", "/graph/users/b@contoso.com/photo/path"])
+            #expect(error.problems.map(\.location.line) == [2, 3])
+            #expect(error.problems.first?.message == "unreadable time 'someday 09:00'")
+        }
+    }
+
+    @Test func schemaAcceptsTheEmbeddedDefault() throws {
+        let encoded = try JSONEncoder().encode(GraphDataset.embeddedDefault)
+        let tree = try LocatedJSON.parse(Array(encoded), file: "default.json")
+        #expect(GraphDataset.schema.validate(tree, file: "default.json").isEmpty)
     }
 }

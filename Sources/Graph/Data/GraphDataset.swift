@@ -24,35 +24,48 @@ public struct GraphDataset: Sendable, Codable, Equatable {
             guard let path = content.photo?.path else { continue }
             let full = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
             let data = try Data(contentsOf: URL(fileURLWithPath: full))
+            guard ImageInfo(Array(data)) != nil else { throw PhotoFileError(path: full) }
             copy.users[key]?.photo = GraphPhotoSource(base64: data.base64EncodedString())
         }
         return copy
     }
 
-    /// Problems a config loader should report (unreadable event times, photos that are not images), each
-    /// prefixed with the JSON path of the offending value.
-    public func validationProblems() -> [String] {
-        var problems: [String] = []
+    /// Problems a config loader should report (unreadable event times, unknown zones, photos that are not
+    /// images), each as a JSON pointer into the `graph` section and a message.
+    public func validationIssues() -> [(pointer: String, message: String)] {
+        var issues: [(pointer: String, message: String)] = []
         for (key, content) in users.sorted(by: { $0.key < $1.key }) {
+            let base = "/users/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
             if let photo = content.photo {
                 let sources = [photo.path != nil, photo.base64 != nil, photo.generated != nil].filter { $0 }.count
-                if sources != 1 { problems.append("graph.users.\(key).photo: give exactly one of path, base64, generated") }
-                if let base64 = photo.base64, Data(base64Encoded: base64).flatMap({ ImageInfo(Array($0)) }) == nil {
-                    problems.append("graph.users.\(key).photo.base64: not a PNG, JPEG or GIF image")
+                if sources != 1 { issues.append((base + "/photo", "give exactly one of path, base64, generated")) }
+                if let base64 = photo.base64, Data(base64Encoded: base64, options: .ignoreUnknownCharacters).flatMap({ ImageInfo(Array($0)) }) == nil {
+                    issues.append((base + "/photo/base64", "not a PNG, JPEG or GIF image"))
                 }
             }
             if let zone = content.timeZone, GraphTimeZone(named: zone) == nil {
-                problems.append("graph.users.\(key).timeZone: unknown time zone '\(zone)'")
+                issues.append((base + "/timeZone", "unknown time zone '\(zone)'"))
             }
             for (index, event) in content.events.enumerated() {
-                let path = "graph.users.\(key).events[\(index)]"
-                if EventTime(parsing: event.start) == nil { problems.append("\(path).start: unreadable time '\(event.start)'") }
-                if let end = event.end, EventTime(parsing: end) == nil { problems.append("\(path).end: unreadable time '\(end)'") }
-                if let zone = event.timeZone, GraphTimeZone(named: zone) == nil { problems.append("\(path).timeZone: unknown time zone '\(zone)'") }
+                let path = "\(base)/events/\(index)"
+                if EventTime(parsing: event.start) == nil { issues.append(("\(path)/start", "unreadable time '\(event.start)'")) }
+                if let end = event.end, EventTime(parsing: end) == nil { issues.append(("\(path)/end", "unreadable time '\(end)'")) }
+                if let zone = event.timeZone, GraphTimeZone(named: zone) == nil { issues.append(("\(path)/timeZone", "unknown time zone '\(zone)'")) }
             }
         }
-        return problems
+        return issues
     }
+
+    /// `validationIssues()` as text: `graph/users/…/start: message`.
+    public func validationProblems() -> [String] {
+        validationIssues().map { "graph\($0.pointer): \($0.message)" }
+    }
+}
+
+/// A configured photo file that is not a PNG, JPEG or GIF image.
+public struct PhotoFileError: Error, CustomStringConvertible {
+    public var path: String
+    public var description: String { "\(path) is not a PNG, JPEG or GIF image" }
 }
 
 /// One user's Graph content.

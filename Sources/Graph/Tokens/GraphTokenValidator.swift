@@ -78,7 +78,8 @@ public struct GraphTokenValidator: Sendable {
         else { throw .invalidIssuer }
 
         let scopes = (claims["scp"] as? String).map { $0.split(separator: " ").map(String.init) } ?? []
-        let isApp = (claims["idtyp"] as? String)?.lowercased() == "app" || scopes.isEmpty
+        // `idtyp` decides when present (a user token may carry an empty `scp`); otherwise no `scp` means app-only.
+        let isApp = (claims["idtyp"] as? String).map { $0.lowercased() == "app" } ?? (claims["scp"] == nil)
         guard let oid = claims["oid"] as? String, !oid.isEmpty,
               let appID = (claims["appid"] as? String) ?? (claims["azp"] as? String)
         else { throw .missingClaims }
