@@ -111,8 +111,11 @@ public struct GraphHandler: HTTPHandler {
             case .serviceRoot: return try resources.serviceRoot()
             case .users: return try resources.userList()
             case .user(let subject): return try resources.user(subject)
-            case .photo(let subject): return try resources.photo(subject)
-            case .photoValue(let subject): return try resources.photoValue(subject)
+            case .photo(let subject, let size): return try resources.photo(subject, size: size)
+            case .photoValue(let subject, let size): return try resources.photoValue(subject, size: size)
+            case .photos(let subject): return try resources.photos(subject)
+            case .calendar(let subject): return try resources.defaultCalendar(subject)
+            case .calendars(let subject): return try resources.calendars(subject)
             case .events(let subject): return try resources.events(subject)
             case .event(let subject, let id): return try resources.event(subject, id: id)
             case .calendarView(let subject): return try resources.calendarView(subject)
@@ -144,6 +147,11 @@ struct GraphResources {
             own: .calendar, others: nil, denied: .accessDenied,
             notFound: { GraphError(status: .notFound, code: "ErrorInvalidUser", message: "The requested user '\($0)' is invalid.") }
         )
+    }
+
+    /// `users('<id>')`: how `@odata.context` names a user's navigation properties.
+    func usersSegment(_ user: DirectoryUser) -> String {
+        "users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))')"
     }
 
     /// The directory user a subject names, once the token may read it: `/me` needs a delegated token; users are

@@ -194,4 +194,15 @@ struct EventTests {
         #expect(response.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users('66f33332eca7ea81')/calendarView")
         #expect((response.values.first?["webLink"] as? String)?.hasPrefix("https://outlook.live.com/") == true)
     }
+
+    @Test func defaultCalendar() {
+        let calendar = fixture.get("/v1.0/me/calendar", token: fixture.token())
+        #expect(calendar.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users('\(Demo.adele)')/calendar/$entity")
+        #expect(calendar.json["isDefaultCalendar"] as? Bool == true)
+        #expect((calendar.json["owner"] as? [String: String])?["address"] == "adele.vance@contoso.onmicrosoft.com")
+        let list = fixture.get("/v1.0/me/calendars", token: fixture.token())
+        #expect(list.values.count == 1)
+        #expect(list.values.first?["id"] as? String == calendar.json["id"] as? String)
+        #expect(fixture.get("/v1.0/me/calendars", token: fixture.token(scopes: "User.Read")).status == .forbidden)
+    }
 }

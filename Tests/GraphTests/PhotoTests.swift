@@ -165,4 +165,19 @@ struct PhotoTests {
         #expect(meta["width"] as? Int == 64)
         #expect(meta["height"] as? Int == 48)
     }
+
+    @Test func photoSizes() throws {
+        let token = fixture.token()
+        let list = fixture.get("/v1.0/me/photos", token: token)
+        #expect(list.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users('\(Demo.adele)')/photos")
+        #expect(list.values.compactMap { $0["id"] as? String } == ["48X48", "64X64", "96X96"])
+        let small = fixture.get("/v1.0/me/photos/48x48/$value", token: token)
+        #expect(ImageInfo(small.body) == ImageInfo(contentType: "image/png", width: 48, height: 48))
+        #expect(try chunks(small.body).count == 3)
+        let meta = fixture.get("/v1.0/me/photos/64X64", token: token).json
+        #expect(meta["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users('\(Demo.adele)')/photos/$entity")
+        #expect(meta["width"] as? Int == 64)
+        #expect(fixture.get("/v1.0/me/photos/240x240/$value", token: token).errorCode == "ImageNotFound")
+        #expect(fixture.get("/v1.0/me/photos", token: fixture.token(user: Demo.alex)).values.isEmpty)
+    }
 }

@@ -2,8 +2,14 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 
-/// The errors Graph returns, with the codes and messages the real service uses (observed responses quoted in
-/// issue trackers and Graph's docs; see Sources/Graph/README.md for where each comes from).
+/// The errors Graph returns, with the codes and messages of responses the real service sent, as quoted in
+/// public issue trackers and Graph's docs: "Access token is empty.", the IDX14100 text (2024), "Signature is
+/// invalid." (2024), "Lifetime validation failed, the token is expired." (2025; older: "Access token has
+/// expired or is not yet valid."), "…Invalid audience.", `ImageNotFound` with the Fast.Profile exception text
+/// (current; Exchange used to say `ErrorItemNotFound` "The photo wasn't found."), calendarView's
+/// `ErrorInvalidParameter`, the CAE message. Inferred by analogy, not seen verbatim: "…not yet valid.",
+/// "…Invalid issuer.", "…missing an Expiration Time.", "The query parameter '$x' is not supported.",
+/// "Invalid version: v2.0".
 extension GraphError {
     /// `Bearer realm="", authorization_uri="<login origin>/common/oauth2/authorize", client_id="<Graph app id>"`,
     /// optionally followed by more parameters (a CAE challenge).

@@ -40,6 +40,38 @@ extension GraphResources {
         return try list(inWindow, of: user, segment: "calendarView")
     }
 
+    /// `/me/calendar`: the default calendar.
+    func defaultCalendar(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select"])
+        let user = try resolve(subject, access: .mailbox)
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendar/$entity"
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
+    }
+
+    /// `/me/calendars`: the user's one calendar.
+    func calendars(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top"])
+        let user = try resolve(subject, access: .mailbox)
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/calendars")),
+            .init("value", .array([.object(calendarMembers(of: user))])),
+        ]))
+    }
+
+    private func calendarMembers(of user: DirectoryUser) -> [GraphJSON.Member] {
+        let id = "AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(24)) + "AAA="
+        let address = user.mail ?? user.userPrincipalName
+        return [
+            .init("id", .string(id)), .init("name", .string("Calendar")), .init("color", .string("auto")),
+            .init("hexColor", .string("")), .init("isDefaultCalendar", .bool(true)), .init("changeKey", .string(String(id.suffix(16)))),
+            .init("canShare", .bool(true)), .init("canViewPrivateItems", .bool(true)), .init("canEdit", .bool(true)),
+            .init("allowedOnlineMeetingProviders", .strings(["teamsForBusiness"])),
+            .init("defaultOnlineMeetingProvider", .string("teamsForBusiness")), .init("isTallyingResponses", .bool(true)),
+            .init("isRemovable", .bool(false)),
+            .init("owner", .object([.init("name", .string(user.displayName)), .init("address", .string(address))])),
+        ]
+    }
+
     /// ISO 8601; an unescaped `+` of an offset arrives as a space (query decoding) and is read back as `+`.
     static func parseWindowEdge(_ text: String) -> (time: CivilTime, offset: Int?)? {
         if let parsed = CivilTime.parseISO(text) { return parsed }
@@ -50,10 +82,6 @@ extension GraphResources {
     func calendar(of user: DirectoryUser) -> [CalendarEvent] {
         let personal = directory.tenant(id: user.tenantID)?.kind == .consumers
         return CalendarEvent.events(of: user, personal: personal, content: dataset.content(for: user), now: exchange.now)
-    }
-
-    private func usersSegment(_ user: DirectoryUser) -> String {
-        "users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))')"
     }
 
     /// One page of `events` with `$select`, `$orderby` (default: start time), `$top`/`Prefer: odata.maxpagesize`,

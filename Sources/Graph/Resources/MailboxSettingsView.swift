@@ -48,7 +48,7 @@ extension GraphResources {
     func mailboxSettings(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(["$select"])
         let user = try resolve(subject, access: Access(own: MailboxSettingsView.permission, others: nil, denied: .accessDenied, notFound: Access.mailbox.notFound))
-        let context = "\(exchange.metadataURL)#users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))')/mailboxSettings"
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/mailboxSettings"
         var members = MailboxSettingsView.members(for: user, content: dataset.content(for: user))
         if let selected = try exchange.query.selected(from: members.map(\.name), type: "mailboxSettings") {
             members = selected.compactMap { name in members.first { $0.name == name } }

@@ -12,8 +12,12 @@ public enum GraphResourcePath: Sendable, Equatable {
     case serviceRoot
     case users
     case user(GraphSubject)
-    case photo(GraphSubject)
-    case photoValue(GraphSubject)
+    /// `/photo` (size nil) or `/photos/{48x48}`.
+    case photo(GraphSubject, size: String?)
+    case photoValue(GraphSubject, size: String?)
+    case photos(GraphSubject)
+    case calendar(GraphSubject)
+    case calendars(GraphSubject)
     case events(GraphSubject)
     case event(GraphSubject, id: String)
     case calendarView(GraphSubject)
@@ -74,13 +78,18 @@ public enum GraphRoute: Sendable, Equatable {
             offset = 1
         }
         if names.isEmpty { return .user(subject) }
-        if names == ["photo"] { return .photo(subject) }
-        if names == ["photo", "$value"] { return .photoValue(subject) }
+        if names == ["photo"] { return .photo(subject, size: nil) }
+        if names == ["photo", "$value"] { return .photoValue(subject, size: nil) }
+        if names == ["photos"] { return .photos(subject) }
+        if names.count == 2, names[0] == "photos" { return .photo(subject, size: names[1]) }
+        if names.count == 3, names[0] == "photos", names[2] == "$value" { return .photoValue(subject, size: names[1]) }
+        if names == ["calendars"], offset == 0 { return .calendars(subject) }
+        if rest.map({ $0.lowercased() }) == ["calendar"] { return .calendar(subject) }
         if names == ["events"] { return .events(subject) }
         if names.count == 2, names[0] == "events" { return .event(subject, id: rest[offset + 1]) }
         if names == ["calendarview"] { return .calendarView(subject) }
         if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
-        let known: Set<String> = ["photo", "$value", "events", "calendarview", "calendar", "mailboxsettings"]
+        let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]
         let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first
         return .unknownSegment(unknown)
     }
