@@ -8,14 +8,17 @@ extension JSONParser {
         let openingQuote = location(at: position)
         position += 1
         let contentStart = position
-        // Fast path: most strings have no escapes and can be validated in place.
+        // Fast path: most strings have no escapes and are plain ASCII, which needs no validation.
+        var isASCII = true
         while position < bytes.count {
             let byte = bytes[position]
             if byte == ASCII.quote {
                 position += 1
-                return try validUTF8(bytes[contentStart..<(position - 1)], stringAt: openingQuote)
+                let content = bytes[contentStart..<(position - 1)]
+                return isASCII ? String(decoding: content, as: UTF8.self) : try validUTF8(content, stringAt: openingQuote)
             }
             if byte == ASCII.backslash || byte < 0x20 { break }
+            isASCII = isASCII && byte < 0x80
             position += 1
         }
         var decoded = Array(bytes[contentStart..<position])
@@ -148,11 +151,12 @@ extension JSONParser {
     }
 
     /// Reads `true`, `false` or `null` when the whole word at the position is one of them.
+    private static let literals: [(word: [UInt8], kind: JSONValue.Kind)] = [
+        (Array("true".utf8), .bool(true)), (Array("false".utf8), .bool(false)), (Array("null".utf8), .null),
+    ]
+
     mutating func readLiteral() -> JSONValue.Kind? {
-        let literals: [(word: [UInt8], kind: JSONValue.Kind)] = [
-            (Array("true".utf8), .bool(true)), (Array("false".utf8), .bool(false)), (Array("null".utf8), .null),
-        ]
-        for (word, kind) in literals where bytes[position...].starts(with: word) {
+        for (word, kind) in Self.literals where bytes[position...].starts(with: word) {
             let end = position + word.count
             if end < bytes.count, ASCII.isWordByte(bytes[end]) { return nil }
             position = end

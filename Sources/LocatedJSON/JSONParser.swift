@@ -34,7 +34,8 @@ struct JSONParser {
         let tokenInParent: String?
         var elements: [JSONValue] = []
         var members: [JSONMember] = []
-        var keyLocations: [String: SourceLocation] = [:]
+        /// Built only for large objects: small ones are searched linearly, which is faster.
+        var keyIndex: [String: SourceLocation] = [:]
         var pendingKey = ""
         var pendingKeyLocation = SourceLocation.startOfFile
 
@@ -42,9 +43,24 @@ struct JSONParser {
 
         var childToken: String { isObject ? pendingKey : String(elements.count) }
 
+        private static let linearSearchLimit = 16
+
+        /// Where `key` already appears in this object, if it does.
+        func firstLocation(ofKey key: String) -> SourceLocation? {
+            if members.count < Self.linearSearchLimit {
+                return members.first { $0.key == key }?.keyLocation
+            }
+            return keyIndex[key]
+        }
+
         mutating func add(_ value: JSONValue) {
             if isObject {
                 members.append(JSONMember(key: pendingKey, keyLocation: pendingKeyLocation, value: value))
+                if members.count == Self.linearSearchLimit {
+                    for member in members { keyIndex[member.key] = member.keyLocation }
+                } else if members.count > Self.linearSearchLimit, keyIndex[pendingKey] == nil {
+                    keyIndex[pendingKey] = pendingKeyLocation
+                }
             } else {
                 elements.append(value)
             }
@@ -168,10 +184,8 @@ struct JSONParser {
         }
         position += 1
         let index = stack.count - 1
-        if let first = stack[index].keyLocations[key] {
+        if let first = stack[index].firstLocation(ofKey: key) {
             duplicateKeys.append(problem("duplicate key \"\(key)\" (first defined at \(first))", at: keyLocation))
-        } else {
-            stack[index].keyLocations[key] = keyLocation
         }
         stack[index].pendingKey = key
         stack[index].pendingKeyLocation = keyLocation

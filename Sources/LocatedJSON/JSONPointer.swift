@@ -28,21 +28,22 @@ extension String {
 }
 
 extension JSONValue {
+    /// The member or element a pointer token names: a key in objects, an index in arrays.
+    private func child(_ token: String) -> JSONValue? {
+        switch kind {
+        case .object: return self[token]
+        case .array: return Int(token).flatMap { self[$0] }
+        default: return nil
+        }
+    }
+
     /// The value a JSON pointer (RFC 6901, e.g. `/apps/0/redirectUris`) designates.
     public func value(atPointer pointer: String) -> JSONValue? {
         guard let tokens = JSONPointer.tokens(from: pointer) else { return nil }
         var current = self
         for token in tokens {
-            switch current.kind {
-            case .object:
-                guard let next = current[token] else { return nil }
-                current = next
-            case .array:
-                guard let index = Int(token), let next = current[index] else { return nil }
-                current = next
-            default:
-                return nil
-            }
+            guard let next = current.child(token) else { return nil }
+            current = next
         }
         return current
     }
@@ -50,35 +51,39 @@ extension JSONValue {
     /// The value a `Codable` coding path designates (as found in `DecodingError` contexts).
     /// Integer keys index arrays; string keys name object members.
     public func value(atCodingPath codingPath: [any CodingKey]) -> JSONValue? {
-        var current = self
-        for key in codingPath {
-            switch current.kind {
-            case .object:
-                guard let next = current[key.stringValue] else { return nil }
-                current = next
-            case .array:
-                guard let index = key.intValue, let next = current[index] else { return nil }
-                current = next
-            default:
-                return nil
-            }
-        }
-        return current
+        let found = deepestValue(alongCodingPath: codingPath)
+        return found.path.count == codingPath.count ? found.value : nil
     }
 
-    /// The deepest value along a coding path and the JSON pointer to it: when the path leads
-    /// into a missing member, problems point at the closest enclosing value that exists.
+    /// A problem about the value at `pointer`, located at that value or, when the pointer leads
+    /// past what the document contains, at the deepest enclosing value that exists. This is how
+    /// checks made after decoding (unknown references, duplicate ids) report in the same format.
+    public func problem(at pointer: String, file: String, _ message: String) -> JSONProblem {
+        var current = self
+        var reached: [String] = []
+        for token in JSONPointer.tokens(from: pointer) ?? [] {
+            guard let next = current.child(token) else { break }
+            reached.append(token)
+            current = next
+        }
+        return JSONProblem(file: file, location: current.location, path: JSONPointer.string(from: reached), message: message)
+    }
+
+    /// The deepest value along a coding path and the path to it: when the path leads into a
+    /// missing member, problems point at the closest enclosing value that exists.
     func deepestValue(alongCodingPath codingPath: [any CodingKey]) -> (value: JSONValue, path: [PathToken]) {
         var current = self
         var path: [PathToken] = []
         for key in codingPath {
-            let step: (JSONValue, PathToken)?
+            let token: PathToken
             switch current.kind {
-            case .object: step = current[key.stringValue].map { ($0, .key(key.stringValue)) }
-            case .array: step = key.intValue.flatMap { index in current[index].map { ($0, .index(index)) } }
-            default: step = nil
+            case .object: token = .key(key.stringValue)
+            case .array:
+                guard let index = key.intValue else { return (current, path) }
+                token = .index(index)
+            default: return (current, path)
             }
-            guard let (next, token) = step else { break }
+            guard let next = current.child(token.pointerToken) else { break }
             path.append(token)
             current = next
         }

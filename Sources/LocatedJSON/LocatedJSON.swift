@@ -47,9 +47,18 @@ public enum LocatedJSON {
         _ type: T.Type, from bytes: [UInt8], file: String, schema: JSONSchema? = nil,
         decoder: JSONDecoder = JSONDecoder()
     ) throws(JSONProblems) -> T {
+        try decodeDocument(type, from: bytes, file: file, schema: schema, decoder: decoder).value
+    }
+
+    /// Decodes as `decode(_:from:file:schema:decoder:)` does and keeps the located tree, for
+    /// checks that only make sense on the decoded value but must still point into the file.
+    public static func decodeDocument<T: Decodable>(
+        _ type: T.Type, from bytes: [UInt8], file: String, schema: JSONSchema? = nil,
+        decoder: JSONDecoder = JSONDecoder()
+    ) throws(JSONProblems) -> DecodedJSON<T> {
         let tree = if let schema { try validate(bytes, file: file, schema: schema) } else { try parse(bytes, file: file) }
         do {
-            return try decoder.decode(type, from: Data(bytes))
+            return DecodedJSON(value: try decoder.decode(type, from: Data(bytes)), tree: tree, file: file)
         } catch {
             throw JSONProblems([problem(for: error, in: tree, file: file)])
         }
@@ -85,6 +94,8 @@ public enum LocatedJSON {
             message = "\(subject) must be \(expectedKind(type)), found \(Wording.describe(value))"
         case .keyNotFound(let key, _) where path.count == context.codingPath.count:
             message = "missing required field \"\(key.stringValue)\""
+        case .dataCorrupted where path.count == context.codingPath.count && !path.isEmpty:
+            message = "\(subject) has an invalid value \(Wording.render(value)) (\(context.debugDescription))"
         default:
             // Includes paths leading past what the file contains: reported where it stops matching.
             message = "\(subject): \(context.debugDescription)"
@@ -107,3 +118,23 @@ public enum LocatedJSON {
         return "a value of type \(name)"
     }
 }
+
+/// A decoded value together with the located tree it came from.
+public struct DecodedJSON<Value> {
+    public var value: Value
+    public var tree: JSONValue
+    public var file: String
+
+    public init(value: Value, tree: JSONValue, file: String) {
+        self.value = value
+        self.tree = tree
+        self.file = file
+    }
+
+    /// A problem about the value at a JSON pointer (see `JSONValue.problem(at:file:_:)`).
+    public func problem(at pointer: String, _ message: String) -> JSONProblem {
+        tree.problem(at: pointer, file: file, message)
+    }
+}
+
+extension DecodedJSON: Sendable where Value: Sendable {}

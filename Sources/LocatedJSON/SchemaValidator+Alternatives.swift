@@ -11,7 +11,7 @@ extension SchemaValidator {
         let results = branches.map { validate(value, against: $0, at: path, referenceHops: referenceHops) }
         let passing = results.indices.filter { results[$0].isEmpty }
         if exactlyOne, passing.count > 1 {
-            let numbers = Wording.alternatives(passing.map { String($0 + 1) })
+            let numbers = passing.dropLast().map { String($0 + 1) }.joined(separator: ", ") + " and \(passing[passing.count - 1] + 1)"
             return [Finding(value, path, "\(Wording.subject(path)) matches alternatives \(numbers) but must match exactly one")]
         }
         if !passing.isEmpty { return [] }
@@ -34,8 +34,10 @@ extension SchemaValidator {
         }
         let typeMatching = candidates.filter { acceptsType(branches[$0], of: value) }
         if typeMatching.isEmpty {
-            let types = candidates.flatMap { declaredTypes(branches[$0]) ?? [] }
-            let unique = JSONType.allCases.filter(types.contains)
+            var unique: [JSONType] = []
+            for type in candidates.flatMap({ declaredTypes(branches[$0]) ?? [] }) where !unique.contains(type) {
+                unique.append(type)
+            }
             return [Wording.typeMismatch(value, expected: unique, at: path)]
         }
         let fewest = typeMatching.map { results[$0].count }.min() ?? 0

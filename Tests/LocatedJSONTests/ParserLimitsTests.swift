@@ -23,4 +23,14 @@ import LocatedJSON
         #expect(parseProblems("[1, 2]", limits: JSONParseLimits(maximumBytes: 4)) ==
             ["x.json:1:1: file is too large (6 bytes; the limit is 4)"])
     }
+
+    @Test func deepDocumentsValidateWithoutExhaustingTheStack() throws {
+        let text = String(repeating: "[", count: 512) + "1" + String(repeating: "]", count: 512)
+        let value = try tree(text)
+        let recursive = try schema(##"{"type": ["array", "string"], "items": {"$ref": "#"}}"##)
+        let problems = recursive.validate(value, file: "deep.json").map(\.description)
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("deep.json:1:513: item [0]") == true)
+        #expect(value.sameJSON(as: value))
+    }
 }

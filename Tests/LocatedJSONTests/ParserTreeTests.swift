@@ -81,6 +81,14 @@ import LocatedJSON
         ])
     }
 
+    @Test func duplicateKeysInLargeObjectsAreFound() {
+        let members = (0..<40).map { "\"k\($0)\": \($0)" }.joined(separator: ", ")
+        #expect(parseProblems("{\(members), \"k3\": 0, \"k39\": 0}") == [
+            "x.json:1:422: duplicate key \"k3\" (first defined at 1:29)",
+            "x.json:1:431: duplicate key \"k39\" (first defined at 1:411)",
+        ])
+    }
+
     @Test func duplicateKeyProblemsCarryTheirPath() {
         do {
             _ = try LocatedJSON.parse(Array(#"{"b": {"c": 1, "c": 2}}"#.utf8), file: "x.json")
