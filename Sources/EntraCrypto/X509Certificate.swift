@@ -91,6 +91,38 @@ public struct X509Certificate: Sendable, Equatable {
         return result
     }
 
+    /// The permitted subtrees of a name-constraints extension (nil when the certificate has none).
+    var permittedSubtrees: PermittedSubtrees? {
+        var critical: Int32 = 0
+        guard let raw = X509_get_ext_d2i(backing.pointer, NID_name_constraints, &critical, nil) else {
+            OpenSSLErrorQueue.clear()
+            return nil
+        }
+        let constraints = raw.assumingMemoryBound(to: NAME_CONSTRAINTS.self)
+        defer { NAME_CONSTRAINTS_free(constraints) }
+        var result = PermittedSubtrees(critical: critical == 1)
+        guard let stack = constraints.pointee.permittedSubtrees else { return result }
+        for index in 0..<OPENSSL_sk_num(stack) {
+            guard let element = OPENSSL_sk_value(stack, index),
+                  let base = element.assumingMemoryBound(to: GENERAL_SUBTREE.self).pointee.base else { continue }
+            var type: Int32 = 0
+            guard let value = GENERAL_NAME_get0_value(base, &type) else { continue }
+            let string = value.assumingMemoryBound(to: ASN1_STRING.self)
+            switch type {
+            case GEN_DNS: if let text = ASN1Text.utf8(string) { result.dns.append(text) }
+            case GEN_IPADD:
+                let bytes = ASN1Text.bytes(string)   // address followed by mask, RFC 5280 §4.2.1.10
+                guard bytes.count == 8 || bytes.count == 32 else { continue }
+                result.ip.append(.init(address: Array(bytes.prefix(bytes.count / 2)), mask: Array(bytes.suffix(bytes.count / 2))))
+            default: result.other += 1
+            }
+        }
+        return result
+    }
+
+    /// Whether the basic-constraints extension marks this certificate as a CA.
+    var isCertificateAuthority: Bool { X509_check_ca(backing.pointer) != 0 }
+
     public var notBefore: Date { ASN1Text.date(X509_get0_notBefore(backing.pointer)) }
     public var notAfter: Date { ASN1Text.date(X509_get0_notAfter(backing.pointer)) }
 

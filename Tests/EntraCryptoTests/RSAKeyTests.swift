@@ -104,6 +104,22 @@ enum RFC7515A2 {
         }
     }
 
+    @Test func oneKeySignsAndVerifiesConcurrently() async throws {
+        let messages = (0..<32).map { Array("message \($0)".utf8) }
+        let signatures = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+            for (index, message) in messages.enumerated() {
+                group.addTask { (index, try sharedKey.signSHA256(message)) }
+            }
+            var results: [Int: [UInt8]] = [:]
+            for try await (index, signature) in group { results[index] = signature }
+            return results
+        }
+        for (index, message) in messages.enumerated() {
+            #expect(sharedKey.publicKey.verifySHA256(signature: try #require(signatures[index]), data: message))
+            #expect(try signatures[index] == sharedKey.signSHA256(message))   // PKCS#1 v1.5 is deterministic
+        }
+    }
+
     @Test func generatedKeysDiffer() throws {
         #expect(try RSAPrivateKey.generate().publicKey != sharedKey.publicKey)
     }

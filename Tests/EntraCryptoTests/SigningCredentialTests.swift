@@ -10,6 +10,15 @@ import Testing
         #expect(credential.certificate.subjectCommonName == "kid test")
     }
 
+    @Test func generateMakesAFreshSelfSignedCredential() throws {
+        let credential = try SigningCredential.generate(commonName: "fresh", validFor: 3600)
+        #expect(credential.certificate.subjectCommonName == "fresh")
+        #expect(credential.certificate.isSigned(by: credential.privateKey.publicKey))
+        #expect(credential.certificate.notAfter.timeIntervalSince(credential.certificate.notBefore) == 3600 + 3600)
+        #expect(try credential.certificate.publicKey == credential.privateKey.publicKey)
+        #expect(credential.privateKey.publicKey != sharedKey.publicKey)
+    }
+
     @Test func thumbprintMatchesOpenSSLFingerprint() throws {
         let credential = try SigningCredential.issue(for: sharedKey, commonName: "fp", validFor: 86400, now: Date())
         try withTemporaryDirectory { directory in
