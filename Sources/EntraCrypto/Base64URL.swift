@@ -1,0 +1,83 @@
+/// RFC 4648 §5 base64url, as JOSE uses it (RFC 7515 §2): no padding on output.
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, character) in alphabet.enumerated() { table[Int(character)] = UInt8(index) }
+        return table
+    }()
+
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        encode(bytes, alphabet: alphabet)
+    }
+
+    /// Decodes base64url with or without `=` padding. Rejects the standard alphabet's `+` and `/`,
+    /// whitespace, impossible lengths and non-zero unused trailing bits, so that one token has
+    /// exactly one spelling (signatures cannot be made malleable by re-spelling them).
+    public static func decode(_ text: String) -> [UInt8]? {
+        var characters = Array(text.utf8)
+        if let firstPad = characters.firstIndex(of: UInt8(ascii: "=")) {
+            let padding = characters.count - firstPad
+            guard characters.count % 4 == 0, padding <= 2,
+                  characters[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }) else { return nil }
+            characters.removeLast(padding)
+        }
+        guard characters.count % 4 != 1 else { return nil }
+
+        var output: [UInt8] = []
+        output.reserveCapacity(characters.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bitCount = 0
+        for character in characters {
+            let value = decodeTable[Int(character)]
+            guard value != 0xFF else { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bitCount += 6
+            if bitCount >= 8 {
+                bitCount -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bitCount)))
+                accumulator &= (1 << UInt32(bitCount)) - 1
+            }
+        }
+        guard accumulator == 0 else { return nil }
+        return output
+    }
+
+    /// Standard base64 with padding (RFC 4648 §4), as the JWK `x5c` member requires (RFC 7517 §4.7).
+    public static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
+        let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        var text = encode(bytes, alphabet: standard)
+        while text.utf8.count % 4 != 0 { text.append("=") }
+        return text
+    }
+
+    private static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8]) -> String {
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(alphabet[Int(chunk >> 18 & 63)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            output.append(alphabet[Int(chunk >> 6 & 63)])
+            output.append(alphabet[Int(chunk & 63)])
+            index += 3
+        }
+        switch input.count - index {
+        case 1:
+            let chunk = UInt32(input[index]) << 16
+            output.append(alphabet[Int(chunk >> 18 & 63)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+        case 2:
+            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            output.append(alphabet[Int(chunk >> 18 & 63)])
+            output.append(alphabet[Int(chunk >> 12 & 63)])
+            output.append(alphabet[Int(chunk >> 6 & 63)])
+        default:
+            break
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

@@ -1,0 +1,48 @@
+private import COpenSSL
+
+/// One-shot message digests.
+public enum Digest {
+    public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, EVP_sha256()) }
+    public static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, EVP_sha1()) }
+
+    private static func digest(_ bytes: some Collection<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
+        let input = Array(bytes)
+        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let ok = input.withUnsafeBytes { raw in
+            EVP_Digest(raw.baseAddress, raw.count, &output, &length, algorithm, nil)
+        }
+        // A built-in digest over memory only fails when the library itself is broken (no default
+        // provider); carrying on would hand out wrong thumbprints, so stop loudly.
+        precondition(ok == 1, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
+        return Array(output.prefix(Int(length)))
+    }
+}
+
+/// Bytes from OpenSSL's CSPRNG.
+public enum SecureRandom {
+    public static func bytes(count: Int) -> [UInt8] {
+        precondition(count >= 0, "negative byte count")
+        var output = [UInt8](repeating: 0, count: count)
+        guard count > 0 else { return output }
+        let ok = output.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) }
+        // Returning predictable "random" codes or secrets would be worse than stopping.
+        precondition(ok == 1, "RAND_bytes failed: \(OpenSSLErrorQueue.drain())")
+        return output
+    }
+
+    /// A URL-safe random string (authorization codes, refresh tokens, nonces).
+    public static func base64URLString(byteCount: Int) -> String {
+        Base64URL.encode(bytes(count: byteCount))
+    }
+}
+
+/// Comparison whose time depends only on the lengths, never on where the inputs first differ.
+public enum ConstantTime {
+    public static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
+        return difference == 0
+    }
+}

@@ -1,1 +1,0 @@
-// EntraCrypto: see README's module map.

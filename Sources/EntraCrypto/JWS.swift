@@ -1,0 +1,78 @@
+import Foundation
+
+/// Compact JWS (RFC 7515 §7.1) with RS256, the only algorithm Entra ID uses for tokens.
+public enum JWS {
+    /// Signs `payloadJSON` under `headerJSON` (a JSON object). `"alg":"RS256"` is added when the header
+    /// has no `alg`; a header naming another algorithm is refused. The header bytes are otherwise kept
+    /// exactly as given, so callers control member order (Entra puts `typ` first).
+    public static func signRS256(headerJSON: [UInt8], payloadJSON: [UInt8], key: RSAPrivateKey) throws -> String {
+        let header = try headerWithAlgorithm(headerJSON)
+        let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payloadJSON)
+        let signature = try key.signSHA256(Array(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it.
+    public static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
+        let kid = credential.keyID   // base64url: needs no JSON escaping
+        let header = #"{"typ":"JWT","alg":"RS256","x5t":"\#(kid)","kid":"\#(kid)"}"#
+        return try signRS256(headerJSON: Array(header.utf8), payloadJSON: payloadJSON, key: credential.privateKey)
+    }
+
+    /// Splits and decodes without verifying (nil unless three base64url segments with a non-empty header).
+    public static func decode(_ compact: String) -> DecodedJWS? {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty,
+              let header = Base64URL.decode(String(parts[0])),
+              let payload = Base64URL.decode(String(parts[1])),
+              let signature = Base64URL.decode(String(parts[2])) else { return nil }
+        return DecodedJWS(headerJSON: header, payloadJSON: payload, signature: signature,
+                          signingInput: Array("\(parts[0]).\(parts[1])".utf8))
+    }
+
+    /// Verifies RS256 against the key; false for any other `alg` (notably `none`).
+    public static func verifyRS256(_ token: DecodedJWS, key: RSAPublicKey) -> Bool {
+        guard token.algorithm == "RS256" else { return false }
+        return key.verifySHA256(signature: token.signature, data: token.signingInput)
+    }
+
+    private static func headerWithAlgorithm(_ headerJSON: [UInt8]) throws -> [UInt8] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(headerJSON)) as? [String: Any] else {
+            throw CryptoError(.invalidJSON, "the JWS header is not a JSON object")
+        }
+        switch object["alg"] {
+        case nil:
+            // Insert right after the opening brace, leaving the caller's bytes otherwise untouched.
+            guard let brace = headerJSON.firstIndex(of: UInt8(ascii: "{")) else {
+                throw CryptoError(.invalidJSON, "the JWS header is not a JSON object")
+            }
+            let rest = headerJSON[(brace + 1)...]
+            let isEmpty = rest.allSatisfy { [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "}")].contains($0) }
+            let inserted = Array(#""alg":"RS256""#.utf8) + (isEmpty ? [] : [UInt8(ascii: ",")])
+            return Array(headerJSON[...brace]) + inserted + rest
+        case let algorithm as String where algorithm == "RS256":
+            return headerJSON
+        case let other:
+            throw CryptoError(.signing, "cannot sign RS256 under a header whose alg is \(String(describing: other!))")
+        }
+    }
+}
+
+/// A compact JWS split into its parts; nothing about it has been verified.
+public struct DecodedJWS: Sendable, Equatable {
+    public let headerJSON: [UInt8]
+    public let payloadJSON: [UInt8]
+    public let signature: [UInt8]
+    /// ASCII `b64header.b64payload`, exactly as received.
+    public let signingInput: [UInt8]
+
+    public var algorithm: String? { headerString("alg") }
+    public var keyID: String? { headerString("kid") }
+    public var x5t: String? { headerString("x5t") }
+
+    /// A string member of the header, nil when absent, not a string, or the header is not an object.
+    public func headerString(_ name: String) -> String? {
+        let object = try? JSONSerialization.jsonObject(with: Data(headerJSON)) as? [String: Any]
+        return object?[name] as? String
+    }
+}

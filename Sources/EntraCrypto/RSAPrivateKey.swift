@@ -1,0 +1,103 @@
+private import COpenSSL
+
+/// An RSA private key, used for RS256 token signatures and TLS/CA certificates.
+public struct RSAPrivateKey: Sendable {
+    let backing: PKeyBacking
+    public let publicKey: RSAPublicKey
+
+    /// A fresh key from OpenSSL's default provider. `bits` must be 2048…16384.
+    public static func generate(bits: Int = 2048) throws -> RSAPrivateKey {
+        guard (2048...16384).contains(bits) else {
+            throw CryptoError(.keyGeneration, "RSA key size \(bits) is outside 2048…16384 bits")
+        }
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, CName.rsa, nil) else {
+            throw CryptoError.openSSL(.keyGeneration, "RSA is not available")
+        }
+        defer { EVP_PKEY_CTX_free(context) }
+        var key: OpaquePointer?
+        guard EVP_PKEY_keygen_init(context) == 1,
+              EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
+              EVP_PKEY_generate(context, &key) == 1, let key else {
+            throw CryptoError.openSSL(.keyGeneration, "RSA-\(bits) key generation failed")
+        }
+        return try RSAPrivateKey(taking: key)
+    }
+
+    /// Parses PKCS#8 (`BEGIN PRIVATE KEY`) or traditional (`BEGIN RSA PRIVATE KEY`) PEM.
+    /// Encrypted keys are refused rather than prompting for a passphrase.
+    public init(pem: String) throws {
+        try self.init(taking: MemoryBIO.readPEM(pem, expecting: "an unencrypted PEM private key", as: .invalidPEM) {
+            PEM_read_bio_PrivateKey($0, nil, refusePassphrase, nil)
+        })
+    }
+
+    /// Builds a key from its JWK members (RFC 7518 §6.3.2: n, e, d, p, q, dp, dq, qi).
+    public init(modulus: [UInt8], publicExponent: [UInt8], privateExponent: [UInt8],
+                prime1: [UInt8], prime2: [UInt8], exponent1: [UInt8], exponent2: [UInt8], coefficient: [UInt8]) throws {
+        OpenSSLErrorQueue.clear()
+        // The factor names are built by macro string pasting in core_names.h, which Swift cannot import.
+        let key = try KeyImport.rsa(selection: .keyPair, [
+            (OSSL_PKEY_PARAM_RSA_N, modulus), (OSSL_PKEY_PARAM_RSA_E, publicExponent),
+            (OSSL_PKEY_PARAM_RSA_D, privateExponent),
+            ("rsa-factor1", prime1), ("rsa-factor2", prime2),
+            ("rsa-exponent1", exponent1), ("rsa-exponent2", exponent2),
+            ("rsa-coefficient1", coefficient),
+        ])
+        try self.init(taking: key)
+    }
+
+    /// Takes ownership of `key` (freed on failure too); checks it is an RSA private key.
+    init(taking key: OpaquePointer) throws {
+        let backing = PKeyBacking(taking: key)
+        guard EVP_PKEY_is_a(key, "RSA") == 1 else {
+            throw CryptoError(.unsupportedKey, "expected an RSA key, got \(String(cString: EVP_PKEY_get0_type_name(key)))")
+        }
+        var privateExponent: OpaquePointer?
+        guard EVP_PKEY_get_bn_param(key, OSSL_PKEY_PARAM_RSA_D, &privateExponent) == 1, privateExponent != nil else {
+            OpenSSLErrorQueue.clear()
+            throw CryptoError(.invalidKey, "the RSA key has no private part")
+        }
+        BN_clear_free(privateExponent)
+        self.backing = backing
+        self.publicKey = try Self.publicPart(of: key)
+    }
+
+    /// A public-only copy, so that handing out `publicKey` never hands out the private key.
+    private static func publicPart(of key: OpaquePointer) throws -> RSAPublicKey {
+        let der = try DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(key, $0) }
+        let publicKey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let publicKey else { throw CryptoError.openSSL(.invalidKey, "cannot decode public key") }
+        return try RSAPublicKey(taking: publicKey)
+    }
+
+    /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), unencrypted: store it with mode 0600.
+    public var pem: String {
+        (try? MemoryBIO.writing("private key") {
+            PEM_write_bio_PrivateKey($0, backing.pointer, nil, nil, 0, nil, nil)
+        }) ?? ""
+    }
+
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS `RS256`); deterministic for a given key and input.
+    public func signSHA256(_ data: some Collection<UInt8>) throws -> [UInt8] {
+        OpenSSLErrorQueue.clear()
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL(.signing, "cannot allocate a digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        guard EVP_DigestSignInit_ex(context, nil, CName.sha256, nil, nil, backing.pointer, nil) == 1 else {
+            throw CryptoError.openSSL(.signing, "cannot start an RS256 signature")
+        }
+        let input = Array(data)
+        var length = 0
+        guard EVP_DigestSign(context, nil, &length, input, input.count) == 1 else {
+            throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
+        }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(context, &signature, &length, input, input.count) == 1 else {
+            throw CryptoError.openSSL(.signing, "RS256 signing failed")
+        }
+        return Array(signature.prefix(length))
+    }
+}

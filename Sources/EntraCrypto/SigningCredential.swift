@@ -1,0 +1,109 @@
+import Foundation
+
+/// A token-signing key with its self-signed certificate; kid == x5t == base64url(SHA-1(cert DER)),
+/// as Entra ID publishes them.
+public struct SigningCredential: Sendable {
+    public let privateKey: RSAPrivateKey
+    public let certificate: X509Certificate
+
+    public init(privateKey: RSAPrivateKey, certificate: X509Certificate) throws {
+        guard try certificate.publicKey == privateKey.publicKey else {
+            throw CryptoError(.invalidKey, "the signing certificate does not belong to the private key")
+        }
+        self.privateKey = privateKey
+        self.certificate = certificate
+    }
+
+    public var keyID: String { Base64URL.encode(certificate.sha1Thumbprint) }
+
+    public static func generate(commonName: String = "FakeEntra token signing",
+                                validFor: TimeInterval = 2 * 365 * 86400) throws -> SigningCredential {
+        try issue(for: RSAPrivateKey.generate(), commonName: commonName, validFor: validFor, now: Date())
+    }
+
+    /// Loads `<directory>/<name>.key.pem` + `<name>.cert.pem` or creates them (key mode 0600), so tokens
+    /// issued before a restart still verify after it. A key without its certificate keeps the key and
+    /// gets a new certificate; an expired certificate is renewed for the same key.
+    public static func loadOrCreate(directory: String, name: String = "token-signing") throws -> SigningCredential {
+        try loadOrCreate(directory: directory, name: name, now: Date())
+    }
+
+    public static func loadOrCreate(directory: String, name: String, now: Date) throws -> SigningCredential {
+        let keyPath = "\(directory)/\(name).key.pem"
+        let certificatePath = "\(directory)/\(name).cert.pem"
+        try SecureFile.createDirectory(directory)
+
+        let key: RSAPrivateKey
+        if SecureFile.exists(keyPath) {
+            try SecureFile.restrict(keyPath, to: 0o600)
+            key = try RSAPrivateKey(pem: SecureFile.read(keyPath))
+        } else {
+            key = try RSAPrivateKey.generate()
+            try SecureFile.write(key.pem, to: keyPath, mode: 0o600)
+        }
+        if SecureFile.exists(certificatePath) {
+            let certificate = try X509Certificate(pem: SecureFile.read(certificatePath))
+            guard try certificate.publicKey == key.publicKey else {
+                throw CryptoError(.invalidKey, "\(certificatePath) does not match \(keyPath); remove both to start afresh")
+            }
+            if certificate.notAfter > now { return try SigningCredential(privateKey: key, certificate: certificate) }
+        }
+        let credential = try issue(for: key, commonName: "FakeEntra token signing", validFor: 2 * 365 * 86400, now: now)
+        try SecureFile.write(credential.certificate.pem, to: certificatePath, mode: 0o644)
+        return credential
+    }
+
+    static func issue(for key: RSAPrivateKey, commonName: String, validFor: TimeInterval, now: Date) throws -> SigningCredential {
+        let builder = CertificateBuilder(
+            subject: [("CN", commonName)],
+            publicKey: key.publicKey,
+            notBefore: now.addingTimeInterval(-3600),   // tolerate clients whose clocks run a little behind
+            notAfter: now.addingTimeInterval(validFor),
+            extensions: [
+                .basicConstraints("critical,CA:FALSE"),
+                .keyUsage("critical,digitalSignature"),
+                .subjectKeyIdentifier,
+            ]
+        )
+        return try SigningCredential(privateKey: key, certificate: builder.selfSigned(with: key))
+    }
+
+    /// The JWKS entry for this key (`issuer` is what Entra's v2.0 keys endpoint adds per key).
+    public func jwk(issuer: String? = nil) -> JSONWebKey {
+        JSONWebKey(kty: "RSA", use: "sig", kid: keyID, x5t: keyID,
+                   n: Base64URL.encode(privateKey.publicKey.modulus),
+                   e: Base64URL.encode(privateKey.publicKey.exponent),
+                   x5c: [Base64URL.encodeStandard(certificate.der)], issuer: issuer)
+    }
+}
+
+/// One RSA key of a JWKS document (RFC 7517), in the shape Entra ID publishes.
+public struct JSONWebKey: Codable, Sendable, Equatable {
+    public var kty: String
+    public var use: String
+    public var kid: String
+    public var x5t: String
+    public var n: String
+    public var e: String
+    public var x5c: [String]
+    public var issuer: String?
+
+    public init(kty: String, use: String, kid: String, x5t: String, n: String, e: String, x5c: [String], issuer: String? = nil) {
+        self.kty = kty; self.use = use; self.kid = kid; self.x5t = x5t
+        self.n = n; self.e = e; self.x5c = x5c; self.issuer = issuer
+    }
+
+    /// The public key described by `n` and `e`.
+    public func rsaPublicKey() throws -> RSAPublicKey {
+        guard kty == "RSA" else { throw CryptoError(.unsupportedKey, "JWK kty '\(kty)' is not RSA") }
+        guard let modulus = Base64URL.decode(n), let exponent = Base64URL.decode(e) else {
+            throw CryptoError(.invalidKey, "JWK n/e are not base64url")
+        }
+        return try RSAPublicKey(modulus: modulus, exponent: exponent)
+    }
+}
+
+public struct JSONWebKeySet: Codable, Sendable, Equatable {
+    public var keys: [JSONWebKey]
+    public init(keys: [JSONWebKey]) { self.keys = keys }
+}

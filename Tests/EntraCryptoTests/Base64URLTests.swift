@@ -1,0 +1,40 @@
+import Testing
+@testable import EntraCrypto
+
+@Suite struct Base64URLTests {
+    @Test(arguments: [
+        ("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"), ("fooba", "Zm9vYmE"), ("foobar", "Zm9vYmFy"),
+    ])
+    func rfc4648Vectors(plain: String, encoded: String) {   // RFC 4648 §10, without padding
+        #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
+        #expect(Base64URL.decode(encoded) == Array(plain.utf8))
+    }
+
+    @Test func usesTheURLSafeAlphabet() {
+        #expect(Base64URL.encode([0xFB, 0xFF, 0xBF]) == "-_-_")
+        #expect(Base64URL.decode("-_-_") == [0xFB, 0xFF, 0xBF])
+        #expect(Base64URL.encodeStandard([0xFB, 0xFF, 0xBF, 0x00]) == "+/+/AA==")
+    }
+
+    @Test func acceptsPaddingWhenPresent() {
+        #expect(Base64URL.decode("Zg==") == Array("f".utf8))
+        #expect(Base64URL.decode("Zm8=") == Array("fo".utf8))
+    }
+
+    @Test(arguments: [
+        "Zg=", "Zg===", "Z", "Zm9vY", "Zm9v+g", "Zm9v/g", "Zm 9v", "Zm9v\n", "Z=g=", "é", "Zh", "Zm9=",
+    ])
+    func rejectsMalformedInput(text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+
+    @Test func roundTripsEveryLengthAndByte() {
+        let bytes = (0..<300).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for length in 0...bytes.count {
+            let slice = Array(bytes.prefix(length))
+            let text = Base64URL.encode(slice)
+            #expect(!text.contains("="))
+            #expect(Base64URL.decode(text) == slice)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Testing
+@testable import EntraCrypto
+
+@Suite struct DigestTests {
+    @Test func sha256OfABC() {   // FIPS 180-2 appendix B.1
+        #expect(hex(Digest.sha256(Array("abc".utf8))) == "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD")
+    }
+
+    @Test func sha1OfABC() {     // FIPS 180-2 appendix A.1
+        #expect(hex(Digest.sha1(Array("abc".utf8))) == "A9993E364706816ABA3E25717850C26C9CD0D89D")
+    }
+
+    @Test func randomBytesHaveTheRequestedLengthAndDiffer() {
+        #expect(SecureRandom.bytes(count: 0).isEmpty)
+        #expect(SecureRandom.bytes(count: 32).count == 32)
+        #expect(SecureRandom.bytes(count: 32) != SecureRandom.bytes(count: 32))
+        let text = SecureRandom.base64URLString(byteCount: 32)
+        #expect(text.count == 43)
+        #expect(Base64URL.decode(text)?.count == 32)
+    }
+
+    @Test func constantTimeEquality() {
+        #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
+        #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+        #expect(ConstantTime.equals([UInt8](), []))
+    }
+}
+
+@Suite struct PKCETests {
+    // RFC 7636 appendix B.
+    let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+
+    @Test func rfc7636AppendixB() {
+        #expect(PKCE.challenge(for: verifier, method: .s256) == challenge)
+        #expect(PKCE.verify(verifier: verifier, challenge: challenge, method: .s256))
+    }
+
+    @Test func wrongVerifierOrMethodFails() {
+        #expect(!PKCE.verify(verifier: verifier + "x", challenge: challenge, method: .s256))
+        #expect(!PKCE.verify(verifier: verifier, challenge: challenge, method: .plain))
+        #expect(!PKCE.verify(verifier: verifier, challenge: "", method: .s256))
+    }
+
+    @Test func plainComparesVerbatim() {
+        #expect(PKCE.challenge(for: verifier, method: .plain) == verifier)
+        #expect(PKCE.verify(verifier: verifier, challenge: verifier, method: .plain))
+    }
+
+    @Test func methodNamesMatchTheWire() {
+        #expect(PKCEMethod(rawValue: "S256") == .s256)
+        #expect(PKCEMethod(rawValue: "plain") == .plain)
+        #expect(PKCEMethod(rawValue: "s256") == nil)
+    }
+
+    @Test func verifierGrammar() {
+        #expect(PKCE.isWellFormed(verifier))
+        #expect(PKCE.isWellFormed(String(repeating: "a", count: 43)))
+        #expect(PKCE.isWellFormed(String(repeating: "~", count: 128)))
+        #expect(!PKCE.isWellFormed(String(repeating: "a", count: 42)))
+        #expect(!PKCE.isWellFormed(String(repeating: "a", count: 129)))
+        #expect(!PKCE.isWellFormed(String(repeating: "a", count: 42) + "+"))
+    }
+}
