@@ -64,6 +64,14 @@ public struct HTTPRequestDecoder: Sendable {
         }
     }
 
+    /// True once a head was decoded and its body is still arriving.
+    public var isReadingBody: Bool {
+        switch state {
+        case .fixedBody, .chunkSize, .chunkData, .chunkDataEnd, .trailers: true
+        case .head, .failed: false
+        }
+    }
+
     /// Pulls the next event, or nil when more bytes are needed.
     public mutating func next() throws(HTTPDecodingError) -> HTTPDecoderEvent? {
         do {
