@@ -48,7 +48,11 @@ struct TokenRequest {
                 return try ScopeRequest.parse(v1Resource: resource, scope: optional("scope"), directory: directory)
             }
             guard let fallback else { throw .missingParameter("resource") }
-            return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+            // The grant's scopes name the resource as `resource=` did: keep v1 semantics (aud, refresh token).
+            var request = try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+            request.fromV1Resource = request.resource != nil
+            if !request.reserved.contains(.openid) { request.reserved.insert(.openid, at: 0) }
+            return request
         }
         if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
         guard let fallback else { throw .missingParameter("scope") }
