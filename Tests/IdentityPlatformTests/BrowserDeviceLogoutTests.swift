@@ -82,6 +82,15 @@ struct BrowserDeviceLogoutTests {
         #expect(expired.has("devicelogin") && expired.bodyText.contains(HTML.escape(DeviceLogin.expiredMessage)))
     }
 
+    @Test func anAuthorizeRequestCannotClaimADeviceCode() throws {
+        let browser = ScriptedBrowser()
+        _ = browser.signInAndConsent(F.authorize(), login: F.alex)
+        let (deviceCode, _) = try startDeviceFlow(browser)
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [(AuthorizationRequest.deviceCodeParameter, deviceCode)]))))
+        #expect(redirect["code"] != nil)
+        #expect(browser.service.state.withLock { $0.deviceCodes[deviceCode]?.status } == .pending)
+    }
+
     @Test func deviceLoginReusesTheBrowserSession() throws {
         let browser = ScriptedBrowser()
         _ = browser.signInAndConsent(F.authorize(), login: F.alex)

@@ -128,6 +128,21 @@ struct BrowserSessionTests {
         #expect(silent["error"] == "login_required")
     }
 
+    @Test func maxAgeZeroAlwaysReauthenticates() {
+        let browser = signedIn([F.adele])
+        #expect(browser.get(F.authorize(extra: [("max_age", "0")])).has("signin"))
+    }
+
+    @Test func autoLoginAnswersSelectAccountWithTheSignedInAccount() throws {
+        var options = IdentityOptions()
+        options.autoLogin = true
+        let browser = ScriptedBrowser(options: options)
+        #expect(RedirectResult(browser.get(F.authorize(extra: [("login_hint", F.alex)])))?["code"] != nil)
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [("prompt", "select_account")]))))
+        let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
+        #expect(browser.service.currentDirectory.user(id: record.grant.userID)?.userPrincipalName == F.alex)
+    }
+
     @Test func incrementalConsentAsksOnlyForNewPermissions() throws {
         let browser = signedIn([F.adele])
         let page = browser.get(F.authorize(scope: "openid profile User.Read Mail.Read"))

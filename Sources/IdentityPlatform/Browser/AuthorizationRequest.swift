@@ -45,6 +45,12 @@ struct AuthorizationRequest: Sendable {
 
     var application: Application { client.application }
 
+    /// `max_age`: an earlier authentication older than this must be repeated; `max_age=0` always repeats it.
+    func authenticationIsTooOld(_ authTime: Date, now: Date) -> Bool {
+        guard let maxAge else { return false }
+        return maxAge == 0 || now.timeIntervalSince(authTime) > maxAge
+    }
+
     /// Why a request cannot proceed: shown on an error page when the client or its redirect URI cannot be
     /// trusted, otherwise sent back to the redirect URI.
     enum Failure: Error, Sendable {

@@ -93,7 +93,10 @@ struct InteractiveFlow {
             return signInRequired(login: hint)
         }
         if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
-        if candidates.count == 1, prompt != .selectAccount { return useSessionAccount(candidates[0].account, user: candidates[0].user) }
+        // With --auto-login the one signed-in account answers even `select_account`: no page is shown.
+        if candidates.count == 1, prompt != .selectAccount || options.autoLogin {
+            return useSessionAccount(candidates[0].account, user: candidates[0].user)
+        }
         if candidates.count > 1 {
             if prompt == .silent { return fail(.accountSelectionRequired()) }
             if !options.autoLogin { return showPicker(candidates) }
@@ -118,7 +121,7 @@ struct InteractiveFlow {
     }
 
     private mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
-        if let maxAge = request.maxAge, now.timeIntervalSince(account.authTime) > maxAge {
+        if request.authenticationIsTooOld(account.authTime, now: now) {
             if request.prompt == .silent { return fail(.loginRequired()) }
             if options.autoLogin { return autoSignIn(user) }
             return showSignIn(login: user.userPrincipalName, error: nil)

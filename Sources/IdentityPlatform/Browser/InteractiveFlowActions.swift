@@ -69,7 +69,7 @@ extension InteractiveFlow {
     }
 
     private mutating func reuse(_ candidate: Candidate) -> HTTPResponse {
-        if let maxAge = request.maxAge, now.timeIntervalSince(candidate.account.authTime) > maxAge {
+        if request.authenticationIsTooOld(candidate.account.authTime, now: now) {
             return showSignIn(login: candidate.user.userPrincipalName, error: nil)
         }
         pending.userID = candidate.user.id
