@@ -22,8 +22,8 @@ extension Pages {
             <form id="consent" method="post" action="\(form.action)">
             \(form.hiddenFields)
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             <button type="submit" name="action" value="accept" id="idBtn_Accept" class="primary">Accept</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             </div>
             </form>
             """, wide: true)
@@ -113,8 +113,8 @@ extension Pages {
             <form id="deviceconfirm" method="post" action="\(form.action)">
             \(form.hiddenFields)
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             <button type="submit" name="action" value="continue" id="idSIButton9" class="primary">Continue</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             </div>
             </form>
             """)
