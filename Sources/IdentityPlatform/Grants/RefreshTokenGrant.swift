@@ -26,9 +26,10 @@ enum RefreshTokenGrant {
         let scopes = try request.scopeRequest(fallback: record.grant.scopes)
         try request.checkMultiFactor(user, methods: record.grant.authenticationMethods, resource: scopes.resource)
 
-        // What the token was issued with stays allowed for its own client; anything else needs consent.
+        // What the token was issued with stays allowed for its client (and, as first-party families are
+        // pre-consented, for the family); anything else needs consent.
         var allowed = Set<String>()
-        if sameClient, let original = try? ScopeRequest.parse(scopes: record.grant.scopes, directory: request.directory, options: request.options),
+        if let original = try? ScopeRequest.parse(scopes: record.grant.scopes, directory: request.directory, options: request.options),
            original.resource?.appID == scopes.resource?.appID {
             allowed = Set(request.directory.delegatedPermissions(for: original, client: app, userID: user.id, tenantID: user.tenantID).map { $0.lowercased() })
         }
