@@ -166,6 +166,27 @@ struct BrowserDeviceLogoutTests {
         #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil, "only Adele is left: single sign-on without the picker")
     }
 
+    @Test func theJournalNeverKeepsWhatIsTypedOnThePages() throws {
+        var directory = F.directory()
+        directory.users[directory.users.firstIndex { $0.answers(to: F.alex) }!].passwordExpired = true
+        let browser = ScriptedBrowser(directory: directory)
+        let journal = RequestJournal()
+        let responder = JournalingResponder(wrapping: HandlerChain([browser.handler]) { _, _ in HTTPResponse(status: .notFound) }, journal: journal, clock: browser.clock)
+        let page = browser.get(F.authorize())
+        let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin"))
+        let fields = form.hidden + [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")]
+        let change = responder.respond(to: HTTPRequest(method: "POST", target: form.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(fields).encoded.utf8)), context: RequestContext())
+        let changeForm = try #require(ScrapedForm.parse(change.bodyText, id: "passwordchange"))
+        let secret = "Sup3r-Secret-New"
+        let changeFields = changeForm.hidden + [("currentPassword", Directory.demoPassword), ("newPassword", secret), ("confirmNewPassword", secret), ("action", "changepassword")]
+        _ = responder.respond(to: HTTPRequest(method: "POST", target: changeForm.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(changeFields).encoded.utf8)), context: RequestContext())
+        let recorded = journal.entries().map(\.json).joined(separator: "\n")
+        #expect(journal.entries().count == 2)
+        #expect(!recorded.contains(Directory.demoPassword))
+        #expect(!recorded.contains(secret))
+        #expect(recorded.contains(F.alex), "what is not secret stays readable")
+    }
+
     @Test func errorPageExplainsACode() {
         let browser = ScriptedBrowser()
         let page = browser.get("/error?code=50011")
