@@ -173,6 +173,31 @@ struct BrowserSessionTests {
         #expect(RedirectResult(done)?["code"] != nil)
     }
 
+    @Test func adminConsentGrantsForTheWholeOrganization() throws {
+        let browser = ScriptedBrowser()
+        let signIn = browser.get(F.authorize(scope: "openid User.Read.All", extra: [("prompt", "admin_consent")]))
+        let consent = browser.submit(signIn, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(consent.has("consent"))
+        #expect(consent.bodyText.contains("id=\"consentForOrganization\""))
+        #expect(consent.bodyText.contains("data-scope=\"User.Read.All\""))
+        #expect(RedirectResult(browser.submit(consent, form: "consent", [("action", "accept")]))?["code"] != nil)
+        #expect(browser.service.currentDirectory.grantedScopes(clientID: F.clientID, resourceAppID: Resource.graphAppID, userID: nil, tenantID: Directory.contosoTenantID).contains("user.read.all"))
+
+        // Another user of the organisation is not asked at all.
+        browser.cookies.removeAll()
+        let done = browser.submit(browser.get(F.authorize(scope: "openid User.Read.All")), form: "signin", [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(RedirectResult(done)?["code"] != nil)
+    }
+
+    @Test func adalRefreshSessionSignsInAgain() {
+        let browser = signedIn([F.adele])
+        let target = "/common/oauth2/authorize?" + FormParameters([
+            ("client_id", F.clientID), ("response_type", "code"), ("redirect_uri", F.redirectURI),
+            ("resource", "https://graph.microsoft.com"), ("prompt", "refresh_session"),
+        ]).encoded
+        #expect(browser.get(target).has("signin"))
+    }
+
     @Test func fragmentResponseMode() throws {
         let browser = ScriptedBrowser()
         let redirect = try #require(RedirectResult(browser.signInAndConsent(F.authorize(extra: [("response_mode", "fragment")]), login: F.adele)))
