@@ -13,7 +13,10 @@ enum AuthorizeEndpoint {
         if exchange.request.method == "POST", let flowID = form["ctx"] {
             return continueFlow(flowID, form: form, exchange: exchange)
         }
-        return start(parameters: firstValues(exchange.parameters), version: version, tenantSegment: exchange.route.tenantSegment, exchange: exchange)
+        var parameters = firstValues(exchange.parameters)
+        // Only /devicelogin may tie a flow to a device code.
+        parameters.removeValue(forKey: AuthorizationRequest.deviceCodeParameter)
+        return start(parameters: parameters, version: version, tenantSegment: exchange.route.tenantSegment, exchange: exchange)
     }
 
     /// Validates the request, stores it server-side and takes the first step.
