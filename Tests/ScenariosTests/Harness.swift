@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Graph
 import IdentityPlatform
 import LocatedJSON
 import Synchronization
@@ -36,7 +37,7 @@ final class Harness: Sendable {
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options)
         let probe = probe
         responder = engine.responder(base: { service in
-            HandlerChain([probe, IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
+            HandlerChain([probe, GraphHandler(service: service), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
         })
     }
 
@@ -81,13 +82,25 @@ final class Harness: Sendable {
         post("/\(tenant)/oauth2/v2.0/token", [("grant_type", "refresh_token"), ("client_id", client), ("refresh_token", token), ("scope", scope), ("client_info", "1")])
     }
 
+    static let verifier = "verifier-0123456789-0123456789-0123456789-0123456789"
+
     static func authorize(client: String = nativeApp, user: String = adele, scope: String = "User.Read openid profile offline_access", tenant: String = "organizations", extra: [(String, String)] = []) -> HTTPRequest {
-        let verifier = "verifier-0123456789-0123456789-0123456789-0123456789"
         var query: [(String, String)] = [("client_id", client), ("response_type", "code"), ("redirect_uri", redirect), ("scope", scope),
                                          ("state", "s-1"), ("login_hint", user), ("code_challenge", PKCE.challenge(for: verifier, method: .s256)),
                                          ("code_challenge_method", "S256"), ("client_info", "1")]
         query += extra
         return get("/\(tenant)/oauth2/v2.0/authorize?" + FormParameters(query).encoded)
+    }
+
+    /// /authorize (auto-login) then the code redeemed: the tokens an interactive sign-in ends with.
+    func interactiveSignIn(scope: String = "User.Read openid profile offline_access", extra: [(String, String)] = []) -> [String: Any] {
+        let authorize = send(Self.authorize(scope: scope, extra: extra))
+        guard let code = Self.redirectParameters(authorize)["code"] else { return [:] }
+        let redeem = send(Self.post("/organizations/oauth2/v2.0/token", [
+            ("grant_type", "authorization_code"), ("client_id", Self.nativeApp), ("code", code), ("redirect_uri", Self.redirect),
+            ("code_verifier", Self.verifier), ("scope", scope), ("client_info", "1"),
+        ]))
+        return Self.body(redeem)
     }
 
     static func body(_ response: HTTPResponse) -> [String: Any] {

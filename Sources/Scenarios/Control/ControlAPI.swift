@@ -15,7 +15,9 @@ struct ControlAPI {
     }
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        if let refusal = accessRefusal(request, context: context) { return refusal }
+        // Health checks (load balancers, `fakeentra` waiting for readiness) need no credentials.
+        let isHealthCheck = request.method == "GET" && request.rawPath == Self.prefix + "/health"
+        if !isHealthCheck, let refusal = accessRefusal(request, context: context) { return refusal }
         let segments = Array(request.pathSegments.dropFirst())
         do {
             if let response = try route(request, segments: segments) { return response }

@@ -9,16 +9,14 @@ struct AnswerRenderer {
     let context: RequestContext
     let facts: RequestFacts
     let service: IdentityService
-    let graph: any GraphFaultRendering
     let now: Date
     let trace: TraceContext
 
-    init(request: HTTPRequest, context: RequestContext, facts: RequestFacts, service: IdentityService, graph: any GraphFaultRendering) {
+    init(request: HTTPRequest, context: RequestContext, facts: RequestFacts, service: IdentityService) {
         self.request = request
         self.context = context
         self.facts = facts
         self.service = service
-        self.graph = graph
         now = service.clock.now()
         let origin = PublicOrigin(request: request, context: context).url
         let correlation = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] ?? UUID().uuidString.lowercased()
@@ -32,10 +30,9 @@ struct AnswerRenderer {
         case .serviceError(let spec): response = serviceError(spec)
         case .dropConnection: return HTTPResponse(status: .internalServerError, directives: TransportDirectives(dropConnection: true))
         case .graphError(let spec):
-            response = graph.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now)
+            response = GraphFaults.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now)
         case .claimsChallenge(let spec):
-            let claims = spec.claims ?? "{\"access_token\":{\"nbf\":{\"essential\":true,\"value\":\"\(Int(now.timeIntervalSince1970))\"}}}"
-            response = graph.claimsChallenge(claims: claims, request: request, now: now)
+            response = GraphFaults.claimsChallenge(claims: spec.claims, request: request, context: context, now: now)
         case .response(let canned): response = cannedResponse(canned)
         default: preconditionFailure("\(action.fileName) does not answer a request")
         }
@@ -131,9 +128,7 @@ struct AnswerRenderer {
         var response: HTTPResponse
         switch facts.kind {
         case .graph:
-            let code = spec.status == 429 ? "TooManyRequests" : spec.status == 503 ? "serviceNotAvailable" : "generalException"
-            return graph.error(status: spec.status, code: code, message: spec.message ?? GraphFaults.defaultMessage(code: code),
-                               retryAfter: spec.retryAfter, request: request, now: now)
+            return GraphFaults.serviceError(spec, request: request, now: now)
         case .authorize, .devicelogin, .logout:
             let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
             response = ErrorPage.response(status: spec.status, title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", detail: detail, trace: trace)

@@ -1,57 +1,63 @@
 import EntraHTTP
 import Foundation
+import Graph
 import IdentityPlatform
 
-/// How the engine renders Microsoft Graph's own failures (errors, throttling, CAE challenges).
-/// A protocol so that the Graph module's renderers can stand in once they exist.
-public protocol GraphFaultRendering: Sendable {
-    func error(status: Int, code: String, message: String, retryAfter: Int?, request: HTTPRequest, now: Date) -> HTTPResponse
-    func claimsChallenge(claims: String, request: HTTPRequest, now: Date) -> HTTPResponse
-}
-
-/// Graph's wire format: `{"error":{"code","message","innerError":{"date","request-id","client-request-id"}}}`
-/// with `request-id` / `client-request-id` headers, as documented for Microsoft Graph.
-public struct GraphFaults: GraphFaultRendering {
-    public init() {}
-
-    public static func defaultMessage(code: String) -> String {
+/// Microsoft Graph's failures as the Graph module renders them (`GraphError`: body, `request-id`,
+/// `client-request-id`, `Retry-After`, `WWW-Authenticate`), for answers the engine gives itself.
+enum GraphFaults {
+    static func defaultMessage(code: String) -> String {
         switch code {
-        case "Authorization_RequestDenied": "Insufficient privileges to complete the operation."
+        case GraphError.insufficientPrivileges.code: GraphError.insufficientPrivileges.message
+        case GraphError.accessDenied.code: GraphError.accessDenied.message
+        case "TooManyRequests": GraphError.throttled(retryAfter: 0).message
+        case "serviceNotAvailable": GraphError.serviceUnavailable().message
         case "InvalidAuthenticationToken": "Access token validation failure. Invalid audience."
-        case "TooManyRequests", "activityLimitReached": "Too many requests from Identifier under category. Please try again later."
         case "Request_ResourceNotFound": "Resource could not be discovered."
-        case "ErrorAccessDenied": "Access is denied. Check credentials and try again."
-        case "serviceNotAvailable": "The service is temporarily unavailable. Please try again later."
-        case "generalException": "An unspecified error has occurred."
-        default: "The request failed."
+        default: "An unspecified error has occurred."
         }
     }
 
-    public func error(status: Int, code: String, message: String, retryAfter: Int?, request: HTTPRequest, now: Date) -> HTTPResponse {
-        let requestID = UUID().uuidString.lowercased()
-        let clientRequestID = request.headers["client-request-id"] ?? requestID
-        var inner: [(String, JSONFragment)] = [("date", .string(Self.dateText(now))), ("request-id", .string(requestID))]
-        inner.append(("client-request-id", .string(clientRequestID)))
-        let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message)), ("innerError", .object(inner))]))])
+    static func trace(_ request: HTTPRequest, now: Date) -> GraphTrace {
+        GraphTrace(requestID: UUID().uuidString.lowercased(), clientRequestID: request.headers["client-request-id"], date: now)
+    }
+
+    static func error(status: Int, code: String, message: String, retryAfter: Int?, request: HTTPRequest, now: Date) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
-        headers.set("Content-Type", "application/json")
-        headers.set("request-id", requestID)
-        headers.set("client-request-id", clientRequestID)
-        if let retryAfter { headers.set("Retry-After", String(retryAfter)) }
-        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: Array(body.text.utf8))
+        if let retryAfter { headers.set("Retry-After", String(max(0, retryAfter))) }
+        return GraphError(status: HTTPStatus(status), code: code, message: message, headers: headers).response(in: trace(request, now: now))
     }
 
-    public func claimsChallenge(claims: String, request: HTTPRequest, now: Date) -> HTTPResponse {
-        var response = error(status: 401, code: "InvalidAuthenticationToken", message: "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp",
-                             retryAfter: nil, request: request, now: now)
-        let encoded = Data(claims.utf8).base64EncodedString()
-        response.headers.set("WWW-Authenticate", "Bearer realm=\"\", authorization_uri=\"https://login.microsoftonline.com/common/oauth2/authorize\", client_id=\"00000003-0000-0000-c000-000000000000\", error=\"insufficient_claims\", claims=\"\(encoded)\"")
-        return response
+    /// 429 / 5xx in Graph's own words.
+    static func serviceError(_ spec: ServiceErrorSpec, request: HTTPRequest, now: Date) -> HTTPResponse {
+        var error: GraphError = switch spec.status {
+        case 429: .throttled(retryAfter: spec.retryAfter ?? 0)
+        case 503: .serviceUnavailable(retryAfter: spec.retryAfter)
+        default: GraphError(status: HTTPStatus(spec.status), code: spec.status == 504 ? "GatewayTimeout" : "generalException",
+                            message: "An unspecified error has occurred.", headers: spec.retryAfter.map { ["Retry-After": String($0)] } ?? [:])
+        }
+        if spec.status == 429, spec.retryAfter == nil { error.headers.remove("Retry-After") }
+        if let message = spec.message { error.message = message }
+        return error.response(in: trace(request, now: now))
     }
 
-    static func dateText(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        return f.string(from: date).replacingOccurrences(of: "Z", with: "")
+    /// The CAE challenge Graph sends after a critical event: 401 `InvalidAuthenticationToken` with
+    /// `WWW-Authenticate: Bearer …, error="insufficient_claims", claims="<base64>"`.
+    static func claimsChallenge(claims: String?, request: HTTPRequest, context: RequestContext, now: Date) -> HTTPResponse {
+        let text = claims ?? #"{"access_token":{"nbf":{"essential":true, "value":"\#(Int(now.timeIntervalSince1970))"}}}"#
+        let encoded = Data(text.utf8).base64EncodedString()
+        let error = GraphError(
+            status: .unauthorized, code: "InvalidAuthenticationToken",
+            message: "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp",
+            headers: ["WWW-Authenticate": GraphError.bearerChallenge(authorityOrigin: authorityOrigin(request, context: context),
+                                                                     extra: [("error", "insufficient_claims"), ("claims", encoded)])]
+        )
+        return error.response(in: trace(request, now: now))
+    }
+
+    /// Where the challenge sends the client to sign in: FakeEntra itself, unless Graph's real host was mapped here.
+    static func authorityOrigin(_ request: HTTPRequest, context: RequestContext) -> String {
+        if request.hostName == "graph.microsoft.com" { return "https://login.microsoftonline.com" }
+        return PublicOrigin(request: request, context: context).url
     }
 }

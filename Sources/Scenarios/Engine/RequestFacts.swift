@@ -28,6 +28,8 @@ public struct RequestFacts: Sendable, Equatable {
     public var grantHandles: [String]
     /// The bearer token of a Graph call.
     public var bearerToken: String?
+    /// Client capabilities the bearer token declares (`xms_cc`, `cp1` for continuous access evaluation).
+    public var clientCapabilities: [String] = []
 
     public init(kind: EndpointKind, isB2C: Bool = false, method: String = "GET", path: String = "/", tenantSegment: String? = nil, policy: String? = nil,
                 grantType: String? = nil, clientID: String? = nil, userNames: Set<String> = [], scopes: [String] = [],
@@ -90,6 +92,7 @@ public struct RequestFacts: Sendable, Equatable {
         }
         if clientID == nil { clientID = (claims["appid"] as? String) ?? (claims["azp"] as? String) }
         if let tid = claims["tid"] as? String { tenantNames.insert(tid.lowercased()) }
+        clientCapabilities = (claims["xms_cc"] as? [String]) ?? (claims["xms_cc"] as? String).map { [$0] } ?? []
         if kind == .graph, scopes.isEmpty, let scp = claims["scp"] as? String { scopes = Self.normalizedScopes(scp) }
     }
 

@@ -37,7 +37,7 @@ public struct RuleBook: Sendable {
 
     public mutating func evaluate(_ facts: RequestFacts, now: Date, start: Date) -> RuleOutcome {
         var outcome = RuleOutcome()
-        for (index, rule) in rules.enumerated() where rule.match.conditionsHold(for: facts, now: now, start: start) {
+        for (index, rule) in rules.enumerated() where rule.match.conditionsHold(for: facts, now: now, start: start) && rule.reaches(facts) {
             matchCounts[index] += 1
             guard outcome.answer == nil, rule.match.countReached(matchCounts[index]), hasFiringsLeft(index) else { continue }
             firings[index] += 1
@@ -52,6 +52,15 @@ public struct RuleBook: Sendable {
         case .always: true
         case .times(let limit): firings[index] < limit
         }
+    }
+}
+
+extension Rule {
+    /// Graph sends continuous access evaluation challenges only to clients that declared `cp1`
+    /// (the `xms_cc` claim): a rule that answers with one ignores every other request, as Graph does.
+    func reaches(_ facts: RequestFacts) -> Bool {
+        guard case .claimsChallenge? = terminalAction else { return true }
+        return facts.clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame }
     }
 }
 

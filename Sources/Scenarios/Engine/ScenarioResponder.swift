@@ -31,7 +31,7 @@ extension ScenarioEngine {
 
         var response: HTTPResponse
         if let answer = outcome.answer {
-            let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service, graph: options.graph)
+            let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service)
             response = renderer.render(answer)
             options.answerObserver?(request, response, world.id)
         } else {
