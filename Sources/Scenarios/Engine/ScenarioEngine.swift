@@ -11,13 +11,10 @@ public struct ScenarioEngineOptions: Sendable {
     public var controlSecret: String?
     /// Binding clocks stand still unless advanced (deterministic tests); otherwise they follow real time.
     public var frozenClocks: Bool
-    /// Told of every answer the engine gives by itself (the platform's journal never sees those).
-    public var answerObserver: (@Sendable (_ request: HTTPRequest, _ response: HTTPResponse, _ worldID: String) -> Void)?
 
-    public init(controlSecret: String? = nil, frozenClocks: Bool = false, answerObserver: (@Sendable (HTTPRequest, HTTPResponse, String) -> Void)? = nil) {
+    public init(controlSecret: String? = nil, frozenClocks: Bool = false) {
         self.controlSecret = controlSecret
         self.frozenClocks = frozenClocks
-        self.answerObserver = answerObserver
     }
 }
 

@@ -33,7 +33,6 @@ extension ScenarioEngine {
         if let answer = outcome.answer {
             let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service)
             response = renderer.render(answer)
-            options.answerObserver?(request, response, world.id)
         } else {
             response = ScenarioDirectives.$current.withValue(outcome.directives) {
                 world.responder.respond(to: request, context: context)
