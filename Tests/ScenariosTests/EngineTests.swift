@@ -35,3 +35,30 @@ import Testing
         #expect(refresh3.status.code == 200, "\(refresh3.bodyText)")
     }
 }
+
+@Suite struct RobustnessTests {
+    /// Odd requests never crash the engine and get an answer in some endpoint's format.
+    @Test func oddRequestsGetAnswers() throws {
+        let scenario = try Harness.scenario(#"{"name": "all", "description": "d", "rules": [{"match": {"user": "x@y.z", "tenant": "t", "policy": "B2C_1_x", "scopes": ["a"]}, "action": {"delay": 1}}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "all", to: .server)
+        let targets = ["/", "//", "/tfp", "/tfp/x", "/x/B2C_1_y", "/%ZZ/oauth2/v2.0/token", "/v1.0", "/beta/me?$select=%", "/common/userrealm/",
+                       "/_fakeentra", "/_fakeentra/bindings/", "/_fakeentra/users/%2F/revoke", "/organizations/oauth2/v2.0/authorize?p=B2C_1_a&login_hint=%"]
+        for target in targets {
+            for method in ["GET", "POST", "DELETE", "PATCH"] {
+                var request = Harness.json(method, target, "{\"scenario\": 1, \"seconds\": \"x\"")
+                request.headers.set("Authorization", "Bearer not.a.jwt")
+                request.headers.set("Cookie", "fakeentra_binding=b1; fakeentra_binding=zz")
+                let response = harness.send(request)
+                #expect(response.status.code >= 200 && response.status.code < 600, "\(method) \(target)")
+            }
+        }
+        let garbage = HTTPRequest(method: "POST", target: "/common/oauth2/v2.0/token", headers: ["Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic !!!"], body: [0xFF, 0xFE, 0x26, 0x3D])
+        #expect(harness.send(garbage).status.code == 400)
+    }
+
+    @Test func summariesAreTheFirstSentence() throws {
+        let scenario = try Harness.scenario(#"{"name": "s", "description": "The service fails. Then it works.", "rules": []}"#)
+        #expect(scenario.summary == "The service fails.")
+    }
+}

@@ -6,7 +6,7 @@ import Testing
     static let directory = TestPaths.repository + "/Scenarios"
 
     @Test func everyShippedScenarioLoadsAndValidates() throws {
-        let files = ScenarioLibrary.jsonFiles(in: Self.directory)
+        let files = ScenarioLibrary.files(in: Self.directory)
         let report = ScenarioLibrary.validate(files: files)
         #expect(report.isValid, "\(report)")
         #expect(report.scenarios.count >= 25)

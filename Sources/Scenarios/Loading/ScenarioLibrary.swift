@@ -41,7 +41,7 @@ public struct ScenarioLibrary: Sendable {
 
     /// Every `*.json` file of `directories` (sorted by name), all or nothing: one bad file throws the whole report.
     public static func load(directories: [String], baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
-        let files = directories.flatMap(jsonFiles(in:))
+        let files = directories.flatMap(files(in:))
         let report = validate(files: files, baseDirectory: baseDirectory)
         guard report.isValid else { throw report }
         return ScenarioLibrary(report.scenarios)
@@ -88,7 +88,8 @@ public struct ScenarioLibrary: Sendable {
         return .success(scenario)
     }
 
-    static func jsonFiles(in directory: String) -> [String] {
+    /// The `*.json` files of a directory, sorted by name; a path that is not a directory is returned as is.
+    public static func files(in directory: String) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [directory] }
         guard isDirectory.boolValue else { return [directory] }

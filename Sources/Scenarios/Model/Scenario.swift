@@ -25,10 +25,11 @@ public struct Scenario: Sendable, Equatable {
         self.source = source
     }
 
-    /// The first line of the description, for listings.
+    /// The description's first sentence, for one-line listings.
     public var summary: String {
-        let firstSentence = description.split(separator: "\n").first.map(String.init) ?? description
-        return firstSentence
+        let firstLine = description.split(separator: "\n").first.map(String.init) ?? description
+        guard let end = firstLine.range(of: ". ") else { return firstLine }
+        return String(firstLine[..<end.lowerBound]) + "."
     }
 }
 
