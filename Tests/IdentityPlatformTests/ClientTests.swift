@@ -128,6 +128,19 @@ import Testing
         #expect(try presentAssertion(s256, service: service).method == .certificate)
     }
 
+    @Test(arguments: [
+        ("https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", true),
+        ("https://127.0.0.1:8443/common/oauth2/token", true),
+        ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/v2.0", true),
+        ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/", true),
+        ("https://login.microsoftonline.com/", false),
+        ("https://example.com/a/b/c", false),
+        ("not a url", false),
+    ])
+    func assertionAudiences(audience: String, accepted: Bool) {
+        #expect(ClientAssertionValidator.isTokenEndpoint(audience) == accepted)
+    }
+
     @Test func assertionFailures() throws {
         let (service, clock) = TokenFixtures.service()
         let now = clock.now()
@@ -139,7 +152,7 @@ import Testing
         #expect(code(try Self.assertion(signer: stranger, claims: Self.assertionClaims(now: now))) == 700027)
         // Registered thumbprint but signed by another key.
         #expect(code(try Self.assertion(signer: stranger, header: ["x5t": TokenFixtures.clientCertificate.keyID], claims: Self.assertionClaims(now: now))) == 7000274)
-        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/not-a-token-endpoint"))) == 700021)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/some/other/endpoint"))) == 700021)
         #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, clientID: "someone-else"))) == 700023)
         var expired = Self.assertionClaims(now: now)
         expired["exp"] = Int(now.timeIntervalSince1970) - 400

@@ -64,11 +64,16 @@ enum ClientAssertionValidator {
         }
     }
 
-    /// Any host and tenant form of a v2 or v1 token endpoint: clients build it from their authority.
+    /// Any host and tenant form of a v2 or v1 token endpoint, or of the tenant's issuer (RFC 7523 lets the
+    /// audience name the authorization server; newer Microsoft libraries send the issuer).
     static func isTokenEndpoint(_ audience: String) -> Bool {
         guard let url = URLComponents(string: audience), url.host != nil else { return false }
-        let path = url.path.lowercased()
-        return path.hasSuffix("/oauth2/v2.0/token") || path.hasSuffix("/oauth2/token")
+        let segments = url.path.lowercased().split(separator: "/").map(String.init)
+        switch segments.count {
+        case 1: return true
+        case 2: return segments[1] == "v2.0"
+        default: return segments.suffix(3) == ["oauth2", "v2.0", "token"] || segments.suffix(2) == ["oauth2", "token"]
+        }
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
