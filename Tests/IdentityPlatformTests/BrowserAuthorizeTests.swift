@@ -291,6 +291,16 @@ struct BrowserAuthorizeTests {
         #expect(late.headers["Location"] == nil)
     }
 
+    @Test func pendingFlowsAreBounded() {
+        var state = PlatformState()
+        for i in 0..<5 {
+            let id = "flow-\(i)"
+            state.pendingAuthorizations[id] = PendingAuthorization(id: id, parameters: [:], tenantSegment: "common", endpointVersion: .v2, expiresAt: F.start.addingTimeInterval(Double(i)))
+        }
+        state.dropOldestPendingAuthorizations(keeping: 2)
+        #expect(Set(state.pendingAuthorizations.keys) == ["flow-3", "flow-4"])
+    }
+
     @Test func unknownFlowIDIsRejected() {
         let browser = ScriptedBrowser()
         let page = browser.post("/common/oauth2/v2.0/authorize", [("ctx", "forged"), ("action", "accept")])
