@@ -266,6 +266,30 @@ struct BrowserSessionTests {
         #expect(record.grant.userID == created.id && record.grant.isNewUser)
     }
 
+    @Test func createOneFromTheSignInPageAddsAPersonalAccountThroughCommon() throws {
+        let browser = ScriptedBrowser()
+        let signUp = browser.submit(browser.get(F.authorize()), form: "signin", [("login", "sam@example.org"), ("action", "signup")])
+        #expect(signUp.has("signup"))
+        #expect(signUp.bodyText.contains("value=\"sam@example.org\""))
+        let short = browser.submit(signUp, form: "signup", [("email", "sam@example.org"), ("passwd", "short"), ("action", "create")])
+        #expect(short.bodyText.contains("id=\"signupError\""))
+        let consent = browser.submit(short, form: "signup", [("email", "sam@example.org"), ("displayName", ""), ("passwd", "L0ngEnough!"), ("action", "create")])
+        #expect(consent.has("consent"))
+        let sam = try #require(browser.service.currentDirectory.user(signInName: "sam@example.org"))
+        #expect(sam.tenantID == Tenant.consumersTenantID && sam.displayName == "sam")
+    }
+
+    @Test func domainHintNarrowsTheSignedInAccounts() throws {
+        let browser = signedIn([F.adele, F.megan])
+        #expect(browser.get(F.authorize()).has("picker"))
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [("domain_hint", "consumers")]))))
+        let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
+        #expect(record.grant.tenantID == Tenant.consumersTenantID)
+        let contoso = try #require(RedirectResult(browser.get(F.authorize(extra: [("domain_hint", "contoso.com")]))))
+        let contosoRecord = try #require(browser.service.state.withLock { $0.authorizationCodes[contoso["code"] ?? ""] })
+        #expect(contosoRecord.grant.tenantID == Directory.contosoTenantID)
+    }
+
     @Test func autoLoginWithAHintRedirectsStraightAway() throws {
         var options = IdentityOptions()
         options.autoLogin = true
