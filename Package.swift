@@ -39,10 +39,16 @@ let package = Package(
         .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
 
+        // Scripted scenarios: files, rules, bindings, control API, HAR replay.
+        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+
+        // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
+        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "LocatedJSON"], swiftSettings: swiftSettings),
+
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraCrypto", "IdentityPlatform", "B2C", "Graph",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -54,7 +60,9 @@ let package = Package(
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
     ]

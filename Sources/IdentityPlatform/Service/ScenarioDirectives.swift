@@ -1,0 +1,27 @@
+import Foundation
+
+/// What an active scenario asks the platform to do differently for one request, beyond answers the
+/// scenario engine gives by itself (errors, throttling, delays). Grants and pages consult it; the
+/// engine fills it. Empty means "behave as the real service".
+public struct ScenarioDirectives: Sendable, Equatable {
+    /// Granted scopes omit these (declined scopes): the response `scope` lacks them.
+    public var declinedScopes: [String] = []
+    /// Treat these scopes as not consented (65001 on silent grants, consent page on /authorize).
+    public var consentRequiredScopes: [String] = []
+    /// Demand multi-factor authentication (50076 on non-interactive grants, MFA page on /authorize).
+    public var requireMFA: Bool = false
+    public var accessTokenLifetime: TimeInterval?
+    public var refreshTokenLifetime: TimeInterval?
+    public var idTokenLifetime: TimeInterval?
+    /// Claims added to (or replacing those of) issued access tokens, as JSON text per claim name.
+    public var accessTokenClaims: [String: String] = [:]
+    /// Claims added to (or replacing those of) issued id tokens, as JSON text per claim name.
+    public var idTokenClaims: [String: String] = [:]
+
+    public init() {}
+
+    public var isEmpty: Bool { self == ScenarioDirectives() }
+
+    /// The directives of the request being answered on this thread (set by the scenario engine).
+    @TaskLocal public static var current = ScenarioDirectives()
+}

@@ -1,0 +1,1 @@
+// Scenarios: see README's module map.

@@ -1,0 +1,100 @@
+"""Starts the real `fakeentra` binary for tests driven by third-party clients (MSAL for Python,
+azure-identity, msgraph-sdk, Authlib, curl, openssl). Nothing here sleeps: the server writes its URL
+to a ready file and the fixture waits for that file with inotify-free polling on the process."""
+import json
+import os
+import pathlib
+import select
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+import requests
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def binary_path():
+    explicit = os.environ.get("FAKEENTRA_BINARY")
+    if explicit:
+        return explicit
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return str(pathlib.Path(out.stdout.strip()) / "fakeentra")
+
+
+class RunningServer:
+    def __init__(self, args, certs_dir, port=0, env=None):
+        self.certs_dir = pathlib.Path(certs_dir)
+        cmd = [binary_path(), "serve", "--port", str(port), "--certs", str(self.certs_dir)] + list(args)
+        self.process = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, **(env or {})})
+        self.url = self._read_url()
+        self.ca = str(self.certs_dir / "ca.pem")
+
+    def _read_url(self):
+        # The server prints its base URL on a stdout line of its own once it accepts connections.
+        deadline_lines = 200
+        for _ in range(deadline_lines):
+            ready, _, _ = select.select([self.process.stdout], [], [], 30)
+            if not ready:
+                break
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            line = line.strip()
+            if line.startswith("https://") or line.startswith("http://"):
+                return line
+        self.process.kill()
+        raise RuntimeError("fakeentra did not become ready: " + self.process.stderr.read())
+
+    @property
+    def host(self):
+        return self.url.split("://", 1)[1]
+
+    def control(self, method, path, **kwargs):
+        return requests.request(method, self.url + path, verify=self.ca, timeout=30, **kwargs)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+@pytest.fixture(scope="session")
+def certs_dir():
+    path = tempfile.mkdtemp(prefix="fakeentra-certs-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server(certs_dir):
+    """A server with the embedded defaults, shared by tests that do not change its state."""
+    s = RunningServer([], certs_dir)
+    os.environ["REQUESTS_CA_BUNDLE"] = s.ca
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def make_server(certs_dir):
+    """Starts extra servers with their own arguments (config files, --auto-login, --strict)."""
+    started = []
+
+    def start(*args, port=0, config=None):
+        extra = list(args)
+        if config is not None:
+            config_path = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-config-")) / "config.json"
+            config_path.write_text(json.dumps(config))
+            extra += ["--config", str(config_path)]
+        s = RunningServer(extra, certs_dir, port=port)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.stop()
