@@ -244,6 +244,22 @@ struct BrowserSessionTests {
         #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil)
     }
 
+    @Test func scenarioDirectivesReachThePages() throws {
+        let browser = signedIn([F.adele])
+        var withdraw = ScenarioDirectives()
+        withdraw.consentRequiredScopes = ["User.Read"]
+        let consent = ScenarioDirectives.$current.withValue(withdraw) { browser.get(F.authorize()) }
+        #expect(consent.has("consent") && consent.bodyText.contains("data-scope=\"User.Read\""))
+        let silent = try #require(ScenarioDirectives.$current.withValue(withdraw) { RedirectResult(browser.get(F.authorize(extra: [("prompt", "none")]))) })
+        #expect(silent["error"] == "interaction_required" && silent.aadsts == 65001)
+
+        var mfa = ScenarioDirectives()
+        mfa.requireMFA = true
+        let page = ScenarioDirectives.$current.withValue(mfa) { browser.get(F.authorize()) }
+        #expect(page.has("mfa"))
+        #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil, "without the scenario the same request goes straight through")
+    }
+
     @Test func claimsAskingForMFAChallengeARegisteredUser() {
         let browser = ScriptedBrowser()
         let claims = #"{"id_token":{"amr":{"essential":true,"values":["mfa"]}}}"#
