@@ -62,3 +62,26 @@ import Testing
         #expect(scenario.summary == "The service fails.")
     }
 }
+
+@Suite struct PageFlowTests {
+    /// A page posted back continues its /authorize: rules see that request's client, scopes and
+    /// parameters, and an error redirect goes to its redirect_uri with its state.
+    @Test func pagePostsCarryTheirAuthorizeRequestsFacts() throws {
+        var options = IdentityOptions()
+        options.autoLogin = false
+        let scenario = try Harness.scenario(#"""
+        {"name": "decline-on-post", "description": "d",
+         "rules": [{"match": {"endpoint": "authorize", "method": "POST", "clientId": "\#(Harness.nativeApp)", "scopes": ["User.Read"], "parameters": {"state": "s-1"}},
+                    "action": {"oauthError": {"code": "AADSTS65004"}}}]}
+        """#)
+        let harness = Harness(scenarios: [scenario], identityOptions: options)
+        try harness.engine.bind(scenario: scenario.name, to: .server)
+        let page = harness.send(Harness.authorize())
+        #expect(page.status.code == 200)
+        let ctx = try #require(page.bodyText.range(of: "name=\"ctx\" value=\"[^\"]+\"", options: .regularExpression).map { String(page.bodyText[$0].dropFirst(18).dropLast()) })
+        let posted = harness.send(Harness.post("/organizations/oauth2/v2.0/authorize", [("ctx", ctx), ("action", "signin"), ("login", Harness.adele), ("passwd", Directory.demoPassword)]))
+        #expect(posted.status.code == 302)
+        #expect(posted.headers["Location"]?.hasPrefix(Harness.redirect + "?error=access_denied") == true)
+        #expect(Harness.redirectParameters(posted)["state"] == "s-1")
+    }
+}

@@ -99,6 +99,14 @@ public struct RequestFacts: Sendable, Equatable {
     /// Completes the facts from a world: the owner of a refresh token, code or device code the
     /// request carries, every name of the users named, the tenant's id and domains.
     public mutating func resolve(state: PlatformState, directory: Directory) {
+        // A page posted back (sign-in, consent, MFA) continues an /authorize: its parameters count as this request's.
+        if let flowID = parameters[IdentityService.flowFieldName], let original = state.pendingAuthorizations[flowID]?.parameters {
+            for (name, value) in original.sorted(by: { $0.key < $1.key }) where parameters[name] == nil { parameters.append(name, value) }
+            if clientID == nil { clientID = original["client_id"] }
+            if scopes.isEmpty { scopes = Self.normalizedScopes(original["scope"] ?? "") }
+            if let hint = original["login_hint"], !hint.isEmpty { userNames.insert(hint.lowercased()) }
+            if let userID = state.pendingAuthorizations[flowID]?.userID { userNames.insert(userID.lowercased()) }
+        }
         for name in tenantNames {
             if let tenant = directory.tenant(matching: name) { tenantNames.formUnion([tenant.id] + tenant.domains) }
         }
