@@ -53,16 +53,24 @@ import Testing
         let token = harness.send(Harness.passwordGrant())
         #expect(token.status.code == 200)
         #expect(harness.probe.last?.accessTokenLifetime == 240)
+        #expect(Harness.body(token)["expires_in"] as? Int == 240)
+        let issued = Harness.claims(Harness.body(token)["access_token"] as? String)
+        #expect((issued["exp"] as? Int).map { $0 - (issued["iat"] as? Int ?? 0) } == 240)
         let world = try #require(harness.engine.world(binding: "b1"))
         #expect(world.elapsed == 0)
         let accessToken = try #require(Harness.body(token)["access_token"] as? String)
-        _ = harness.send(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(accessToken)"]))
+        // The clock moves before Graph answers: the token (240 s + Graph's 5 minutes of skew) is already expired.
+        let stale = harness.send(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(world.elapsed == 600, "the first Graph call moves the world's clock past the token's expiry")
+        #expect(stale.status.code == 401)
+        #expect((Harness.body(stale)["error"] as? [String: Any])?["code"] as? String == "InvalidAuthenticationToken")
         _ = harness.send(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(accessToken)"]))
         #expect(world.elapsed == 600, "only once")
         // Every later token response is short-lived too.
-        _ = harness.send(Harness.refreshGrant(try #require(Harness.body(token)["refresh_token"] as? String)))
-        #expect(harness.probe.last?.accessTokenLifetime == 240)
+        let refreshed = Harness.body(harness.send(Harness.refreshGrant(try #require(Harness.body(token)["refresh_token"] as? String))))
+        #expect(refreshed["expires_in"] as? Int == 240)
+        let fresh = try #require(refreshed["access_token"] as? String)
+        #expect(harness.send(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(fresh)"])).status.code == 200, "the silently refreshed token works")
     }
 
     @Test func refreshTokenExpired() throws {
@@ -101,6 +109,27 @@ import Testing
         #expect(harness.probe.last?.consentRequiredScopes == ["Calendars.Read"])
     }
 
+    /// The consent page comes back for Calendars.Read even though the user had granted it before.
+    @Test func incrementalConsentShowsTheConsentPageAgain() throws {
+        let scenario = try #require(Self.library["incremental-consent-required"])
+        var options = IdentityOptions()
+        options.autoLogin = false
+        let harness = Harness(scenarios: [scenario], identityOptions: options)
+        let binding = try harness.engine.bind(scenario: scenario.name, to: .server)
+        try #require(harness.engine.world(binding: binding.id)).service.directory.withLock {
+            $0.grantConsent(ConsentGrant(clientID: Harness.nativeApp, resourceAppID: Resource.graphAppID, userID: "6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51",
+                                         tenantID: Directory.contosoTenantID, scopes: ["User.Read", "Calendars.Read"]))
+        }
+        func pageAfterSignIn(scope: String) throws -> String {
+            let page = harness.send(Harness.authorize(scope: scope))
+            let ctx = try #require(page.bodyText.range(of: "name=\"ctx\" value=\"[^\"]+\"", options: .regularExpression).map { String(page.bodyText[$0].dropFirst(18).dropLast()) })
+            let next = harness.send(Harness.post("/organizations/oauth2/v2.0/authorize", [("ctx", ctx), ("action", "signin"), ("login", Harness.adele), ("passwd", Directory.demoPassword)]))
+            return next.bodyText
+        }
+        #expect(try pageAfterSignIn(scope: "Calendars.Read openid").contains("id=\"consent\""), "asked again")
+        #expect(try !pageAfterSignIn(scope: "Calendars.Read openid").contains("id=\"consent\""), "the rule fired once: granted consent counts again")
+    }
+
     @Test func adminConsentRequired() throws {
         let harness = try bound("admin-consent-required")
         for _ in 0..<2 {
@@ -116,8 +145,12 @@ import Testing
 
     @Test func declinedScopes() throws {
         let harness = try bound("declined-scopes")
-        _ = harness.send(Harness.passwordGrant(scope: "User.Read Calendars.Read offline_access"))
+        let response = harness.send(Harness.passwordGrant(scope: "User.Read Calendars.Read offline_access"))
         #expect(harness.probe.last?.declinedScopes == ["Calendars.Read"])
+        #expect(response.status.code == 200, "declined scopes are a success whose scope lacks them")
+        let granted = (Harness.body(response)["scope"] as? String)?.lowercased().split(separator: " ").map(String.init) ?? []
+        #expect(granted.contains { $0.hasSuffix("user.read") })
+        #expect(!granted.contains { $0.hasSuffix("calendars.read") })
     }
 
     @Test func userDeclinesConsent() throws {
@@ -147,8 +180,9 @@ import Testing
         #expect(failed.codes == [50076])
         #expect(failed.suberror == "basic_action")
         #expect(failed.description?.contains("'00000003-0000-0000-c000-000000000000'") == true)
-        _ = harness.send(Harness.authorize())
-        #expect(harness.probe.last?.requireMFA == true)
+        let signIn = harness.interactiveSignIn()
+        let amr = Harness.claims(signIn["access_token"] as? String)["amr"] as? [String]
+        #expect(amr?.contains("mfa") == true, "the interactive sign-in went through MFA")
     }
 
     @Test func passwordExpired() throws {

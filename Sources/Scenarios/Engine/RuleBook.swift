@@ -55,6 +55,22 @@ public struct RuleBook: Sendable {
     }
 }
 
+extension ScenarioDirectives {
+    /// Both sets of directives: lists joined, flags or-ed, `other`'s lifetimes and claims winning.
+    func merged(with other: ScenarioDirectives) -> ScenarioDirectives {
+        var result = self
+        result.declinedScopes += other.declinedScopes.filter { !declinedScopes.contains($0) }
+        result.consentRequiredScopes += other.consentRequiredScopes.filter { !consentRequiredScopes.contains($0) }
+        result.requireMFA = requireMFA || other.requireMFA
+        result.accessTokenLifetime = other.accessTokenLifetime ?? accessTokenLifetime
+        result.refreshTokenLifetime = other.refreshTokenLifetime ?? refreshTokenLifetime
+        result.idTokenLifetime = other.idTokenLifetime ?? idTokenLifetime
+        result.accessTokenClaims.merge(other.accessTokenClaims) { _, new in new }
+        result.idTokenClaims.merge(other.idTokenClaims) { _, new in new }
+        return result
+    }
+}
+
 extension Rule {
     /// Graph sends continuous access evaluation challenges only to clients that declared `cp1`
     /// (the `xms_cc` claim): a rule that answers with one ignores every other request, as Graph does.

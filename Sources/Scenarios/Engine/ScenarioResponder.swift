@@ -26,7 +26,11 @@ extension ScenarioEngine {
         let service = world.service
         facts.resolve(state: service.state.withLock { $0 }, directory: service.currentDirectory)
         let now = service.clock.now()
-        let outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
+        var outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
+        let flowID = facts.parameters[IdentityService.flowFieldName]
+        if let flowID, let started = world.flowDirectives.withLock({ $0[flowID] }) {
+            outcome.directives = started.merged(with: outcome.directives)
+        }
         for change in outcome.worldChanges { apply(change, to: world) }
 
         var response: HTTPResponse
@@ -38,6 +42,7 @@ extension ScenarioEngine {
                 world.responder.respond(to: request, context: context)
             }
             rememberTokens(in: response, facts: facts, world: world)
+            rememberFlow(of: response, directives: outcome.directives, continuing: flowID, world: world)
             if case .tenantAlias(let alias, _)? = world.target, facts.kind == .metadata || facts.kind == .discovery {
                 response = AliasRewriter(alias: alias, directory: service.currentDirectory).rewrite(response)
             }
@@ -112,6 +117,22 @@ extension ScenarioEngine {
                 for old in s.tokenOrder.prefix(5_000) { s.tokenOwners[old] = nil }
                 s.tokenOrder.removeFirst(5_000)
             }
+        }
+    }
+
+    /// A rule that fired on /authorize (say `requireConsent`) must still hold on the pages of that sign-in,
+    /// which come later and carry only the flow id: remember its directives under the id the page hands out.
+    private func rememberFlow(of response: HTTPResponse, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
+        guard !directives.isEmpty, response.headers["Content-Type"]?.hasPrefix("text/html") == true else { return }
+        let field = IdentityService.flowFieldName
+        let text = response.bodyText
+        guard let range = text.range(of: "name=\"\(field)\" value=\"[^\"]+\"", options: .regularExpression) else { return }
+        let id = String(text[range].dropFirst("name=\"\(field)\" value=\"".count).dropLast())
+        let live = world.service.state.withLock { Set($0.pendingAuthorizations.keys) }
+        world.flowDirectives.withLock { flows in
+            flows[id] = directives
+            if let flowID, flowID != id { flows[flowID] = nil }
+            flows = flows.filter { live.contains($0.key) }
         }
     }
 

@@ -35,6 +35,8 @@ public final class ScenarioWorld: Sendable {
     public let startedAt: Date
     let book: Mutex<RuleBook>
     let responder: any HTTPResponder
+    /// Directives that started an interactive flow, by flow id: its pages (sign-in, MFA, consent) get them too.
+    let flowDirectives = Mutex<[String: ScenarioDirectives]>([:])
 
     init(id: String, scenario: Scenario?, target: BindingTarget?, service: IdentityService, makeResponder: (IdentityService) -> any HTTPResponder) {
         self.id = id
