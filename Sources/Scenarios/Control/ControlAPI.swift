@@ -25,7 +25,7 @@ struct ControlAPI {
             return Self.error(error)
         }
         // Not ours (the journal, for one): the default world's chain answers, behind the same guard.
-        guard let world = engine.world() else { return NotStartedResponder().respond(to: request, context: context) }
+        guard let world = engine.world(binding: "default") else { return NotStartedResponder().respond(to: request, context: context) }
         return world.responder.respond(to: request, context: context)
     }
 
@@ -89,7 +89,7 @@ struct ControlAPI {
 
     private func world(_ request: HTTPRequest, _ body: Body) throws(ScenarioEngineError) -> ScenarioWorld {
         let id = request.query["binding"] ?? body.string("binding")
-        guard let world = engine.world(binding: id == "default" ? nil : id) else {
+        guard let world = engine.world(binding: id) else {
             throw id.map(ScenarioEngineError.unknownBinding) ?? .notStarted
         }
         return world

@@ -150,10 +150,12 @@ public final class ScenarioEngine: Sendable {
         }
     }
 
-    /// The world of a binding, or the default world for nil.
+    /// The world of a binding, or for nil the world unbound requests go to: the server binding's
+    /// when there is one (`--scenario NAME`), else the default world.
     public func world(binding id: String? = nil) -> ScenarioWorld? {
         state.withLock { s in
-            guard let id else { return s.defaultWorld }
+            guard let id else { return s.bindings.first { $0.info.target == .server }?.world ?? s.defaultWorld }
+            if id == "default" { return s.defaultWorld }
             return s.bindings.first { $0.info.id == id }?.world
         }
     }
