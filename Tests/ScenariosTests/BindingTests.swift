@@ -127,3 +127,27 @@ import Testing
         #expect(!harness.engine.unbind(id: "b1"))
     }
 }
+
+@Suite struct DeviceFlowBindingTests {
+    /// The device code flow crosses three requests with different facts; all reach the client's binding.
+    @Test func deviceCodeFlowStaysInTheClientsWorld() throws {
+        let scenario = try Harness.scenario(#"""
+        {"name": "device", "description": "d", "rules": [
+          {"match": {"endpoint": "devicelogin", "clientId": "\#(Harness.nativeApp)"}, "action": {"delay": 2}, "times": "always"},
+          {"match": {"endpoint": "token", "grantType": "device_code", "nth": 1}, "action": {"oauthError": {"error": "authorization_pending", "code": "AADSTS70016", "message": "OAuth 2.0 device flow error. Authorization is pending. Continue polling."}}}]}
+        """#)
+        let harness = Harness(scenarios: [scenario])
+        let binding = try harness.engine.bind(scenario: "device", to: .client(id: Harness.nativeApp))
+        let start = Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/devicecode", [("client_id", Harness.nativeApp), ("scope", "User.Read offline_access")])))
+        let userCode = try #require(start["user_code"] as? String, "\(start)")
+        let deviceCode = try #require(start["device_code"] as? String)
+        let world = try #require(harness.engine.world(binding: binding.id))
+        #expect(world.service.state.withLock { $0.deviceCodes[deviceCode] != nil })
+        let page = harness.send(Harness.post("/devicelogin", [("otc", userCode.lowercased())]))
+        #expect(page.directives.delay == .milliseconds(2), "the typed code leads to the binding and names the client")
+        let poll = Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/token", [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("client_id", Harness.nativeApp), ("device_code", deviceCode)])))
+        #expect(poll["error"] as? String == "authorization_pending")
+        #expect(poll["error_codes"] as? [Int] == [70016])
+        #expect(world.counters.map(\.fired) == [1, 1])
+    }
+}

@@ -77,7 +77,7 @@ extension ScenarioEngine {
                 binding.world.service.state.withLock { st in
                     facts.grantHandles.contains {
                         st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil
-                            || st.userCodes[$0] != nil || st.pendingAuthorizations[$0] != nil
+                            || st.userCodes[$0] != nil || st.userCodes[$0.uppercased()] != nil || st.pendingAuthorizations[$0] != nil
                     }
                 }
             }) { return hit.world }
