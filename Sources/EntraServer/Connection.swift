@@ -102,6 +102,9 @@ final class Connection {
             if !resumed, phase == .open, (readable && !writeWantsRead) || (writable && readWantsWrite) { readAndAnswer() }
         case .closed: return
         }
+        // Hang-up: both directions are gone, so once any remaining input was handled above there is
+        // nothing left to write to; without this a level-triggered HUP would spin the loop.
+        if events & EPOLLHUP.rawValue != 0 { return close() }
         updateInterest()
     }
 
