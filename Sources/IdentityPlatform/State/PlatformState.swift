@@ -17,7 +17,8 @@ public struct PlatformState: Sendable {
     /// Drops what has expired so memory stays bounded on long runs.
     public mutating func purge(now: Date) {
         authorizationCodes = authorizationCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
-        refreshTokens = refreshTokens.filter { $0.value.expiresAt > now }
+        // Expired refresh tokens stay a while so that their use answers AADSTS700082, not "unknown grant".
+        refreshTokens = refreshTokens.filter { $0.value.expiresAt > now.addingTimeInterval(-30 * 86400) }
         deviceCodes = deviceCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
         userCodes = userCodes.filter { deviceCodes[$0.value] != nil }
         pendingAuthorizations = pendingAuthorizations.filter { $0.value.expiresAt > now }

@@ -1,0 +1,48 @@
+import Foundation
+
+/// An ordered JSON object for token payloads and response bodies: members appear in the order the real
+/// service writes them, which keeps captures and journals readable and diffable.
+public struct ClaimSet: Sendable {
+    public private(set) var members: [(String, JSONFragment)] = []
+
+    public init() {}
+
+    public mutating func set(_ name: String, _ value: String?) {
+        guard let value else { return }
+        members.append((name, .string(value)))
+    }
+
+    public mutating func set(_ name: String, _ value: Int) {
+        members.append((name, .raw(String(value))))
+    }
+
+    public mutating func set(_ name: String, _ values: [String]) {
+        members.append((name, .raw("[" + values.map(JSONFragment.quote).joined(separator: ",") + "]")))
+    }
+
+    /// A value already written as JSON (`true`, `null`, a nested object).
+    public mutating func setRaw(_ name: String, _ json: String) {
+        members.append((name, .raw(json)))
+    }
+
+    /// Replaces a member (or appends it) with JSON text, as scenario claim overrides ask.
+    public mutating func override(_ name: String, json: String) {
+        if let index = members.firstIndex(where: { $0.0 == name }) {
+            members[index].1 = .raw(json)
+        } else {
+            members.append((name, .raw(json)))
+        }
+    }
+
+    public mutating func override(with claims: [String: String]) {
+        for name in claims.keys.sorted() { override(name, json: claims[name]!) }
+    }
+
+    /// NumericDate: whole seconds since the epoch.
+    public mutating func set(_ name: String, _ date: Date) {
+        set(name, Int(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    public var json: String { JSONFragment.object(members).text }
+    public var bytes: [UInt8] { Array(json.utf8) }
+}
