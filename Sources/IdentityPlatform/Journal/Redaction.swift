@@ -9,10 +9,12 @@ public enum Redaction {
     public static let sensitiveNames: Set<String> = [
         "client_secret", "password", "code", "code_verifier", "refresh_token", "assertion", "client_assertion",
         "access_token", "id_token", "device_code", "id_token_hint", "token", "otc", "newpassword", "currentpassword",
+        // The sign-in pages' password fields (Microsoft's names).
+        "passwd", "confirmnewpassword",
     ]
 
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
-    static let lengthOnlyNames: Set<String> = ["client_secret", "password", "newpassword", "currentpassword"]
+    static let lengthOnlyNames: Set<String> = ["client_secret", "password", "newpassword", "currentpassword", "passwd", "confirmnewpassword"]
 
     public static func isSensitive(_ name: String) -> Bool { sensitiveNames.contains(name.lowercased()) }
 

@@ -183,6 +183,10 @@ public struct PendingAuthorization: Sendable {
     /// Set once the user has signed in on this flow.
     public var userID: String?
     public var authenticationMethods: [String]
+    /// The browser session this flow signed into, so later pages find it even without the cookie.
+    public var sessionID: String?
+    /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
+    public var isNewUser: Bool
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
@@ -193,6 +197,8 @@ public struct PendingAuthorization: Sendable {
         self.policy = policy
         self.userID = nil
         self.authenticationMethods = []
+        self.sessionID = nil
+        self.isNewUser = false
         self.expiresAt = expiresAt
     }
 }
