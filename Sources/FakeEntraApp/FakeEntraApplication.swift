@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Graph
 import IdentityPlatform
 
 /// Everything `serve` needs to answer requests, assembled from the modules. The executable only parses
@@ -10,12 +11,14 @@ public struct FakeEntraApplication: Sendable {
     public let journal: RequestJournal
     public let responder: any HTTPResponder
 
-    public init(service: IdentityService, journal: RequestJournal = RequestJournal(), startedAt: ContinuousClock.Instant = .now) {
+    public init(service: IdentityService, graph: GraphDataset = .embeddedDefault, journal: RequestJournal = RequestJournal(), startedAt: ContinuousClock.Instant = .now) {
         self.service = service
         self.journal = journal
         let handlers: [any HTTPHandler] = [
             HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt),
             JournalHandler(journal: journal),
+            // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
+            GraphHandler(service: service, dataset: graph),
             IdentityHandler(service: service),
         ]
         responder = JournalingResponder(

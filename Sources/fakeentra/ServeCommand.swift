@@ -42,12 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let signing = try SigningCredential.loadOrCreate(directory: certificates.directory)
 
-        var options = configuration.options
+        var options = configuration.identity.options
         // Flags given on the command line win over the file.
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
-        let service = IdentityService(directory: configuration.directory, keys: SigningKeyRing(current: signing), options: options)
-        let application = FakeEntraApplication(service: service, startedAt: startedAt)
+        let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
+        let application = FakeEntraApplication(service: service, graph: configuration.graph, startedAt: startedAt)
 
         var listeners = [ListenerConfiguration(host: host, port: port, tls: TLSConfiguration(certificateChainPath: paths.serverCertificate, privateKeyPath: paths.serverKey))]
         if let httpPort { listeners.append(ListenerConfiguration(host: host, port: httpPort)) }
@@ -73,12 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The embedded defaults, or the `--config` file; a broken file stops start-up with every problem listed.
-    func loadConfiguration() throws -> IdentityConfiguration {
-        guard let configFile else {
-            return .embeddedDefault
-        }
+    func loadConfiguration() throws -> LoadedConfiguration {
         do {
-            return try ConfigurationLoader.load(file: configFile)
+            return try LoadedConfiguration.load(file: configFile)
         } catch {
             throw StartupFailure(message: "fakeentra: the configuration has problems:\n\(error.description)")
         }
