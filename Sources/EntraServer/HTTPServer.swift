@@ -245,7 +245,12 @@ final class ServerCore: Sendable {
                 if alreadyStopping { exit(128 + number) }
                 beginShutdown()
             }
+            // Dispatch installs the source asynchronously and SIG_IGN is already set: a signal sent
+            // before the source is in place would be lost, so return only once it is.
+            let registered = DispatchSemaphore(value: 0)
+            source.setRegistrationHandler { registered.signal() }
             source.resume()
+            _ = registered.wait(timeout: .now() + .seconds(2))
             let kept = SignalSource(source: source)
             state.withLock { $0.signalSources.append(kept) }
         }
