@@ -36,8 +36,10 @@ public struct GraphHandler: HTTPHandler {
         guard let route = GraphRoute.parse(request, graphHost: options.isGraphHost(request)) else { return nil }
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
         let exchange = GraphExchange(request: request, context: context, service: service, options: options, version: version)
+        if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
         var response = respond(to: route, in: exchange)
         if request.method == "HEAD" { response.body = [] }
+        CrossOrigin.decorate(&response, for: request)
         return response
     }
 

@@ -246,3 +246,28 @@ struct MailboxAndCAETests {
         #expect(response.errorMessage == "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: UserDisabled")
     }
 }
+
+@Suite("Browsers (CORS)")
+struct CrossOriginTests {
+    let fixture = GraphFixture()
+
+    @Test func preflightNeedsNoToken() {
+        let response = fixture.get("/v1.0/me/calendarView", token: nil, headers: [
+            ("Origin", "http://localhost:3000"), ("Access-Control-Request-Method", "GET"), ("Access-Control-Request-Headers", "authorization,prefer"),
+        ], method: "OPTIONS")
+        #expect(response.status == .ok)
+        #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(response.headers["Access-Control-Allow-Headers"] == "authorization,prefer")
+        #expect(response.headers["Access-Control-Allow-Methods"]?.contains("GET") == true)
+    }
+
+    @Test func answersAndErrorsAreReadableByPages() {
+        let ok = fixture.get("/v1.0/me", token: fixture.token(), headers: [("Origin", "http://localhost:3000")])
+        #expect(ok.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(ok.headers["Access-Control-Expose-Headers"]?.contains("WWW-Authenticate") == true)
+        let denied = fixture.get("/v1.0/me", token: nil, headers: [("Origin", "http://localhost:3000")])
+        #expect(denied.status.code == 401)
+        #expect(denied.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(fixture.get("/v1.0/me", token: fixture.token()).headers["Access-Control-Allow-Origin"] == nil)
+    }
+}
