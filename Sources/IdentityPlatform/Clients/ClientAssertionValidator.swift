@@ -55,6 +55,19 @@ enum ClientAssertionValidator {
         throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
     }
 
+    /// The certificate a client put in the assertion's `x5c` header (MSAL's `public_certificate`, SNI).
+    static func embeddedCertificate(of assertion: String) -> X509Certificate? {
+        guard let jwt = ParsedJWT(assertion), let chain = jwt.header["x5c"] as? [String], let first = chain.first,
+              let der = Data(base64Encoded: first) else { return nil }
+        let lines = stride(from: 0, to: first.count, by: 64).map { offset -> String in
+            let start = first.index(first.startIndex, offsetBy: offset)
+            let end = first.index(start, offsetBy: min(64, first.count - offset))
+            return String(first[start..<end])
+        }
+        guard !der.isEmpty else { return nil }
+        return try? X509Certificate(pem: "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n")
+    }
+
     /// RS256, or PS256 as MSAL Python signs when it knows the SHA-256 thumbprint.
     static func verifies(_ jws: DecodedJWS, key: RSAPublicKey) -> Bool {
         switch jws.algorithm {
