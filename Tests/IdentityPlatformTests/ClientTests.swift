@@ -132,7 +132,8 @@ import Testing
         let (service, clock) = TokenFixtures.service()
         func present(_ signer: SigningCredential, embed: Bool = true) throws -> PresentedClientCredentials {
             var header: [String: Any] = ["typ": "JWT", "x5t": signer.keyID]
-            if embed { header["x5c"] = [Data(signer.certificate.der).base64EncodedString()] }
+            // As MSAL Python sends it: the PEM body with its line breaks.
+            if embed { header["x5c"] = [Data(signer.certificate.der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])] }
             let jwt = try Self.assertion(signer: signer, header: header, claims: Self.assertionClaims(now: clock.now(), clientID: "cert-daemon"))
             return PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: jwt)
         }
