@@ -10,6 +10,16 @@ public struct IdentityConfiguration: Sendable {
     /// `graph`, `b2c`: validated against their (module-owned) subschemas, decoded by their modules.
     public var sections: [String: JSONValue]
     public var file: String
+
+    public init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String) {
+        self.directory = directory
+        self.options = options
+        self.sections = sections
+        self.file = file
+    }
+
+    /// What FakeEntra serves with no `--config`.
+    public static let embeddedDefault = IdentityConfiguration(directory: .embeddedDefault, options: IdentityOptions(), file: "")
 }
 
 public enum ConfigurationLoader {
