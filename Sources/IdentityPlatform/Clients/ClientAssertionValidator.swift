@@ -55,6 +55,16 @@ enum ClientAssertionValidator {
         throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
     }
 
+    /// The certificate a client put in the assertion's `x5c` header (MSAL's `public_certificate`, SNI).
+    /// MSAL Python keeps the PEM line breaks inside the `x5c` value: whitespace is dropped.
+    static func embeddedCertificate(of assertion: String) -> X509Certificate? {
+        guard let jwt = ParsedJWT(assertion), let chain = jwt.header["x5c"] as? [String], let first = chain.first else { return nil }
+        let base64 = Array(first.filter { !$0.isWhitespace })
+        guard !base64.isEmpty, Data(base64Encoded: String(base64)) != nil else { return nil }
+        let lines = stride(from: 0, to: base64.count, by: 64).map { String(base64[$0..<min($0 + 64, base64.count)]) }
+        return try? X509Certificate(pem: "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n")
+    }
+
     /// RS256, or PS256 as MSAL Python signs when it knows the SHA-256 thumbprint.
     static func verifies(_ jws: DecodedJWS, key: RSAPublicKey) -> Bool {
         switch jws.algorithm {
