@@ -107,7 +107,7 @@ extension GraphResources {
         var body: [GraphJSON.Member] = [.init("@odata.context", .string(context))]
         if exchange.query.options["$count"]?.lowercased() == "true" { body.append(.init("@odata.count", .int(sorted.count))) }
         body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected) })))
-        if pageSize > 0, skip + pageSize < sorted.count {
+        if pageSize > 0, skip < sorted.count, sorted.count - skip > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skip", to: String(skip + pageSize))
             body.append(.init("@odata.nextLink", .string(link)))
         }

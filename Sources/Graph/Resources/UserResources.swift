@@ -43,7 +43,7 @@ extension GraphResources {
         let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
         let page = users.dropFirst(offset).prefix(pageSize)
         var body: [GraphJSON.Member] = [.init("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
-        if offset + pageSize < users.count {
+        if offset < users.count, users.count - offset > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
             body.append(.init("@odata.nextLink", .string(link)))
         }
