@@ -37,8 +37,8 @@ public struct GraphHandler: HTTPHandler {
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
         let exchange = GraphExchange(request: request, context: context, service: service, options: options, version: version)
         if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
+        // HEAD is answered like GET: the transport keeps the headers (Content-Length included) and drops the body.
         var response = respond(to: route, in: exchange)
-        if request.method == "HEAD" { response.body = [] }
         CrossOrigin.decorate(&response, for: request)
         return response
     }
