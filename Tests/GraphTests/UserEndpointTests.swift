@@ -45,6 +45,12 @@ struct UserEndpointTests {
         #expect(extra.bodyText.hasSuffix(#"#users(accountEnabled,userType,id)/$entity","accountEnabled":true,"userType":"Member","id":"6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51"}"#))
     }
 
+    @Test func realPropertiesWeDoNotModelAreNullOrEmpty() {
+        let response = fixture.get("/v1.0/me?$select=id,department,createdDateTime,skills,onPremisesSyncEnabled", token: fixture.token())
+        #expect(response.status == .ok)
+        #expect(response.bodyText.hasSuffix(#""id":"6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51","department":null,"createdDateTime":null,"skills":[],"onPremisesSyncEnabled":null}"#))
+    }
+
     @Test func unknownSelectPropertyIsABadRequest() {
         let response = fixture.get("/v1.0/me?$select=displayName,shoeSize", token: fixture.token())
         #expect(response.status == .badRequest)
