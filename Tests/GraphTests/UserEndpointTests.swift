@@ -173,6 +173,20 @@ struct UserEndpointTests {
         #expect(fixture.get("/v1.0/users", token: fixture.token(scopes: "User.Read")).status == .forbidden)
     }
 
+    @Test func advancedQueriesNeedEventualConsistency() {
+        let token = fixture.token(scopes: "User.Read.All")
+        let target = "/v1.0/users?$search=%22displayName:wil%22&$count=true&$select=displayName"
+        let response = fixture.get(target, token: token, headers: [("ConsistencyLevel", "eventual")])
+        #expect(response.json["@odata.count"] as? Int == 1)
+        #expect(response.values.compactMap { $0["displayName"] as? String } == ["Alex Wilber"])
+        let either = fixture.get("/v1.0/users?$search=%22mail:adele%22%20OR%20%22surname:wil%22", token: token, headers: [("ConsistencyLevel", "eventual")])
+        #expect(either.values.count == 2)
+        let plain = fixture.get("/v1.0/users?$search=%22displayName:wil%22", token: token)
+        #expect(plain.status == .badRequest)
+        #expect(plain.errorMessage == "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'")
+        #expect(fixture.get("/v1.0/users?$count=true", token: token).errorMessage == "$count is not currently supported.")
+    }
+
     @Test func graphHostOwnsEveryPath() {
         #expect(fixture.get("/v1.0/me", token: fixture.token(), host: "graph.microsoft.com").status == .ok)
         let version = fixture.get("/v2.0/me", token: fixture.token(), host: "graph.microsoft.com:443")

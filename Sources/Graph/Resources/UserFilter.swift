@@ -31,7 +31,7 @@ struct UserFilter {
         }
     }
 
-    private static func value(_ property: String, of user: DirectoryUser) -> String? {
+    static func value(_ property: String, of user: DirectoryUser) -> String? {
         switch property {
         case "id": user.id
         case "userPrincipalName": user.userPrincipalName
@@ -42,5 +42,42 @@ struct UserFilter {
         case "jobTitle": user.jobTitle
         default: nil
         }
+    }
+}
+
+/// `$search="displayName:ad"` (advanced query, needs `ConsistencyLevel: eventual`): a term matches when a word
+/// of the property starts with its value, ignoring case; terms join with `AND` or `OR` (not both).
+struct UserSearch {
+    static let needsConsistencyLevel = GraphError(
+        status: .badRequest, code: "Request_UnsupportedQuery",
+        message: "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'"
+    )
+    static let invalid = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Invalid search query.")
+
+    private var terms: [(property: String, value: String)]
+    private var conjunction: Bool
+
+    init(parsing text: String) throws(GraphError) {
+        let hasAnd = text.contains("\" AND \""), hasOr = text.contains("\" OR \"")
+        guard !(hasAnd && hasOr) else { throw Self.invalid }
+        conjunction = !hasOr
+        var terms: [(String, String)] = []
+        for part in text.components(separatedBy: hasOr ? "\" OR \"" : "\" AND \"") {
+            let bare = part.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+            guard let colon = bare.firstIndex(of: ":"),
+                  let property = UserFilter.properties.first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
+            else { throw Self.invalid }
+            terms.append((property, String(bare[bare.index(after: colon)...]).lowercased()))
+        }
+        self.terms = terms
+    }
+
+    func matches(_ user: DirectoryUser) -> Bool {
+        let results = terms.map { term in
+            let words = (UserFilter.value(term.property, of: user) ?? "").lowercased()
+                .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            return words.contains { $0.hasPrefix(term.value) }
+        }
+        return conjunction ? results.allSatisfy { $0 } : results.contains(true)
     }
 }
