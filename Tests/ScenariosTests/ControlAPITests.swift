@@ -155,3 +155,29 @@ import Testing
         #expect(defaultUsers?.count == 3)
     }
 }
+
+@Suite struct BindingTargetAndCounterTests {
+    @Test func bindingTargetsParseFromTheirCommandLineForm() throws {
+        #expect(try BindingTarget(parsing: "server") == .server)
+        #expect(try BindingTarget(parsing: "client:abc") == .client(id: "abc"))
+        #expect(try BindingTarget(parsing: "user:adele@contoso.com") == .user("adele@contoso.com"))
+        #expect(try BindingTarget(parsing: "alias:scenario-x=contoso.com") == .tenantAlias(alias: "scenario-x", tenant: "contoso.com"))
+        for bad in ["", "client:", "alias:x", "alias:a/b=c", "tenant:x", "server:x"] {
+            #expect(throws: ScenarioEngineError.self, "\(bad)") { try BindingTarget(parsing: bad) }
+        }
+    }
+
+    @Test func aBindingShowsItsRuleCounters() throws {
+        let scenario = try Harness.scenario(#"{"name": "two", "description": "d", "rules": [{"note": "first", "match": {"endpoint": "token"}, "action": {"delay": 1}, "times": 2}, {"match": {"endpoint": "graph"}, "action": {"delay": 1}}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "two", to: .server)
+        for _ in 0..<3 { _ = harness.send(Harness.passwordGrant()) }
+        let view = Harness.body(harness.send(Harness.json("GET", "/_fakeentra/bindings/b1")))
+        let rules = try #require(view["rules"] as? [[String: Any]])
+        #expect(rules.map { $0["matched"] as? Int } == [3, 0])
+        #expect(rules.map { $0["fired"] as? Int } == [2, 0])
+        #expect(rules.map { $0["times"] as? String } == ["2 times", "once"])
+        #expect(rules.first?["note"] as? String == "first")
+        #expect(harness.send(Harness.json("GET", "/_fakeentra/bindings/b7")).status.code == 404)
+    }
+}

@@ -63,6 +63,19 @@ struct ControlAPI {
             }
         case ("GET", "bindings", 1):
             return Self.json(200, ["bindings": engine.bindings.map(Self.view)])
+        case ("GET", "bindings", 2):
+            guard let info = engine.bindings.first(where: { $0.id == segments[1] }), let world = engine.world(binding: info.id) else {
+                throw .unknownBinding(segments[1])
+            }
+            var view = Self.view(info)
+            let rules = world.scenario?.rules ?? []
+            view["rules"] = zip(rules, world.counters).map { rule, counter -> [String: Any] in
+                var o: [String: Any] = ["matched": counter.matched, "fired": counter.fired, "times": rule.times.description]
+                o["note"] = rule.note
+                return o
+            }
+            view["elapsedSeconds"] = world.elapsed
+            return Self.json(200, view)
         case ("POST", "bindings", 1):
             let info = try engine.bind(scenario: try body.requiredString("scenario"), to: try body.target())
             return Self.json(201, Self.view(info))

@@ -22,6 +22,22 @@ public enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
         case .tenantAlias(let alias, let tenant): "tenant alias \(alias) → \(tenant)"
         }
     }
+
+    /// The command-line and config form: `server`, `client:<id>`, `user:<upn or id>`, `alias:<alias>=<tenant>`.
+    public init(parsing text: String) throws(ScenarioEngineError) {
+        let (kind, value) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, "")
+        switch (kind.lowercased(), value) {
+        case ("server", ""): self = .server
+        case ("client", let id) where !id.isEmpty: self = .client(id: id)
+        case ("user", let name) where !name.isEmpty: self = .user(name)
+        case ("alias", let spec):
+            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !parts[0].contains("/") else { fallthrough }
+            self = .tenantAlias(alias: parts[0], tenant: parts[1])
+        default:
+            throw .badRequest("binding target \"\(text)\" must be server, client:<id>, user:<upn or id> or alias:<alias>=<tenant>")
+        }
+    }
 }
 
 /// One isolated copy of the platform: its own directory, state, clock, keys, rule counters.
