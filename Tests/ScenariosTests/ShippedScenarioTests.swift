@@ -95,6 +95,8 @@ import Testing
         let failed = error(harness.send(Harness.refreshGrant(try refreshToken(harness))))
         #expect(failed.error == "invalid_grant")
         #expect(failed.suberror == "bad_token")
+        #expect(failed.codes == [50034])
+        #expect(failed.description?.hasPrefix("AADSTS50034: The user account {EUII Hidden} does not exist in the \(Directory.contosoTenantID) directory.") == true)
     }
 
     @Test func incrementalConsentRequired() throws {

@@ -90,7 +90,7 @@ struct AnswerRenderer {
             "{client_id}": clientID,
             "{app_name}": directory.application(clientID: clientID)?.displayName ?? clientID,
             "{resource}": resourceAppID(directory: directory),
-            "{tenant}": facts.tenantSegment ?? "common",
+            "{tenant}": tenantName(directory: directory),
             "{scope}": facts.parameters["scope"] ?? "",
             "{user}": "{EUII Hidden}",
             "{redirect_uri}": facts.parameters["redirect_uri"] ?? "",
@@ -111,6 +111,13 @@ struct AnswerRenderer {
         case 50173: return .grantRevoked(issuedAt: issued, validFrom: now)
         default: return nil
         }
+    }
+
+    /// The tenant as the service names it in messages: its id, from the authority or else from the request's user.
+    private func tenantName(directory: Directory) -> String {
+        if let segment = facts.tenantSegment, let tenant = directory.tenant(matching: segment) { return tenant.id }
+        if let user = facts.userNames.lazy.compactMap({ directory.user(id: $0) }).first { return user.tenantID }
+        return facts.tenantSegment ?? "common"
     }
 
     private func resourceAppID(directory: Directory) -> String {
