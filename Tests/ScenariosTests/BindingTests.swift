@@ -151,3 +151,27 @@ import Testing
         #expect(world.counters.map(\.fired) == [1, 1])
     }
 }
+
+@Suite struct DefaultWorldAffinityTests {
+    @Test func tokensIssuedBeforeABindingStayInTheDefaultWorld() throws {
+        let harness = Harness(scenarios: [BindingTests.blocking])
+        let rt = try #require(Harness.body(harness.send(Harness.passwordGrant()))["refresh_token"] as? String)
+        let binding = try harness.engine.bind(scenario: "blocking", to: .client(id: Harness.nativeApp))
+        #expect(harness.send(Harness.refreshGrant(rt)).status.code == 200, "the default world issued it and answers it")
+        #expect(harness.send(Harness.passwordGrant()).status.code == 400, "new sign-ins of the client reach the binding")
+        #expect(harness.engine.world(binding: binding.id)?.counters[0].matched == 1)
+    }
+
+    @Test func aStaleCookieDoesNotPullADefaultWorldFlowIntoABinding() throws {
+        var options = IdentityOptions()
+        options.autoLogin = false
+        let harness = Harness(scenarios: [BindingTests.counting], identityOptions: options)
+        let binding = try harness.engine.bind(scenario: "counting", to: .client(id: Harness.otherApp))
+        let page = harness.send(Harness.authorize())
+        let ctx = try #require(page.bodyText.range(of: "name=\"ctx\" value=\"[^\"]+\"", options: .regularExpression).map { String(page.bodyText[$0].dropFirst(18).dropLast()) })
+        let posted = harness.send(Harness.post("/organizations/oauth2/v2.0/authorize", [("ctx", ctx), ("action", "signin"), ("login", Harness.adele), ("passwd", Directory.demoPassword)],
+                                               headers: ["Cookie": "fakeentra_binding=\(binding.id)"]))
+        #expect(!posted.bodyText.contains("AADSTS"), "the flow continued in the default world: \(posted.bodyText.prefix(200))")
+        #expect(harness.engine.world(binding: binding.id)?.counters[0].matched == 0)
+    }
+}

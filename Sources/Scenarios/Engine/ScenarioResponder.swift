@@ -64,7 +64,7 @@ extension ScenarioEngine {
     }
 
     /// Binding selection, most specific first: tenant alias in the path; a refresh token, code,
-    /// device code or sign-in flow a world issued; a bearer token a world minted; the client id; the browser's
+    /// device code or sign-in flow a world issued (the default world included); a bearer token a world minted; the client id; the browser's
     /// binding cookie (pages without a client id); the user; the server binding; the default world.
     func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
         state.withLock { s in
@@ -73,14 +73,10 @@ extension ScenarioEngine {
                 if case .tenantAlias(let alias, _) = $0.info.target { return alias.lowercased() == segment }
                 return false
             }) { return hit.world }
-            if !facts.grantHandles.isEmpty, let hit = bindings.first(where: { binding in
-                binding.world.service.state.withLock { st in
-                    facts.grantHandles.contains {
-                        st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil
-                            || st.userCodes[$0] != nil || st.userCodes[$0.uppercased()] != nil || st.pendingAuthorizations[$0] != nil
-                    }
-                }
-            }) { return hit.world }
+            if !facts.grantHandles.isEmpty {
+                if let hit = bindings.first(where: { Self.issued(facts.grantHandles, in: $0.world) }) { return hit.world }
+                if let world = s.defaultWorld, Self.issued(facts.grantHandles, in: world) { return world }
+            }
             if let token = facts.bearerToken, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
                 return hit.world
             }
@@ -97,6 +93,16 @@ extension ScenarioEngine {
             }) { return hit.world }
             if let hit = bindings.first(where: { $0.info.target == .server }) { return hit.world }
             return s.defaultWorld
+        }
+    }
+
+    /// True when one of `handles` is a refresh token, code, device or user code, or sign-in flow of `world`.
+    static func issued(_ handles: [String], in world: ScenarioWorld) -> Bool {
+        world.service.state.withLock { st in
+            handles.contains {
+                st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil
+                    || st.userCodes[$0] != nil || st.userCodes[$0.uppercased()] != nil || st.pendingAuthorizations[$0] != nil
+            }
         }
     }
 
