@@ -132,3 +132,11 @@ import Testing
         #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "Not Kebab") }
     }
 }
+
+@Suite struct HARNamingTests {
+    @Test func scenarioNamesComeFromFileNames() {
+        #expect(HARImporter.scenarioName(fromFile: "/tmp/Sign-in Failure (2).har") == "sign-in-failure-2")
+        #expect(HARImporter.scenarioName(fromFile: "captures/login.microsoftonline.com_Archive [25-03-04].har") == "login-microsoftonline-com-archive-25-03-04")
+        #expect(HARImporter.scenarioName(fromFile: "___.har") == "replayed-capture")
+    }
+}

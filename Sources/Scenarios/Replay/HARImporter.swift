@@ -22,6 +22,13 @@ public enum HARImporter {
     /// Server latency (HAR `timings.wait`) at or above this becomes a `delay` action; below it is noise.
     static let delayThresholdMilliseconds = 1000
 
+    /// A kebab-case scenario name from a capture's file name: `Sign-in Failure (2).har` → `sign-in-failure-2`.
+    public static func scenarioName(fromFile path: String) -> String {
+        let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent.lowercased()
+        let words = base.split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
+        return words.isEmpty ? "replayed-capture" : words.joined(separator: "-")
+    }
+
     /// The scenario file text (pretty-printed JSON, stable member order).
     public static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
         guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
