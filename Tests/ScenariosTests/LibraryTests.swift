@@ -17,6 +17,19 @@ import Testing
         }
     }
 
+    @Test func theCompiledInLibraryIsTheFilesVerbatim() throws {
+        let files = ScenarioLibrary.files(in: Self.directory)
+        #expect(ScenarioLibrary.shippedFiles.map(\.file) == files.map { URL(fileURLWithPath: $0).lastPathComponent })
+        for (file, text) in ScenarioLibrary.shippedFiles {
+            let onDisk = try String(contentsOfFile: Self.directory + "/" + file, encoding: .utf8)
+            #expect(text + "\n" == onDisk, "\(file) differs: run the generator again")
+        }
+        let shipped = try ScenarioLibrary.shipped()
+        #expect(shipped.names == (try ScenarioLibrary.load(directories: [Self.directory])).names)
+        let mine = try Harness.scenario(#"{"name": "happy-path", "description": "my own", "rules": []}"#)
+        #expect(shipped.merging(ScenarioLibrary([mine]))["happy-path"]?.description == "my own", "a user's folder overrides")
+    }
+
     @Test func loadFailsWholeWhenOneFileIsBad() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenarios-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

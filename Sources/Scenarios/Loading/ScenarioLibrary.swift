@@ -39,6 +39,28 @@ public struct ScenarioLibrary: Sendable {
     /// Adds or replaces a scenario (the control API's load).
     public mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
 
+    /// The library shipped with FakeEntra (`Scenarios/*.json`, compiled in).
+    public static func shipped(baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
+        var problems: [JSONProblem] = []
+        var scenarios: [Scenario] = []
+        for (file, text) in shippedFiles {
+            switch parse(Array(text.utf8), file: "Scenarios/" + file, baseDirectory: baseDirectory) {
+            case .success(let scenario): scenarios.append(scenario)
+            case .failure(let failure): problems += failure.problems
+            }
+        }
+        let report = ScenarioValidationReport(problems: problems, scenarios: scenarios, files: shippedFiles.map(\.file))
+        guard report.isValid else { throw report }
+        return ScenarioLibrary(scenarios)
+    }
+
+    /// This library with `other`'s scenarios added; a scenario of `other` replaces one of the same name.
+    public func merging(_ other: ScenarioLibrary) -> ScenarioLibrary {
+        var merged = self
+        for scenario in other.scenarios.values { merged.add(scenario) }
+        return merged
+    }
+
     /// Every `*.json` file of `directories` (sorted by name), all or nothing: one bad file throws the whole report.
     public static func load(directories: [String], baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
         let files = directories.flatMap(files(in:))
