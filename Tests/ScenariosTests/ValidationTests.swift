@@ -159,3 +159,20 @@ enum TestPaths {
         #expect(found.map(\.location.column) == found.map(\.location.column).sorted(), "in document order")
     }
 }
+
+@Suite struct AnswerPlacementTests {
+    private func messages(_ rule: String) -> [String] {
+        switch ScenarioLibrary.parse(Array(#"{"name": "p", "description": "d", "rules": [\#(rule)]}"#.utf8), file: "p.json") {
+        case .success: return []
+        case .failure(let failure): return failure.problems.map(\.message)
+        }
+    }
+
+    @Test func answersMustFitTheEndpoint() {
+        #expect(messages(#"{"match": {"endpoint": "graph"}, "action": {"oauthError": {"code": "AADSTS50076"}}}"#)
+            == ["Microsoft Graph does not answer with OAuth errors: use graphError or claimsChallenge"])
+        #expect(messages(#"{"match": {"endpoint": "token"}, "action": {"claimsChallenge": {}}}"#)
+            == ["claimsChallenge is a Microsoft Graph answer, but \"endpoint\" excludes graph"])
+        #expect(messages(#"{"match": {"endpoint": ["graph", "token"]}, "action": {"serviceError": {"status": 503}}}"#).isEmpty)
+    }
+}

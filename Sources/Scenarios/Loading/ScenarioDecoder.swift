@@ -38,6 +38,18 @@ struct ScenarioDecoder {
         if terminals.count > 1, let actionValue = value["action"] {
             reader.report("a rule may answer the request only once, found \(terminals.map(\.fileName).joined(separator: " and ")) (split them into rules with nth or times)", at: actionValue, path: actionPath)
         }
+        if let answer = terminals.first, let actionValue = value["action"], !match.endpoints.isEmpty {
+            let graphOnly = match.endpoints.allSatisfy { $0 == .graph }
+            let graphAnswer: Bool = switch answer {
+            case .graphError, .claimsChallenge: true
+            default: false
+            }
+            if graphOnly, case .oauthError = answer {
+                reader.report("Microsoft Graph does not answer with OAuth errors: use graphError or claimsChallenge", at: actionValue, path: actionPath)
+            } else if graphAnswer, !match.endpoints.contains(.graph) {
+                reader.report("\(answer.fileName) is a Microsoft Graph answer, but \"endpoint\" excludes graph", at: actionValue, path: actionPath)
+            }
+        }
         var times = FiringLimit.once
         if let timesValue = value["times"] {
             if let count = timesValue.number?.int64 { times = .times(Int(count)) }
