@@ -176,7 +176,11 @@ struct Body {
     }
 
     func string(_ key: String) -> String? { object[key] as? String }
-    func number(_ key: String) -> Double? { (object[key] as? NSNumber).flatMap { $0 is Bool ? nil : $0.doubleValue } }
+    /// A JSON number (JSON's `true` arrives as an NSNumber too, and is refused).
+    func number(_ key: String) -> Double? {
+        guard let number = object[key] as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
+        return number.doubleValue
+    }
 
     func requiredString(_ key: String) throws(ScenarioEngineError) -> String {
         guard let value = string(key), !value.isEmpty else { throw .badRequest("give \"\(key)\"") }
