@@ -43,6 +43,11 @@ public struct GraphHandler: HTTPHandler {
         return response
     }
 
+    /// This handler with `intervention` consulted after token validation (replacing any earlier one).
+    public func intervening(_ intervention: @escaping Intervention) -> GraphHandler {
+        GraphHandler(service: service, dataset: dataset, options: options, intervene: intervention)
+    }
+
     /// Renders `error` as this handler would answer `request` (fresh request id, the client's correlation id,
     /// the platform clock): for the scenario engine when it answers a Graph request before the handler runs.
     public func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
