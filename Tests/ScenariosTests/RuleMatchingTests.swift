@@ -114,6 +114,8 @@ import Testing
             (Harness.get("/common/oauth2/v2.0/logout"), .logout),
             (Harness.get("/common/userrealm/adele@contoso.com?api-version=1.0"), .userrealm),
             (Harness.get("/v1.0/me/events"), .graph),
+            (Harness.get("/oidc/userinfo"), .graph),
+            (HTTPRequest(method: "GET", target: "/me", headers: ["Host": "graph.microsoft.com"]), .graph),
             (Harness.get("/fabrikamb2c.onmicrosoft.com/B2C_1_signin/v2.0/.well-known/openid-configuration"), .metadata),
             (Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"), .authorize),
         ]
@@ -122,6 +124,15 @@ import Testing
         #expect(b2c.isB2C && b2c.policy == "B2C_1_signin" && b2c.tenantSegment == "fabrikamb2c.onmicrosoft.com")
         let query = RequestFacts.classify(Harness.get("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1A_signup_signin"))
         #expect(query.isB2C && query.policy == "B2C_1A_signup_signin" && query.kind == .authorize)
+    }
+
+    @Test func graphResourcesAreNamedAsTheGraphModuleNamesThem() throws {
+        var book = try book(#"[{"match": {"graphResource": ["events", "calendarView"]}, "action": {"delay": 1}, "times": "always"}]"#)
+        let names = ["/v1.0/me/events", "/beta/users/adele@contoso.com/calendarView", "/v1.0/me", "/v1.0/me/events/AAMk="].map {
+            book.evaluate(facts(Harness.get($0)), now: Self.start, start: Self.start).delayMilliseconds
+        }
+        #expect(names == [1, 1, 0, 0])
+        #expect(facts(Harness.get("/v1.0/users/x/events/abc")).graphResource == "event")
     }
 
     @Test func bearerClaimsNameTheClientAndUserOfGraphCalls() throws {

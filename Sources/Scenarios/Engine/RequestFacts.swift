@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Graph
 import IdentityPlatform
 
 /// What rules match on, read once from a request (and from the world's state, for the owner of a
@@ -10,6 +11,8 @@ public struct RequestFacts: Sendable, Equatable {
     public var isB2C: Bool
     public var method: String
     public var path: String
+    /// The Graph resource the request names (`me`, `events`…), as the Graph module calls it.
+    public var graphResource: String?
     /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil for Graph.
     public var tenantSegment: String?
     public var policy: String?
@@ -58,8 +61,9 @@ public struct RequestFacts: Sendable, Equatable {
         let b2c = B2CPath(segments: segments, parameters: parameters)
         var facts = RequestFacts(kind: .other, isB2C: b2c != nil, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
                                  policy: b2c?.policy, parameters: parameters, headers: request.headers)
-        if let first = segments.first?.lowercased(), first == "v1.0" || first == "beta" {
+        if let route = GraphRoute.parse(request, graphHost: request.hostName == "graph.microsoft.com") {
             facts.kind = .graph
+            facts.graphResource = route.endpointName
         } else {
             let routed = b2c.map { HTTPRequest(method: request.method, target: "/" + $0.remainingSegments.joined(separator: "/")) } ?? request
             if let route = IdentityRoute.parse(routed) {

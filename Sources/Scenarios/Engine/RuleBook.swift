@@ -108,6 +108,7 @@ extension RuleMatch {
         if !endpoints.isEmpty, !endpoints.contains(where: { $0 == facts.kind || ($0 == .b2c && facts.isB2C) }) { return false }
         if let method, method != facts.method { return false }
         if let path, !path.matches(facts.path) { return false }
+        if !graphResources.isEmpty, !graphResources.contains(where: { $0 == facts.graphResource }) { return false }
         if !grantTypes.isEmpty {
             guard let grant = facts.grantType?.lowercased(), grantTypes.contains(where: { Self.sameGrant($0, grant) }) else { return false }
         }

@@ -66,6 +66,7 @@ struct ScenarioDecoder {
         match.endpoints = reader.stringOrList(value["endpoint"]).compactMap(EndpointKind.init(rawValue:))
         match.method = value["method"]?.string
         if let pathValue = value["path"] { match.path = pattern(pathValue, path: JSONReader.pointer(path, "path")) }
+        match.graphResources = reader.stringOrList(value["graphResource"])
         match.grantTypes = reader.stringOrList(value["grantType"])
         match.clientIDs = reader.stringOrList(value["clientId"])
         match.user = value["user"]?.string

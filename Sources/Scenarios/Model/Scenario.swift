@@ -114,6 +114,8 @@ public struct RuleMatch: Sendable, Equatable {
     public var endpoints: [EndpointKind] = []
     public var method: String?
     public var path: TextPattern?
+    /// Graph resources by the Graph module's names (`me`, `events`, `calendarView`…).
+    public var graphResources: [String] = []
     public var grantTypes: [String] = []
     public var clientIDs: [String] = []
     /// A UPN, sign-in name or object id.

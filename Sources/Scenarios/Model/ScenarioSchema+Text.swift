@@ -49,6 +49,10 @@ extension ScenarioSchema {
       "type": "string",
       "enum": ["discovery", "metadata", "keys", "authorize", "token", "devicecode", "devicelogin", "logout", "userrealm", "graph", "b2c", "other"]
     },
+    "graphResourceName": {
+      "type": "string",
+      "enum": ["serviceRoot", "me", "user", "users", "photo", "photoValue", "photos", "events", "event", "calendarView", "calendar", "calendars", "mailboxSettings", "userInfo", "unknown"]
+    },
     "pattern": {
       "description": "A glob (* within a path segment, ** across segments) or {\"regex\": \"...\"}.",
       "anyOf": [
@@ -97,6 +101,13 @@ extension ScenarioSchema {
         },
         "method": { "type": "string", "enum": ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] },
         "path": { "$ref": "#/$defs/pattern" },
+        "graphResource": {
+          "description": "Microsoft Graph resources, by the Graph module's names (whatever the version or user in the path).",
+          "anyOf": [
+            { "$ref": "#/$defs/graphResourceName" },
+            { "type": "array", "items": { "$ref": "#/$defs/graphResourceName" }, "minItems": 1 }
+          ]
+        },
         "grantType": { "$ref": "#/$defs/stringOrList" },
         "clientId": { "$ref": "#/$defs/stringOrList" },
         "user": { "description": "UPN, sign-in name or object id.", "type": "string", "minLength": 1 },

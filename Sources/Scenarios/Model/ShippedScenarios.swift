@@ -496,9 +496,13 @@ extension ScenarioLibrary {
     {
       "match": {
         "endpoint": "graph",
-        "path": {
-          "regex": "^/v1\\.0/me/(events|calendar|calendarView)"
-        },
+        "graphResource": [
+          "events",
+          "event",
+          "calendarView",
+          "calendar",
+          "calendars"
+        ],
         "lacksScopes": [
           "Calendars.Read"
         ]
