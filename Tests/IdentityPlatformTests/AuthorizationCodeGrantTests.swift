@@ -71,6 +71,11 @@ import Testing
         #expect(try #require(F.claims(body["id_token"] as? String))["email"] as? String == "adele.vance@contoso.onmicrosoft.com")
         #expect(body["refresh_token"] == nil, "no offline_access")
         #expect(body["scope"] as? String == "User.Read openid email")
+        F.issueCode(service, code: "o", scopes: ["openid", "profile", "offline_access"])
+        body = F.json(F.send(F.post(F.tokenPath, F.redeemForm(code: "o", scope: "openid profile offline_access")), to: service))
+        let userInfoToken = try #require(F.claims(body["access_token"] as? String))
+        #expect(userInfoToken["aud"] as? String == Resource.graphAppID && userInfoToken["scp"] as? String == "openid profile")
+        #expect(body["scope"] as? String == "openid profile offline_access")
         F.issueCode(service, code: "n", scopes: ["User.Read"])
         body = F.json(F.send(F.post(F.tokenPath, F.redeemForm(code: "n", scope: "User.Read")), to: service))
         #expect(body["id_token"] == nil && body["access_token"] != nil)
@@ -135,5 +140,17 @@ import Testing
         #expect(F.errorCode(F.send(F.get(F.tokenPath), to: service)) == 900561)
         let tenant = F.send(F.post("/nowhere.example/oauth2/v2.0/token", F.redeemForm()), to: service)
         #expect(tenant.status.code == 400 && F.errorCode(tenant) == 90002)
+    }
+}
+
+@Suite struct TokenEndpointCORSTests {
+    @Test func preflightAndOriginEcho() {
+        let (service, _) = TokenFixtures.service()
+        let preflight = TokenFixtures.send(HTTPRequest(method: "OPTIONS", target: TokenFixtures.tokenPath, headers: ["Host": "login.fake.test", "Origin": "http://localhost:3000", "Access-Control-Request-Headers": "content-type,client-request-id"]), to: service)
+        #expect(preflight.status.code == 200)
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
+        #expect(preflight.headers["Access-Control-Allow-Headers"] == "content-type,client-request-id")
+        let post = TokenFixtures.send(TokenFixtures.post(TokenFixtures.tokenPath, [("grant_type", "refresh_token")], headers: ["Origin": "http://localhost:3000"]), to: service)
+        #expect(post.status.code == 400 && post.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
     }
 }

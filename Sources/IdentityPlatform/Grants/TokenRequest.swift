@@ -48,11 +48,22 @@ struct TokenRequest {
                 return try ScopeRequest.parse(v1Resource: resource, scope: optional("scope"), directory: directory)
             }
             guard let fallback else { throw .missingParameter("resource") }
-            return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+            return try scopeRequest(granted: fallback)
         }
         if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
         guard let fallback else { throw .missingParameter("scope") }
-        return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+        return try scopeRequest(granted: fallback)
+    }
+
+    /// Re-reads the scopes a grant recorded. On the v1 endpoint they name the resource as `resource=`
+    /// did: v1 semantics (audience as named, id and refresh tokens) are kept.
+    func scopeRequest(granted scopes: [String]) throws(IdentityError) -> ScopeRequest {
+        var request = try ScopeRequest.parse(scopes: scopes, directory: directory, options: options)
+        if version == .v1 {
+            request.fromV1Resource = request.resource != nil
+            if !request.reserved.contains(.openid) { request.reserved.insert(.openid, at: 0) }
+        }
+        return request
     }
 
     /// The user's home tenant, provided this authority admits it.
@@ -69,9 +80,18 @@ struct TokenRequest {
         if !user.accountEnabled { throw .accountDisabled() }
     }
 
-    /// Non-interactive user grants fail when Conditional Access wants MFA the sign-in did not do.
+    /// Client capabilities (`cp1`) the `claims` parameter declares, else `earlier` (what the grant carried).
+    func clientCapabilities(carrying earlier: [String]) throws(IdentityError) -> [String] {
+        guard let claims = optional("claims") else { return earlier }
+        let declared = try ClaimsRequest.clientCapabilities(in: claims)
+        return declared.isEmpty ? earlier : declared
+    }
+
+    /// Non-interactive user grants fail when Conditional Access (or a claims challenge asking for MFA)
+    /// wants MFA the sign-in did not do.
     func checkMultiFactor(_ user: DirectoryUser, methods: [String], resource: Resource?) throws(IdentityError) {
-        if (user.mfaRequired || directives.requireMFA) && !methods.contains("mfa") {
+        let demanded = user.mfaRequired || directives.requireMFA || ClaimsRequest.requiresMFA(optional("claims"))
+        if demanded && !methods.contains("mfa") {
             throw .mfaRequired(resource: resource?.appID ?? Resource.graphAppID)
         }
     }

@@ -56,7 +56,7 @@ public struct JournalingResponder: HTTPResponder {
     }
 }
 
-/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`) and
+/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`) and
 /// `DELETE /_fakeentra/journal`; loopback callers only.
 public struct JournalHandler: HTTPHandler {
     public static let path = "/_fakeentra/journal"
@@ -75,6 +75,8 @@ public struct JournalHandler: HTTPHandler {
             let query = request.query
             let since = query["since"]
             var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
+            filter.kind = query["kind"]
+            filter.method = query["method"]
             if let since {
                 if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
                 if filter.sinceID == nil && filter.sinceTime == nil {
