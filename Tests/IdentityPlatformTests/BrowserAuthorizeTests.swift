@@ -175,7 +175,7 @@ struct BrowserAuthorizeTests {
         ([("response_type", "")], "invalid_request", 900144),
         ([("scope", "")], "invalid_request", 900144),
         ([("prompt", "sometimes")], "invalid_request", 90023),
-        ([("code_challenge_method", "S512")], "invalid_request", 501471),
+        ([("code_challenge_method", "S512")], "invalid_request", 50149),
         ([("code_challenge", "short")], "invalid_request", 501491),
         ([("claims", "{not json")], "invalid_request", 90100),
         ([("scope", "User.Read api://unknown-resource/x")], "invalid_resource", 500011),
@@ -289,6 +289,26 @@ struct BrowserAuthorizeTests {
         let late = browser.submit(page, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
         #expect(late.pageErrorCode == 50089)
         #expect(late.headers["Location"] == nil)
+    }
+
+    @Test func aPagesFlowIDLeadsBackToItsAuthorizeParameters() throws {
+        let browser = ScriptedBrowser()
+        let page = browser.get(F.authorize())
+        let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin"))
+        let flowID = try #require(form.hidden.first { $0.0 == IdentityService.flowFieldName }?.1)
+        let parameters = try #require(browser.service.authorizeParameters(forFlow: flowID))
+        #expect(parameters["client_id"] == F.clientID && parameters["redirect_uri"] == F.redirectURI && parameters["state"] == "st-123")
+        #expect(browser.service.authorizeParameters(forFlow: "unknown") == nil)
+    }
+
+    @Test func pendingFlowsAreBounded() {
+        var state = PlatformState()
+        for i in 0..<5 {
+            let id = "flow-\(i)"
+            state.pendingAuthorizations[id] = PendingAuthorization(id: id, parameters: [:], tenantSegment: "common", endpointVersion: .v2, expiresAt: F.start.addingTimeInterval(Double(i)))
+        }
+        state.dropOldestPendingAuthorizations(keeping: 2)
+        #expect(Set(state.pendingAuthorizations.keys) == ["flow-3", "flow-4"])
     }
 
     @Test func unknownFlowIDIsRejected() {

@@ -37,6 +37,11 @@ extension BrowserSession {
     func account(userID: String) -> SignedInAccount? { accounts.first { $0.userID == userID } }
 }
 
+extension DirectoryUser {
+    /// A `login_hint`, `logout_hint` or typed name: a sign-in name, or the object id.
+    func isNamed(by hint: String) -> Bool { answers(to: hint) || id == hint.lowercased() }
+}
+
 extension PlatformState {
     /// Records that `userID` signed in, in the named session or a new one; returns the session and
     /// whether it is new (the response must then set the cookie).
@@ -57,5 +62,25 @@ extension PlatformState {
         }
         sessions[session.id] = session
         return (session, isNew)
+    }
+}
+
+extension PlatformState {
+    /// Keeps at most `count` pending sign-ins, dropping those that would expire first.
+    mutating func dropOldestPendingAuthorizations(keeping count: Int) {
+        guard pendingAuthorizations.count > count else { return }
+        let doomed = pendingAuthorizations.values.sorted { $0.expiresAt < $1.expiresAt }.prefix(pendingAuthorizations.count - count)
+        for flow in doomed { pendingAuthorizations.removeValue(forKey: flow.id) }
+    }
+}
+
+extension IdentityService {
+    /// The form field naming the server-side flow a page continues.
+    public static let flowFieldName = "ctx"
+
+    /// The /authorize parameters (client_id, redirect_uri, state…) a page's `ctx` continues, so that layers
+    /// in front of the pages (scenario rules, logs) can tell which client a page post belongs to.
+    public func authorizeParameters(forFlow flowID: String) -> [String: String]? {
+        state.withLock { $0.pendingAuthorizations[flowID]?.parameters }
     }
 }

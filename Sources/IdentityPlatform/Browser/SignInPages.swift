@@ -3,7 +3,7 @@ struct PageForm: Sendable {
     var action: String
     var flowID: String
 
-    var hiddenFields: HTML { HTML.hidden("ctx", flowID) }
+    var hiddenFields: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
 }
 
 /// The pages of signing in. Element ids and field names follow Microsoft's own pages (`i0116`, `i0118`,
@@ -48,7 +48,7 @@ enum Pages {
     static func accountPicker(form: PageForm, appName: String, accounts: [AccountTile]) -> HTML {
         let tiles: [HTML] = accounts.enumerated().map { index, account in
             """
-            <li><button type="submit" class="tile" name="account" value="\(account.userID)" id="account-\(index)" data-upn="\(account.signInName)">\
+            <li><button type="submit" class="tile" name="account" value="\(account.userID)" id="account-\(index)" data-upn="\(account.signInName)" data-test-id="\(account.signInName)">\
             \(account.displayName)<small>\(account.signInName)\(account.note.map { " · " + $0 } ?? "")</small></button></li>
             """
         }
