@@ -43,6 +43,38 @@ struct HTTPTests {
         }
     }
 
+    @Test func fiftyPipelinedRequestsComeBackInOrder() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let expected = (0..<50).map { $0 % 3 == 0 ? 200 : 404 }
+        let input = expected.enumerated().map { index, status in
+            rawRequest("GET", status == 200 ? "/_fakeentra/health" : "/page/\(index)", close: index == expected.count - 1)
+        }.joined()
+        let result = try await sClient(server, ["-quiet"], input: input)
+        #expect(statusCodes(in: result.out) == expected)
+        // The access log, written in answer order, shows the same order by path.
+        let log = await server.waitForLog("/page/49 404")
+        let loggedPages: [String] = log.split(separator: "\n").compactMap { line in
+            let path = line.split(separator: " ").dropFirst().first.map(String.init)
+            return path?.hasPrefix("/page/") == true ? path : nil
+        }
+        let pages: [String] = (0..<50).filter { $0 % 3 != 0 }.map { "/page/\($0)" }
+        #expect(loggedPages == pages)
+    }
+
+    @Test func manyConcurrentClientsAreAllServed() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let results = try await withThrowingTaskGroup(of: ChildProcess.Snapshot.self) { group in
+            for _ in 0..<16 {
+                group.addTask { try await curl(server, Array(repeating: "/_fakeentra/health", count: 5)) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.status == 0 })
+        #expect(results.map { $0.out.components(separatedBy: "\"status\":\"ok\"").count - 1 }.reduce(0, +) == 80)
+    }
+
     @Test func headAnswersHeadersWithoutABodyAndKeepsFraming() async throws {
         let server = try await LiveServer.start()
         defer { server.stop() }

@@ -90,4 +90,26 @@ struct SlowClientTests {
         #expect(first.contains("Connection: keep-alive"))
         #expect(closed, "the idle connection stayed open")
     }
+
+    @Test func aBodyThatStopsArrivingGets408() async throws {
+        let server = try await LiveServer.start(plainHTTP: true, ["--header-timeout", "1"])
+        defer { server.stop() }
+        let (received, closed) = try await blocking { () throws -> (String, Bool) in
+            let connection = try TCPConnection(port: server.plainPort ?? 0)
+            connection.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nonly part of it")
+            return connection.receiveUntilClosed()
+        }
+        #expect(statusCodes(in: received) == [408], "\(received)")
+        #expect(closed)
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout() async throws {
+        let server = try await LiveServer.start(plainHTTP: true, ["--header-timeout", "1"])
+        defer { server.stop() }
+        let (received, closed) = try await blocking { () throws -> (String, Bool) in
+            try TCPConnection(port: server.plainPort ?? 0).receiveUntilClosed()
+        }
+        #expect(closed, "a silent connection was kept open")
+        #expect(received.isEmpty || statusCodes(in: received) == [408], "\(received)")
+    }
 }

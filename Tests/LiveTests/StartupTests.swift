@@ -74,4 +74,36 @@ struct StartupTests {
         #expect(statusCodes(in: result.out) == [405])
         #expect(result.out.contains("Allow: GET, HEAD"))
     }
+
+    @Test func serveIsTheDefaultSubcommand() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let process = try ChildProcess(try fakeentraBinary(), ["--port", "0", "--certs", certs])
+        defer { process.kill() }
+        let started = await process.wait { $0.out.contains("\n") || $0.hasExited }
+        #expect(started.out.hasPrefix("https://127.0.0.1:"), "\(started.out)\(started.err)")
+    }
+
+    @Test func certificatesGoToCertsInTheWorkingDirectoryByDefault() async throws {
+        let directory = try temporaryDirectory()
+        let result = try await run(try fakeentraBinary(), ["certs"], directory: directory)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/ca.pem"))
+        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/.gitignore"))
+    }
+
+    @Test func ipv6LoopbackIsServedAndPrintedInBrackets() async throws {
+        let server = try await LiveServer.start(["--host", "::1"])
+        defer { server.stop() }
+        #expect(server.url == "https://[::1]:\(server.port)")
+        let result = try await run("/usr/bin/curl", ["-sS", "--cacert", server.caPath, server.url + "/_fakeentra/health"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("\"status\":\"ok\""))
+    }
+
+    @Test func aWildcardListenerPrintsALoopbackURL() async throws {
+        let server = try await LiveServer.start(["--host", "0.0.0.0"])
+        defer { server.stop() }
+        #expect(server.url == "https://127.0.0.1:\(server.port)")
+        #expect(try await curl(server, ["/_fakeentra/health"]).status == 0)
+    }
 }
