@@ -196,6 +196,19 @@ struct HTTPTests {
         #expect(statusCodes(in: result.out) == [400], "\(result.out)")
     }
 
+    @Test func http10RequestIsAnsweredAndClosed() async throws {
+        let server = try await LiveServer.start(plainHTTP: true)
+        defer { server.stop() }
+        let (answer, closed) = try await blocking { () throws -> (String, Bool) in
+            let connection = try TCPConnection(port: server.plainPort ?? 0)
+            connection.send("GET /_fakeentra/health HTTP/1.0\r\n\r\n")
+            return connection.receiveUntilClosed()
+        }
+        #expect(statusCodes(in: answer) == [200], "\(answer)")
+        #expect(answer.contains("\"status\":\"ok\""))
+        #expect(closed, "an HTTP/1.0 request without keep-alive must end with a close")
+    }
+
     @Test func unknownPathGets404() async throws {
         let server = try await LiveServer.start()
         defer { server.stop() }

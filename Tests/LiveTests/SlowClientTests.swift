@@ -59,7 +59,7 @@ struct SlowClientTests {
         let server = try await LiveServer.start(plainHTTP: true)
         defer { server.stop() }
         let idle = try await blocking {
-            try (0..<300).map { index in
+            try (0..<1000).map { index in
                 let connection = try TCPConnection(port: index.isMultiple(of: 2) ? server.port : server.plainPort ?? 0)
                 // Odd ones sit on the plain port with half a request; even ones never start TLS.
                 if !index.isMultiple(of: 2) { connection.send("GET /_fakeentra/health HTTP/1.1\r\nHost: a\r\n") }
