@@ -7,12 +7,12 @@ import Testing
 private final class Trickler: Sendable {
     private let stopped = Atomic(false)
 
-    init(_ connection: TCPConnection, interval: Duration = .milliseconds(150)) {
+    init(_ connection: TCPConnection, interval: TimeInterval = 0.15) {
         ChildProcess.onThread { [self] in
             var index = 0
             while !self.stopped.load(ordering: .relaxed), connection.send("X-Slow-\(index): a\r\n") {
                 index += 1
-                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                Thread.sleep(forTimeInterval: interval)
             }
         }
     }

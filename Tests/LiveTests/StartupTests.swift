@@ -9,10 +9,22 @@ struct StartupTests {
         let firstLine = try #require(server.stdout.split(separator: "\n", omittingEmptySubsequences: false).first)
         #expect(firstLine == "https://127.0.0.1:\(server.port)")
         #expect(server.port > 0 && server.port != 8443)
-        // The ready file is written just after the banner: wait for it rather than assume it is there.
+        // Written before the banner; waited for anyway, so the test does not depend on that order.
         #expect(try await blocking { waitForFile(server.readyFile) })
         let readyText = try String(contentsOfFile: server.readyFile, encoding: .utf8)
         #expect(readyText == server.url + "\n")
+    }
+
+    @Test func theReadyFileAloneIsEnoughToKnowTheServerAcceptsConnections() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let readyFile = try temporaryDirectory() + "/ready"
+        let process = try ChildProcess(try fakeentraBinary(), ["--port", "0", "--certs", certs, "--ready-file", readyFile, "--quiet"])
+        defer { process.kill() }
+        #expect(try await blocking { waitForFile(readyFile) })
+        let url = try String(contentsOfFile: readyFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        let result = try await run("/usr/bin/curl", ["-sS", "--cacert", certs + "/ca.pem", url + "/_fakeentra/health"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("\"status\":\"ok\""))
     }
 
     @Test func healthAnswersJSONWithStatusVersionAndUptime() async throws {
