@@ -37,10 +37,15 @@ public struct GraphHandler: HTTPHandler {
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
         let exchange = GraphExchange(request: request, context: context, service: service, options: options, version: version)
         if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
+        // HEAD is answered like GET: the transport keeps the headers (Content-Length included) and drops the body.
         var response = respond(to: route, in: exchange)
-        if request.method == "HEAD" { response.body = [] }
         CrossOrigin.decorate(&response, for: request)
         return response
+    }
+
+    /// This handler with `intervention` consulted after token validation (replacing any earlier one).
+    public func intervening(_ intervention: @escaping Intervention) -> GraphHandler {
+        GraphHandler(service: service, dataset: dataset, options: options, intervene: intervention)
     }
 
     /// Renders `error` as this handler would answer `request` (fresh request id, the client's correlation id,
@@ -65,24 +70,25 @@ public struct GraphHandler: HTTPHandler {
         case .resource:
             guard ["GET", "HEAD"].contains(exchange.request.method) else { return exchange.failure(.methodNotAllowed) }
         }
+        // One snapshot per request, so every lookup in one answer agrees.
+        let directory = service.currentDirectory
         let validator = GraphTokenValidator(clockSkew: options.clockSkew)
         let token: GraphAccessToken
         switch validator.validate(
-            authorization: exchange.request.headers["Authorization"], keys: service.keys.published,
-            directory: service.currentDirectory, now: exchange.now
+            authorization: exchange.request.headers["Authorization"], keys: service.keys.published, directory: directory, now: exchange.now
         ) {
         case .success(let valid): token = valid
         case .failure(let rejection):
             return exchange.failure(.invalidAuthenticationToken(rejection.message, authorityOrigin: exchange.authorityOrigin))
         }
-        if let challenge = Self.revocationChallenge(for: token, in: exchange) {
+        if let challenge = Self.revocationChallenge(for: token, user: directory.user(id: token.objectID), in: exchange) {
             return exchange.failure(challenge)
         }
         if let intervene, let error = intervene(GraphCall(request: exchange.request, route: route, token: token, exchange: exchange)) {
             return exchange.failure(error)
         }
         do {
-            return try dispatch(route, token: token, in: exchange)
+            return try dispatch(route, resources: GraphResources(exchange: exchange, token: token, dataset: dataset, directory: directory))
         } catch {
             return exchange.failure(error)
         }
@@ -91,8 +97,8 @@ public struct GraphHandler: HTTPHandler {
     /// Continuous access evaluation: a CAE-capable client's token issued before the user's tokens were revoked
     /// (`tokensValidFrom`, set by a password change or an admin) or belonging to a disabled account is
     /// challenged at once; other clients keep using their token until it expires, as with the real service.
-    static func revocationChallenge(for token: GraphAccessToken, in exchange: GraphExchange) -> GraphError? {
-        guard token.kind == .delegated, token.isCAECapable, let user = exchange.service.currentDirectory.user(id: token.objectID) else { return nil }
+    static func revocationChallenge(for token: GraphAccessToken, user: DirectoryUser?, in exchange: GraphExchange) -> GraphError? {
+        guard token.kind == .delegated, token.isCAECapable, let user else { return nil }
         let issued = token.issuedAt ?? token.notBefore ?? .distantPast
         if let validFrom = user.tokensValidFrom, issued < validFrom {
             return GraphError.claimsChallenge(for: token, notBefore: validFrom, authorityOrigin: exchange.authorityOrigin)
@@ -103,8 +109,7 @@ public struct GraphHandler: HTTPHandler {
         return nil
     }
 
-    private func dispatch(_ route: GraphRoute, token: GraphAccessToken, in exchange: GraphExchange) throws(GraphError) -> HTTPResponse {
-        let resources = GraphResources(exchange: exchange, token: token, dataset: dataset, directory: exchange.service.currentDirectory)
+    private func dispatch(_ route: GraphRoute, resources: GraphResources) throws(GraphError) -> HTTPResponse {
         switch route {
         case .userInfo: return try resources.userInfo()
         case .invalidVersion(let version): throw .invalidVersion(version)
@@ -133,7 +138,6 @@ struct GraphResources {
     let exchange: GraphExchange
     let token: GraphAccessToken
     let dataset: GraphDataset
-    /// One snapshot per request, so every lookup in one answer agrees.
     let directory: Directory
 
     /// How a resource is guarded: what the signed-in user needs for their own data, what anyone needs for

@@ -174,3 +174,45 @@ struct DatasetLoaderTests {
         #expect(GraphDataset.schema.validate(tree, file: "default.json").isEmpty)
     }
 }
+
+@Suite("Bad input never crashes")
+struct RobustnessTests {
+    @Test func tinyAvatarsClipTheirLetters() {
+        for size in [8, 9, 10, 13] {
+            #expect(ImageInfo(InitialsAvatar.png(initials: "WM", background: "#000000", size: size))?.width == size)
+        }
+    }
+
+    @Test func extremePagingValues() {
+        let fixture = GraphFixture()
+        let token = fixture.token(scopes: "User.Read.All Calendars.Read")
+        let max = String(Int.max)
+        #expect(fixture.get("/v1.0/me/events?$skip=\(max)&$top=\(max)", token: token).values.isEmpty)
+        #expect(fixture.get("/v1.0/me/events?$skip=1&$top=\(max)", token: token).values.count == 11)
+        #expect(fixture.get("/v1.0/me/events?$top=99999999999999999999999", token: token).status == .badRequest)
+        #expect(fixture.get("/v1.0/users?$skiptoken=\(SkipToken.make(Int.max))", token: token).values.isEmpty)
+        #expect(fixture.get("/v1.0/users?$skiptoken=garbage", token: token).errorCode == "Directory_ExpiredPageToken")
+    }
+
+    @Test func absurdEventDurationsAreCut() {
+        let dataset = GraphDataset(users: ["adele.vance@contoso.onmicrosoft.com": GraphUserContent(events: [
+            GraphEventSpec(subject: "Forever", start: "mon 09:00", durationMinutes: Int.max),
+            GraphEventSpec(subject: "All days", start: "mon", durationMinutes: Int.max, isAllDay: true),
+        ])])
+        let fixture = GraphFixture(dataset: dataset)
+        let events = fixture.get("/v1.0/me/events", token: fixture.token()).values
+        #expect(events.count == 2)
+        #expect((events.first?["end"] as? [String: String])?["dateTime"]?.hasPrefix("2035-") == true)
+    }
+
+    @Test func garbageRequestsGetGraphErrors() {
+        let fixture = GraphFixture()
+        let token = fixture.token()
+        for target in ["/v1.0/me?$select=", "/v1.0/me?$select=,,", "/v1.0/me/events?$orderby=", "/v1.0/me/calendarView?startDateTime=&endDateTime=",
+                       "/v1.0/users/%FF%FE", "/v1.0/me/events?$filter=''", "/v1.0/me/photos/%00/$value", "/v1.0/me/events?$top=-1"] {
+            let response = fixture.get(target, token: token)
+            #expect(response.status.code < 500, "\(target)")
+            #expect(response.status == .ok || response.errorCode != nil, "\(target): \(response.bodyText)")
+        }
+    }
+}

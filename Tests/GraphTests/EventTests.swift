@@ -205,4 +205,21 @@ struct EventTests {
         #expect(list.values.first?["id"] as? String == calendar.json["id"] as? String)
         #expect(fixture.get("/v1.0/me/calendars", token: fixture.token(scopes: "User.Read")).status == .forbidden)
     }
+
+    @Test func filterAndCount() {
+        let token = fixture.token()
+        let fromMonday = fixture.get("/v1.0/me/events?$filter=start/dateTime%20ge%20'2025-01-06T00:00:00'%20and%20end/dateTime%20le%202025-01-11T00:00:00Z&$select=subject&$count=true", token: token)
+        #expect(fromMonday.status == .ok, "\(fromMonday.bodyText)")
+        #expect(fromMonday.json["@odata.count"] as? Int == 7)
+        #expect(fromMonday.values.count == 7)
+        let subject = fixture.get("/v1.0/me/events?$filter=startswith(subject,'store')&$select=subject", token: token)
+        #expect(subject.values.compactMap { $0["subject"] as? String } == ["Store walk-through", "Store visit: Bellevue"])
+        let allDay = fixture.get("/v1.0/me/events?$filter=isAllDay%20eq%20true%20or%20importance%20eq%20'high'&$select=subject", token: token)
+        #expect(allDay.values.compactMap { $0["subject"] as? String } == ["Retail conference", "Quarterly planning"])
+        let bad = fixture.get("/v1.0/me/events?$filter=start/dateTime%20ge", token: token)
+        #expect(bad.status == .badRequest)
+        #expect(bad.errorCode == "ErrorInvalidUrlQueryFilter")
+        #expect(fixture.get("/v1.0/me/events?$filter=colour%20eq%20'red'", token: token).errorMessage
+            == "Could not find a property named 'colour' on type 'microsoft.graph.event'.")
+    }
 }

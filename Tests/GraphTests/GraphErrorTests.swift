@@ -69,4 +69,26 @@ struct GraphErrorTests {
         #expect(response.bodyText == expectedErrorBody(code: "serviceNotAvailable", message: "Service unavailable. Please try again later.", response: response))
         #expect(fixture.handler.claims(request))
     }
+
+    @Test func endpointNamesForScenarioRules() {
+        let cases: [(String, String)] = [
+            ("/v1.0/me", "me"), ("/v1.0/users/x", "user"), ("/beta/users", "users"), ("/v1.0/me/photo/$value", "photoValue"),
+            ("/v1.0/me/calendar/calendarView", "calendarView"), ("/v1.0/users/x/events/abc", "event"), ("/oidc/userinfo", "userInfo"),
+            ("/v1.0/me/mailboxSettings", "mailboxSettings"), ("/v1.0/me/nothing", "unknown"),
+        ]
+        for (target, name) in cases {
+            let route = GraphRoute.parse(HTTPRequest(method: "GET", target: target), graphHost: false)
+            #expect(route?.endpointName == name, "\(target)")
+        }
+    }
+
+    @Test func interveningReplacesTheHook() {
+        let fixture = GraphFixture()
+        let throttled = fixture.handler.intervening { call in call.route.endpointName == "calendarView" ? .throttled(retryAfter: 2) : nil }
+        let request = { (target: String) in
+            HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443", "Authorization": "Bearer \(fixture.token())"])
+        }
+        #expect(throttled.handle(request("/v1.0/me/calendarView?startDateTime=2025-01-06&endDateTime=2025-01-07"), context: RequestContext())?.status.code == 429)
+        #expect(throttled.handle(request("/v1.0/me/events"), context: RequestContext())?.status.code == 200)
+    }
 }

@@ -67,6 +67,14 @@ struct RealTokenTests {
         #expect(send("GET", "/v1.0/users", bearer: access).status == .forbidden)
     }
 
+    @Test func signInOnlyTokenServesUserInfo() throws {
+        let tokens = try userTokens(scope: "openid profile email")
+        let access = try #require(tokens["access_token"] as? String)
+        let info = send("GET", "/oidc/userinfo", bearer: access)
+        #expect(info.status == .ok, "\(info.bodyText)")
+        #expect(info.json["email"] as? String == "adele.vance@contoso.onmicrosoft.com")
+    }
+
     @Test func tokenExpiresOnThePlatformClock() throws {
         let access = try #require(try userTokens(scope: "User.Read")["access_token"] as? String)
         clock.advance(by: service.options.accessTokenLifetime + 301)

@@ -45,6 +45,12 @@ struct UserEndpointTests {
         #expect(extra.bodyText.hasSuffix(#"#users(accountEnabled,userType,id)/$entity","accountEnabled":true,"userType":"Member","id":"6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51"}"#))
     }
 
+    @Test func realPropertiesWeDoNotModelAreNullOrEmpty() {
+        let response = fixture.get("/v1.0/me?$select=id,department,createdDateTime,skills,onPremisesSyncEnabled", token: fixture.token())
+        #expect(response.status == .ok)
+        #expect(response.bodyText.hasSuffix(#""id":"6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51","department":null,"createdDateTime":null,"skills":[],"onPremisesSyncEnabled":null}"#))
+    }
+
     @Test func unknownSelectPropertyIsABadRequest() {
         let response = fixture.get("/v1.0/me?$select=displayName,shoeSize", token: fixture.token())
         #expect(response.status == .badRequest)
@@ -165,6 +171,20 @@ struct UserEndpointTests {
         #expect(unsupported.errorCode == "Request_UnsupportedQuery")
         #expect(fixture.get("/v1.0/users?$top=1000", token: token).errorMessage == "Invalid page size specified: '1000'. Must be between 1 and 999 inclusive.")
         #expect(fixture.get("/v1.0/users", token: fixture.token(scopes: "User.Read")).status == .forbidden)
+    }
+
+    @Test func advancedQueriesNeedEventualConsistency() {
+        let token = fixture.token(scopes: "User.Read.All")
+        let target = "/v1.0/users?$search=%22displayName:wil%22&$count=true&$select=displayName"
+        let response = fixture.get(target, token: token, headers: [("ConsistencyLevel", "eventual")])
+        #expect(response.json["@odata.count"] as? Int == 1)
+        #expect(response.values.compactMap { $0["displayName"] as? String } == ["Alex Wilber"])
+        let either = fixture.get("/v1.0/users?$search=%22mail:adele%22%20OR%20%22surname:wil%22", token: token, headers: [("ConsistencyLevel", "eventual")])
+        #expect(either.values.count == 2)
+        let plain = fixture.get("/v1.0/users?$search=%22displayName:wil%22", token: token)
+        #expect(plain.status == .badRequest)
+        #expect(plain.errorMessage == "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'")
+        #expect(fixture.get("/v1.0/users?$count=true", token: token).errorMessage == "$count is not currently supported.")
     }
 
     @Test func graphHostOwnsEveryPath() {

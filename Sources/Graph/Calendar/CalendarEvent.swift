@@ -28,6 +28,9 @@ struct CalendarEvent: Equatable {
     var created: Date
     var isPersonalAccount: Bool
 
+    /// Ten years: longer configured durations are cut to this (and arithmetic never overflows).
+    static let longestDurationMinutes = 10 * 366 * 1440
+
     static func == (a: CalendarEvent, b: CalendarEvent) -> Bool { a.id == b.id && a.changeKey == b.changeKey }
 
     /// The user's events, relative times read against `now`; specs with unreadable times are skipped
@@ -49,10 +52,11 @@ struct CalendarEvent: Equatable {
             guard let endTime = EventTime(parsing: endText) else { return nil }
             endCivil = endTime.civil(now: now, zone: zone)
         } else if isAllDay {
-            let (y, m, d) = CivilTime.civil(fromDays: startCivil.daysSinceEpoch + max(1, (spec.durationMinutes ?? 1440) / 1440))
+            let days = min(max(1, (spec.durationMinutes ?? 1440) / 1440), Self.longestDurationMinutes / 1440)
+            let (y, m, d) = CivilTime.civil(fromDays: startCivil.daysSinceEpoch + days)
             endCivil = CivilTime(year: y, month: m, day: d)
         } else {
-            endCivil = zone.civil(zone.instant(of: startCivil).addingTimeInterval(TimeInterval((spec.durationMinutes ?? 30) * 60)))
+            endCivil = zone.civil(zone.instant(of: startCivil).addingTimeInterval(TimeInterval(min(max(spec.durationMinutes ?? 30, 0), Self.longestDurationMinutes)) * 60))
         }
         if isAllDay {
             startCivil = CivilTime(year: startCivil.year, month: startCivil.month, day: startCivil.day)

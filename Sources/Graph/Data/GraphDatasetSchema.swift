@@ -50,7 +50,7 @@ extension GraphDataset {
                     "bodyContentType": {"enum": ["text", "html"]},
                     "start": {"$ref": "#/$defs/eventTime"},
                     "end": {"$ref": "#/$defs/eventTime"},
-                    "durationMinutes": {"type": "integer", "minimum": 0},
+                    "durationMinutes": {"type": "integer", "minimum": 0, "maximum": 5270400},
                     "isAllDay": {"type": "boolean"},
                     "timeZone": {"type": "string", "description": "UTC, a Windows name (Pacific Standard Time) or an IANA id."},
                     "location": {"type": "string"},

@@ -22,6 +22,8 @@ public enum InitialsAvatar {
                     for dy in 0..<scale {
                         for dx in 0..<scale {
                             let x = left + (index * 6 + column) * scale + dx, y = top + row * scale + dy
+                            // Tiny avatars cannot fit two letters: clip rather than write outside the image.
+                            guard (0..<size).contains(x), (0..<size).contains(y) else { continue }
                             let p = (y * size + x) * 3
                             pixels[p] = 0xFF
                             pixels[p + 1] = 0xFF

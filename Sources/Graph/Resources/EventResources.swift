@@ -4,7 +4,7 @@ import IdentityPlatform
 
 /// `/me/events`, `/me/events/{id}`, `/me/calendarView` and their `/users/{id}/…` forms.
 extension GraphResources {
-    private static let listOptions: Set<String> = ["$select", "$top", "$skip", "$orderby"]
+    private static let listOptions: Set<String> = ["$select", "$top", "$skip", "$orderby", "$filter", "$count"]
 
     func events(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(Self.listOptions)
@@ -88,6 +88,11 @@ extension GraphResources {
     /// `$skip` and an absolute `@odata.nextLink` on the request's origin.
     private func list(_ events: [CalendarEvent], of user: DirectoryUser, segment: String) throws(GraphError) -> HTTPResponse {
         let selected = try exchange.query.selected(from: EventView.properties, type: "event")
+        var events = events
+        if let filter = exchange.query.options["$filter"] {
+            let parsed = try EventFilter(parsing: filter)
+            events = events.filter(parsed.matches)
+        }
         var sorted = events.sortedStably { $0.start < $1.start }
         for key in exchange.query.orderBy.reversed() {
             guard let sortKey = EventView.sortKey(key.property) else { throw .unknownProperty(key.property, type: "event", inSelect: false) }
@@ -100,8 +105,9 @@ extension GraphResources {
         let page = sorted.dropFirst(skip).prefix(pageSize)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/\(segment)\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")"
         var body: [GraphJSON.Member] = [.init("@odata.context", .string(context))]
+        if exchange.query.options["$count"]?.lowercased() == "true" { body.append(.init("@odata.count", .int(sorted.count))) }
         body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected) })))
-        if pageSize > 0, skip + pageSize < sorted.count {
+        if pageSize > 0, skip < sorted.count, sorted.count - skip > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skip", to: String(skip + pageSize))
             body.append(.init("@odata.nextLink", .string(link)))
         }

@@ -9,11 +9,31 @@ enum GraphUserView {
         "preferredLanguage", "surname", "userPrincipalName", "id",
     ]
 
-    /// Every property `$select` may name.
-    static let selectableProperties = defaultProperties + [
-        "accountEnabled", "otherMails", "userType", "mailNickname", "department", "companyName", "city", "country",
-        "usageLocation", "employeeId", "proxyAddresses", "imAddresses", "identities", "mailboxSettings",
+    /// Properties with values drawn from the directory (beyond the default set).
+    static let modelledProperties = [
+        "accountEnabled", "otherMails", "userType", "mailNickname", "proxyAddresses", "imAddresses", "identities",
+        "mailboxSettings", "signInSessionsValidFromDateTime",
     ]
+
+    /// The rest of Graph v1.0's user properties: selectable so that apps asking for them work, answered with
+    /// an empty collection or null as for a user who never had them set.
+    static let unsetCollections: Set<String> = [
+        "assignedLicenses", "assignedPlans", "interests", "licenseAssignmentStates", "onPremisesProvisioningErrors",
+        "pastProjects", "provisionedPlans", "responsibilities", "schools", "skills",
+    ]
+    static let unsetValues: Set<String> = [
+        "aboutMe", "ageGroup", "birthday", "city", "companyName", "consentProvidedForMinor", "country", "createdDateTime",
+        "creationType", "deletedDateTime", "department", "employeeHireDate", "employeeId", "employeeLeaveDateTime",
+        "employeeOrgData", "employeeType", "externalUserState", "externalUserStateChangeDateTime", "faxNumber", "hireDate",
+        "isResourceAccount", "lastPasswordChangeDateTime", "legalAgeGroupClassification", "mySite",
+        "onPremisesDistinguishedName", "onPremisesDomainName", "onPremisesExtensionAttributes", "onPremisesImmutableId",
+        "onPremisesLastSyncDateTime", "onPremisesSamAccountName", "onPremisesSecurityIdentifier", "onPremisesSyncEnabled",
+        "onPremisesUserPrincipalName", "passwordPolicies", "passwordProfile", "postalCode", "preferredDataLocation",
+        "preferredName", "securityIdentifier", "showInAddressList", "state", "streetAddress", "usageLocation",
+    ]
+
+    /// Every property `$select` may name.
+    static let selectableProperties = defaultProperties + modelledProperties + unsetCollections.sorted() + unsetValues.sorted()
 
     /// Personal (MSA) accounts appear in Graph with their 16-hex-digit CID as `id`, which the consumers
     /// tenant's object ids (`00000000-0000-0000-<cid>`) end with.
@@ -43,6 +63,9 @@ enum GraphUserView {
         case "proxyAddresses": return .strings(user.mail.map { ["SMTP:\($0)"] } ?? [])
         case "imAddresses": return .strings(user.mail.map { [$0] } ?? [])
         case "mailboxSettings": return .object(MailboxSettingsView.members(for: user, content: content))
+        case "signInSessionsValidFromDateTime":
+            return .string(user.tokensValidFrom.map { CivilTime($0).isoSeconds + "Z" })
+        case let name where unsetCollections.contains(name): return .array([])
         case "identities":
             return .array([.object([
                 .init("signInType", .string("userPrincipalName")),

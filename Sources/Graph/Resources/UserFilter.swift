@@ -2,43 +2,36 @@ import Foundation
 import IdentityPlatform
 
 /// The `$filter` subset the directory answers without advanced queries: `prop eq 'value'` and
-/// `startswith(prop,'value')` on a few string properties, joined by `and` or by `or` (not both).
-/// Anything else is 400 `Request_UnsupportedQuery`, as Graph answers filters it cannot evaluate.
+/// `startswith(prop,'value')` on a few string properties. Anything else is 400 `Request_UnsupportedQuery`,
+/// as Graph answers filters it cannot evaluate.
 struct UserFilter {
-    enum Clause {
-        case equals(String, String)
-        case startsWith(String, String)
-    }
-
     static let properties = ["id", "userPrincipalName", "displayName", "mail", "givenName", "surname", "jobTitle"]
 
-    var clauses: [Clause]
-    var conjunction: Bool
+    let expression: FilterExpression
 
     init(parsing text: String) throws(GraphError) {
-        let lowered = text.lowercased()
-        let hasAnd = lowered.contains(" and "), hasOr = lowered.contains(" or ")
-        guard !(hasAnd && hasOr) else { throw .unsupportedQuery }
-        conjunction = !hasOr
-        let parts = Self.split(text, on: hasOr ? " or " : " and ")
-        var clauses: [Clause] = []
-        for part in parts { clauses.append(try Self.clause(part.trimmingCharacters(in: .whitespaces))) }
-        self.clauses = clauses
+        guard let expression = FilterExpression(parsing: text) else { throw .unsupportedQuery }
+        var canonical = expression
+        for index in canonical.clauses.indices {
+            let clause = canonical.clauses[index]
+            guard [.eq, .startsWith].contains(clause.op), case .string = clause.value,
+                  let property = Self.properties.first(where: { $0.caseInsensitiveCompare(clause.property) == .orderedSame })
+            else { throw .unsupportedQuery }
+            canonical.clauses[index].property = property
+        }
+        self.expression = canonical
     }
 
     func matches(_ user: DirectoryUser) -> Bool {
-        let results = clauses.map { clause -> Bool in
-            switch clause {
-            case .equals(let property, let value):
-                Self.value(property, of: user)?.caseInsensitiveCompare(value) == .orderedSame
-            case .startsWith(let property, let value):
-                Self.value(property, of: user)?.lowercased().hasPrefix(value.lowercased()) ?? false
-            }
+        expression.matches { clause in
+            guard let value = Self.value(clause.property, of: user) else { return false }
+            return clause.op == .eq
+                ? value.caseInsensitiveCompare(clause.value.text) == .orderedSame
+                : value.lowercased().hasPrefix(clause.value.text.lowercased())
         }
-        return conjunction ? results.allSatisfy { $0 } : results.contains(true)
     }
 
-    private static func value(_ property: String, of user: DirectoryUser) -> String? {
+    static func value(_ property: String, of user: DirectoryUser) -> String? {
         switch property {
         case "id": user.id
         case "userPrincipalName": user.userPrincipalName
@@ -50,51 +43,41 @@ struct UserFilter {
         default: nil
         }
     }
+}
 
-    /// Splits on a case-insensitive keyword outside quoted literals.
-    private static func split(_ text: String, on keyword: String) -> [String] {
-        var parts: [String] = [], current = "", inQuote = false
-        let chars = Array(text)
-        var i = 0
-        while i < chars.count {
-            if chars[i] == "'" { inQuote.toggle() }
-            if !inQuote, i + keyword.count <= chars.count, String(chars[i..<i + keyword.count]).lowercased() == keyword {
-                parts.append(current)
-                current = ""
-                i += keyword.count
-                continue
-            }
-            current.append(chars[i])
-            i += 1
+/// `$search="displayName:ad"` (advanced query, needs `ConsistencyLevel: eventual`): a term matches when a word
+/// of the property starts with its value, ignoring case; terms join with `AND` or `OR` (not both).
+struct UserSearch {
+    static let needsConsistencyLevel = GraphError(
+        status: .badRequest, code: "Request_UnsupportedQuery",
+        message: "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'"
+    )
+    static let invalid = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Invalid search query.")
+
+    private var terms: [(property: String, value: String)]
+    private var conjunction: Bool
+
+    init(parsing text: String) throws(GraphError) {
+        let hasAnd = text.contains("\" AND \""), hasOr = text.contains("\" OR \"")
+        guard !(hasAnd && hasOr) else { throw Self.invalid }
+        conjunction = !hasOr
+        var terms: [(String, String)] = []
+        for part in text.components(separatedBy: hasOr ? "\" OR \"" : "\" AND \"") {
+            let bare = part.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+            guard let colon = bare.firstIndex(of: ":"),
+                  let property = UserFilter.properties.first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
+            else { throw Self.invalid }
+            terms.append((property, String(bare[bare.index(after: colon)...]).lowercased()))
         }
-        parts.append(current)
-        return parts
+        self.terms = terms
     }
 
-    private static func clause(_ text: String) throws(GraphError) -> Clause {
-        if text.lowercased().hasPrefix("startswith("), text.hasSuffix(")") {
-            let inner = text.dropFirst("startswith(".count).dropLast()
-            guard let comma = inner.firstIndex(of: ",") else { throw .unsupportedQuery }
-            let property = try canonical(String(inner[..<comma]))
-            return .startsWith(property, try literal(String(inner[inner.index(after: comma)...])))
+    func matches(_ user: DirectoryUser) -> Bool {
+        let results = terms.map { term in
+            let words = (UserFilter.value(term.property, of: user) ?? "").lowercased()
+                .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            return words.contains { $0.hasPrefix(term.value) }
         }
-        let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard words.count == 3, words[1].lowercased() == "eq" else { throw .unsupportedQuery }
-        return .equals(try canonical(String(words[0])), try literal(String(words[2])))
-    }
-
-    private static func canonical(_ name: String) throws(GraphError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespaces)
-        guard let property = properties.first(where: { $0.caseInsensitiveCompare(trimmed) == .orderedSame }) else {
-            throw .unsupportedQuery
-        }
-        return property
-    }
-
-    /// `'it''s'` → `it's`.
-    private static func literal(_ text: String) throws(GraphError) -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.count >= 2, trimmed.hasPrefix("'"), trimmed.hasSuffix("'") else { throw .unsupportedQuery }
-        return String(trimmed.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'")
+        return conjunction ? results.allSatisfy { $0 } : results.contains(true)
     }
 }

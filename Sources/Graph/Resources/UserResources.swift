@@ -19,8 +19,14 @@ extension GraphResources {
     }
 
     func userList() throws(GraphError) -> HTTPResponse {
-        try exchange.query.requireOnly(["$select", "$top", "$filter", "$orderby", "$skiptoken"])
+        try exchange.query.requireOnly(["$select", "$top", "$filter", "$orderby", "$skiptoken", "$search", "$count"])
         guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
+        // Advanced queries ($search, $count) need the client to accept eventual consistency.
+        let eventual = exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual"
+        let counted = exchange.query.options["$count"]?.lowercased() == "true"
+        if counted, !eventual {
+            throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.")
+        }
         let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let pageSize = try exchange.query.top ?? exchange.options.userPageSize
@@ -29,6 +35,11 @@ extension GraphResources {
         if let filter = exchange.query.options["$filter"] {
             let clause = try UserFilter(parsing: filter)
             users = users.filter(clause.matches)
+        }
+        if let search = exchange.query.options["$search"] {
+            guard eventual else { throw UserSearch.needsConsistencyLevel }
+            let parsed = try UserSearch(parsing: search)
+            users = users.filter(parsed.matches)
         }
         for key in exchange.query.orderBy.reversed() {
             guard let property = ["displayName", "userPrincipalName"].first(where: { $0.caseInsensitiveCompare(key.property) == .orderedSame }) else {
@@ -43,7 +54,8 @@ extension GraphResources {
         let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
         let page = users.dropFirst(offset).prefix(pageSize)
         var body: [GraphJSON.Member] = [.init("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
-        if offset + pageSize < users.count {
+        if counted { body.append(.init("@odata.count", .int(users.count))) }
+        if offset < users.count, users.count - offset > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
             body.append(.init("@odata.nextLink", .string(link)))
         }

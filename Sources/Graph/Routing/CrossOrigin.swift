@@ -20,7 +20,6 @@ enum CrossOrigin {
         let asked = request.headers["Access-Control-Request-Headers"] ?? "authorization, content-type, client-request-id, prefer, consistencylevel"
         response.headers.set("Access-Control-Allow-Headers", asked)
         response.headers.set("Access-Control-Max-Age", "3600")
-        response.headers.set("Content-Length", "0")
         return response
     }
 }

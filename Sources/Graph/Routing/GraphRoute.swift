@@ -37,6 +37,33 @@ public enum GraphRoute: Sendable, Equatable {
 
     public static let versions = ["v1.0", "beta"]
 
+    /// A stable name for scenario rules and logs: `me`, `user`, `users`, `photo`, `photoValue`, `photos`,
+    /// `events`, `event`, `calendarView`, `calendar`, `calendars`, `mailboxSettings`, `userInfo`, `serviceRoot`,
+    /// `unknown`.
+    public var endpointName: String {
+        switch self {
+        case .userInfo: return "userInfo"
+        case .invalidVersion: return "unknown"
+        case .resource(_, let path):
+            switch path {
+            case .serviceRoot: return "serviceRoot"
+            case .users: return "users"
+            case .user(.me): return "me"
+            case .user: return "user"
+            case .photo: return "photo"
+            case .photoValue: return "photoValue"
+            case .photos: return "photos"
+            case .events: return "events"
+            case .event: return "event"
+            case .calendarView: return "calendarView"
+            case .calendar: return "calendar"
+            case .calendars: return "calendars"
+            case .mailboxSettings: return "mailboxSettings"
+            case .unknownSegment: return "unknown"
+            }
+        }
+    }
+
     /// `graphHost` is true when the request came to Graph's own host name (hosts-file override): then every
     /// path is Graph's. On FakeEntra's host only `/v1.0/…`, `/beta/…` and `/oidc/userinfo` are.
     public static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
