@@ -183,6 +183,8 @@ import Testing
         var noJTI = Self.assertionClaims(now: now)
         noJTI["jti"] = nil
         #expect(code(try Self.assertion(claims: noJTI)) == 50027)
+        let fromPublicClient = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: try Self.assertion(claims: Self.assertionClaims(now: now, clientID: TokenFixtures.nativeAppID)))
+        #expect(throws: IdentityError.publicClientSentSecret()) { try authenticate(fromPublicClient, clientID: TokenFixtures.nativeAppID, service: service) }
         let wrongType = PresentedClientCredentials(assertionType: "urn:something-else", assertion: try Self.assertion(claims: Self.assertionClaims(now: now)))
         #expect(throws: IdentityError.self) { try authenticate(wrongType, clientID: TokenFixtures.certAppID, service: service) }
     }
