@@ -59,7 +59,18 @@ enum SecureFile {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o700])
         } catch {
-            throw CryptoError(.fileSystem, "cannot create directory \(path): \(error)")
+            // Foundation's error prints as an NSCocoaErrorDomain dump: say what is wrong instead.
+            var prefix = URL(fileURLWithPath: path).standardizedFileURL
+            while prefix.path != "/" {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: prefix.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    throw CryptoError(.fileSystem, "cannot use \(path) as the certificate directory: \(prefix.path) is a file")
+                }
+                prefix.deleteLastPathComponent()
+            }
+            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error
+            let reason = underlying.map { String(cString: strerror(Int32(($0 as NSError).code))) }
+            throw CryptoError(.fileSystem, "cannot create directory \(path): \(reason ?? error.localizedDescription)")
         }
     }
 

@@ -93,10 +93,17 @@ struct ServeCommand: AsyncParsableCommand {
     /// Readers polling for the file never see it half written.
     static func writeAtomically(_ text: String, to path: String) throws {
         let temporary = path + ".tmp-\(getpid())"
-        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
-        guard rename(temporary, path) == 0 else {
-            throw ValidationError("cannot write --ready-file \(path): \(String(cString: strerror(errno)))")
+        func failure(_ code: Int32 = errno) -> ValidationError {
+            ValidationError("cannot write --ready-file \(path): \(String(cString: strerror(code)))")
         }
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure() }
+        let bytes = Array(text.utf8)
+        let written = write(fd, bytes, bytes.count)
+        let writeError = errno
+        close(fd)
+        guard written == bytes.count else { throw failure(writeError) }
+        guard rename(temporary, path) == 0 else { throw failure() }
     }
 }
 

@@ -4,6 +4,7 @@ import Testing
 /// A failed start: a normal non-zero exit (not a signal, not a hang) with `expected` in its message.
 private func expectCleanFailure(_ arguments: [String], mentions expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let result = try await run(try fakeentraBinary(), arguments, timeout: .seconds(30))
+    #expect(!result.err.contains("NSCocoaErrorDomain") && !result.err.contains("Fatal error"), "\(result.err)", sourceLocation: sourceLocation)
     #expect(result.hasExited, "still running: \(arguments)", sourceLocation: sourceLocation)
     #expect(!result.diedOfSignal, "crashed: \(result.err)", sourceLocation: sourceLocation)
     #expect(result.status != 0 && result.status != nil, sourceLocation: sourceLocation)
@@ -72,7 +73,16 @@ struct CLITests {
         let certs = try temporaryDirectory()
         let file = certs + "/plain-file"
         try "x".write(toFile: file, atomically: false, encoding: .utf8)
-        try await expectCleanFailure(["--port", "0", "--certs", certs, "--ready-file", file + "/ready"], mentions: ["ready"])
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--ready-file", file + "/ready"], mentions: ["--ready-file", file + "/ready"])
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--ready-file", "/nonexistent/dir/ready"],
+                                     mentions: ["cannot write --ready-file /nonexistent/dir/ready: No such file or directory"])
+    }
+
+    @Test func hostThatCannotBeListenedOnIsRefused() async throws {
+        let certs = try await CertificateTemplate.copy()
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "no.such.host.invalid"], mentions: ["no.such.host.invalid"])
+        // A documentation address (RFC 5737) is on no interface here.
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "192.0.2.1"], mentions: ["192.0.2.1"])
     }
 
     @Test func helpListsTheServeOptions() async throws {

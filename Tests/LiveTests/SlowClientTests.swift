@@ -7,12 +7,12 @@ import Testing
 private final class Trickler: Sendable {
     private let stopped = Atomic(false)
 
-    init(_ connection: TCPConnection, interval: Duration = .milliseconds(150)) {
+    init(_ connection: TCPConnection, interval: TimeInterval = 0.15) {
         ChildProcess.onThread { [self] in
             var index = 0
             while !self.stopped.load(ordering: .relaxed), connection.send("X-Slow-\(index): a\r\n") {
                 index += 1
-                Thread.sleep(forTimeInterval: Double(interval.components.attoseconds) / 1e18 + Double(interval.components.seconds))
+                Thread.sleep(forTimeInterval: interval)
             }
         }
     }
@@ -59,7 +59,7 @@ struct SlowClientTests {
         let server = try await LiveServer.start(plainHTTP: true)
         defer { server.stop() }
         let idle = try await blocking {
-            try (0..<300).map { index in
+            try (0..<1000).map { index in
                 let connection = try TCPConnection(port: index.isMultiple(of: 2) ? server.port : server.plainPort ?? 0)
                 // Odd ones sit on the plain port with half a request; even ones never start TLS.
                 if !index.isMultiple(of: 2) { connection.send("GET /_fakeentra/health HTTP/1.1\r\nHost: a\r\n") }
@@ -89,5 +89,27 @@ struct SlowClientTests {
         #expect(statusCodes(in: first) == [200])
         #expect(first.contains("Connection: keep-alive"))
         #expect(closed, "the idle connection stayed open")
+    }
+
+    @Test func aBodyThatStopsArrivingGets408() async throws {
+        let server = try await LiveServer.start(plainHTTP: true, ["--header-timeout", "1"])
+        defer { server.stop() }
+        let (received, closed) = try await blocking { () throws -> (String, Bool) in
+            let connection = try TCPConnection(port: server.plainPort ?? 0)
+            connection.send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\nonly part of it")
+            return connection.receiveUntilClosed()
+        }
+        #expect(statusCodes(in: received) == [408], "\(received)")
+        #expect(closed)
+    }
+
+    @Test func aConnectionThatSendsNothingIsClosedAfterTheHeaderTimeout() async throws {
+        let server = try await LiveServer.start(plainHTTP: true, ["--header-timeout", "1"])
+        defer { server.stop() }
+        let (received, closed) = try await blocking { () throws -> (String, Bool) in
+            try TCPConnection(port: server.plainPort ?? 0).receiveUntilClosed()
+        }
+        #expect(closed, "a silent connection was kept open")
+        #expect(received.isEmpty || statusCodes(in: received) == [408], "\(received)")
     }
 }

@@ -9,10 +9,22 @@ struct StartupTests {
         let firstLine = try #require(server.stdout.split(separator: "\n", omittingEmptySubsequences: false).first)
         #expect(firstLine == "https://127.0.0.1:\(server.port)")
         #expect(server.port > 0 && server.port != 8443)
-        // The ready file is written just after the banner: wait for it rather than assume it is there.
+        // Written before the banner; waited for anyway, so the test does not depend on that order.
         #expect(try await blocking { waitForFile(server.readyFile) })
         let readyText = try String(contentsOfFile: server.readyFile, encoding: .utf8)
         #expect(readyText == server.url + "\n")
+    }
+
+    @Test func theReadyFileAloneIsEnoughToKnowTheServerAcceptsConnections() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let readyFile = try temporaryDirectory() + "/ready"
+        let process = try ChildProcess(try fakeentraBinary(), ["--port", "0", "--certs", certs, "--ready-file", readyFile, "--quiet"])
+        defer { process.kill() }
+        #expect(try await blocking { waitForFile(readyFile) })
+        let url = try String(contentsOfFile: readyFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        let result = try await run("/usr/bin/curl", ["-sS", "--cacert", certs + "/ca.pem", url + "/_fakeentra/health"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("\"status\":\"ok\""))
     }
 
     @Test func healthAnswersJSONWithStatusVersionAndUptime() async throws {
@@ -73,5 +85,37 @@ struct StartupTests {
         let result = try await curl(server, ["/_fakeentra/health"], ["-i", "-X", "DELETE"])
         #expect(statusCodes(in: result.out) == [405])
         #expect(result.out.contains("Allow: GET, HEAD"))
+    }
+
+    @Test func serveIsTheDefaultSubcommand() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let process = try ChildProcess(try fakeentraBinary(), ["--port", "0", "--certs", certs])
+        defer { process.kill() }
+        let started = await process.wait { $0.out.contains("\n") || $0.hasExited }
+        #expect(started.out.hasPrefix("https://127.0.0.1:"), "\(started.out)\(started.err)")
+    }
+
+    @Test func certificatesGoToCertsInTheWorkingDirectoryByDefault() async throws {
+        let directory = try temporaryDirectory()
+        let result = try await run(try fakeentraBinary(), ["certs"], directory: directory)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/ca.pem"))
+        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/.gitignore"))
+    }
+
+    @Test func ipv6LoopbackIsServedAndPrintedInBrackets() async throws {
+        let server = try await LiveServer.start(["--host", "::1"])
+        defer { server.stop() }
+        #expect(server.url == "https://[::1]:\(server.port)")
+        let result = try await run("/usr/bin/curl", ["-sS", "--cacert", server.caPath, server.url + "/_fakeentra/health"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("\"status\":\"ok\""))
+    }
+
+    @Test func aWildcardListenerPrintsALoopbackURL() async throws {
+        let server = try await LiveServer.start(["--host", "0.0.0.0"])
+        defer { server.stop() }
+        #expect(server.url == "https://127.0.0.1:\(server.port)")
+        #expect(try await curl(server, ["/_fakeentra/health"]).status == 0)
     }
 }

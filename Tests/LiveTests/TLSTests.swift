@@ -82,4 +82,32 @@ struct TLSTests {
         let result = try await curl(server, ["/_fakeentra/health"])
         #expect(result.status == 0)
     }
+
+    @Test(arguments: ["-tls1_2", "-tls1_3"])
+    func sessionsAreResumed(flag: String) async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let session = try temporaryDirectory() + "/session.pem"
+        let first = try await sClient(server, [flag, "-ign_eof", "-sess_out", session], input: Self.healthRequest)
+        #expect(first.out.contains("New, TLSv1."), "\(first.out)")
+        let second = try await sClient(server, [flag, "-ign_eof", "-sess_in", session], input: Self.healthRequest)
+        #expect(second.out.contains("Reused, TLSv1."), "\(second.out)")
+        #expect(statusCodes(in: second.out) == [200])
+    }
+
+    @Test func aBrokenHandshakeGetsAnAlertAndTheServerCarriesOn() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        // A TLS handshake record header followed by bytes that are no ClientHello.
+        let (answer, closed) = try await blocking { () throws -> ([UInt8], Bool) in
+            let connection = try TCPConnection(port: server.port)
+            connection.send("\u{16}\u{03}\u{01}\u{00}\u{05}not-a-client-hello")
+            let (text, closed) = connection.receiveUntilClosed()
+            return (Array(text.utf8), closed)
+        }
+        #expect(answer.first == 0x15, "expected a TLS alert record, got \(answer)")
+        #expect(closed)
+        await server.waitForLog("TLS handshake with")
+        #expect(try await curl(server, ["/_fakeentra/health"]).status == 0)
+    }
 }

@@ -43,12 +43,13 @@ final class ChildProcess: Sendable {
     /// Starts `executable` with `arguments`. `stdin`: bytes written then closed; nil with
     /// `keepStdinOpen` gives a pipe the test writes to (`write(_:)`, `closeStdin()`).
     init(_ executable: String, _ arguments: [String], stdin: Data? = nil, keepStdinOpen: Bool = false,
-         environment: [String: String]? = nil) throws {
+         environment: [String: String]? = nil, directory: String? = nil) throws {
         self.executable = executable
         self.arguments = arguments
         process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         if let environment {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         }
@@ -164,8 +165,8 @@ final class ChildProcess: Sendable {
 /// Runs a command to completion (bounded by `timeout`, after which it is killed) and returns its output.
 @discardableResult
 func run(_ executable: String, _ arguments: [String], stdin: Data? = nil, timeout: Duration = .seconds(20),
-         environment: [String: String]? = nil) async throws -> ChildProcess.Snapshot {
-    let child = try ChildProcess(executable, arguments, stdin: stdin, environment: environment)
+         environment: [String: String]? = nil, directory: String? = nil) async throws -> ChildProcess.Snapshot {
+    let child = try ChildProcess(executable, arguments, stdin: stdin, environment: environment, directory: directory)
     return await child.finish(timeout: timeout)
 }
 
