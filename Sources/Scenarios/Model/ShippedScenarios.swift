@@ -813,7 +813,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "user-cancels-sign-in",
-  "description": "The user backs out of the sign-in page: /authorize redirects back with error=access_denied and error_subcode=cancel. Exercises the cancel path of the web view. A correct MSAL client reports MSALErrorUserCanceled, caches nothing, and lets the user start again.",
+  "description": "The user backs out of the sign-in page: /authorize redirects back with error=access_denied and error_subcode=cancel. Exercises the cancel path of the web view. A correct MSAL client ends the interactive request with an access_denied error, caches nothing, and the app treats it as a cancellation (no error dialog) and lets the user start again.",
   "rules": [
     {
       "match": {
@@ -834,7 +834,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "user-declines-consent",
-  "description": "The user clicks Cancel on the consent page: /authorize redirects back with error=access_denied and AADSTS65004 'User declined to consent to access the app.'. Exercises the interactive error path. A correct MSAL client ends the interactive request with a user-cancelled (access denied) error, keeps any account it already had, and does not retry by itself.",
+  "description": "The user clicks Cancel on the consent page: /authorize redirects back with error=access_denied and AADSTS65004 'User declined to consent to access the app.'. Exercises the interactive error path. A correct MSAL client ends the interactive request with an error carrying the OAuth error access_denied and the AADSTS65004 description, keeps any account and tokens it already had, and does not retry by itself.",
   "rules": [
     {
       "match": {
