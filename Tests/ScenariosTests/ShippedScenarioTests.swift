@@ -197,6 +197,18 @@ import Testing
         #expect(nestor.codes == [50055])
     }
 
+    @Test func passwordExpiredAsksForANewPasswordOnSignIn() throws {
+        let scenario = try #require(Self.library["password-expired"])
+        var options = IdentityOptions()
+        options.autoLogin = false
+        let harness = Harness(scenarios: [scenario], identityOptions: options)
+        try harness.engine.bind(scenario: scenario.name, to: .server)
+        let page = harness.send(Harness.authorize(user: "nestor.wilke@contoso.onmicrosoft.com"))
+        let ctx = try #require(page.bodyText.range(of: "name=\"ctx\" value=\"[^\"]+\"", options: .regularExpression).map { String(page.bodyText[$0].dropFirst(18).dropLast()) })
+        let next = harness.send(Harness.post("/organizations/oauth2/v2.0/authorize", [("ctx", ctx), ("action", "signin"), ("login", "nestor.wilke@contoso.onmicrosoft.com"), ("passwd", Directory.demoPassword)]))
+        #expect(next.bodyText.contains("id=\"passwordchange\""))
+    }
+
     @Test func promptNoneWithoutSession() throws {
         let harness = try bound("prompt-none-no-session")
         let parameters = Harness.redirectParameters(harness.send(Harness.authorize(extra: [("prompt", "none")])))

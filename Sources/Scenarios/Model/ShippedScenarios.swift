@@ -635,7 +635,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "password-expired",
-  "description": "The user's password has expired: a silent refresh fails with invalid_grant, suberror user_password_expired, AADSTS50055, and the sign-in page asks for a new password before letting the user in. Exercises the expired-password path. A correct MSAL client reports MSALErrorInteractionRequired, the interactive sign-in shows the password change, and tokens are issued once the new password is set.",
+  "description": "The user's password has expired: the first silent refresh (or password grant) fails with invalid_grant, suberror user_password_expired, AADSTS50055 'The password is expired.'; and this scenario's user nestor.wilke@contoso.onmicrosoft.com (password Passw0rd!), whose password has expired, is asked for a new one on the sign-in page before being let in. Exercises the expired-password path. A correct MSAL client reports MSALErrorInteractionRequired for the silent call, the interactive sign-in shows the password change, and tokens are issued once the new password is set.",
   "directory": {
     "users": [
       {
