@@ -470,12 +470,12 @@ extension ScenarioLibrary {
       }
     },
     {
-      "note": "The re-authentication the challenge asks for: a token request that passes the claims back.",
+      "note": "The re-authentication the challenge asks for: a token request that passes the challenge's claims (nbf) back.",
       "match": {
         "endpoint": "token",
         "parameters": {
           "claims": {
-            "present": true
+            "regex": "\"nbf\""
           }
         }
       },
