@@ -29,8 +29,9 @@ extension IdentityError {
     }
 
     /// The signed-in account belongs to a tenant the authority (or a single-tenant app) does not admit.
-    public static func userNotInTenant(tenant: String, clientID: String, appName: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 50020, message: "User account '{EUII Hidden}' from identity provider 'https://sts.windows.net/' does not exist in tenant '\(tenant)' and cannot access the application '\(clientID)'(\(appName)) in that tenant. The account needs to be added as an external user in the tenant first. Sign out and sign in again with a different Microsoft Entra user account.")
+    /// Pages show it with `invalid_request`; the token endpoint answers `invalid_grant`.
+    public static func userNotInTenant(tenant: String, clientID: String, appName: String, error: String = "invalid_request") -> IdentityError {
+        IdentityError(error: error, code: 50020, message: "User account '{EUII Hidden}' from identity provider 'https://sts.windows.net/' does not exist in tenant '\(tenant)' and cannot access the application '\(clientID)'(\(appName)) in that tenant. The account needs to be added as an external user in the tenant first. Sign out and sign in again with a different Microsoft Entra user account.")
     }
 
     /// `prompt=none` with several signed-in accounts and nothing saying which one.

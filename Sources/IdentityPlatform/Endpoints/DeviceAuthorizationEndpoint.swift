@@ -10,11 +10,7 @@ enum DeviceAuthorizationEndpoint {
     static let userCodeLength = 9
 
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        do {
-            return try handle(exchange)
-        } catch {
-            return error.tokenEndpointResponse(in: exchange.trace)
-        }
+        exchange.answeringErrorsAsJSON(handle)
     }
 
     static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {

@@ -5,11 +5,7 @@ import Foundation
 /// Instance discovery, OIDC metadata (v2 and v1), signing keys and user realm.
 enum DiscoveryEndpoints {
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        do {
-            return try handle(exchange)
-        } catch {
-            return error.tokenEndpointResponse(in: exchange.trace)
-        }
+        exchange.answeringErrorsAsJSON(handle)
     }
 
     static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {

@@ -21,7 +21,7 @@ enum AuthorizationCodeGrant {
         }
         guard let user = request.directory.user(id: record.grant.userID) else { throw .invalidCode() }
         try request.checkAccountUsable(user)
-        let tenant = try request.tenant(of: user)
+        let tenant = try request.tenant(of: user, client: client.application)
 
         // The code's own scopes were consented on the way through /authorize; a `scope` naming more
         // (or another resource) needs consent already on record.

@@ -30,7 +30,7 @@ enum DeviceCodeGrant {
         let (record, approval) = try outcome.get()
         guard let user = request.directory.user(id: approval.userID) else { throw .invalidGrant() }
         try request.checkAccountUsable(user)
-        let tenant = try request.tenant(of: user)
+        let tenant = try request.tenant(of: user, client: client.application)
         let scopes = try request.scopeRequest(granted: approval.scopes.isEmpty ? record.requestedScopes : approval.scopes)
         // The person consented on the /devicelogin pages when approving.
         let permissions = request.directory.delegatedPermissions(for: scopes, client: client.application, userID: user.id, tenantID: user.tenantID)

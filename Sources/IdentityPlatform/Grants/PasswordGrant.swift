@@ -19,7 +19,7 @@ enum PasswordGrant {
         try request.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)
-        let tenant = try request.tenant(of: user)
+        let tenant = try request.tenant(of: user, client: client.application)
         // No consent page exists on this path: configured permissions count as admin-consented.
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: request.configuredPermissions(scopes, client: client.application))
         let grant = GrantContext(

@@ -22,7 +22,7 @@ enum RefreshTokenGrant {
         if let validFrom = user.tokensValidFrom, validFrom > record.grant.authTime {
             throw .grantRevoked(issuedAt: record.grant.authTime, validFrom: validFrom)
         }
-        let tenant = try request.tenant(of: user)
+        let tenant = try request.tenant(of: user, client: client.application)
         let scopes = try request.scopeRequest(fallback: record.grant.scopes)
         try request.checkMultiFactor(user, methods: record.grant.authenticationMethods, resource: scopes.resource)
 

@@ -67,9 +67,9 @@ struct TokenRequest {
     }
 
     /// The user's home tenant, provided this authority admits it.
-    func tenant(of user: DirectoryUser) throws(IdentityError) -> Tenant {
+    func tenant(of user: DirectoryUser, client: Application) throws(IdentityError) -> Tenant {
         guard let tenant = directory.tenant(id: user.tenantID), selector.admits(tenant) else {
-            throw .userNotInTenant(authority: exchange.route.tenantSegment)
+            throw .userNotInTenant(tenant: exchange.route.tenantSegment, clientID: client.clientID, appName: client.displayName, error: "invalid_grant")
         }
         return tenant
     }
@@ -130,10 +130,6 @@ struct TokenRequest {
 }
 
 extension IdentityError {
-    public static func userNotInTenant(authority: String) -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 50020, message: "User account from identity provider does not exist in tenant '\(authority)' and cannot access the application in that tenant. The account needs to be added as an external user in the tenant first.")
-    }
-
     public static func methodNotAllowed(_ method: String) -> IdentityError {
         IdentityError(error: "invalid_request", code: 900561, message: "The endpoint only accepts POST, OPTIONS requests. Received a \(method) request.")
     }

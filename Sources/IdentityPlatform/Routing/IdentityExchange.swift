@@ -29,6 +29,15 @@ public struct IdentityExchange: Sendable {
         request.method == "POST" ? request.form : request.query
     }
 
+    /// Runs an endpoint whose errors are answered as the token endpoint's JSON.
+    public func answeringErrorsAsJSON(_ endpoint: (IdentityExchange) throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
+        do {
+            return try endpoint(self)
+        } catch {
+            return error.tokenEndpointResponse(in: trace)
+        }
+    }
+
     public func tenantSelector(directory: Directory) throws(IdentityError) -> TenantSelector {
         try TenantSelector(segment: route.tenantSegment, directory: directory)
     }
