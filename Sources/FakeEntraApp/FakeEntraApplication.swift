@@ -3,27 +3,40 @@ import EntraHTTP
 import Foundation
 import Graph
 import IdentityPlatform
+import Scenarios
 
 /// Everything `serve` needs to answer requests, assembled from the modules. The executable only parses
 /// arguments and hands them here, so tests can build the same application in-process.
+///
+/// Order of the layers: the journal sees every exchange (including answers a scenario gives by itself);
+/// the scenario engine picks the world a request belongs to (the default one, or a binding's isolated
+/// copy) and either answers or passes the request to that world's handler chain.
 public struct FakeEntraApplication: Sendable {
     public let service: IdentityService
     public let journal: RequestJournal
+    public let engine: ScenarioEngine
     public let responder: any HTTPResponder
 
-    public init(service: IdentityService, graph: GraphDataset = .embeddedDefault, journal: RequestJournal = RequestJournal(), startedAt: ContinuousClock.Instant = .now) {
+    public init(
+        service: IdentityService, graph: GraphDataset = .embeddedDefault, scenarios: ScenarioLibrary = ScenarioLibrary(),
+        scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
+        startedAt: ContinuousClock.Instant = .now
+    ) {
         self.service = service
         self.journal = journal
-        let handlers: [any HTTPHandler] = [
-            HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt),
-            JournalHandler(journal: journal),
-            // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
-            GraphHandler(service: service, dataset: graph),
-            IdentityHandler(service: service),
-        ]
-        responder = JournalingResponder(
-            wrapping: HandlerChain(handlers, fallback: FakeEntraApplication.notFound),
-            journal: journal, clock: service.clock)
+        let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
+        let journalHandler = JournalHandler(journal: journal)
+        engine = ScenarioEngine(service: service, library: scenarios, options: scenarioOptions)
+        let worlds = engine.responder(base: { world in
+            HandlerChain([
+                health,
+                journalHandler,
+                // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
+                GraphHandler(service: world, dataset: graph),
+                IdentityHandler(service: world),
+            ], fallback: FakeEntraApplication.notFound)
+        })
+        responder = JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock)
     }
 
     /// Unknown paths: the control API answers JSON, anything else a short text like the real hosts.

@@ -5,6 +5,7 @@ import EntraServer
 import FakeEntraApp
 import Foundation
 import IdentityPlatform
+import Scenarios
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,6 +19,10 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var certificates: CertificateOptions
     @Option(name: .customLong("ready-file"), help: "Write the base URL to this file once connections are accepted.") var readyFile: String?
     @Option(name: .customLong("config"), help: "JSON configuration: tenants, users, apps, consents, options (docs/schemas/config.schema.json).") var configFile: String?
+    @Option(name: .customLong("scenarios"), help: ArgumentHelp("A folder of your own scenario files, added to the shipped library (repeatable).", valueName: "dir")) var scenarioDirectories: [String] = []
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("Activate a scenario for the whole server (repeatable).", valueName: "name")) var serverScenarios: [String] = []
+    @Option(name: .customLong("bind"), help: ArgumentHelp("Activate a scenario for one client, user or tenant alias: NAME@client:<id>, NAME@user:<upn>, NAME@alias:<alias>=<tenant> (repeatable).", valueName: "binding")) var bindings: [String] = []
+    @Option(name: .customLong("control-secret"), help: "Bearer secret the control API (/_fakeentra/) demands; required when --host is not a loopback address.") var controlSecret: String?
     @Flag(help: "Accept configured apps only (AADSTS700016 for others).") var strict = false
     @Flag(name: .customLong("auto-login"), help: "Sign in the login_hint user (or the only user) and consent without showing pages.") var autoLogin = false
     @Option(name: .customLong("header-timeout"), help: "Seconds a client has to send a request's headers.") var headerTimeout: Double = 10
@@ -30,6 +35,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
         guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive") }
         guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
+        if controlSecret == nil, !Self.isLoopback(host) {
+            throw ValidationError("--control-secret is required when --host is not a loopback address: the control API can change users, clocks and scenarios")
+        }
+        for binding in bindings where !binding.contains("@") {
+            throw ValidationError("--bind \(binding): expected NAME@client:<id>, NAME@user:<upn> or NAME@alias:<alias>=<tenant>")
+        }
     }
 
     func run() async throws {
@@ -47,7 +58,11 @@ struct ServeCommand: AsyncParsableCommand {
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
         let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
-        let application = FakeEntraApplication(service: service, graph: configuration.graph, startedAt: startedAt)
+        let library = try loadScenarios(directory: configuration.identity.directory)
+        let application = FakeEntraApplication(
+            service: service, graph: configuration.graph, scenarios: library,
+            scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
+        try activateScenarios(in: application.engine)
 
         var listeners = [ListenerConfiguration(host: host, port: port, tls: TLSConfiguration(certificateChainPath: paths.serverCertificate, privateKeyPath: paths.serverKey))]
         if let httpPort { listeners.append(ListenerConfiguration(host: host, port: httpPort)) }
@@ -80,6 +95,34 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw StartupFailure(message: "fakeentra: the configuration has problems:\n\(error.description)")
         }
+    }
+
+    /// The shipped library plus `--scenarios` folders; a broken file stops start-up with the whole report.
+    func loadScenarios(directory: Directory) throws -> ScenarioLibrary {
+        do {
+            let shipped = try ScenarioLibrary.shipped(baseDirectory: directory)
+            guard !scenarioDirectories.isEmpty else { return shipped }
+            return shipped.merging(try ScenarioLibrary.load(directories: scenarioDirectories, baseDirectory: directory))
+        } catch {
+            throw StartupFailure(message: "fakeentra: the scenario files have problems:\n\(error.description)")
+        }
+    }
+
+    func activateScenarios(in engine: ScenarioEngine) throws {
+        do {
+            for name in serverScenarios { _ = try engine.bind(scenario: name, to: .server) }
+            for binding in bindings {
+                let at = binding.firstIndex(of: "@")!
+                let target = try BindingTarget(parsing: String(binding[binding.index(after: at)...]))
+                _ = try engine.bind(scenario: String(binding[..<at]), to: target)
+            }
+        } catch {
+            throw StartupFailure(message: "fakeentra: \(error)")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// A URL a client on this machine can use: wildcard listeners are reached through loopback.
