@@ -50,7 +50,7 @@ final class EventLoop: @unchecked Sendable {
         }
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         let config = server.configuration
-        let shortest = min(config.headerTimeout, config.idleTimeout, config.handshakeTimeout).nanoseconds
+        let shortest = min(config.headerTimeout, config.bodyTimeout, config.idleTimeout, config.handshakeTimeout, config.lingerTimeout).nanoseconds
         scanInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
         register(wakeFD, events: EPOLLIN.rawValue)
     }
