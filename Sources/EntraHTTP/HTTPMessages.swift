@@ -26,7 +26,8 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The path part of the target, still percent-encoded.
     public var rawPath: String {
-        if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(target[..<q]) }
+        // Scanned as bytes: handlers ask for it on every request, and Character iteration is slow.
+        if let q = target.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return String(target[..<q]) }
         return target
     }
 
@@ -37,9 +38,9 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The raw query string after `?`, without the fragment.
     public var rawQuery: String? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        var query = target[target.index(after: q)...]
-        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var query = target[target.utf8.index(after: q)...]
+        if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
         return String(query)
     }
 

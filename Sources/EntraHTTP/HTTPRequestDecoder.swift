@@ -166,8 +166,8 @@ public struct HTTPRequestDecoder: Sendable {
     private mutating func beginBody(of request: HTTPRequest) throws(HTTPDecodingError) -> HTTPDecoderEvent? {
         // Pending from here on, so that an error below still names the request.
         pending = request
-        let hosts = request.headers.values(for: "Host")
-        if hosts.count > 1 || (request.version.minor >= 1 && hosts.isEmpty) {
+        let hosts = request.headers.count(of: "Host")
+        if hosts > 1 || (request.version.minor >= 1 && hosts == 0) {
             throw HTTPDecodingError(.invalidHost, "an HTTP/1.1 request needs exactly one Host header")
         }
         // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.

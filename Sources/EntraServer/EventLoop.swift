@@ -239,11 +239,13 @@ final class EventLoop: @unchecked Sendable {
         return dateText
     }
 
-    func log(_ line: String) {
+    /// The line is only formatted when a log is kept.
+    func log(_ makeLine: @autoclosure () -> String) {
         switch server.configuration.accessLog {
         case .disabled: return
-        case .custom(let sink): sink(line)
+        case .custom(let sink): sink(makeLine())
         case .standardError:
+            let line = makeLine()
             // Lines are batched per loop iteration; a batch stays under PIPE_BUF so loops never interleave mid-line.
             if logBuffer.count + line.utf8.count + 1 > 4096 { flushLog() }
             logBuffer.append(contentsOf: line.utf8)
