@@ -24,6 +24,8 @@ public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public let kind: Kind
     /// A short human explanation, sent as the body.
     public let detail: String
+    /// The request that was refused, when its request line could be read (for the access log).
+    public internal(set) var requestLine: HTTPRequestLine?
 
     public init(_ kind: Kind, _ detail: String) {
         self.kind = kind
@@ -52,4 +54,15 @@ public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(status.code) \(detail)" }
 
     public static func == (lhs: HTTPDecodingError, rhs: HTTPDecodingError) -> Bool { lhs.kind == rhs.kind }
+}
+
+/// The method and origin-form target of a request, known before the whole request has arrived.
+public struct HTTPRequestLine: Sendable, Equatable {
+    public var method: String
+    public var target: String
+
+    public init(method: String, target: String) {
+        self.method = method
+        self.target = target
+    }
 }

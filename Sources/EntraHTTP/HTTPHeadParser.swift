@@ -40,7 +40,9 @@ enum HTTPHeadParser {
             throw HTTPDecodingError(.malformedRequestLine, "invalid request target")
         }
         let parsedVersion = try parseVersion(version)
-        return HTTPRequest(method: String(decoding: method, as: UTF8.self), target: targetText, version: parsedVersion)
+        let methodText = String(decoding: method, as: UTF8.self)
+        let requestTarget = try RequestTarget(targetText, method: methodText)
+        return HTTPRequest(method: methodText, target: requestTarget.originForm, authority: requestTarget.authority, version: parsedVersion)
     }
 
     private static func parseVersion(_ v: Bytes.SubSequence) throws(HTTPDecodingError) -> HTTPVersion {

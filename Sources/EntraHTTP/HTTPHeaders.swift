@@ -25,7 +25,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        fields.compactMap { $0.name.equalsIgnoringASCIICase(name) ? $0.value : nil }
+    }
+
+    /// How many fields are called `name`, without collecting their values.
+    func count(of name: String) -> Int {
+        var count = 0
+        for field in fields where field.name.equalsIgnoringASCIICase(name) { count += 1 }
+        return count
     }
 
     public func contains(_ name: String) -> Bool { self[name] != nil }

@@ -1,17 +1,24 @@
 /// A decoded HTTP/1.1 request. Built by `HTTPRequestDecoder` or directly in tests.
 public struct HTTPRequest: Sendable, Equatable {
     public var method: String
-    /// The request-target exactly as sent (origin form: path plus optional query).
+    /// The request-target in origin form (path plus optional query). An absolute-form target
+    /// (`https://host/path?q`, RFC 9112 §3.2.2) is reduced to its path and query, its authority kept in
+    /// `authority`; `*` (OPTIONS) stays `*`.
     public var target: String
+    /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
+    /// also puts it in `Host`, which RFC 9112 §3.2.2 says it replaces.
+    public var authority: String?
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
     public var trailers: HTTPHeaders = [:]
 
-    public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    public init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
+                headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method
         self.target = target
+        self.authority = authority
         self.version = version
         self.headers = headers
         self.body = body
@@ -19,7 +26,8 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The path part of the target, still percent-encoded.
     public var rawPath: String {
-        if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(target[..<q]) }
+        // Scanned as bytes: handlers ask for it on every request, and Character iteration is slow.
+        if let q = target.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return String(target[..<q]) }
         return target
     }
 
@@ -30,9 +38,9 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The raw query string after `?`, without the fragment.
     public var rawQuery: String? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        var query = target[target.index(after: q)...]
-        if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var query = target[target.utf8.index(after: q)...]
+        if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
         return String(query)
     }
 

@@ -77,8 +77,26 @@ public struct HTTPRequestDecoder: Sendable {
         do {
             return try step()
         } catch {
+            var error = error
+            if error.requestLine == nil { error.requestLine = currentRequestLine }
             state = .failed(error)
             throw error
+        }
+    }
+
+    /// The request being received, once its request line is complete: for logs about a request that
+    /// timed out or was refused before it was whole. Nil between requests.
+    public var currentRequestLine: HTTPRequestLine? {
+        if let pending { return HTTPRequestLine(method: pending.method, target: pending.target) }
+        guard case .head = state else { return nil }
+        return buffer.withUnsafeBufferPointer { all in
+            var index = readIndex
+            while index < all.count, all[index] == HTTPHeadParser.cr || all[index] == HTTPHeadParser.lf { index += 1 }
+            var lines = HTTPHeadParser.LineIterator(bytes: UnsafeBufferPointer(rebasing: all[index...]))
+            // Only a line that ended: a partial one might still be cut in the middle of the target.
+            guard let line = lines.next(), lines.position <= lines.bytes.count,
+                  let request = try? HTTPHeadParser.parseRequestLine(line) else { return nil }
+            return HTTPRequestLine(method: request.method, target: request.target)
         }
     }
 
@@ -146,13 +164,16 @@ public struct HTTPRequestDecoder: Sendable {
 
     /// Decides the body framing (RFC 9112 §6.3) and validates what must be known before reading it.
     private mutating func beginBody(of request: HTTPRequest) throws(HTTPDecodingError) -> HTTPDecoderEvent? {
-        let hosts = request.headers.values(for: "Host")
-        if hosts.count > 1 || (request.version.minor >= 1 && hosts.isEmpty) {
+        // Pending from here on, so that an error below still names the request.
+        pending = request
+        let hosts = request.headers.count(of: "Host")
+        if hosts > 1 || (request.version.minor >= 1 && hosts == 0) {
             throw HTTPDecodingError(.invalidHost, "an HTTP/1.1 request needs exactly one Host header")
         }
+        // RFC 9112 §3.2.2: the authority of an absolute-form target replaces Host.
+        if let authority = request.authority { pending!.headers.set("Host", authority) }
         let framing = try RequestFraming(request.headers, version: request.version, maxBody: limits.maxBodyBytes)
         let expectsContinue = try Self.expectsContinue(request)
-        pending = request
         bodySize = 0
         switch framing {
         case .none:

@@ -52,6 +52,11 @@ public enum HTTPResponseEncoder {
 
     /// CR, LF and NUL would split the response; a handler bug must not become header injection.
     private static func appendSanitised(_ text: String, to buffer: inout [UInt8]) {
+        // The usual clean text is copied in one go rather than byte by byte.
+        if !text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+            buffer.append(contentsOf: text.utf8)
+            return
+        }
         for byte in text.utf8 {
             buffer.append(byte == 13 || byte == 10 || byte == 0 ? space : byte)
         }

@@ -2,6 +2,8 @@
 /// parameter names are kept: `/token?grant_type=…&code=…`.
 public enum AccessLog {
     public static func redactedTarget(_ target: String) -> String {
+        // Most targets have neither query nor fragment: answer them without walking Characters.
+        guard target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return target }
         var path = target
         if let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
         guard let question = path.firstIndex(of: "?") else { return path }

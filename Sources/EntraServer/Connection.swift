@@ -52,6 +52,8 @@ final class Connection {
     private var timer: Timer = .none
     private var answeredRequests = 0
     private(set) var deadline: UInt64 = 0
+    /// When the body being received must be complete, whatever its pace.
+    private var wholeBodyDeadline: UInt64 = 0
     var registeredEvents: UInt32 = 0
 
     /// Stop reading while this much input waits for an answer in progress (backpressure).
@@ -188,8 +190,10 @@ final class Connection {
         return errno == EAGAIN || errno == EINTR ? .wantRead : .failed("recv errno \(errno)")
     }
 
+    /// The first byte of a request starts its header deadline. Body bytes restart the stall timer, but
+    /// never past the deadline for the whole body, so a trickling client cannot hold a request forever.
     private func noteInputProgress() {
-        if decoder.isReadingBody {
+        if timer == .body {
             arm(.body)
         } else if timer == .idle, decoder.isInsideRequest {
             arm(.header)
@@ -204,7 +208,7 @@ final class Connection {
                 event = try decoder.next()
             } catch {
                 queue(error.response, isHead: false, keepAlive: false)
-                loop.log(AccessLog.line(method: "-", target: "-", status: error.status.code, nanoseconds: 0))
+                logRefusal(error.requestLine, status: error.status.code)
                 break
             }
             guard let event else { break }
@@ -212,6 +216,8 @@ final class Connection {
             case .continueExpected:
                 output.append(contentsOf: HTTPResponseEncoder.continueResponse)
             case .request(let request):
+                // This request's header and body deadlines end with it.
+                if timer == .header || timer == .body { arm(.none) }
                 answer(request)
             }
         }
@@ -226,10 +232,16 @@ final class Connection {
 
     /// Between requests the idle timeout applies, except before the first request, which must arrive
     /// within the header (or handshake) timeout counted from accept.
+    /// A body gets one deadline for the whole of it, counted from the end of its head.
     private func settleTimer() {
         guard delayed == nil, outputOffset == output.count else { return }
-        if decoder.isInsideRequest {
-            if timer != .header, timer != .body { arm(.header) }
+        if decoder.isReadingBody {
+            if timer != .body {
+                wholeBodyDeadline = loop.now + loop.server.configuration.bodyTimeout.nanoseconds
+                arm(.body)
+            }
+        } else if decoder.isInsideRequest {
+            if timer != .header { arm(.header) }
         } else if answeredRequests > 0, timer != .idle {
             arm(.idle)
         }
@@ -329,6 +341,7 @@ final class Connection {
         tls?.sendCloseNotify()
         Glibc.shutdown(fd, Int32(SHUT_WR))
         phase = .lingering
+        if loop.isShuttingDown { return closeAfterDiscardingInput() }
         arm(.linger)
     }
 
@@ -341,11 +354,18 @@ final class Connection {
         }
     }
 
+    /// Our side is finished (FIN sent after the last answer). Input already received is read first:
+    /// closing with unread input would send a reset that can destroy the answer before the peer reads it.
+    private func closeAfterDiscardingInput() {
+        discardInput()
+        close()
+    }
+
     func timedOut() {
         if timer == .header || timer == .body, phase == .open, decoder.isInsideRequest {
             let response = HTTPResponse(status: HTTPStatus(408), text: "408 Request Timeout: the request did not arrive in time\n", contentType: "text/plain; charset=utf-8")
             queue(response, isHead: false, keepAlive: false)
-            loop.log(AccessLog.line(method: "-", target: "-", status: 408, nanoseconds: 0))
+            logRefusal(decoder.currentRequestLine, status: 408)
             flush()
             updateInterest()
         } else {
@@ -353,10 +373,21 @@ final class Connection {
         }
     }
 
-    /// Graceful shutdown: idle connections go now, busy ones finish their current answer.
+    /// A request refused before it was whole is named when its request line was read.
+    private func logRefusal(_ requestLine: HTTPRequestLine?, status: Int) {
+        loop.log(AccessLog.line(method: requestLine?.method ?? "-", target: requestLine?.target ?? "-", status: status, nanoseconds: 0))
+    }
+
+    /// Graceful shutdown: idle connections go now, busy ones finish their current answer. A lingering
+    /// connection has nothing in flight: its last answer is written, so it does not hold the stop.
     func shutdownRequested() {
         let idle = phase == .open && delayed == nil && outputOffset == output.count && !decoder.isInsideRequest
-        if phase == .sniffing || phase == .handshaking || idle { close() }
+        switch phase {
+        case .sniffing, .handshaking: close()
+        case .lingering: closeAfterDiscardingInput()
+        case .open where idle: close()
+        case .open, .closed: break
+        }
     }
 
     func close() {
@@ -375,9 +406,11 @@ final class Connection {
         case .handshake: configuration.handshakeTimeout
         case .header, .body: configuration.headerTimeout
         case .idle, .writing: configuration.idleTimeout
-        case .linger: .seconds(2)
+        case .linger: configuration.lingerTimeout
         }
         deadline = span.map { loop.now + $0.nanoseconds } ?? 0
+        // A body may stall for as long as a head may take, within its own overall deadline.
+        if kind == .body { deadline = min(deadline, wholeBodyDeadline) }
     }
 
     func updateInterest() {

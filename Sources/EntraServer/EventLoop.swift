@@ -50,7 +50,7 @@ final class EventLoop: @unchecked Sendable {
         }
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         let config = server.configuration
-        let shortest = min(config.headerTimeout, config.idleTimeout, config.handshakeTimeout).nanoseconds
+        let shortest = min(config.headerTimeout, config.bodyTimeout, config.idleTimeout, config.handshakeTimeout, config.lingerTimeout).nanoseconds
         scanInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
         register(wakeFD, events: EPOLLIN.rawValue)
     }
@@ -239,11 +239,13 @@ final class EventLoop: @unchecked Sendable {
         return dateText
     }
 
-    func log(_ line: String) {
+    /// The line is only formatted when a log is kept.
+    func log(_ makeLine: @autoclosure () -> String) {
         switch server.configuration.accessLog {
         case .disabled: return
-        case .custom(let sink): sink(line)
+        case .custom(let sink): sink(makeLine())
         case .standardError:
+            let line = makeLine()
             // Lines are batched per loop iteration; a batch stays under PIPE_BUF so loops never interleave mid-line.
             if logBuffer.count + line.utf8.count + 1 > 4096 { flushLog() }
             logBuffer.append(contentsOf: line.utf8)

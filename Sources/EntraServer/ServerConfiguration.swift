@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable {
     public var limits: HTTPRequestDecoder.Limits
     /// From accept (or the first byte of a later request) until the whole head has arrived → 408.
     public var headerTimeout: Duration
+    /// From the end of a request's head until its whole body has arrived → 408. One deadline for the
+    /// whole body, so a client trickling a byte at a time cannot hold the connection. (A body that stops
+    /// arriving altogether times out sooner: `headerTimeout` after its last byte.)
+    public var bodyTimeout: Duration
     /// A keep-alive connection with nothing in flight is closed after this.
     public var idleTimeout: Duration
     /// From accept until the TLS handshake completes.
@@ -40,27 +44,34 @@ public struct ServerConfiguration: Sendable {
     public var eventLoopCount: Int
     /// How long graceful shutdown lets in-flight requests finish before closing everything.
     public var shutdownGracePeriod: Duration
+    /// After the last answer on a closing connection, how long the peer's remaining input is drained
+    /// (so it reads that answer instead of a reset) before the descriptor is closed anyway.
+    public var lingerTimeout: Duration
     public var accessLog: AccessLogDestination
 
     public init(
         listeners: [ListenerConfiguration],
         limits: HTTPRequestDecoder.Limits = .init(),
         headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(60),
         idleTimeout: Duration = .seconds(60),
         handshakeTimeout: Duration = .seconds(10),
         maxConnections: Int = 10_000,
         eventLoopCount: Int = ServerConfiguration.onlineProcessorCount,
         shutdownGracePeriod: Duration = .milliseconds(1800),
+        lingerTimeout: Duration = .seconds(2),
         accessLog: AccessLogDestination = .standardError
     ) {
         self.listeners = listeners
         self.limits = limits
         self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
         self.handshakeTimeout = handshakeTimeout
         self.maxConnections = maxConnections
         self.eventLoopCount = eventLoopCount
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.lingerTimeout = lingerTimeout
         self.accessLog = accessLog
     }
 

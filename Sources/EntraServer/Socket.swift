@@ -80,7 +80,7 @@ enum Socket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
         }
         guard bound == 0 else {
-            let error = SocketError.makeFailed("bind(\(describe(storage: storage)))")
+            let error = SocketError.makeFailed("bind(\(describeWithPort(storage: storage)))")
             close(fd)
             throw error
         }
@@ -127,6 +127,12 @@ enum Socket {
                 return String(nulTerminated: text)
             }
         }
+    }
+
+    /// `127.0.0.1:8443` or `[::1]:8443`: which port is taken matters as much as which address.
+    static func describeWithPort(storage: sockaddr_storage) -> String {
+        let host = describe(storage: storage)
+        return host.contains(":") ? "[\(host)]:\(port(of: storage))" : "\(host):\(port(of: storage))"
     }
 
     static func port(of storage: sockaddr_storage) -> Int {

@@ -137,3 +137,46 @@ import Testing
         #expect(response.bodyText == "431 Request Header Fields Too Large: too big\n")
     }
 }
+
+/// Refused and unfinished requests are named in the access log when their request line was read.
+@Suite struct RequestLineOfRefusedRequestsTests {
+    @Test(arguments: [
+        ("POST /upload?secret=x HTTP/1.1\r\nHost: h\r\nContent-Length: 2000000\r\n\r\n", 413, "POST /upload?secret=x"),
+        ("POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFF\r\n", 413, "POST /c"),
+        ("GET /big?q=1 HTTP/1.1\r\nHost: h\r\nX: " + String(repeating: "a", count: 70_000) + "\r\n\r\n", 431, "GET /big?q=1"),
+        ("GET /big?q=1 HTTP/1.1\r\nX: " + String(repeating: "a", count: 70_000), 431, "GET /big?q=1"),
+        ("GET https://h/abs HTTP/1.1\r\nHost: h\r\n bad fold\r\n\r\n", 400, "GET /abs"),
+        ("DELETE /two-hosts HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "DELETE /two-hosts"),
+    ])
+    func errorNamesTheRequest(text: String, status: Int, named: String) throws {
+        for decoded in [decode(text), decode(text, chunkSize: 1)] {
+            let error = try #require(decoded.error)
+            #expect(error.status.code == status)
+            let line = try #require(error.requestLine)
+            #expect("\(line.method) \(line.target)" == named)
+        }
+    }
+
+    @Test func anUnreadableRequestLineNamesNothing() {
+        #expect(decode("NOT HTTP AT ALL\r\n\r\n").error?.requestLine == nil)
+        #expect(decode("GET /" + String(repeating: "x", count: 70_000)).error?.requestLine == nil)
+    }
+
+    @Test func currentRequestLineWhileTheRequestArrives() throws {
+        var decoder = HTTPRequestDecoder()
+        #expect(decoder.currentRequestLine == nil)
+        decoder.append(contentsOf: "\r\nGET /partial-targ".utf8)
+        #expect(try decoder.next() == nil)
+        #expect(decoder.currentRequestLine == nil)
+        decoder.append(contentsOf: "et?a=1 HTTP/1.1\r\nHo".utf8)
+        #expect(try decoder.next() == nil)
+        #expect(decoder.currentRequestLine == HTTPRequestLine(method: "GET", target: "/partial-target?a=1"))
+        decoder.append(contentsOf: "st: h\r\n\r\nPUT /body HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nab".utf8)
+        #expect(try decoder.next() != nil)
+        #expect(try decoder.next() == nil)
+        #expect(decoder.currentRequestLine == HTTPRequestLine(method: "PUT", target: "/body"))
+        decoder.append(contentsOf: "c".utf8)
+        #expect(try decoder.next() != nil)
+        #expect(decoder.currentRequestLine == nil)
+    }
+}

@@ -48,6 +48,33 @@ import Testing
         #expect(other.waitForClose())
     }
 
+    /// A connection closed after its last answer waits for the peer's hang-up (lingering close); with
+    /// nothing in flight it must not hold shutdown. Grace and linger periods far beyond the hang guard
+    /// make the old behaviour fail instead of merely being slow.
+    @Test func shutdownDoesNotWaitForAClosedConnectionWhosePeerStaysConnected() async throws {
+        let configuration = ServerConfiguration(listeners: [ListenerConfiguration(port: 0)], shutdownGracePeriod: .seconds(120),
+                                                lingerTimeout: .seconds(120), accessLog: .disabled)
+        let server = try HTTPServer(configuration: configuration, responder: TestResponder())
+        let port = try server.start()[0].port
+        let lingering = try RawClient(port: port)
+        try lingering.send("GET /close HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(lingering.readResponse()?.text == "bye")
+        // The server's FIN: it now waits for ours, which never comes while `lingering` lives.
+        #expect(lingering.waitForClose())
+        server.beginShutdown()
+        #expect(await server.stopsBeforeTheHangGuard())
+        withExtendedLifetime(lingering) {}
+    }
+
+    @Test func aTakenPortIsNamedInTheError() async throws {
+        try await withServer { running in
+            let taken = ServerConfiguration(listeners: [ListenerConfiguration(host: "127.0.0.1", port: running.plainPort)], accessLog: .disabled)
+            let server = try HTTPServer(configuration: taken, responder: TestResponder())
+            let error = try #require(throws: SocketError.self) { try server.start() }
+            #expect(error.description.hasPrefix("bind(127.0.0.1:\(running.plainPort)) failed: Address already in use"), "\(error)")
+        }
+    }
+
     @Test func waitUntilStoppedReturnsForAServerThatNeverStarted() async throws {
         let server = try HTTPServer(configuration: ServerConfiguration(listeners: []), responder: TestResponder())
         await server.waitUntilStopped()

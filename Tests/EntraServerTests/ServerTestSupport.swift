@@ -98,6 +98,22 @@ func withServer(
     await server.shutdown()
 }
 
+extension HTTPServer {
+    /// Waits for the stop, bounded so that a server that never stops fails the test instead of hanging
+    /// it (like the clients' receive timeout, a guard against hangs, not a speed check).
+    func stopsBeforeTheHangGuard() async -> Bool {
+        let (outcomes, continuation) = AsyncStream<Bool>.makeStream()
+        // Unstructured, so that a server that never stops does not keep the test waiting either.
+        Task { await self.waitUntilStopped(); continuation.yield(true) }
+        Task {
+            try? await Task.sleep(for: .seconds(20))
+            continuation.yield(false)
+        }
+        for await stopped in outcomes { return stopped }
+        return false
+    }
+}
+
 /// A blocking TCP client for byte-exact conversations. A receive timeout guards against hangs
 /// only; no test relies on it for correctness.
 /// `send` touches only the descriptor, so one thread may send while another reads.
