@@ -110,3 +110,32 @@ public enum HTTPDate {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
+
+/// RFC 3339 timestamps in UTC without Foundation's formatters, which page in ICU's time-zone data:
+/// `2025-01-06T09:00:00.000Z`, and Entra's error timestamp `2025-01-06 09:00:00Z`.
+public enum InternetDate {
+    public static func format(secondsSince1970 seconds: Double, fractionalDigits: Int = 3) -> String {
+        let whole = Int(seconds.rounded(.down))
+        let (date, time) = parts(whole)
+        guard fractionalDigits > 0 else { return "\(date)T\(time)Z" }
+        let scale = (0..<fractionalDigits).reduce(1) { acc, _ in acc * 10 }
+        let fraction = min(scale - 1, Int(((seconds - Double(whole)) * Double(scale)).rounded()))
+        let digits = String(fraction)
+        return "\(date)T\(time).\(String(repeating: "0", count: fractionalDigits - digits.count))\(digits)Z"
+    }
+
+    /// The `timestamp` of Entra's error bodies.
+    public static func entraTimestamp(secondsSince1970 seconds: Double) -> String {
+        let (date, time) = parts(Int(seconds.rounded(.down)))
+        return "\(date) \(time)Z"
+    }
+
+    private static func parts(_ seconds: Int) -> (date: String, time: String) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = HTTPDate.civilDate(daysSince1970: days)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
+        return ("\(yearText)-\(two(month))-\(two(day))", "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))")
+    }
+}

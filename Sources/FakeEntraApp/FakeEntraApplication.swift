@@ -18,7 +18,8 @@ public struct FakeEntraApplication: Sendable {
     public let responder: any HTTPResponder
 
     public init(
-        service: IdentityService, graph: GraphDataset = .embeddedDefault, scenarios: ScenarioLibrary = ScenarioLibrary(),
+        service: IdentityService, graph: GraphDataset = .embeddedDefault,
+        scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
         startedAt: ContinuousClock.Instant = .now
     ) {
@@ -26,7 +27,7 @@ public struct FakeEntraApplication: Sendable {
         self.journal = journal
         let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
         let journalHandler = JournalHandler(journal: journal)
-        engine = ScenarioEngine(service: service, library: scenarios, options: scenarioOptions)
+        engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
         let worlds = engine.responder(base: { world in
             HandlerChain([
                 health,

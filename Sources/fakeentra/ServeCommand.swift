@@ -58,9 +58,13 @@ struct ServeCommand: AsyncParsableCommand {
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
         let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
-        let library = try loadScenarios(directory: configuration.identity.directory)
+        let directory = configuration.identity.directory
+        // Files named on the command line are checked before serving; the shipped library (checked by
+        // the test suite) is read when a scenario is first needed.
+        let eager = scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty ? nil : try loadScenarios(directory: directory)
         let application = FakeEntraApplication(
-            service: service, graph: configuration.graph, scenarios: library,
+            service: service, graph: configuration.graph,
+            scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
             scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
         try activateScenarios(in: application.engine)
 

@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 
 /// The AADSTS errors FakeEntra returns, with the real service's `error`, suberror and message text.
@@ -128,9 +129,7 @@ extension IdentityError {
     }
 
     static func isoString(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
+        InternetDate.format(secondsSince1970: date.timeIntervalSince1970)
     }
 
     /// .NET TimeSpan text as the service prints it: `90.00:00:00`.

@@ -47,15 +47,7 @@ public struct TraceContext: Sendable, Equatable {
     }
 
     /// Entra's timestamp format: `2025-01-01 12:00:00Z`.
-    public var formattedTimestamp: String { Self.formatter.string(from: timestamp) }
-
-    private static let formatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "UTC")
-        f.dateFormat = "yyyy-MM-dd HH:mm:ss'Z'"
-        return f
-    }()
+    public var formattedTimestamp: String { InternetDate.entraTimestamp(secondsSince1970: timestamp.timeIntervalSince1970) }
 }
 
 extension IdentityError {

@@ -64,8 +64,6 @@ public struct JournalEntry: Sendable {
     }
 
     public var json: String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         // Repeated names (Set-Cookie, repeated query parameters) become arrays.
         func object(_ pairs: [(String, String)]) -> JSONFragment {
             var order: [String] = []
@@ -81,7 +79,7 @@ public struct JournalEntry: Sendable {
         }
         return JSONFragment.object([
             ("id", .raw(String(id))),
-            ("time", .string(formatter.string(from: time))),
+            ("time", .string(InternetDate.format(secondsSince1970: time.timeIntervalSince1970))),
             ("kind", .string(kind)),
             ("method", .string(method)),
             ("path", .string(path)),

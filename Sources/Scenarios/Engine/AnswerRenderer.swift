@@ -178,9 +178,7 @@ struct AnswerRenderer {
 
 enum IdentityErrorDates {
     static func iso(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
+        InternetDate.format(secondsSince1970: date.timeIntervalSince1970)
     }
 }
 

@@ -57,7 +57,20 @@ public final class ScenarioEngine: Sendable {
     }
 
     struct State {
-        var library: ScenarioLibrary
+        /// The library is read on first use: validating the shipped files compiles the schema's regular
+        /// expressions (ICU), which an idle server that never binds a scenario need not page in.
+        var loadLibrary: (@Sendable () -> ScenarioLibrary)?
+        var loadedLibrary: ScenarioLibrary?
+        var library: ScenarioLibrary {
+            mutating get {
+                if let loadedLibrary { return loadedLibrary }
+                let loaded = loadLibrary?() ?? ScenarioLibrary()
+                loadedLibrary = loaded
+                loadLibrary = nil
+                return loaded
+            }
+            set { loadedLibrary = newValue; loadLibrary = nil }
+        }
         var makeResponder: (@Sendable (IdentityService) -> any HTTPResponder)?
         var defaultWorld: ScenarioWorld?
         var bindings: [Binding] = []
@@ -72,11 +85,12 @@ public final class ScenarioEngine: Sendable {
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
 
-    public init(service: IdentityService, library: ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
+    /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded).
+    public init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
         base = service
         self.options = options
         baseStart = (service.currentDirectory, service.keys.current)
-        state = Mutex(State(library: library))
+        state = Mutex(State(loadLibrary: library))
     }
 
     /// The responder the server runs: `makeChain` builds the normal app chain for a world's service.
@@ -118,7 +132,8 @@ public final class ScenarioEngine: Sendable {
     public func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
         let now = base.clock.now()
         let result: Result<BindingInfo, ScenarioEngineError> = state.withLock { s in
-            guard let scenario = s.library[name] else { return .failure(.unknownScenario(name, known: s.library.names)) }
+            let library = s.library
+            guard let scenario = library[name] else { return .failure(.unknownScenario(name, known: library.names)) }
             if let existing = s.bindings.first(where: { Self.sameTarget($0.info.target, target) }) {
                 return .failure(.conflict(target, existing: existing.info.id))
             }
