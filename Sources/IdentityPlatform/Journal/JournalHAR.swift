@@ -24,7 +24,7 @@ public enum JournalHAR {
         return .object([
             ("startedDateTime", .string(timestamp(entry.time))),
             ("time", .raw(milliseconds)),
-            ("request", request(entry, url: "\(scheme)://\(host)\(entry.path)")),
+            ("request", request(entry, url: "\(scheme)://\(host)\(entry.path)" + queryString(entry.query))),
             ("response", response(entry)),
             ("cache", .object([])),
             // The journal measures the server's whole answer: all of it is `wait`.
@@ -47,7 +47,7 @@ public enum JournalHAR {
         if let body {
             if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"), let pairs = formPairs(entry.requestBody) {
                 // The journal keeps forms redacted; re-encoding them gives the text a replay parses.
-                let text = pairs.map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
+                let text = formEncoded(pairs)
                 members.append(("postData", .object([("mimeType", .string(contentType)), ("params", nameValues(pairs)), ("text", .string(text))])))
             } else {
                 members.append(("postData", .object([("mimeType", .string(contentType)), ("text", .string(body))])))
@@ -87,6 +87,16 @@ public enum JournalHAR {
     static func formPairs(_ journalBody: String) -> [(String, String)]? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8)) as? [String: Any] else { return nil }
         return object.keys.sorted().compactMap { key in (object[key] as? String).map { (key, $0) } }
+    }
+
+    /// The journal keeps the query redacted and apart from the path; the URL carries it again.
+    static func queryString(_ pairs: [(String, String)]) -> String {
+        guard !pairs.isEmpty else { return "" }
+        return "?" + formEncoded(pairs)
+    }
+
+    static func formEncoded(_ pairs: [(String, String)]) -> String {
+        pairs.map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
     }
 
     static func header(_ name: String, in headers: [(String, String)]) -> String? {
