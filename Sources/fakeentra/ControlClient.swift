@@ -9,8 +9,11 @@ import Foundation
 struct ControlClient {
     let baseURL: String
     let caPath: String?
+    /// Sent as `Authorization: Bearer` when the server was started with `--control-secret`.
+    let secret: String?
 
-    init(baseURL: String, caPath: String) throws {
+    init(baseURL: String, caPath: String, secret: String?) throws {
+        self.secret = secret
         let trimmed = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
               scheme == "https" || scheme == "http", components.host != nil else {
@@ -34,15 +37,22 @@ struct ControlClient {
         let url = components.url!.absoluteString
         var arguments = ["curl", "--silent", "--show-error", "--max-time", "30", "--request", method, "--write-out", "\n%{http_code}"]
         if let caPath { arguments += ["--cacert", caPath] }
-        arguments.append(url)
+        // The secret goes through curl's config on stdin, never through its (world-readable) arguments.
+        arguments += ["--config", "-", url]
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardInput = input
         process.standardOutput = out
         process.standardError = err
+        // curl may be gone before it reads its config: a write to its closed pipe must fail, not kill us.
+        signal(SIGPIPE, SIG_IGN)
         do { try process.run() } catch { throw failure("cannot run curl: \(error.localizedDescription)") }
+        let config = secret.map { "header = \"Authorization: Bearer \(Self.configEscaped($0))\"\n" } ?? ""
+        input.fileHandleForWriting.write(Data(config.utf8))
+        try? input.fileHandleForWriting.close()
         // Read before waiting: a large journal would otherwise fill the pipe and block curl.
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -62,10 +72,20 @@ struct ControlClient {
         }
         let body = String(output[..<split])
         guard status == expecting else {
-            let message = (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["message"] as? String
-            throw failure("\(method) \(url) answered \(status)\(message.map { ": " + $0 } ?? "")")
+            let hint = status == 401 ? " (give the server's --control-secret)" : ""
+            throw failure("\(method) \(url) answered \(status)\(Self.errorMessage(body).map { ": " + $0 } ?? "")\(hint)")
         }
         return body
+    }
+
+    /// The message of either error shape the control API uses: `{"message"}` or `{"error": {"message"}}`.
+    static func errorMessage(_ body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+        return object["message"] as? String ?? (object["error"] as? [String: Any])?["message"] as? String
+    }
+
+    static func configEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
     }
 
     static func firstLine(_ text: String) -> String {

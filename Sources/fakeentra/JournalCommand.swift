@@ -15,8 +15,9 @@ struct JournalCommand: ParsableCommand {
     @Option(help: "Only entries with this status (400) or class (4xx).") var status: String?
     @Option(help: "Only entries whose path contains this text.") var path: String?
     @Option(help: "The most recent N matching entries.") var limit: Int?
-    @Option(help: ArgumentHelp("Write the entries as HAR 1.2 to this file instead of printing them.", valueName: "out.har")) var har: String?
+    @Option(help: ArgumentHelp("Write the entries as HAR 1.2 to this file (- for standard output) instead of printing them.", valueName: "out.har")) var har: String?
     @Flag(help: "Clear the journal (after printing or exporting).") var clear = false
+    @Option(name: .customLong("control-secret"), help: "The server's --control-secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
 
     func validate() throws {
         if url != nil && readyFile != nil { throw ValidationError("give --url or --ready-file, not both") }
@@ -24,11 +25,16 @@ struct JournalCommand: ParsableCommand {
     }
 
     func run() throws {
-        let client = try ControlClient(baseURL: baseURL(), caPath: (certs as NSString).appendingPathComponent("ca.pem"))
+        let client = try ControlClient(baseURL: baseURL(), caPath: (certs as NSString).appendingPathComponent("ca.pem"),
+                                       secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"])
         var query: [(String, String)] = [("kind", kind), ("status", status), ("path", path), ("limit", limit.map(String.init))].compactMap { name, value in value.map { (name, $0) } }
         if let har {
             query.append(("format", "har"))
             let body = try client.send("GET", JournalPath.path, query: query, expecting: 200)
+            guard har != "-" else {
+                FileHandle.standardOutput.write(Data((body + "\n").utf8))
+                return try clearIfAsked(client)
+            }
             do { try Data(body.utf8).write(to: URL(fileURLWithPath: har), options: .atomic) } catch {
                 throw failure("cannot write \(har): \(error.localizedDescription)")
             }
@@ -46,9 +52,11 @@ struct JournalCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("fakeentra: \(dropped) older entries were dropped by the journal's bounds\n".utf8))
             }
         }
-        if clear {
-            _ = try client.send("DELETE", JournalPath.path, query: [], expecting: 204)
-        }
+        try clearIfAsked(client)
+    }
+
+    func clearIfAsked(_ client: ControlClient) throws {
+        if clear { _ = try client.send("DELETE", JournalPath.path, query: [], expecting: 204) }
     }
 
     func baseURL() throws -> String {

@@ -187,6 +187,11 @@ struct CLISubcommandTests {
         let url = (((log["entries"] as? [[String: Any]])?.last)?["request"] as? [String: Any])?["url"] as? String
         #expect(url == server.url + "/common/oauth2/v2.0/token")
 
+        let toStandardOutput = try await fakeentra(["journal", "--har", "-"] + common)
+        #expect(toStandardOutput.status == 0)
+        let streamedLog = try json(toStandardOutput.out)["log"] as? [String: Any]
+        #expect(streamedLog?["version"] as? String == "1.2")
+
         let replayed = try await fakeentra(["replay", harFile, "--name", "from-journal"])
         #expect(replayed.status == 0, "\(replayed.err)")
         let rules = try #require(try json(replayed.out)["rules"] as? [[String: Any]])
@@ -221,6 +226,19 @@ struct CLISubcommandTests {
         #expect(noCA.status == 1 && noCA.err.contains("no CA certificate at"))
         let noReadyFile = try await fakeentra(["journal", "--ready-file", otherCA + "/nothing"])
         #expect(noReadyFile.status == 1 && noReadyFile.err.contains("cannot read a base URL"))
+    }
+
+    @Test func aServerWithAControlSecretNeedsIt() async throws {
+        let server = try await LiveServer.start(["--quiet", "--control-secret", "s3cret \"quoted\""])
+        defer { server.stop() }
+        try await curl(server, ["/common/v2.0/.well-known/openid-configuration"], ["-o", "/dev/null"])
+        let common = ["journal", "--url", server.url, "--certs", server.certs]
+        let refused = try await fakeentra(common)
+        #expect(refused.status == 1 && refused.err.contains("answered 401") && refused.err.contains("--control-secret"), "\(refused.err)")
+        let given = try await fakeentra(common + ["--control-secret", "s3cret \"quoted\""])
+        #expect(given.status == 0 && given.out.contains("openid_configuration"), "\(given.err)")
+        let fromEnvironment = try await run(try fakeentraBinary(), common, environment: ["FAKEENTRA_CONTROL_SECRET": "s3cret \"quoted\""])
+        #expect(fromEnvironment.status == 0 && fromEnvironment.out.contains("openid_configuration"), "\(fromEnvironment.err)")
     }
 
     // MARK: schema
