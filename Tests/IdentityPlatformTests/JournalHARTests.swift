@@ -51,6 +51,8 @@ import Testing
         #expect(headerNames.contains("Host") && headerNames.contains("Content-Type"))
         let postData = try #require(request["postData"] as? [String: Any])
         #expect(postData["mimeType"] as? String == "application/x-www-form-urlencoded")
+        let names = (postData["params"] as? [[String: String]] ?? []).compactMap { $0["name"] }
+        #expect(names == F.redeemForm(clientID: F.webAppID, redirectURI: "https://app.example/callback").map(\.0) + ["client_secret"], "sent order kept")
         let params = Dictionary(uniqueKeysWithValues: (postData["params"] as? [[String: String]] ?? []).map { ($0["name"]!, $0["value"]!) })
         #expect(params["grant_type"] == "authorization_code" && params["client_id"] == F.webAppID)
         #expect(params["client_secret"] == "[redacted 20 chars]")

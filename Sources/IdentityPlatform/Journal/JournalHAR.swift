@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// The journal as a HAR 1.2 log (http://www.softwareishard.com/blog/har-12-spec/), the format browser dev
 /// tools, Proxyman and Charles export and `fakeentra replay` reads. Everything comes from the journal, so
@@ -83,8 +84,14 @@ public enum JournalHAR {
         return journalBody
     }
 
-    /// A form body the journal stored as an object of (redacted) parameters.
+    /// A form body the journal stored as an object of (redacted) parameters, in the order they were sent.
     static func formPairs(_ journalBody: String) -> [(String, String)]? {
+        if let parsed = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal"), case .object(let members) = parsed.kind {
+            return members.compactMap { member in
+                if case .string(let value) = member.value.kind { (member.key, value) } else { nil }
+            }
+        }
+        // A repeated parameter gives a repeated key, which the strict parser refuses; order is then lost.
         guard let object = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8)) as? [String: Any] else { return nil }
         return object.keys.sorted().compactMap { key in (object[key] as? String).map { (key, $0) } }
     }
