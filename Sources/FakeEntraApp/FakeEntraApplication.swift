@@ -26,7 +26,7 @@ public struct FakeEntraApplication: Sendable {
         self.service = service
         self.journal = journal
         let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
-        let journalHandler = JournalHandler(journal: journal)
+        let journalHandler = JournalHandler(journal: journal, serverVersion: FakeEntraVersion.current)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
         let worlds = engine.responder(base: { world in
             HandlerChain([

@@ -57,12 +57,17 @@ public struct JournalingResponder: HTTPResponder {
 }
 
 /// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`) and
-/// `DELETE /_fakeentra/journal`; loopback callers only.
+/// `DELETE /_fakeentra/journal`; loopback callers only. `format=har` answers a HAR 1.2 log instead.
 public struct JournalHandler: HTTPHandler {
     public static let path = "/_fakeentra/journal"
     public let journal: RequestJournal
+    /// The server's version, named as the HAR log's creator.
+    public let serverVersion: String
 
-    public init(journal: RequestJournal) { self.journal = journal }
+    public init(journal: RequestJournal, serverVersion: String = "dev") {
+        self.journal = journal
+        self.serverVersion = serverVersion
+    }
 
     public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         let path = request.rawPath.lowercased()
@@ -84,6 +89,13 @@ public struct JournalHandler: HTTPHandler {
                 }
             }
             let entries = journal.entries(matching: filter)
+            if let format = query["format"], format.lowercased() == "har" {
+                let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
+                let har = JournalHAR.render(entries, scheme: context.isSecure ? "https" : "http", defaultHost: host, creatorVersion: serverVersion)
+                return Self.json(status: .ok, har)
+            } else if let format = query["format"], format.lowercased() != "json" {
+                return Self.json(status: .badRequest, #"{"error":"invalid_request","message":"format must be json or har."}"#)
+            }
             let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
             return Self.json(status: .ok, body)
         case "DELETE":

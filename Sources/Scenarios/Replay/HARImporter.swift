@@ -12,9 +12,11 @@ public struct HARImportError: Error, Sendable, Equatable, CustomStringConvertibl
 /// WWW-Authenticate, delay) or letting FakeEntra answer when the capture succeeded, since tokens
 /// are re-minted with FakeEntra's own keys. Personal data is replaced by demo data.
 public enum HARImporter {
-    /// Hosts whose traffic is replayed; everything else in the capture is ignored.
+    /// Hosts whose traffic is replayed; everything else in the capture is ignored. Loopback hosts are
+    /// FakeEntra itself (`fakeentra journal --har`), so its own exports replay too.
     static func isReplayed(host: String) -> Bool {
         let h = host.lowercased()
+        if h == "localhost" || h.hasPrefix("127.") || h == "::1" || h == "[::1]" { return true }
         return ["login.microsoftonline.com", "login.microsoft.com", "login.windows.net", "login.live.com", "sts.windows.net", "graph.microsoft.com"].contains(h)
             || h.hasSuffix(".b2clogin.com") || h.hasPrefix("login.microsoftonline.")
     }

@@ -1,0 +1,130 @@
+import EntraHTTP
+import Foundation
+import LocatedJSON
+
+/// The journal as a HAR 1.2 log (http://www.softwareishard.com/blog/har-12-spec/), the format browser dev
+/// tools, Proxyman and Charles export and `fakeentra replay` reads. Everything comes from the journal, so
+/// secrets and tokens stay redacted; bodies the journal only describes (pages, images) keep that description.
+public enum JournalHAR {
+    /// `scheme` and `defaultHost` build each request's absolute URL: an entry's own `Host` header wins,
+    /// since one server answers for several names (127.0.0.1, login.microsoftonline.com, graph.microsoft.com).
+    public static func render(_ entries: [JournalEntry], scheme: String, defaultHost: String, creatorVersion: String) -> String {
+        JSONFragment.object([
+            ("log", .object([
+                ("version", .string("1.2")),
+                ("creator", .object([("name", .string("FakeEntra")), ("version", .string(creatorVersion))])),
+                ("pages", .raw("[]")),
+                ("entries", array(entries.map { entry($0, scheme: scheme, defaultHost: defaultHost) })),
+            ])),
+        ]).text
+    }
+
+    static func entry(_ entry: JournalEntry, scheme: String, defaultHost: String) -> JSONFragment {
+        let host = header("host", in: entry.requestHeaders) ?? defaultHost
+        let milliseconds = number(entry.durationMilliseconds)
+        return .object([
+            ("startedDateTime", .string(timestamp(entry.time))),
+            ("time", .raw(milliseconds)),
+            ("request", request(entry, url: "\(scheme)://\(host)\(entry.path)" + queryString(entry.query))),
+            ("response", response(entry)),
+            ("cache", .object([])),
+            // The journal measures the server's whole answer: all of it is `wait`.
+            ("timings", .object([("send", .raw("0")), ("wait", .raw(milliseconds)), ("receive", .raw("0"))])),
+            ("comment", .string("journal entry \(entry.id), kind \(entry.kind)")),
+        ])
+    }
+
+    static func request(_ entry: JournalEntry, url: String) -> JSONFragment {
+        var members: [(String, JSONFragment)] = [
+            ("method", .string(entry.method)),
+            ("url", .string(url)),
+            ("httpVersion", .string("HTTP/1.1")),
+            ("cookies", .raw("[]")),
+            ("headers", nameValues(entry.requestHeaders)),
+            ("queryString", nameValues(entry.query)),
+        ]
+        let body = bodyText(entry.requestBody)
+        let contentType = header("content-type", in: entry.requestHeaders) ?? ""
+        if let body {
+            if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"), let pairs = formPairs(entry.requestBody) {
+                // The journal keeps forms redacted; re-encoding them gives the text a replay parses.
+                let text = formEncoded(pairs)
+                members.append(("postData", .object([("mimeType", .string(contentType)), ("params", nameValues(pairs)), ("text", .string(text))])))
+            } else {
+                members.append(("postData", .object([("mimeType", .string(contentType)), ("text", .string(body))])))
+            }
+        }
+        members.append(("headersSize", .raw("-1")))
+        members.append(("bodySize", .raw(String(body?.utf8.count ?? 0))))
+        return .object(members)
+    }
+
+    static func response(_ entry: JournalEntry) -> JSONFragment {
+        let body = bodyText(entry.responseBody) ?? ""
+        let mimeType = header("content-type", in: entry.responseHeaders) ?? ""
+        return .object([
+            ("status", .raw(String(entry.status))),
+            ("statusText", .string(HTTPStatus.standardReason(entry.status))),
+            ("httpVersion", .string("HTTP/1.1")),
+            ("cookies", .raw("[]")),
+            ("headers", nameValues(entry.responseHeaders)),
+            ("content", .object([("size", .raw(String(body.utf8.count))), ("mimeType", .string(mimeType)), ("text", .string(body))])),
+            ("redirectURL", .string(header("location", in: entry.responseHeaders) ?? "")),
+            ("headersSize", .raw("-1")),
+            ("bodySize", .raw(String(body.utf8.count))),
+        ])
+    }
+
+    /// The journal stores each body as JSON text: `null` (none), a string (text or a description), or
+    /// the parsed JSON body itself, which HAR carries as its text.
+    static func bodyText(_ journalBody: String) -> String? {
+        guard let value = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8), options: [.fragmentsAllowed]) else { return journalBody }
+        if value is NSNull { return nil }
+        if let text = value as? String { return text }
+        return journalBody
+    }
+
+    /// A form body the journal stored as an object of (redacted) parameters, in the order they were sent.
+    static func formPairs(_ journalBody: String) -> [(String, String)]? {
+        if let parsed = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal"), case .object(let members) = parsed.kind {
+            return members.compactMap { member in
+                if case .string(let value) = member.value.kind { (member.key, value) } else { nil }
+            }
+        }
+        // A repeated parameter gives a repeated key, which the strict parser refuses; order is then lost.
+        guard let object = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8)) as? [String: Any] else { return nil }
+        return object.keys.sorted().compactMap { key in (object[key] as? String).map { (key, $0) } }
+    }
+
+    /// The journal keeps the query redacted and apart from the path; the URL carries it again.
+    static func queryString(_ pairs: [(String, String)]) -> String {
+        guard !pairs.isEmpty else { return "" }
+        return "?" + formEncoded(pairs)
+    }
+
+    static func formEncoded(_ pairs: [(String, String)]) -> String {
+        pairs.map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
+    }
+
+    static func header(_ name: String, in headers: [(String, String)]) -> String? {
+        headers.first { $0.0.lowercased() == name }?.1
+    }
+
+    static func nameValues(_ pairs: [(String, String)]) -> JSONFragment {
+        array(pairs.map { .object([("name", .string($0.0)), ("value", .string($0.1))]) })
+    }
+
+    static func array(_ items: [JSONFragment]) -> JSONFragment {
+        .raw("[" + items.map(\.text).joined(separator: ",") + "]")
+    }
+
+    static func number(_ value: Double) -> String {
+        String(format: "%.3f", max(0, value))
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

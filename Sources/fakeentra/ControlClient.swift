@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+
+/// Talks to a running server's control API over HTTPS, trusting only FakeEntra's local CA.
+///
+/// swift-corelibs-foundation's URLSession cannot be given a CA on Linux (it reads
+/// `URLSessionCertificateAuthorityInfoFile` only on Android, and never asks a delegate about server
+/// trust), so requests go through curl with `--cacert`: the certificate is verified, not ignored.
+struct ControlClient {
+    let baseURL: String
+    let caPath: String?
+    /// Sent as `Authorization: Bearer` when the server was started with `--control-secret`.
+    let secret: String?
+
+    init(baseURL: String, caPath: String, secret: String?) throws {
+        self.secret = secret
+        let trimmed = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        guard let components = URLComponents(string: trimmed), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", components.host != nil else {
+            throw failure("\(baseURL) is not an http(s) URL")
+        }
+        self.baseURL = trimmed
+        if scheme == "https" {
+            guard FileManager.default.isReadableFile(atPath: caPath) else {
+                throw failure("no CA certificate at \(caPath): give the --certs directory `fakeentra serve` uses")
+            }
+            self.caPath = caPath
+        } else {
+            self.caPath = nil
+        }
+    }
+
+    /// The response body; any other status than `expecting`, or no answer, is a one-line failure.
+    func send(_ method: String, _ path: String, query: [(String, String)], expecting: Int) throws -> String {
+        var components = URLComponents(string: baseURL + path)!
+        if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
+        let url = components.url!.absoluteString
+        var arguments = ["curl", "--silent", "--show-error", "--max-time", "30", "--request", method, "--write-out", "\n%{http_code}"]
+        if let caPath { arguments += ["--cacert", caPath] }
+        // The secret goes through curl's config on stdin, never through its (world-readable) arguments.
+        arguments += ["--config", "-", url]
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        // curl may be gone before it reads its config: a write to its closed pipe must fail, not kill us.
+        signal(SIGPIPE, SIG_IGN)
+        do { try process.run() } catch { throw failure("cannot run curl: \(error.localizedDescription)") }
+        let config = secret.map { "header = \"Authorization: Bearer \(Self.configEscaped($0))\"\n" } ?? ""
+        input.fileHandleForWriting.write(Data(config.utf8))
+        try? input.fileHandleForWriting.close()
+        // Read before waiting: a large journal would otherwise fill the pipe and block curl.
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+
+        switch process.terminationStatus {
+        case 0: break
+        case 127: throw failure("fakeentra journal needs curl (apt-get install curl)")
+        case 7: throw failure("cannot connect to \(baseURL): is `fakeentra serve` running there?")
+        case 28: throw failure("\(baseURL) did not answer within 30 seconds")
+        case 35, 51, 58, 60, 77, 83, 90:
+            throw failure("TLS with \(baseURL) failed against the CA \(caPath ?? "-"): \(Self.firstLine(errors)) (is it the --certs directory of that server?)")
+        default: throw failure("request to \(url) failed: \(Self.firstLine(errors))")
+        }
+        guard let split = output.lastIndex(of: "\n"), let status = Int(output[output.index(after: split)...]) else {
+            throw failure("no HTTP answer from \(url)")
+        }
+        let body = String(output[..<split])
+        guard status == expecting else {
+            let hint = status == 401 ? " (give the server's --control-secret)" : ""
+            throw failure("\(method) \(url) answered \(status)\(Self.errorMessage(body).map { ": " + $0 } ?? "")\(hint)")
+        }
+        return body
+    }
+
+    /// The message of either error shape the control API uses: `{"message"}` or `{"error": {"message"}}`.
+    static func errorMessage(_ body: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
+        return object["message"] as? String ?? (object["error"] as? [String: Any])?["message"] as? String
+    }
+
+    static func configEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
+    static func firstLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).first.map(String.init) ?? "unknown error"
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+
+struct JournalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "journal",
+        abstract: "Print the request journal of a running server, or export it as HAR 1.2.",
+        discussion: "Reads GET /_fakeentra/journal (loopback only). The server's certificate is checked against <certs>/ca.pem."
+    )
+
+    @Option(help: "Base URL of the running server.") var url: String?
+    @Option(name: .customLong("ready-file"), help: "Read the base URL from the file `serve --ready-file` wrote.") var readyFile: String?
+    @Option(help: "Directory of the local CA (ca.pem) the server's certificate is checked against.") var certs: String = "./Certs"
+    @Option(help: "Only entries of this kind (token, authorize, graph, b2c, …).") var kind: String?
+    @Option(help: "Only entries with this status (400) or class (4xx).") var status: String?
+    @Option(help: "Only entries whose path contains this text.") var path: String?
+    @Option(help: "The most recent N matching entries.") var limit: Int?
+    @Option(help: ArgumentHelp("Write the entries as HAR 1.2 to this file (- for standard output) instead of printing them.", valueName: "out.har")) var har: String?
+    @Flag(help: "Clear the journal (after printing or exporting).") var clear = false
+    @Option(name: .customLong("control-secret"), help: "The server's --control-secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
+
+    func validate() throws {
+        if url != nil && readyFile != nil { throw ValidationError("give --url or --ready-file, not both") }
+        if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+    }
+
+    func run() throws {
+        let client = try ControlClient(baseURL: baseURL(), caPath: (certs as NSString).appendingPathComponent("ca.pem"),
+                                       secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"])
+        var query: [(String, String)] = [("kind", kind), ("status", status), ("path", path), ("limit", limit.map(String.init))].compactMap { name, value in value.map { (name, $0) } }
+        if let har {
+            query.append(("format", "har"))
+            let body = try client.send("GET", JournalPath.path, query: query, expecting: 200)
+            guard har != "-" else {
+                FileHandle.standardOutput.write(Data((body + "\n").utf8))
+                return try clearIfAsked(client)
+            }
+            do { try Data(body.utf8).write(to: URL(fileURLWithPath: har), options: .atomic) } catch {
+                throw failure("cannot write \(har): \(error.localizedDescription)")
+            }
+            let count = ((try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [Any]
+            print("\(count?.count ?? 0) entries written to \(har)")
+        } else {
+            let body = try client.send("GET", JournalPath.path, query: query, expecting: 200)
+            guard let root = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                  let entries = root["entries"] as? [[String: Any]] else {
+                throw failure("\(client.baseURL) answered something that is not a FakeEntra journal")
+            }
+            for line in JournalLines.format(entries) { print(line) }
+            if entries.isEmpty { FileHandle.standardError.write(Data("fakeentra: no journal entries match\n".utf8)) }
+            if let dropped = root["dropped"] as? Int, dropped > 0 {
+                FileHandle.standardError.write(Data("fakeentra: \(dropped) older entries were dropped by the journal's bounds\n".utf8))
+            }
+        }
+        try clearIfAsked(client)
+    }
+
+    func clearIfAsked(_ client: ControlClient) throws {
+        if clear { _ = try client.send("DELETE", JournalPath.path, query: [], expecting: 204) }
+    }
+
+    func baseURL() throws -> String {
+        if let readyFile {
+            guard let text = try? String(contentsOfFile: readyFile, encoding: .utf8),
+                  let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
+                throw failure("cannot read a base URL from --ready-file \(readyFile): is `fakeentra serve --ready-file \(readyFile)` running?")
+            }
+            return String(line)
+        }
+        return url ?? "https://127.0.0.1:8443"
+    }
+}
+
+enum JournalPath {
+    static let path = "/_fakeentra/journal"
+}
+
+/// One aligned line per journal entry: time, kind, method, path, status, milliseconds.
+enum JournalLines {
+    static func format(_ entries: [[String: Any]]) -> [String] {
+        let rows: [[String]] = entries.map { entry in
+            let time = (entry["time"] as? String).map(clockTime) ?? "-"
+            let query = (entry["query"] as? [String: Any]).map { $0.isEmpty ? "" : "?…" } ?? ""
+            let ms = (entry["durationMs"] as? NSNumber).map { String(format: "%.1f ms", $0.doubleValue) } ?? "-"
+            return [time, entry["kind"] as? String ?? "-", entry["method"] as? String ?? "-", (entry["path"] as? String ?? "-") + query,
+                    (entry["status"] as? Int).map(String.init) ?? "-", ms]
+        }
+        let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { column, text in
+                // The last column and the status are right-aligned, the rest left-aligned.
+                column >= 4 ? String(repeating: " ", count: widths[column] - text.count) + text
+                    : text.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+    }
+
+    /// `2026-11-21T09:41:07.123Z` → `09:41:07.123`.
+    static func clockTime(_ iso: String) -> String {
+        guard let t = iso.firstIndex(of: "T") else { return iso }
+        return String(iso[iso.index(after: t)...].prefix(12))
+    }
+}

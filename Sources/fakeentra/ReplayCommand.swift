@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Scenarios
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Turn a HAR capture of a client talking to Entra ID, B2C or Graph into a scenario file.",
+        discussion: "Failures are replayed as captured, successes are answered by FakeEntra with its own keys, personal data is replaced by demo data. `fakeentra journal --har` exports replay too."
+    )
+
+    @Argument(help: ArgumentHelp("The HAR 1.2 file (browser dev tools, Proxyman, Charles, fakeentra journal --har).", valueName: "capture.har"))
+    var capture: String
+    @Option(help: "Scenario name (kebab-case); default from the capture's file name.") var name: String?
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write the scenario here instead of standard output.", valueName: "out.json"))
+    var output: String?
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: capture) else {
+            throw failure("cannot read \(capture): \(FileManager.default.fileExists(atPath: capture) ? "not a readable file" : "no such file")")
+        }
+        let scenario: String
+        do {
+            scenario = try HARImporter.convert(har: Array(data), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture as NSString).lastPathComponent)
+        } catch {
+            throw failure(error.description)
+        }
+        guard let output else {
+            FileHandle.standardOutput.write(Data(scenario.utf8))
+            return
+        }
+        do { try Data(scenario.utf8).write(to: URL(fileURLWithPath: output), options: .atomic) } catch {
+            throw failure("cannot write \(output): \(error.localizedDescription)")
+        }
+    }
+}
