@@ -1,9 +1,15 @@
 import EntraHTTP
 
-// Scaffolding owned by the idbrowser helper: replaced by the real endpoint before it lands on main.
+/// The endpoints a browser (or a script acting as one) talks to: /authorize and its pages, /devicelogin,
+/// logout, and the page `error_uri` points at.
 enum BrowserEndpoints {
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        IdentityError(error: "temporarily_unavailable", code: 0, message: "not built yet", status: 503)
-            .tokenEndpointResponse(in: exchange.trace)
+        switch exchange.route.endpoint {
+        case .authorize(let version): AuthorizeEndpoint.respond(exchange, version: version)
+        case .logout(let version): LogoutEndpoint.respond(exchange, version: version)
+        case .deviceLogin: DeviceLogin.respond(exchange)
+        case .errorLookup: ErrorLookup.respond(exchange)
+        default: PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .notFound)
+        }
     }
 }

@@ -1,9 +1,62 @@
+import EntraCrypto
 import EntraHTTP
+import Foundation
 
-// Scaffolding owned by the idtoken helper: replaced by the real endpoint before it lands on main.
+/// Instance discovery, OIDC metadata (v2 and v1), signing keys and user realm.
 enum DiscoveryEndpoints {
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        IdentityError(error: "temporarily_unavailable", code: 0, message: "not built yet", status: 503)
-            .tokenEndpointResponse(in: exchange.trace)
+        do {
+            return try handle(exchange)
+        } catch {
+            return error.tokenEndpointResponse(in: exchange.trace)
+        }
+    }
+
+    static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {
+        let query = exchange.request.query
+        switch exchange.route.endpoint {
+        case .instanceDiscovery:
+            let endpoint = try required(query, "authorization_endpoint")
+            let apiVersion = query["api-version"] ?? "1.1"
+            return json(try InstanceDiscovery(origin: exchange.origin).document(apiVersion: apiVersion, authorizationEndpoint: endpoint))
+        case .openIDConfiguration(let version):
+            let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
+            let metadata = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version)
+            return json(metadata.document())
+        case .keys:
+            let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
+            let version: EndpointVersion = exchange.request.rawPath.lowercased().contains("/v2.0/") ? .v2 : .v1
+            let issuer = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version).issuer
+            let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(issuer: issuer) })
+            return json(bytes: (try? JSONEncoderForKeys.encode(set)) ?? Array(#"{"keys":[]}"#.utf8))
+        case .userRealm(let login):
+            return json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))
+        default:
+            throw .malformedRequest()
+        }
+    }
+
+    static func required(_ query: FormParameters, _ name: String) throws(IdentityError) -> String {
+        guard let value = query[name], !value.isEmpty else { throw .invalidInstance() }
+        return value
+    }
+
+    static func json(_ body: ClaimSet) -> HTTPResponse { json(bytes: body.bytes) }
+
+    static func json(bytes: [UInt8]) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "max-age=86400, private")
+        headers.set("Access-Control-Allow-Origin", "*")
+        return HTTPResponse(status: .ok, headers: headers, body: bytes)
+    }
+}
+
+/// JWKS members in a stable order so documents compare byte for byte between calls.
+enum JSONEncoderForKeys {
+    static func encode(_ set: JSONWebKeySet) throws -> [UInt8] {
+        let encoder = Foundation.JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(set))
     }
 }

@@ -1,9 +1,35 @@
 import EntraHTTP
 
-// Scaffolding owned by the idtoken helper: replaced by the real endpoint before it lands on main.
+/// `POST /{tenant}/oauth2/v2.0/token` and the v1 `POST /{tenant}/oauth2/token`.
 enum TokenEndpoint {
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+    static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        IdentityError(error: "temporarily_unavailable", code: 0, message: "not built yet", status: 503)
-            .tokenEndpointResponse(in: exchange.trace)
+        do {
+            return try handle(exchange)
+        } catch {
+            return error.tokenEndpointResponse(in: exchange.trace)
+        }
+    }
+
+    static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {
+        guard exchange.request.method == "POST" else { throw .methodNotAllowed(exchange.request.method) }
+        guard case .token(let version) = exchange.route.endpoint else { throw .malformedRequest() }
+        let directory = exchange.service.currentDirectory
+        let request = TokenRequest(
+            exchange: exchange, version: version, selector: try exchange.tenantSelector(directory: directory),
+            directory: directory, parameters: exchange.request.form
+        )
+        let grantType = try request.required("grant_type")
+        switch grantType {
+        case "authorization_code": return try AuthorizationCodeGrant.redeem(request)
+        case "refresh_token": return try RefreshTokenGrant.redeem(request)
+        case "client_credentials": return try ClientCredentialsGrant.redeem(request)
+        case "password": return try PasswordGrant.redeem(request)
+        case deviceCodeGrantType, "device_code": return try DeviceCodeGrant.redeem(request)
+        case jwtBearerGrantType: return try OnBehalfOfGrant.redeem(request)
+        default: throw .unsupportedGrantType(grantType)
+        }
     }
 }

@@ -17,7 +17,8 @@ public struct PlatformState: Sendable {
     /// Drops what has expired so memory stays bounded on long runs.
     public mutating func purge(now: Date) {
         authorizationCodes = authorizationCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
-        refreshTokens = refreshTokens.filter { $0.value.expiresAt > now }
+        // Expired refresh tokens stay a while so that their use answers AADSTS700082, not "unknown grant".
+        refreshTokens = refreshTokens.filter { $0.value.expiresAt > now.addingTimeInterval(-30 * 86400) }
         deviceCodes = deviceCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
         userCodes = userCodes.filter { deviceCodes[$0.value] != nil }
         pendingAuthorizations = pendingAuthorizations.filter { $0.value.expiresAt > now }
@@ -182,6 +183,10 @@ public struct PendingAuthorization: Sendable {
     /// Set once the user has signed in on this flow.
     public var userID: String?
     public var authenticationMethods: [String]
+    /// The browser session this flow signed into, so later pages find it even without the cookie.
+    public var sessionID: String?
+    /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
+    public var isNewUser: Bool
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
@@ -192,6 +197,8 @@ public struct PendingAuthorization: Sendable {
         self.policy = policy
         self.userID = nil
         self.authenticationMethods = []
+        self.sessionID = nil
+        self.isNewUser = false
         self.expiresAt = expiresAt
     }
 }

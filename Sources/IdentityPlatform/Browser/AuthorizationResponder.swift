@@ -1,0 +1,59 @@
+import EntraCrypto
+import EntraHTTP
+
+/// Delivers the result of /authorize to the client's redirect URI in the response mode it asked for.
+enum AuthorizationResponder {
+    /// `code`, `client_info`, `state`, `session_state`, in the order the service sends them.
+    static func successParameters(code: String, request: AuthorizationRequest, user: DirectoryUser, sessionState: String?) -> [(String, String)] {
+        var parameters = [("code", code)]
+        if request.wantsClientInfo { parameters.append(("client_info", clientInfo(user: user))) }
+        if case .redirect(_, _, let state?) = request.reply { parameters.append(("state", state)) }
+        if let sessionState { parameters.append(("session_state", sessionState)) }
+        return parameters
+    }
+
+    /// base64url of `{"uid":"<oid>","utid":"<tid>"}`: what MSAL keys its account cache by.
+    static func clientInfo(user: DirectoryUser) -> String {
+        let json = JSONFragment.object([("uid", .string(user.id)), ("utid", .string(user.tenantID))]).text
+        return Base64URL.encode(Array(json.utf8))
+    }
+
+    /// The error parameters for a redirect; a user's cancel also carries `error_subcode=cancel`.
+    static func errorParameters(_ error: IdentityError, state: String?, trace: TraceContext, cancelled: Bool = false) -> [(String, String)] {
+        var parameters = error.redirectParameters(in: trace, state: nil)
+        if cancelled { parameters.append(("error_subcode", "cancel")) }
+        if let state { parameters.append(("state", state)) }
+        return parameters
+    }
+
+    static func deliver(_ parameters: [(String, String)], uri: String, mode: ResponseMode, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        switch mode {
+        case .query, .fragment:
+            var headers = headers
+            headers.set("Location", redirectURL(uri, parameters: parameters, mode: mode))
+            headers.set("Cache-Control", "no-store, no-cache")
+            headers.set("Content-Length", "0")
+            return HTTPResponse(status: .found, headers: headers)
+        case .formPost:
+            return PageLayout.response(Pages.formPost(action: uri, parameters: parameters), headers: headers)
+        }
+    }
+
+    static func redirectURL(_ uri: String, parameters: [(String, String)], mode: ResponseMode) -> String {
+        let encoded = FormParameters(parameters).encoded
+        switch mode {
+        case .fragment:
+            let base = uri.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? uri
+            return base + "#" + encoded
+        case .query, .formPost:
+            var base = uri
+            var fragment = ""
+            if let hash = uri.firstIndex(of: "#") {
+                base = String(uri[..<hash])
+                fragment = String(uri[hash...])
+            }
+            let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
+            return base + separator + encoded + fragment
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// The browser session cookie and the server-side `BrowserSession` it names.
+enum SessionCookie {
+    static let name = "fakeentra_session"
+
+    /// The session the request's cookie names, if it still exists.
+    static func session(for exchange: IdentityExchange) -> BrowserSession? {
+        guard let id = exchange.request.cookies[name], !id.isEmpty else { return nil }
+        return exchange.service.state.withLock { $0.sessions[id] }
+    }
+
+    /// `SameSite=None` lets the cookie ride on the cross-site form posts of `response_mode=form_post`
+    /// and on sign-ins started from an app's own origin; browsers accept `None` only with `Secure`, so a
+    /// plain-HTTP instance falls back to `Lax` rather than have the cookie dropped.
+    static func setCookie(sessionID: String, secure: Bool) -> String {
+        CookieCoding.setCookie(name: name, value: sessionID, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
+    }
+
+    static func clearCookie(secure: Bool) -> String {
+        CookieCoding.setCookie(name: name, value: "", maxAge: 0, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
+    }
+}
+
+extension BrowserSession {
+    /// The session's public identifier: `session_state` on redirects and `sid` in tokens. Derived from the
+    /// cookie's secret id by a one-way hash so that neither reveals the cookie.
+    var publicID: String {
+        let digest = Digest.sha256(Array("fakeentra-sid:\(id)".utf8))
+        let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let c = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+    }
+
+    func account(userID: String) -> SignedInAccount? { accounts.first { $0.userID == userID } }
+}
+
+extension PlatformState {
+    /// Records that `userID` signed in, in the named session or a new one; returns the session and
+    /// whether it is new (the response must then set the cookie).
+    mutating func signIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, isNew: Bool) {
+        var session: BrowserSession
+        var isNew = false
+        if let sessionID, let existing = sessions[sessionID] {
+            session = existing
+        } else {
+            session = BrowserSession(id: SecureRandom.base64URLString(byteCount: 32), createdAt: now)
+            isNew = true
+        }
+        let account = BrowserSession.SignedInAccount(userID: userID, authTime: now, authenticationMethods: methods)
+        if let index = session.accounts.firstIndex(where: { $0.userID == userID }) {
+            session.accounts[index] = account
+        } else {
+            session.accounts.append(account)
+        }
+        sessions[session.id] = session
+        return (session, isNew)
+    }
+}

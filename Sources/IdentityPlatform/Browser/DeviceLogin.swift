@@ -1,0 +1,94 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// `/devicelogin` (the device flow's `verification_uri`): the person types the user code, confirms the
+/// app, then goes through the same sign-in and consent pages as /authorize. Approving or declining is
+/// recorded on the `DeviceCodeRecord` that the token endpoint's polling reads.
+enum DeviceLogin {
+    static let path = "/devicelogin"
+    static let invalidMessage = "That code didn't work. Check the code and try again."
+    static let expiredMessage = "That code has expired. Go back to your device and request a new code."
+
+    static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
+        let request = exchange.request
+        switch request.method {
+        case "GET":
+            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: request.query["otc"] ?? request.query["code"], message: nil))
+        case "POST":
+            let form = request.form
+            if let flowID = form["ctx"] { return continueFlow(flowID, form: form, exchange: exchange) }
+            return enterCode(form["otc"] ?? "", exchange: exchange)
+        default:
+            return PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
+        }
+    }
+
+    /// Finds the device code the user code names and starts a flow for it with the device's request.
+    static func enterCode(_ typed: String, exchange: IdentityExchange) -> HTTPResponse {
+        let code = typed.filter { !$0.isWhitespace && $0 != "-" }
+        let now = exchange.now
+        let service = exchange.service
+        let record: DeviceCodeRecord? = service.state.withLock { state in
+            let key = state.userCodes[code] ?? state.userCodes[code.uppercased()]
+            return key.flatMap { state.deviceCodes[$0] }
+        }
+        guard !code.isEmpty, let record else {
+            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: typed, message: invalidMessage), status: .badRequest)
+        }
+        guard record.expiresAt > now, record.status == .pending else {
+            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: typed, message: expiredMessage), status: .badRequest)
+        }
+        let parameters = flowParameters(for: record)
+        let directory = service.currentDirectory
+        let request: AuthorizationRequest
+        switch AuthorizationRequest.parse(parameters, version: record.endpointVersion, tenantSegment: record.tenantSegment, directory: directory, options: service.options) {
+        case .success(let parsed): request = parsed
+        case .failure(let failure): return AuthorizeEndpoint.respond(to: failure, exchange: exchange, appName: nil)
+        }
+        let pending = PendingAuthorization(
+            id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: record.tenantSegment,
+            endpointVersion: record.endpointVersion, expiresAt: min(record.expiresAt, now.addingTimeInterval(service.options.interactiveFlowLifetime))
+        )
+        var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
+        return flow.showPage(Pages.deviceConfirm(form: flow.form, appName: request.application.displayName))
+    }
+
+    /// The device's request as /authorize parameters: its scopes (v2) or its resource (v1).
+    static func flowParameters(for record: DeviceCodeRecord) -> [String: String] {
+        var parameters = ["client_id": record.clientID, AuthorizationRequest.deviceCodeParameter: record.deviceCode]
+        switch record.endpointVersion {
+        case .v2:
+            parameters["scope"] = record.requestedScopes.joined(separator: " ")
+        case .v1:
+            let named = record.requestedScopes.first { ReservedScope(scope: $0) == nil }
+            if let named { parameters["resource"] = named.hasSuffix("/.default") ? String(named.dropLast("/.default".count)) : named }
+            parameters["scope"] = record.requestedScopes.filter { ReservedScope(scope: $0) != nil }.joined(separator: " ")
+        }
+        return parameters
+    }
+
+    static func continueFlow(_ flowID: String, form: FormParameters, exchange: IdentityExchange) -> HTTPResponse {
+        let service = exchange.service
+        guard let pending = service.state.withLock({ $0.pendingAuthorizations[flowID] }), pending.expiresAt > exchange.now,
+              let deviceCode = pending.parameters[AuthorizationRequest.deviceCodeParameter] else {
+            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: nil, message: expiredMessage), status: .badRequest)
+        }
+        let stillPending = service.state.withLock { state in
+            state.deviceCodes[deviceCode].map { $0.status == .pending && $0.expiresAt > exchange.now } ?? false
+        }
+        guard stillPending else {
+            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: nil, message: expiredMessage), status: .badRequest)
+        }
+        let directory = service.currentDirectory
+        switch AuthorizationRequest.parse(pending.parameters, version: pending.endpointVersion, tenantSegment: pending.tenantSegment, directory: directory, options: service.options) {
+        case .success(let request):
+            var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
+            if form["action"]?.lowercased() == "continue" { return flow.proceed() }
+            return flow.handle(form)
+        case .failure(let failure):
+            return AuthorizeEndpoint.respond(to: failure, exchange: exchange, appName: nil)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import EntraHTTP
+
+/// A fragment of markup whose interpolated strings are escaped unless they are themselves `HTML`:
+/// forgetting to escape a display name, a redirect URI or a state takes an explicit `HTML(raw:)`.
+public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    public private(set) var markup: String
+
+    public init(raw markup: String) { self.markup = markup }
+
+    public init(stringLiteral value: String) { markup = value }
+
+    public init(stringInterpolation: StringInterpolation) { markup = stringInterpolation.markup }
+
+    public var description: String { markup }
+
+    public static let empty = HTML(raw: "")
+
+    public static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(raw: lhs.markup + rhs.markup) }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var markup = ""
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            markup.reserveCapacity(literalCapacity + interpolationCount * 16)
+        }
+
+        public mutating func appendLiteral(_ literal: String) { markup += literal }
+        public mutating func appendInterpolation(_ text: String) { markup += HTML.escape(text) }
+        public mutating func appendInterpolation(_ text: String?) { markup += HTML.escape(text ?? "") }
+        public mutating func appendInterpolation(_ number: Int) { markup += String(number) }
+        public mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
+        public mutating func appendInterpolation(_ list: [HTML]) { markup += list.map(\.markup).joined(separator: "\n") }
+    }
+
+    /// Escapes for text and for quoted attribute values alike.
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
+    }
+
+    /// `<input type="hidden">`.
+    public static func hidden(_ name: String, _ value: String) -> HTML {
+        "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">"
+    }
+
+    /// `<div role="alert">` carrying the AADSTS code in `data-aadsts` so scripts need not parse prose.
+    public static func alert(id: String, _ error: IdentityError?) -> HTML {
+        guard let error else { return .empty }
+        return "<div class=\"alert\" id=\"\(id)\" role=\"alert\" data-aadsts=\"\(error.code)\">\(error.prefixedCode): \(error.message)</div>"
+    }
+
+    /// A plain message alert without a service code.
+    public static func alert(id: String, message: String?) -> HTML {
+        guard let message else { return .empty }
+        return "<div class=\"alert\" id=\"\(id)\" role=\"alert\">\(message)</div>"
+    }
+}
+
+/// The frame every FakeEntra page shares: one card, inline CSS only, readable without CSS or JavaScript.
+enum PageLayout {
+    static func document(title: String, heading: String, content: HTML, wide: Bool = false, footer: HTML = .empty) -> HTML {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="robots" content="noindex, nofollow">
+        <title>\(title)</title>
+        <style>\(HTML(raw: stylesheet))</style>
+        </head>
+        <body>
+        <main class="card\(wide ? " wide" : "")">
+        <div class="brand" aria-hidden="true">FakeEntra</div>
+        <h1 id="pageTitle">\(heading)</h1>
+        \(content)
+        </main>
+        <footer>\(footer)<span>FakeEntra: a local stand-in for the Microsoft identity platform. Not a Microsoft service.</span></footer>
+        </body>
+        </html>
+        """
+    }
+
+    /// A 200 (or other) HTML response that no cache keeps.
+    static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        headers.set("Cache-Control", "no-store, no-cache")
+        headers.set("Pragma", "no-cache")
+        headers.set("X-Content-Type-Options", "nosniff")
+        headers.set("Referrer-Policy", "no-referrer")
+        return HTTPResponse(status: status, headers: headers, text: page.markup, contentType: "text/html; charset=utf-8")
+    }
+
+    private static let stylesheet = """
+    *{box-sizing:border-box}
+    body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;\
+    background:#f2f2f2;color:#1b1b1b;font:15px/1.45 "Segoe UI",system-ui,-apple-system,sans-serif}
+    .card{background:#fff;width:100%;max-width:440px;padding:44px;box-shadow:0 2px 6px rgba(0,0,0,.2);margin:16px}
+    .card.wide{max-width:560px}
+    .brand{font-weight:600;color:#5e5e5e;margin-bottom:16px;letter-spacing:.02em}
+    h1{font-size:24px;font-weight:600;margin:0 0 16px}
+    p{margin:0 0 12px}
+    label{display:block;margin:12px 0 4px;font-weight:600}
+    input[type=email],input[type=password],input[type=text]{width:100%;padding:6px 2px;font:inherit;border:0;border-bottom:1px solid #666;outline-offset:2px}
+    input:focus{border-bottom-color:#0067b8}
+    .actions{display:flex;gap:8px;justify-content:flex-end;margin-top:24px;flex-wrap:wrap}
+    button{font:inherit;min-width:108px;padding:6px 12px;border:1px solid #8a8886;background:#e6e6e6;color:#1b1b1b;cursor:pointer}
+    button.primary{background:#0067b8;border-color:#0067b8;color:#fff}
+    button:focus-visible{outline:2px solid #000;outline-offset:2px}
+    button.link{background:none;border:0;color:#0067b8;min-width:0;padding:0;text-decoration:underline}
+    .alert{color:#a80000;margin:8px 0;padding:0}
+    .tiles{list-style:none;margin:0;padding:0}
+    .tiles li{border-bottom:1px solid #e6e6e6}
+    .tile{display:block;width:100%;text-align:left;background:none;border:0;padding:12px 4px}
+    .tile:hover{background:#f2f2f2}
+    .tile small{display:block;color:#5e5e5e}
+    .permissions{padding-left:20px}
+    .permissions li{margin-bottom:8px}
+    .permissions small{display:block;color:#5e5e5e}
+    .muted{color:#5e5e5e;font-size:13px}
+    dl.trace{font-size:13px;color:#5e5e5e;word-break:break-all}
+    dl.trace dt{font-weight:600}
+    dl.trace dd{margin:0 0 6px}
+    footer{font-size:12px;color:#5e5e5e;margin:8px;text-align:center}
+    footer a{color:#5e5e5e}
+    """
+}

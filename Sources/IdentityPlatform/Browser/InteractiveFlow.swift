@@ -1,0 +1,278 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// One step of an interactive sign-in (browser /authorize or /devicelogin): decides which page comes next,
+/// or ends the flow with a code, an approved device code, or an error. The authorize parameters live
+/// server-side in `PlatformState.pendingAuthorizations`; pages carry only the flow id (`ctx`).
+struct InteractiveFlow {
+    let exchange: IdentityExchange
+    var pending: PendingAuthorization
+    let request: AuthorizationRequest
+    var directory: Directory
+    var session: BrowserSession?
+    /// Headers every answer of this step carries (the session cookie when it changed).
+    var headers: HTTPHeaders = [:]
+
+    var service: IdentityService { exchange.service }
+    var options: IdentityOptions { service.options }
+    var now: Date { exchange.now }
+    var app: Application { request.application }
+    var appName: String { app.displayName }
+
+    init(exchange: IdentityExchange, pending: PendingAuthorization, request: AuthorizationRequest, directory: Directory) {
+        self.exchange = exchange
+        self.pending = pending
+        self.request = request
+        self.directory = directory
+        let cookieSession = SessionCookie.session(for: exchange)
+        session = cookieSession ?? pending.sessionID.flatMap { id in service.state.withLock { $0.sessions[id] } }
+        // A flow that signed in without the browser keeping the cookie hands the cookie out again.
+        if cookieSession == nil, let session {
+            headers.add("Set-Cookie", SessionCookie.setCookie(sessionID: session.id, secure: exchange.context.isSecure))
+        }
+    }
+
+    var form: PageForm {
+        let action: String = switch request.reply {
+        case .device: "/devicelogin"
+        case .redirect:
+            "/" + FormCoding.encodeComponent(pending.tenantSegment) + (pending.endpointVersion == .v1 ? "/oauth2/authorize" : "/oauth2/v2.0/authorize")
+        }
+        return PageForm(action: action, flowID: pending.id)
+    }
+
+    // MARK: - Deciding the next step
+
+    /// Moves the flow as far as it can go without the user, then shows the page that needs them.
+    mutating func proceed(consentAccepted: Bool = false) -> HTTPResponse {
+        guard let userID = pending.userID else { return chooseAccount() }
+        guard let user = directory.user(id: userID), let tenant = directory.tenant(id: user.tenantID) else {
+            pending.userID = nil
+            return chooseAccount()
+        }
+        if let problem = accountProblem(user) { return showSignIn(login: user.userPrincipalName, error: problem) }
+        guard admits(user, tenant) else { return showSignIn(login: user.userPrincipalName, error: notInTenant()) }
+
+        if needsMFA(user), !pending.authenticationMethods.contains("mfa") {
+            guard user.mfaRegistered else { return fail(.mfaEnrollmentRequired(resource: resourceName)) }
+            if request.prompt == .silent { return fail(.mfaRequiredInteractive(resource: resourceName)) }
+            if options.autoLogin { return completeMFA(user) }
+            return showPage(Pages.mfa(form: form, displayName: user.displayName, error: nil))
+        }
+
+        let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
+        if !evaluation.needingAdminConsent.isEmpty {
+            if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
+            if options.autoLogin { return fail(.adminConsentRequired()) }
+            return showPage(Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
+        }
+        let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent
+        if wantsConsent && !consentAccepted && !options.autoLogin {
+            if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
+            return showConsent(user: user, evaluation: evaluation)
+        }
+        if let resource = evaluation.resource, !evaluation.needingUserConsent.isEmpty {
+            service.directory.withLock { $0.recordConsent(client: app, resource: resource, permissions: evaluation.needingUserConsent, user: user) }
+            directory = service.currentDirectory
+        }
+        return complete(user: user)
+    }
+
+    /// No account chosen yet: single sign-on from the browser session, the picker, or the sign-in page.
+    private mutating func chooseAccount() -> HTTPResponse {
+        let prompt = request.prompt
+        if prompt == .create { return showCreateAccount(email: request.loginHint, displayName: nil, error: nil) }
+        let candidates = prompt == .login ? [] : sessionCandidates()
+
+        if let hint = request.loginHint {
+            if prompt != .selectAccount, let match = candidates.first(where: { $0.user.answers(to: hint) || $0.user.id == hint.lowercased() }) {
+                return useSessionAccount(match.account, user: match.user)
+            }
+            if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
+            return signInRequired(login: hint)
+        }
+        if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
+        if candidates.count == 1, prompt != .selectAccount { return useSessionAccount(candidates[0].account, user: candidates[0].user) }
+        if candidates.count > 1 {
+            if prompt == .silent { return fail(.accountSelectionRequired()) }
+            if !options.autoLogin { return showPicker(candidates) }
+        }
+        return signInRequired(login: nil)
+    }
+
+    /// The session cannot answer: `prompt=none` fails, `--auto-login` signs someone in, else the sign-in page.
+    private mutating func signInRequired(login: String?) -> HTTPResponse {
+        if options.autoLogin {
+            let users = autoLoginCandidates()
+            if let hint = login {
+                if let user = users.first(where: { $0.answers(to: hint) || $0.id == hint.lowercased() }) { return autoSignIn(user) }
+            } else if users.count == 1 {
+                return autoSignIn(users[0])
+            } else if users.count > 1 {
+                return showPage(Pages.accountPicker(form: form, appName: appName, accounts: users.map(tile)))
+            }
+        }
+        if request.prompt == .silent { return fail(.loginRequired()) }
+        return showSignIn(login: login, error: nil)
+    }
+
+    private mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
+        if let maxAge = request.maxAge, now.timeIntervalSince(account.authTime) > maxAge {
+            if request.prompt == .silent { return fail(.loginRequired()) }
+            if options.autoLogin { return autoSignIn(user) }
+            return showSignIn(login: user.userPrincipalName, error: nil)
+        }
+        pending.userID = user.id
+        pending.authenticationMethods = account.authenticationMethods
+        pending.sessionID = session?.id
+        return proceed()
+    }
+
+    private mutating func autoSignIn(_ user: DirectoryUser) -> HTTPResponse {
+        signIn(user, methods: needsMFA(user) && user.mfaRegistered ? ["pwd", "mfa"] : ["pwd"])
+        return proceed()
+    }
+
+    private mutating func completeMFA(_ user: DirectoryUser) -> HTTPResponse {
+        signIn(user, methods: pending.authenticationMethods.filter { $0 != "mfa" } + ["mfa"])
+        return proceed()
+    }
+
+    // MARK: - Who may sign in
+
+    struct Candidate {
+        var account: BrowserSession.SignedInAccount
+        var user: DirectoryUser
+    }
+
+    /// Accounts of the browser session this request may use: existing, enabled, admitted by the authority.
+    func sessionCandidates() -> [Candidate] {
+        guard let session else { return [] }
+        return session.accounts.compactMap { account in
+            guard let user = directory.user(id: account.userID), let tenant = directory.tenant(id: user.tenantID),
+                  accountProblem(user) == nil, admits(user, tenant), matchesDomainHint(tenant) else { return nil }
+            return Candidate(account: account, user: user)
+        }
+    }
+
+    func autoLoginCandidates() -> [DirectoryUser] {
+        directory.users.filter { user in
+            guard let tenant = directory.tenant(id: user.tenantID) else { return false }
+            return accountProblem(user) == nil && admits(user, tenant) && matchesDomainHint(tenant)
+        }
+    }
+
+    /// The authority's tenant rule, and a registered single-tenant app's home tenant.
+    func admits(_ user: DirectoryUser, _ tenant: Tenant) -> Bool {
+        guard request.selector.admits(tenant) else { return false }
+        if request.client.isRegistered, let home = app.tenantID { return home == tenant.id }
+        return true
+    }
+
+    /// `domain_hint` narrows which signed-in accounts are offered: `consumers`, `organizations` or a domain.
+    func matchesDomainHint(_ tenant: Tenant) -> Bool {
+        guard let hint = request.domainHint?.lowercased() else { return true }
+        switch hint {
+        case "consumers": return tenant.kind == .consumers
+        case "organizations": return tenant.kind == .organization
+        default:
+            guard directory.tenant(matching: hint) != nil else { return true }
+            return tenant.domains.contains(hint) || tenant.id == hint
+        }
+    }
+
+    func accountProblem(_ user: DirectoryUser) -> IdentityError? {
+        if user.locked { return .accountLocked() }
+        if !user.accountEnabled { return .accountDisabled() }
+        return nil
+    }
+
+    func needsMFA(_ user: DirectoryUser) -> Bool { user.mfaRequired || ClaimsRequest.requiresMFA(request.claimsRequest) }
+
+    func notInTenant() -> IdentityError {
+        let tenant: String = switch request.selector {
+        case .specific(let t): t.id
+        case .consumers: Tenant.consumersTenantID
+        case .common, .organizations: app.tenantID ?? pending.tenantSegment
+        }
+        return .userNotInTenant(tenant: tenant, clientID: app.clientID, appName: appName)
+    }
+
+    var resourceName: String { request.scopes.resource?.displayName ?? appName }
+
+    // MARK: - Changing state
+
+    /// Adds `user` to the browser session (creating it and its cookie if needed) and to this flow.
+    mutating func signIn(_ user: DirectoryUser, methods: [String]) {
+        let existing = session?.id
+        let (updated, isNew) = service.state.withLock { $0.signIn(userID: user.id, methods: methods, at: now, sessionID: existing) }
+        session = updated
+        if isNew {
+            headers.set("Set-Cookie", SessionCookie.setCookie(sessionID: updated.id, secure: exchange.context.isSecure))
+        }
+        pending.userID = user.id
+        pending.authenticationMethods = methods
+        pending.sessionID = updated.id
+    }
+
+    /// Stores the flow and shows `page`.
+    mutating func showPage(_ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
+        let snapshot = pending
+        service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
+        return PageLayout.response(page, status: status, headers: headers)
+    }
+
+    mutating func showSignIn(login: String?, error: IdentityError?) -> HTTPResponse {
+        pending.userID = nil
+        return showPage(Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
+    }
+
+    mutating func showPicker(_ candidates: [Candidate]) -> HTTPResponse {
+        showPage(Pages.accountPicker(form: form, appName: appName, accounts: candidates.map { tile($0.user) }))
+    }
+
+    func tile(_ user: DirectoryUser) -> Pages.AccountTile {
+        let tenant = directory.tenant(id: user.tenantID)
+        return Pages.AccountTile(userID: user.id, displayName: user.displayName, signInName: user.userPrincipalName,
+                                 note: tenant?.kind == .consumers ? "Personal account" : tenant?.displayName)
+    }
+
+    mutating func showConsent(user: DirectoryUser, evaluation: ConsentEvaluation) -> HTTPResponse {
+        let asked = request.prompt == .consent ? evaluation.permissions : evaluation.needingUserConsent
+        var lines = asked.map { permission in
+            let entry = PermissionDescriptions.describe(permission, resource: evaluation.resource)
+            let scope = request.scopes.responseScopes(granted: [permission]).first ?? permission
+            return Pages.PermissionLine(scope: scope, title: entry.title, detail: entry.detail)
+        }
+        lines += request.scopes.reserved.map { reserved in
+            let entry = PermissionDescriptions.describe(reserved)
+            return Pages.PermissionLine(scope: reserved.rawValue, title: entry.title, detail: entry.detail)
+        }
+        let publisher = request.client.isRegistered ? "Registered in this FakeEntra directory" : "Unverified (not registered in this FakeEntra directory)"
+        return showPage(Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines))
+    }
+
+    /// Ends the flow with an error: back to the app for a browser flow, on a page for a device.
+    mutating func fail(_ error: IdentityError, cancelled: Bool = false) -> HTTPResponse {
+        let flowID = pending.id
+        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+        switch request.reply {
+        case .redirect(let uri, let mode, let state):
+            let parameters = AuthorizationResponder.errorParameters(error, state: state, trace: exchange.trace, cancelled: cancelled)
+            return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
+        case .device(let deviceCode):
+            guard cancelled else {
+                return PageLayout.response(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest, headers: headers)
+            }
+            let now = self.now
+            service.state.withLock { state in
+                if var record = state.deviceCodes[deviceCode], record.status == .pending, record.expiresAt > now {
+                    record.status = .declined
+                    state.deviceCodes[deviceCode] = record
+                }
+            }
+            return PageLayout.response(Pages.deviceDeclined(appName: appName), headers: headers)
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// What the pages post back (`action=` plus the page's own fields), and how the flow ends.
+extension InteractiveFlow {
+    mutating func handle(_ form: FormParameters) -> HTTPResponse {
+        let action = form["action"]?.lowercased() ?? ""
+        switch action {
+        case "signin": return submitCredentials(login: form["login"] ?? "", password: form["passwd"] ?? "")
+        case "pick": return pickAccount(form["account"] ?? "")
+        case "mfa": return submitVerificationCode(form["otc"] ?? "")
+        case "accept": return pending.userID == nil ? proceed() : proceed(consentAccepted: true)
+        case "changepassword":
+            return changePassword(login: form["login"] ?? "", current: form["currentPassword"] ?? "", new: form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
+        case "signup": return showCreateAccount(email: form["login"], displayName: nil, error: nil)
+        case "create": return createAccount(email: form["email"] ?? "", displayName: form["displayName"] ?? "", password: form["passwd"] ?? "")
+        case "cancel": return fail(.userCancelled(), cancelled: true)
+        case "return": return fail(.adminConsentRequired())
+        default: return proceed()
+        }
+    }
+
+    // MARK: - Sign-in page
+
+    mutating func submitCredentials(login rawLogin: String, password: String) -> HTTPResponse {
+        let login = rawLogin.trimmingCharacters(in: .whitespaces)
+        guard !login.isEmpty else { return showSignIn(login: nil, error: .missingSignInName()) }
+        guard let user = findUser(login) else { return showSignIn(login: login, error: .userNotFound(login, tenant: directoryName(for: login))) }
+        guard let tenant = directory.tenant(id: user.tenantID), admits(user, tenant) else { return showSignIn(login: login, error: notInTenant()) }
+        if let problem = accountProblem(user) { return showSignIn(login: login, error: problem) }
+        guard user.password == password else { return showSignIn(login: login, error: .invalidCredentials()) }
+        if user.passwordExpired { return showPasswordChange(login: login, error: nil) }
+        signIn(user, methods: ["pwd"])
+        return proceed()
+    }
+
+    /// The user named `login`, preferring the tenants this authority admits (one name may exist twice).
+    func findUser(_ login: String) -> DirectoryUser? {
+        let matches = directory.users.filter { $0.answers(to: login) || $0.id == login.lowercased() }
+        return matches.first { user in directory.tenant(id: user.tenantID).map { admits(user, $0) } ?? false } ?? matches.first
+    }
+
+    /// The directory an unknown user was looked for in, as AADSTS50034 names it.
+    func directoryName(for login: String) -> String {
+        if case .specific(let tenant) = request.selector { return tenant.primaryDomain }
+        if let at = login.lastIndex(of: "@") { return String(login[login.index(after: at)...]) }
+        return pending.tenantSegment
+    }
+
+    // MARK: - Account picker
+
+    mutating func pickAccount(_ choice: String) -> HTTPResponse {
+        switch choice.lowercased() {
+        case "cancel": return fail(.userCancelled(), cancelled: true)
+        case "other", "": return showSignIn(login: nil, error: nil)
+        default: break
+        }
+        if let candidate = sessionCandidates().first(where: { $0.user.id == choice.lowercased() }) {
+            pending.userID = nil
+            return reuse(candidate)
+        }
+        // With --auto-login the picker lists directory users, who sign in without a password.
+        if options.autoLogin, let user = autoLoginCandidates().first(where: { $0.id == choice.lowercased() }) {
+            signIn(user, methods: needsMFA(user) && user.mfaRegistered ? ["pwd", "mfa"] : ["pwd"])
+            return proceed()
+        }
+        return showSignIn(login: nil, error: nil)
+    }
+
+    private mutating func reuse(_ candidate: Candidate) -> HTTPResponse {
+        if let maxAge = request.maxAge, now.timeIntervalSince(candidate.account.authTime) > maxAge {
+            return showSignIn(login: candidate.user.userPrincipalName, error: nil)
+        }
+        pending.userID = candidate.user.id
+        pending.authenticationMethods = candidate.account.authenticationMethods
+        pending.sessionID = session?.id
+        return proceed()
+    }
+
+    // MARK: - Second factor
+
+    mutating func submitVerificationCode(_ code: String) -> HTTPResponse {
+        guard let userID = pending.userID, let user = directory.user(id: userID) else { return proceed() }
+        let digits = code.trimmingCharacters(in: .whitespaces)
+        guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return showPage(Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
+        }
+        signIn(user, methods: pending.authenticationMethods.filter { $0 != "mfa" } + ["mfa"])
+        return proceed()
+    }
+
+    // MARK: - Expired password
+
+    mutating func showPasswordChange(login: String, error: String?) -> HTTPResponse {
+        showPage(Pages.passwordChange(form: form, login: login, notice: .passwordExpired(), error: error))
+    }
+
+    mutating func changePassword(login: String, current: String, new: String, confirmation: String) -> HTTPResponse {
+        guard let user = findUser(login), let tenant = directory.tenant(id: user.tenantID), admits(user, tenant),
+              accountProblem(user) == nil else { return showSignIn(login: login, error: nil) }
+        guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
+        guard new.count >= 8 else { return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.") }
+        guard new == confirmation else { return showPasswordChange(login: login, error: "The passwords don't match.") }
+        guard new != current else { return showPasswordChange(login: login, error: "You can't reuse your current password.") }
+        let now = self.now
+        service.directory.withLock { directory in
+            guard let index = directory.users.firstIndex(where: { $0.id == user.id }) else { return }
+            directory.users[index].password = new
+            directory.users[index].passwordExpired = false
+            // As after a real password change, refresh tokens issued before now stop working (AADSTS50173).
+            directory.users[index].tokensValidFrom = now
+        }
+        directory = service.currentDirectory
+        signIn(user, methods: ["pwd"])
+        return proceed()
+    }
+
+    // MARK: - prompt=create
+
+    /// The tenant a new account joins: the authority's own, or for common/consumers the consumers tenant
+    /// (sign-up through Microsoft accounts); `organizations` takes the tenant owning the email's domain.
+    func signUpTenant(for email: String?) -> Tenant? {
+        switch request.selector {
+        case .specific(let tenant): return tenant
+        case .consumers, .common:
+            if let email, let domain = email.split(separator: "@").last.map(String.init), let owner = directory.tenant(matching: domain),
+               owner.kind == .organization, case .common = request.selector { return owner }
+            return directory.tenant(id: Tenant.consumersTenantID)
+        case .organizations:
+            guard let email, let domain = email.split(separator: "@").last.map(String.init) else { return nil }
+            return directory.tenant(matching: domain).flatMap { $0.kind == .organization ? $0 : nil }
+        }
+    }
+
+    var canCreateAccounts: Bool {
+        if case .specific(let tenant) = request.selector { return tenant.kind != .b2c }
+        return true
+    }
+
+    mutating func showCreateAccount(email: String?, displayName: String?, error: String?) -> HTTPResponse {
+        let tenantName = signUpTenant(for: email)?.displayName ?? "your organization"
+        return showPage(Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
+    }
+
+    mutating func createAccount(email rawEmail: String, displayName rawName: String, password: String) -> HTTPResponse {
+        let email = rawEmail.trimmingCharacters(in: .whitespaces)
+        let name = rawName.trimmingCharacters(in: .whitespaces)
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
+            return showCreateAccount(email: email, displayName: name, error: "Enter a valid email address.")
+        }
+        guard password.count >= 8 else {
+            return showCreateAccount(email: email, displayName: name, error: "Passwords must have at least 8 characters.")
+        }
+        guard let tenant = signUpTenant(for: email) else {
+            return showCreateAccount(email: email, displayName: name, error: "No organization in this directory owns the domain '\(parts[1])'.")
+        }
+        let localPart = String(parts[0])
+        let user = DirectoryUser(
+            id: IdentityExchange.newGUID(), tenantID: tenant.id, userPrincipalName: email,
+            displayName: name.isEmpty ? localPart : name, mail: email, password: password
+        )
+        let created: Bool = service.directory.withLock { directory in
+            guard !directory.users.contains(where: { $0.tenantID == tenant.id && $0.answers(to: email) }) else { return false }
+            directory.users.append(user)
+            return true
+        }
+        guard created else {
+            return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
+        }
+        directory = service.currentDirectory
+        pending.isNewUser = true
+        signIn(user, methods: ["pwd"])
+        return proceed()
+    }
+
+    // MARK: - The end of a successful flow
+
+    /// Issues the authorization code (or approves the device code) for `user`.
+    mutating func complete(user: DirectoryUser) -> HTTPResponse {
+        let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
+        let account = session?.account(userID: user.id)
+        let grant = GrantContext(
+            clientID: app.clientID, userID: user.id, tenantID: user.tenantID,
+            scopes: request.scopes.responseScopes(granted: evaluation.permissions),
+            resourceAppID: request.scopes.resource?.appID, endpointVersion: request.version,
+            authTime: account?.authTime ?? now, sessionID: session?.publicID,
+            authenticationMethods: pending.authenticationMethods.isEmpty ? ["pwd"] : pending.authenticationMethods,
+            claimsRequest: request.claimsRequest, clientCapabilities: request.clientCapabilities,
+            isNewUser: pending.isNewUser
+        )
+        let flowID = pending.id
+        let now = self.now
+        switch request.reply {
+        case .redirect(let uri, let mode, _):
+            let code = SecureRandom.base64URLString(byteCount: 48)
+            let record = AuthorizationCodeRecord(
+                code: code, grant: grant, redirectURI: uri, codeChallenge: request.codeChallenge,
+                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
+                issuedAt: now, expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
+            )
+            service.state.withLock { state in
+                state.pendingAuthorizations.removeValue(forKey: flowID)
+                state.authorizationCodes[code] = record
+            }
+            let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID)
+            return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
+        case .device(let deviceCode):
+            let approved: Bool = service.state.withLock { state in
+                state.pendingAuthorizations.removeValue(forKey: flowID)
+                guard var record = state.deviceCodes[deviceCode], record.status == .pending, record.expiresAt > now else { return false }
+                record.status = .approved(grant)
+                state.deviceCodes[deviceCode] = record
+                return true
+            }
+            guard approved else {
+                return PageLayout.response(Pages.deviceCodeEntry(action: "/devicelogin", code: nil, message: DeviceLogin.expiredMessage), headers: headers)
+            }
+            return PageLayout.response(Pages.deviceSignedIn(appName: appName), headers: headers)
+        }
+    }
+}
+
+extension IdentityError {
+    static func missingSignInName() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: 'login'. Enter a valid email address, phone number, or Skype name.")
+    }
+}

@@ -1,0 +1,63 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// `/{tenant}/oauth2/v2.0/logout` and v1 `/{tenant}/oauth2/logout`: ends the browser session (or, with
+/// `logout_hint`, one account of it) and returns to `post_logout_redirect_uri` when that URI is one the
+/// app may use; otherwise, and without one, shows the signed-out page.
+enum LogoutEndpoint {
+    static func respond(_ exchange: IdentityExchange, version: EndpointVersion) -> HTTPResponse {
+        let parameters = exchange.parameters
+        let service = exchange.service
+        var headers: HTTPHeaders = [:]
+
+        if let sessionID = exchange.request.cookies[SessionCookie.name] {
+            let hint = parameters["logout_hint"]
+            let directory = service.currentDirectory
+            let sessionEnded: Bool = service.state.withLock { state in
+                guard var session = state.sessions[sessionID] else { return true }
+                if let hint, let user = directory.users.first(where: { $0.answers(to: hint) || $0.id == hint.lowercased() }),
+                   session.accounts.contains(where: { $0.userID == user.id }), session.accounts.count > 1 {
+                    session.accounts.removeAll { $0.userID == user.id }
+                    state.sessions[sessionID] = session
+                    return false
+                }
+                state.sessions.removeValue(forKey: sessionID)
+                return true
+            }
+            if sessionEnded { headers.add("Set-Cookie", SessionCookie.clearCookie(secure: exchange.context.isSecure)) }
+        }
+
+        if let target = parameters["post_logout_redirect_uri"] ?? parameters["redirect_uri"], !target.isEmpty,
+           isAllowed(target, clientID: clientID(parameters), directory: service.currentDirectory, options: service.options) {
+            var redirectParameters: [(String, String)] = []
+            if let state = parameters["state"] { redirectParameters.append(("state", state)) }
+            headers.set("Location", redirectParameters.isEmpty ? target : AuthorizationResponder.redirectURL(target, parameters: redirectParameters, mode: .query))
+            headers.set("Cache-Control", "no-store, no-cache")
+            headers.set("Content-Length", "0")
+            return HTTPResponse(status: .found, headers: headers)
+        }
+        return PageLayout.response(Pages.signedOut(), headers: headers)
+    }
+
+    /// `client_id`, or the audience of `id_token_hint` (read, not verified: it only picks the app whose
+    /// redirect URIs are compared).
+    static func clientID(_ parameters: FormParameters) -> String? {
+        if let id = parameters["client_id"], !id.isEmpty { return id }
+        guard let hint = parameters["id_token_hint"] else { return nil }
+        let segments = hint.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, let payload = Base64URL.decode(String(segments[1])),
+              let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else { return nil }
+        return claims["aud"] as? String ?? (claims["aud"] as? [String])?.first
+    }
+
+    /// The app's own redirect URIs (as /authorize checks them); without a known app, any registered app's
+    /// redirect URI, or outside strict mode the native forms a lenient client may use.
+    static func isAllowed(_ uri: String, clientID: String?, directory: Directory, options: IdentityOptions) -> Bool {
+        if let clientID, let client = try? ClientResolver.resolve(clientID: clientID, directory: directory, options: options) {
+            return (try? ClientResolver.validateRedirectURI(uri, for: client)) != nil
+        }
+        if directory.applications.contains(where: { $0.redirectURIs.contains(uri) }) { return true }
+        return !options.strict && ClientResolver.isNativeRedirectURI(uri)
+    }
+}

@@ -1,0 +1,128 @@
+/// Where a page's form posts back to, and the id of the server-side flow it continues.
+struct PageForm: Sendable {
+    var action: String
+    var flowID: String
+
+    var hiddenFields: HTML { HTML.hidden("ctx", flowID) }
+}
+
+/// The pages of signing in. Element ids and field names follow Microsoft's own pages (`i0116`, `i0118`,
+/// `idSIButton9`, `idBtn_Back`, `otc`…) so that UI tests written against the real service find them.
+enum Pages {
+    /// Which element shows an error: the user-name field's or the password field's, as on Microsoft's page.
+    private static func errorID(for error: IdentityError) -> String {
+        [50126, 50053, 50055].contains(error.code) ? "passwordError" : "usernameError"
+    }
+
+    static func signIn(form: PageForm, appName: String, login: String?, error: IdentityError?, offerSignUp: Bool) -> HTML {
+        let signUp: HTML = offerSignUp
+            ? "<p class=\"muted\">No account? <button type=\"submit\" class=\"link\" name=\"action\" value=\"signup\" id=\"signup\" formnovalidate>Create one!</button></p>"
+            : .empty
+        return PageLayout.document(title: "Sign in to your account", heading: "Sign in", content: """
+            <p id="appName" class="muted">to continue to \(appName)</p>
+            <form id="signin" name="f1" method="post" action="\(form.action)" novalidate>
+            \(form.hiddenFields)
+            \(error.map { HTML.alert(id: errorID(for: $0), $0) } ?? .empty)
+            <label for="i0116">Email, phone, or Skype</label>
+            <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required autofocus aria-required="true">
+            <label for="i0118">Password</label>
+            <input type="password" name="passwd" id="i0118" autocomplete="current-password" required aria-required="true">
+            \(signUp)
+            <div class="actions">
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
+            <button type="submit" name="action" value="signin" id="idSIButton9" class="primary">Sign in</button>
+            </div>
+            </form>
+            """)
+    }
+
+    struct AccountTile {
+        var userID: String
+        var displayName: String
+        var signInName: String
+        var note: String?
+    }
+
+    static func accountPicker(form: PageForm, appName: String, accounts: [AccountTile]) -> HTML {
+        let tiles: [HTML] = accounts.enumerated().map { index, account in
+            """
+            <li><button type="submit" class="tile" name="account" value="\(account.userID)" id="account-\(index)" data-upn="\(account.signInName)">\
+            \(account.displayName)<small>\(account.signInName)\(account.note.map { " · " + $0 } ?? "")</small></button></li>
+            """
+        }
+        return PageLayout.document(title: "Pick an account", heading: "Pick an account", content: """
+            <p id="appName" class="muted">to continue to \(appName)</p>
+            <form id="picker" method="post" action="\(form.action)">
+            \(form.hiddenFields)
+            <input type="hidden" name="action" value="pick">
+            <ul class="tiles" id="accounts">
+            \(tiles)
+            <li><button type="submit" class="tile" name="account" value="other" id="otherTile">Use another account</button></li>
+            </ul>
+            <div class="actions">
+            <button type="submit" name="account" value="cancel" id="idBtn_Back">Back</button>
+            </div>
+            </form>
+            """)
+    }
+
+    /// Any six digits pass: FakeEntra has no authenticator app, only the shape of the step.
+    static func mfa(form: PageForm, displayName: String, error: IdentityError?) -> HTML {
+        PageLayout.document(title: "Verify your identity", heading: "Enter code", content: """
+            <p>\(displayName), enter the code displayed in the authenticator app on your mobile device.</p>
+            <p class="muted">FakeEntra accepts any 6-digit code.</p>
+            <form id="mfa" method="post" action="\(form.action)" novalidate>
+            \(form.hiddenFields)
+            \(HTML.alert(id: "idSpan_SAOTCC_Error_OTC", error))
+            <label for="idTxtBx_SAOTCC_OTC">Code</label>
+            <input type="text" name="otc" id="idTxtBx_SAOTCC_OTC" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+            <div class="actions">
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
+            <button type="submit" name="action" value="mfa" id="idSubmit_SAOTCC_Continue" class="primary">Verify</button>
+            </div>
+            </form>
+            """)
+    }
+
+    static func passwordChange(form: PageForm, login: String, notice: IdentityError, error: String?) -> HTML {
+        PageLayout.document(title: "Update your password", heading: "Update your password", content: """
+            <p>You need to update your password because your password has expired.</p>
+            <p class="muted" id="expiredNotice" data-aadsts="\(notice.code)">\(notice.prefixedCode): \(notice.message)</p>
+            <form id="passwordchange" method="post" action="\(form.action)" novalidate>
+            \(form.hiddenFields)
+            \(HTML.hidden("login", login))
+            \(HTML.alert(id: "passwordChangeError", message: error))
+            <label for="currentPassword">Current password</label>
+            <input type="password" name="currentPassword" id="currentPassword" autocomplete="current-password" required>
+            <label for="newPassword">New password</label>
+            <input type="password" name="newPassword" id="newPassword" autocomplete="new-password" required>
+            <label for="confirmNewPassword">Confirm password</label>
+            <input type="password" name="confirmNewPassword" id="confirmNewPassword" autocomplete="new-password" required>
+            <div class="actions">
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
+            <button type="submit" name="action" value="changepassword" id="idSIButton9" class="primary">Sign in</button>
+            </div>
+            </form>
+            """)
+    }
+
+    static func createAccount(form: PageForm, appName: String, tenantName: String, email: String?, displayName: String?, error: String?) -> HTML {
+        PageLayout.document(title: "Create account", heading: "Create account", content: """
+            <p id="appName" class="muted">to continue to \(appName) · new account in \(tenantName)</p>
+            <form id="signup" method="post" action="\(form.action)" novalidate>
+            \(form.hiddenFields)
+            \(HTML.alert(id: "signupError", message: error))
+            <label for="MemberName">Email</label>
+            <input type="email" name="email" id="MemberName" value="\(email)" autocomplete="username" required autofocus>
+            <label for="DisplayName">Name</label>
+            <input type="text" name="displayName" id="DisplayName" value="\(displayName)" autocomplete="name">
+            <label for="PasswordInput">Create a password</label>
+            <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
+            <div class="actions">
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
+            <button type="submit" name="action" value="create" id="idSIButton9" class="primary">Next</button>
+            </div>
+            </form>
+            """)
+    }
+}

@@ -1,0 +1,93 @@
+import EntraCrypto
+import Foundation
+
+/// Validates a `client_assertion` (RFC 7523): an RS256 JWT signed with the key of a certificate
+/// registered on the app, addressed to a token endpoint, issued by and about the client, in date.
+enum ClientAssertionValidator {
+    /// Assertions may be a few minutes early or late, as clocks drift.
+    static let allowedSkew: TimeInterval = 300
+
+    static func validate(_ assertion: String, application app: Application, now: Date) throws(IdentityError) {
+        guard let jwt = ParsedJWT(assertion) else { throw .malformedClientAssertion("JWT token is invalid or malformed.") }
+        guard jwt.jws.algorithm == "RS256" else {
+            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256.")
+        }
+        let certificate = try signingCertificate(for: jwt, application: app)
+        guard let key = try? certificate.publicKey, JWS.verifyRS256(jwt.jws, key: key) else {
+            throw .clientAssertionSignatureInvalid(clientID: app.clientID)
+        }
+        guard let audience = jwt.string("aud") ?? (jwt.claims["aud"] as? [String])?.first, isTokenEndpoint(audience) else {
+            throw .clientAssertionAudienceInvalid(jwt.string("aud") ?? "")
+        }
+        guard jwt.string("iss") == app.clientID || jwt.string("iss")?.lowercased() == app.clientID.lowercased(),
+              jwt.string("sub")?.lowercased() == app.clientID.lowercased() else {
+            throw .clientAssertionSubjectInvalid(clientID: app.clientID)
+        }
+        guard let expiry = jwt.date("exp") else { throw .malformedClientAssertion("The client assertion must contain an 'exp' claim.") }
+        let notBefore = jwt.date("nbf")
+        if expiry.addingTimeInterval(allowedSkew) <= now || (notBefore.map { $0.addingTimeInterval(-allowedSkew) > now } ?? false) {
+            throw .clientAssertionOutOfRange(now: now, notBefore: notBefore, expiry: expiry)
+        }
+        guard let jti = jwt.string("jti"), !jti.isEmpty else {
+            throw .malformedClientAssertion("The client assertion must contain a 'jti' claim.")
+        }
+    }
+
+    /// The certificate the header names by thumbprint (`x5t`, `x5t#S256`); without a thumbprint, the
+    /// first registered certificate whose key verifies the signature.
+    static func signingCertificate(for jwt: ParsedJWT, application app: Application) throws(IdentityError) -> X509Certificate {
+        let certificates = app.certificates.compactMap { try? X509Certificate(pem: $0) }
+        let sha1 = jwt.header["x5t"] as? String
+        let sha256 = jwt.header["x5t#S256"] as? String
+        if sha1 != nil || sha256 != nil {
+            let named = certificates.first { cert in
+                (sha1.flatMap(Base64URL.decode) == cert.sha1Thumbprint) || (sha256.flatMap(Base64URL.decode) == cert.sha256Thumbprint)
+            }
+            guard let named else {
+                let shown = sha1.flatMap(Base64URL.decode).map(hex) ?? sha256.flatMap(Base64URL.decode).map(hex) ?? ""
+                throw .clientAssertionCertificateNotRegistered(thumbprint: shown, clientID: app.clientID)
+            }
+            return named
+        }
+        if let verifying = certificates.first(where: { cert in (try? cert.publicKey).map { JWS.verifyRS256(jwt.jws, key: $0) } ?? false }) {
+            return verifying
+        }
+        throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
+    }
+
+    /// Any host and tenant form of a v2 or v1 token endpoint: clients build it from their authority.
+    static func isTokenEndpoint(_ audience: String) -> Bool {
+        guard let url = URLComponents(string: audience), url.host != nil else { return false }
+        let path = url.path.lowercased()
+        return path.hasSuffix("/oauth2/v2.0/token") || path.hasSuffix("/oauth2/token")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+}
+
+extension IdentityError {
+    public static func malformedClientAssertion(_ detail: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 50027, message: "Invalid client assertion. \(detail)")
+    }
+
+    public static func clientAssertionSignatureInvalid(clientID: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 7000274, message: "Key was found, but use of the key to verify the signature failed. Client assertion failed signature validation for app '\(clientID)'.")
+    }
+
+    public static func clientAssertionCertificateNotRegistered(thumbprint: String, clientID: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 700027, message: "The certificate with identifier used to sign the client assertion is not registered on application. [Reason - The key was not found., Thumbprint of key used by client: '\(thumbprint)', Please visit the Azure Portal, Graph Explorer or directly use MS Graph to see configured keys for app Id '\(clientID)'.]")
+    }
+
+    public static func clientAssertionAudienceInvalid(_ audience: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 700021, message: "Client assertion audience claim does not match Realm issuer. Audience '\(audience)' is not a token endpoint of this service.")
+    }
+
+    public static func clientAssertionSubjectInvalid(clientID: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 700023, message: "Client assertion contains an invalid issuer or subject: both must be the client id '\(clientID)'.")
+    }
+
+    public static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {
+        let from = notBefore.map { String(Int($0.timeIntervalSince1970)) } ?? "unspecified"
+        return IdentityError(error: "invalid_client", code: 700024, message: "Client assertion is not within its valid time range. Current time: \(isoString(now)), assertion valid from \(from), expiry time of assertion \(isoString(expiry)). Review the documentation at https://aka.ms/msal-client-assertion.")
+    }
+}

@@ -1,0 +1,133 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// How a client proved who it is; the value of `appidacr`/`azpacr` in its tokens.
+public enum ClientAuthenticationMethod: Int, Sendable, Equatable {
+    case none = 0
+    case secret = 1
+    case certificate = 2
+}
+
+/// The client credentials a /token request carries (body, or HTTP Basic for the secret).
+public struct PresentedClientCredentials: Sendable, Equatable {
+    public var clientID: String?
+    public var secret: String?
+    public var assertionType: String?
+    public var assertion: String?
+
+    public init(clientID: String? = nil, secret: String? = nil, assertionType: String? = nil, assertion: String? = nil) {
+        self.clientID = clientID
+        self.secret = secret
+        self.assertionType = assertionType
+        self.assertion = assertion
+    }
+
+    public static let jwtBearerAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+
+    /// Reads `client_id`, `client_secret`, `client_assertion_type`, `client_assertion` and an
+    /// `Authorization: Basic` header (RFC 6749 §2.3.1: both halves form-encoded).
+    public init(parameters: FormParameters, headers: HTTPHeaders) {
+        clientID = parameters["client_id"].flatMap { $0.isEmpty ? nil : $0 }
+        secret = parameters["client_secret"].flatMap { $0.isEmpty ? nil : $0 }
+        assertionType = parameters["client_assertion_type"]
+        assertion = parameters["client_assertion"].flatMap { $0.isEmpty ? nil : $0 }
+        if let authorization = headers["Authorization"], authorization.lowercased().hasPrefix("basic "),
+           let decoded = Data(base64Encoded: String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+           let text = String(data: decoded, encoding: .utf8), let colon = text.firstIndex(of: ":") {
+            let id = FormCoding.percentDecode(String(text[..<colon]).replacingOccurrences(of: "+", with: " ")) ?? String(text[..<colon])
+            let password = String(text[text.index(after: colon)...])
+            if clientID == nil { clientID = id }
+            if secret == nil { secret = FormCoding.percentDecode(password.replacingOccurrences(of: "+", with: " ")) ?? password }
+        }
+    }
+}
+
+public struct AuthenticatedClient: Sendable, Equatable {
+    public var client: ResolvedClient
+    public var method: ClientAuthenticationMethod
+
+    public var application: Application { client.application }
+    public var isConfidential: Bool { method != .none }
+}
+
+public enum ClientAuthenticator {
+    /// Authenticates the client of a /token request. A lenient (unregistered) client presenting a secret
+    /// is registered as a confidential client bound to that secret. `requireCredential` is set by the
+    /// grants only confidential clients may use (client credentials, on-behalf-of).
+    public static func authenticate(
+        _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, now: Date,
+        requireCredential: Bool = false
+    ) throws(IdentityError) -> AuthenticatedClient {
+        let app = client.application
+        if let assertion = presented.assertion {
+            guard presented.assertionType == PresentedClientCredentials.jwtBearerAssertionType else {
+                throw .invalidClientAssertionType(presented.assertionType)
+            }
+            try ClientAssertionValidator.validate(assertion, application: app, now: now)
+            return AuthenticatedClient(client: client, method: .certificate)
+        }
+        if let secret = presented.secret {
+            guard client.isRegistered else {
+                let bound = try bindSecret(secret, clientID: app.clientID, service: service, now: now)
+                return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .secret)
+            }
+            try verifySecret(secret, of: app, now: now)
+            return AuthenticatedClient(client: client, method: .secret)
+        }
+        if requireCredential || (client.isRegistered && app.requiresCredential) { throw .missingClientCredential() }
+        return AuthenticatedClient(client: client, method: .none)
+    }
+
+    static func verifySecret(_ secret: String, of app: Application, now: Date) throws(IdentityError) {
+        guard !app.secrets.isEmpty else {
+            if app.isPublicClient && app.certificates.isEmpty { throw .publicClientSentSecret() }
+            throw .invalidClientSecret(clientID: app.clientID)
+        }
+        guard let match = app.secrets.first(where: { constantTimeEquals($0.value, secret) }) else {
+            throw .invalidClientSecret(clientID: app.clientID)
+        }
+        if let expiry = match.expiresAt, expiry <= now { throw .clientSecretExpired(clientID: app.clientID) }
+    }
+
+    /// First use of an unknown client id with a secret: it becomes a confidential app bound to that secret.
+    /// Done under the directory lock so two concurrent first requests cannot bind two secrets.
+    static func bindSecret(_ secret: String, clientID: String, service: IdentityService, now: Date) throws(IdentityError) -> Application {
+        let result: Result<Application, IdentityError> = service.directory.withLock { directory in
+            if let existing = directory.application(clientID: clientID) {
+                do throws(IdentityError) {
+                    try verifySecret(secret, of: existing, now: now)
+                    return .success(existing)
+                } catch {
+                    return .failure(error)
+                }
+            }
+            var app = ClientResolver.lenientApplication(clientID: clientID)
+            app.isPublicClient = false
+            app.secrets = [.init(value: secret)]
+            directory.applications.append(app)
+            return .success(app)
+        }
+        return try result.get()
+    }
+
+    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for i in 0..<max(x.count, y.count) {
+            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
+        }
+        return difference == 0
+    }
+}
+
+extension Application {
+    /// A confidential client must authenticate on every /token request (AADSTS7000218 otherwise).
+    var requiresCredential: Bool { !isPublicClient }
+}
+
+extension IdentityError {
+    public static func invalidClientAssertionType(_ type: String?) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 70002, message: "Error validating credentials. The client_assertion_type '\(type ?? "")' is not supported; use 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'.")
+    }
+}

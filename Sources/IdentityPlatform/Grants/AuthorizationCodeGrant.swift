@@ -1,0 +1,61 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// `grant_type=authorization_code`: redeems a code /authorize issued (single use, short-lived, PKCE).
+enum AuthorizationCodeGrant {
+    static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
+        let code = try request.required("code")
+        let client = try request.authenticateClient()
+        let record = try lookUp(code, now: request.now, service: request.service)
+
+        guard record.grant.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else { throw .invalidCode() }
+        if !record.redirectURI.isEmpty {
+            let redirectURI = try request.required("redirect_uri")
+            guard redirectURI == record.redirectURI else { throw .redirectURIMismatch(redirectURI, clientID: client.application.clientID) }
+        }
+        if let challenge = record.codeChallenge {
+            let verifier = try request.required("code_verifier")
+            let method: PKCEMethod = record.codeChallengeMethod?.lowercased() == "s256" ? .s256 : .plain
+            guard PKCE.verify(verifier: verifier, challenge: challenge, method: method) else { throw .pkceMismatch() }
+        }
+        guard let user = request.directory.user(id: record.grant.userID) else { throw .invalidCode() }
+        try request.checkAccountUsable(user)
+        let tenant = try request.tenant(of: user)
+
+        // The code's own scopes were consented on the way through /authorize; a `scope` naming more
+        // (or another resource) needs consent already on record.
+        let original = try? ScopeRequest.parse(scopes: record.grant.scopes, directory: request.directory, options: request.options)
+        let scopes = try request.scopeRequest(fallback: record.grant.scopes)
+        var allowed = Set<String>()
+        if let original, original.resource?.appID == scopes.resource?.appID {
+            allowed = Set(request.directory.delegatedPermissions(for: original, client: client.application, userID: user.id, tenantID: user.tenantID).map { $0.lowercased() })
+        }
+        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed)
+
+        try markRedeemed(code, now: request.now, service: request.service)
+        var grant = record.grant
+        grant.scopes = scopes.scopes
+        grant.resourceAppID = scopes.resource?.appID
+        grant.endpointVersion = request.version
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)
+    }
+
+    static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
+        let record = service.state.withLock { $0.authorizationCodes[code] }
+        guard let record else { throw .invalidCode() }
+        if record.redeemedAt != nil { throw .codeAlreadyRedeemed() }
+        if record.expiresAt <= now { throw .grantExpired() }
+        return record
+    }
+
+    /// Marks the code used, failing if a concurrent request redeemed it first.
+    static func markRedeemed(_ code: String, now: Date, service: IdentityService) throws(IdentityError) {
+        let won = service.state.withLock { state -> Bool in
+            guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
+            state.authorizationCodes[code]?.redeemedAt = now
+            return true
+        }
+        if !won { throw .codeAlreadyRedeemed() }
+    }
+}

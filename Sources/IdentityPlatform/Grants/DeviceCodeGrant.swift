@@ -1,0 +1,64 @@
+import EntraHTTP
+import Foundation
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:device_code`: the polling side of the device flow.
+/// The /devicelogin page (browser endpoints) approves or declines the record.
+enum DeviceCodeGrant {
+    static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
+        // v2 clients send `device_code`; ADAL (v1) sends `code`.
+        guard let deviceCode = request.optional("device_code") ?? request.optional("code") else { throw .missingParameter("device_code") }
+        let client = try request.authenticateClient()
+        let now = request.now
+        let outcome: Result<(DeviceCodeRecord, GrantContext), IdentityError> = request.service.state.withLock { state in
+            guard var record = state.deviceCodes[deviceCode],
+                  record.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
+                return .failure(.badVerificationCode())
+            }
+            defer { state.deviceCodes[deviceCode] = record }
+            if record.expiresAt <= now { return .failure(.deviceCodeExpired()) }
+            let tooSoon = record.lastPolledAt.map { now.timeIntervalSince($0) < TimeInterval(record.interval) } ?? false
+            record.lastPolledAt = now
+            switch record.status {
+            case .redeemed: return .failure(.invalidGrant())
+            case .declined: return .failure(.deviceAuthorizationDeclined())
+            case .pending: return .failure(tooSoon ? .slowDown() : .authorizationPending())
+            case .approved(let approval):
+                record.status = .redeemed
+                return .success((record, approval))
+            }
+        }
+        let (record, approval) = try outcome.get()
+        guard let user = request.directory.user(id: approval.userID) else { throw .invalidGrant() }
+        try request.checkAccountUsable(user)
+        let tenant = try request.tenant(of: user)
+        let scopes = try ScopeRequest.parse(scopes: approval.scopes.isEmpty ? record.requestedScopes : approval.scopes, directory: request.directory, options: request.options)
+        // The person consented on the /devicelogin pages when approving.
+        let permissions = request.directory.delegatedPermissions(for: scopes, client: client.application, userID: user.id, tenantID: user.tenantID)
+        var grant = approval
+        grant.scopes = scopes.scopes
+        grant.resourceAppID = scopes.resource?.appID
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
+    }
+}
+
+extension IdentityError {
+    public static func authorizationPending() -> IdentityError {
+        IdentityError(error: "authorization_pending", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Continue polling.")
+    }
+
+    public static func slowDown() -> IdentityError {
+        IdentityError(error: "slow_down", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Polling too frequently: wait for the interval before polling again.")
+    }
+
+    public static func deviceAuthorizationDeclined() -> IdentityError {
+        IdentityError(error: "authorization_declined", code: 70000, message: "The user has declined to authorize the device login request.")
+    }
+
+    public static func deviceCodeExpired() -> IdentityError {
+        IdentityError(error: "expired_token", code: 70019, message: "Verification code expired.")
+    }
+
+    public static func badVerificationCode() -> IdentityError {
+        IdentityError(error: "bad_verification_code", code: 70000, message: "The provided value for the 'device_code' parameter is not valid.")
+    }
+}

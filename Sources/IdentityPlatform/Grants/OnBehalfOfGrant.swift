@@ -1,0 +1,70 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` with `requested_token_use=on_behalf_of`:
+/// a web API trades the user access token it received for a token to a downstream resource.
+enum OnBehalfOfGrant {
+    static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
+        let use = try request.required("requested_token_use")
+        guard use == "on_behalf_of" else { throw .unsupportedRequestedTokenUse(use) }
+        let assertion = try request.required("assertion")
+        let client = try request.authenticateClient(requireCredential: true)
+        let scopes = try request.scopeRequest()
+        let incoming = try validate(assertion, for: client.application, request: request)
+        guard let oid = incoming.string("oid"), let user = request.directory.user(id: oid) else { throw .oboAssertionInvalid("The assertion does not identify a user of this directory.") }
+        try request.checkAccountUsable(user)
+        if let validFrom = user.tokensValidFrom, let issuedAt = incoming.date("iat"), validFrom > issuedAt {
+            throw .grantRevoked(issuedAt: issuedAt, validFrom: validFrom)
+        }
+        let methods = incoming.strings("amr")
+        try request.checkMultiFactor(user, methods: methods.isEmpty ? ["pwd"] : methods, resource: scopes.resource)
+        guard let tenant = request.directory.tenant(id: user.tenantID) else { throw .invalidGrant() }
+        // The middle tier cannot show a consent page: its configured permissions count as admin-consented.
+        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: request.configuredPermissions(scopes, client: client.application))
+        let grant = GrantContext(
+            clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
+            resourceAppID: scopes.resource?.appID, endpointVersion: request.version,
+            authTime: incoming.date("iat") ?? request.now, authenticationMethods: methods.isEmpty ? ["pwd"] : methods,
+            clientCapabilities: incoming.strings("xms_cc")
+        )
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
+    }
+
+    /// The assertion must be a user access token FakeEntra signed, in date, whose audience is the
+    /// presenting app (its app id or one of its identifier URIs).
+    static func validate(_ assertion: String, for app: Application, request: TokenRequest) throws(IdentityError) -> ParsedJWT {
+        guard let jwt = ParsedJWT(assertion) else { throw .oboAssertionInvalid("JWT token is invalid or malformed.") }
+        let keys = request.service.keys.published
+        let signer = jwt.jws.keyID.flatMap { kid in keys.first { $0.keyID == kid } } ?? keys.first
+        guard let signer, JWS.verifyRS256(jwt.jws, key: signer.privateKey.publicKey) else {
+            throw .oboAssertionInvalid("Assertion failed signature validation.")
+        }
+        guard let expiry = jwt.date("exp"), expiry > request.now else { throw .oboAssertionExpired() }
+        let audience = jwt.string("aud") ?? ""
+        let expected = [app.clientID] + app.identifierURIs
+        guard expected.contains(where: { $0.lowercased().trimmingSuffix("/") == audience.lowercased().trimmingSuffix("/") }) else {
+            throw .oboAudienceMismatch(audience: audience, expected: app.clientID)
+        }
+        guard jwt.claims["scp"] != nil else { throw .oboAssertionInvalid("The assertion is not a delegated (user) token.") }
+        return jwt
+    }
+}
+
+extension IdentityError {
+    public static func unsupportedRequestedTokenUse(_ value: String) -> IdentityError {
+        IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: 'requested_token_use' with value 'on_behalf_of'. Received '\(value)'.")
+    }
+
+    public static func oboAssertionInvalid(_ detail: String) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50027, message: "JWT token is invalid or malformed. \(detail)")
+    }
+
+    public static func oboAssertionExpired() -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token.")
+    }
+
+    public static func oboAudienceMismatch(audience: String, expected: String) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50013, message: "Assertion failed signature validation. [Reason - Assertion audience does not match the Client app presenting the assertion. The audience in the assertion was '\(audience)' and the expected audience is '\(expected)' or one of the Application Uris of this application with App ID '\(expected)'.]")
+    }
+}

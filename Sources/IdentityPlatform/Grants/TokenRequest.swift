@@ -1,0 +1,119 @@
+import EntraHTTP
+import Foundation
+
+/// One /token request with what every grant needs: parameters, tenant, directory snapshot, client
+/// authentication and token issuance.
+struct TokenRequest {
+    let exchange: IdentityExchange
+    let version: EndpointVersion
+    let selector: TenantSelector
+    /// Read once: grants decide on one consistent view; writes go through `service.directory`.
+    let directory: Directory
+    let parameters: FormParameters
+
+    var service: IdentityService { exchange.service }
+    var options: IdentityOptions { service.options }
+    var now: Date { exchange.now }
+
+    func required(_ name: String) throws(IdentityError) -> String {
+        guard let value = parameters[name], !value.isEmpty else { throw .missingParameter(name) }
+        return value
+    }
+
+    func optional(_ name: String) -> String? { parameters[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The tenant the authority names, or nil for common/organizations/consumers.
+    var authorityTenant: Tenant? {
+        if case .specific(let tenant) = selector { return tenant }
+        return nil
+    }
+
+    /// Resolves and authenticates the client. The client id comes from `client_id`, the Basic header,
+    /// or (RFC 7523) the client assertion's subject.
+    func authenticateClient(requireCredential: Bool = false) throws(IdentityError) -> AuthenticatedClient {
+        let presented = PresentedClientCredentials(parameters: parameters, headers: exchange.request.headers)
+        guard let clientID = presented.clientID ?? presented.assertion.flatMap({ ParsedJWT($0)?.string("sub") }) else {
+            throw .missingParameter("client_id")
+        }
+        let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
+        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: now, requireCredential: requireCredential)
+    }
+
+    /// `scope` on v2, `resource` on v1 (`fallback` when the parameter is absent and the grant allows it).
+    func scopeRequest(fallback: [String]? = nil) throws(IdentityError) -> ScopeRequest {
+        if version == .v1 {
+            if let resource = optional("resource") {
+                return try ScopeRequest.parse(v1Resource: resource, scope: optional("scope"), directory: directory)
+            }
+            guard let fallback else { throw .missingParameter("resource") }
+            return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+        }
+        if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
+        guard let fallback else { throw .missingParameter("scope") }
+        return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+    }
+
+    /// The user's home tenant, provided this authority admits it.
+    func tenant(of user: DirectoryUser) throws(IdentityError) -> Tenant {
+        guard let tenant = directory.tenant(id: user.tenantID), selector.admits(tenant) else {
+            throw .userNotInTenant(authority: exchange.route.tenantSegment)
+        }
+        return tenant
+    }
+
+    /// What stops an account from getting tokens at all, in the order the service checks.
+    func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
+        if user.locked { throw .accountLocked() }
+        if !user.accountEnabled { throw .accountDisabled() }
+    }
+
+    /// Non-interactive user grants fail when Conditional Access wants MFA the sign-in did not do.
+    func checkMultiFactor(_ user: DirectoryUser, methods: [String], resource: Resource?) throws(IdentityError) {
+        if user.mfaRequired && !methods.contains("mfa") {
+            throw .mfaRequired(resource: resource?.appID ?? Resource.graphAppID)
+        }
+    }
+
+    /// The delegated permissions for `request`, all of which must be in `allowed` (lowercased) or
+    /// already consented; otherwise consent is required (65001) or admin consent (90094).
+    func delegatedPermissions(_ request: ScopeRequest, client: Application, user: DirectoryUser, allowed: Set<String> = []) throws(IdentityError) -> [String] {
+        let evaluation = directory.evaluateConsent(request, client: client, user: user)
+        if evaluation.needingAdminConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
+            throw .adminConsentRequired()
+        }
+        if evaluation.needingUserConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
+            throw .consentRequired(clientID: client.clientID, appName: client.displayName)
+        }
+        return evaluation.permissions
+    }
+
+    /// Permissions granted without a consent page: the app's configured permissions on that resource
+    /// count as admin-consented for grants that cannot show one (password, on-behalf-of).
+    func configuredPermissions(_ request: ScopeRequest, client: Application) -> Set<String> {
+        guard let resource = request.resource else { return [] }
+        return Set(client.requiredResourceAccess.filter { resource.isNamed($0.resource) }.flatMap(\.scopes).map { $0.lowercased() })
+    }
+
+    func issue(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopes: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil) throws(IdentityError) -> HTTPResponse {
+        let issue = TokenIssue(
+            client: client, tenant: tenant, user: user, scopeRequest: scopes, permissions: permissions, grant: grant,
+            nonce: nonce, endpointVersion: version, clientAddress: exchange.context.remoteAddress
+        )
+        return try TokenIssuer(service: service, origin: exchange.origin.url, now: now)
+            .respond(to: issue, wantsClientInfo: optional("client_info") == "1")
+    }
+}
+
+extension IdentityError {
+    public static func userNotInTenant(authority: String) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50020, message: "User account from identity provider does not exist in tenant '\(authority)' and cannot access the application in that tenant. The account needs to be added as an external user in the tenant first.")
+    }
+
+    public static func methodNotAllowed(_ method: String) -> IdentityError {
+        IdentityError(error: "invalid_request", code: 900561, message: "The endpoint only accepts POST, OPTIONS requests. Received a \(method) request.")
+    }
+
+    public static func clientMismatch() -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 70000, message: "Provided grant is invalid or malformed. The refresh token was issued to a different client.", suberror: "client_mismatch")
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// The OpenID Connect scopes: they shape the response (id_token, refresh token, profile claims) and are
+/// never part of an access token's `scp`.
+public enum ReservedScope: String, Sendable, CaseIterable {
+    case openid, profile, email
+    case offlineAccess = "offline_access"
+
+    public init?(scope: String) { self.init(rawValue: scope.lowercased()) }
+}
+
+/// A `scope` (v2) or `resource` (v1) parameter understood against the directory: the reserved OIDC
+/// scopes apart, and at most one resource with the permissions asked of it.
+public struct ScopeRequest: Sendable, Equatable {
+    /// The scopes as the client wrote them, deduplicated; what a `GrantContext` keeps and re-parses.
+    public var scopes: [String]
+    public var reserved: [ReservedScope]
+    /// nil when only reserved scopes were asked.
+    public var resource: Resource?
+    /// How the client named the resource (`https://graph.microsoft.com`, `api://…`, an app id); nil for
+    /// bare Graph permissions. Prefixes the granted scopes and is the `aud` of v1-format tokens.
+    public var resourceName: String?
+    /// Permission names as the resource spells them; `.default` is not among them.
+    public var permissions: [String]
+    /// `<resource>/.default`: the statically configured (or already granted) permissions.
+    public var isDefault: Bool
+    /// The v1 endpoint's `resource=` parameter named the resource.
+    public var fromV1Resource: Bool
+
+    public init(scopes: [String] = [], reserved: [ReservedScope] = [], resource: Resource? = nil, resourceName: String? = nil, permissions: [String] = [], isDefault: Bool = false, fromV1Resource: Bool = false) {
+        self.scopes = scopes
+        self.reserved = reserved
+        self.resource = resource
+        self.resourceName = resourceName
+        self.permissions = permissions
+        self.isDefault = isDefault
+        self.fromV1Resource = fromV1Resource
+    }
+
+    public func includes(_ scope: ReservedScope) -> Bool { reserved.contains(scope) }
+    public var wantsIDToken: Bool { includes(.openid) }
+    public var wantsRefreshToken: Bool { includes(.offlineAccess) || fromV1Resource }
+
+    /// Parses a space-separated v2 `scope` parameter.
+    public static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
+        try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)
+    }
+
+    public static func parse(scopes raw: [String], directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
+        var request = ScopeRequest()
+        var seen = Set<String>()
+        var named: (resource: Resource, name: String?)?
+        for scope in raw where !scope.isEmpty && seen.insert(scope.lowercased()).inserted {
+            request.scopes.append(scope)
+            if let reservedScope = ReservedScope(scope: scope) {
+                if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
+                continue
+            }
+            let (resourceName, permission) = split(scope)
+            let resource: Resource
+            if let resourceName {
+                guard let found = directory.resource(named: resourceName) else { throw .resourceNotFound(resourceName) }
+                resource = found
+            } else {
+                resource = .microsoftGraph
+            }
+            if let previous = named {
+                guard previous.resource.appID == resource.appID else { throw .multipleResources(raw.joined(separator: " ")) }
+                // The first spelling of the resource names it (`aud`, prefixes), as the service does.
+            } else {
+                named = (resource, resourceName)
+            }
+            if permission.lowercased() == ".default" {
+                request.isDefault = true
+            } else if let reservedScope = ReservedScope(scope: permission), resource.appID == Resource.graphAppID {
+                // `https://graph.microsoft.com/openid` is the reserved scope under another name.
+                if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
+            } else {
+                let canonical = try canonicalPermission(permission, of: resource, scope: scope, options: options)
+                if !request.permissions.contains(where: { $0.caseInsensitiveCompare(canonical) == .orderedSame }) {
+                    request.permissions.append(canonical)
+                }
+            }
+        }
+        if let named {
+            request.resource = named.resource
+            request.resourceName = named.name
+        }
+        return request
+    }
+
+    /// Parses the v1 endpoint's `resource` parameter (plus an optional `scope`, where only reserved scopes count).
+    public static func parse(v1Resource: String, scope: String?, directory: Directory) throws(IdentityError) -> ScopeRequest {
+        guard let resource = directory.resource(named: v1Resource) else { throw .resourceNotFound(v1Resource) }
+        var reserved: [ReservedScope] = [.openid]
+        for word in (scope ?? "").split(separator: " ") {
+            if let r = ReservedScope(scope: String(word)), !reserved.contains(r) { reserved.append(r) }
+        }
+        return ScopeRequest(
+            scopes: reserved.map(\.rawValue) + [v1Resource + "/.default"], reserved: reserved, resource: resource,
+            resourceName: v1Resource, permissions: [], isDefault: true, fromV1Resource: true
+        )
+    }
+
+    /// Splits `resource/permission` at the last `/`; a bare word is a Graph permission.
+    /// `https://x//.default` names the resource `https://x/` (trailing slash kept for the look-up, which ignores it).
+    static func split(_ scope: String) -> (resource: String?, permission: String) {
+        guard let slash = scope.lastIndex(of: "/") else { return (nil, scope) }
+        let resource = String(scope[..<slash])
+        let permission = String(scope[scope.index(after: slash)...])
+        return (resource.isEmpty ? nil : resource, permission)
+    }
+
+    /// Graph has hundreds of permissions: outside strict mode any well-formed Graph permission name is
+    /// accepted; an app's API exposes exactly the scopes it declares.
+    static func canonicalPermission(_ permission: String, of resource: Resource, scope: String, options: IdentityOptions) throws(IdentityError) -> String {
+        if let known = resource.delegatedPermission(named: permission) { return known.name }
+        if resource.appID == Resource.graphAppID, !options.strict, isWellFormedPermissionName(permission) { return permission }
+        if permission.isEmpty { throw .invalidScope(scope) }
+        throw .scopeNotOnResource(scope: permission, resourceAppID: resource.appID)
+    }
+
+    static func isWellFormedPermissionName(_ name: String) -> Bool {
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count >= 2 && parts.allSatisfy { part in !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+}
+
+extension IdentityError {
+    public static func resourceNotFound(_ resource: String) -> IdentityError {
+        IdentityError(error: "invalid_resource", code: 500011, message: "The resource principal named \(resource) was not found in the tenant. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You might have sent your authentication request to the wrong tenant.")
+    }
+
+    public static func scopeNotOnResource(scope: String, resourceAppID: String) -> IdentityError {
+        IdentityError(error: "invalid_client", code: 650053, message: "The application asked for scope '\(scope)' that doesn't exist on the resource '\(resourceAppID)'. Contact the app vendor.", status: 400)
+    }
+
+    public static func clientCredentialsNeedDefaultScope(_ scope: String) -> IdentityError {
+        IdentityError(error: "invalid_scope", code: 1002012, message: "The provided value for scope \(scope) is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).")
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// An ordered JSON object for token payloads and response bodies: members appear in the order the real
+/// service writes them, which keeps captures and journals readable and diffable.
+public struct ClaimSet: Sendable {
+    public private(set) var members: [(String, JSONFragment)] = []
+
+    public init() {}
+
+    public mutating func set(_ name: String, _ value: String?) {
+        guard let value else { return }
+        members.append((name, .string(value)))
+    }
+
+    public mutating func set(_ name: String, _ value: Int) {
+        members.append((name, .raw(String(value))))
+    }
+
+    public mutating func set(_ name: String, _ values: [String]) {
+        members.append((name, .raw("[" + values.map(JSONFragment.quote).joined(separator: ",") + "]")))
+    }
+
+    /// A value already written as JSON (`true`, `null`, a nested object).
+    public mutating func setRaw(_ name: String, _ json: String) {
+        members.append((name, .raw(json)))
+    }
+
+    /// NumericDate: whole seconds since the epoch.
+    public mutating func set(_ name: String, _ date: Date) {
+        set(name, Int(date.timeIntervalSince1970.rounded(.down)))
+    }
+
+    public var json: String { JSONFragment.object(members).text }
+    public var bytes: [UInt8] { Array(json.utf8) }
+}

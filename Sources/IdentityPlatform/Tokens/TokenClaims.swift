@@ -1,0 +1,180 @@
+import Foundation
+
+/// What one token response is about, decided by a grant; the claims builders read only this.
+public struct TokenIssue: Sendable {
+    public var client: AuthenticatedClient
+    /// The tenant the tokens are issued in (`tid`): the user's home tenant, or the app-only tenant.
+    public var tenant: Tenant
+    /// nil for app-only tokens (client credentials).
+    public var user: DirectoryUser?
+    public var scopeRequest: ScopeRequest
+    /// Delegated permissions (`scp`) for user tokens, app roles (`roles`) for app-only tokens.
+    public var permissions: [String]
+    /// User flows: what survives into refresh tokens (auth time, session, capabilities).
+    public var grant: GrantContext?
+    public var nonce: String?
+    public var endpointVersion: EndpointVersion
+    /// The `ipaddr` claim.
+    public var clientAddress: String?
+
+    public init(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopeRequest: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil, endpointVersion: EndpointVersion, clientAddress: String? = nil) {
+        self.client = client
+        self.tenant = tenant
+        self.user = user
+        self.scopeRequest = scopeRequest
+        self.permissions = permissions
+        self.grant = grant
+        self.nonce = nonce
+        self.endpointVersion = endpointVersion
+        self.clientAddress = clientAddress
+    }
+
+    var clientID: String { client.application.clientID }
+}
+
+/// Builds the claims of id and access tokens, in the real service's formats.
+public struct TokenClaimsBuilder: Sendable {
+    public var origin: String
+    public var now: Date
+    public var options: IdentityOptions
+
+    public init(origin: String, now: Date, options: IdentityOptions) {
+        self.origin = origin
+        self.now = now
+        self.options = options
+    }
+
+    public func issuerV2(tenantID: String) -> String { "\(origin)/\(tenantID)/v2.0" }
+    public func issuerV1(tenantID: String) -> String { "\(origin)/\(tenantID)/" }
+
+    /// The access token's audience: v2 format → the resource's app id; v1 format → the resource as the
+    /// client named it (`resource=` on v1; on v2 Graph is named by its app id, others by their URI).
+    public func accessTokenAudience(_ issue: TokenIssue) -> String {
+        guard let resource = issue.scopeRequest.resource else { return Resource.graphAppID }
+        if resource.accessTokenVersion == 2 { return resource.appID }
+        if issue.scopeRequest.fromV1Resource, let named = issue.scopeRequest.resourceName { return named.trimmingSuffix("/") }
+        if resource.appID == Resource.graphAppID { return Resource.graphAppID }
+        return (issue.scopeRequest.resourceName ?? resource.identifierURI).trimmingSuffix("/")
+    }
+
+    public func accessTokenClaims(_ issue: TokenIssue) -> ClaimSet {
+        let version = issue.scopeRequest.resource?.accessTokenVersion ?? 1
+        let tid = issue.tenant.id
+        var c = ClaimSet()
+        c.set("aud", accessTokenAudience(issue))
+        c.set("iss", version == 2 ? issuerV2(tenantID: tid) : issuerV1(tenantID: tid))
+        c.set("iat", now)
+        c.set("nbf", now)
+        c.set("exp", now.addingTimeInterval(options.accessTokenLifetime))
+        let app = issue.client.application
+        if let user = issue.user {
+            if version == 1 { c.set("acr", "1") }
+            c.set("aio", TokenIdentifiers.opaqueInternal())
+            if version == 1 {
+                c.set("amr", issue.grant?.authenticationMethods ?? ["pwd"])
+                c.set("app_displayname", app.displayName)
+                c.set("appid", app.clientID)
+                c.set("appidacr", String(issue.client.method.rawValue))
+                c.set("family_name", user.surname)
+                c.set("given_name", user.givenName)
+                if issue.tenant.kind == .consumers { c.set("idp", "live.com") }
+                c.set("idtyp", "user")
+                c.set("ipaddr", issue.clientAddress)
+                c.set("name", user.displayName)
+            } else {
+                c.set("azp", app.clientID)
+                c.set("azpacr", String(issue.client.method.rawValue))
+                c.set("idtyp", "user")
+                c.set("name", user.displayName)
+            }
+            c.set("oid", user.id)
+            if version == 2 { c.set("preferred_username", user.userPrincipalName) }
+            c.set("rh", TokenIdentifiers.resourceHint())
+            c.set("scp", issue.permissions.joined(separator: " "))
+            c.set("sid", issue.grant.map { $0.sessionID ?? TokenIdentifiers.sessionID(userID: user.id, authTime: $0.authTime) })
+            c.set("sub", TokenIdentifiers.pairwiseSubject(objectID: user.id, clientID: app.clientID))
+            c.set("tid", tid)
+            if version == 1 {
+                c.set("unique_name", issue.tenant.kind == .consumers ? "live.com#\(user.userPrincipalName)" : user.userPrincipalName)
+                if issue.tenant.kind != .consumers { c.set("upn", user.userPrincipalName) }
+            }
+        } else {
+            let servicePrincipal = TokenIdentifiers.servicePrincipalID(clientID: app.clientID, tenantID: tid)
+            c.set("aio", TokenIdentifiers.opaqueInternal())
+            if version == 1 {
+                c.set("app_displayname", app.displayName)
+                c.set("appid", app.clientID)
+                c.set("appidacr", String(issue.client.method.rawValue))
+                c.set("idp", issuerV1(tenantID: tid))
+            } else {
+                c.set("azp", app.clientID)
+                c.set("azpacr", String(issue.client.method.rawValue))
+            }
+            c.set("idtyp", "app")
+            c.set("oid", servicePrincipal)
+            c.set("rh", TokenIdentifiers.resourceHint())
+            c.set("roles", issue.permissions)
+            c.set("sub", servicePrincipal)
+            c.set("tid", tid)
+        }
+        c.set("uti", TokenIdentifiers.uniqueTokenID())
+        c.set("ver", version == 2 ? "2.0" : "1.0")
+        if let capabilities = issue.grant?.clientCapabilities, !capabilities.isEmpty { c.set("xms_cc", capabilities) }
+        return c
+    }
+
+    /// The v2 id_token (v1 endpoint: the v1 id_token). nil for app-only issues.
+    public func idTokenClaims(_ issue: TokenIssue) -> ClaimSet? {
+        guard let user = issue.user else { return nil }
+        let tid = issue.tenant.id
+        let request = issue.scopeRequest
+        let authTime = issue.grant?.authTime ?? now
+        let sessionID = issue.grant?.sessionID ?? TokenIdentifiers.sessionID(userID: user.id, authTime: authTime)
+        var c = ClaimSet()
+        c.set("aud", issue.clientID)
+        if issue.endpointVersion == .v1 {
+            c.set("iss", issuerV1(tenantID: tid))
+            c.set("iat", now)
+            c.set("nbf", now)
+            c.set("exp", now.addingTimeInterval(options.idTokenLifetime))
+            c.set("amr", issue.grant?.authenticationMethods ?? ["pwd"])
+            c.set("family_name", user.surname)
+            c.set("given_name", user.givenName)
+            c.set("ipaddr", issue.clientAddress)
+            c.set("name", user.displayName)
+            c.set("nonce", issue.nonce)
+            c.set("oid", user.id)
+            c.set("rh", TokenIdentifiers.resourceHint())
+            c.set("sub", TokenIdentifiers.pairwiseSubject(objectID: user.id, clientID: issue.clientID))
+            c.set("tid", tid)
+            c.set("unique_name", user.userPrincipalName)
+            if issue.tenant.kind != .consumers { c.set("upn", user.userPrincipalName) }
+            c.set("uti", TokenIdentifiers.uniqueTokenID())
+            c.set("ver", "1.0")
+            return c
+        }
+        c.set("iss", issuerV2(tenantID: tid))
+        c.set("iat", now)
+        c.set("nbf", now)
+        c.set("exp", now.addingTimeInterval(options.idTokenLifetime))
+        c.set("aio", TokenIdentifiers.opaqueInternal())
+        c.set("auth_time", authTime)
+        if request.includes(.email) { c.set("email", user.mail ?? (user.userPrincipalName.contains("@") ? user.userPrincipalName : nil)) }
+        if request.includes(.profile) {
+            c.set("family_name", user.surname)
+            c.set("given_name", user.givenName)
+        }
+        c.set("login_hint", TokenIdentifiers.loginHint(objectID: user.id, tenantID: tid))
+        c.set("name", user.displayName)
+        c.set("nonce", issue.nonce)
+        c.set("oid", user.id)
+        c.set("preferred_username", user.userPrincipalName)
+        c.set("rh", TokenIdentifiers.resourceHint())
+        c.set("sid", sessionID)
+        c.set("sub", TokenIdentifiers.pairwiseSubject(objectID: user.id, clientID: issue.clientID))
+        c.set("tid", tid)
+        c.set("uti", TokenIdentifiers.uniqueTokenID())
+        c.set("ver", "2.0")
+        return c
+    }
+}

@@ -1,0 +1,93 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// Turns a `TokenIssue` into signed tokens, a stored refresh token and the token endpoint's JSON answer.
+public struct TokenIssuer: Sendable {
+    public let service: IdentityService
+    public let origin: String
+    public let now: Date
+
+    public init(service: IdentityService, origin: String, now: Date) {
+        self.service = service
+        self.origin = origin
+        self.now = now
+    }
+
+    var claims: TokenClaimsBuilder { TokenClaimsBuilder(origin: origin, now: now, options: service.options) }
+
+    /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens).
+    public func sign(_ payload: ClaimSet) throws(IdentityError) -> String {
+        do {
+            return try JWS.signJWT(payloadJSON: payload.bytes, credential: service.keys.current)
+        } catch {
+            throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)
+        }
+    }
+
+    /// Issues every token the issue calls for and renders the response.
+    /// `wantsClientInfo`: the request said `client_info=1`.
+    public func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
+        let options = service.options
+        let accessToken = try sign(claims.accessTokenClaims(issue))
+        let wantsIDToken = issue.user != nil && (issue.scopeRequest.wantsIDToken || issue.endpointVersion == .v1)
+        let idToken = try wantsIDToken ? claims.idTokenClaims(issue).map { payload throws(IdentityError) in try sign(payload) } : nil
+        var refreshToken: String?
+        if issue.user != nil, issue.scopeRequest.wantsRefreshToken, let grant = issue.grant {
+            refreshToken = storeRefreshToken(grant: grant, familyID: issue.client.application.familyID)
+        }
+        let scopes = issue.user == nil
+            ? issue.scopeRequest.scopes.filter { ReservedScope(scope: $0) == nil }
+            : issue.scopeRequest.responseScopes(granted: issue.permissions)
+        let expiresIn = Int(options.accessTokenLifetime)
+        let extExpiresIn = Int(options.accessTokenLifetime + options.accessTokenExtension)
+
+        var body = ClaimSet()
+        body.set("token_type", "Bearer")
+        if issue.endpointVersion == .v1 {
+            // The v1 endpoint writes its numbers as strings (ADAL and MSAL Python cope with both).
+            body.set("scope", issue.user == nil ? nil : issue.permissions.joined(separator: " "))
+            body.set("expires_in", String(expiresIn))
+            body.set("ext_expires_in", String(extExpiresIn))
+            body.set("expires_on", String(Int(now.timeIntervalSince1970) + expiresIn))
+            body.set("not_before", String(Int(now.timeIntervalSince1970)))
+            body.set("resource", issue.scopeRequest.resourceName)
+        } else {
+            body.set("scope", scopes.joined(separator: " "))
+            body.set("expires_in", expiresIn)
+            body.set("ext_expires_in", extExpiresIn)
+            // Entra advises refreshing half-way through long-lived tokens only.
+            if expiresIn >= 7200 { body.set("refresh_in", expiresIn / 2) }
+        }
+        body.set("access_token", accessToken)
+        body.set("refresh_token", refreshToken)
+        body.set("id_token", idToken)
+        if let user = issue.user, wantsClientInfo {
+            body.set("client_info", TokenIdentifiers.clientInfo(objectID: user.id, tenantID: issue.tenant.id))
+        }
+        if refreshToken != nil, issue.client.application.familyID != nil { body.set("foci", issue.client.application.familyID) }
+        return Self.success(body)
+    }
+
+    /// A 200 JSON answer with the caching headers every token response carries.
+    static func success(_ body: ClaimSet) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        headers.set("Pragma", "no-cache")
+        return HTTPResponse(status: .ok, headers: headers, body: body.bytes)
+    }
+
+    func storeRefreshToken(grant: GrantContext, familyID: String?) -> String {
+        let token = TokenIdentifiers.refreshToken()
+        let record = RefreshTokenRecord(
+            token: token, grant: grant, familyID: familyID, issuedAt: now,
+            expiresAt: now.addingTimeInterval(service.options.refreshTokenInactivity)
+        )
+        service.state.withLock { state in
+            state.purge(now: now)
+            state.refreshTokens[token] = record
+        }
+        return token
+    }
+}

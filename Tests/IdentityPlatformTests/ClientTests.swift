@@ -1,0 +1,153 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+@Suite struct ClientResolutionTests {
+    @Test func unknownClientIsLenientPublicClient() throws {
+        let client = try ClientResolver.resolve(clientID: "abc", directory: TokenFixtures.directory, options: .init())
+        #expect(!client.isRegistered && client.application.isPublicClient)
+        var strict = IdentityOptions()
+        strict.strict = true
+        #expect(throws: IdentityError.applicationNotFound("abc", tenant: "common")) {
+            try ClientResolver.resolve(clientID: "abc", directory: TokenFixtures.directory, options: strict)
+        }
+    }
+
+    @Test func singleTenantAppIsNotFoundInAnotherTenant() {
+        let other = Tenant(id: "aaaaaaaa-0000-4000-8000-000000000000", displayName: "Other", domains: ["other.test"], kind: .organization)
+        #expect(throws: IdentityError.self) {
+            try ClientResolver.resolve(clientID: TokenFixtures.webAppID, directory: TokenFixtures.directory, options: .init(), tenant: other)
+        }
+    }
+
+    @Test(arguments: [
+        "msauth.com.example.app://auth", "msauth://code/msauth.com.example%3A%2F%2Fauth", "http://localhost",
+        "http://localhost:8400/callback", "http://127.0.0.1:5000", "https://localhost:3000/cb", "urn:ietf:wg:oauth:2.0:oob",
+    ])
+    func lenientClientsAcceptNativeRedirects(uri: String) throws {
+        let client = try ClientResolver.resolve(clientID: "unknown", directory: TokenFixtures.directory, options: .init())
+        try ClientResolver.validateRedirectURI(uri, for: client)
+    }
+
+    @Test(arguments: ["https://evil.example/cb", "msauth.://auth", "myapp://callback", "http://localhost.evil.example/", "ftp://localhost/"])
+    func lenientClientsRefuseOtherRedirects(uri: String) throws {
+        let client = try ClientResolver.resolve(clientID: "unknown", directory: TokenFixtures.directory, options: .init())
+        #expect(throws: IdentityError.redirectURIMismatch(uri, clientID: "unknown")) { try ClientResolver.validateRedirectURI(uri, for: client) }
+    }
+
+    @Test func registeredRedirectsMatchExactlyExceptLoopbackPort() throws {
+        let client = try ClientResolver.resolve(clientID: TokenFixtures.nativeAppID, directory: TokenFixtures.directory, options: .init())
+        try ClientResolver.validateRedirectURI("msauth.com.contoso.mobile://auth", for: client)
+        try ClientResolver.validateRedirectURI("http://localhost:51234/callback", for: client)
+        #expect(throws: IdentityError.self) { try ClientResolver.validateRedirectURI("msauth.com.other://auth", for: client) }
+        #expect(throws: IdentityError.self) { try ClientResolver.validateRedirectURI("http://localhost:51234/other", for: client) }
+    }
+}
+
+@Suite struct ClientAuthenticationTests {
+    func authenticate(_ presented: PresentedClientCredentials, clientID: String, service: IdentityService, requireCredential: Bool = false) throws(IdentityError) -> AuthenticatedClient {
+        let client = try ClientResolver.resolve(clientID: clientID, directory: service.currentDirectory, options: service.options)
+        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: service.clock.now(), requireCredential: requireCredential)
+    }
+
+    @Test func secretInBodyOrBasicHeader() throws {
+        let (service, _) = TokenFixtures.service()
+        let body = try authenticate(.init(clientID: TokenFixtures.webAppID, secret: TokenFixtures.webSecret), clientID: TokenFixtures.webAppID, service: service)
+        #expect(body.method == .secret)
+        let basic = "Basic " + Data("\(TokenFixtures.webAppID):\(FormCoding.encodeComponent(TokenFixtures.webSecret))".utf8).base64EncodedString()
+        let presented = PresentedClientCredentials(parameters: FormParameters(), headers: ["Authorization": basic])
+        #expect(presented.clientID == TokenFixtures.webAppID && presented.secret == TokenFixtures.webSecret)
+        #expect(try authenticate(presented, clientID: TokenFixtures.webAppID, service: service).method == .secret)
+    }
+
+    @Test func secretErrors() {
+        let (service, clock) = TokenFixtures.service()
+        #expect(throws: IdentityError.invalidClientSecret(clientID: TokenFixtures.webAppID)) {
+            try authenticate(.init(secret: "wrong"), clientID: TokenFixtures.webAppID, service: service)
+        }
+        #expect(throws: IdentityError.missingClientCredential()) {
+            try authenticate(.init(), clientID: TokenFixtures.webAppID, service: service)
+        }
+        #expect(throws: IdentityError.publicClientSentSecret()) {
+            try authenticate(.init(secret: "x"), clientID: TokenFixtures.nativeAppID, service: service)
+        }
+        service.directory.withLock { $0.applications[0].secrets = [.init(value: "old", expiresAt: clock.now().addingTimeInterval(10))] }
+        clock.advance(by: 11)
+        #expect(throws: IdentityError.clientSecretExpired(clientID: TokenFixtures.webAppID)) {
+            try authenticate(.init(secret: "old"), clientID: TokenFixtures.webAppID, service: service)
+        }
+    }
+
+    @Test func unknownClientWithSecretIsBoundOnFirstUse() throws {
+        let (service, _) = TokenFixtures.service()
+        let first = try authenticate(.init(secret: "first"), clientID: "daemon-1", service: service)
+        #expect(first.method == .secret && first.client.isRegistered)
+        #expect(service.currentDirectory.application(clientID: "daemon-1")?.isPublicClient == false)
+        #expect(try authenticate(.init(secret: "first"), clientID: "daemon-1", service: service).method == .secret)
+        #expect(throws: IdentityError.invalidClientSecret(clientID: "daemon-1")) {
+            try authenticate(.init(secret: "second"), clientID: "daemon-1", service: service)
+        }
+        #expect(throws: IdentityError.missingClientCredential()) { try authenticate(.init(), clientID: "daemon-1", service: service) }
+    }
+
+    @Test func publicClientNeedsNoCredentialUnlessGrantRequiresOne() throws {
+        let (service, _) = TokenFixtures.service()
+        #expect(try authenticate(.init(), clientID: TokenFixtures.nativeAppID, service: service).method == .none)
+        #expect(throws: IdentityError.missingClientCredential()) {
+            try authenticate(.init(), clientID: TokenFixtures.nativeAppID, service: service, requireCredential: true)
+        }
+    }
+
+    static func assertion(signer: SigningCredential = TokenFixtures.clientCertificate, header: [String: String]? = nil, claims: [String: Any]) throws -> String {
+        let headerObject = header ?? ["typ": "JWT", "x5t": signer.keyID]
+        let headerJSON = try JSONSerialization.data(withJSONObject: headerObject, options: [.sortedKeys])
+        let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
+        return try JWS.signRS256(headerJSON: Array(headerJSON), payloadJSON: Array(payload), key: signer.privateKey)
+    }
+
+    static func assertionClaims(now: Date, aud: String = "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", clientID: String = TokenFixtures.certAppID) -> [String: Any] {
+        ["aud": aud, "iss": clientID, "sub": clientID, "jti": UUID().uuidString,
+         "nbf": Int(now.timeIntervalSince1970), "exp": Int(now.timeIntervalSince1970) + 600]
+    }
+
+    func presentAssertion(_ jwt: String, service: IdentityService) throws(IdentityError) -> AuthenticatedClient {
+        try authenticate(.init(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: jwt), clientID: TokenFixtures.certAppID, service: service)
+    }
+
+    @Test func assertionSignedByRegisteredCertificate() throws {
+        let (service, clock) = TokenFixtures.service()
+        let jwt = try Self.assertion(claims: Self.assertionClaims(now: clock.now()))
+        #expect(try presentAssertion(jwt, service: service).method == .certificate)
+        // No thumbprint in the header: any registered certificate that verifies will do.
+        let bare = try Self.assertion(header: ["typ": "JWT"], claims: Self.assertionClaims(now: clock.now(), aud: "https://127.0.0.1:8443/common/oauth2/token"))
+        #expect(try presentAssertion(bare, service: service).method == .certificate)
+        // x5t#S256 names it as well.
+        let s256 = try Self.assertion(header: ["x5t#S256": Base64URL.encode(TokenFixtures.clientCertificate.certificate.sha256Thumbprint)], claims: Self.assertionClaims(now: clock.now()))
+        #expect(try presentAssertion(s256, service: service).method == .certificate)
+    }
+
+    @Test func assertionFailures() throws {
+        let (service, clock) = TokenFixtures.service()
+        let now = clock.now()
+        func code(_ jwt: String) -> Int? {
+            do { _ = try presentAssertion(jwt, service: service); return nil } catch { return error.code }
+        }
+        #expect(code("not.a.jwt") == 50027)
+        let stranger = try SigningCredential.generate(commonName: "stranger")
+        #expect(code(try Self.assertion(signer: stranger, claims: Self.assertionClaims(now: now))) == 700027)
+        // Registered thumbprint but signed by another key.
+        #expect(code(try Self.assertion(signer: stranger, header: ["x5t": TokenFixtures.clientCertificate.keyID], claims: Self.assertionClaims(now: now))) == 7000274)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/not-a-token-endpoint"))) == 700021)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, clientID: "someone-else"))) == 700023)
+        var expired = Self.assertionClaims(now: now)
+        expired["exp"] = Int(now.timeIntervalSince1970) - 400
+        #expect(code(try Self.assertion(claims: expired)) == 700024)
+        var noJTI = Self.assertionClaims(now: now)
+        noJTI["jti"] = nil
+        #expect(code(try Self.assertion(claims: noJTI)) == 50027)
+        let wrongType = PresentedClientCredentials(assertionType: "urn:something-else", assertion: try Self.assertion(claims: Self.assertionClaims(now: now)))
+        #expect(throws: IdentityError.self) { try authenticate(wrongType, clientID: TokenFixtures.certAppID, service: service) }
+    }
+}

@@ -1,0 +1,102 @@
+import Testing
+@testable import IdentityPlatform
+
+@Suite struct ScopeRequestTests {
+    let directory = TokenFixtures.directory
+
+    @Test func reservedScopesStayApartFromPermissions() throws {
+        let request = try ScopeRequest.parse("openid profile offline_access email https://graph.microsoft.com/User.Read", directory: directory)
+        #expect(request.reserved == [.openid, .profile, .offlineAccess, .email])
+        #expect(request.permissions == ["User.Read"])
+        #expect(request.resource?.appID == Resource.graphAppID)
+        #expect(request.resourceName == "https://graph.microsoft.com")
+        #expect(request.wantsIDToken && request.wantsRefreshToken)
+    }
+
+    @Test func barePermissionMeansGraphAndTakesGraphsSpelling() throws {
+        let request = try ScopeRequest.parse("user.read mail.read", directory: directory)
+        #expect(request.resource == .microsoftGraph)
+        #expect(request.resourceName == nil)
+        #expect(request.permissions == ["User.Read", "Mail.Read"])
+        #expect(request.responseScopes(granted: request.permissions) == ["User.Read", "Mail.Read"])
+    }
+
+    @Test func apiScopesByIdentifierURIAndByAppID() throws {
+        let byURI = try ScopeRequest.parse("api://\(TokenFixtures.apiAppID)/access_as_user", directory: directory)
+        #expect(byURI.resource?.appID == TokenFixtures.apiAppID)
+        #expect(byURI.responseScopes(granted: byURI.permissions) == ["api://\(TokenFixtures.apiAppID)/access_as_user"])
+        let byID = try ScopeRequest.parse("\(TokenFixtures.apiAppID)/Data.Write", directory: directory)
+        #expect(byID.resource?.appID == TokenFixtures.apiAppID)
+        #expect(byID.permissions == ["Data.Write"])
+    }
+
+    @Test func defaultScopeAndDoubleSlashForm() throws {
+        let plain = try ScopeRequest.parse("https://graph.microsoft.com/.default", directory: directory)
+        #expect(plain.isDefault && plain.permissions.isEmpty)
+        let doubled = try ScopeRequest.parse("https://graph.microsoft.com//.default openid", directory: directory)
+        #expect(doubled.isDefault && doubled.resource == .microsoftGraph)
+        #expect(doubled.responseScopes(granted: ["User.Read"]) == ["https://graph.microsoft.com/User.Read", "https://graph.microsoft.com//.default", "openid"])
+    }
+
+    @Test func twoResourcesAreRefusedWith28000() {
+        #expect(throws: IdentityError.multipleResources("User.Read api://\(TokenFixtures.apiAppID)/access_as_user")) {
+            try ScopeRequest.parse("User.Read api://\(TokenFixtures.apiAppID)/access_as_user", directory: directory)
+        }
+    }
+
+    @Test func sameResourceUnderTwoNamesIsOneResource() throws {
+        let request = try ScopeRequest.parse("https://graph.microsoft.com/User.Read 00000003-0000-0000-c000-000000000000/Mail.Read", directory: directory)
+        #expect(request.permissions == ["User.Read", "Mail.Read"])
+        #expect(request.resourceName == "https://graph.microsoft.com")
+    }
+
+    @Test func unknownResourceAndPermission() {
+        #expect(throws: IdentityError.resourceNotFound("api://nothing-here")) {
+            try ScopeRequest.parse("api://nothing-here/read", directory: directory)
+        }
+        #expect(throws: IdentityError.scopeNotOnResource(scope: "Nope", resourceAppID: TokenFixtures.apiAppID)) {
+            try ScopeRequest.parse("api://\(TokenFixtures.apiAppID)/Nope", directory: directory)
+        }
+    }
+
+    @Test func unlistedGraphPermissionAcceptedUnlessStrict() throws {
+        let lenient = try ScopeRequest.parse("Sites.Read.All", directory: directory)
+        #expect(lenient.permissions == ["Sites.Read.All"])
+        var strict = IdentityOptions()
+        strict.strict = true
+        #expect(throws: IdentityError.self) { try ScopeRequest.parse("Sites.Read.All", directory: directory, options: strict) }
+        #expect(throws: IdentityError.self) { try ScopeRequest.parse("not-a-permission", directory: directory) }
+    }
+
+    @Test func v1ResourceParameter() throws {
+        let request = try ScopeRequest.parse(v1Resource: "https://graph.microsoft.com", scope: nil, directory: directory)
+        #expect(request.fromV1Resource && request.isDefault && request.wantsIDToken && request.wantsRefreshToken)
+        #expect(request.resourceName == "https://graph.microsoft.com")
+        #expect(throws: IdentityError.self) { try ScopeRequest.parse(v1Resource: "https://unknown.example", scope: nil, directory: directory) }
+    }
+
+    @Test func consentEvaluationSplitsUserAndAdminConsent() throws {
+        var directory = self.directory
+        let client = directory.application(clientID: TokenFixtures.webAppID)!
+        let user = directory.user(id: TokenFixtures.adele)!
+        let request = try ScopeRequest.parse("User.Read User.Read.All Mail.Send", directory: directory)
+        var evaluation = directory.evaluateConsent(request, client: client, user: user)
+        #expect(evaluation.needingUserConsent == ["User.Read", "Mail.Send"])
+        #expect(evaluation.needingAdminConsent == ["User.Read.All"])
+        directory.recordConsent(client: client, resource: .microsoftGraph, permissions: ["User.Read"], user: user)
+        evaluation = directory.evaluateConsent(request, client: client, user: user)
+        #expect(evaluation.alreadyGranted == ["User.Read"])
+        #expect(evaluation.needingUserConsent == ["Mail.Send"])
+        #expect(!evaluation.isSatisfied)
+    }
+
+    @Test func defaultExpandsToConfiguredPlusGranted() throws {
+        var directory = self.directory
+        let client = directory.application(clientID: TokenFixtures.webAppID)!
+        let user = directory.user(id: TokenFixtures.adele)!
+        directory.recordConsent(client: client, resource: .microsoftGraph, permissions: ["Calendars.Read"], user: user)
+        let request = try ScopeRequest.parse("https://graph.microsoft.com/.default", directory: directory)
+        #expect(directory.delegatedPermissions(for: request, client: client, userID: user.id, tenantID: user.tenantID) == ["User.Read", "Mail.Read", "Calendars.Read"])
+        #expect(directory.applicationPermissions(for: request, client: client) == ["User.Read.All"])
+    }
+}
