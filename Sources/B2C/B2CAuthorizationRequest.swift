@@ -1,0 +1,79 @@
+import IdentityPlatform
+
+/// A B2C /authorize request once validated. Derived again from the stored parameters on every page of
+/// the flow, so that nothing a page posts can change what the client asked for.
+struct B2CAuthorizationRequest: Sendable {
+    var client: ResolvedClient
+    var redirectURI: String
+    var responseMode: String
+    var state: String?
+    var scopes: B2CScopeRequest
+    /// `none`, `login`, `consent` or `select_account`.
+    var prompt: String?
+    var loginHint: String?
+    var nonce: String?
+    var codeChallenge: String?
+    var codeChallengeMethod: String?
+
+    var appName: String { client.application.displayName }
+
+    /// Until the client and its redirect URI are trusted, problems are shown on a page; after, they go
+    /// back to the redirect URI.
+    enum Failure: Error, Sendable {
+        case page(IdentityError)
+        case reply(IdentityError, redirectURI: String, responseMode: String, state: String?)
+    }
+
+    static let prompts: Set<String> = ["none", "login", "consent", "select_account"]
+
+    static func parse(_ p: [String: String], exchange: B2CExchange, directory: Directory) throws(Failure) -> B2CAuthorizationRequest {
+        func value(_ name: String) -> String? { p[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let tenant = exchange.configuration.tenant
+        guard let clientID = value("client_id") else { throw .page(.b2cMissingClientID()) }
+        let client: ResolvedClient
+        do throws(IdentityError) {
+            client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.options, tenant: directory.tenant(id: tenant.id))
+        } catch { throw .page(.b2cTranslated(error, tenant: tenant.domain)) }
+        guard let redirectURI = value("redirect_uri") ?? client.application.redirectURIs.first else {
+            throw .page(.b2cMissingParameter("redirect_uri"))
+        }
+        do throws(IdentityError) { try ClientResolver.validateRedirectURI(redirectURI, for: client) } catch {
+            throw .page(.b2cRedirectURINotRegistered(redirectURI, clientID: clientID))
+        }
+
+        let state = p["state"]
+        let mode = value("response_mode")?.lowercased() ?? "query"
+        guard SharedRedirect.isResponseMode(mode) else {
+            throw .reply(.b2cUnsupportedResponseMode(mode), redirectURI: redirectURI, responseMode: "query", state: state)
+        }
+        func fail(_ error: IdentityError) -> Failure { .reply(error, redirectURI: redirectURI, responseMode: mode, state: state) }
+
+        let responseType = value("response_type") ?? ""
+        guard responseType.split(separator: " ").map({ $0.lowercased() }) == ["code"] else {
+            throw fail(responseType.isEmpty ? .b2cMissingParameter("response_type") : .b2cUnsupportedResponseType(responseType))
+        }
+        guard let scopeText = value("scope") else { throw fail(.b2cMissingScope()) }
+        let scopes: B2CScopeRequest
+        do throws(IdentityError) {
+            scopes = try B2CScopeRequest.parse(scopeText, clientID: client.clientID, directory: directory, strict: exchange.options.strict)
+        } catch { throw fail(error) }
+
+        let prompt = value("prompt")?.lowercased()
+        if let prompt, !prompts.contains(prompt) { throw fail(.b2cInvalidPrompt()) }
+
+        var method = value("code_challenge_method")
+        let challenge = value("code_challenge")
+        if challenge != nil {
+            let m = method ?? "plain"
+            guard m == "S256" || m == "plain" else { throw fail(.b2cUnsupportedChallengeMethod()) }
+            method = m
+        } else if method != nil {
+            throw fail(.b2cMissingParameter("code_challenge"))
+        }
+
+        return B2CAuthorizationRequest(
+            client: client, redirectURI: redirectURI, responseMode: mode, state: state, scopes: scopes, prompt: prompt,
+            loginHint: value("login_hint"), nonce: p["nonce"], codeChallenge: challenge, codeChallengeMethod: method
+        )
+    }
+}

@@ -1,0 +1,216 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// One step of a B2C user flow: decides which page comes next or ends the flow with a code or an
+/// error on the redirect URI. The authorize parameters live server-side in
+/// `PlatformState.pendingAuthorizations` (with the policy); pages carry only the flow id (`ctx`), and the
+/// step the flow is at is kept with it so that no page can skip one (a password reset without its code).
+struct B2CFlow {
+    enum Step: String {
+        case signIn, signUp, editProfile, resetEmail, resetCode, resetPassword
+    }
+
+    static let stepKey = "fakeentra_b2c_step"
+    static let resetEmailKey = "fakeentra_b2c_reset_email"
+
+    let exchange: B2CExchange
+    var pending: PendingAuthorization
+    let request: B2CAuthorizationRequest
+    var directory: Directory
+    var session: BrowserSession?
+    /// Headers every answer of this step carries (the session cookie when it changed).
+    var headers: HTTPHeaders = [:]
+
+    var service: IdentityService { exchange.service }
+    var policy: B2CConfiguration.Policy { exchange.policy }
+    var tenantID: String { exchange.tenantID }
+    var now: Date { exchange.now }
+
+    init(exchange: B2CExchange, pending: PendingAuthorization, request: B2CAuthorizationRequest, directory: Directory) {
+        self.exchange = exchange
+        self.pending = pending
+        self.request = request
+        self.directory = directory
+        let fromCookie = B2CSessionCookie.session(for: exchange)
+        session = fromCookie ?? pending.sessionID.flatMap { id in exchange.service.state.withLock { $0.sessions[id] } }
+    }
+
+    var step: Step? {
+        get { pending.parameters[Self.stepKey].flatMap(Step.init(rawValue:)) }
+        set { pending.parameters[Self.stepKey] = newValue?.rawValue }
+    }
+
+    var form: B2CPages.Form { B2CPages.Form(action: exchange.authorizeAction, flowID: pending.id) }
+
+    // MARK: - Starting
+
+    /// Single sign-on from the B2C session where the policy allows it, else the policy's first page.
+    mutating func begin() -> HTTPResponse {
+        let signedIn = request.prompt == "login" ? nil : sessionUser()
+        let silent = request.prompt == "none"
+        switch policy.kind {
+        case .susi, .signin:
+            if let signedIn { return useSession(signedIn) }
+            if silent { return fail(.b2cNoSession(prompt: "none")) }
+            return showSignIn(login: request.loginHint, error: nil)
+        case .signup:
+            if silent { return fail(.b2cNoSession(prompt: "none")) }
+            return showSignUp(B2CPages.Profile(email: request.loginHint), error: nil)
+        case .editProfile:
+            if let signedIn {
+                pending.userID = signedIn.user.id
+                pending.sessionID = session?.id
+                return silent ? complete(signedIn.user) : showEditProfile(signedIn.user, error: nil)
+            }
+            if silent { return fail(.b2cNoSession(prompt: "none")) }
+            return showSignIn(login: request.loginHint, error: nil)
+        case .passwordReset:
+            if silent { return fail(.b2cNoSession(prompt: "none")) }
+            return showResetEmail(email: request.loginHint, error: nil)
+        }
+    }
+
+    struct SignedInUser {
+        var account: BrowserSession.SignedInAccount
+        var user: DirectoryUser
+    }
+
+    /// The most recent account of the browser's B2C session that still exists in this tenant and may sign in.
+    func sessionUser() -> SignedInUser? {
+        guard let session else { return nil }
+        for account in session.accounts.reversed() {
+            guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
+            return SignedInUser(account: account, user: user)
+        }
+        return nil
+    }
+
+    mutating func useSession(_ signedIn: SignedInUser) -> HTTPResponse {
+        pending.userID = signedIn.user.id
+        pending.sessionID = session?.id
+        return complete(signedIn.user, authTime: signedIn.account.authTime)
+    }
+
+    // MARK: - Pages
+
+    /// Stores the flow at `step` and shows `page`.
+    mutating func show(_ step: Step, _ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
+        self.step = step
+        let snapshot = pending
+        service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
+        return SharedPages.response(page, status: status, headers: headers)
+    }
+
+    mutating func showSignIn(login: String?, error: String?) -> HTTPResponse {
+        show(.signIn, B2CPages.signIn(form: form, tenantName: exchange.configuration.tenant.displayName, login: login, error: error, offerSignUp: policy.kind == .susi))
+    }
+
+    mutating func showSignUp(_ profile: B2CPages.Profile, error: String?) -> HTTPResponse {
+        show(.signUp, B2CPages.signUp(form: form, profile: profile, error: error))
+    }
+
+    mutating func showEditProfile(_ user: DirectoryUser, error: String?) -> HTTPResponse {
+        show(.editProfile, B2CPages.editProfile(form: form, profile: Self.profile(of: user), error: error))
+    }
+
+    mutating func showResetEmail(email: String?, error: String?) -> HTTPResponse {
+        show(.resetEmail, B2CPages.resetEmail(form: form, email: email, error: error))
+    }
+
+    static func profile(of user: DirectoryUser) -> B2CPages.Profile {
+        B2CPages.Profile(email: user.mail, displayName: user.displayName, givenName: user.givenName, surname: user.surname)
+    }
+
+    // MARK: - Ending
+
+    /// Back to the app with an error (`access_denied` for cancel and forgotten password, as B2C does).
+    mutating func fail(_ error: IdentityError) -> HTTPResponse {
+        let flowID = pending.id
+        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+        let parameters = SharedRedirect.errorParameters(error, state: request.state, trace: exchange.trace)
+        return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
+    }
+
+    /// Issues the authorization code for `user` and sends it to the redirect URI. The code remembers the
+    /// policy (codes and refresh tokens are bound to it) and whether the account was just created.
+    mutating func complete(_ user: DirectoryUser, authTime: Date? = nil) -> HTTPResponse {
+        let options = service.options
+        let signedInAt = authTime ?? session?.accounts.first(where: { $0.userID == user.id })?.authTime ?? now
+        let grant = GrantContext(
+            clientID: request.client.clientID, userID: user.id, tenantID: tenantID, scopes: request.scopes.scopes,
+            resourceAppID: request.scopes.resource?.appID, endpointVersion: .v2, authTime: signedInAt,
+            sessionID: session?.sharedPublicID, authenticationMethods: ["pwd"], policy: policy.name, isNewUser: pending.isNewUser
+        )
+        let code = B2CGrantToken.make()
+        let record = AuthorizationCodeRecord(
+            code: code, grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+            codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, issuedAt: now,
+            expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
+        )
+        let flowID = pending.id
+        service.state.withLock { state in
+            state.authorizationCodes[code] = record
+            state.pendingAuthorizations.removeValue(forKey: flowID)
+        }
+        var parameters = [("code", code)]
+        if let state = request.state { parameters.append(("state", state)) }
+        return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
+    }
+
+    // MARK: - Changing state
+
+    /// Adds `user` to the browser's B2C session (creating it and its cookie if needed) and to this flow.
+    mutating func signIn(_ user: DirectoryUser) {
+        let existing = session?.id
+        let policyName = policy.name
+        let (updated, isNew) = service.state.withLock { state in
+            let result = state.recordSignIn(userID: user.id, methods: ["pwd"], at: now, sessionID: existing)
+            if result.isNew { state.sessions[result.session.id]?.policy = policyName }
+            return result
+        }
+        session = updated
+        if isNew { headers.set("Set-Cookie", B2CSessionCookie.setCookie(sessionID: updated.id, exchange: exchange)) }
+        pending.userID = user.id
+        pending.sessionID = updated.id
+    }
+}
+
+/// The B2C single sign-on cookie (`x-ms-cpim-sso_<tenant>`), naming a server-side `BrowserSession`.
+/// Separate from the Entra session cookie: signing in to B2C never signs in to Entra, nor the reverse.
+enum B2CSessionCookie {
+    static func name(_ exchange: B2CExchange) -> String { "x-ms-cpim-sso_\(exchange.configuration.tenant.shortName)" }
+
+    static func session(for exchange: B2CExchange) -> BrowserSession? {
+        guard let id = exchange.request.cookies[name(exchange)], !id.isEmpty else { return nil }
+        return exchange.service.state.withLock { $0.sessions[id] }
+    }
+
+    /// `SameSite=None` needs `Secure`; a plain-HTTP instance falls back to `Lax`.
+    static func setCookie(sessionID: String, exchange: B2CExchange) -> String {
+        let secure = exchange.base.context.isSecure
+        return CookieCoding.setCookie(name: name(exchange), value: sessionID, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
+    }
+
+    static func clearCookie(exchange: B2CExchange) -> String {
+        let secure = exchange.base.context.isSecure
+        return CookieCoding.setCookie(name: name(exchange), value: "", maxAge: 0, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
+    }
+}
+
+/// B2C codes and refresh tokens are JWEs (five base64url segments); FakeEntra's have that shape so that
+/// clients which inspect them see what they expect, and anything else is refused as the service does.
+enum B2CGrantToken {
+    private static let header = Base64URL.encode(Array(#"{"kid":"fakeentra_b2c_grant","ver":"1.0","zip":"Deflate","ser":"1.0"}"#.utf8))
+
+    static func make() -> String {
+        [header, SecureRandom.base64URLString(byteCount: 32), SecureRandom.base64URLString(byteCount: 12),
+         SecureRandom.base64URLString(byteCount: 96), SecureRandom.base64URLString(byteCount: 16)].joined(separator: ".")
+    }
+
+    static func isWellFormed(_ token: String) -> Bool {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        return segments.count == 5 && segments.allSatisfy { !$0.isEmpty && Base64URL.decode(String($0)) != nil }
+    }
+}
