@@ -1,0 +1,68 @@
+import Foundation
+import LocatedJSON
+import Testing
+@testable import B2C
+import IdentityPlatform
+
+@Suite struct B2CConfigurationTests {
+    static let sample = #"""
+    {
+      "tenant": {"id": "11111111-2222-4333-8444-555555555555", "domain": "contosob2c.onmicrosoft.com", "displayName": "Contoso B2C"},
+      "policies": [
+        {"name": "B2C_1_SignUpSignIn", "kind": "susi", "claims": ["emails", "name", "newUser"]},
+        {"name": "B2C_1A_PasswordReset", "kind": "passwordReset"}
+      ],
+      "localAccounts": [
+        {"objectId": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "email": "zoe@contoso.test", "password": "Passw0rd!", "displayName": "Zoe"}
+      ],
+      "apis": [{"name": "tasks", "appId": "99999999-8888-4777-8666-555555555555", "scopes": ["tasks.read"]}]
+    }
+    """#
+
+    @Test func decodesAndValidatesAgainstItsSchemaFragment() throws {
+        let schema = try JSONSchema(json: Array(B2CConfiguration.jsonSchemaFragment.utf8), file: "b2c.schema.json")
+        let configuration = try LocatedJSON.decode(B2CConfiguration.self, from: Array(Self.sample.utf8), file: "b2c.json", schema: schema)
+        #expect(configuration.tenant.shortName == "contosob2c")
+        #expect(configuration.policies.count == 2)
+        #expect(configuration.applications.isEmpty)
+        #expect(configuration.policy(named: "b2c_1_signupsignin", strict: true)?.claims == ["emails", "name", "newUser"])
+    }
+
+    @Test func theEmbeddedDefaultPassesTheSchema() throws {
+        let schema = try JSONSchema(json: Array(B2CConfiguration.jsonSchemaFragment.utf8), file: "b2c.schema.json")
+        let encoded = try JSONEncoder().encode(B2CConfiguration.embeddedDefault)
+        let decoded = try LocatedJSON.decode(B2CConfiguration.self, from: Array(encoded), file: "default.json", schema: schema)
+        #expect(decoded == .embeddedDefault)
+    }
+
+    @Test func schemaRefusesUnknownKindsAndPolicyNames() throws {
+        let schema = try JSONSchema(json: Array(B2CConfiguration.jsonSchemaFragment.utf8), file: "b2c.schema.json")
+        let bad = Self.sample.replacingOccurrences(of: "\"passwordReset\"", with: "\"reset\"").replacingOccurrences(of: "B2C_1_SignUpSignIn", with: "SignUpSignIn")
+        #expect(throws: JSONProblems.self) { _ = try LocatedJSON.validate(Array(bad.utf8), file: "b2c.json", schema: schema) }
+    }
+
+    @Test func policiesResolveIgnoringCase() {
+        let configuration = B2CConfiguration.embeddedDefault
+        #expect(configuration.policy(named: "b2c_1_EDIT_PROFILE", strict: true)?.name == "B2C_1_edit_profile")
+        #expect(configuration.policy(named: "b2c_1_reset", strict: true)?.kind == .passwordReset)
+        #expect(configuration.policy(named: "B2C_1A_anything", strict: true)?.kind == .susi)
+        #expect(configuration.policy(named: "B2C_1_other", strict: true) == nil)
+        #expect(configuration.policy(named: "B2C_1_other", strict: false)?.kind == .susi)
+        #expect(configuration.policy(named: "susi", strict: false) == nil)
+        #expect(B2CConfiguration.isPolicyName("b2c_1a_x") && !B2CConfiguration.isPolicyName("b2c_1_") && !B2CConfiguration.isPolicyName("b2c_2_x"))
+    }
+
+    @Test func installIsIdempotentAndShapesAccountsLikeB2C() throws {
+        var directory = Directory.embeddedDefault
+        let configuration = B2CConfiguration.embeddedDefault
+        configuration.install(into: &directory)
+        configuration.install(into: &directory)
+        #expect(directory.tenants.filter { $0.kind == .b2c }.count == 1)
+        let ben = try #require(directory.user(signInName: "ben@fabrikam.test"))
+        #expect(ben.userPrincipalName == "\(ben.id)@fabrikamb2c.onmicrosoft.com")
+        #expect(ben.tenantID == B2CConfiguration.defaultTenantID)
+        #expect(directory.resource(named: "https://fabrikamb2c.onmicrosoft.com/helloapi")?.appID == B2CConfiguration.sampleAPIAppID)
+        #expect(directory.application(clientID: B2CConfiguration.sampleClientID)?.isPublicClient == true)
+        #expect(directory.users.filter { $0.id == ben.id }.count == 1)
+    }
+}

@@ -1,0 +1,128 @@
+import EntraHTTP
+import Foundation
+import Testing
+@testable import B2C
+import IdentityPlatform
+
+@Suite struct B2CRoutingTests {
+    func route(_ target: String) -> B2CRoute? {
+        B2CRoute.parse(HTTPRequest(method: "GET", target: target), isB2CTenant: { B2CConfiguration.embeddedDefault.matchesTenant($0) })
+    }
+
+    @Test func everyAuthorityFormIsRecognised() {
+        #expect(route("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize") == B2CRoute(tenantSegment: "fabrikamb2c.onmicrosoft.com", policySegment: "B2C_1_susi", endpoint: .authorize, form: .trustFrameworkPolicy))
+        #expect(route("/fabrikamb2c.onmicrosoft.com/b2c_1_susi/oauth2/v2.0/token") == B2CRoute(tenantSegment: "fabrikamb2c.onmicrosoft.com", policySegment: "b2c_1_susi", endpoint: .token, form: .policyPath))
+        #expect(route("/fabrikamb2c.onmicrosoft.com/B2C_1A_SignUp_SignIn/v2.0/.well-known/openid-configuration")?.endpoint == .metadata)
+        #expect(route("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi&client_id=x") == B2CRoute(tenantSegment: "fabrikamb2c.onmicrosoft.com", policySegment: "B2C_1_susi", endpoint: .authorize, form: .policyQuery))
+        #expect(route("/fabrikamb2c.onmicrosoft.com/B2C_1_susi/discovery/v2.0/keys")?.endpoint == .keys)
+        #expect(route("/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/logout")?.endpoint == .logout)
+    }
+
+    @Test func entraPathsAreNotTaken() {
+        #expect(route("/contoso.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi") == nil)
+        #expect(route("/common/oauth2/v2.0/authorize") == nil)
+        #expect(route("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize") == nil)
+        #expect(route("/fabrikamb2c.onmicrosoft.com/signin_policy/oauth2/v2.0/authorize") == nil)
+        #expect(route("/fabrikamb2c.onmicrosoft.com/B2C_1_susi/unknown") == nil)
+    }
+
+    @Test func entraRequestsStillReachTheEntraHandlerBehindB2C() {
+        let browser = B2CBrowser()
+        let response = browser.get("/contoso.onmicrosoft.com/v2.0/.well-known/openid-configuration")
+        #expect(response.status.code == 200)
+        #expect(response.bodyText.contains("\"issuer\":\"https://login.fakeentra.test:8443/\(Directory.contosoTenantID)/v2.0\""))
+    }
+
+    @Test(arguments: [
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi",
+        "/fabrikamb2c.onmicrosoft.com/b2c_1_SUSI",
+        "/\(B2CConfiguration.defaultTenantID)/B2C_1_susi",
+        "/fabrikamb2c/B2C_1_susi",
+    ])
+    func signInWorksThroughEveryForm(authority: String) throws {
+        let browser = B2CBrowser()
+        let tokens = try browser.signInAndRedeem(authority: authority)
+        #expect(try tokens.idToken["tfp"] as? String == "B2C_1_susi")
+    }
+
+    @Test func queryParameterPolicyFormSignsIn() throws {
+        let browser = B2CBrowser()
+        let authority = "/fabrikamb2c.onmicrosoft.com"
+        let start = browser.get(browser.authorizeURL(authority: authority, extra: [("p", "B2C_1_susi")]))
+        let form = try #require(ScrapedPage(start.bodyText).form("localAccountForm"))
+        #expect(form.action == "/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=b2c_1_susi")
+        let code = try #require(browser.code(from: browser.signIn(start)))
+        let response = browser.post("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/token?p=B2C_1_susi", [
+            ("client_id", B2CFixtures.clientID), ("grant_type", "authorization_code"), ("code", code),
+            ("redirect_uri", B2CFixtures.redirectURI), ("code_verifier", B2CFixtures.verifier),
+        ])
+        #expect(response.status.code == 200)
+    }
+
+    @Test func b2cloginHostNamesTheIssuer() throws {
+        let browser = B2CBrowser(host: "fabrikamb2c.b2clogin.com")
+        let metadata = browser.get("/fabrikamb2c.onmicrosoft.com/B2C_1_susi/v2.0/.well-known/openid-configuration")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(metadata.body)) as? [String: Any])
+        #expect(json["issuer"] as? String == "https://fabrikamb2c.b2clogin.com/\(B2CFixtures.tenantID)/v2.0/")
+        let tokens = try browser.signInAndRedeem(authority: "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi")
+        #expect(try tokens.idToken["iss"] as? String == "https://fabrikamb2c.b2clogin.com/\(B2CFixtures.tenantID)/v2.0/")
+        #expect(try tokens.accessToken["iss"] as? String == "https://fabrikamb2c.b2clogin.com/\(B2CFixtures.tenantID)/v2.0/")
+    }
+
+    @Test func metadataHasTheServiceShape() throws {
+        let browser = B2CBrowser()
+        let response = browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_Edit_Profile/v2.0/.well-known/openid-configuration")
+        #expect(response.status.code == 200)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let base = "https://login.fakeentra.test:8443/tfp/fabrikamb2c.onmicrosoft.com/b2c_1_edit_profile"
+        #expect(json["issuer"] as? String == "https://login.fakeentra.test:8443/\(B2CFixtures.tenantID)/v2.0/")
+        #expect(json["authorization_endpoint"] as? String == "\(base)/oauth2/v2.0/authorize")
+        #expect(json["token_endpoint"] as? String == "\(base)/oauth2/v2.0/token")
+        #expect(json["end_session_endpoint"] as? String == "\(base)/oauth2/v2.0/logout")
+        #expect(json["jwks_uri"] as? String == "\(base)/discovery/v2.0/keys")
+        let claims = try #require(json["claims_supported"] as? [String])
+        for claim in ["emails", "tfp", "newUser", "oid", "sub", "name", "given_name", "family_name", "nonce", "auth_time"] {
+            #expect(claims.contains(claim), "\(claim) missing")
+        }
+        #expect(json["response_modes_supported"] as? [String] == ["query", "fragment", "form_post"])
+        #expect(json["id_token_signing_alg_values_supported"] as? [String] == ["RS256"])
+    }
+
+    @Test func metadataWithThePolicyQueryKeepsIt() throws {
+        let browser = B2CBrowser()
+        let response = browser.get("/fabrikamb2c.onmicrosoft.com/v2.0/.well-known/openid-configuration?p=B2C_1_susi")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        #expect(json["token_endpoint"] as? String == "https://login.fakeentra.test:8443/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/token?p=b2c_1_susi")
+    }
+
+    @Test func keysListTheSigningKey() throws {
+        let browser = B2CBrowser()
+        let response = browser.get("/fabrikamb2c.onmicrosoft.com/b2c_1_susi/discovery/v2.0/keys")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let keys = try #require(json["keys"] as? [[String: Any]])
+        #expect(keys.map { $0["kid"] as? String } == [B2CFixtures.keys.current.keyID])
+        #expect(keys.first?["kty"] as? String == "RSA")
+    }
+
+    @Test func unknownTenantAndStrictUnknownPolicyAreB2CErrors() {
+        let browser = B2CBrowser()
+        let tenant = browser.get("/tfp/nowhere.onmicrosoft.com/B2C_1_susi/v2.0/.well-known/openid-configuration")
+        #expect(tenant.status.code == 404)
+        #expect(tenant.bodyText.contains("AADB2C90002"))
+
+        let strict = B2CBrowser(options: { var o = IdentityOptions(); o.strict = true; return o }())
+        let unknown = strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration")
+        #expect(unknown.status.code == 404)
+        #expect(unknown.bodyText.contains("AADB2C90022"))
+        // Custom policies are accepted even in strict mode; lenient mode accepts any user flow name.
+        #expect(strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1A_signup_signin/v2.0/.well-known/openid-configuration").status.code == 200)
+        #expect(browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration").status.code == 200)
+    }
+
+    @Test func tokenEndpointWantsPost() {
+        let browser = B2CBrowser()
+        let response = browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token")
+        #expect(response.status.code == 405)
+        #expect(response.bodyText.contains("AADB2C90226"))
+    }
+}
