@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

@@ -1,1 +1,80 @@
+#ifdef __linux__
+#define _GNU_SOURCE 1
+#endif
 #include "TLSShims.h"
+#include <string.h>
+
+#ifdef __linux__
+int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t *length) {
+    return accept4(listener, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+#endif
+
+static const unsigned char http11[] = "http/1.1";
+
+// Picks http/1.1 when the client offers it; otherwise no ALPN at all (not a fatal alert), so an
+// h2-only client sees a completed handshake without a protocol and can give up cleanly.
+static int TLSShims_selectALPN(SSL *ssl, const unsigned char **out, unsigned char *outLength,
+                               const unsigned char *in, unsigned int inLength, void *argument) {
+    (void)ssl;
+    (void)argument;
+    unsigned int index = 0;
+    while (index < inLength) {
+        unsigned int length = in[index];
+        if (index + 1 + length > inLength) break;
+        if (length == sizeof(http11) - 1 && memcmp(in + index + 1, http11, length) == 0) {
+            *out = in + index + 1;
+            *outLength = (unsigned char)length;
+            return SSL_TLSEXT_ERR_OK;
+        }
+        index += 1 + length;
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+}
+
+int TLSShims_configureServerContext(SSL_CTX *context) {
+    if (SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) != 1) return 0;
+    if (SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION) != 1) return 0;
+    SSL_CTX_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE
+                                     | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_alpn_select_cb(context, TLSShims_selectALPN, NULL);
+    static const unsigned char sessionContext[] = "fakeentra";
+    if (SSL_CTX_set_session_id_context(context, sessionContext, sizeof(sessionContext) - 1) != 1) return 0;
+    return 1;
+}
+
+enum TLSShims_Outcome TLSShims_classify(const SSL *ssl, int result) {
+    switch (SSL_get_error(ssl, result)) {
+    case SSL_ERROR_NONE: return TLSShims_Outcome_done;
+    case SSL_ERROR_WANT_READ: return TLSShims_Outcome_wantRead;
+    case SSL_ERROR_WANT_WRITE: return TLSShims_Outcome_wantWrite;
+    case SSL_ERROR_ZERO_RETURN: return TLSShims_Outcome_closed;
+    default: return TLSShims_Outcome_failed;
+    }
+}
+
+int TLSShims_handshake(SSL *ssl) {
+    ERR_clear_error();
+    return SSL_do_handshake(ssl);
+}
+
+int TLSShims_read(SSL *ssl, void *buffer, int length) {
+    ERR_clear_error();
+    return SSL_read(ssl, buffer, length);
+}
+
+int TLSShims_write(SSL *ssl, const void *buffer, int length) {
+    ERR_clear_error();
+    return SSL_write(ssl, buffer, length);
+}
+
+int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity) {
+    const unsigned char *data = NULL;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl, &data, &length);
+    if (data == NULL || length == 0 || (int)length >= capacity) return 0;
+    memcpy(out, data, length);
+    out[length] = 0;
+    return 1;
+}

@@ -6,6 +6,8 @@ public struct HTTPRequest: Sendable, Equatable {
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
+    public var trailers: HTTPHeaders = [:]
 
     public init(method: String, target: String, version: HTTPVersion = .http11, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method

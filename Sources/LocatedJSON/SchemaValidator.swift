@@ -66,21 +66,30 @@ struct SchemaValidator {
         ]
         return bounds.compactMap { bound in
             guard let limit = bound.limit, !bound.holds(number.double, limit) else { return nil }
-            return Finding(value, path, "\(Wording.subject(path)) must be \(bound.wording) \(Wording.number(limit)), found \(number.literal)")
+            let requirement = "must be \(bound.wording) \(Wording.number(limit)), found \(number.literal)"
+            return Finding(value, path, "\(Wording.subject(path)) \(requirement)")
         }
     }
 
-    private func checkString(_ string: String, of value: JSONValue, _ rules: SchemaRules, at path: [PathToken]) -> [Finding] {
+    /// minLength/maxLength, minItems/maxItems, minProperties/maxProperties: `requirement` words
+    /// the bound ("at least", 3) as "must have at least 3 items".
+    private func checkSize(_ size: Int, minimum: Int?, maximum: Int?, of value: JSONValue, at path: [PathToken],
+                           requirement: (_ bound: String, _ limit: Int) -> String) -> [Finding] {
         var findings: [Finding] = []
-        let subject = Wording.subject(path)
+        if let minimum, size < minimum {
+            findings.append(Finding(value, path, "\(Wording.subject(path)) \(requirement("at least", minimum)), found \(size)"))
+        }
+        if let maximum, size > maximum {
+            findings.append(Finding(value, path, "\(Wording.subject(path)) \(requirement("at most", maximum)), found \(size)"))
+        }
+        return findings
+    }
+
+    private func checkString(_ string: String, of value: JSONValue, _ rules: SchemaRules, at path: [PathToken]) -> [Finding] {
         // JSON Schema measures strings in code points.
-        let length = string.unicodeScalars.count
-        if let minimum = rules.minLength, length < minimum {
-            findings.append(Finding(value, path, "\(subject) must be at least \(Wording.count(minimum, "character")) long, found \(length)"))
-        }
-        if let maximum = rules.maxLength, length > maximum {
-            findings.append(Finding(value, path, "\(subject) must be at most \(Wording.count(maximum, "character")) long, found \(length)"))
-        }
+        var findings = checkSize(string.unicodeScalars.count, minimum: rules.minLength, maximum: rules.maxLength,
+                                 of: value, at: path) { "must be \($0) \(Wording.count($1, "character")) long" }
+        let subject = Wording.subject(path)
         if let pattern = rules.pattern,
            pattern.regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) == nil {
             findings.append(Finding(value, path, "\(subject) must match the pattern \(pattern.source), found \(Wording.render(value))"))
@@ -92,24 +101,18 @@ struct SchemaValidator {
     }
 
     private func checkArray(_ elements: [JSONValue], of value: JSONValue, _ rules: SchemaRules, at path: [PathToken]) -> [Finding] {
-        var findings: [Finding] = []
-        let subject = Wording.subject(path)
-        if let minimum = rules.minItems, elements.count < minimum {
-            findings.append(Finding(value, path, "\(subject) must have at least \(Wording.count(minimum, "item")), found \(elements.count)"))
-        }
-        if let maximum = rules.maxItems, elements.count > maximum {
-            findings.append(Finding(value, path, "\(subject) must have at most \(Wording.count(maximum, "item")), found \(elements.count)"))
-        }
+        var findings = checkSize(elements.count, minimum: rules.minItems, maximum: rules.maxItems,
+                                 of: value, at: path) { "must have \($0) \(Wording.count($1, "item"))" }
         if rules.uniqueItems {
             var firstIndex: [String: Int] = [:]
             for (index, element) in elements.enumerated() {
                 let key = Wording.canonical(element)
-                if let first = firstIndex[key] {
-                    findings.append(Finding(element, path + [.index(index)],
-                        "\(subject) must not contain duplicates: item [\(index)] repeats item [\(first)] (\(Wording.render(element)))"))
-                } else {
+                guard let first = firstIndex[key] else {
                     firstIndex[key] = index
+                    continue
                 }
+                findings.append(Finding(element, path + [.index(index)], "\(Wording.subject(path)) must not contain duplicates: "
+                    + "item [\(index)] repeats item [\(first)] (\(Wording.render(element)))"))
             }
         }
         if let items = rules.items {
@@ -121,27 +124,23 @@ struct SchemaValidator {
     }
 
     private func checkObject(_ members: [JSONMember], of value: JSONValue, _ rules: SchemaRules, at path: [PathToken]) -> [Finding] {
-        var findings: [Finding] = []
         let present = Set(members.map(\.key))
-        for name in rules.required where !present.contains(name) {
-            findings.append(Finding(value, path, "missing required field \"\(name)\""))
+        var findings = rules.required.filter { !present.contains($0) }.map { name in
+            Finding(value, path, "missing required field \"\(name)\"")
         }
-        if let minimum = rules.minProperties, members.count < minimum {
-            findings.append(Finding(value, path, "\(Wording.subject(path)) must have at least \(Wording.count(minimum, "field")), found \(members.count)"))
-        }
-        if let maximum = rules.maxProperties, members.count > maximum {
-            findings.append(Finding(value, path, "\(Wording.subject(path)) must have at most \(Wording.count(maximum, "field")), found \(members.count)"))
-        }
+        findings += checkSize(members.count, minimum: rules.minProperties, maximum: rules.maxProperties,
+                              of: value, at: path) { "must have \($0) \(Wording.count($1, "field"))" }
         for member in members {
             let memberPath = path + [.key(member.key)]
             if let property = rules.properties[member.key] {
                 findings += validate(member.value, against: property, at: memberPath)
             } else if let additional = rules.additionalProperties {
-                if additional.rules.rejectsEverything {
-                    findings.append(Finding(at: member.keyLocation, memberPath, Wording.unknownField(member.key, expected: rules.properties.keys)))
-                } else {
+                guard additional.rules.rejectsEverything else {
                     findings += validate(member.value, against: additional, at: memberPath)
+                    continue
                 }
+                let message = Wording.unknownField(member.key, expected: rules.properties.keys)
+                findings.append(Finding(at: member.keyLocation, memberPath, message))
             }
         }
         return findings

@@ -233,10 +233,53 @@ struct BrowserAuthorizeTests {
         #expect(browser.sessionCookie == nil)
     }
 
+    @Test func twoStepSignInAsOnMicrosoftsPages() throws {
+        let browser = ScriptedBrowser()
+        let first = browser.submit(browser.get(F.authorize()), form: "signin", [("login", F.adele), ("action", "signin")])
+        #expect(first.has("signin") && first.pageErrorCode == nil)
+        #expect(first.bodyText.contains("id=\"i0116\" value=\"\(F.adele)\""))
+        #expect(first.bodyText.contains("id=\"i0118\" autocomplete=\"current-password\" aria-required=\"true\" autofocus"))
+        let consent = browser.submit(first, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(consent.has("consent"))
+    }
+
+    @Test func formsWorkWithoutTheButtonField() throws {
+        let browser = ScriptedBrowser()
+        let consent = browser.submit(browser.get(F.authorize()), form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword)])
+        #expect(consent.has("consent"))
+    }
+
+    /// Pressing Enter submits with the form's first submit button: it must be the primary one, never Back.
+    @Test func thePrimaryButtonComesFirstInEveryForm() throws {
+        var directory = F.directory()
+        directory.users[directory.users.firstIndex { $0.answers(to: F.adele) }!].mfaRequired = true
+        let browser = ScriptedBrowser(directory: directory)
+        let signIn = browser.get(F.authorize())
+        let mfa = browser.submit(signIn, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
+        let consent = browser.submit(mfa, form: "mfa", [("otc", "000000"), ("action", "mfa")])
+        let create = browser.get(F.authorize(extra: [("prompt", "create")]))
+        for (page, form) in [(signIn, "signin"), (mfa, "mfa"), (consent, "consent"), (create, "signup")] {
+            let body = page.bodyText
+            let start = try #require(body.range(of: "<form id=\"\(form)\""))
+            let firstSubmit = try #require(body.range(of: "<button type=\"submit\"", range: start.upperBound..<body.endIndex))
+            let tag = body[firstSubmit.lowerBound...].prefix(while: { $0 != ">" })
+            #expect(tag.contains("class=\"primary\""), "\(form): \(tag)")
+        }
+    }
+
     @Test func loginHintPrefillsTheSignInField() {
         let browser = ScriptedBrowser()
         let page = browser.get(F.authorize(extra: [("login_hint", F.alex)]))
         #expect(page.bodyText.contains("id=\"i0116\" value=\"\(F.alex)\""))
+    }
+
+    @Test func mfaRequiredForAnUnregisteredUserIsAnEnrolmentError() throws {
+        var directory = F.directory()
+        directory.users[directory.users.firstIndex { $0.answers(to: F.alex) }!].mfaRequired = true
+        let browser = ScriptedBrowser(directory: directory)
+        let response = browser.submit(browser.get(F.authorize()), form: "signin", [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")])
+        let redirect = try #require(RedirectResult(response))
+        #expect(redirect.aadsts == 50079)
     }
 
     @Test func expiredFlowShowsAnErrorPage() {
@@ -246,6 +289,16 @@ struct BrowserAuthorizeTests {
         let late = browser.submit(page, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
         #expect(late.pageErrorCode == 50089)
         #expect(late.headers["Location"] == nil)
+    }
+
+    @Test func pendingFlowsAreBounded() {
+        var state = PlatformState()
+        for i in 0..<5 {
+            let id = "flow-\(i)"
+            state.pendingAuthorizations[id] = PendingAuthorization(id: id, parameters: [:], tenantSegment: "common", endpointVersion: .v2, expiresAt: F.start.addingTimeInterval(Double(i)))
+        }
+        state.dropOldestPendingAuthorizations(keeping: 2)
+        #expect(Set(state.pendingAuthorizations.keys) == ["flow-3", "flow-4"])
     }
 
     @Test func unknownFlowIDIsRejected() {

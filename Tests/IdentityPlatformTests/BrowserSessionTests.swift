@@ -128,6 +128,21 @@ struct BrowserSessionTests {
         #expect(silent["error"] == "login_required")
     }
 
+    @Test func maxAgeZeroAlwaysReauthenticates() {
+        let browser = signedIn([F.adele])
+        #expect(browser.get(F.authorize(extra: [("max_age", "0")])).has("signin"))
+    }
+
+    @Test func autoLoginAnswersSelectAccountWithTheSignedInAccount() throws {
+        var options = IdentityOptions()
+        options.autoLogin = true
+        let browser = ScriptedBrowser(options: options)
+        #expect(RedirectResult(browser.get(F.authorize(extra: [("login_hint", F.alex)])))?["code"] != nil)
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [("prompt", "select_account")]))))
+        let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
+        #expect(browser.service.currentDirectory.user(id: record.grant.userID)?.userPrincipalName == F.alex)
+    }
+
     @Test func incrementalConsentAsksOnlyForNewPermissions() throws {
         let browser = signedIn([F.adele])
         let page = browser.get(F.authorize(scope: "openid profile User.Read Mail.Read"))
@@ -156,6 +171,31 @@ struct BrowserSessionTests {
         let browser = ScriptedBrowser(directory: directory)
         let done = browser.submit(browser.get(F.authorize(scope: "openid User.Read.All")), form: "signin", [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")])
         #expect(RedirectResult(done)?["code"] != nil)
+    }
+
+    @Test func adminConsentGrantsForTheWholeOrganization() throws {
+        let browser = ScriptedBrowser()
+        let signIn = browser.get(F.authorize(scope: "openid User.Read.All", extra: [("prompt", "admin_consent")]))
+        let consent = browser.submit(signIn, form: "signin", [("login", F.adele), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(consent.has("consent"))
+        #expect(consent.bodyText.contains("id=\"consentForOrganization\""))
+        #expect(consent.bodyText.contains("data-scope=\"User.Read.All\""))
+        #expect(RedirectResult(browser.submit(consent, form: "consent", [("action", "accept")]))?["code"] != nil)
+        #expect(browser.service.currentDirectory.grantedScopes(clientID: F.clientID, resourceAppID: Resource.graphAppID, userID: nil, tenantID: Directory.contosoTenantID).contains("user.read.all"))
+
+        // Another user of the organisation is not asked at all.
+        browser.cookies.removeAll()
+        let done = browser.submit(browser.get(F.authorize(scope: "openid User.Read.All")), form: "signin", [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(RedirectResult(done)?["code"] != nil)
+    }
+
+    @Test func adalRefreshSessionSignsInAgain() {
+        let browser = signedIn([F.adele])
+        let target = "/common/oauth2/authorize?" + FormParameters([
+            ("client_id", F.clientID), ("response_type", "code"), ("redirect_uri", F.redirectURI),
+            ("resource", "https://graph.microsoft.com"), ("prompt", "refresh_session"),
+        ]).encoded
+        #expect(browser.get(target).has("signin"))
     }
 
     @Test func fragmentResponseMode() throws {

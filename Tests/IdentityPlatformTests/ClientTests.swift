@@ -151,3 +151,44 @@ import Testing
         #expect(throws: IdentityError.self) { try authenticate(wrongType, clientID: TokenFixtures.certAppID, service: service) }
     }
 }
+
+/// A PS256 assertion made by PyJWT (as MSAL Python makes them when it knows the SHA-256 thumbprint),
+/// with the certificate it was made for; its private key was thrown away.
+@Suite struct PS256AssertionTests {
+    static let certificate = """
+-----BEGIN CERTIFICATE-----
+MIIDCzCCAfOgAwIBAgIUSikzUs+bFie2tThWnarIF6t1HVAwDQYJKoZIhvcNAQEL
+BQAwFDESMBAGA1UEAwwJcHMyNTZ0ZXN0MCAXDTI2MTEyMTA4MzI1OVoYDzIxMjYx
+MDI4MDgzMjU5WjAUMRIwEAYDVQQDDAlwczI1NnRlc3QwggEiMA0GCSqGSIb3DQEB
+AQUAA4IBDwAwggEKAoIBAQDyvyaY6/7XnloLfDqPuNHTBpovifnw2v11WbeIuukU
+L4MQsHoob7SN51vCGXYO9yStUip5eOR8TjdyXSegEfMgmNC6s0PCdFe7Uodqa4nT
+lup+HnMO6KutcjferEPYGM1qFEwStgWCrfsUkXAt1Il0OwCmCHCkh11GBKM70MI5
+ddia13d9IOSHmM6tz4NtyZrrCqn36y00uLlVGVUSh71DXs+Bsv/8u733ncbZwjdG
+saS7hZN33qkRo0Nhz9eFm++Eg355om6kxHXlwXL3AWdy7v0eyNf1Z4OHqau/j3LH
+JSHO0H8S6sRW0cbKzCpvvlvLdadYNtyTxKRpcmYIo2ufAgMBAAGjUzBRMB0GA1Ud
+DgQWBBSZoUmqU6gt4+Xe/Nol01smVHI/KTAfBgNVHSMEGDAWgBSZoUmqU6gt4+Xe
+/Nol01smVHI/KTAPBgNVHRMBAf8EBTADAQH/MA0GCSqGSIb3DQEBCwUAA4IBAQAq
+OBcS0CT9I7rcdUxKdvCtwBvGNs/mztsyxSVOcvIz32c7E8zHOAy5LxhbQ/oAYkA2
+XW7i9gNM+8ecq/c7rDfovb4B1C3+lbh3Gqyb7mOK38yM1AcFbIc6Rdk7gjU84WUn
+1UamxLjGqXeDd+0LgzW8dkDGziIsgDnH6yzDDRYRC0qmZTvp2Cw4tcHIgwu1cmro
+8frqYG938hQAcFijez4Bf1P9bnYeC4K+5lW99HWkiRajx+KKjqyBCX+rPBSo4H6z
+nANFsBYgrXZaocy7SexKPo66aLTVHE0e18qsW3aeTi0ZjpOjhKcWnp0tlXhqMPv+
+alJl+Uj3ZsPmO7HN/dyK
+-----END CERTIFICATE-----
+"""
+    static let assertion = "eyJhbGciOiJQUzI1NiIsInR5cCI6IkpXVCIsIng1dCNTMjU2IjoiT1hsbjNCbGJXYzV6X2Y3NlA5Sm9MM0hmekpRQ2R0NWhUS1kyR0RVR1dNZyJ9.eyJhdWQiOiJodHRwczovL2xvZ2luLm1pY3Jvc29mdG9ubGluZS5jb20vY29udG9zby5vbm1pY3Jvc29mdC5jb20vb2F1dGgyL3YyLjAvdG9rZW4iLCJpc3MiOiI2NjY2NjY2Ni02NjY2LTQ2NjYtODY2Ni02NjY2NjY2NjY2NjYiLCJzdWIiOiI2NjY2NjY2Ni02NjY2LTQ2NjYtODY2Ni02NjY2NjY2NjY2NjYiLCJqdGkiOiI1ZjhjMmY3ZS0xYzFlLTRjNTUtOWQ3YS05YjNmNGYzYjBhMTEiLCJpYXQiOjE4MDAwMDAwMDAsImV4cCI6NDEwMDAwMDAwMH0.1-u2pmpSRa08Ywe8NosanR_gsi5AnBoZUWznAaMyuBYQnQ_Tl74eTsphziEvXpNT1-sIP4M3qFzFb4OH6zIt__42vRcMBoKfCkhqJ1f0eDUtLV3Npje-YnV-9SiESJxk9O2Alb3pCzVWrCxzLVAiPjQa82Wowhl_gG9WtTLSW3QKaSUwVdd3RFFt8gn0s35_5Px7Vk8LjDAaSuXfr_a1Qw4C6vtxWV20wJDM33_j-o_Hiz3KiXJoqjMWTKemqmTBUeoVG7_SHBlW8vexyOp9qxizUFzlS9_Lu0yufTJFY369vF3HWwGs6zFkckzDMGEeOfWmuNdMBVl-ntwqlQhsiw"
+
+    @Test func msalPythonStylePS256AssertionVerifies() throws {
+        var directory = TokenFixtures.directory
+        directory.applications[5].certificates = [Self.certificate]
+        let (service, _) = TokenFixtures.service(directory: directory)
+        let client = try ClientResolver.resolve(clientID: TokenFixtures.certAppID, directory: directory, options: .init())
+        let presented = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: Self.assertion)
+        #expect(try ClientAuthenticator.authenticate(presented, client: client, service: service, now: service.clock.now()).method == .certificate)
+        // One flipped signature byte and it no longer verifies.
+        var tampered = Array(Self.assertion)
+        tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
+        let bad = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: String(tampered))
+        #expect(throws: IdentityError.clientAssertionSignatureInvalid(clientID: TokenFixtures.certAppID)) { try ClientAuthenticator.authenticate(bad, client: client, service: service, now: service.clock.now()) }
+    }
+}

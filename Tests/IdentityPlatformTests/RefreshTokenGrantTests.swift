@@ -114,3 +114,19 @@ import Testing
         #expect(refresh(token, path: "/organizations/oauth2/v2.0/token", service: service).status.code == 200)
     }
 }
+
+@Suite struct V1FallbackTests {
+    typealias F = TokenFixtures
+
+    @Test func v1RefreshWithoutResourceKeepsTheResourceAsNamed() throws {
+        let (service, _) = F.service()
+        F.issueCode(service, scopes: ["openid", "https://graph.microsoft.com/.default"])
+        let redeem = F.send(F.post("/\(F.contoso)/oauth2/token", [("grant_type", "authorization_code"), ("client_id", F.nativeAppID), ("code", "test-code"),
+                                                                  ("code_verifier", "verifier-0123456789-0123456789-0123456789-abcdefgh"), ("redirect_uri", "msauth.com.contoso.mobile://auth"),
+                                                                  ("resource", "https://graph.microsoft.com")]), to: service)
+        let token = try #require(F.json(redeem)["refresh_token"] as? String)
+        let refreshed = F.json(F.send(F.post("/\(F.contoso)/oauth2/token", [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", token)]), to: service))
+        #expect(F.claims(refreshed["access_token"] as? String)?["aud"] as? String == "https://graph.microsoft.com")
+        #expect(refreshed["refresh_token"] != nil && refreshed["id_token"] != nil)
+    }
+}

@@ -127,6 +127,13 @@ import LocatedJSON
         #expect(try validationProblems(#"[1, "1", true, null, [1], {"a": 1}]"#, against: unique) == [])
     }
 
+    @Test func objectSizeBounds() throws {
+        let bounded = #"{"properties": {"claims": {"minProperties": 1, "maxProperties": 2}}}"#
+        #expect(try validationProblems(#"{"claims": {}}"#, against: bounded) == [#"config.json:1:12: "claims" must have at least 1 field, found 0"#])
+        #expect(try validationProblems(#"{"claims": {"a": 1, "b": 2, "c": 3}}"#, against: bounded) ==
+            [#"config.json:1:12: "claims" must have at most 2 fields, found 3"#])
+    }
+
     @Test func booleanSchemas() throws {
         #expect(try validationProblems(#"{"a": 1}"#, against: "true") == [])
         #expect(try validationProblems(#"{"a": 1}"#, against: #"{"properties": {"a": false}}"#) == [#"config.json:1:7: "a" is not allowed here"#])

@@ -83,6 +83,12 @@ def drive(url, username, password, stop_at, session=None, consent="accept", veri
     if verify is not None:
         session.verify = verify
     response = session.get(url, allow_redirects=False)
+    return drive_response(response, username, password, stop_at, session, consent, max_steps, mfa_code)
+
+
+def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code="123456", until_final_page=False):
+    """Like `drive`, from a response already received. With `until_final_page`, a page without a form
+    (e.g. the device login's "you have signed in") ends the walk and is returned as ("page", text, session)."""
     for _ in range(max_steps):
         if response.is_redirect or response.status_code in (301, 302, 303, 307, 308):
             location = urllib.parse.urljoin(response.url, response.headers["Location"])
@@ -94,6 +100,8 @@ def drive(url, username, password, stop_at, session=None, consent="accept", veri
             raise SignInError("HTTP %d" % response.status_code, response.text)
         forms = parse_forms(response.text)
         if not forms:
+            if until_final_page and response.status_code == 200:
+                return "page", response.text, session
             raise SignInError("page without a form", response.text)
         form = forms[0]
         action = urllib.parse.urljoin(response.url, form["action"] or response.url)
@@ -144,8 +152,16 @@ def drive(url, username, password, stop_at, session=None, consent="accept", veri
 
 
 def main():
-    """BROWSER entry point: `python browser_driver.py URL` with FAKEENTRA_USER/FAKEENTRA_PASSWORD/FAKEENTRA_CA."""
+    """BROWSER entry point: `python browser_driver.py URL` with FAKEENTRA_USER/FAKEENTRA_PASSWORD/FAKEENTRA_CA.
+    Python's webbrowser waits for the browser command, while MSAL only starts answering on its redirect
+    listener after that: so the command returns at once and a detached child does the sign-in."""
     import os
+    import subprocess
+    if os.environ.get("FAKEENTRA_DRIVER_CHILD") != "1":
+        log = open(os.environ.get("FAKEENTRA_DRIVER_LOG", os.devnull), "a")
+        subprocess.Popen([sys.executable, __file__] + sys.argv[1:], env={**os.environ, "FAKEENTRA_DRIVER_CHILD": "1"},
+                         start_new_session=True, stdout=log, stderr=log)
+        return
     url = sys.argv[1]
     redirect = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["redirect_uri"][0]
     final, fields, session = drive(url, os.environ["FAKEENTRA_USER"], os.environ["FAKEENTRA_PASSWORD"], redirect,

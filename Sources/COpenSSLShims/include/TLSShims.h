@@ -1,4 +1,42 @@
 #ifndef FAKEENTRA_TLS_SHIMS_H
 #define FAKEENTRA_TLS_SHIMS_H
 #include "../../COpenSSL/shim.h"
+
+// EntraServer's only C module also carries the Linux event headers that Swift's Glibc module
+// leaves out (epoll, eventfd), rather than adding a package target for two includes.
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+// accept4 is hidden behind _GNU_SOURCE in glibc's headers; this one call saves two fcntl per connection.
+int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t *length);
+#endif
+
+// Applies the server policy in one call because every piece of it is a macro Swift cannot import
+// (SSL_CTX_set_min/max_proto_version, SSL_CTX_set_mode) or needs a C callback (ALPN selection):
+// TLS 1.2 and 1.3 only, no compression or renegotiation, tolerate a missing close_notify,
+// partial writes from a moving buffer, released idle buffers, ALPN answering `http/1.1`.
+// Returns 1 on success, 0 on failure (the OpenSSL error queue says why).
+int TLSShims_configureServerContext(SSL_CTX *context);
+
+// SSL_get_error's codes are macros with values Swift sees as Int32 constants, but naming the
+// outcomes once here keeps the Swift side free of magic numbers.
+enum TLSShims_Outcome {
+    TLSShims_Outcome_done = 0,
+    TLSShims_Outcome_wantRead = 1,
+    TLSShims_Outcome_wantWrite = 2,
+    TLSShims_Outcome_closed = 3,
+    TLSShims_Outcome_failed = 4,
+};
+
+// Classifies the result of SSL_do_handshake/SSL_read/SSL_write (`result` <= 0) with SSL_get_error.
+enum TLSShims_Outcome TLSShims_classify(const SSL *ssl, int result);
+
+// Runs the named I/O call after clearing this thread's error queue, as SSL_get_error requires.
+int TLSShims_handshake(SSL *ssl);
+int TLSShims_read(SSL *ssl, void *buffer, int length);
+int TLSShims_write(SSL *ssl, const void *buffer, int length);
+
+// The negotiated ALPN protocol copied into `out` (NUL-terminated); 0 when none was selected.
+int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity);
 #endif

@@ -21,6 +21,10 @@ enum Prompt: String, Sendable {
     case selectAccount = "select_account"
     case consent
     case create
+    /// An administrator consents for every user of the organisation (admin-only permissions included).
+    case adminConsent = "admin_consent"
+    /// ADAL's "refresh session": the user authenticates again, as with `login`.
+    case refreshSession = "refresh_session"
 }
 
 /// An /authorize request once its parameters are validated, re-derived from the stored parameters on
@@ -44,6 +48,15 @@ struct AuthorizationRequest: Sendable {
     var codeChallengeMethod: String?
 
     var application: Application { client.application }
+
+    /// The user must type their credentials even when the browser session knows them.
+    var forcesSignIn: Bool { prompt == .login || prompt == .refreshSession }
+
+    /// `max_age`: an earlier authentication older than this must be repeated; `max_age=0` always repeats it.
+    func authenticationIsTooOld(_ authTime: Date, now: Date) -> Bool {
+        guard let maxAge else { return false }
+        return maxAge == 0 || now.timeIntervalSince(authTime) > maxAge
+    }
 
     /// Why a request cannot proceed: shown on an error page when the client or its redirect URI cannot be
     /// trusted, otherwise sent back to the redirect URI.

@@ -32,7 +32,6 @@ enum AuthorizationResponder {
             var headers = headers
             headers.set("Location", redirectURL(uri, parameters: parameters, mode: mode))
             headers.set("Cache-Control", "no-store, no-cache")
-            headers.set("Content-Length", "0")
             return HTTPResponse(status: .found, headers: headers)
         case .formPost:
             return PageLayout.response(Pages.formPost(action: uri, parameters: parameters), headers: headers)

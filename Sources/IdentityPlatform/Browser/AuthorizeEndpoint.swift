@@ -13,7 +13,10 @@ enum AuthorizeEndpoint {
         if exchange.request.method == "POST", let flowID = form["ctx"] {
             return continueFlow(flowID, form: form, exchange: exchange)
         }
-        return start(parameters: firstValues(exchange.parameters), version: version, tenantSegment: exchange.route.tenantSegment, exchange: exchange)
+        var parameters = firstValues(exchange.parameters)
+        // Only /devicelogin may tie a flow to a device code.
+        parameters.removeValue(forKey: AuthorizationRequest.deviceCodeParameter)
+        return start(parameters: parameters, version: version, tenantSegment: exchange.route.tenantSegment, exchange: exchange)
     }
 
     /// Validates the request, stores it server-side and takes the first step.
@@ -30,7 +33,10 @@ enum AuthorizeEndpoint {
             id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
             endpointVersion: version, expiresAt: now.addingTimeInterval(service.options.interactiveFlowLifetime)
         )
-        service.state.withLock { $0.purge(now: now) }
+        service.state.withLock { state in
+            state.purge(now: now)
+            state.dropOldestPendingAuthorizations(keeping: maximumPendingFlows - 1)
+        }
         var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
         return flow.proceed()
     }
@@ -64,6 +70,9 @@ enum AuthorizeEndpoint {
             return PageLayout.response(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest)
         }
     }
+
+    /// Abandoned sign-ins expire after `interactiveFlowLifetime`; this bounds them in between.
+    static let maximumPendingFlows = 10_000
 
     /// The first value of every parameter, as the service reads repeated parameters.
     static func firstValues(_ parameters: FormParameters) -> [String: String] {

@@ -9,7 +9,7 @@ extension IdentityError {
     }
 
     public static func invalidPrompt(_ prompt: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 90023, message: "Unsupported 'prompt' value '\(prompt)'. Supported values are 'login', 'none', 'consent', 'select_account' and 'create'.")
+        IdentityError(error: "invalid_request", code: 90023, message: "Unsupported 'prompt' value '\(prompt)'. Supported values are 'login', 'none', 'consent', 'select_account', 'create', 'admin_consent' and (v1) 'refresh_session'.")
     }
 
     public static func invalidMaxAge(_ text: String) -> IdentityError {

@@ -59,3 +59,12 @@ extension PlatformState {
         return (session, isNew)
     }
 }
+
+extension PlatformState {
+    /// Keeps at most `count` pending sign-ins, dropping those that would expire first.
+    mutating func dropOldestPendingAuthorizations(keeping count: Int) {
+        guard pendingAuthorizations.count > count else { return }
+        let doomed = pendingAuthorizations.values.sorted { $0.expiresAt < $1.expiresAt }.prefix(pendingAuthorizations.count - count)
+        for flow in doomed { pendingAuthorizations.removeValue(forKey: flow.id) }
+    }
+}

@@ -61,6 +61,13 @@ enum ErrorLookup {
             .invalidCodeChallengeSize(), .invalidClaimsParameter(),
             .userNotInTenant(tenant: "{tenant}", clientID: "{clientId}", appName: "{appName}"), .accountSelectionRequired(),
             .invalidVerificationCode(), .flowExpired(),
+            .malformedClientAssertion("{detail}"), .clientAssertionSignatureInvalid(clientID: "{clientId}"),
+            .clientAssertionCertificateNotRegistered(thumbprint: "{thumbprint}", clientID: "{clientId}"),
+            .clientAssertionAudienceInvalid("{audience}"), .clientAssertionSubjectInvalid(clientID: "{clientId}"),
+            .invalidClientAssertionType("{type}"), .invalidInstance(), .noTenantIdentifyingInformation(),
+            .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
+            .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
+            .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
         ]
     }
 }

@@ -7,7 +7,10 @@ extension Pages {
         var detail: String
     }
 
-    static func consent(form: PageForm, appName: String, publisher: String, signInName: String, permissions: [PermissionLine]) -> HTML {
+    static func consent(form: PageForm, appName: String, publisher: String, signInName: String, permissions: [PermissionLine], forOrganization: Bool = false) -> HTML {
+        let organization: HTML = forOrganization
+            ? "<p id=\"consentForOrganization\"><strong>Consent on behalf of your organization.</strong> Accepting grants these permissions to every user of your organization; they will not be asked.</p>"
+            : .empty
         let items: [HTML] = permissions.map { line in
             "<li data-scope=\"\(line.scope)\"><strong>\(line.title)</strong><small>\(line.detail)</small></li>"
         }
@@ -15,6 +18,7 @@ extension Pages {
             <p class="muted" id="consentUser">\(signInName)</p>
             <p><strong id="appName">\(appName)</strong><br><span class="muted">\(publisher)</span></p>
             <p>This app would like to:</p>
+            \(organization)
             <ul class="permissions" id="permissions">
             \(items)
             </ul>
@@ -22,8 +26,8 @@ extension Pages {
             <form id="consent" method="post" action="\(form.action)">
             \(form.hiddenFields)
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             <button type="submit" name="action" value="accept" id="idBtn_Accept" class="primary">Accept</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             </div>
             </form>
             """, wide: true)
@@ -113,8 +117,8 @@ extension Pages {
             <form id="deviceconfirm" method="post" action="\(form.action)">
             \(form.hiddenFields)
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             <button type="submit" name="action" value="continue" id="idSIButton9" class="primary">Continue</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             </div>
             </form>
             """)

@@ -114,7 +114,8 @@ enum PageLayout {
     label{display:block;margin:12px 0 4px;font-weight:600}
     input[type=email],input[type=password],input[type=text]{width:100%;padding:6px 2px;font:inherit;border:0;border-bottom:1px solid #666;outline-offset:2px}
     input:focus{border-bottom-color:#0067b8}
-    .actions{display:flex;gap:8px;justify-content:flex-end;margin-top:24px;flex-wrap:wrap}
+    /* The primary button comes first in the markup so that pressing Enter submits it; shown on the right. */
+    .actions{display:flex;flex-direction:row-reverse;gap:8px;justify-content:flex-start;margin-top:24px;flex-wrap:wrap}
     button{font:inherit;min-width:108px;padding:6px 12px;border:1px solid #8a8886;background:#e6e6e6;color:#1b1b1b;cursor:pointer}
     button.primary{background:#0067b8;border-color:#0067b8;color:#fff}
     button:focus-visible{outline:2px solid #000;outline-offset:2px}

@@ -62,18 +62,23 @@ struct InteractiveFlow {
         }
 
         let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
-        if !evaluation.needingAdminConsent.isEmpty {
+        // FakeEntra has no directory roles: anyone of an organisation may act as its administrator.
+        let forOrganization = request.prompt == .adminConsent && tenant.kind == .organization
+        if !evaluation.needingAdminConsent.isEmpty && !forOrganization {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             if options.autoLogin { return fail(.adminConsentRequired()) }
             return showPage(Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
         }
-        let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent
+        let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent || forOrganization
         if wantsConsent && !consentAccepted && !options.autoLogin {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
-            return showConsent(user: user, evaluation: evaluation)
+            return showConsent(user: user, evaluation: evaluation, forOrganization: forOrganization)
         }
-        if let resource = evaluation.resource, !evaluation.needingUserConsent.isEmpty {
-            service.directory.withLock { $0.recordConsent(client: app, resource: resource, permissions: evaluation.needingUserConsent, user: user) }
+        let granting = forOrganization ? evaluation.permissions : evaluation.needingUserConsent
+        if let resource = evaluation.resource, !granting.isEmpty {
+            service.directory.withLock {
+                $0.recordConsent(client: app, resource: resource, permissions: granting, user: user, forWholeTenant: forOrganization)
+            }
             directory = service.currentDirectory
         }
         return complete(user: user)
@@ -83,7 +88,7 @@ struct InteractiveFlow {
     private mutating func chooseAccount() -> HTTPResponse {
         let prompt = request.prompt
         if prompt == .create { return showCreateAccount(email: request.loginHint, displayName: nil, error: nil) }
-        let candidates = prompt == .login ? [] : sessionCandidates()
+        let candidates = request.forcesSignIn ? [] : sessionCandidates()
 
         if let hint = request.loginHint {
             if prompt != .selectAccount, let match = candidates.first(where: { $0.user.answers(to: hint) || $0.user.id == hint.lowercased() }) {
@@ -93,7 +98,10 @@ struct InteractiveFlow {
             return signInRequired(login: hint)
         }
         if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
-        if candidates.count == 1, prompt != .selectAccount { return useSessionAccount(candidates[0].account, user: candidates[0].user) }
+        // With --auto-login the one signed-in account answers even `select_account`: no page is shown.
+        if candidates.count == 1, prompt != .selectAccount || options.autoLogin {
+            return useSessionAccount(candidates[0].account, user: candidates[0].user)
+        }
         if candidates.count > 1 {
             if prompt == .silent { return fail(.accountSelectionRequired()) }
             if !options.autoLogin { return showPicker(candidates) }
@@ -118,7 +126,7 @@ struct InteractiveFlow {
     }
 
     private mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
-        if let maxAge = request.maxAge, now.timeIntervalSince(account.authTime) > maxAge {
+        if request.authenticationIsTooOld(account.authTime, now: now) {
             if request.prompt == .silent { return fail(.loginRequired()) }
             if options.autoLogin { return autoSignIn(user) }
             return showSignIn(login: user.userPrincipalName, error: nil)
@@ -238,8 +246,8 @@ struct InteractiveFlow {
                                  note: tenant?.kind == .consumers ? "Personal account" : tenant?.displayName)
     }
 
-    mutating func showConsent(user: DirectoryUser, evaluation: ConsentEvaluation) -> HTTPResponse {
-        let asked = request.prompt == .consent ? evaluation.permissions : evaluation.needingUserConsent
+    mutating func showConsent(user: DirectoryUser, evaluation: ConsentEvaluation, forOrganization: Bool) -> HTTPResponse {
+        let asked = request.prompt == .consent || forOrganization ? evaluation.permissions : evaluation.needingUserConsent
         var lines = asked.map { permission in
             let entry = PermissionDescriptions.describe(permission, resource: evaluation.resource)
             let scope = request.scopes.responseScopes(granted: [permission]).first ?? permission
@@ -250,7 +258,7 @@ struct InteractiveFlow {
             return Pages.PermissionLine(scope: reserved.rawValue, title: entry.title, detail: entry.detail)
         }
         let publisher = request.client.isRegistered ? "Registered in this FakeEntra directory" : "Unverified (not registered in this FakeEntra directory)"
-        return showPage(Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines))
+        return showPage(Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines, forOrganization: forOrganization))
     }
 
     /// Ends the flow with an error: back to the app for a browser flow, on a page for a device.

@@ -5,8 +5,7 @@ import Foundation
 /// What the pages post back (`action=` plus the page's own fields), and how the flow ends.
 extension InteractiveFlow {
     mutating func handle(_ form: FormParameters) -> HTTPResponse {
-        let action = form["action"]?.lowercased() ?? ""
-        switch action {
+        switch Self.action(of: form) {
         case "signin": return submitCredentials(login: form["login"] ?? "", password: form["passwd"] ?? "")
         case "pick": return pickAccount(form["account"] ?? "")
         case "mfa": return submitVerificationCode(form["otc"] ?? "")
@@ -21,6 +20,18 @@ extension InteractiveFlow {
         }
     }
 
+    /// The `action` the pressed button sent; a script (or a browser submitting on Enter without a
+    /// button) may leave it out, and then the page's own fields say what was meant.
+    static func action(of form: FormParameters) -> String {
+        if let action = form["action"], !action.isEmpty { return action.lowercased() }
+        if form["account"] != nil { return "pick" }
+        if form["newPassword"] != nil { return "changepassword" }
+        if form["otc"] != nil { return "mfa" }
+        if form["email"] != nil { return "create" }
+        if form["login"] != nil { return "signin" }
+        return ""
+    }
+
     // MARK: - Sign-in page
 
     mutating func submitCredentials(login rawLogin: String, password: String) -> HTTPResponse {
@@ -29,6 +40,8 @@ extension InteractiveFlow {
         guard let user = findUser(login) else { return showSignIn(login: login, error: .userNotFound(login, tenant: directoryName(for: login))) }
         guard let tenant = directory.tenant(id: user.tenantID), admits(user, tenant) else { return showSignIn(login: login, error: notInTenant()) }
         if let problem = accountProblem(user) { return showSignIn(login: login, error: problem) }
+        // A name without a password is Microsoft's first step: the same page asks for the password.
+        if password.isEmpty { return showSignIn(login: login, error: nil) }
         guard user.password == password else { return showSignIn(login: login, error: .invalidCredentials()) }
         if user.passwordExpired { return showPasswordChange(login: login, error: nil) }
         signIn(user, methods: ["pwd"])
@@ -69,7 +82,7 @@ extension InteractiveFlow {
     }
 
     private mutating func reuse(_ candidate: Candidate) -> HTTPResponse {
-        if let maxAge = request.maxAge, now.timeIntervalSince(candidate.account.authTime) > maxAge {
+        if request.authenticationIsTooOld(candidate.account.authTime, now: now) {
             return showSignIn(login: candidate.user.userPrincipalName, error: nil)
         }
         pending.userID = candidate.user.id

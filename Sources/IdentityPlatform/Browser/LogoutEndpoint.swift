@@ -34,7 +34,6 @@ enum LogoutEndpoint {
             if let state = parameters["state"] { redirectParameters.append(("state", state)) }
             headers.set("Location", redirectParameters.isEmpty ? target : AuthorizationResponder.redirectURL(target, parameters: redirectParameters, mode: .query))
             headers.set("Cache-Control", "no-store, no-cache")
-            headers.set("Content-Length", "0")
             return HTTPResponse(status: .found, headers: headers)
         }
         return PageLayout.response(Pages.signedOut(), headers: headers)

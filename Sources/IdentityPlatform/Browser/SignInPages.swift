@@ -18,20 +18,22 @@ enum Pages {
         let signUp: HTML = offerSignUp
             ? "<p class=\"muted\">No account? <button type=\"submit\" class=\"link\" name=\"action\" value=\"signup\" id=\"signup\" formnovalidate>Create one!</button></p>"
             : .empty
+        // With the name known, the cursor waits in the password field (Microsoft's second step).
+        let knowsName = !(login ?? "").isEmpty
         return PageLayout.document(title: "Sign in to your account", heading: "Sign in", content: """
             <p id="appName" class="muted">to continue to \(appName)</p>
             <form id="signin" name="f1" method="post" action="\(form.action)" novalidate>
             \(form.hiddenFields)
             \(error.map { HTML.alert(id: errorID(for: $0), $0) } ?? .empty)
             <label for="i0116">Email, phone, or Skype</label>
-            <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required autofocus aria-required="true">
+            <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required aria-required="true"\(HTML(raw: knowsName ? "" : " autofocus"))>
             <label for="i0118">Password</label>
-            <input type="password" name="passwd" id="i0118" autocomplete="current-password" required aria-required="true">
-            \(signUp)
+            <input type="password" name="passwd" id="i0118" autocomplete="current-password" aria-required="true"\(HTML(raw: knowsName ? " autofocus" : ""))>
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
             <button type="submit" name="action" value="signin" id="idSIButton9" class="primary">Sign in</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
             </div>
+            \(signUp)
             </form>
             """)
     }
@@ -46,7 +48,7 @@ enum Pages {
     static func accountPicker(form: PageForm, appName: String, accounts: [AccountTile]) -> HTML {
         let tiles: [HTML] = accounts.enumerated().map { index, account in
             """
-            <li><button type="submit" class="tile" name="account" value="\(account.userID)" id="account-\(index)" data-upn="\(account.signInName)">\
+            <li><button type="submit" class="tile" name="account" value="\(account.userID)" id="account-\(index)" data-upn="\(account.signInName)" data-test-id="\(account.signInName)">\
             \(account.displayName)<small>\(account.signInName)\(account.note.map { " · " + $0 } ?? "")</small></button></li>
             """
         }
@@ -77,8 +79,8 @@ enum Pages {
             <label for="idTxtBx_SAOTCC_OTC">Code</label>
             <input type="text" name="otc" id="idTxtBx_SAOTCC_OTC" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
             <button type="submit" name="action" value="mfa" id="idSubmit_SAOTCC_Continue" class="primary">Verify</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
             </div>
             </form>
             """)
@@ -99,8 +101,8 @@ enum Pages {
             <label for="confirmNewPassword">Confirm password</label>
             <input type="password" name="confirmNewPassword" id="confirmNewPassword" autocomplete="new-password" required>
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
             <button type="submit" name="action" value="changepassword" id="idSIButton9" class="primary">Sign in</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
             </div>
             </form>
             """)
@@ -119,8 +121,8 @@ enum Pages {
             <label for="PasswordInput">Create a password</label>
             <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
             <div class="actions">
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
             <button type="submit" name="action" value="create" id="idSIButton9" class="primary">Next</button>
+            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
             </div>
             </form>
             """)

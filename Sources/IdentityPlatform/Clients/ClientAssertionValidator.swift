@@ -9,11 +9,11 @@ enum ClientAssertionValidator {
 
     static func validate(_ assertion: String, application app: Application, now: Date) throws(IdentityError) {
         guard let jwt = ParsedJWT(assertion) else { throw .malformedClientAssertion("JWT token is invalid or malformed.") }
-        guard jwt.jws.algorithm == "RS256" else {
-            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256.")
+        guard ["RS256", "PS256"].contains(jwt.jws.algorithm ?? "") else {
+            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256 or PS256.")
         }
         let certificate = try signingCertificate(for: jwt, application: app)
-        guard let key = try? certificate.publicKey, JWS.verifyRS256(jwt.jws, key: key) else {
+        guard let key = try? certificate.publicKey, verifies(jwt.jws, key: key) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
         guard let audience = jwt.string("aud") ?? (jwt.claims["aud"] as? [String])?.first, isTokenEndpoint(audience) else {
@@ -49,10 +49,19 @@ enum ClientAssertionValidator {
             }
             return named
         }
-        if let verifying = certificates.first(where: { cert in (try? cert.publicKey).map { JWS.verifyRS256(jwt.jws, key: $0) } ?? false }) {
+        if let verifying = certificates.first(where: { cert in (try? cert.publicKey).map { verifies(jwt.jws, key: $0) } ?? false }) {
             return verifying
         }
         throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
+    }
+
+    /// RS256, or PS256 as MSAL Python signs when it knows the SHA-256 thumbprint.
+    static func verifies(_ jws: DecodedJWS, key: RSAPublicKey) -> Bool {
+        switch jws.algorithm {
+        case "RS256": JWS.verifyRS256(jws, key: key)
+        case "PS256": key.verifySHA256PSS(signature: jws.signature, data: jws.signingInput)
+        default: false
+        }
     }
 
     /// Any host and tenant form of a v2 or v1 token endpoint: clients build it from their authority.

@@ -31,7 +31,7 @@ enum AuthorizationCodeGrant {
         if let original, original.resource?.appID == scopes.resource?.appID {
             allowed = Set(request.directory.delegatedPermissions(for: original, client: client.application, userID: user.id, tenantID: user.tenantID).map { $0.lowercased() })
         }
-        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed)
+        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed, silent: false)
 
         try markRedeemed(code, now: request.now, service: request.service)
         var grant = record.grant

@@ -14,6 +14,8 @@ struct TokenRequest {
     var service: IdentityService { exchange.service }
     var options: IdentityOptions { service.options }
     var now: Date { exchange.now }
+    /// What an active scenario changes for this request.
+    var directives: ScenarioDirectives { ScenarioDirectives.current }
 
     func required(_ name: String) throws(IdentityError) -> String {
         guard let value = parameters[name], !value.isEmpty else { throw .missingParameter(name) }
@@ -46,7 +48,11 @@ struct TokenRequest {
                 return try ScopeRequest.parse(v1Resource: resource, scope: optional("scope"), directory: directory)
             }
             guard let fallback else { throw .missingParameter("resource") }
-            return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+            // The grant's scopes name the resource as `resource=` did: keep v1 semantics (aud, refresh token).
+            var request = try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+            request.fromV1Resource = request.resource != nil
+            if !request.reserved.contains(.openid) { request.reserved.insert(.openid, at: 0) }
+            return request
         }
         if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
         guard let fallback else { throw .missingParameter("scope") }
@@ -69,22 +75,25 @@ struct TokenRequest {
 
     /// Non-interactive user grants fail when Conditional Access wants MFA the sign-in did not do.
     func checkMultiFactor(_ user: DirectoryUser, methods: [String], resource: Resource?) throws(IdentityError) {
-        if user.mfaRequired && !methods.contains("mfa") {
+        if (user.mfaRequired || directives.requireMFA) && !methods.contains("mfa") {
             throw .mfaRequired(resource: resource?.appID ?? Resource.graphAppID)
         }
     }
 
     /// The delegated permissions for `request`, all of which must be in `allowed` (lowercased) or
     /// already consented; otherwise consent is required (65001) or admin consent (90094).
-    func delegatedPermissions(_ request: ScopeRequest, client: Application, user: DirectoryUser, allowed: Set<String> = []) throws(IdentityError) -> [String] {
+    /// A scenario may withdraw consent (`consentRequiredScopes`, for silent grants: the interactive one just
+    /// consented) or decline scopes (`declinedScopes`).
+    func delegatedPermissions(_ request: ScopeRequest, client: Application, user: DirectoryUser, allowed: Set<String> = [], silent: Bool = true) throws(IdentityError) -> [String] {
         let evaluation = directory.evaluateConsent(request, client: client, user: user)
         if evaluation.needingAdminConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
             throw .adminConsentRequired()
         }
-        if evaluation.needingUserConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
+        let withdrawn = silent && evaluation.permissions.contains { request.matches($0, any: directives.consentRequiredScopes) }
+        if withdrawn || evaluation.needingUserConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
             throw .consentRequired(clientID: client.clientID, appName: client.displayName)
         }
-        return evaluation.permissions
+        return evaluation.permissions.filter { !request.matches($0, any: directives.declinedScopes) }
     }
 
     /// Permissions granted without a consent page: the app's configured permissions on that resource

@@ -41,6 +41,16 @@ public struct ScopeRequest: Sendable, Equatable {
     public var wantsIDToken: Bool { includes(.openid) }
     public var wantsRefreshToken: Bool { includes(.offlineAccess) || fromV1Resource }
 
+    /// Whether `permission` of this request's resource is named in `scopes`, bare or resource-qualified.
+    public func matches(_ permission: String, any scopes: [String]) -> Bool {
+        guard let resource, !scopes.isEmpty else { return false }
+        return scopes.contains { scope in
+            let (name, candidate) = ScopeRequest.split(scope)
+            guard candidate.caseInsensitiveCompare(permission) == .orderedSame else { return false }
+            return name.map(resource.isNamed) ?? (resource.appID == Resource.graphAppID)
+        }
+    }
+
     /// Parses a space-separated v2 `scope` parameter.
     public static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
         try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)

@@ -25,6 +25,19 @@ public struct ClaimSet: Sendable {
         members.append((name, .raw(json)))
     }
 
+    /// Replaces a member (or appends it) with JSON text, as scenario claim overrides ask.
+    public mutating func override(_ name: String, json: String) {
+        if let index = members.firstIndex(where: { $0.0 == name }) {
+            members[index].1 = .raw(json)
+        } else {
+            members.append((name, .raw(json)))
+        }
+    }
+
+    public mutating func override(with claims: [String: String]) {
+        for name in claims.keys.sorted() { override(name, json: claims[name]!) }
+    }
+
     /// NumericDate: whole seconds since the epoch.
     public mutating func set(_ name: String, _ date: Date) {
         set(name, Int(date.timeIntervalSince1970.rounded(.down)))

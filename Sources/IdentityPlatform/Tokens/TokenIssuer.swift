@@ -14,7 +14,17 @@ public struct TokenIssuer: Sendable {
         self.now = now
     }
 
-    var claims: TokenClaimsBuilder { TokenClaimsBuilder(origin: origin, now: now, options: service.options) }
+    /// The service's options with the lifetimes an active scenario imposes.
+    var options: IdentityOptions {
+        let directives = ScenarioDirectives.current
+        var options = service.options
+        if let v = directives.accessTokenLifetime { options.accessTokenLifetime = v }
+        if let v = directives.idTokenLifetime { options.idTokenLifetime = v }
+        if let v = directives.refreshTokenLifetime { options.refreshTokenInactivity = v }
+        return options
+    }
+
+    var claims: TokenClaimsBuilder { TokenClaimsBuilder(origin: origin, now: now, options: options) }
 
     /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens).
     public func sign(_ payload: ClaimSet) throws(IdentityError) -> String {
@@ -28,10 +38,17 @@ public struct TokenIssuer: Sendable {
     /// Issues every token the issue calls for and renders the response.
     /// `wantsClientInfo`: the request said `client_info=1`.
     public func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
-        let options = service.options
-        let accessToken = try sign(claims.accessTokenClaims(issue))
+        let options = self.options
+        let directives = ScenarioDirectives.current
+        var accessClaims = claims.accessTokenClaims(issue)
+        accessClaims.override(with: directives.accessTokenClaims)
+        let accessToken = try sign(accessClaims)
         let wantsIDToken = issue.user != nil && (issue.scopeRequest.wantsIDToken || issue.endpointVersion == .v1)
-        let idToken = try wantsIDToken ? claims.idTokenClaims(issue).map { payload throws(IdentityError) in try sign(payload) } : nil
+        var idToken: String?
+        if wantsIDToken, var idClaims = claims.idTokenClaims(issue) {
+            idClaims.override(with: directives.idTokenClaims)
+            idToken = try sign(idClaims)
+        }
         var refreshToken: String?
         if issue.user != nil, issue.scopeRequest.wantsRefreshToken, let grant = issue.grant {
             refreshToken = storeRefreshToken(grant: grant, familyID: issue.client.application.familyID)
@@ -82,7 +99,7 @@ public struct TokenIssuer: Sendable {
         let token = TokenIdentifiers.refreshToken()
         let record = RefreshTokenRecord(
             token: token, grant: grant, familyID: familyID, issuedAt: now,
-            expiresAt: now.addingTimeInterval(service.options.refreshTokenInactivity)
+            expiresAt: now.addingTimeInterval(options.refreshTokenInactivity)
         )
         service.state.withLock { state in
             state.purge(now: now)

@@ -1,0 +1,107 @@
+/// Serialises responses: status line, the handler's headers, then the framing headers the
+/// transport owns (`Content-Length`, `Date`, `Connection`), which handlers cannot override.
+public enum HTTPResponseEncoder {
+    /// The interim response written when the decoder reports `.continueExpected`.
+    public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Appends `response` to `buffer`. `isHead`: keep Content-Length, omit the body.
+    /// `keepAlive` false writes `Connection: close`. `date` is an IMF-fixdate (see `HTTPDate`).
+    public static func encode(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, date: String, into buffer: inout [UInt8]) {
+        let code = response.status.code
+        buffer.append(contentsOf: "HTTP/1.1 ".utf8)
+        appendDecimal(code, to: &buffer)
+        buffer.append(space)
+        appendSanitised(response.status.reason, to: &buffer)
+        buffer.append(contentsOf: crlf)
+        for field in response.headers.fields where !isTransportOwned(field.name) {
+            appendSanitised(field.name, to: &buffer)
+            buffer.append(contentsOf: ": ".utf8)
+            appendSanitised(field.value, to: &buffer)
+            buffer.append(contentsOf: crlf)
+        }
+        // RFC 9110 §8.6: no Content-Length in 1xx and 204 responses.
+        let mayHaveBody = code >= 200 && code != 204 && code != 304
+        if mayHaveBody {
+            buffer.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(response.body.count, to: &buffer)
+            buffer.append(contentsOf: crlf)
+        }
+        buffer.append(contentsOf: "Date: ".utf8)
+        buffer.append(contentsOf: date.utf8)
+        buffer.append(contentsOf: crlf)
+        buffer.append(contentsOf: keepAlive ? "Connection: keep-alive\r\n\r\n".utf8 : "Connection: close\r\n\r\n".utf8)
+        if mayHaveBody, !isHead { buffer.append(contentsOf: response.body) }
+    }
+
+    /// Convenience for tests and one-off answers.
+    public static func encode(_ response: HTTPResponse, isHead: Bool = false, keepAlive: Bool, date: String) -> [UInt8] {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(256 + response.body.count)
+        encode(response, isHead: isHead, keepAlive: keepAlive, date: date, into: &buffer)
+        return buffer
+    }
+
+    private static let space = UInt8(ascii: " ")
+    private static let crlf: [UInt8] = [13, 10]
+
+    private static func isTransportOwned(_ name: String) -> Bool {
+        name.equalsIgnoringASCIICase("Content-Length") || name.equalsIgnoringASCIICase("Transfer-Encoding")
+            || name.equalsIgnoringASCIICase("Connection") || name.equalsIgnoringASCIICase("Date")
+            || name.equalsIgnoringASCIICase("Keep-Alive")
+    }
+
+    /// CR, LF and NUL would split the response; a handler bug must not become header injection.
+    private static func appendSanitised(_ text: String, to buffer: inout [UInt8]) {
+        for byte in text.utf8 {
+            buffer.append(byte == 13 || byte == 10 || byte == 0 ? space : byte)
+        }
+    }
+
+    static func appendDecimal(_ value: Int, to buffer: inout [UInt8]) {
+        if value < 10 {
+            buffer.append(UInt8(truncatingIfNeeded: 0x30 + value))
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { raw in
+            while rest > 0 {
+                raw[count] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                rest /= 10
+                count += 1
+            }
+            for index in stride(from: count - 1, through: 0, by: -1) { buffer.append(raw[index]) }
+        }
+    }
+}
+
+/// IMF-fixdate (RFC 9110 §5.6.7) without Foundation: `Sun, 06 Nov 1994 08:49:37 GMT`.
+public enum HTTPDate {
+    public static func format(secondsSince1970 seconds: Int) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (index 4).
+        let (year, month, day) = civilDate(daysSince1970: days)
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return "\(names[weekday]), \(twoDigits(day)) \(months[month - 1]) \(year) "
+            + "\(twoDigits(secondOfDay / 3600)):\(twoDigits(secondOfDay / 60 % 60)):\(twoDigits(secondOfDay % 60)) GMT"
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
+    static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
+        let z = daysSince1970 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,385 @@
+#if os(Linux)
+import EntraHTTP
+import Glibc
+private import COpenSSLShims
+
+/// One client connection: TLS sniffing and handshake, request decoding, in-order answers, write
+/// buffering with backpressure, timeouts, and a lingering close. Owned by one event loop thread.
+final class Connection {
+    enum Phase {
+        /// TLS listener, nothing read yet: the first byte tells TLS (0x16) from plain HTTP.
+        case sniffing
+        case handshaking
+        case open
+        /// Output finished and write side shut; input is discarded until EOF so the peer gets
+        /// our last response instead of a reset.
+        case lingering
+        case closed
+    }
+
+    enum Timer {
+        case none, handshake, header, body, idle, writing, linger
+    }
+
+    /// Encoded only when due, so that a shutdown begun meanwhile turns it into `Connection: close`.
+    struct DelayedResponse {
+        var response: HTTPResponse
+        var due: UInt64
+        var isHead: Bool
+        var keepAlive: Bool
+        var method: String
+        var target: String
+        var started: UInt64
+    }
+
+    let fd: Int32
+    private let listener: ListenerInfo
+    private let context: RequestContext
+    private unowned let loop: EventLoop
+    private var phase: Phase
+    private var tls: TLSSession?
+    private var decoder: HTTPRequestDecoder
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    /// A TLS write that returned WANT_* must be retried with the same length.
+    private var pendingTLSWriteLength = 0
+    private var closeWhenFlushed = false
+    private var peerClosed = false
+    private var delayed: DelayedResponse?
+    private var handshakeInterest: UInt32 = EPOLLIN.rawValue
+    private var readWantsWrite = false
+    private var writeWantsRead = false
+    private var timer: Timer = .none
+    private var answeredRequests = 0
+    private(set) var deadline: UInt64 = 0
+    var registeredEvents: UInt32 = 0
+
+    /// Stop reading while this much input waits for an answer in progress (backpressure).
+    private var inputHighWater: Int { decoder.limits.maxHeadBytes + 64 * 1024 }
+    private static let outputHighWater = 256 * 1024
+
+    init(fd: Int32, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
+        self.fd = fd
+        self.listener = listener
+        self.loop = loop
+        self.context = RequestContext(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
+        self.decoder = HTTPRequestDecoder(limits: loop.server.configuration.limits)
+        if listener.tls != nil {
+            phase = .sniffing
+            arm(.handshake)
+        } else {
+            phase = .open
+            arm(.header)
+        }
+    }
+
+    var isOpen: Bool { phase != .closed }
+    var delayedDue: UInt64? { delayed?.due }
+
+    // MARK: Events
+
+    func handle(events: UInt32) {
+        if events & EPOLLERR.rawValue != 0 {
+            close()
+            return
+        }
+        let readable = events & (EPOLLIN.rawValue | EPOLLHUP.rawValue) != 0
+        let writable = events & EPOLLOUT.rawValue != 0
+        switch phase {
+        case .sniffing: sniff()
+        case .handshaking: continueHandshake()
+        case .lingering: discardInput()
+        case .open:
+            if outputOffset < output.count, (writable && !writeWantsRead) || (readable && writeWantsRead) {
+                flush()
+                // Requests held back by a full output buffer can be answered now.
+                if phase == .open, outputOffset == output.count, decoder.bufferedByteCount > 0 { answerBufferedRequests() }
+            }
+            if phase == .open, (readable && !writeWantsRead) || (writable && readWantsWrite) { readAndAnswer() }
+        case .closed: return
+        }
+        updateInterest()
+    }
+
+    private func sniff() {
+        var first: UInt8 = 0
+        let received = recv(fd, &first, 1, Int32(MSG_PEEK))
+        if received < 0, errno == EAGAIN || errno == EINTR { return }
+        guard received == 1 else { return close() }
+        guard first == 0x16, let session = listener.tls?.makeSession(fd: fd) else {
+            return rejectPlainHTTPOnTLSPort()
+        }
+        tls = session
+        phase = .handshaking
+        continueHandshake()
+    }
+
+    /// A client speaking plain HTTP to the TLS port gets a readable answer, not a hang.
+    private func rejectPlainHTTPOnTLSPort() {
+        phase = .open
+        let response = HTTPResponse(status: .badRequest, text: "This port speaks HTTPS: use https:// to talk to it.\n", contentType: "text/plain; charset=utf-8")
+        HTTPResponseEncoder.encode(response, isHead: false, keepAlive: false, date: loop.currentDate, into: &output)
+        loop.log(AccessLog.line(method: "-", target: "(plain HTTP on the TLS port)", status: 400, nanoseconds: 0))
+        closeWhenFlushed = true
+        flush()
+    }
+
+    private func continueHandshake() {
+        guard let tls else { return close() }
+        switch tls.handshake() {
+        case .transferred:
+            phase = .open
+            arm(.header)
+            readAndAnswer()
+        case .wantRead: handshakeInterest = EPOLLIN.rawValue
+        case .wantWrite: handshakeInterest = EPOLLOUT.rawValue
+        case .closed: close()
+        case .failed(let reason):
+            loop.log("TLS handshake with \(context.remoteAddress) failed: \(reason)")
+            close()
+        }
+    }
+
+    // MARK: Reading and answering
+
+    private func readAndAnswer() {
+        readWantsWrite = false
+        var reads = 0
+        readLoop: while !peerClosed, !closeWhenFlushed, decoder.bufferedByteCount < inputHighWater, reads < 16 {
+            reads += 1
+            switch receive() {
+            case .transferred(let count):
+                decoder.append(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<count]))
+                noteInputProgress()
+                // A short plain read drained the socket; TLS may still hold decrypted bytes.
+                if tls == nil, count < loop.scratch.count { break readLoop }
+            case .wantRead: break readLoop
+            case .wantWrite:
+                readWantsWrite = true
+                break readLoop
+            case .closed: peerClosed = true
+            case .failed: return close()
+            }
+        }
+        answerBufferedRequests()
+    }
+
+    private func receive() -> IOResult {
+        if let tls { return tls.read(into: loop.scratch) }
+        let count = recv(fd, loop.scratch.baseAddress, loop.scratch.count, 0)
+        if count > 0 { return .transferred(count) }
+        if count == 0 { return .closed }
+        return errno == EAGAIN || errno == EINTR ? .wantRead : .failed("recv errno \(errno)")
+    }
+
+    private func noteInputProgress() {
+        if decoder.isReadingBody {
+            arm(.body)
+        } else if timer == .idle, decoder.isInsideRequest {
+            arm(.header)
+        }
+    }
+
+    /// Decodes and answers buffered requests in order until one must wait (delay, full output).
+    private func answerBufferedRequests() {
+        while phase == .open, delayed == nil, !closeWhenFlushed, output.count - outputOffset < Self.outputHighWater {
+            let event: HTTPDecoderEvent?
+            do {
+                event = try decoder.next()
+            } catch {
+                queue(error.response, isHead: false, keepAlive: false)
+                loop.log(AccessLog.line(method: "-", target: "-", status: error.status.code, nanoseconds: 0))
+                break
+            }
+            guard let event else { break }
+            switch event {
+            case .continueExpected:
+                output.append(contentsOf: HTTPResponseEncoder.continueResponse)
+            case .request(let request):
+                answer(request)
+            }
+        }
+        guard phase == .open else { return }
+        flush()
+        guard phase == .open else { return }
+        if peerClosed, delayed == nil, outputOffset == output.count {
+            return close()
+        }
+        settleTimer()
+    }
+
+    /// Between requests the idle timeout applies, except before the first request, which must arrive
+    /// within the header (or handshake) timeout counted from accept.
+    private func settleTimer() {
+        guard delayed == nil, outputOffset == output.count else { return }
+        if decoder.isInsideRequest {
+            if timer != .header, timer != .body { arm(.header) }
+        } else if answeredRequests > 0, timer != .idle {
+            arm(.idle)
+        }
+    }
+
+    private func answer(_ request: HTTPRequest) {
+        let started = loop.now
+        answeredRequests += 1
+        let response = loop.server.responder.respond(to: request, context: context)
+        let directives = response.directives
+        if directives.dropConnection {
+            loop.log(AccessLog.line(method: request.method, target: request.target, status: 0, nanoseconds: monotonicNanoseconds() - started) + " dropped")
+            return close()
+        }
+        let keepAlive = request.wantsKeepAlive && !directives.closeAfterResponse && !loop.isShuttingDown && !peerClosed
+        if let delay = directives.delay, delay > .zero {
+            let due = started + delay.nanoseconds
+            delayed = DelayedResponse(response: response, due: due, isHead: request.isHead, keepAlive: keepAlive,
+                                      method: request.method, target: request.target, started: started)
+            arm(.none)
+            loop.scheduleDelay(until: due)
+            return
+        }
+        queue(response, isHead: request.isHead, keepAlive: keepAlive)
+        loop.log(AccessLog.line(method: request.method, target: request.target, status: response.status.code, nanoseconds: monotonicNanoseconds() - started))
+    }
+
+    private func queue(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {
+        HTTPResponseEncoder.encode(response, isHead: isHead, keepAlive: keepAlive, date: loop.currentDate, into: &output)
+        if !keepAlive { closeWhenFlushed = true }
+    }
+
+    /// The loop calls this when a delayed response is due.
+    func releaseDelayedResponse() {
+        guard let pending = delayed else { return }
+        delayed = nil
+        queue(pending.response, isHead: pending.isHead, keepAlive: pending.keepAlive && !loop.isShuttingDown)
+        loop.log(AccessLog.line(method: pending.method, target: pending.target, status: pending.response.status.code, nanoseconds: loop.now - pending.started))
+        answerBufferedRequests()
+        if phase == .open { readAndAnswerIfInputWaiting() }
+        updateInterest()
+    }
+
+    /// After a pause, TLS may hold decrypted bytes that epoll will never announce.
+    private func readAndAnswerIfInputWaiting() {
+        if tls != nil, delayed == nil, !closeWhenFlushed, !peerClosed { readAndAnswer() }
+    }
+
+    // MARK: Writing
+
+    private func flush() {
+        while outputOffset < output.count {
+            let remaining = output.count - outputOffset
+            let length = pendingTLSWriteLength > 0 ? pendingTLSWriteLength : min(remaining, 1 << 20)
+            let result = output.withUnsafeBytes { bytes -> IOResult in
+                let slice = UnsafeRawBufferPointer(rebasing: bytes[outputOffset..<(outputOffset + length)])
+                return send(slice)
+            }
+            switch result {
+            case .transferred(let count):
+                outputOffset += count
+                pendingTLSWriteLength = 0
+                writeWantsRead = false
+                arm(.writing)
+            case .wantWrite:
+                if tls != nil { pendingTLSWriteLength = length }
+                return
+            case .wantRead:
+                pendingTLSWriteLength = length
+                writeWantsRead = true
+                return
+            case .closed, .failed:
+                return close()
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 64 * 1024)
+        outputOffset = 0
+        if closeWhenFlushed {
+            beginLingeringClose()
+        } else if timer == .writing {
+            arm(.none)
+            settleTimer()
+        }
+    }
+
+    private func send(_ bytes: UnsafeRawBufferPointer) -> IOResult {
+        if let tls { return tls.write(bytes) }
+        let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        if count >= 0 { return .transferred(count) }
+        return errno == EAGAIN || errno == EINTR ? .wantWrite : .failed("send errno \(errno)")
+    }
+
+    // MARK: Closing and timeouts
+
+    private func beginLingeringClose() {
+        if peerClosed { return close() }
+        tls?.sendCloseNotify()
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        phase = .lingering
+        arm(.linger)
+    }
+
+    private func discardInput() {
+        while true {
+            let count = recv(fd, loop.scratch.baseAddress, loop.scratch.count, 0)
+            if count > 0 { continue }
+            if count < 0, errno == EAGAIN || errno == EINTR { return }
+            return close()
+        }
+    }
+
+    func timedOut() {
+        if timer == .header || timer == .body, phase == .open, decoder.isInsideRequest {
+            let response = HTTPResponse(status: HTTPStatus(408), text: "408 Request Timeout: the request did not arrive in time\n", contentType: "text/plain; charset=utf-8")
+            queue(response, isHead: false, keepAlive: false)
+            loop.log(AccessLog.line(method: "-", target: "-", status: 408, nanoseconds: 0))
+            flush()
+            updateInterest()
+        } else {
+            close()
+        }
+    }
+
+    /// Graceful shutdown: idle connections go now, busy ones finish their current answer.
+    func shutdownRequested() {
+        let idle = phase == .open && delayed == nil && outputOffset == output.count && !decoder.isInsideRequest
+        if phase == .sniffing || phase == .handshaking || idle { close() }
+    }
+
+    func close() {
+        guard phase != .closed else { return }
+        phase = .closed
+        tls = nil
+        Glibc.close(fd)
+        loop.forget(self)
+    }
+
+    private func arm(_ kind: Timer) {
+        timer = kind
+        let configuration = loop.server.configuration
+        let span: Duration? = switch kind {
+        case .none: nil
+        case .handshake: configuration.handshakeTimeout
+        case .header, .body: configuration.headerTimeout
+        case .idle, .writing: configuration.idleTimeout
+        case .linger: .seconds(2)
+        }
+        deadline = span.map { loop.now + $0.nanoseconds } ?? 0
+    }
+
+    func updateInterest() {
+        guard phase != .closed else { return }
+        var wanted: UInt32 = 0
+        switch phase {
+        case .sniffing, .lingering: wanted = EPOLLIN.rawValue
+        case .handshaking: wanted = handshakeInterest
+        case .open:
+            let mayRead = !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater
+            if mayRead || writeWantsRead { wanted |= EPOLLIN.rawValue }
+            if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted |= EPOLLOUT.rawValue }
+        case .closed: return
+        }
+        if wanted != registeredEvents {
+            registeredEvents = wanted
+            loop.modify(fd, events: wanted)
+        }
+    }
+}
+#endif

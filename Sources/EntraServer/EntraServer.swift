@@ -1,1 +1,0 @@
-// EntraServer: see README's module map.

@@ -1,0 +1,173 @@
+#if os(Linux)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// A failed system call, with errno and its text captured where it failed.
+public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let operation: String
+    public let code: Int32
+    public let message: String
+
+    static func makeFailed(_ operation: String, code: Int32 = errno) -> SocketError {
+        SocketError(operation: operation, code: code, message: String(cString: strerror(code)))
+    }
+
+    init(operation: String, code: Int32, message: String) {
+        self.operation = operation
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(operation) failed: \(message) (errno \(code))" }
+}
+
+/// Thin wrappers over POSIX sockets; every descriptor is non-blocking and close-on-exec.
+enum Socket {
+    struct ResolvedAddress {
+        var storage: sockaddr_storage
+        var length: socklen_t
+        var family: Int32
+    }
+
+    /// Numeric or named host → addresses to bind (`localhost` may give both 127.0.0.1 and ::1).
+    static func resolve(host: String, port: Int) throws(SocketError) -> [ResolvedAddress] {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        hints.ai_family = AF_UNSPEC
+        #if os(Linux)
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        #else
+        hints.ai_socktype = SOCK_STREAM
+        #endif
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host.isEmpty ? nil : host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SocketError(operation: "getaddrinfo(\(host))", code: status, message: String(cString: gai_strerror(status)))
+        }
+        defer { freeaddrinfo(list) }
+        var result: [ResolvedAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { raw in
+                raw.copyMemory(from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(info.pointee.ai_addrlen)))
+            }
+            let address = ResolvedAddress(storage: storage, length: info.pointee.ai_addrlen, family: info.pointee.ai_family)
+            if !result.contains(where: { describe(storage: $0.storage) == describe(storage: storage) }) { result.append(address) }
+            cursor = info.pointee.ai_next
+        }
+        return result
+    }
+
+    static func makeListener(_ address: ResolvedAddress, port: Int, backlog: Int32) throws(SocketError) -> Int32 {
+        #if os(Linux)
+        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let fd = socket(address.family, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw .makeFailed("socket") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if address.family == AF_INET6 {
+            // One listener per resolved address: keep ::1 from also claiming 127.0.0.1's port.
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var storage = address.storage
+        setPort(&storage, port: port)
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, address.length) }
+        }
+        guard bound == 0 else {
+            let error = SocketError.makeFailed("bind(\(describe(storage: storage)))")
+            close(fd)
+            throw error
+        }
+        guard listen(fd, backlog) == 0 else {
+            let error = SocketError.makeFailed("listen")
+            close(fd)
+            throw error
+        }
+        #if !os(Linux)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        #endif
+        return fd
+    }
+
+    /// The address a descriptor is bound to (for port 0) or connected from.
+    static func localAddress(_ fd: Int32) -> (host: String, port: Int) {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (describe(storage: storage), port(of: storage))
+    }
+
+    static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    static func describe(storage: sockaddr_storage) -> String {
+        var storage = storage
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        return withUnsafePointer(to: &storage) { pointer -> String in
+            if Int32(pointer.pointee.ss_family) == AF_INET {
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                    var address = inet.pointee.sin_addr
+                    inet_ntop(AF_INET, &address, &text, socklen_t(text.count))
+                    return String(nulTerminated: text)
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet6 in
+                var address = inet6.pointee.sin6_addr
+                inet_ntop(AF_INET6, &address, &text, socklen_t(text.count))
+                return String(nulTerminated: text)
+            }
+        }
+    }
+
+    static func port(of storage: sockaddr_storage) -> Int {
+        var storage = storage
+        return withUnsafePointer(to: &storage) { pointer in
+            if Int32(pointer.pointee.ss_family) == AF_INET {
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+        }
+    }
+
+    private static func setPort(_ storage: inout sockaddr_storage, port: Int) {
+        let family = Int32(storage.ss_family)
+        withUnsafeMutablePointer(to: &storage) { pointer in
+            if family == AF_INET {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = UInt16(port).bigEndian }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = UInt16(port).bigEndian }
+            }
+        }
+    }
+}
+
+/// Monotonic nanoseconds: timeouts must not jump with the wall clock.
+@inline(__always) func monotonicNanoseconds() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}
+
+extension String {
+    /// Text from a C buffer filled by a system or OpenSSL call.
+    init(nulTerminated buffer: [CChar]) {
+        self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,238 @@
+import EntraCrypto
+import Foundation
+import LocatedJSON
+
+/// What a `--config` file yields: the directory and options of the identity platform, plus the raw
+/// (located) sections other modules own.
+public struct IdentityConfiguration: Sendable {
+    public var directory: Directory
+    public var options: IdentityOptions
+    /// `graph`, `b2c`: validated against their (module-owned) subschemas, decoded by their modules.
+    public var sections: [String: JSONValue]
+    public var file: String
+}
+
+public enum ConfigurationLoader {
+    /// Reads, validates (schema, then cross-references) and builds. Every problem names the file,
+    /// line and column and what was expected; all are reported at once.
+    public static func load(file path: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
+        try load(bytes: LocatedJSON.readFile(path), file: path, options: options)
+    }
+
+    public static func load(bytes: [UInt8], file: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: bytes, file: file, schema: ConfigurationSchema.schema, decoder: decoder)
+        var builder = DirectoryBuilder(decoded: decoded, baseDirectory: (file as NSString).deletingLastPathComponent)
+        let directory = builder.build()
+        guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }
+        var sections: [String: JSONValue] = [:]
+        for name in ["graph", "b2c"] { sections[name] = decoded.tree[name] }
+        return IdentityConfiguration(directory: directory, options: apply(decoded.value.options, to: options), sections: sections, file: file)
+    }
+
+    static func apply(_ entry: ConfigurationFile.Options?, to base: IdentityOptions) -> IdentityOptions {
+        var options = base
+        guard let entry else { return options }
+        if let v = entry.strict { options.strict = v }
+        if let v = entry.autoLogin { options.autoLogin = v }
+        if let v = entry.accessTokenLifetime { options.accessTokenLifetime = TimeInterval(v) }
+        if let v = entry.accessTokenExtension { options.accessTokenExtension = TimeInterval(v) }
+        if let v = entry.idTokenLifetime { options.idTokenLifetime = TimeInterval(v) }
+        if let v = entry.refreshTokenInactivity { options.refreshTokenInactivity = TimeInterval(v) }
+        if let v = entry.authorizationCodeLifetime { options.authorizationCodeLifetime = TimeInterval(v) }
+        if let v = entry.deviceCodeLifetime { options.deviceCodeLifetime = TimeInterval(v) }
+        if let v = entry.deviceCodePollingInterval { options.deviceCodePollingInterval = v }
+        if let v = entry.interactiveFlowLifetime { options.interactiveFlowLifetime = TimeInterval(v) }
+        return options
+    }
+}
+
+/// Turns the decoded file into a `Directory`, checking what a schema cannot: references between
+/// entries, uniqueness, certificates that parse.
+struct DirectoryBuilder {
+    let decoded: DecodedJSON<ConfigurationFile>
+    let baseDirectory: String
+    private(set) var problems: [JSONProblem] = []
+    private var directory = Directory()
+
+    init(decoded: DecodedJSON<ConfigurationFile>, baseDirectory: String) {
+        self.decoded = decoded
+        self.baseDirectory = baseDirectory
+    }
+
+    var file: ConfigurationFile { decoded.value }
+
+    mutating func report(_ pointer: String, _ message: String) {
+        problems.append(decoded.problem(at: pointer, message))
+    }
+
+    mutating func build() -> Directory {
+        directory = file.includeDefaults ?? true ? .embeddedDefault : Directory()
+        addTenants()
+        addUsers()
+        addApps()
+        checkResourceAccess()
+        addConsents()
+        return directory
+    }
+
+    /// Entries whose key (case ignored) repeats an earlier one are reported at `member` and skipped.
+    mutating func uniqueEntries<Entry>(_ entries: [Entry]?, section: String, member: String, what: String, key: (Entry) -> String) -> [(Int, Entry)] {
+        var seen: [String: Int] = [:]
+        var unique: [(Int, Entry)] = []
+        for (i, entry) in (entries ?? []).enumerated() {
+            let value = key(entry)
+            if let first = seen[value.lowercased()] {
+                report("/\(section)/\(i)/\(member)", "\(what) \"\(value)\" is already used by /\(section)/\(first); expected a unique \(what)")
+                continue
+            }
+            seen[value.lowercased()] = i
+            unique.append((i, entry))
+        }
+        return unique
+    }
+
+    mutating func addTenants() {
+        for (i, entry) in uniqueEntries(file.tenants, section: "tenants", member: "id", what: "tenant id", key: \.id) {
+            let id = entry.id.lowercased()
+            directory.tenants.removeAll { $0.id == id }
+            for (k, domain) in entry.domains.enumerated() {
+                if let owner = directory.tenants.first(where: { $0.domains.contains(domain.lowercased()) }) {
+                    report("/tenants/\(i)/domains/\(k)", "domain \"\(domain)\" already belongs to tenant \(owner.id) (\(owner.displayName)); expected a domain no other tenant has")
+                }
+            }
+            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: entry.kind ?? .organization))
+        }
+    }
+
+    /// A tenant by id or domain, or a problem at `pointer`.
+    mutating func tenant(named name: String, at pointer: String) -> Tenant? {
+        if let tenant = directory.tenant(matching: name) { return tenant }
+        let known = directory.tenants.map { $0.primaryDomain }.joined(separator: ", ")
+        report(pointer, "no tenant \"\(name)\"; expected the id or a domain of a tenant in \"tenants\"\(known.isEmpty ? "" : " or one of: \(known)")")
+        return nil
+    }
+
+    mutating func addUsers() {
+        for (i, entry) in uniqueEntries(file.users, section: "users", member: "userPrincipalName", what: "user principal name", key: \.userPrincipalName) {
+            let upn = entry.userPrincipalName.lowercased()
+            let tenant: Tenant?
+            if let name = entry.tenant {
+                tenant = self.tenant(named: name, at: "/users/\(i)/tenant")
+            } else {
+                let domain = String(upn.split(separator: "@").last ?? "")
+                tenant = directory.tenants.first { $0.domains.contains(domain) }
+                if tenant == nil { report("/users/\(i)/userPrincipalName", "no tenant owns the domain \"\(domain)\"; expected \"tenant\" naming the user's tenant, or a tenant with that domain") }
+            }
+            guard let tenant else { continue }
+            let id = entry.id?.lowercased() ?? TokenIdentifiers.guid(from: "user|\(upn)")
+            directory.users.removeAll { $0.id == id || $0.userPrincipalName.lowercased() == upn }
+            directory.users.append(DirectoryUser(
+                id: id, tenantID: tenant.id, userPrincipalName: entry.userPrincipalName, displayName: entry.displayName,
+                givenName: entry.givenName, surname: entry.surname, mail: entry.mail, jobTitle: entry.jobTitle,
+                officeLocation: entry.officeLocation, mobilePhone: entry.mobilePhone, businessPhones: entry.businessPhones ?? [],
+                preferredLanguage: entry.preferredLanguage, password: entry.password ?? Directory.demoPassword,
+                mfaRegistered: entry.mfaRegistered ?? false, mfaRequired: entry.mfaRequired ?? false,
+                accountEnabled: entry.accountEnabled ?? true, locked: entry.locked ?? false,
+                passwordExpired: entry.passwordExpired ?? false, otherMails: entry.otherMails ?? []
+            ))
+        }
+    }
+
+    mutating func addApps() {
+        for (i, entry) in uniqueEntries(file.apps, section: "apps", member: "clientId", what: "client id", key: \.clientId) {
+            let home = entry.tenant.flatMap { tenant(named: $0, at: "/apps/\(i)/tenant") }
+            var certificates: [String] = []
+            for (k, text) in (entry.certificates ?? []).enumerated() {
+                if let pem = certificate(text, at: "/apps/\(i)/certificates/\(k)") { certificates.append(pem) }
+            }
+            let secrets = (entry.secrets ?? []).map { Application.Secret(value: $0.value, expiresAt: $0.expiresAt) }
+            directory.applications.append(Application(
+                clientID: entry.clientId, displayName: entry.displayName ?? entry.clientId, tenantID: home?.id,
+                isPublicClient: entry.publicClient ?? (secrets.isEmpty && certificates.isEmpty),
+                secrets: secrets, certificates: certificates, redirectURIs: entry.redirectUris ?? [],
+                requiredResourceAccess: (entry.requiredResourceAccess ?? []).map { .init(resource: $0.resource, scopes: $0.scopes ?? [], roles: $0.roles ?? []) },
+                identifierURIs: entry.identifierUris ?? [], exposedScopes: entry.exposedScopes ?? [], appRoles: entry.appRoles ?? [],
+                accessTokenAcceptedVersion: entry.accessTokenAcceptedVersion, familyID: entry.familyId
+            ))
+        }
+    }
+
+    /// An inline PEM certificate, or one read from a path relative to the configuration file.
+    mutating func certificate(_ text: String, at pointer: String) -> String? {
+        var pem = text
+        if !text.contains("-----BEGIN") {
+            let path = text.hasPrefix("/") ? text : (baseDirectory.isEmpty ? text : baseDirectory + "/" + text)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                report(pointer, "cannot read certificate file \"\(path)\"; expected a PEM certificate or a readable path to one")
+                return nil
+            }
+            pem = String(decoding: data, as: UTF8.self)
+        }
+        do {
+            _ = try X509Certificate(pem: pem)
+            return pem
+        } catch {
+            report(pointer, "not a PEM X.509 certificate (\(error)); expected -----BEGIN CERTIFICATE-----")
+            return nil
+        }
+    }
+
+    /// Permissions an app asks for must exist on their resource.
+    mutating func checkResourceAccess() {
+        for (i, entry) in (file.apps ?? []).enumerated() {
+            for (k, access) in (entry.requiredResourceAccess ?? []).enumerated() {
+                let pointer = "/apps/\(i)/requiredResourceAccess/\(k)"
+                guard let resource = directory.resource(named: access.resource) else {
+                    report(pointer + "/resource", "no resource \"\(access.resource)\"; expected https://graph.microsoft.com or the client id or identifier URI of an app in \"apps\"")
+                    continue
+                }
+                checkPermissions(access.scopes ?? [], of: resource, at: pointer + "/scopes")
+                for (m, role) in (access.roles ?? []).enumerated() where resource.applicationPermission(named: role) == nil && resource.appID != Resource.graphAppID {
+                    report(pointer + "/roles/\(m)", "\"\(role)\" is not an app role of \(resource.displayName); expected one of: \(resource.applicationPermissions.joined(separator: ", "))")
+                }
+            }
+        }
+    }
+
+    mutating func checkPermissions(_ scopes: [String], of resource: Resource, at pointer: String) {
+        for (m, scope) in scopes.enumerated() where resource.delegatedPermission(named: scope) == nil {
+            if resource.appID == Resource.graphAppID, ScopeRequest.isWellFormedPermissionName(scope) || ReservedScope(scope: scope) != nil { continue }
+            report(pointer + "/\(m)", "\"\(scope)\" is not a delegated permission of \(resource.displayName); expected one of: \(resource.delegatedPermissions.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    mutating func addConsents() {
+        for (i, entry) in (file.consents ?? []).enumerated() {
+            let pointer = "/consents/\(i)"
+            guard let app = directory.application(clientID: entry.clientId) else {
+                report(pointer + "/clientId", "no app with client id \"\(entry.clientId)\"; expected the clientId of an entry in \"apps\"")
+                continue
+            }
+            let resourceName = entry.resource ?? Resource.microsoftGraph.identifierURI
+            guard let resource = directory.resource(named: resourceName) else {
+                report(pointer + "/resource", "no resource \"\(resourceName)\"; expected https://graph.microsoft.com or the client id or identifier URI of an app in \"apps\"")
+                continue
+            }
+            checkPermissions(entry.scopes, of: resource, at: pointer + "/scopes")
+            var userID: String?
+            var tenantID: String?
+            if let name = entry.user {
+                guard let user = directory.user(signInName: name) else {
+                    report(pointer + "/user", "no user \"\(name)\"; expected the userPrincipalName of a user in \"users\" or a default user")
+                    continue
+                }
+                userID = user.id
+                tenantID = user.tenantID
+            } else if let name = entry.tenant {
+                tenantID = tenant(named: name, at: pointer + "/tenant")?.id
+            } else {
+                tenantID = app.tenantID
+                if tenantID == nil { report(pointer, "admin consent for a multi-tenant app needs \"tenant\"; expected \"user\" or \"tenant\"") }
+            }
+            guard let tenantID else { continue }
+            directory.grantConsent(ConsentGrant(clientID: app.clientID, resourceAppID: resource.appID, userID: userID, tenantID: tenantID, scopes: entry.scopes))
+        }
+    }
+}

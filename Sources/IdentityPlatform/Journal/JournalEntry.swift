@@ -1,0 +1,95 @@
+import EntraHTTP
+import Foundation
+
+/// One request and its response as the journal keeps them: secrets redacted, bodies parsed when possible.
+public struct JournalEntry: Sendable {
+    public var id: Int
+    public var time: Date
+    public var method: String
+    public var path: String
+    /// Query parameters, redacted.
+    public var query: [(String, String)]
+    public var status: Int
+    /// `token`, `authorize`, `discovery`, `graph`, `b2c`, … (see `JournalingResponder.classify`).
+    public var kind: String
+    public var durationMilliseconds: Double
+    public var requestHeaders: [(String, String)]
+    public var responseHeaders: [(String, String)]
+    /// JSON text (an object, array or string) describing each body.
+    public var requestBody: String
+    public var responseBody: String
+
+    /// Approximate memory cost, for the journal's byte bound.
+    var approximateSize: Int {
+        path.utf8.count + requestBody.utf8.count + responseBody.utf8.count
+            + (query + requestHeaders + responseHeaders).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
+    }
+
+    /// Request headers worth keeping (client telemetry, correlation, cookies redacted).
+    static let requestHeaderNames: Set<String> = [
+        "host", "content-type", "content-length", "user-agent", "authorization", "cookie", "origin", "referer",
+        "client-request-id", "return-client-request-id", "x-client-sku", "x-client-ver", "x-client-os", "x-client-cpu",
+        "x-app-name", "x-app-ver", "x-ms-lib-capability", "x-anchormailbox", "prefer", "consistencylevel",
+    ]
+    static let responseHeaderNames: Set<String> = [
+        "content-type", "location", "set-cookie", "www-authenticate", "retry-after", "x-ms-request-id",
+        "client-request-id", "request-id", "cache-control",
+    ]
+
+    static func selectedHeaders(_ headers: HTTPHeaders, names: Set<String>) -> [(String, String)] {
+        headers.fields.filter { names.contains($0.name.lowercased()) }.map { ($0.name, Redaction.redactHeader(name: $0.name, value: $0.value)) }
+    }
+
+    /// Bodies longer than this keep only their length (pages, photos).
+    static let maximumBodyText = 16 * 1024
+
+    /// A body as JSON text: JSON parsed and redacted, forms as redacted objects, text truncated, the rest described.
+    static func describeBody(_ body: [UInt8], contentType: String?) -> String {
+        guard !body.isEmpty else { return "null" }
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json"), body.count <= maximumBodyText * 4,
+           let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
+           let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        if type.hasPrefix("application/x-www-form-urlencoded") {
+            let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
+            return JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
+        }
+        // HTML pages can carry codes and tokens (form_post): only their size is kept.
+        if type.hasPrefix("text/plain"), body.count <= maximumBodyText {
+            return JSONFragment.quote(String(decoding: body, as: UTF8.self))
+        }
+        return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
+    }
+
+    public var json: String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        // Repeated names (Set-Cookie, repeated query parameters) become arrays.
+        func object(_ pairs: [(String, String)]) -> JSONFragment {
+            var order: [String] = []
+            var values: [String: [String]] = [:]
+            for (name, value) in pairs {
+                if values[name] == nil { order.append(name) }
+                values[name, default: []].append(value)
+            }
+            return .object(order.map { name in
+                let list = values[name]!
+                return (name, list.count == 1 ? .string(list[0]) : .raw("[" + list.map(JSONFragment.quote).joined(separator: ",") + "]"))
+            })
+        }
+        return JSONFragment.object([
+            ("id", .raw(String(id))),
+            ("time", .string(formatter.string(from: time))),
+            ("kind", .string(kind)),
+            ("method", .string(method)),
+            ("path", .string(path)),
+            ("query", object(query)),
+            ("status", .raw(String(status))),
+            ("durationMs", .raw(String(format: "%.3f", durationMilliseconds))),
+            ("request", .object([("headers", object(requestHeaders)), ("body", .raw(requestBody))])),
+            ("response", .object([("headers", object(responseHeaders)), ("body", .raw(responseBody))])),
+        ]).text
+    }
+}

@@ -1,0 +1,109 @@
+import EntraHTTP
+import Foundation
+
+/// Wraps the server's responder so that every exchange (Entra, B2C, Graph alike) lands in the journal.
+public struct JournalingResponder: HTTPResponder {
+    public let inner: any HTTPResponder
+    public let journal: RequestJournal
+    public let clock: any TimeSource
+    public let classify: @Sendable (HTTPRequest) -> String
+
+    public init(wrapping inner: any HTTPResponder, journal: RequestJournal, clock: any TimeSource, classify: @escaping @Sendable (HTTPRequest) -> String = JournalingResponder.defaultKind) {
+        self.inner = inner
+        self.journal = journal
+        self.clock = clock
+        self.classify = classify
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let response = inner.respond(to: request, context: context)
+        // Reading the journal is not itself journaled: it would fill the journal with itself.
+        guard !request.rawPath.lowercased().hasPrefix(JournalHandler.path) else { return response }
+        let elapsed = ContinuousClock.now - started
+        journal.record(JournalEntry(
+            id: 0, time: clock.now(), method: request.method, path: request.rawPath,
+            query: Redaction.redact(request.query), status: response.status.code, kind: classify(request),
+            durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
+            requestHeaders: JournalEntry.selectedHeaders(request.headers, names: JournalEntry.requestHeaderNames),
+            responseHeaders: JournalEntry.selectedHeaders(response.headers, names: JournalEntry.responseHeaderNames),
+            requestBody: JournalEntry.describeBody(request.body, contentType: request.headers["Content-Type"]),
+            responseBody: JournalEntry.describeBody(response.body, contentType: response.headers["Content-Type"])
+        ))
+        return response
+    }
+
+    /// The endpoint a request is for: Entra endpoint names from the route, else Graph, B2C or admin by path.
+    @Sendable public static func defaultKind(_ request: HTTPRequest) -> String {
+        let path = request.rawPath.lowercased()
+        if path.hasPrefix("/_fakeentra") { return "admin" }
+        if path.hasPrefix("/v1.0/") || path.hasPrefix("/beta/") || path == "/v1.0" || path.hasPrefix("/oidc/userinfo") { return "graph" }
+        if path.contains("/tfp/") || (request.hostName?.hasSuffix("b2clogin.com") ?? false) || path.contains("/b2c_1") { return "b2c" }
+        guard let route = IdentityRoute.parse(request) else { return "other" }
+        return switch route.endpoint {
+        case .instanceDiscovery: "instance_discovery"
+        case .openIDConfiguration: "openid_configuration"
+        case .keys: "keys"
+        case .authorize: "authorize"
+        case .token: "token"
+        case .deviceCode: "device_code"
+        case .logout: "logout"
+        case .userRealm: "user_realm"
+        case .deviceLogin: "device_login"
+        case .errorLookup: "error_lookup"
+        }
+    }
+}
+
+/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`) and
+/// `DELETE /_fakeentra/journal`; loopback callers only.
+public struct JournalHandler: HTTPHandler {
+    public static let path = "/_fakeentra/journal"
+    public let journal: RequestJournal
+
+    public init(journal: RequestJournal) { self.journal = journal }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        let path = request.rawPath.lowercased()
+        guard path == Self.path || path == Self.path + "/" else { return nil }
+        guard context.isLoopback else {
+            return Self.json(status: .forbidden, #"{"error":"forbidden","message":"The journal is only served to loopback clients."}"#)
+        }
+        switch request.method {
+        case "GET":
+            let query = request.query
+            let since = query["since"]
+            var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
+            if let since {
+                if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
+                if filter.sinceID == nil && filter.sinceTime == nil {
+                    return Self.json(status: .badRequest, #"{"error":"invalid_request","message":"since must be an entry id or an ISO 8601 time."}"#)
+                }
+            }
+            let entries = journal.entries(matching: filter)
+            let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
+            return Self.json(status: .ok, body)
+        case "DELETE":
+            journal.clear()
+            return HTTPResponse(status: HTTPStatus(204))
+        default:
+            var response = Self.json(status: .methodNotAllowed, #"{"error":"method_not_allowed","message":"Use GET or DELETE."}"#)
+            response.headers.set("Allow", "GET, DELETE")
+            return response
+        }
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    static func json(status: HTTPStatus, _ text: String) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Cache-Control", "no-store")
+        return HTTPResponse(status: status, headers: headers, text: text, contentType: "application/json; charset=utf-8")
+    }
+}

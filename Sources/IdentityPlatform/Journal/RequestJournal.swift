@@ -1,0 +1,106 @@
+import Foundation
+import Synchronization
+
+/// A bounded in-memory log of requests and responses: the oldest entries go first once either the
+/// entry count or the total size passes its limit.
+public final class RequestJournal: Sendable {
+    public struct Limits: Sendable, Equatable {
+        public var maximumEntries: Int
+        public var maximumBytes: Int
+        public init(maximumEntries: Int = 1000, maximumBytes: Int = 8 * 1024 * 1024) {
+            self.maximumEntries = maximumEntries
+            self.maximumBytes = maximumBytes
+        }
+    }
+
+    /// What a reader asks for (`GET /_fakeentra/journal?path=&status=&since=&limit=`).
+    public struct Filter: Sendable, Equatable {
+        /// Substring of the path, ignoring case.
+        public var path: String?
+        /// An exact status (`400`) or a class (`4xx`).
+        public var status: String?
+        /// Entries with a larger id than this.
+        public var sinceID: Int?
+        /// Entries at or after this time.
+        public var sinceTime: Date?
+        /// The most recent `limit` matches.
+        public var limit: Int?
+
+        public init(path: String? = nil, status: String? = nil, sinceID: Int? = nil, sinceTime: Date? = nil, limit: Int? = nil) {
+            self.path = path
+            self.status = status
+            self.sinceID = sinceID
+            self.sinceTime = sinceTime
+            self.limit = limit
+        }
+
+        func matches(_ entry: JournalEntry) -> Bool {
+            if let path, !entry.path.lowercased().contains(path.lowercased()) { return false }
+            if let status {
+                let wanted = status.lowercased()
+                if wanted.count == 3, wanted.hasSuffix("xx"), let digit = wanted.first?.wholeNumberValue {
+                    if entry.status / 100 != digit { return false }
+                } else if Int(wanted) != entry.status {
+                    return false
+                }
+            }
+            if let sinceID, entry.id <= sinceID { return false }
+            if let sinceTime, entry.time < sinceTime { return false }
+            return true
+        }
+    }
+
+    private struct Store: Sendable {
+        var entries: [JournalEntry] = []
+        var totalBytes = 0
+        var nextID = 1
+        var dropped = 0
+    }
+
+    public let limits: Limits
+    private let store = Mutex(Store())
+
+    public init(limits: Limits = .init()) { self.limits = limits }
+
+    /// Adds an entry (its id is assigned here) and evicts the oldest beyond the limits.
+    @discardableResult
+    public func record(_ entry: JournalEntry) -> Int {
+        store.withLock { store in
+            var entry = entry
+            entry.id = store.nextID
+            store.nextID += 1
+            store.entries.append(entry)
+            store.totalBytes += entry.approximateSize
+            var evict = 0
+            var bytes = store.totalBytes
+            while store.entries.count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && store.entries.count - evict > 1) {
+                bytes -= store.entries[evict].approximateSize
+                evict += 1
+            }
+            if evict > 0 {
+                store.entries.removeFirst(evict)
+                store.totalBytes = bytes
+                store.dropped += evict
+            }
+            return entry.id
+        }
+    }
+
+    public func entries(matching filter: Filter = .init()) -> [JournalEntry] {
+        let matching = store.withLock { $0.entries.filter(filter.matches) }
+        guard let limit = filter.limit, limit >= 0, matching.count > limit else { return matching }
+        return Array(matching.suffix(limit))
+    }
+
+    /// How many entries the bounds have pushed out since start (or the last clear).
+    public var droppedCount: Int { store.withLock { $0.dropped } }
+    public var totalBytes: Int { store.withLock { $0.totalBytes } }
+
+    public func clear() {
+        store.withLock { store in
+            store.entries.removeAll()
+            store.totalBytes = 0
+            store.dropped = 0
+        }
+    }
+}

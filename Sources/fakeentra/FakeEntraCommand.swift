@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct FakeEntraCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fakeentra",
+        abstract: "A local, scriptable Microsoft identity platform (Entra ID, Azure AD B2C) and Microsoft Graph.",
+        subcommands: [ServeCommand.self, CertsCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import EntraCrypto
+import EntraHTTP
+import EntraServer
+import FakeEntraApp
+import Foundation
+import IdentityPlatform
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the identity platform, B2C and Graph over HTTPS (the default command)."
+    )
+
+    @Option(help: "HTTPS port; 0 picks a free port.") var port: Int = 8443
+    @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
+    @Option(name: .customLong("http-port"), help: "Also serve plain HTTP on this port (0 picks one).") var httpPort: Int?
+    @OptionGroup var certificates: CertificateOptions
+    @Option(name: .customLong("ready-file"), help: "Write the base URL to this file once connections are accepted.") var readyFile: String?
+    @Flag(help: "Accept configured apps only (AADSTS700016 for others).") var strict = false
+    @Flag(name: .customLong("auto-login"), help: "Sign in the login_hint user (or the only user) and consent without showing pages.") var autoLogin = false
+    @Option(name: .customLong("header-timeout"), help: "Seconds a client has to send a request's headers.") var headerTimeout: Double = 10
+    @Option(name: .customLong("idle-timeout"), help: "Seconds an idle keep-alive connection stays open.") var idleTimeout: Double = 60
+    @Option(name: .customLong("max-body"), help: "Largest request body in bytes.") var maxBody: Int = 1 << 20
+    @Flag(name: .customLong("quiet"), help: "No access log on stderr.") var quiet = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
+        guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
+    }
+
+    func run() async throws {
+        let startedAt = ContinuousClock.now
+        let paths = try certificates.ensure()
+        if paths.caRegenerated {
+            FileHandle.standardError.write(Data("fakeentra: created a new local CA at \(paths.caCertificate); trust it in your clients (fakeentra certs tells how)\n".utf8))
+        }
+        let signing = try SigningCredential.loadOrCreate(directory: certificates.directory)
+
+        var options = IdentityOptions()
+        options.strict = strict
+        options.autoLogin = autoLogin
+        let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: signing), options: options)
+        let application = FakeEntraApplication(service: service, startedAt: startedAt)
+
+        var listeners = [ListenerConfiguration(host: host, port: port, tls: TLSConfiguration(certificateChainPath: paths.serverCertificate, privateKeyPath: paths.serverKey))]
+        if let httpPort { listeners.append(ListenerConfiguration(host: host, port: httpPort)) }
+        var limits = HTTPRequestDecoder.Limits()
+        limits.maxBodyBytes = maxBody
+        let configuration = ServerConfiguration(
+            listeners: listeners, limits: limits,
+            headerTimeout: .milliseconds(Int(headerTimeout * 1000)), idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
+            accessLog: quiet ? .disabled : .standardError
+        )
+        let server = try HTTPServer(configuration: configuration, responder: application.responder)
+        let bound = try server.start()
+        server.stopOnSignals()
+
+        let baseURL = Self.displayURL(bound.first { $0.isTLS })
+        let plainURL = bound.first { !$0.isTLS }.map(Self.displayURL)
+        let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, certificateAuthority: paths.caCertificate)
+        // One write, so a reader waiting for the URL line gets the whole banner at once.
+        FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
+        if let readyFile { try Self.writeAtomically(baseURL + "\n", to: readyFile) }
+
+        await server.waitUntilStopped()
+    }
+
+    /// A URL a client on this machine can use: wildcard listeners are reached through loopback.
+    static func displayURL(_ address: BoundAddress?) -> String {
+        guard var address else { return "" }
+        if address.host == "0.0.0.0" { address.host = "127.0.0.1" }
+        if address.host == "::" { address.host = "::1" }
+        return address.description
+    }
+
+    /// Readers polling for the file never see it half written.
+    static func writeAtomically(_ text: String, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        try text.write(toFile: temporary, atomically: false, encoding: .utf8)
+        guard rename(temporary, path) == 0 else {
+            throw ValidationError("cannot write --ready-file \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import EntraHTTP
+import EntraServer
+import Foundation
+import Testing
+
+@Suite struct TLSServerTests {
+    let tls = TestCertificate.configuration
+
+    func sClient(port: Int, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"] + extra,
+                input: "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    }
+
+    @Test(arguments: [("-tls1_2", "TLSv1.2"), ("-tls1_3", "TLSv1.3")])
+    func acceptsTLS12And13WithALPN(flag: String, version: String) async throws {
+        try await withServer(tls: tls) { server in
+            let result = try sClient(port: server.tlsPort, [flag, "-alpn", "h2,http/1.1", "-ign_eof"])
+            #expect(result.stdout.contains("Protocol  : \(version)") || result.stdout.contains("New, \(version)"))
+            #expect(result.stdout.contains("ALPN protocol: http/1.1"))
+            #expect(result.stdout.contains("HTTP/1.1 200 OK"))
+            #expect(result.stdout.contains("hello"))
+        }
+    }
+
+    @Test func refusesTLS11() async throws {
+        try await withServer(tls: tls) { server in
+            // SECLEVEL=0 lets the client offer TLS 1.1, so the refusal comes from the server.
+            let result = try sClient(port: server.tlsPort, ["-tls1_1", "-cipher", "DEFAULT:@SECLEVEL=0"])
+            #expect(result.status != 0)
+            #expect(!result.stdout.contains("HTTP/1.1 200"))
+            #expect(result.stderr.contains("protocol version") || result.stdout.contains("protocol version"))
+        }
+    }
+
+    @Test func h2OnlyClientGetsNoALPNButAWorkingHandshake() async throws {
+        try await withServer(tls: tls) { server in
+            let result = try sClient(port: server.tlsPort, ["-alpn", "h2", "-ign_eof"])
+            #expect(result.stdout.contains("No ALPN negotiated"))
+            #expect(result.stdout.contains("HTTP/1.1 200 OK"))
+        }
+    }
+
+    @Test func curlReusesTheTLSConnection() async throws {
+        try await withServer(tls: tls) { server in
+            let url = "https://localhost:\(server.tlsPort)/hello"
+            let result = try run("/usr/bin/curl", ["-s", "--cacert", tls.certificateChainPath, "--resolve", "localhost:\(server.tlsPort):127.0.0.1",
+                                                   "-w", " %{http_code} %{num_connects} %{http_version}\n", url, url])
+            #expect(result.stdout == "hello 200 1 1.1\nhello 200 0 1.1\n")
+        }
+    }
+
+    @Test func largeBodyRoundTripsThroughTLS() async throws {
+        try await withServer(tls: tls) { server in
+            let directory = FileManager.default.temporaryDirectory
+            let file = directory.appendingPathComponent("entraserver-body-\(UUID().uuidString)")
+            let body = (0..<900_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
+            try Data(body).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let output = directory.appendingPathComponent("entraserver-echo-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: output) }
+            let result = try run("/usr/bin/curl", ["-sk", "--data-binary", "@\(file.path)", "-H", "Content-Type: application/octet-stream",
+                                                   "-o", output.path, "-w", "%{http_code}", "https://127.0.0.1:\(server.tlsPort)/echo"])
+            #expect(result.stdout == "200")
+            #expect(try Data(contentsOf: output) == Data(body))
+        }
+    }
+
+    @Test func plainHTTPOnTheTLSPortGets400AndClose() async throws {
+        try await withServer(tls: tls) { server in
+            let client = try RawClient(port: server.tlsPort)
+            try client.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 400)
+            #expect(response.text.contains("This port speaks HTTPS"))
+            #expect(client.waitForClose())
+
+            let curl = try run("/usr/bin/curl", ["-s", "-w", " %{http_code}", "http://127.0.0.1:\(server.tlsPort)/hello"])
+            #expect(curl.stdout.hasSuffix(" 400"))
+        }
+    }
+
+    @Test func plainListenerAlongsideTLS() async throws {
+        try await withServer(tls: tls) { server in
+            #expect(server.addresses.map(\.isTLS) == [true, false])
+            let client = try RawClient(port: server.plainPort)
+            try client.send("GET /echo HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.readResponse()?.headers["X-Secure"] == "no")
+            let secure = try run("/usr/bin/curl", ["-sk", "-D", "-", "-o", "/dev/null", "https://127.0.0.1:\(server.tlsPort)/echo"])
+            #expect(secure.stdout.lowercased().contains("x-secure: yes"))
+        }
+    }
+
+    @Test func stalledHandshakeIsClosedAfterTheHandshakeTimeout() async throws {
+        try await withServer(tls: tls, configure: { $0.handshakeTimeout = .milliseconds(200) }) { server in
+            let client = try RawClient(port: server.tlsPort)
+            try client.send([0x16, 0x03, 0x01])
+            #expect(client.waitForClose())
+        }
+    }
+
+    @Test func badCertificatePathFailsAtInit() {
+        let missing = TLSConfiguration(certificateChainPath: "/nonexistent/cert.pem", privateKeyPath: "/nonexistent/key.pem")
+        #expect(throws: TLSError.self) {
+            _ = try HTTPServer(configuration: ServerConfiguration(tlsPort: 0, tls: missing), responder: TestResponder())
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+@Suite struct JournalTests {
+    typealias F = TokenFixtures
+
+    /// The identity handler behind a journaling responder, plus a stand-in for any other module.
+    func stack(limits: RequestJournal.Limits = .init()) -> (JournalingResponder, RequestJournal, IdentityService, JournalHandler) {
+        let (service, _) = F.service()
+        let journal = RequestJournal(limits: limits)
+        let handler = JournalHandler(journal: journal)
+        let chain = HandlerChain([handler, IdentityHandler(service: service)]) { request, _ in
+            var headers: HTTPHeaders = [:]
+            headers.add("Set-Cookie", "graph=secret-cookie-value; Path=/")
+            return HTTPResponse(status: .ok, headers: headers, text: #"{"displayName":"Adele","password":"hunter2"}"#, contentType: "application/json")
+        }
+        return (JournalingResponder(wrapping: chain, journal: journal, clock: service.clock), journal, service, handler)
+    }
+
+    func read(_ responder: JournalingResponder, _ target: String = "/_fakeentra/journal", context: RequestContext = F.context) -> (HTTPResponse, [[String: Any]]) {
+        let response = responder.respond(to: F.get(target), context: context)
+        return (response, (F.json(response)["entries"] as? [[String: Any]]) ?? [])
+    }
+
+    @Test func tokenExchangesAreRecordedWithSecretsRedacted() throws {
+        let (responder, _, service, _) = stack()
+        F.issueCode(service, clientID: F.webAppID, redirectURI: "https://app.example/callback")
+        let request = F.post(F.tokenPath, F.redeemForm(clientID: F.webAppID, redirectURI: "https://app.example/callback") + [("client_secret", F.webSecret)], headers: ["Authorization": "Bearer abc.def.ghi", "Cookie": "esctx=session-secret; other=1"])
+        let tokenResponse = responder.respond(to: request, context: F.context)
+        let (_, entries) = read(responder)
+        let entry = try #require(entries.first)
+        #expect(entries.count == 1)
+        #expect(entry["kind"] as? String == "token" && entry["method"] as? String == "POST" && entry["status"] as? Int == tokenResponse.status.code)
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: entry), as: UTF8.self)
+        #expect(tokenResponse.status.code == 200)
+        let secrets = ["test-code", F.webSecret, "verifier-0123456789", "abc.def.ghi", "session-secret"]
+            + ["access_token", "id_token", "refresh_token"].compactMap { F.json(tokenResponse)[$0] as? String }
+        for secret in secrets { #expect(!text.contains(secret), "\(secret.prefix(20)) leaked") }
+        let requestBody = try #require((entry["request"] as? [String: Any])?["body"] as? [String: Any])
+        #expect(requestBody["client_secret"] as? String == "[redacted 20 chars]")
+        #expect((requestBody["code"] as? String)?.hasPrefix("[redacted 9 chars sha256:") == true)
+        #expect(requestBody["grant_type"] as? String == "authorization_code")
+        let responseBody = try #require((entry["response"] as? [String: Any])?["body"] as? [String: Any])
+        #expect((responseBody["access_token"] as? String)?.hasPrefix("[redacted ") == true)
+        #expect(responseBody["token_type"] as? String == "Bearer")
+        let headers = try #require((entry["request"] as? [String: Any])?["headers"] as? [String: Any])
+        #expect((headers["Authorization"] as? String)?.hasPrefix("Bearer [redacted 11 chars sha256:") == true)
+        #expect((headers["Cookie"] as? String)?.hasPrefix("esctx=[redacted") == true)
+    }
+
+    @Test func sameSecretGivesSameHashSoReadersCanCorrelate() {
+        #expect(Redaction.redact("abc", name: "code") == Redaction.redact("abc", name: "refresh_token"))
+        #expect(Redaction.redact("abc", name: "code") != Redaction.redact("abd", name: "code"))
+        #expect(Redaction.redactURL("https://app/cb?code=xyz&state=s1#id_token=t&x=1") == "https://app/cb?code=\(FormCoding.encodeComponent(Redaction.redact("xyz", name: "code")))&state=s1#id_token=\(FormCoding.encodeComponent(Redaction.redact("t", name: "id_token")))&x=1")
+        #expect(Redaction.redactHeader(name: "Set-Cookie", value: "a=b; Path=/") == "a=\(Redaction.redact("b", name: "token")); Path=/")
+    }
+
+    @Test func otherModulesLandInTheJournalToo() throws {
+        let (responder, _, _, _) = stack()
+        _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
+        let (_, entries) = read(responder)
+        let entry = try #require(entries.first)
+        #expect(entry["kind"] as? String == "graph")
+        let body = try #require((entry["response"] as? [String: Any])?["body"] as? [String: Any])
+        #expect(body["password"] as? String == "[redacted 7 chars]" && body["displayName"] as? String == "Adele")
+        let cookie = try #require(((entry["response"] as? [String: Any])?["headers"] as? [String: Any])?["Set-Cookie"] as? String)
+        #expect(!cookie.contains("secret-cookie-value"))
+    }
+
+    @Test func boundedByCountAndBytes() {
+        let byCount = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
+        for i in 0..<5 { byCount.record(entry(path: "/p\(i)")) }
+        #expect(byCount.entries().map(\.path) == ["/p2", "/p3", "/p4"])
+        #expect(byCount.droppedCount == 2)
+        let big = entry(path: "/big", body: String(repeating: "x", count: 1000))
+        let byBytes = RequestJournal(limits: .init(maximumEntries: 100, maximumBytes: big.approximateSize * 2 + 10))
+        for _ in 0..<5 { byBytes.record(big) }
+        #expect(byBytes.entries().count == 2)
+        #expect(byBytes.totalBytes <= big.approximateSize * 2 + 10)
+        #expect(byBytes.entries().map(\.id) == [4, 5])
+    }
+
+    @Test func filters() {
+        let journal = RequestJournal()
+        journal.record(entry(path: "/a/token", status: 200))
+        journal.record(entry(path: "/a/token", status: 400))
+        journal.record(entry(path: "/v1.0/me", status: 401))
+        #expect(journal.entries(matching: .init(path: "TOKEN")).count == 2)
+        #expect(journal.entries(matching: .init(status: "4xx")).map(\.id) == [2, 3])
+        #expect(journal.entries(matching: .init(status: "400")).map(\.id) == [2])
+        #expect(journal.entries(matching: .init(sinceID: 1)).map(\.id) == [2, 3])
+        #expect(journal.entries(matching: .init(limit: 1)).map(\.id) == [3])
+    }
+
+    @Test func httpInterfaceIsLoopbackOnly() {
+        let (responder, journal, _, _) = stack()
+        _ = responder.respond(to: F.get("/common/v2.0/.well-known/openid-configuration"), context: F.context)
+        _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
+        let (remote, _) = read(responder, context: RequestContext(remoteAddress: "192.168.1.20", isSecure: true, localPort: 443))
+        #expect(remote.status.code == 403)
+        let (_, filtered) = read(responder, "/_fakeentra/journal?kind=x&path=well-known&limit=5")
+        #expect(filtered.count == 1 && filtered.first?["kind"] as? String == "openid_configuration")
+        #expect(read(responder, "/_fakeentra/journal?since=yesterday").0.status.code == 400)
+        let deleted = responder.respond(to: HTTPRequest(method: "DELETE", target: "/_fakeentra/journal", headers: ["Host": "x"]), context: F.context)
+        #expect(deleted.status.code == 204 && journal.entries().isEmpty)
+    }
+
+    func entry(path: String, status: Int = 200, body: String = "null") -> JournalEntry {
+        JournalEntry(id: 0, time: F.start, method: "GET", path: path, query: [], status: status, kind: "other", durationMilliseconds: 1,
+                     requestHeaders: [], responseHeaders: [], requestBody: body == "null" ? "null" : JSONFragment.quote(body), responseBody: "null")
+    }
+}

@@ -1,0 +1,63 @@
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+/// What an active scenario changes in the token endpoint's answers.
+@Suite struct ScenarioDirectiveTests {
+    typealias F = TokenFixtures
+
+    func signedIn(_ service: IdentityService) throws -> String {
+        F.issueCode(service, scopes: ["openid", "offline_access", "User.Read", "Mail.Read"])
+        let body = F.json(F.send(F.post(F.tokenPath, F.redeemForm(scope: "openid offline_access User.Read Mail.Read")), to: service))
+        return try #require(body["refresh_token"] as? String)
+    }
+
+    func refresh(_ token: String, _ service: IdentityService) -> HTTPResponse {
+        F.send(F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", token), ("scope", "openid offline_access User.Read Mail.Read")]), to: service)
+    }
+
+    @Test func declinedScopesLeaveResponseAndToken() throws {
+        let (service, _) = F.service()
+        let token = try signedIn(service)
+        var directives = ScenarioDirectives()
+        directives.declinedScopes = ["https://graph.microsoft.com/Mail.Read"]
+        let response = ScenarioDirectives.$current.withValue(directives) { refresh(token, service) }
+        let body = F.json(response)
+        #expect(body["scope"] as? String == "User.Read openid offline_access")
+        #expect(F.claims(body["access_token"] as? String)?["scp"] as? String == "User.Read")
+    }
+
+    @Test func withdrawnConsentAndRequiredMFA() throws {
+        let (service, _) = F.service()
+        let token = try signedIn(service)
+        var consent = ScenarioDirectives()
+        consent.consentRequiredScopes = ["Mail.Read"]
+        #expect(F.errorCode(ScenarioDirectives.$current.withValue(consent) { refresh(token, service) }) == 65001)
+        var mfa = ScenarioDirectives()
+        mfa.requireMFA = true
+        #expect(F.errorCode(ScenarioDirectives.$current.withValue(mfa) { refresh(token, service) }) == 50076)
+        #expect(refresh(token, service).status.code == 200)
+    }
+
+    @Test func lifetimesAndClaimOverrides() throws {
+        let (service, clock) = F.service()
+        let token = try signedIn(service)
+        var directives = ScenarioDirectives()
+        directives.accessTokenLifetime = 120
+        directives.idTokenLifetime = 60
+        directives.refreshTokenLifetime = 300
+        directives.accessTokenClaims = ["xms_cc": #"["cp1"]"#, "scp": #""Overridden""#]
+        directives.idTokenClaims = ["acct": "1"]
+        let body = F.json(ScenarioDirectives.$current.withValue(directives) { refresh(token, service) })
+        let now = Int(clock.now().timeIntervalSince1970)
+        #expect(body["expires_in"] as? Int == 120)
+        let access = try #require(F.claims(body["access_token"] as? String))
+        #expect(access["exp"] as? Int == now + 120 && access["scp"] as? String == "Overridden" && access["xms_cc"] as? [String] == ["cp1"])
+        let id = try #require(F.claims(body["id_token"] as? String))
+        #expect(id["exp"] as? Int == now + 60 && id["acct"] as? Int == 1)
+        let short = try #require(body["refresh_token"] as? String)
+        clock.advance(by: 301)
+        #expect(F.errorCode(refresh(short, service)) == 700082)
+    }
+}
