@@ -59,7 +59,12 @@ enum B2CAuthorizeEndpoint {
             return respond(to: error, exchange: exchange)
         }
         var flow = B2CFlow(exchange: exchange, pending: pending, request: request, directory: directory)
-        return flow.perform(parameters["action"] ?? "", input: parameters)
+        let action = parameters["action"] ?? ""
+        // Links (GET) only move between pages; anything carrying credentials or changes must be a form post.
+        guard exchange.request.method == "POST" || B2CFlow.linkActions.contains(action) else {
+            return SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
+        }
+        return flow.perform(action, input: parameters)
     }
 
     static func respond(to failure: B2CAuthorizationRequest.Failure, exchange: B2CExchange) -> HTTPResponse {

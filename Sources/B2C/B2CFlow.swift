@@ -82,6 +82,8 @@ struct B2CFlow {
         guard let session else { return nil }
         for account in session.accounts.reversed() {
             guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
+            // A password reset elsewhere ends the sessions signed in before it, as it revokes their grants.
+            if let validFrom = user.tokensValidFrom, account.authTime < validFrom { continue }
             return SignedInUser(account: account, user: user)
         }
         return nil

@@ -1,9 +1,13 @@
+import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
 
 /// What the user did on a page: each action is accepted only at the step whose page offers it.
 extension B2CFlow {
+    /// What the pages' links do (`Forgot your password?`, `Sign up now`): the only actions a GET may take.
+    static let linkActions: Set<String> = ["forgotPassword", "showSignUp"]
+
     mutating func perform(_ action: String, input: FormParameters) -> HTTPResponse {
         switch (action, step) {
         case ("cancel", _):
@@ -63,7 +67,7 @@ extension B2CFlow {
         guard let displayName = profile.displayName else { return showSignUp(profile, error: B2CMessages.required) }
 
         let account = B2CConfiguration.LocalAccount(
-            objectId: IdentityExchange.newGUID(), email: email, password: password, displayName: displayName,
+            objectId: TokenIdentifiers.guid(from: SecureRandom.base64URLString(byteCount: 32)), email: email, password: password, displayName: displayName,
             givenName: profile.givenName, surname: profile.surname
         )
         let user = B2CConfiguration.directoryUser(account, tenant: exchange.configuration.tenant)

@@ -240,3 +240,31 @@ extension B2CBrowser {
         return try TokenResponse(browser.redeem(code))
     }
 }
+
+@Suite struct B2CSessionTests {
+    @Test func credentialsCannotBeSentWithALink() throws {
+        let browser = B2CBrowser()
+        let page = browser.get(browser.authorizeURL())
+        let form = try #require(ScrapedPage(page.bodyText).form("localAccountForm"))
+        let ctx = try #require(form.hidden.first { $0.0 == "ctx" }?.1)
+        let viaGet = browser.get(SharedRedirect.url(form.action, parameters: [("ctx", ctx), ("action", "signin"), ("signInName", "ben@fabrikam.test"), ("password", "Passw0rd!")]))
+        #expect(viaGet.status.code == 400)
+        #expect(viaGet.headers["Location"] == nil)
+    }
+
+    @Test func passwordResetEndsOtherBrowsersSessions() throws {
+        let laptop = B2CBrowser()
+        _ = try laptop.signInAndRedeem()
+        laptop.clock.advance(by: 60)
+        let phone = B2CBrowser(sharing: laptop)
+        let start = phone.get(phone.authorizeURL(authority: B2CFlowTests.reset))
+        let code = phone.submit(start, form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
+        let choose = phone.submit(code, form: "attributeVerification", button: "email_ver_but_verify", [("verificationCode", "000000")])
+        _ = phone.submit(choose, form: "attributeVerification", button: "continue", [("newPassword", "An0ther!pass"), ("reenterPassword", "An0ther!pass")])
+        // The laptop's session predates the reset: no single sign-on, the sign-in page again.
+        let again = laptop.get(laptop.authorizeURL())
+        #expect(ScrapedPage(again.bodyText).hasElement("localAccountForm"))
+        // The phone's session was signed in by the reset itself and still works.
+        #expect(phone.code(from: phone.get(phone.authorizeURL())) != nil)
+    }
+}
