@@ -64,7 +64,10 @@ extension B2CFlow {
         guard B2CMessages.isEmailAddress(email) else { return showSignUp(profile, error: B2CMessages.invalidEmail) }
         guard password == input["reenterPassword"] ?? "" else { return showSignUp(profile, error: B2CMessages.passwordsDiffer) }
         if let problem = B2CMessages.passwordProblem(password) { return showSignUp(profile, error: problem) }
-        guard let displayName = profile.displayName else { return showSignUp(profile, error: B2CMessages.required) }
+        // Without a display name, the names given (or the address) stand in, so that scripted sign-ups
+        // that fill only the credentials still succeed.
+        let named = [profile.givenName, profile.surname].compactMap { $0 }.joined(separator: " ")
+        let displayName = profile.displayName ?? (named.isEmpty ? String(email.split(separator: "@")[0]) : named)
 
         let account = B2CConfiguration.LocalAccount(
             objectId: TokenIdentifiers.guid(from: SecureRandom.base64URLString(byteCount: 32)), email: email, password: password, displayName: displayName,
@@ -131,7 +134,7 @@ extension B2CFlow {
 
     /// Any six digits pass: FakeEntra sends no email, only the shape of the step.
     mutating func verifyCode(_ input: FormParameters) -> HTTPResponse {
-        let code = (input["verificationCode"] ?? "").trimmingCharacters(in: .whitespaces)
+        let code = (input["code"] ?? "").trimmingCharacters(in: .whitespaces)
         let email = pending.parameters[Self.resetEmailKey] ?? ""
         guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             return show(.resetCode, B2CPages.resetCode(form: form, email: email, error: B2CMessages.wrongCode))

@@ -123,7 +123,7 @@ enum B2CPages {
             <p id="email" class="muted">\(email)</p>
             \(HTML.alert(id: "errorMessage", message: error))
             <label for="email_ver_input">Verification code</label>
-            <input type="text" id="email_ver_input" name="verificationCode" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+            <input type="text" id="email_ver_input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
             <div class="actions">
             <button type="submit" id="email_ver_but_verify" name="action" value="verifyCode" class="primary">Verify code</button>
             <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>

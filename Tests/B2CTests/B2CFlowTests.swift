@@ -103,6 +103,17 @@ import IdentityPlatform
         #expect(simple.bodyText.contains("at least 3 of the following"))
     }
 
+    @Test func signUpWithOnlyCredentialsNamesTheAccountAfterItsAddress() throws {
+        let browser = B2CBrowser()
+        let page = browser.get(browser.authorizeURL(authority: "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signup"))
+        let created = browser.submit(page, form: "attributeVerification", button: "continue",
+                                     [("email", "zed@fabrikam.test"), ("newPassword", "Zz9!zzzz"), ("reenterPassword", "Zz9!zzzz")])
+        let id = try TokenResponse(browser.redeem(try #require(browser.code(from: created)), authority: "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signup")).idToken
+        #expect(id["name"] as? String == "zed")
+        #expect(id["newUser"] as? Bool == true)
+        #expect(id["given_name"] == nil)
+    }
+
     @Test func editProfileWithASessionChangesTheNames() throws {
         let browser = B2CBrowser()
         _ = try browser.signInAndRedeem()
@@ -150,9 +161,9 @@ import IdentityPlatform
                                    try #require(ScrapedPage(codePage.bodyText).form("attributeVerification")).hidden + [("action", "resetPassword"), ("newPassword", "N3w!password"), ("reenterPassword", "N3w!password")])
         #expect(skipped.status.code == 400)
         let restart = browser.submit(browser.get(browser.authorizeURL(authority: Self.reset)), form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
-        let badCode = browser.submit(restart, form: "attributeVerification", button: "email_ver_but_verify", [("verificationCode", "12ab")])
+        let badCode = browser.submit(restart, form: "attributeVerification", button: "email_ver_but_verify", [("code", "12ab")])
         #expect(badCode.bodyText.contains("does not match our records"))
-        let newPassword = browser.submit(badCode, form: "attributeVerification", button: "email_ver_but_verify", [("verificationCode", "123456")])
+        let newPassword = browser.submit(badCode, form: "attributeVerification", button: "email_ver_but_verify", [("code", "123456")])
         #expect(ScrapedPage(newPassword.bodyText).hasElement("newPassword"))
         let done = browser.submit(newPassword, form: "attributeVerification", button: "continue", [("newPassword", "N3w!password"), ("reenterPassword", "N3w!password")])
         let tokens = try TokenResponse(browser.redeem(try #require(browser.code(from: done)), authority: Self.reset))
@@ -259,7 +270,7 @@ extension B2CBrowser {
         let phone = B2CBrowser(sharing: laptop)
         let start = phone.get(phone.authorizeURL(authority: B2CFlowTests.reset))
         let code = phone.submit(start, form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
-        let choose = phone.submit(code, form: "attributeVerification", button: "email_ver_but_verify", [("verificationCode", "000000")])
+        let choose = phone.submit(code, form: "attributeVerification", button: "email_ver_but_verify", [("code", "000000")])
         _ = phone.submit(choose, form: "attributeVerification", button: "continue", [("newPassword", "An0ther!pass"), ("reenterPassword", "An0ther!pass")])
         // The laptop's session predates the reset: no single sign-on, the sign-in page again.
         let again = laptop.get(laptop.authorizeURL())
