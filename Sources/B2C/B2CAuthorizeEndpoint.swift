@@ -9,7 +9,7 @@ enum B2CAuthorizeEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
         let request = exchange.request
         guard request.method == "GET" || request.method == "POST" else {
-            return SharedPages.response(SharedPages.error(.b2cMissingParameter("client_id"), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
+            return SharedPages.response(SharedPages.error(.b2cRequestFailed(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
         }
         var parameters = request.query
         if request.method == "POST" { for (name, value) in request.form.pairs { parameters.append(name, value) } }
@@ -85,6 +85,11 @@ enum B2CAuthorizeEndpoint {
 }
 
 extension IdentityError {
+    /// The service's generic answer to a request it cannot process.
+    public static func b2cRequestFailed() -> IdentityError {
+        .b2c("invalid_request", 90037, "An error occurred while processing the request. Please contact administrator of the site you are trying to access.")
+    }
+
     public static func b2cLostState() -> IdentityError {
         .b2c("server_error", 90046, "We are having trouble loading your current state. You might want to try starting your session over from the beginning.")
     }

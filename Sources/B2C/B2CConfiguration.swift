@@ -108,14 +108,34 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case tenant, policies, localAccounts, apis, applications }
 
-    /// Every list may be left out of the file.
+    /// Every member may be left out of the file; without `tenant` the file is about the default one.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        tenant = try c.decode(TenantSettings.self, forKey: .tenant)
+        tenant = try c.decodeIfPresent(TenantSettings.self, forKey: .tenant) ?? Self.embeddedDefault.tenant
         policies = try c.decodeIfPresent([Policy].self, forKey: .policies) ?? []
         localAccounts = try c.decodeIfPresent([LocalAccount].self, forKey: .localAccounts) ?? []
         apis = try c.decodeIfPresent([API].self, forKey: .apis) ?? []
         applications = try c.decodeIfPresent([ClientApplication].self, forKey: .applications) ?? []
+    }
+
+    /// What the config file's `b2c` member means. With the defaults included, a file about the default
+    /// tenant adds to it, an entry named like a default one (policy name, object id, app id, client id)
+    /// replacing it; a file about another tenant stands alone. nil: no B2C tenant at all.
+    public static func resolve(_ file: B2CConfiguration?, includeDefaults: Bool) -> B2CConfiguration? {
+        guard let file else { return includeDefaults ? .embeddedDefault : nil }
+        let base = Self.embeddedDefault
+        guard includeDefaults, file.tenant.id == base.tenant.id else { return file }
+        func merge<T>(_ defaults: [T], _ given: [T], key: (T) -> String) -> [T] {
+            let replaced = Set(given.map { key($0).lowercased() })
+            return defaults.filter { !replaced.contains(key($0).lowercased()) } + given
+        }
+        return B2CConfiguration(
+            tenant: file.tenant,
+            policies: merge(base.policies, file.policies, key: \.name),
+            localAccounts: merge(base.localAccounts, file.localAccounts, key: \.objectId),
+            apis: merge(base.apis, file.apis, key: \.appId),
+            applications: merge(base.applications, file.applications, key: \.clientId)
+        )
     }
 
     // MARK: - Policies

@@ -33,8 +33,7 @@ extension B2CConfiguration {
     public static let jsonSchemaFragment = #"""
     {
       "type": "object",
-      "description": "An Azure AD B2C tenant: user flows or custom policies, local accounts, web APIs and apps.",
-      "required": ["tenant"],
+      "description": "An Azure AD B2C tenant: user flows or custom policies, local accounts, web APIs and apps. Without 'tenant' (or with the default tenant's id) and with includeDefaults, the lists add to the embedded fabrikamb2c.onmicrosoft.com tenant, an entry named like a default one replacing it.",
       "additionalProperties": false,
       "properties": {
         "tenant": {

@@ -66,3 +66,26 @@ import IdentityPlatform
         #expect(directory.users.filter { $0.id == ben.id }.count == 1)
     }
 }
+
+@Suite struct B2CConfigurationMergeTests {
+    @Test func aFileWithoutTenantAddsToTheDefaultTenant() throws {
+        let json = #"{"policies": [{"name": "B2C_1_SiUpIn", "kind": "susi"}, {"name": "b2c_1_reset", "kind": "passwordReset", "claims": ["emails"]}]}"#
+        let file = try JSONDecoder().decode(B2CConfiguration.self, from: Data(json.utf8))
+        let resolved = try #require(B2CConfiguration.resolve(file, includeDefaults: true))
+        #expect(resolved.tenant == B2CConfiguration.embeddedDefault.tenant)
+        #expect(resolved.policy(named: "B2C_1_SiUpIn", strict: true) != nil)
+        #expect(resolved.policy(named: "B2C_1_edit_profile", strict: true) != nil)
+        #expect(resolved.policies.filter { $0.name.lowercased() == "b2c_1_reset" }.map(\.claims) == [["emails"]])
+        #expect(resolved.localAccounts == B2CConfiguration.embeddedDefault.localAccounts)
+    }
+
+    @Test func anotherTenantOrNoDefaultsStandsAlone() throws {
+        let file = try LocatedJSON.decode(B2CConfiguration.self, from: Array(B2CConfigurationTests.sample.utf8), file: "b2c.json")
+        #expect(B2CConfiguration.resolve(file, includeDefaults: true) == file)
+        #expect(B2CConfiguration.resolve(nil, includeDefaults: true) == .embeddedDefault)
+        #expect(B2CConfiguration.resolve(nil, includeDefaults: false) == nil)
+        var sameTenant = B2CConfiguration.embeddedDefault
+        sameTenant.policies = [.init(name: "B2C_1_only", kind: .signin)]
+        #expect(B2CConfiguration.resolve(sameTenant, includeDefaults: false)?.policies.map(\.name) == ["B2C_1_only"])
+    }
+}
