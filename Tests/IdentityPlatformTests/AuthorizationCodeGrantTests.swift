@@ -137,3 +137,15 @@ import Testing
         #expect(tenant.status.code == 400 && F.errorCode(tenant) == 90002)
     }
 }
+
+@Suite struct TokenEndpointCORSTests {
+    @Test func preflightAndOriginEcho() {
+        let (service, _) = TokenFixtures.service()
+        let preflight = TokenFixtures.send(HTTPRequest(method: "OPTIONS", target: TokenFixtures.tokenPath, headers: ["Host": "login.fake.test", "Origin": "http://localhost:3000", "Access-Control-Request-Headers": "content-type,client-request-id"]), to: service)
+        #expect(preflight.status.code == 200)
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
+        #expect(preflight.headers["Access-Control-Allow-Headers"] == "content-type,client-request-id")
+        let post = TokenFixtures.send(TokenFixtures.post(TokenFixtures.tokenPath, [("grant_type", "refresh_token")], headers: ["Origin": "http://localhost:3000"]), to: service)
+        #expect(post.status.code == 400 && post.headers["Access-Control-Allow-Origin"] == "http://localhost:3000")
+    }
+}

@@ -291,6 +291,16 @@ struct BrowserAuthorizeTests {
         #expect(late.headers["Location"] == nil)
     }
 
+    @Test func aPagesFlowIDLeadsBackToItsAuthorizeParameters() throws {
+        let browser = ScriptedBrowser()
+        let page = browser.get(F.authorize())
+        let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin"))
+        let flowID = try #require(form.hidden.first { $0.0 == IdentityService.flowFieldName }?.1)
+        let parameters = try #require(browser.service.authorizeParameters(forFlow: flowID))
+        #expect(parameters["client_id"] == F.clientID && parameters["redirect_uri"] == F.redirectURI && parameters["state"] == "st-123")
+        #expect(browser.service.authorizeParameters(forFlow: "unknown") == nil)
+    }
+
     @Test func pendingFlowsAreBounded() {
         var state = PlatformState()
         for i in 0..<5 {

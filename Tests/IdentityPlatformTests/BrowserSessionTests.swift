@@ -244,6 +244,22 @@ struct BrowserSessionTests {
         #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil)
     }
 
+    @Test func scenarioDirectivesReachThePages() throws {
+        let browser = signedIn([F.adele])
+        var withdraw = ScenarioDirectives()
+        withdraw.consentRequiredScopes = ["User.Read"]
+        let consent = ScenarioDirectives.$current.withValue(withdraw) { browser.get(F.authorize()) }
+        #expect(consent.has("consent") && consent.bodyText.contains("data-scope=\"User.Read\""))
+        let silent = try #require(ScenarioDirectives.$current.withValue(withdraw) { RedirectResult(browser.get(F.authorize(extra: [("prompt", "none")]))) })
+        #expect(silent["error"] == "interaction_required" && silent.aadsts == 65001)
+
+        var mfa = ScenarioDirectives()
+        mfa.requireMFA = true
+        let page = ScenarioDirectives.$current.withValue(mfa) { browser.get(F.authorize()) }
+        #expect(page.has("mfa"))
+        #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil, "without the scenario the same request goes straight through")
+    }
+
     @Test func claimsAskingForMFAChallengeARegisteredUser() {
         let browser = ScriptedBrowser()
         let claims = #"{"id_token":{"amr":{"essential":true,"values":["mfa"]}}}"#
@@ -264,6 +280,30 @@ struct BrowserSessionTests {
         let redirect = try #require(RedirectResult(browser.submit(consent, form: "consent", [("action", "accept")])))
         let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
         #expect(record.grant.userID == created.id && record.grant.isNewUser)
+    }
+
+    @Test func createOneFromTheSignInPageAddsAPersonalAccountThroughCommon() throws {
+        let browser = ScriptedBrowser()
+        let signUp = browser.submit(browser.get(F.authorize()), form: "signin", [("login", "sam@example.org"), ("action", "signup")])
+        #expect(signUp.has("signup"))
+        #expect(signUp.bodyText.contains("value=\"sam@example.org\""))
+        let short = browser.submit(signUp, form: "signup", [("email", "sam@example.org"), ("passwd", "short"), ("action", "create")])
+        #expect(short.bodyText.contains("id=\"signupError\""))
+        let consent = browser.submit(short, form: "signup", [("email", "sam@example.org"), ("displayName", ""), ("passwd", "L0ngEnough!"), ("action", "create")])
+        #expect(consent.has("consent"))
+        let sam = try #require(browser.service.currentDirectory.user(signInName: "sam@example.org"))
+        #expect(sam.tenantID == Tenant.consumersTenantID && sam.displayName == "sam")
+    }
+
+    @Test func domainHintNarrowsTheSignedInAccounts() throws {
+        let browser = signedIn([F.adele, F.megan])
+        #expect(browser.get(F.authorize()).has("picker"))
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [("domain_hint", "consumers")]))))
+        let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
+        #expect(record.grant.tenantID == Tenant.consumersTenantID)
+        let contoso = try #require(RedirectResult(browser.get(F.authorize(extra: [("domain_hint", "contoso.com")]))))
+        let contosoRecord = try #require(browser.service.state.withLock { $0.authorizationCodes[contoso["code"] ?? ""] })
+        #expect(contosoRecord.grant.tenantID == Directory.contosoTenantID)
     }
 
     @Test func autoLoginWithAHintRedirectsStraightAway() throws {

@@ -100,8 +100,8 @@ import Testing
         }
     }
 
-    static func assertion(signer: SigningCredential = TokenFixtures.clientCertificate, header: [String: String]? = nil, claims: [String: Any]) throws -> String {
-        let headerObject = header ?? ["typ": "JWT", "x5t": signer.keyID]
+    static func assertion(signer: SigningCredential = TokenFixtures.clientCertificate, header: [String: Any]? = nil, claims: [String: Any]) throws -> String {
+        let headerObject: [String: Any] = header ?? ["typ": "JWT", "x5t": signer.keyID]
         let headerJSON = try JSONSerialization.data(withJSONObject: headerObject, options: [.sortedKeys])
         let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
         return try JWS.signRS256(headerJSON: Array(headerJSON), payloadJSON: Array(payload), key: signer.privateKey)
@@ -128,6 +128,42 @@ import Testing
         #expect(try presentAssertion(s256, service: service).method == .certificate)
     }
 
+    @Test func unknownClientWithEmbeddedCertificateIsBoundOnFirstUse() throws {
+        let (service, clock) = TokenFixtures.service()
+        func present(_ signer: SigningCredential, embed: Bool = true) throws -> PresentedClientCredentials {
+            var header: [String: Any] = ["typ": "JWT", "x5t": signer.keyID]
+            // As MSAL Python sends it: the PEM body with its line breaks.
+            if embed { header["x5c"] = [Data(signer.certificate.der).base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])] }
+            let jwt = try Self.assertion(signer: signer, header: header, claims: Self.assertionClaims(now: clock.now(), clientID: "cert-daemon"))
+            return PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: jwt)
+        }
+        #expect(throws: IdentityError.applicationNotFound("cert-daemon", tenant: "common")) {
+            try authenticate(present(TokenFixtures.clientCertificate, embed: false), clientID: "cert-daemon", service: service)
+        }
+        let first = try authenticate(present(TokenFixtures.clientCertificate), clientID: "cert-daemon", service: service)
+        #expect(first.method == .certificate)
+        #expect(service.currentDirectory.application(clientID: "cert-daemon")?.certificates == [TokenFixtures.clientCertificate.certificate.pem])
+        #expect(try authenticate(present(TokenFixtures.clientCertificate, embed: false), clientID: "cert-daemon", service: service).method == .certificate)
+        let stranger = try SigningCredential.generate(commonName: "stranger")
+        #expect(throws: IdentityError.self) { try authenticate(present(stranger), clientID: "cert-daemon", service: service) }
+        #expect(throws: IdentityError.invalidClientSecret(clientID: "cert-daemon")) {
+            try authenticate(.init(secret: "a secret now"), clientID: "cert-daemon", service: service)
+        }
+    }
+
+    @Test(arguments: [
+        ("https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token", true),
+        ("https://127.0.0.1:8443/common/oauth2/token", true),
+        ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/v2.0", true),
+        ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/", true),
+        ("https://login.microsoftonline.com/", false),
+        ("https://example.com/a/b/c", false),
+        ("not a url", false),
+    ])
+    func assertionAudiences(audience: String, accepted: Bool) {
+        #expect(ClientAssertionValidator.isTokenEndpoint(audience) == accepted)
+    }
+
     @Test func assertionFailures() throws {
         let (service, clock) = TokenFixtures.service()
         let now = clock.now()
@@ -139,7 +175,7 @@ import Testing
         #expect(code(try Self.assertion(signer: stranger, claims: Self.assertionClaims(now: now))) == 700027)
         // Registered thumbprint but signed by another key.
         #expect(code(try Self.assertion(signer: stranger, header: ["x5t": TokenFixtures.clientCertificate.keyID], claims: Self.assertionClaims(now: now))) == 7000274)
-        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/not-a-token-endpoint"))) == 700021)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/some/other/endpoint"))) == 700021)
         #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, clientID: "someone-else"))) == 700023)
         var expired = Self.assertionClaims(now: now)
         expired["exp"] = Int(now.timeIntervalSince1970) - 400

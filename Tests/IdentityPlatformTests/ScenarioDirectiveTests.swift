@@ -61,3 +61,22 @@ import Testing
         #expect(F.errorCode(refresh(short, service)) == 700082)
     }
 }
+
+/// The `claims` parameter on silent grants: client capabilities and MFA challenges.
+@Suite struct TokenClaimsParameterTests {
+    typealias F = TokenFixtures
+
+    @Test func capabilitiesBecomeXmsCcAndMFAChallengesNeedInteraction() throws {
+        let (service, _) = F.service()
+        F.issueCode(service)
+        let token = try #require(F.json(F.send(F.post(F.tokenPath, F.redeemForm()), to: service))["refresh_token"] as? String)
+        func refresh(claims: String) -> HTTPResponse {
+            F.send(F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", token), ("scope", "openid offline_access User.Read"), ("claims", claims)]), to: service)
+        }
+        let capable = F.json(refresh(claims: #"{"access_token":{"xms_cc":{"values":["cp1"]}}}"#))
+        #expect(F.claims(capable["access_token"] as? String)?["xms_cc"] as? [String] == ["cp1"])
+        #expect(F.claims(capable["id_token"] as? String)?["xms_cc"] == nil)
+        #expect(F.errorCode(refresh(claims: #"{"access_token":{"amr":{"values":["mfa"]}}}"#)) == 50076)
+        #expect(F.json(refresh(claims: "not json"))["error"] as? String == "invalid_request")
+    }
+}

@@ -10,7 +10,7 @@ enum AuthorizeEndpoint {
             return PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
         }
         let form = exchange.request.form
-        if exchange.request.method == "POST", let flowID = form["ctx"] {
+        if exchange.request.method == "POST", let flowID = form[IdentityService.flowFieldName] {
             return continueFlow(flowID, form: form, exchange: exchange)
         }
         var parameters = firstValues(exchange.parameters)

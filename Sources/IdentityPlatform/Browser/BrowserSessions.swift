@@ -68,3 +68,14 @@ extension PlatformState {
         for flow in doomed { pendingAuthorizations.removeValue(forKey: flow.id) }
     }
 }
+
+extension IdentityService {
+    /// The form field naming the server-side flow a page continues.
+    public static let flowFieldName = "ctx"
+
+    /// The /authorize parameters (client_id, redirect_uri, state…) a page's `ctx` continues, so that layers
+    /// in front of the pages (scenario rules, logs) can tell which client a page post belongs to.
+    public func authorizeParameters(forFlow flowID: String) -> [String: String]? {
+        state.withLock { $0.pendingAuthorizations[flowID]?.parameters }
+    }
+}

@@ -17,7 +17,7 @@ enum DeviceLogin {
             return PageLayout.response(Pages.deviceCodeEntry(action: path, code: request.query["otc"] ?? request.query["code"], message: nil))
         case "POST":
             let form = request.form
-            if let flowID = form["ctx"] { return continueFlow(flowID, form: form, exchange: exchange) }
+            if let flowID = form[IdentityService.flowFieldName] { return continueFlow(flowID, form: form, exchange: exchange) }
             return enterCode(form["otc"] ?? "", exchange: exchange)
         default:
             return PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])

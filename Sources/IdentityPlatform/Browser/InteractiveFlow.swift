@@ -61,7 +61,7 @@ struct InteractiveFlow {
             return showPage(Pages.mfa(form: form, displayName: user.displayName, error: nil))
         }
 
-        let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
+        let evaluation = consentEvaluation(for: user)
         // FakeEntra has no directory roles: anyone of an organisation may act as its administrator.
         let forOrganization = request.prompt == .adminConsent && tenant.kind == .organization
         if !evaluation.needingAdminConsent.isEmpty && !forOrganization {
@@ -196,7 +196,18 @@ struct InteractiveFlow {
         return nil
     }
 
-    func needsMFA(_ user: DirectoryUser) -> Bool { user.mfaRequired || ClaimsRequest.requiresMFA(request.claimsRequest) }
+    func needsMFA(_ user: DirectoryUser) -> Bool {
+        user.mfaRequired || ScenarioDirectives.current.requireMFA || ClaimsRequest.requiresMFA(request.claimsRequest)
+    }
+
+    /// The consent the user still has to give; a scenario may withdraw earlier consent (`consentRequiredScopes`).
+    func consentEvaluation(for user: DirectoryUser) -> ConsentEvaluation {
+        var evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
+        let withdrawn = evaluation.alreadyGranted.filter { request.scopes.matches($0, any: ScenarioDirectives.current.consentRequiredScopes) }
+        evaluation.alreadyGranted.removeAll { withdrawn.contains($0) }
+        evaluation.needingUserConsent += withdrawn
+        return evaluation
+    }
 
     func notInTenant() -> IdentityError {
         let tenant: String = switch request.selector {

@@ -3,7 +3,7 @@ struct PageForm: Sendable {
     var action: String
     var flowID: String
 
-    var hiddenFields: HTML { HTML.hidden("ctx", flowID) }
+    var hiddenFields: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
 }
 
 /// The pages of signing in. Element ids and field names follow Microsoft's own pages (`i0116`, `i0118`,

@@ -55,6 +55,16 @@ enum ClientAssertionValidator {
         throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
     }
 
+    /// The certificate a client put in the assertion's `x5c` header (MSAL's `public_certificate`, SNI).
+    /// MSAL Python keeps the PEM line breaks inside the `x5c` value: whitespace is dropped.
+    static func embeddedCertificate(of assertion: String) -> X509Certificate? {
+        guard let jwt = ParsedJWT(assertion), let chain = jwt.header["x5c"] as? [String], let first = chain.first else { return nil }
+        let base64 = Array(first.filter { !$0.isWhitespace })
+        guard !base64.isEmpty, Data(base64Encoded: String(base64)) != nil else { return nil }
+        let lines = stride(from: 0, to: base64.count, by: 64).map { String(base64[$0..<min($0 + 64, base64.count)]) }
+        return try? X509Certificate(pem: "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n")
+    }
+
     /// RS256, or PS256 as MSAL Python signs when it knows the SHA-256 thumbprint.
     static func verifies(_ jws: DecodedJWS, key: RSAPublicKey) -> Bool {
         switch jws.algorithm {
@@ -64,11 +74,16 @@ enum ClientAssertionValidator {
         }
     }
 
-    /// Any host and tenant form of a v2 or v1 token endpoint: clients build it from their authority.
+    /// Any host and tenant form of a v2 or v1 token endpoint, or of the tenant's issuer (RFC 7523 lets the
+    /// audience name the authorization server; newer Microsoft libraries send the issuer).
     static func isTokenEndpoint(_ audience: String) -> Bool {
         guard let url = URLComponents(string: audience), url.host != nil else { return false }
-        let path = url.path.lowercased()
-        return path.hasSuffix("/oauth2/v2.0/token") || path.hasSuffix("/oauth2/token")
+        let segments = url.path.lowercased().split(separator: "/").map(String.init)
+        switch segments.count {
+        case 1: return true
+        case 2: return segments[1] == "v2.0"
+        default: return segments.suffix(3) == ["oauth2", "v2.0", "token"] || segments.suffix(2) == ["oauth2", "token"]
+        }
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }

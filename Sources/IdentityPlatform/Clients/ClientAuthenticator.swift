@@ -64,12 +64,24 @@ public enum ClientAuthenticator {
             guard presented.assertionType == PresentedClientCredentials.jwtBearerAssertionType else {
                 throw .invalidClientAssertionType(presented.assertionType)
             }
+            guard client.isRegistered else {
+                // An unknown client's assertion carrying its certificate (`x5c`) binds that certificate.
+                guard let certificate = ClientAssertionValidator.embeddedCertificate(of: assertion) else {
+                    throw .applicationNotFound(app.clientID, tenant: "common")
+                }
+                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.certificates = [certificate.pem] }) { existing throws(IdentityError) in
+                    try ClientAssertionValidator.validate(assertion, application: existing, now: now)
+                }
+                return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .certificate)
+            }
             try ClientAssertionValidator.validate(assertion, application: app, now: now)
             return AuthenticatedClient(client: client, method: .certificate)
         }
         if let secret = presented.secret {
             guard client.isRegistered else {
-                let bound = try bindSecret(secret, clientID: app.clientID, service: service, now: now)
+                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.secrets = [.init(value: secret)] }) { existing throws(IdentityError) in
+                    try verifySecret(secret, of: existing, now: now)
+                }
                 return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .secret)
             }
             try verifySecret(secret, of: app, now: now)
@@ -90,22 +102,28 @@ public enum ClientAuthenticator {
         if let expiry = match.expiresAt, expiry <= now { throw .clientSecretExpired(clientID: app.clientID) }
     }
 
-    /// First use of an unknown client id with a secret: it becomes a confidential app bound to that secret.
-    /// Done under the directory lock so two concurrent first requests cannot bind two secrets.
-    static func bindSecret(_ secret: String, clientID: String, service: IdentityService, now: Date) throws(IdentityError) -> Application {
+    /// First use of an unknown client id with a credential: it becomes a confidential app bound to that
+    /// credential, which must then verify. Done under the directory lock so two concurrent first requests
+    /// cannot bind two credentials; a client bound meanwhile is verified against what it was bound to.
+    static func bind(
+        clientID: String, service: IdentityService, now: Date, newCredential: (inout Application) -> Void,
+        verify: (Application) throws(IdentityError) -> Void
+    ) throws(IdentityError) -> Application {
         let result: Result<Application, IdentityError> = service.directory.withLock { directory in
+            var app: Application
             if let existing = directory.application(clientID: clientID) {
-                do throws(IdentityError) {
-                    try verifySecret(secret, of: existing, now: now)
-                    return .success(existing)
-                } catch {
-                    return .failure(error)
-                }
+                app = existing
+            } else {
+                app = ClientResolver.lenientApplication(clientID: clientID)
+                app.isPublicClient = false
+                newCredential(&app)
             }
-            var app = ClientResolver.lenientApplication(clientID: clientID)
-            app.isPublicClient = false
-            app.secrets = [.init(value: secret)]
-            directory.applications.append(app)
+            do throws(IdentityError) {
+                try verify(app)
+            } catch {
+                return .failure(error)
+            }
+            if directory.application(clientID: clientID) == nil { directory.applications.append(app) }
             return .success(app)
         }
         return try result.get()

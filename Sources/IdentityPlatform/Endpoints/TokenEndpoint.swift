@@ -6,11 +6,26 @@ enum TokenEndpoint {
     static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
+        if exchange.request.method == "OPTIONS" { return preflight(exchange) }
+        var response: HTTPResponse
         do {
-            return try handle(exchange)
+            response = try handle(exchange)
         } catch {
-            return error.tokenEndpointResponse(in: exchange.trace)
+            response = error.tokenEndpointResponse(in: exchange.trace)
         }
+        // Single-page apps (MSAL.js) call /token from the browser.
+        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
+        return response
+    }
+
+    /// The CORS preflight a browser sends before a cross-origin POST.
+    static func preflight(_ exchange: IdentityExchange) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Access-Control-Allow-Origin", exchange.request.headers["Origin"] ?? "*")
+        headers.set("Access-Control-Allow-Methods", "POST, OPTIONS")
+        headers.set("Access-Control-Allow-Headers", exchange.request.headers["Access-Control-Request-Headers"] ?? "content-type")
+        headers.set("Access-Control-Max-Age", "86400")
+        return HTTPResponse(status: .ok, headers: headers)
     }
 
     static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {

@@ -26,7 +26,7 @@ enum OnBehalfOfGrant {
             clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
             resourceAppID: scopes.resource?.appID, endpointVersion: request.version,
             authTime: incoming.date("iat") ?? request.now, authenticationMethods: methods.isEmpty ? ["pwd"] : methods,
-            clientCapabilities: incoming.strings("xms_cc")
+            clientCapabilities: try request.clientCapabilities(carrying: incoming.strings("xms_cc"))
         )
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
     }

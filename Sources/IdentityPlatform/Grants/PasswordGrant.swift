@@ -25,7 +25,7 @@ enum PasswordGrant {
         let grant = GrantContext(
             clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
             resourceAppID: scopes.resource?.appID, endpointVersion: request.version, authTime: request.now,
-            authenticationMethods: ["pwd"]
+            authenticationMethods: ["pwd"], clientCapabilities: try request.clientCapabilities(carrying: [])
         )
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
     }

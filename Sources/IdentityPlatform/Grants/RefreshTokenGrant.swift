@@ -41,6 +41,7 @@ enum RefreshTokenGrant {
         grant.scopes = scopes.scopes
         grant.resourceAppID = scopes.resource?.appID
         grant.endpointVersion = request.version
+        grant.clientCapabilities = try request.clientCapabilities(carrying: grant.clientCapabilities)
         // A refreshed token keeps offline access even if this request did not repeat `offline_access`.
         var issued = scopes
         if !issued.reserved.contains(.offlineAccess) { issued.reserved.append(.offlineAccess) }

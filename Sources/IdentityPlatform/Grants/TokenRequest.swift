@@ -73,9 +73,18 @@ struct TokenRequest {
         if !user.accountEnabled { throw .accountDisabled() }
     }
 
-    /// Non-interactive user grants fail when Conditional Access wants MFA the sign-in did not do.
+    /// Client capabilities (`cp1`) the `claims` parameter declares, else `earlier` (what the grant carried).
+    func clientCapabilities(carrying earlier: [String]) throws(IdentityError) -> [String] {
+        guard let claims = optional("claims") else { return earlier }
+        let declared = try ClaimsRequest.clientCapabilities(in: claims)
+        return declared.isEmpty ? earlier : declared
+    }
+
+    /// Non-interactive user grants fail when Conditional Access (or a claims challenge asking for MFA)
+    /// wants MFA the sign-in did not do.
     func checkMultiFactor(_ user: DirectoryUser, methods: [String], resource: Resource?) throws(IdentityError) {
-        if (user.mfaRequired || directives.requireMFA) && !methods.contains("mfa") {
+        let demanded = user.mfaRequired || directives.requireMFA || ClaimsRequest.requiresMFA(optional("claims"))
+        if demanded && !methods.contains("mfa") {
             throw .mfaRequired(resource: resource?.appID ?? Resource.graphAppID)
         }
     }
