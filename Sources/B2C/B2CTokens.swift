@@ -25,7 +25,11 @@ struct B2CTokenMinter {
 
     var now: Date { exchange.now }
     var policy: B2CConfiguration.Policy { exchange.policy }
-    var options: IdentityOptions { exchange.options }
+    var signer: TokenIssuer { TokenIssuer(service: exchange.service, origin: exchange.origin, now: now) }
+    /// Lifetimes as configured, or as an active scenario imposes them.
+    var options: IdentityOptions { signer.effectiveOptions }
+    var directives: ScenarioDirectives { ScenarioDirectives.current }
+    var refreshTokenWindow: TimeInterval { directives.refreshTokenLifetime ?? Self.refreshTokenSlidingWindow }
     /// Tokens say the policy as configured (`B2C_1_susi`), whatever case the URL used.
     var policyName: String { policy.name }
 
@@ -72,7 +76,8 @@ struct B2CTokenMinter {
         applicationClaims(issue, into: &c, newUserAllowed: false)
         c.set("tfp", policyName)
         c.set("nonce", issue.nonce)
-        if !issue.scopes.permissions.isEmpty { c.set("scp", issue.scopes.permissions.joined(separator: " ")) }
+        let granted = issue.scopes.permissions.filter { !isDeclined($0, resource: issue.scopes.resource) }
+        if !granted.isEmpty { c.set("scp", granted.joined(separator: " ")) }
         c.set("azp", issue.client.application.clientID)
         c.set("ver", "1.0")
         c.set("iat", now)
@@ -97,11 +102,25 @@ struct B2CTokenMinter {
         return Base64URL.encode(Array(json.utf8))
     }
 
+    /// A scenario's declined scopes, named in full (`https://…/helloapi/demo.read`) or by permission.
+    func isDeclined(_ permission: String, resource: Resource?) -> Bool {
+        directives.declinedScopes.contains { declined in
+            declined.caseInsensitiveCompare(permission) == .orderedSame
+                || resource.map { declined.caseInsensitiveCompare("\($0.identifierURI)/\(permission)") == .orderedSame } ?? false
+        }
+    }
+
     func respond(to issue: B2CTokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
-        let signer = TokenIssuer(service: exchange.service, origin: exchange.origin, now: now)
+        let signer = self.signer
         let audience = issue.scopes.accessTokenAudience(clientID: issue.client.application.clientID)
-        let accessToken = try audience.map { aud throws(IdentityError) in try signer.sign(accessTokenClaims(issue, audience: aud)) }
-        let idToken = try issue.scopes.wantsIDToken ? signer.sign(idTokenClaims(issue)) : nil
+        let accessToken = try audience.map { aud throws(IdentityError) in
+            var claims = accessTokenClaims(issue, audience: aud)
+            claims.override(with: directives.accessTokenClaims)
+            return try signer.sign(claims)
+        }
+        var idClaims = idTokenClaims(issue)
+        idClaims.override(with: directives.idTokenClaims)
+        let idToken = try issue.scopes.wantsIDToken ? signer.sign(idClaims) : nil
         let refreshToken = issue.scopes.wantsRefreshToken ? storeRefreshToken(issue.grant) : nil
         let nowSeconds = Int(now.timeIntervalSince1970)
 
@@ -117,10 +136,11 @@ struct B2CTokenMinter {
         }
         if idToken != nil { body.set("id_token_expires_in", String(Int(options.idTokenLifetime))) }
         body.set("profile_info", profileInfo(issue.user))
-        body.set("scope", issue.scopes.scopes.joined(separator: " "))
+        let declined = directives.declinedScopes
+        body.set("scope", issue.scopes.scopes.filter { scope in !declined.contains { $0.caseInsensitiveCompare(scope) == .orderedSame } }.joined(separator: " "))
         if let refreshToken {
             body.set("refresh_token", refreshToken)
-            body.set("refresh_token_expires_in", String(Int(Self.refreshTokenSlidingWindow)))
+            body.set("refresh_token_expires_in", String(Int(refreshTokenWindow)))
         }
         if wantsClientInfo { body.set("client_info", clientInfo(issue.user)) }
         return TokenIssuer.successResponse(body)
@@ -131,7 +151,7 @@ struct B2CTokenMinter {
         var kept = grant
         kept.isNewUser = false
         let token = B2CGrantToken.make()
-        let record = RefreshTokenRecord(token: token, grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(Self.refreshTokenSlidingWindow))
+        let record = RefreshTokenRecord(token: token, grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(refreshTokenWindow))
         let now = self.now
         exchange.service.state.withLock { state in
             state.purge(now: now)

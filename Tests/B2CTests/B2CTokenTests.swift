@@ -211,3 +211,26 @@ import IdentityPlatform
         #expect(response.bodyText.contains("Correlation ID: abc-123"))
     }
 }
+
+@Suite struct B2CScenarioDirectiveTests {
+    @Test func scenarioLifetimesClaimsAndDeclinedScopesShapeB2CTokens() throws {
+        let browser = B2CBrowser()
+        let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
+        var directives = ScenarioDirectives()
+        directives.accessTokenLifetime = 120
+        directives.refreshTokenLifetime = 600
+        directives.idTokenClaims = ["extension_tier": "\"gold\""]
+        directives.accessTokenClaims = ["name": "\"Overridden\""]
+        directives.declinedScopes = [B2CFixtures.apiScope]
+        let response = ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) }
+        let tokens = try TokenResponse(response)
+        #expect(tokens["expires_in"] == "120")
+        #expect(tokens["refresh_token_expires_in"] == "600")
+        #expect(tokens["scope"] == "openid profile offline_access")
+        #expect(try tokens.idToken["extension_tier"] as? String == "gold")
+        #expect(try tokens.accessToken["name"] as? String == "Overridden")
+        #expect(try tokens.accessToken["scp"] == nil)
+        browser.clock.advance(by: 601)
+        #expect(browser.refresh(try #require(tokens["refresh_token"])).bodyText.contains("AADB2C90080"))
+    }
+}

@@ -65,6 +65,9 @@ extension BrowserSession {
 }
 
 extension TokenIssuer {
+    /// The service's options with the lifetimes an active scenario imposes.
+    public var effectiveOptions: IdentityOptions { options }
+
     /// A 200 JSON token response with the no-store headers every token response carries.
     public static func successResponse(_ body: ClaimSet) -> HTTPResponse { success(body) }
 }
