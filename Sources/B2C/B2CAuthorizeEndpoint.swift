@@ -13,7 +13,7 @@ enum B2CAuthorizeEndpoint {
         }
         var parameters = request.query
         if request.method == "POST" { for (name, value) in request.form.pairs { parameters.append(name, value) } }
-        if let flowID = parameters["ctx"], parameters["client_id"] == nil {
+        if let flowID = parameters[IdentityService.flowFieldName], parameters["client_id"] == nil {
             return continueFlow(flowID, parameters: parameters, exchange: exchange)
         }
         return start(parameters: firstValues(parameters), exchange: exchange)

@@ -11,11 +11,11 @@ enum B2CPages {
         var action: String
         var flowID: String
 
-        var hidden: HTML { HTML.hidden("ctx", flowID) }
+        var hidden: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
 
         /// A link that performs `action` on this flow with a GET (`Forgot your password?`, `Sign up now`).
         func link(_ action: String) -> String {
-            SharedRedirect.url(self.action, parameters: [("ctx", flowID), ("action", action)])
+            SharedRedirect.url(self.action, parameters: [(IdentityService.flowFieldName, flowID), ("action", action)])
         }
     }
 

@@ -279,3 +279,15 @@ extension B2CBrowser {
         #expect(phone.code(from: phone.get(phone.authorizeURL())) != nil)
     }
 }
+
+extension B2CSessionTests {
+    @Test func aB2CPageFlowLeadsBackToItsAuthorizeParameters() throws {
+        let browser = B2CBrowser()
+        let page = browser.get(browser.authorizeURL())
+        let form = try #require(ScrapedPage(page.bodyText).form("localAccountForm"))
+        let flowID = try #require(form.hidden.first { $0.0 == IdentityService.flowFieldName }?.1)
+        let parameters = try #require(browser.service.authorizeParameters(forFlow: flowID))
+        #expect(parameters["client_id"] == B2CFixtures.clientID)
+        #expect(parameters["state"] == "st4te")
+    }
+}
