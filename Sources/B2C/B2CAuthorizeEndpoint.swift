@@ -29,8 +29,8 @@ enum B2CAuthorizeEndpoint {
             return respond(to: error, exchange: exchange)
         }
         let now = exchange.now
-        var stored = parameters
-        stored.removeValue(forKey: "p")
+        // The flow's own bookkeeping lives among these parameters: a client cannot set it.
+        let stored = parameters.filter { $0.key != "p" && !$0.key.hasPrefix(B2CFlow.internalPrefix) }
         let pending = PendingAuthorization(
             id: SecureRandom.base64URLString(byteCount: 24), parameters: stored, tenantSegment: exchange.route.tenantSegment,
             endpointVersion: .v2, policy: exchange.policy.name, expiresAt: now.addingTimeInterval(service.options.interactiveFlowLifetime)

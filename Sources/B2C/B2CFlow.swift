@@ -12,8 +12,9 @@ struct B2CFlow {
         case signIn, signUp, editProfile, resetEmail, resetCode, resetPassword
     }
 
-    static let stepKey = "fakeentra_b2c_step"
-    static let resetEmailKey = "fakeentra_b2c_reset_email"
+    static let internalPrefix = "fakeentra_b2c_"
+    static let stepKey = internalPrefix + "step"
+    static let resetEmailKey = internalPrefix + "reset_email"
 
     let exchange: B2CExchange
     var pending: PendingAuthorization
@@ -35,6 +36,10 @@ struct B2CFlow {
         self.directory = directory
         let fromCookie = B2CSessionCookie.session(for: exchange)
         session = fromCookie ?? pending.sessionID.flatMap { id in exchange.service.state.withLock { $0.sessions[id] } }
+        // A flow that signed in without the browser keeping the cookie hands the cookie out again.
+        if fromCookie == nil, let session {
+            headers.set("Set-Cookie", B2CSessionCookie.setCookie(sessionID: session.id, exchange: exchange))
+        }
     }
 
     var step: Step? {

@@ -291,3 +291,18 @@ extension B2CSessionTests {
         #expect(parameters["state"] == "st4te")
     }
 }
+
+extension B2CSessionTests {
+    @Test func clientsCannotPlantTheFlowsBookkeeping() throws {
+        let browser = B2CBrowser()
+        let page = browser.get(browser.authorizeURL(authority: B2CFlowTests.reset, extra: [
+            ("fakeentra_b2c_step", "resetPassword"), ("fakeentra_b2c_reset_email", "ben@fabrikam.test"),
+        ]))
+        let form = try #require(ScrapedPage(page.bodyText).form("attributeVerification"))
+        let flowID = try #require(form.hidden.first { $0.0 == IdentityService.flowFieldName }?.1)
+        #expect(browser.service.authorizeParameters(forFlow: flowID)?["fakeentra_b2c_reset_email"] == nil)
+        let skipped = browser.post(form.action, form.hidden + [("action", "resetPassword"), ("newPassword", "Hij4cked!"), ("reenterPassword", "Hij4cked!")])
+        #expect(skipped.status.code == 400)
+        #expect(browser.service.currentDirectory.user(signInName: "ben@fabrikam.test")?.password == "Passw0rd!")
+    }
+}
