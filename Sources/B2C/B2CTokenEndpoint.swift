@@ -8,11 +8,16 @@ import IdentityPlatform
 /// AADB2C ones in the token endpoint's JSON.
 enum B2CTokenEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
+        if exchange.request.method == "OPTIONS" { return SharedTokenEndpoint.preflight(exchange.base) }
+        var response: HTTPResponse
         do {
-            return try handle(exchange)
+            response = try handle(exchange)
         } catch {
-            return error.tokenEndpointResponse(in: exchange.trace)
+            response = error.tokenEndpointResponse(in: exchange.trace)
         }
+        // Single-page apps (MSAL.js on B2C) redeem codes from the browser.
+        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
+        return response
     }
 
     static func handle(_ exchange: B2CExchange) throws(IdentityError) -> HTTPResponse {

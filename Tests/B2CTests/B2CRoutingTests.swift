@@ -119,6 +119,16 @@ import IdentityPlatform
         #expect(browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration").status.code == 200)
     }
 
+    @Test func tokenEndpointAnswersCORSForSinglePageApps() {
+        let browser = B2CBrowser()
+        let preflight = browser.send(HTTPRequest(method: "OPTIONS", target: "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token",
+                                                 headers: ["Host": browser.host, "Origin": "https://spa.example", "Access-Control-Request-Method": "POST"]))
+        #expect(preflight.status.code == 200)
+        #expect(preflight.headers["Access-Control-Allow-Origin"] == "https://spa.example")
+        let post = browser.post("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token", [("grant_type", "password")], headers: ["Origin": "https://spa.example"])
+        #expect(post.headers["Access-Control-Allow-Origin"] == "https://spa.example")
+    }
+
     @Test func tokenEndpointWantsPost() {
         let browser = B2CBrowser()
         let response = browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token")

@@ -52,6 +52,11 @@ public enum SharedCodes {
     }
 }
 
+/// The token endpoint's CORS preflight (single-page apps call /token from the browser).
+public enum SharedTokenEndpoint {
+    public static func preflight(_ exchange: IdentityExchange) -> HTTPResponse { TokenEndpoint.preflight(exchange) }
+}
+
 extension PlatformState {
     /// Records a sign-in in the named browser session or a new one (see `signIn(userID:methods:at:sessionID:)`).
     public mutating func recordSignIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, isNew: Bool) {
