@@ -136,3 +136,41 @@ import IdentityPlatform
         #expect(response.bodyText.contains("AADB2C90226"))
     }
 }
+
+@Suite struct B2CMalformedInputTests {
+    @Test(arguments: [
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize",
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize?client_id=",
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize?client_id=%ZZ&redirect_uri=%00",
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize?ctx=nope&action=signin",
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize?ctx=&action=",
+        "/tfp/%2F%2F/B2C_1_susi/v2.0/.well-known/openid-configuration",
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_%F0%9F%98%80/v2.0/.well-known/openid-configuration",
+        "/fabrikamb2c.onmicrosoft.com/b2c_1a_x/oauth2/v2.0/logout?post_logout_redirect_uri=%3A%3A",
+        "/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/logout?post_logout_redirect_uri=http%3A%2F%2F",
+    ])
+    func oddRequestsGetAnAnswerInB2CFormat(target: String) {
+        let browser = B2CBrowser()
+        let response = browser.get(target)
+        #expect((200..<500).contains(response.status.code))
+        #expect(response.status.code == 200 || response.status.code == 302 || response.bodyText.contains("AADB2C"))
+    }
+
+    @Test func oddTokenRequestsGetB2CErrors() {
+        let browser = B2CBrowser()
+        let path = "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token"
+        let bodies: [[(String, String)]] = [
+            [],
+            [("grant_type", "authorization_code"), ("client_id", "x"), ("code", "a.b.c.d.e")],
+            [("grant_type", "authorization_code"), ("client_id", "x"), ("code", "....")],
+            [("grant_type", "refresh_token"), ("client_id", "x"), ("refresh_token", String(repeating: "A", count: 10000))],
+            [("grant_type", "refresh_token"), ("client_id", "x"), ("refresh_token", B2CGrantToken.make())],
+            [("grant_type", "authorization_code"), ("client_id", "x"), ("code", B2CGrantToken.make()), ("scope", "a/b c/d")],
+        ]
+        for body in bodies {
+            let response = browser.post(path, body)
+            #expect(response.status.code == 400, "\(body)")
+            #expect(response.bodyText.contains("AADB2C"), "\(body): \(response.bodyText)")
+        }
+    }
+}
