@@ -5,6 +5,8 @@ import IdentityPlatform
 struct B2CAuthorizationRequest: Sendable {
     var client: ResolvedClient
     var redirectURI: String
+    /// `code`, `id_token`, `token` or a combination (hybrid and implicit flows of web apps and old SPAs).
+    var responseTypes: Set<String>
     var responseMode: String
     var state: String?
     var scopes: B2CScopeRequest
@@ -42,14 +44,17 @@ struct B2CAuthorizationRequest: Sendable {
         }
 
         let state = p["state"]
-        let mode = value("response_mode")?.lowercased() ?? "query"
-        guard SharedRedirect.isResponseMode(mode) else {
-            throw .reply(.b2cUnsupportedResponseMode(mode), redirectURI: redirectURI, responseMode: "query", state: state)
+        let responseType = value("response_type") ?? ""
+        let types = Set(responseType.split(separator: " ").map { $0.lowercased() })
+        // Tokens on the redirect never go in the query: the fragment is the default then.
+        let carriesTokens = !types.isDisjoint(with: ["id_token", "token"])
+        let mode = value("response_mode")?.lowercased() ?? (carriesTokens ? "fragment" : "query")
+        guard SharedRedirect.isResponseMode(mode), !(carriesTokens && mode == "query") else {
+            throw .reply(.b2cUnsupportedResponseMode(mode), redirectURI: redirectURI, responseMode: carriesTokens ? "fragment" : "query", state: state)
         }
         func fail(_ error: IdentityError) -> Failure { .reply(error, redirectURI: redirectURI, responseMode: mode, state: state) }
 
-        let responseType = value("response_type") ?? ""
-        guard responseType.split(separator: " ").map({ $0.lowercased() }) == ["code"] else {
+        guard !types.isEmpty, types.isSubset(of: ["code", "id_token", "token"]) else {
             throw fail(responseType.isEmpty ? .b2cMissingParameter("response_type") : .b2cUnsupportedResponseType(responseType))
         }
         guard let scopeText = value("scope") else { throw fail(.b2cMissingScope()) }
@@ -57,6 +62,8 @@ struct B2CAuthorizationRequest: Sendable {
         do throws(IdentityError) {
             scopes = try B2CScopeRequest.parse(scopeText, clientID: client.clientID, directory: directory, strict: exchange.options.strict)
         } catch { throw fail(error) }
+        if types.contains("id_token"), !scopes.wantsIDToken { throw fail(.b2cIDTokenNeedsOpenID()) }
+        if types.contains("token"), scopes.accessTokenAudience(clientID: client.clientID) == nil { throw fail(.b2cScopeNeedsResource(scopeText)) }
 
         let prompt = value("prompt")?.lowercased()
         if let prompt, !prompts.contains(prompt) { throw fail(.b2cInvalidPrompt()) }
@@ -72,7 +79,7 @@ struct B2CAuthorizationRequest: Sendable {
         }
 
         return B2CAuthorizationRequest(
-            client: client, redirectURI: redirectURI, responseMode: mode, state: state, scopes: scopes, prompt: prompt,
+            client: client, redirectURI: redirectURI, responseTypes: types, responseMode: mode, state: state, scopes: scopes, prompt: prompt,
             loginHint: value("login_hint"), nonce: p["nonce"], codeChallenge: challenge, codeChallengeMethod: method
         )
     }

@@ -14,8 +14,7 @@ enum B2CDiscovery {
         d.set("end_session_endpoint", exchange.url(of: .logout))
         d.set("jwks_uri", exchange.url(of: .keys))
         d.set("response_modes_supported", ["query", "fragment", "form_post"])
-        // Only the authorization code flow is served; listing the implicit types would invite clients to use them.
-        d.set("response_types_supported", ["code"])
+        d.set("response_types_supported", ["code", "code id_token", "code token", "code id_token token", "id_token", "id_token token", "token", "token id_token"])
         d.set("scopes_supported", ["openid"])
         d.set("subject_types_supported", ["pairwise"])
         d.set("id_token_signing_alg_values_supported", ["RS256"])

@@ -99,6 +99,10 @@ extension IdentityError {
         .b2c("access_denied", 90111, "Your account has been locked. Contact your support person to unlock it, then try again.")
     }
 
+    public static func b2cIDTokenNeedsOpenID() -> IdentityError {
+        .b2c("invalid_request", 90110, "The scope parameter must include 'openid' when requesting a response_type that includes 'id_token'.")
+    }
+
     public static func b2cUnsupportedScope(_ scope: String) -> IdentityError {
         .b2c("invalid_scope", 90117, "The scope '\(scope)' provided in the request is not supported.")
     }

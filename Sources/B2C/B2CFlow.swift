@@ -140,8 +140,9 @@ struct B2CFlow {
         return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
     }
 
-    /// Issues the authorization code for `user` and sends it to the redirect URI. The code remembers the
-    /// policy (codes and refresh tokens are bound to it) and whether the account was just created.
+    /// Sends what the response type asks for to the redirect URI: the authorization code (which remembers
+    /// the policy, as codes and refresh tokens are bound to it, and whether the account was just
+    /// created), and for hybrid and implicit requests the id token and access token themselves.
     mutating func complete(_ user: DirectoryUser, authTime: Date? = nil) -> HTTPResponse {
         let options = service.options
         let signedInAt = authTime ?? session?.accounts.first(where: { $0.userID == user.id })?.authTime ?? now
@@ -150,18 +151,33 @@ struct B2CFlow {
             resourceAppID: request.scopes.resource?.appID, endpointVersion: .v2, authTime: signedInAt,
             sessionID: session?.sharedPublicID, authenticationMethods: ["pwd"], policy: policy.name, isNewUser: pending.isNewUser
         )
-        let code = B2CGrantToken.make()
-        let record = AuthorizationCodeRecord(
-            code: code, grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
-            codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, issuedAt: now,
-            expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
-        )
         let flowID = pending.id
-        service.state.withLock { state in
-            state.authorizationCodes[code] = record
-            state.pendingAuthorizations.removeValue(forKey: flowID)
+        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+        var parameters: [(String, String)] = []
+        var hashes: [(String, String)] = []
+        if request.responseTypes.contains("code") {
+            let code = B2CGrantToken.make()
+            let record = AuthorizationCodeRecord(
+                code: code, grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, issuedAt: now,
+                expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
+            )
+            service.state.withLock { $0.authorizationCodes[code] = record }
+            parameters.append(("code", code))
+            hashes.append(("c_hash", B2CTokenMinter.halfHash(code)))
         }
-        var parameters = [("code", code)]
+        do throws(IdentityError) {
+            let issue = B2CTokenIssue(clientID: request.client.clientID, user: user, scopes: request.scopes, grant: grant, nonce: request.nonce)
+            let minter = B2CTokenMinter(exchange: exchange)
+            if request.responseTypes.contains("token"), let access = try minter.accessToken(issue) {
+                parameters += [("access_token", access.token), ("token_type", "Bearer"),
+                               ("expires_in", String(Int(minter.options.accessTokenLifetime))), ("scope", request.scopes.scopes.joined(separator: " "))]
+                hashes.append(("at_hash", B2CTokenMinter.halfHash(access.token)))
+            }
+            if request.responseTypes.contains("id_token") { parameters.append(("id_token", try minter.idToken(issue, hashes: hashes))) }
+        } catch {
+            return fail(error)
+        }
         if let state = request.state { parameters.append(("state", state)) }
         return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
     }

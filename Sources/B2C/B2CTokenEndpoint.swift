@@ -61,7 +61,7 @@ enum B2CTokenEndpoint {
         var grant = record.grant
         grant.scopes = scopes.scopes
         grant.resourceAppID = scopes.resource?.appID
-        let issue = B2CTokenIssue(client: client, user: user, scopes: scopes, grant: grant, nonce: record.nonce)
+        let issue = B2CTokenIssue(clientID: client.application.clientID, user: user, scopes: scopes, grant: grant, nonce: record.nonce)
         return try B2CTokenMinter(exchange: request.exchange).respond(to: issue, wantsClientInfo: request.optional("client_info") == "1")
     }
 
@@ -91,7 +91,7 @@ enum B2CTokenEndpoint {
         var issued = scopes
         // A refresh keeps offline access even when the request did not repeat `offline_access`.
         if !issued.reserved.contains(.offlineAccess) { issued.reserved.append(.offlineAccess) }
-        let issue = B2CTokenIssue(client: client, user: user, scopes: issued, grant: grant, nonce: nil)
+        let issue = B2CTokenIssue(clientID: client.application.clientID, user: user, scopes: issued, grant: grant, nonce: nil)
         return try B2CTokenMinter(exchange: request.exchange).respond(to: issue, wantsClientInfo: request.optional("client_info") == "1")
     }
 }

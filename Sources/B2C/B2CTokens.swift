@@ -5,7 +5,7 @@ import IdentityPlatform
 
 /// What one B2C token response is about, decided by a grant.
 struct B2CTokenIssue {
-    var client: AuthenticatedClient
+    var clientID: String
     var user: DirectoryUser
     var scopes: B2CScopeRequest
     /// Carries the policy, the sign-in time, the session and `isNewUser`.
@@ -50,20 +50,41 @@ struct B2CTokenMinter {
         if policy.emits(.idp) { c.set("idp", identityProvider(of: user)) }
     }
 
-    func idTokenClaims(_ issue: B2CTokenIssue) -> ClaimSet {
+    /// `hashes`: `c_hash`/`at_hash` of an id token sent with a code or an access token on the redirect.
+    func idTokenClaims(_ issue: B2CTokenIssue, hashes: [(String, String)] = []) -> ClaimSet {
         var c = ClaimSet()
         c.set("exp", now.addingTimeInterval(options.idTokenLifetime))
         c.set("nbf", now)
         c.set("ver", "1.0")
         c.set("iss", exchange.issuer)
         c.set("sub", issue.user.id)
-        c.set("aud", issue.client.application.clientID)
+        c.set("aud", issue.clientID)
         c.set("nonce", issue.nonce)
         c.set("iat", now)
         c.set("auth_time", issue.grant.authTime)
         applicationClaims(issue, into: &c, newUserAllowed: true)
+        for (name, value) in hashes { c.set(name, value) }
         c.set("tfp", policyName)
         return c
+    }
+
+    /// OIDC's `c_hash`/`at_hash`: the left half of the value's SHA-256, base64url.
+    static func halfHash(_ value: String) -> String {
+        Base64URL.encode(Digest.sha256(Array(value.utf8)).prefix(16))
+    }
+
+    /// A signed access token (scenario claim overrides applied), or nil when no scope names an audience.
+    func accessToken(_ issue: B2CTokenIssue) throws(IdentityError) -> (token: String, audience: String)? {
+        guard let audience = issue.scopes.accessTokenAudience(clientID: issue.clientID) else { return nil }
+        var claims = accessTokenClaims(issue, audience: audience)
+        claims.override(with: directives.accessTokenClaims)
+        return (try signer.sign(claims), audience)
+    }
+
+    func idToken(_ issue: B2CTokenIssue, hashes: [(String, String)] = []) throws(IdentityError) -> String {
+        var claims = idTokenClaims(issue, hashes: hashes)
+        claims.override(with: directives.idTokenClaims)
+        return try signer.sign(claims)
     }
 
     func accessTokenClaims(_ issue: B2CTokenIssue, audience: String) -> ClaimSet {
@@ -78,7 +99,7 @@ struct B2CTokenMinter {
         c.set("nonce", issue.nonce)
         let granted = issue.scopes.permissions.filter { !isDeclined($0, resource: issue.scopes.resource) }
         if !granted.isEmpty { c.set("scp", granted.joined(separator: " ")) }
-        c.set("azp", issue.client.application.clientID)
+        c.set("azp", issue.clientID)
         c.set("ver", "1.0")
         c.set("iat", now)
         c.set("auth_time", issue.grant.authTime)
@@ -111,16 +132,10 @@ struct B2CTokenMinter {
     }
 
     func respond(to issue: B2CTokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
-        let signer = self.signer
-        let audience = issue.scopes.accessTokenAudience(clientID: issue.client.application.clientID)
-        let accessToken = try audience.map { aud throws(IdentityError) in
-            var claims = accessTokenClaims(issue, audience: aud)
-            claims.override(with: directives.accessTokenClaims)
-            return try signer.sign(claims)
-        }
-        var idClaims = idTokenClaims(issue)
-        idClaims.override(with: directives.idTokenClaims)
-        let idToken = try issue.scopes.wantsIDToken ? signer.sign(idClaims) : nil
+        let access = try accessToken(issue)
+        let accessToken = access?.token
+        let audience = access?.audience
+        let idToken = try issue.scopes.wantsIDToken ? self.idToken(issue) : nil
         let refreshToken = issue.scopes.wantsRefreshToken ? storeRefreshToken(issue.grant) : nil
         let nowSeconds = Int(now.timeIntervalSince1970)
 

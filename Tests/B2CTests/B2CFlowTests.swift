@@ -222,7 +222,7 @@ import IdentityPlatform
         #expect(try #require(B2CBrowser.redirectParameters(noScope))["error_description"]?.hasPrefix("AADB2C90010") == true)
         let graph = browser.get(browser.authorizeURL(scope: "User.Read openid"))
         #expect(try #require(B2CBrowser.redirectParameters(graph))["error_description"]?.hasPrefix("AADB2C90055") == true)
-        let token = browser.get(browser.authorizeURL(extra: [("response_type", "token")]).replacingOccurrences(of: "response_type=code&", with: ""))
+        let token = browser.get(browser.authorizeURL(extra: [("response_type", "code device")]).replacingOccurrences(of: "response_type=code&", with: ""))
         #expect(try #require(B2CBrowser.redirectParameters(token))["error_description"]?.hasPrefix("AADB2C90013") == true)
     }
 
@@ -304,5 +304,53 @@ extension B2CSessionTests {
         let skipped = browser.post(form.action, form.hidden + [("action", "resetPassword"), ("newPassword", "Hij4cked!"), ("reenterPassword", "Hij4cked!")])
         #expect(skipped.status.code == 400)
         #expect(browser.service.currentDirectory.user(signInName: "ben@fabrikam.test")?.password == "Passw0rd!")
+    }
+}
+
+@Suite struct B2CFrontChannelTests {
+    /// The authorize URL with `response_type` replaced.
+    func authorize(_ browser: B2CBrowser, responseType: String, scope: String = "\(B2CFixtures.apiScope) openid offline_access", extra: [(String, String)] = []) -> String {
+        browser.authorizeURL(scope: scope, extra: [("response_type", responseType)] + extra).replacingOccurrences(of: "response_type=code&", with: "")
+    }
+
+    @Test func hybridCodeAndIDTokenWithFormPost() throws {
+        let browser = B2CBrowser()
+        let page = browser.signIn(browser.get(authorize(browser, responseType: "code id_token", extra: [("response_mode", "form_post")])))
+        let form = try #require(ScrapedPage(page.bodyText).form("response"))
+        #expect(form.action == B2CFixtures.redirectURI)
+        let fields = Dictionary(form.hidden, uniquingKeysWith: { first, _ in first })
+        let code = try #require(fields["code"])
+        let id = try TokenResponse.verifiedClaims(try #require(fields["id_token"]))
+        #expect(id["c_hash"] as? String == B2CTokenMinter.halfHash(code))
+        #expect(id["nonce"] as? String == "n0nce")
+        #expect(id["tfp"] as? String == "B2C_1_susi")
+        #expect(fields["state"] == "st4te")
+        #expect(browser.redeem(code).status.code == 200)
+    }
+
+    @Test func implicitIDTokenAndAccessTokenInTheFragment() throws {
+        let browser = B2CBrowser()
+        let response = browser.signIn(browser.get(authorize(browser, responseType: "id_token token")))
+        let location = try #require(response.headers["Location"])
+        #expect(location.hasPrefix(B2CFixtures.redirectURI + "#"))
+        let fields = try #require(B2CBrowser.redirectParameters(response))
+        #expect(fields["code"] == nil)
+        let access = try #require(fields["access_token"])
+        #expect(try TokenResponse.verifiedClaims(access)["scp"] as? String == "demo.read")
+        #expect(fields["token_type"] == "Bearer")
+        let id = try TokenResponse.verifiedClaims(try #require(fields["id_token"]))
+        #expect(id["at_hash"] as? String == B2CTokenMinter.halfHash(access))
+        #expect(id["c_hash"] == nil)
+    }
+
+    @Test func frontChannelRequestsAreChecked() throws {
+        let browser = B2CBrowser()
+        let noOpenID = browser.get(authorize(browser, responseType: "id_token", scope: B2CFixtures.apiScope))
+        #expect(try #require(B2CBrowser.redirectParameters(noOpenID))["error_description"]?.hasPrefix("AADB2C90110") == true)
+        let noAudience = browser.get(authorize(browser, responseType: "token", scope: "openid"))
+        #expect(try #require(B2CBrowser.redirectParameters(noAudience))["error_description"]?.hasPrefix("AADB2C90055") == true)
+        let inQuery = browser.get(authorize(browser, responseType: "id_token", extra: [("response_mode", "query")]))
+        #expect(inQuery.headers["Location"]?.contains("#error=invalid_request") == true)
+        #expect(try #require(B2CBrowser.redirectParameters(inQuery))["error_description"]?.hasPrefix("AADB2C90014") == true)
     }
 }
