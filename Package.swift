@@ -37,7 +37,7 @@ let package = Package(
         // Protocol logic: request in, response out.
         .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto"], swiftSettings: swiftSettings),
-        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP"], swiftSettings: swiftSettings),
+        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
         .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph"], swiftSettings: swiftSettings),
-        .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),

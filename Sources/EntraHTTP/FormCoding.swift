@@ -82,7 +82,7 @@ public enum FormCoding {
             || b == UInt8(ascii: "-") || b == UInt8(ascii: ".") || b == UInt8(ascii: "_") || b == UInt8(ascii: "~")
     }
 
-    private static func hexValue(_ b: UInt8) -> UInt8? {
+    static func hexValue(_ b: UInt8) -> UInt8? {
         switch b {
         case 0x30...0x39: b - 0x30
         case 0x41...0x46: b - 0x41 + 10

@@ -89,16 +89,8 @@ public struct HTTPRequestDecoder: Sendable {
                 throw error
             case .head(let lineStart, let scanned):
                 skipLeadingBlankLines()
-                let scan = findBlankLine(from: max(lineStart, readIndex), scanned: scanned)
-                guard let headEnd = scan.end else {
-                    state = .head(lineStart: scan.lineStart, scanned: scan.scanned)
-                    if bufferedByteCount > limits.maxHeadBytes {
-                        throw HTTPDecodingError(.headersTooLarge, "request line and headers exceed \(limits.maxHeadBytes) bytes")
-                    }
+                guard let headEnd = try sectionEnd(lineStart, scanned, name: "request line and headers", resume: State.head) else {
                     return nil
-                }
-                if headEnd - readIndex > limits.maxHeadBytes {
-                    throw HTTPDecodingError(.headersTooLarge, "request line and headers exceed \(limits.maxHeadBytes) bytes")
                 }
                 let request = try buffer.withUnsafeBufferPointer { (all) throws(HTTPDecodingError) in
                     try HTTPHeadParser.parseHead(UnsafeBufferPointer(rebasing: all[readIndex..<headEnd]))
@@ -138,16 +130,8 @@ public struct HTTPRequestDecoder: Sendable {
                 }
                 state = .chunkSize
             case .trailers(let lineStart, let scanned):
-                let scan = findBlankLine(from: max(lineStart, readIndex), scanned: scanned)
-                guard let end = scan.end else {
-                    state = .trailers(lineStart: scan.lineStart, scanned: scan.scanned)
-                    if bufferedByteCount > limits.maxHeadBytes {
-                        throw HTTPDecodingError(.headersTooLarge, "trailer section exceeds \(limits.maxHeadBytes) bytes")
-                    }
+                guard let end = try sectionEnd(lineStart, scanned, name: "trailer section", resume: State.trailers) else {
                     return nil
-                }
-                if end - readIndex > limits.maxHeadBytes {
-                    throw HTTPDecodingError(.headersTooLarge, "trailer section exceeds \(limits.maxHeadBytes) bytes")
                 }
                 let trailers = try buffer.withUnsafeBufferPointer { (all) throws(HTTPDecodingError) in
                     var lines = HTTPHeadParser.LineIterator(bytes: UnsafeBufferPointer(rebasing: all[readIndex..<end]))
@@ -204,7 +188,7 @@ public struct HTTPRequestDecoder: Sendable {
         }
         guard end < buffer.count else { return false }
         var size = 0, digits = 0, index = readIndex
-        while index < end, let digit = Self.hexValue(buffer[index]) {
+        while index < end, let digit = FormCoding.hexValue(buffer[index]) {
             guard digits < 15 else { throw HTTPDecodingError(.malformedChunk, "chunk size too large") }
             size = size << 4 | Int(digit)
             digits += 1
@@ -258,6 +242,19 @@ public struct HTTPRequestDecoder: Sendable {
         buffer[readIndex...].allSatisfy { $0 == HTTPHeadParser.cr || $0 == HTTPHeadParser.lf }
     }
 
+    /// The end of a head or trailer section (past its blank line), nil while incomplete; enforces the
+    /// size limit before the end is seen, so an endless header cannot grow the buffer.
+    private mutating func sectionEnd(_ lineStart: Int, _ scanned: Int, name: String,
+                                     resume: (_ lineStart: Int, _ scanned: Int) -> State) throws(HTTPDecodingError) -> Int? {
+        let scan = findBlankLine(from: max(lineStart, readIndex), scanned: scanned)
+        let size = (scan.end ?? buffer.count) - readIndex
+        if size > limits.maxHeadBytes {
+            throw HTTPDecodingError(.headersTooLarge, "\(name) exceed \(limits.maxHeadBytes) bytes")
+        }
+        if scan.end == nil { state = resume(scan.lineStart, scan.scanned) }
+        return scan.end
+    }
+
     /// Walks lines from `lineStart`; returns the index just past the first empty line, or where the
     /// unfinished line begins and how far it was scanned, so that trickled bytes are looked at once.
     private func findBlankLine(from lineStart: Int, scanned: Int) -> (end: Int?, lineStart: Int, scanned: Int) {
@@ -301,15 +298,6 @@ public struct HTTPRequestDecoder: Sendable {
         case .trailers(let lineStart, let scanned):
             state = .trailers(lineStart: max(0, lineStart - offset), scanned: max(0, scanned - offset))
         default: break
-        }
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case 0x30...0x39: b - 0x30
-        case 0x41...0x46: b - 0x41 + 10
-        case 0x61...0x66: b - 0x61 + 10
-        default: nil
         }
     }
 }

@@ -90,14 +90,21 @@ final class Connection {
         case .handshaking: continueHandshake()
         case .lingering: discardInput()
         case .open:
+            var resumed = false
             if outputOffset < output.count, (writable && !writeWantsRead) || (readable && writeWantsRead) {
                 flush()
                 // Requests held back by a full output buffer can be answered now.
-                if phase == .open, outputOffset == output.count, decoder.bufferedByteCount > 0 { answerBufferedRequests() }
+                if phase == .open, outputOffset == output.count, decoder.bufferedByteCount > 0 || tls != nil {
+                    resumed = true
+                    readAndAnswer()
+                }
             }
-            if phase == .open, (readable && !writeWantsRead) || (writable && readWantsWrite) { readAndAnswer() }
+            if !resumed, phase == .open, (readable && !writeWantsRead) || (writable && readWantsWrite) { readAndAnswer() }
         case .closed: return
         }
+        // Hang-up: both directions are gone, so once any remaining input was handled above there is
+        // nothing left to write to; without this a level-triggered HUP would spin the loop.
+        if events & EPOLLHUP.rawValue != 0 { return close() }
         updateInterest()
     }
 
@@ -143,9 +150,19 @@ final class Connection {
     // MARK: Reading and answering
 
     private func readAndAnswer() {
+        repeat {
+            readAvailableInput()
+            answerBufferedRequests()
+            // Decrypted bytes kept inside OpenSSL are invisible to epoll: drain them before waiting.
+        } while phase == .open && tls?.hasBufferedInput == true && mayRead
+    }
+
+    private var mayRead: Bool { !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater }
+
+    private func readAvailableInput() {
         readWantsWrite = false
         var reads = 0
-        readLoop: while !peerClosed, !closeWhenFlushed, decoder.bufferedByteCount < inputHighWater, reads < 16 {
+        readLoop: while mayRead, reads < 16 {
             reads += 1
             switch receive() {
             case .transferred(let count):
@@ -161,7 +178,6 @@ final class Connection {
             case .failed: return close()
             }
         }
-        answerBufferedRequests()
     }
 
     private func receive() -> IOResult {
@@ -371,7 +387,6 @@ final class Connection {
         case .sniffing, .lingering: wanted = EPOLLIN.rawValue
         case .handshaking: wanted = handshakeInterest
         case .open:
-            let mayRead = !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater
             if mayRead || writeWantsRead { wanted |= EPOLLIN.rawValue }
             if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted |= EPOLLOUT.rawValue }
         case .closed: return

@@ -65,7 +65,6 @@ final class ServerCore: Sendable {
         var listenerFDs: [Int32] = []
         var loopsRunning = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
-        var signalSources: [SignalSource] = []
     }
 
     let configuration: ServerConfiguration
@@ -237,22 +236,10 @@ final class ServerCore: Sendable {
     }
 
     func stopOnSignals(_ signals: [Int32]) {
-        for number in signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                let alreadyStopping = state.withLock { $0.lifecycle == .stopping }
-                if alreadyStopping { exit(128 + number) }
-                beginShutdown()
-            }
-            source.resume()
-            let kept = SignalSource(source: source)
-            state.withLock { $0.signalSources.append(kept) }
+        SignalRelay.install(signals) { [self] number in
+            let alreadyStopping = state.withLock { $0.lifecycle == .stopping }
+            if alreadyStopping { exit(128 + number) }
+            beginShutdown()
         }
     }
-}
-
-/// Keeps a signal source alive; it is only resumed once and never mutated afterwards.
-struct SignalSource: @unchecked Sendable {
-    let source: any DispatchSourceSignal
 }

@@ -124,6 +124,9 @@ final class TLSSession {
         _ = TLSError.drainErrorQueue()
     }
 
+    /// Decrypted application data OpenSSL holds that the socket will not announce again.
+    var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
+
     var negotiatedProtocol: String? {
         var text = [CChar](repeating: 0, count: 64)
         return TLSShims_selectedALPN(ssl, &text, Int32(text.count)) == 1 ? String(nulTerminated: text) : nil

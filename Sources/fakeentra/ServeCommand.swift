@@ -17,6 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("http-port"), help: "Also serve plain HTTP on this port (0 picks one).") var httpPort: Int?
     @OptionGroup var certificates: CertificateOptions
     @Option(name: .customLong("ready-file"), help: "Write the base URL to this file once connections are accepted.") var readyFile: String?
+    @Option(name: .customLong("config"), help: "JSON configuration: tenants, users, apps, consents, options (docs/schemas/config.schema.json).") var configFile: String?
     @Flag(help: "Accept configured apps only (AADSTS700016 for others).") var strict = false
     @Flag(name: .customLong("auto-login"), help: "Sign in the login_hint user (or the only user) and consent without showing pages.") var autoLogin = false
     @Option(name: .customLong("header-timeout"), help: "Seconds a client has to send a request's headers.") var headerTimeout: Double = 10
@@ -33,39 +34,52 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let startedAt = ContinuousClock.now
+        // A broken configuration is reported before anything is written to disk.
+        let configuration = try loadConfiguration()
         let paths = try certificates.ensure()
         if paths.caRegenerated {
             FileHandle.standardError.write(Data("fakeentra: created a new local CA at \(paths.caCertificate); trust it in your clients (fakeentra certs tells how)\n".utf8))
         }
         let signing = try SigningCredential.loadOrCreate(directory: certificates.directory)
 
-        var options = IdentityOptions()
-        options.strict = strict
-        options.autoLogin = autoLogin
-        let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: signing), options: options)
-        let application = FakeEntraApplication(service: service, startedAt: startedAt)
+        var options = configuration.identity.options
+        // Flags given on the command line win over the file.
+        if strict { options.strict = true }
+        if autoLogin { options.autoLogin = true }
+        let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
+        let application = FakeEntraApplication(service: service, graph: configuration.graph, startedAt: startedAt)
 
         var listeners = [ListenerConfiguration(host: host, port: port, tls: TLSConfiguration(certificateChainPath: paths.serverCertificate, privateKeyPath: paths.serverKey))]
         if let httpPort { listeners.append(ListenerConfiguration(host: host, port: httpPort)) }
         var limits = HTTPRequestDecoder.Limits()
         limits.maxBodyBytes = maxBody
-        let configuration = ServerConfiguration(
+        let serverConfiguration = ServerConfiguration(
             listeners: listeners, limits: limits,
             headerTimeout: .milliseconds(Int(headerTimeout * 1000)), idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
             accessLog: quiet ? .disabled : .standardError
         )
-        let server = try HTTPServer(configuration: configuration, responder: application.responder)
+        let server = try HTTPServer(configuration: serverConfiguration, responder: application.responder)
         let bound = try server.start()
         server.stopOnSignals()
 
         let baseURL = Self.displayURL(bound.first { $0.isTLS })
         let plainURL = bound.first { !$0.isTLS }.map(Self.displayURL)
         let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, certificateAuthority: paths.caCertificate)
+        // The ready file first: if it cannot be written, nothing has announced readiness yet.
+        if let readyFile { try Self.writeAtomically(baseURL + "\n", to: readyFile) }
         // One write, so a reader waiting for the URL line gets the whole banner at once.
         FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
-        if let readyFile { try Self.writeAtomically(baseURL + "\n", to: readyFile) }
 
         await server.waitUntilStopped()
+    }
+
+    /// The embedded defaults, or the `--config` file; a broken file stops start-up with every problem listed.
+    func loadConfiguration() throws -> LoadedConfiguration {
+        do {
+            return try LoadedConfiguration.load(file: configFile)
+        } catch {
+            throw StartupFailure(message: "fakeentra: the configuration has problems:\n\(error.description)")
+        }
     }
 
     /// A URL a client on this machine can use: wildcard listeners are reached through loopback.
@@ -84,4 +98,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("cannot write --ready-file \(path): \(String(cString: strerror(errno)))")
         }
     }
+}
+
+/// A start-up problem reported as text, with exit status 1 and no stack trace.
+struct StartupFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
 }

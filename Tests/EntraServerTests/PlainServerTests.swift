@@ -205,7 +205,6 @@ import Testing
         #expect(idle.readResponse()?.status == 200)
         try busy.send("GET /delay?ms=300 HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(responder.arrivals.wait(for: "/delay"))
-        let started = ContinuousClock.now
         server.beginShutdown()
         #expect(idle.waitForClose())
         let response = try #require(busy.readResponse())
@@ -213,7 +212,6 @@ import Testing
         #expect(response.headers["Connection"] == "close")
         #expect(busy.waitForClose())
         await server.waitUntilStopped()
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect((try? RawClient(port: port)) == nil)
     }
 }

@@ -100,7 +100,8 @@ func withServer(
 
 /// A blocking TCP client for byte-exact conversations. A receive timeout guards against hangs
 /// only; no test relies on it for correctness.
-final class RawClient {
+/// `send` touches only the descriptor, so one thread may send while another reads.
+final class RawClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 

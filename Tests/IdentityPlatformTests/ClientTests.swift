@@ -180,9 +180,15 @@ import Testing
         var expired = Self.assertionClaims(now: now)
         expired["exp"] = Int(now.timeIntervalSince1970) - 400
         #expect(code(try Self.assertion(claims: expired)) == 700024)
+        var farFuture = Self.assertionClaims(now: now)
+        farFuture["nbf"] = 1e300
+        farFuture["exp"] = 1e301
+        #expect(code(try Self.assertion(claims: farFuture)) == 700024)
         var noJTI = Self.assertionClaims(now: now)
         noJTI["jti"] = nil
         #expect(code(try Self.assertion(claims: noJTI)) == 50027)
+        let fromPublicClient = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: try Self.assertion(claims: Self.assertionClaims(now: now, clientID: TokenFixtures.nativeAppID)))
+        #expect(throws: IdentityError.publicClientSentSecret()) { try authenticate(fromPublicClient, clientID: TokenFixtures.nativeAppID, service: service) }
         let wrongType = PresentedClientCredentials(assertionType: "urn:something-else", assertion: try Self.assertion(claims: Self.assertionClaims(now: now)))
         #expect(throws: IdentityError.self) { try authenticate(wrongType, clientID: TokenFixtures.certAppID, service: service) }
     }

@@ -41,7 +41,7 @@ import Testing
               "redirectUris": ["https://web.example/cb"],
               "requiredResourceAccess": [ { "resource": "https://graph.microsoft.com", "scopes": ["User.Read"], "roles": ["User.Read.All"] },
                                           { "resource": "api://api", "scopes": ["read"] } ] },
-            { "clientId": "api", "identifierUris": ["api://api"], "exposedScopes": ["read"], "appRoles": ["Job.Run"], "accessTokenAcceptedVersion": 2 }
+            { "clientId": "api", "identifierUris": ["api://api"], "exposedScopes": ["read", "admin"], "adminConsentScopes": ["admin"], "appRoles": ["Job.Run"], "accessTokenAcceptedVersion": 2 }
           ],
           "consents": [ { "clientId": "web", "scopes": ["User.Read"], "user": "kim@fabrikam.onmicrosoft.com" },
                         { "clientId": "web", "resource": "api://api", "scopes": ["read"] } ],
@@ -60,6 +60,8 @@ import Testing
         #expect(!web.isPublicClient && web.secrets.count == 2 && web.secrets[1].expiresAt == Date(timeIntervalSince1970: 1_893_456_000))
         #expect(d.application(clientID: "api")?.isPublicClient == true)
         #expect(d.resource(named: "api://api")?.accessTokenVersion == 2)
+        #expect(d.resource(named: "api://api")?.delegatedPermission(named: "admin")?.adminConsentRequired == true)
+        #expect(d.resource(named: "api://api")?.delegatedPermission(named: "read")?.adminConsentRequired == false)
         #expect(d.grantedScopes(clientID: "web", resourceAppID: Resource.graphAppID, userID: kim.id, tenantID: kim.tenantID) == ["user.read"])
         #expect(d.grantedScopes(clientID: "web", resourceAppID: "api", userID: "anyone", tenantID: kim.tenantID) == ["read"])
         #expect(config.sections["graph"]?["anything"] != nil)

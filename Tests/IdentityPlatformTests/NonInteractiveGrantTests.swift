@@ -201,3 +201,22 @@ import Testing
         #expect(F.errorCode(withoutSecret) == 7000218)
     }
 }
+
+@Suite struct V1DeviceCodeTests {
+    typealias F = TokenFixtures
+
+    @Test func adalStyleDeviceFlow() throws {
+        let (service, _) = F.service()
+        let start = F.json(F.send(F.post("/common/oauth2/devicecode", [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com")]), to: service))
+        #expect(start["verification_url"] as? String == "\(F.origin)/devicelogin" && start["verification_uri"] == nil)
+        let device = try #require(start["device_code"] as? String)
+        service.state.withLock { state in
+            let record = state.deviceCodes[device]!
+            state.deviceCodes[device]!.status = .approved(GrantContext(clientID: F.nativeAppID, userID: F.adele, tenantID: F.contoso, scopes: record.requestedScopes, resourceAppID: Resource.graphAppID, endpointVersion: .v1, authTime: service.clock.now()))
+        }
+        let body = F.json(F.send(F.post("/common/oauth2/token", [("grant_type", "device_code"), ("client_id", F.nativeAppID), ("code", device), ("resource", "https://graph.microsoft.com")]), to: service))
+        #expect(F.claims(body["access_token"] as? String)?["aud"] as? String == "https://graph.microsoft.com")
+        #expect(F.claims(body["id_token"] as? String)?["ver"] as? String == "1.0")
+        #expect(body["refresh_token"] != nil && body["expires_in"] as? String == "3599")
+    }
+}

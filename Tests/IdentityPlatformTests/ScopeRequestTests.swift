@@ -99,4 +99,11 @@ import Testing
         #expect(directory.delegatedPermissions(for: request, client: client, userID: user.id, tenantID: user.tenantID) == ["User.Read", "Mail.Read", "Calendars.Read"])
         #expect(directory.applicationPermissions(for: request, client: client) == ["User.Read.All"])
     }
+
+    @Test func hostileScopeParametersAreRefusedQuickly() throws {
+        let many = (0..<10_000).map { "Perm\($0).Read" }.joined(separator: " ")
+        #expect(throws: IdentityError.self) { try ScopeRequest.parse(many, directory: directory) }
+        let allowed = (0..<ScopeRequest.maximumScopeCount).map { "Perm\($0).Read" }.joined(separator: " ")
+        #expect(try ScopeRequest.parse(allowed, directory: directory).permissions.count == ScopeRequest.maximumScopeCount)
+    }
 }

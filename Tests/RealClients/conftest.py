@@ -67,6 +67,9 @@ class RunningServer:
 @pytest.fixture(scope="session")
 def certs_dir():
     path = tempfile.mkdtemp(prefix="fakeentra-certs-")
+    # Every server of the session shares this CA; requests (under MSAL, azure-identity…) reads it lazily.
+    os.environ["REQUESTS_CA_BUNDLE"] = os.path.join(path, "ca.pem")
+    os.environ["SSL_CERT_FILE"] = os.path.join(path, "ca.pem")
     yield path
     shutil.rmtree(path, ignore_errors=True)
 
@@ -75,7 +78,6 @@ def certs_dir():
 def server(certs_dir):
     """A server with the embedded defaults, shared by tests that do not change its state."""
     s = RunningServer([], certs_dir)
-    os.environ["REQUESTS_CA_BUNDLE"] = s.ca
     yield s
     s.stop()
 

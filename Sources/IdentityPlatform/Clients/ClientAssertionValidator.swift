@@ -111,7 +111,8 @@ extension IdentityError {
     }
 
     public static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {
-        let from = notBefore.map { String(Int($0.timeIntervalSince1970)) } ?? "unspecified"
+        // Any number a client wrote must print without trapping (Int(1e300) would).
+        let from = notBefore.map { String(format: "%.0f", $0.timeIntervalSince1970) } ?? "unspecified"
         return IdentityError(error: "invalid_client", code: 700024, message: "Client assertion is not within its valid time range. Current time: \(isoString(now)), assertion valid from \(from), expiry time of assertion \(isoString(expiry)). Review the documentation at https://aka.ms/msal-client-assertion.")
     }
 }

@@ -80,6 +80,7 @@ struct ConfigurationFile: Decodable {
         var requiredResourceAccess: [ResourceAccessEntry]?
         var identifierUris: [String]?
         var exposedScopes: [String]?
+        var adminConsentScopes: [String]?
         var appRoles: [String]?
         var accessTokenAcceptedVersion: Int?
         var familyId: String?

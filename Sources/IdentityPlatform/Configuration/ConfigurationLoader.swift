@@ -10,6 +10,16 @@ public struct IdentityConfiguration: Sendable {
     /// `graph`, `b2c`: validated against their (module-owned) subschemas, decoded by their modules.
     public var sections: [String: JSONValue]
     public var file: String
+
+    public init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String) {
+        self.directory = directory
+        self.options = options
+        self.sections = sections
+        self.file = file
+    }
+
+    /// What FakeEntra serves with no `--config`.
+    public static let embeddedDefault = IdentityConfiguration(directory: .embeddedDefault, options: IdentityOptions(), file: "")
 }
 
 public enum ConfigurationLoader {
@@ -148,14 +158,19 @@ struct DirectoryBuilder {
                 if let pem = certificate(text, at: "/apps/\(i)/certificates/\(k)") { certificates.append(pem) }
             }
             let secrets = (entry.secrets ?? []).map { Application.Secret(value: $0.value, expiresAt: $0.expiresAt) }
-            directory.applications.append(Application(
+            for (k, scope) in (entry.adminConsentScopes ?? []).enumerated() where !(entry.exposedScopes ?? []).contains(scope) {
+                report("/apps/\(i)/adminConsentScopes/\(k)", "\"\(scope)\" is not in \"exposedScopes\"; expected one of the app's exposed scopes")
+            }
+            var app = Application(
                 clientID: entry.clientId, displayName: entry.displayName ?? entry.clientId, tenantID: home?.id,
                 isPublicClient: entry.publicClient ?? (secrets.isEmpty && certificates.isEmpty),
                 secrets: secrets, certificates: certificates, redirectURIs: entry.redirectUris ?? [],
                 requiredResourceAccess: (entry.requiredResourceAccess ?? []).map { .init(resource: $0.resource, scopes: $0.scopes ?? [], roles: $0.roles ?? []) },
                 identifierURIs: entry.identifierUris ?? [], exposedScopes: entry.exposedScopes ?? [], appRoles: entry.appRoles ?? [],
                 accessTokenAcceptedVersion: entry.accessTokenAcceptedVersion, familyID: entry.familyId
-            ))
+            )
+            app.adminConsentScopes = entry.adminConsentScopes ?? []
+            directory.applications.append(app)
         }
     }
 

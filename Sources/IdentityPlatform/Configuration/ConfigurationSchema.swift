@@ -129,6 +129,10 @@ public enum ConfigurationSchema {
         "requiredResourceAccess": { "type": "array", "items": { "$ref": "#/$defs/requiredResourceAccess" } },
         "identifierUris": { "type": "array", "items": { "type": "string", "minLength": 1 } },
         "exposedScopes": { "type": "array", "items": { "type": "string", "pattern": "^[^\\s/]+$" } },
+        "adminConsentScopes": {
+          "type": "array", "items": { "type": "string", "pattern": "^[^\\s/]+$" },
+          "description": "Exposed scopes only an administrator may consent to (AADSTS90094 for a user)."
+        },
         "appRoles": { "type": "array", "items": { "type": "string", "pattern": "^[^\\s/]+$" } },
         "accessTokenAcceptedVersion": { "enum": [1, 2] },
         "familyId": { "type": "string", "minLength": 1 }

@@ -46,6 +46,8 @@ public struct Application: Sendable, Codable, Equatable, Identifiable {
     public var accessTokenAcceptedVersion: Int?
     /// Family of client ids (`"1"` for Microsoft's family) sharing family refresh tokens (FOCI).
     public var familyID: String?
+    /// Exposed scopes only an administrator may consent to (AADSTS90094 for a user alone).
+    public var adminConsentScopes: [String] = []
 
     public init(
         clientID: String, displayName: String, tenantID: String? = nil, isPublicClient: Bool = true,

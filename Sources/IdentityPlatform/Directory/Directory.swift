@@ -49,7 +49,9 @@ public struct Directory: Sendable, Equatable {
             appID: app.clientID,
             identifierURI: app.identifierURIs.first ?? "api://\(app.clientID)",
             displayName: app.displayName,
-            delegatedPermissions: app.exposedScopes.map { .init($0) },
+            delegatedPermissions: app.exposedScopes.map { scope in
+                .init(scope, adminConsentRequired: app.adminConsentScopes.contains { $0.caseInsensitiveCompare(scope) == .orderedSame })
+            },
             applicationPermissions: app.appRoles,
             accessTokenVersion: app.accessTokenAcceptedVersion ?? 1
         )

@@ -31,7 +31,7 @@ enum DeviceCodeGrant {
         guard let user = request.directory.user(id: approval.userID) else { throw .invalidGrant() }
         try request.checkAccountUsable(user)
         let tenant = try request.tenant(of: user)
-        let scopes = try ScopeRequest.parse(scopes: approval.scopes.isEmpty ? record.requestedScopes : approval.scopes, directory: request.directory, options: request.options)
+        let scopes = try request.scopeRequest(granted: approval.scopes.isEmpty ? record.requestedScopes : approval.scopes)
         // The person consented on the /devicelogin pages when approving.
         let permissions = request.directory.delegatedPermissions(for: scopes, client: client.application, userID: user.id, tenantID: user.tenantID)
         var grant = approval

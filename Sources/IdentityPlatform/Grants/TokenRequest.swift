@@ -48,15 +48,22 @@ struct TokenRequest {
                 return try ScopeRequest.parse(v1Resource: resource, scope: optional("scope"), directory: directory)
             }
             guard let fallback else { throw .missingParameter("resource") }
-            // The grant's scopes name the resource as `resource=` did: keep v1 semantics (aud, refresh token).
-            var request = try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
-            request.fromV1Resource = request.resource != nil
-            if !request.reserved.contains(.openid) { request.reserved.insert(.openid, at: 0) }
-            return request
+            return try scopeRequest(granted: fallback)
         }
         if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
         guard let fallback else { throw .missingParameter("scope") }
-        return try ScopeRequest.parse(scopes: fallback, directory: directory, options: options)
+        return try scopeRequest(granted: fallback)
+    }
+
+    /// Re-reads the scopes a grant recorded. On the v1 endpoint they name the resource as `resource=`
+    /// did: v1 semantics (audience as named, id and refresh tokens) are kept.
+    func scopeRequest(granted scopes: [String]) throws(IdentityError) -> ScopeRequest {
+        var request = try ScopeRequest.parse(scopes: scopes, directory: directory, options: options)
+        if version == .v1 {
+            request.fromV1Resource = request.resource != nil
+            if !request.reserved.contains(.openid) { request.reserved.insert(.openid, at: 0) }
+        }
+        return request
     }
 
     /// The user's home tenant, provided this authority admits it.

@@ -18,8 +18,9 @@ public struct JournalingResponder: HTTPResponder {
     public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         let started = ContinuousClock.now
         let response = inner.respond(to: request, context: context)
-        // Reading the journal is not itself journaled: it would fill the journal with itself.
-        guard !request.rawPath.lowercased().hasPrefix(JournalHandler.path) else { return response }
+        // The control API (journal reads, health probes, scenario loads) is not itself journaled: the
+        // journal shows what clients asked of the identity platform and Graph.
+        guard !request.rawPath.lowercased().hasPrefix("/_fakeentra/") else { return response }
         let elapsed = ContinuousClock.now - started
         journal.record(JournalEntry(
             id: 0, time: clock.now(), method: request.method, path: request.rawPath,
@@ -57,7 +58,7 @@ public struct JournalingResponder: HTTPResponder {
     }
 }
 
-/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`) and
+/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`) and
 /// `DELETE /_fakeentra/journal`; loopback callers only.
 public struct JournalHandler: HTTPHandler {
     public static let path = "/_fakeentra/journal"
@@ -76,6 +77,8 @@ public struct JournalHandler: HTTPHandler {
             let query = request.query
             let since = query["since"]
             var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
+            filter.kind = query["kind"]
+            filter.method = query["method"]
             if let since {
                 if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
                 if filter.sinceID == nil && filter.sinceTime == nil {

@@ -13,10 +13,13 @@ public final class RequestJournal: Sendable {
         }
     }
 
-    /// What a reader asks for (`GET /_fakeentra/journal?path=&status=&since=&limit=`).
+    /// What a reader asks for (`GET /_fakeentra/journal?path=&status=&since=&limit=&kind=&method=`).
     public struct Filter: Sendable, Equatable {
         /// Substring of the path, ignoring case.
         public var path: String?
+        /// The endpoint kind (`token`, `authorize`, `graph`, …).
+        public var kind: String?
+        public var method: String?
         /// An exact status (`400`) or a class (`4xx`).
         public var status: String?
         /// Entries with a larger id than this.
@@ -36,6 +39,8 @@ public final class RequestJournal: Sendable {
 
         func matches(_ entry: JournalEntry) -> Bool {
             if let path, !entry.path.lowercased().contains(path.lowercased()) { return false }
+            if let kind, entry.kind.caseInsensitiveCompare(kind) != .orderedSame { return false }
+            if let method, entry.method.caseInsensitiveCompare(method) != .orderedSame { return false }
             if let status {
                 let wanted = status.lowercased()
                 if wanted.count == 3, wanted.hasSuffix("xx"), let digit = wanted.first?.wholeNumberValue {

@@ -51,14 +51,19 @@ public struct ScopeRequest: Sendable, Equatable {
         }
     }
 
+    static let maximumScopeCount = 500
+
     /// Parses a space-separated v2 `scope` parameter.
     public static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
         try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)
     }
 
     public static func parse(scopes raw: [String], directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
+        // Far beyond any real request; keeps a hostile parameter from costing more than a glance.
+        guard raw.count <= maximumScopeCount else { throw .invalidScope(String(raw.prefix(3).joined(separator: " ")) + " …") }
         var request = ScopeRequest()
         var seen = Set<String>()
+        var seenPermissions = Set<String>()
         var named: (resource: Resource, name: String?)?
         for scope in raw where !scope.isEmpty && seen.insert(scope.lowercased()).inserted {
             request.scopes.append(scope)
@@ -87,9 +92,7 @@ public struct ScopeRequest: Sendable, Equatable {
                 if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
             } else {
                 let canonical = try canonicalPermission(permission, of: resource, scope: scope, options: options)
-                if !request.permissions.contains(where: { $0.caseInsensitiveCompare(canonical) == .orderedSame }) {
-                    request.permissions.append(canonical)
-                }
+                if seenPermissions.insert(canonical.lowercased()).inserted { request.permissions.append(canonical) }
             }
         }
         if let named {

@@ -90,7 +90,7 @@ public struct TokenClaimsBuilder: Sendable {
             c.set("oid", user.id)
             if version == 2 { c.set("preferred_username", user.userPrincipalName) }
             c.set("rh", TokenIdentifiers.resourceHint())
-            c.set("scp", issue.permissions.joined(separator: " "))
+            c.set("scp", delegatedScopes(issue).joined(separator: " "))
             c.set("sid", issue.grant.map { $0.sessionID ?? TokenIdentifiers.sessionID(userID: user.id, authTime: $0.authTime) })
             c.set("sub", TokenIdentifiers.pairwiseSubject(objectID: user.id, clientID: app.clientID))
             c.set("tid", tid)
@@ -121,6 +121,13 @@ public struct TokenClaimsBuilder: Sendable {
         c.set("ver", version == 2 ? "2.0" : "1.0")
         if let capabilities = issue.grant?.clientCapabilities, !capabilities.isEmpty { c.set("xms_cc", capabilities) }
         return c
+    }
+
+    /// `scp`: the permissions granted. A request for OpenID Connect scopes alone yields a Graph token for
+    /// the UserInfo endpoint whose `scp` names them, as the real service's does.
+    func delegatedScopes(_ issue: TokenIssue) -> [String] {
+        guard issue.scopeRequest.resource == nil else { return issue.permissions }
+        return issue.scopeRequest.reserved.filter { $0 != .offlineAccess }.map(\.rawValue)
     }
 
     /// The v2 id_token (v1 endpoint: the v1 id_token). nil for app-only issues.

@@ -1,0 +1,118 @@
+import EntraHTTP
+import Foundation
+
+/// An event as Graph's `microsoft.graph.event` JSON, times shown in one zone.
+enum EventView {
+    /// Every property, in the order Graph writes them.
+    static let properties = [
+        "createdDateTime", "lastModifiedDateTime", "changeKey", "categories", "transactionId", "originalStartTimeZone",
+        "originalEndTimeZone", "iCalUId", "reminderMinutesBeforeStart", "isReminderOn", "hasAttachments", "subject",
+        "bodyPreview", "importance", "sensitivity", "isAllDay", "isCancelled", "isOrganizer", "responseRequested",
+        "seriesMasterId", "showAs", "type", "webLink", "onlineMeetingUrl", "isOnlineMeeting", "onlineMeetingProvider",
+        "allowNewTimeProposals", "isDraft", "hideAttendees", "responseStatus", "body", "start", "end", "location",
+        "locations", "recurrence", "attendees", "organizer", "onlineMeeting",
+    ]
+
+    /// Properties `$orderby` accepts, with the value each sorts on.
+    static func sortKey(_ property: String) -> ((CalendarEvent) -> String)? {
+        switch property.lowercased() {
+        case "start/datetime", "start": { isoKey($0.start) }
+        case "end/datetime", "end": { isoKey($0.end) }
+        case "subject": { $0.subject.lowercased() }
+        case "createddatetime", "lastmodifieddatetime": { isoKey($0.created) }
+        case "importance": { $0.importance }
+        case "showas": { $0.showAs }
+        default: nil
+        }
+    }
+
+    private static func isoKey(_ date: Date) -> String { CivilTime(date).isoSeconds }
+
+    /// `@odata.etag`, `id`, then `selected` (all properties when nil): Outlook always returns the first two.
+    static func json(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?) -> GraphJSON {
+        var members: [GraphJSON.Member] = [.init("@odata.etag", .string("W/\"\(event.changeKey)\"")), .init("id", .string(event.id))]
+        for property in selected ?? properties {
+            members.append(.init(property, value(property, of: event, zone: zone)))
+        }
+        return .object(members)
+    }
+
+    private static let noResponseTime = "0001-01-01T00:00:00Z"
+
+    private static func value(_ property: String, of event: CalendarEvent, zone: GraphTimeZone) -> GraphJSON {
+        switch property {
+        case "createdDateTime", "lastModifiedDateTime": return .string(CivilTime(event.created).isoSevenDigits + "Z")
+        case "changeKey": return .string(event.changeKey)
+        case "categories": return .strings(event.categories)
+        case "originalStartTimeZone", "originalEndTimeZone": return .string(event.originalZone.name)
+        case "iCalUId": return .string(event.iCalUId)
+        case "reminderMinutesBeforeStart": return .int(event.isAllDay ? 1080 : 15)
+        case "isReminderOn": return .bool(!event.isAllDay)
+        case "hasAttachments", "isCancelled", "isDraft", "hideAttendees": return .bool(false)
+        case "subject": return .string(event.subject)
+        case "bodyPreview": return .string(event.bodyPreview)
+        case "importance": return .string(event.importance)
+        case "sensitivity": return .string("normal")
+        case "isAllDay": return .bool(event.isAllDay)
+        case "isOrganizer": return .bool(event.isOrganizer)
+        case "responseRequested", "allowNewTimeProposals": return .bool(true)
+        case "showAs": return .string(event.showAs)
+        case "type": return .string("singleInstance")
+        case "webLink":
+            let host = event.isPersonalAccount ? "outlook.live.com" : "outlook.office365.com"
+            return .string("https://\(host)/owa/?itemid=\(FormCoding.encodeComponent(event.id))&exvsurl=1&path=/calendar/item")
+        case "isOnlineMeeting": return .bool(event.isOnlineMeeting)
+        case "onlineMeetingProvider": return .string(event.isOnlineMeeting ? "teamsForBusiness" : "unknown")
+        case "onlineMeetingUrl", "transactionId", "seriesMasterId", "recurrence": return .null
+        case "onlineMeeting":
+            guard event.isOnlineMeeting else { return .null }
+            return .object([.init("joinUrl", .string("https://teams.microsoft.com/l/meetup-join/\(event.changeKey)"))])
+        case "responseStatus":
+            return .object([
+                .init("response", .string(event.isOrganizer ? "organizer" : "accepted")),
+                .init("time", .string(event.isOrganizer ? noResponseTime : CivilTime(event.created).isoSevenDigits + "Z")),
+            ])
+        case "body":
+            return .object([.init("contentType", .string(event.bodyContentType)), .init("content", .string(event.body))])
+        case "start", "end": return dateTimeTimeZone(property == "start" ? event.start : event.end, event: event, isStart: property == "start", zone: zone)
+        case "location": return location(event.location)
+        case "locations": return .array(event.location.map { [location($0)] } ?? [])
+        case "attendees":
+            return .array(event.attendees.map { attendee in
+                .object([
+                    .init("type", .string(attendee.type ?? "required")),
+                    .init("status", .object([
+                        .init("response", .string(attendee.response ?? "none")),
+                        .init("time", .string(noResponseTime)),
+                    ])),
+                    .init("emailAddress", address(name: attendee.name, address: attendee.address)),
+                ])
+            })
+        case "organizer": return .object([.init("emailAddress", address(name: event.organizer.name, address: event.organizer.address))])
+        default: return .null
+        }
+    }
+
+    private static func dateTimeTimeZone(_ instant: Date, event: CalendarEvent, isStart: Bool, zone: GraphTimeZone) -> GraphJSON {
+        // All-day events keep their dates whatever zone they are shown in, as Outlook shows them.
+        let civil = event.allDayDates.map { isStart ? $0.start : $0.end } ?? zone.civil(instant)
+        return .object([.init("dateTime", .string(civil.isoSevenDigits)), .init("timeZone", .string(zone.name))])
+    }
+
+    private static func location(_ name: String?) -> GraphJSON {
+        guard let name else {
+            return .object([
+                .init("displayName", .string("")), .init("locationType", .string("default")),
+                .init("uniqueIdType", .string("unknown")), .init("address", .object([])), .init("coordinates", .object([])),
+            ])
+        }
+        return .object([
+            .init("displayName", .string(name)), .init("locationType", .string("default")),
+            .init("uniqueId", .string(name)), .init("uniqueIdType", .string("private")),
+        ])
+    }
+
+    private static func address(name: String?, address: String) -> GraphJSON {
+        .object([.init("name", .string(name ?? address)), .init("address", .string(address))])
+    }
+}

@@ -1,0 +1,78 @@
+import EntraHTTP
+import Foundation
+
+/// An error of Microsoft Graph. It renders itself as Graph does:
+/// `{"error":{"code":…,"message":…,"innerError":{"date":…,"request-id":…,"client-request-id":…}}}` with its
+/// status and headers (`WWW-Authenticate` on 401, `Retry-After` on 429).
+///
+/// The scenario engine builds one with the catalogue below (or its own code and message) and calls
+/// `response(in:)` or `GraphHandler.render(_:for:context:)`.
+public struct GraphError: Error, Sendable, Equatable {
+    public var status: HTTPStatus
+    public var code: String
+    public var message: String
+    /// `innerError.code`, which some workloads add (`throttledRequest` on SharePoint/OneDrive throttling).
+    public var innerCode: String?
+    /// Headers the error carries besides the ones every Graph answer has.
+    public var headers: HTTPHeaders
+
+    public init(status: HTTPStatus, code: String, message: String, innerCode: String? = nil, headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.innerCode = innerCode
+        self.headers = headers
+    }
+
+    /// The JSON body for one request.
+    public func body(in trace: GraphTrace) -> GraphJSON {
+        var inner: [GraphJSON.Member] = []
+        if let innerCode { inner.append(.init("code", .string(innerCode))) }
+        inner += [
+            .init("date", .string(CivilTime(trace.date).isoSeconds)),
+            .init("request-id", .string(trace.requestID)),
+            .init("client-request-id", .string(trace.clientRequestID)),
+        ]
+        return .object([
+            .init("error", .object([
+                .init("code", .string(code)),
+                .init("message", .string(message)),
+                .init("innerError", .object(inner)),
+            ])),
+        ])
+    }
+
+    /// The complete answer: status, Graph's common headers, this error's own headers and the JSON body.
+    public func response(in trace: GraphTrace) -> HTTPResponse {
+        var response = HTTPResponse(status: status, headers: trace.commonHeaders, body: body(in: trace).bytes)
+        response.headers.set("Content-Type", "application/json")
+        for field in headers { response.headers.set(field.name, field.value) }
+        return response
+    }
+}
+
+/// The ids and instant one Graph request is answered with; every error and success carries them.
+public struct GraphTrace: Sendable, Equatable {
+    /// Graph's `request-id`: new for every request.
+    public var requestID: String
+    /// The client's `client-request-id`, or the request id when the client sent none (as Graph does).
+    public var clientRequestID: String
+    public var date: Date
+
+    public init(requestID: String, clientRequestID: String? = nil, date: Date) {
+        self.requestID = requestID
+        self.clientRequestID = clientRequestID ?? requestID
+        self.date = date
+    }
+
+    /// `request-id`, `client-request-id`, `Date`, `x-ms-ags-diagnostic`, `Strict-Transport-Security`.
+    public var commonHeaders: HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.add("request-id", requestID)
+        headers.add("client-request-id", clientRequestID)
+        headers.add("x-ms-ags-diagnostic", #"{"ServerInfo":{"DataCenter":"FakeEntra","Slice":"E","Ring":"0","ScaleUnit":"000","RoleInstance":"FAKEENTRA0"}}"#)
+        headers.add("Strict-Transport-Security", "max-age=31536000")
+        headers.add("Date", CivilTime(date).httpDate)
+        return headers
+    }
+}

@@ -1,1 +1,0 @@
-// Graph: see README's module map.

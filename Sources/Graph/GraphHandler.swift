@@ -1,0 +1,187 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// What the scenario engine sees of a Graph request once its token is valid, to decide whether to answer it
+/// itself (an error, throttling, a claims challenge) instead of the resource.
+public struct GraphCall: Sendable {
+    public let request: HTTPRequest
+    public let route: GraphRoute
+    public let token: GraphAccessToken
+    public let exchange: GraphExchange
+}
+
+/// Microsoft Graph as FakeEntra serves it: `/v1.0/…` and `/beta/…` on FakeEntra's host, every path when the
+/// Host header is `graph.microsoft.com`, and the UserInfo endpoint `/oidc/userinfo`. Returns nil for
+/// everything else so the identity handlers get it.
+public struct GraphHandler: HTTPHandler {
+    /// Runs after token validation and before the resource; a non-nil error is the answer.
+    public typealias Intervention = @Sendable (GraphCall) -> GraphError?
+
+    public let service: IdentityService
+    public let dataset: GraphDataset
+    public let options: GraphOptions
+    public let intervene: Intervention?
+
+    /// `dataset` must have its photo files inlined (`GraphDataset.inliningPhotoFiles(relativeTo:)`): the handler
+    /// never touches the file system.
+    public init(service: IdentityService, dataset: GraphDataset = .embeddedDefault, options: GraphOptions = .init(), intervene: Intervention? = nil) {
+        self.service = service
+        self.dataset = dataset
+        self.options = options
+        self.intervene = intervene
+    }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        guard let route = GraphRoute.parse(request, graphHost: options.isGraphHost(request)) else { return nil }
+        let version = if case .resource(let version, _) = route { version } else { "v1.0" }
+        let exchange = GraphExchange(request: request, context: context, service: service, options: options, version: version)
+        if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
+        var response = respond(to: route, in: exchange)
+        if request.method == "HEAD" { response.body = [] }
+        CrossOrigin.decorate(&response, for: request)
+        return response
+    }
+
+    /// Renders `error` as this handler would answer `request` (fresh request id, the client's correlation id,
+    /// the platform clock): for the scenario engine when it answers a Graph request before the handler runs.
+    public func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        GraphExchange(request: request, context: context, service: service, options: options).failure(error)
+    }
+
+    /// True when `request` is one this handler answers (for the engine's routing and the journal).
+    public func claims(_ request: HTTPRequest) -> Bool {
+        GraphRoute.parse(request, graphHost: options.isGraphHost(request)) != nil
+    }
+
+    private func respond(to route: GraphRoute, in exchange: GraphExchange) -> HTTPResponse {
+        switch route {
+        case .invalidVersion(let version):
+            return exchange.failure(.invalidVersion(version))
+        case .resource(_, .unknownSegment(let segment)):
+            return exchange.failure(.segmentNotFound(segment))
+        case .userInfo:
+            guard ["GET", "POST", "HEAD"].contains(exchange.request.method) else { return exchange.failure(.methodNotAllowed) }
+        case .resource:
+            guard ["GET", "HEAD"].contains(exchange.request.method) else { return exchange.failure(.methodNotAllowed) }
+        }
+        let validator = GraphTokenValidator(clockSkew: options.clockSkew)
+        let token: GraphAccessToken
+        switch validator.validate(
+            authorization: exchange.request.headers["Authorization"], keys: service.keys.published,
+            directory: service.currentDirectory, now: exchange.now
+        ) {
+        case .success(let valid): token = valid
+        case .failure(let rejection):
+            return exchange.failure(.invalidAuthenticationToken(rejection.message, authorityOrigin: exchange.authorityOrigin))
+        }
+        if let challenge = Self.revocationChallenge(for: token, in: exchange) {
+            return exchange.failure(challenge)
+        }
+        if let intervene, let error = intervene(GraphCall(request: exchange.request, route: route, token: token, exchange: exchange)) {
+            return exchange.failure(error)
+        }
+        do {
+            return try dispatch(route, token: token, in: exchange)
+        } catch {
+            return exchange.failure(error)
+        }
+    }
+
+    /// Continuous access evaluation: a CAE-capable client's token issued before the user's tokens were revoked
+    /// (`tokensValidFrom`, set by a password change or an admin) or belonging to a disabled account is
+    /// challenged at once; other clients keep using their token until it expires, as with the real service.
+    static func revocationChallenge(for token: GraphAccessToken, in exchange: GraphExchange) -> GraphError? {
+        guard token.kind == .delegated, token.isCAECapable, let user = exchange.service.currentDirectory.user(id: token.objectID) else { return nil }
+        let issued = token.issuedAt ?? token.notBefore ?? .distantPast
+        if let validFrom = user.tokensValidFrom, issued < validFrom {
+            return GraphError.claimsChallenge(for: token, notBefore: validFrom, authorityOrigin: exchange.authorityOrigin)
+        }
+        if !user.accountEnabled {
+            return GraphError.claimsChallenge(for: token, notBefore: exchange.now, authorityOrigin: exchange.authorityOrigin, reason: "UserDisabled")
+        }
+        return nil
+    }
+
+    private func dispatch(_ route: GraphRoute, token: GraphAccessToken, in exchange: GraphExchange) throws(GraphError) -> HTTPResponse {
+        let resources = GraphResources(exchange: exchange, token: token, dataset: dataset, directory: exchange.service.currentDirectory)
+        switch route {
+        case .userInfo: return try resources.userInfo()
+        case .invalidVersion(let version): throw .invalidVersion(version)
+        case .resource(_, let path):
+            switch path {
+            case .serviceRoot: return try resources.serviceRoot()
+            case .users: return try resources.userList()
+            case .user(let subject): return try resources.user(subject)
+            case .photo(let subject, let size): return try resources.photo(subject, size: size)
+            case .photoValue(let subject, let size): return try resources.photoValue(subject, size: size)
+            case .photos(let subject): return try resources.photos(subject)
+            case .calendar(let subject): return try resources.defaultCalendar(subject)
+            case .calendars(let subject): return try resources.calendars(subject)
+            case .events(let subject): return try resources.events(subject)
+            case .event(let subject, let id): return try resources.event(subject, id: id)
+            case .calendarView(let subject): return try resources.calendarView(subject)
+            case .mailboxSettings(let subject): return try resources.mailboxSettings(subject)
+            case .unknownSegment(let segment): throw .segmentNotFound(segment)
+            }
+        }
+    }
+}
+
+/// The resources of one request, authorised by one token.
+struct GraphResources {
+    let exchange: GraphExchange
+    let token: GraphAccessToken
+    let dataset: GraphDataset
+    /// One snapshot per request, so every lookup in one answer agrees.
+    let directory: Directory
+
+    /// How a resource is guarded: what the signed-in user needs for their own data, what anyone needs for
+    /// somebody else's (nil: only app tokens may), and the errors the workload answers with.
+    struct Access {
+        var own: PermissionRequirement
+        var others: PermissionRequirement?
+        var denied: GraphError
+        var notFound: @Sendable (String) -> GraphError
+
+        static let profile = Access(own: .ownProfile, others: .anyProfile, denied: .insufficientPrivileges, notFound: GraphError.resourceNotFound)
+        static let mailbox = Access(
+            own: .calendar, others: nil, denied: .accessDenied,
+            notFound: { GraphError(status: .notFound, code: "ErrorInvalidUser", message: "The requested user '\($0)' is invalid.") }
+        )
+    }
+
+    /// `users('<id>')`: how `@odata.context` names a user's navigation properties.
+    func usersSegment(_ user: DirectoryUser) -> String {
+        "users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))')"
+    }
+
+    /// The directory user a subject names, once the token may read it: `/me` needs a delegated token; users are
+    /// looked up by object id or UPN in the token's tenant only.
+    func resolve(_ subject: GraphSubject, access: Access) throws(GraphError) -> DirectoryUser {
+        switch subject {
+        case .me:
+            guard token.kind == .delegated else { throw .meRequiresDelegatedFlow }
+            guard token.holds(access.own) else { throw access.denied }
+            guard let user = directory.user(id: token.objectID), user.tenantID == token.tenantID else {
+                throw access.notFound(token.objectID)
+            }
+            return user
+        case .user(let key):
+            let found = directory.users(inTenant: token.tenantID).first { user in
+                user.id == key.lowercased() || user.userPrincipalName.caseInsensitiveCompare(key) == .orderedSame
+                    || GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)) == key.lowercased()
+            }
+            let isSelf = token.kind == .delegated && found?.id == token.objectID
+            if isSelf {
+                guard token.holds(access.own) else { throw access.denied }
+            } else if token.kind == .application {
+                guard token.holds(access.others ?? access.own) else { throw access.denied }
+            } else {
+                guard let others = access.others, token.holds(others) else { throw access.denied }
+            }
+            guard let found else { throw access.notFound(key) }
+            return found
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// `/me/events`, `/me/events/{id}`, `/me/calendarView` and their `/users/{id}/…` forms.
+extension GraphResources {
+    private static let listOptions: Set<String> = ["$select", "$top", "$skip", "$orderby"]
+
+    func events(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(Self.listOptions)
+        let user = try resolve(subject, access: .mailbox)
+        return try list(calendar(of: user), of: user, segment: "events")
+    }
+
+    func event(_ subject: GraphSubject, id: String) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select"])
+        let user = try resolve(subject, access: .mailbox)
+        guard let event = calendar(of: user).first(where: { $0.id == id }) else { throw .eventNotFound }
+        let selected = try exchange.query.selected(from: EventView.properties, type: "event")
+        let zone = GraphTimeZone.preferred(by: exchange.request.headers)
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/events\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")/$entity"
+        guard case .object(let members) = EventView.json(event, zone: zone ?? .utc, selected: selected) else { throw .eventNotFound }
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: preferenceApplied(zone: zone, pageSize: nil))
+    }
+
+    /// Events overlapping `[startDateTime, endDateTime)`; both parameters are required. Times without an offset
+    /// are UTC, whatever `Prefer: outlook.timezone` says (as Graph documents).
+    func calendarView(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(Self.listOptions)
+        let parameters = exchange.query.parameters
+        let value = { (name: String) in parameters.pairs.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
+        guard let startText = value("startDateTime"), let endText = value("endDateTime") else { throw .calendarViewWindowRequired }
+        guard let start = Self.parseWindowEdge(startText) else { throw .invalidDateTimeParameter("StartDateTime", value: startText) }
+        guard let end = Self.parseWindowEdge(endText) else { throw .invalidDateTimeParameter("EndDateTime", value: endText) }
+        let window = (start.time.instant(offset: start.offset ?? 0), end.time.instant(offset: end.offset ?? 0))
+        let user = try resolve(subject, access: .mailbox)
+        let inWindow = calendar(of: user).filter { event in
+            event.start < window.1 && (event.end > window.0 || (event.start == event.end && event.start >= window.0))
+        }
+        return try list(inWindow, of: user, segment: "calendarView")
+    }
+
+    /// `/me/calendar`: the default calendar.
+    func defaultCalendar(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select"])
+        let user = try resolve(subject, access: .mailbox)
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendar/$entity"
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
+    }
+
+    /// `/me/calendars`: the user's one calendar.
+    func calendars(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top"])
+        let user = try resolve(subject, access: .mailbox)
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/calendars")),
+            .init("value", .array([.object(calendarMembers(of: user))])),
+        ]))
+    }
+
+    private func calendarMembers(of user: DirectoryUser) -> [GraphJSON.Member] {
+        let id = "AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(24)) + "AAA="
+        let address = user.mail ?? user.userPrincipalName
+        return [
+            .init("id", .string(id)), .init("name", .string("Calendar")), .init("color", .string("auto")),
+            .init("hexColor", .string("")), .init("isDefaultCalendar", .bool(true)), .init("changeKey", .string(String(id.suffix(16)))),
+            .init("canShare", .bool(true)), .init("canViewPrivateItems", .bool(true)), .init("canEdit", .bool(true)),
+            .init("allowedOnlineMeetingProviders", .strings(["teamsForBusiness"])),
+            .init("defaultOnlineMeetingProvider", .string("teamsForBusiness")), .init("isTallyingResponses", .bool(true)),
+            .init("isRemovable", .bool(false)),
+            .init("owner", .object([.init("name", .string(user.displayName)), .init("address", .string(address))])),
+        ]
+    }
+
+    /// ISO 8601; an unescaped `+` of an offset arrives as a space (query decoding) and is read back as `+`.
+    static func parseWindowEdge(_ text: String) -> (time: CivilTime, offset: Int?)? {
+        if let parsed = CivilTime.parseISO(text) { return parsed }
+        guard let space = text.lastIndex(of: " "), text.distance(from: space, to: text.endIndex) >= 5 else { return nil }
+        return CivilTime.parseISO(text.replacingCharacters(in: space...space, with: "+"))
+    }
+
+    func calendar(of user: DirectoryUser) -> [CalendarEvent] {
+        let personal = directory.tenant(id: user.tenantID)?.kind == .consumers
+        return CalendarEvent.events(of: user, personal: personal, content: dataset.content(for: user), now: exchange.now)
+    }
+
+    /// One page of `events` with `$select`, `$orderby` (default: start time), `$top`/`Prefer: odata.maxpagesize`,
+    /// `$skip` and an absolute `@odata.nextLink` on the request's origin.
+    private func list(_ events: [CalendarEvent], of user: DirectoryUser, segment: String) throws(GraphError) -> HTTPResponse {
+        let selected = try exchange.query.selected(from: EventView.properties, type: "event")
+        var sorted = events.sortedStably { $0.start < $1.start }
+        for key in exchange.query.orderBy.reversed() {
+            guard let sortKey = EventView.sortKey(key.property) else { throw .unknownProperty(key.property, type: "event", inSelect: false) }
+            sorted = sorted.sortedStably { key.descending ? sortKey($0) > sortKey($1) : sortKey($0) < sortKey($1) }
+        }
+        let preferredSize = Self.maxPageSize(exchange.request.headers)
+        let pageSize = try exchange.query.top ?? preferredSize ?? exchange.options.eventPageSize
+        let skip = try exchange.query.skip ?? 0
+        let zone = GraphTimeZone.preferred(by: exchange.request.headers)
+        let page = sorted.dropFirst(skip).prefix(pageSize)
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/\(segment)\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")"
+        var body: [GraphJSON.Member] = [.init("@odata.context", .string(context))]
+        body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected) })))
+        if pageSize > 0, skip + pageSize < sorted.count {
+            let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skip", to: String(skip + pageSize))
+            body.append(.init("@odata.nextLink", .string(link)))
+        }
+        let applied = preferenceApplied(zone: zone, pageSize: exchange.query.options["$top"] == nil ? preferredSize : nil)
+        return exchange.ok(.object(body), extraHeaders: applied)
+    }
+
+    private func preferenceApplied(zone: GraphTimeZone?, pageSize: Int?) -> HTTPHeaders {
+        var applied: [String] = []
+        if let pageSize { applied.append("odata.maxpagesize=\(pageSize)") }
+        if let zone { applied.append("outlook.timezone=\"\(zone.name)\"") }
+        return applied.isEmpty ? [:] : ["Preference-Applied": applied.joined(separator: ",")]
+    }
+
+    /// `Prefer: odata.maxpagesize=N`.
+    static func maxPageSize(_ headers: HTTPHeaders) -> Int? {
+        for value in headers.values(for: "Prefer") {
+            for preference in value.split(separator: ",") {
+                let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0].lowercased() == "odata.maxpagesize", let size = Int(parts[1]), size > 0 { return size }
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,119 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// `/me`, `/users/{id}`, `/users`, the service root and UserInfo.
+extension GraphResources {
+    func user(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$expand"])
+        if exchange.query.options["$expand"] != nil { throw .unsupportedQueryOption("$expand") }
+        let user = try resolve(subject, access: .profile)
+        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        // Mailbox settings live in Exchange, which wants its own permission even through the user.
+        if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
+        let tenant = directory.tenant(id: user.tenantID)
+        let context = "\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))/$entity"
+        let members = GraphUserView.members(user, tenant: tenant, content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties)
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + members))
+    }
+
+    func userList() throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top", "$filter", "$orderby", "$skiptoken"])
+        guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
+        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
+        let pageSize = try exchange.query.top ?? exchange.options.userPageSize
+        guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
+        var users = directory.users(inTenant: token.tenantID)
+        if let filter = exchange.query.options["$filter"] {
+            let clause = try UserFilter(parsing: filter)
+            users = users.filter(clause.matches)
+        }
+        for key in exchange.query.orderBy.reversed() {
+            guard let property = ["displayName", "userPrincipalName"].first(where: { $0.caseInsensitiveCompare(key.property) == .orderedSame }) else {
+                throw .unsupportedQuery
+            }
+            users = users.sortedStably { a, b in
+                let (x, y) = property == "displayName" ? (a.displayName, b.displayName) : (a.userPrincipalName, b.userPrincipalName)
+                let order = x.localizedCaseInsensitiveCompare(y)
+                return key.descending ? order == .orderedDescending : order == .orderedAscending
+            }
+        }
+        let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
+        let page = users.dropFirst(offset).prefix(pageSize)
+        var body: [GraphJSON.Member] = [.init("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
+        if offset + pageSize < users.count {
+            let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
+            body.append(.init("@odata.nextLink", .string(link)))
+        }
+        let items = page.map { user in
+            GraphJSON.object(GraphUserView.members(
+                user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties
+            ))
+        }
+        body.append(.init("value", .array(items)))
+        return exchange.ok(.object(body))
+    }
+
+    /// `GET /v1.0`: the OData service document, listing what this fake serves.
+    func serviceRoot() throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly([])
+        let sets: [(String, String)] = [("users", "EntitySet"), ("me", "Singleton")]
+        return exchange.ok(.object([
+            .init("@odata.context", .string(exchange.metadataURL)),
+            .init("value", .array(sets.map { name, kind in
+                .object([.init("name", .string(name)), .init("kind", .string(kind)), .init("url", .string(name))])
+            })),
+        ]))
+    }
+
+    /// The OpenID Connect UserInfo endpoint: `sub` (the token's pairwise subject), name claims, picture, email.
+    /// Real Graph also demands `openid` in `scp`; this fake accepts any delegated Graph token because its
+    /// tokens keep OIDC scopes out of `scp` (see PROTOCOL.md §4).
+    func userInfo() throws(GraphError) -> HTTPResponse {
+        guard token.kind == .delegated else { throw .insufficientPrivileges }
+        guard let user = directory.user(id: token.objectID), user.tenantID == token.tenantID else {
+            throw .resourceNotFound(token.objectID)
+        }
+        var members: [GraphJSON.Member] = [.init("sub", .string(token.subject ?? user.id)), .init("name", .string(user.displayName))]
+        if let surname = user.surname { members.append(.init("family_name", .string(surname))) }
+        if let given = user.givenName { members.append(.init("given_name", .string(given))) }
+        members.append(.init("picture", .string("https://graph.microsoft.com/v1.0/me/photo/$value")))
+        if let email = user.mail ?? (user.userPrincipalName.contains("@") ? user.userPrincipalName : nil) {
+            members.append(.init("email", .string(email)))
+        }
+        var response = exchange.ok(.object(members))
+        response.headers.set("Content-Type", "application/json; charset=utf-8")
+        response.headers.remove("OData-Version")
+        return response
+    }
+}
+
+/// `$skiptoken` for the users list: opaque to clients, an offset to us.
+enum SkipToken {
+    static func make(_ offset: Int) -> String { "RFNwdAoA" + Base64URL.encode(Array("offset:\(offset)".utf8)) }
+
+    static func offset(_ token: String) throws(GraphError) -> Int {
+        guard token.hasPrefix("RFNwdAoA"), let bytes = Base64URL.decode(String(token.dropFirst(8))),
+              let text = String(validating: bytes, as: UTF8.self), text.hasPrefix("offset:"), let value = Int(text.dropFirst(7)), value >= 0
+        else {
+            throw GraphError(
+                status: .badRequest, code: "Directory_ExpiredPageToken",
+                message: "The specified page token value has expired and can no longer be included in your request."
+            )
+        }
+        return value
+    }
+}
+
+extension Array {
+    /// A stable sort (Swift's `sorted` is not guaranteed stable), so multi-key `$orderby` composes.
+    func sortedStably(by areInIncreasingOrder: (Element, Element) -> Bool) -> [Element] {
+        enumerated().sorted { a, b in
+            if areInIncreasingOrder(a.element, b.element) { return true }
+            if areInIncreasingOrder(b.element, a.element) { return false }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,72 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// One Graph request with everything its answer needs. Built once per request so every instant and id in
+/// one answer agrees.
+public struct GraphExchange: Sendable {
+    public let request: HTTPRequest
+    public let context: RequestContext
+    public let service: IdentityService
+    public let options: GraphOptions
+    public let trace: GraphTrace
+    public let now: Date
+    /// `https://host[:port]` as the client reached Graph: `@odata.nextLink` and photo links point here.
+    public let origin: String
+    /// Where the bearer challenge sends clients to sign in.
+    public let authorityOrigin: String
+    public let query: ODataQuery
+    /// `v1.0` or `beta` (`v1.0` for UserInfo).
+    public let version: String
+
+    public init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0") {
+        self.request = request
+        self.context = context
+        self.service = service
+        self.options = options
+        self.now = service.clock.now()
+        self.trace = GraphTrace(requestID: IdentityExchange.newGUID(), clientRequestID: request.headers["client-request-id"], date: now)
+        let publicOrigin = PublicOrigin(request: request, context: context)
+        self.origin = publicOrigin.url
+        self.authorityOrigin = options.authorityOrigin
+            ?? (options.isGraphHost(request) ? "https://login.microsoftonline.com" : publicOrigin.url)
+        self.query = ODataQuery(request.query)
+        self.version = version
+    }
+
+    /// `https://graph.microsoft.com/v1.0/$metadata`: the base of every `@odata.context` (Graph always names itself).
+    public var metadataURL: String { "https://graph.microsoft.com/\(version)/$metadata" }
+
+    /// A 200 JSON answer with Graph's headers.
+    public func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+        var response = HTTPResponse(status: .ok, headers: trace.commonHeaders, body: body.bytes)
+        response.headers.set("Content-Type", "application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8")
+        response.headers.set("OData-Version", "4.0")
+        response.headers.set("Cache-Control", "no-cache")
+        response.headers.set("Vary", "Accept-Encoding")
+        for field in extraHeaders { response.headers.set(field.name, field.value) }
+        return response
+    }
+
+    public func failure(_ error: GraphError) -> HTTPResponse { error.response(in: trace) }
+}
+
+/// Settings of the Graph half.
+public struct GraphOptions: Sendable, Equatable {
+    /// Host names that make every path Graph's (a hosts-file override of `graph.microsoft.com`).
+    public var graphHosts: Set<String> = ["graph.microsoft.com"]
+    /// Tolerance on token `exp`/`nbf` (IdentityModel's default, which Graph uses: 5 minutes).
+    public var clockSkew: TimeInterval = 300
+    /// Origin named in `WWW-Authenticate`'s `authorization_uri`. Nil: `https://login.microsoftonline.com` when
+    /// reached as graph.microsoft.com, else the request's own origin (FakeEntra serves both).
+    public var authorityOrigin: String?
+    /// Page size when neither `$top` nor `Prefer: odata.maxpagesize` says one (Graph: 10 events, 100 users).
+    public var eventPageSize = 10
+    public var userPageSize = 100
+
+    public init() {}
+
+    func isGraphHost(_ request: HTTPRequest) -> Bool {
+        request.hostName.map { graphHosts.contains($0) } ?? false
+    }
+}

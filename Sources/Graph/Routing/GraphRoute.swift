@@ -1,0 +1,96 @@
+import EntraHTTP
+
+/// Whose data a path names: the signed-in user (`/me`) or a user by object id or UPN (`/users/{id}`).
+public enum GraphSubject: Sendable, Equatable {
+    case me
+    case user(String)
+}
+
+/// The Graph resource a request path names, once the version segment is read.
+public enum GraphResourcePath: Sendable, Equatable {
+    /// `/v1.0` itself.
+    case serviceRoot
+    case users
+    case user(GraphSubject)
+    /// `/photo` (size nil) or `/photos/{48x48}`.
+    case photo(GraphSubject, size: String?)
+    case photoValue(GraphSubject, size: String?)
+    case photos(GraphSubject)
+    case calendar(GraphSubject)
+    case calendars(GraphSubject)
+    case events(GraphSubject)
+    case event(GraphSubject, id: String)
+    case calendarView(GraphSubject)
+    case mailboxSettings(GraphSubject)
+    /// A segment Graph does not know (400 `Resource not found for the segment '…'`).
+    case unknownSegment(String)
+}
+
+/// Which part of Graph a request is for; nil from `parse` when the request is not Graph's.
+public enum GraphRoute: Sendable, Equatable {
+    /// The OpenID Connect UserInfo endpoint Graph hosts (`/oidc/userinfo`).
+    case userInfo
+    /// `/{version}/…` with version `v1.0` or `beta`.
+    case resource(version: String, path: GraphResourcePath)
+    /// A version segment Graph does not serve (only under Graph's own host name).
+    case invalidVersion(String)
+
+    public static let versions = ["v1.0", "beta"]
+
+    /// `graphHost` is true when the request came to Graph's own host name (hosts-file override): then every
+    /// path is Graph's. On FakeEntra's host only `/v1.0/…`, `/beta/…` and `/oidc/userinfo` are.
+    public static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
+        let segments = request.pathSegments
+        if segments.map({ $0.lowercased() }) == ["oidc", "userinfo"] { return .userInfo }
+        guard let first = segments.first else { return graphHost ? .invalidVersion("") : nil }
+        guard let version = versions.first(where: { $0.caseInsensitiveCompare(first) == .orderedSame }) else {
+            return graphHost ? .invalidVersion(first) : nil
+        }
+        return .resource(version: version, path: parsePath(Array(segments.dropFirst())))
+    }
+
+    static func parsePath(_ segments: [String]) -> GraphResourcePath {
+        guard let first = segments.first else { return .serviceRoot }
+        let subject: GraphSubject
+        let rest: [String]
+        switch first.lowercased() {
+        case "me":
+            subject = .me
+            rest = Array(segments.dropFirst())
+        case "users":
+            guard segments.count > 1 else { return .users }
+            subject = .user(segments[1])
+            rest = Array(segments.dropFirst(2))
+        default:
+            // `users('id')`, the OData key form some SDKs write.
+            if first.lowercased().hasPrefix("users('"), first.hasSuffix("')") {
+                subject = .user(String(first.dropFirst(7).dropLast(2)))
+                rest = Array(segments.dropFirst())
+            } else {
+                return .unknownSegment(first)
+            }
+        }
+        var names = rest.map { $0.lowercased() }
+        // `/me/calendar/events` and `/me/calendar/calendarView` name the default calendar's items.
+        var offset = 0
+        if names.first == "calendar", names.count > 1 {
+            names.removeFirst()
+            offset = 1
+        }
+        if names.isEmpty { return .user(subject) }
+        if names == ["photo"] { return .photo(subject, size: nil) }
+        if names == ["photo", "$value"] { return .photoValue(subject, size: nil) }
+        if names == ["photos"] { return .photos(subject) }
+        if names.count == 2, names[0] == "photos" { return .photo(subject, size: names[1]) }
+        if names.count == 3, names[0] == "photos", names[2] == "$value" { return .photoValue(subject, size: names[1]) }
+        if names == ["calendars"], offset == 0 { return .calendars(subject) }
+        if rest.map({ $0.lowercased() }) == ["calendar"] { return .calendar(subject) }
+        if names == ["events"] { return .events(subject) }
+        if names.count == 2, names[0] == "events" { return .event(subject, id: rest[offset + 1]) }
+        if names == ["calendarview"] { return .calendarView(subject) }
+        if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
+        let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]
+        let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first
+        return .unknownSegment(unknown)
+    }
+}

@@ -1,0 +1,139 @@
+import EntraCrypto
+import Foundation
+import IdentityPlatform
+
+/// Why Graph refused a bearer token; each case carries the message the real service sends with
+/// 401 `InvalidAuthenticationToken`.
+public enum TokenRejection: Error, Sendable, Equatable {
+    case empty
+    case malformed
+    case invalidSignature
+    case missingExpiry
+    case expired
+    case notYetValid
+    case invalidAudience
+    case invalidIssuer
+    case missingClaims
+
+    public var message: String {
+        switch self {
+        case .empty: "Access token is empty."
+        case .malformed:
+            "IDX14100: JWT is not well formed, there are no dots (.).\nThe token needs to be in JWS or JWE Compact Serialization Format. "
+                + "(JWS): 'EncodedHeader.EncodedPayload.EncodedSignature'. (JWE): 'EncodedProtectedHeader.EncodedEncryptedKey."
+                + "EncodedInitializationVector.EncodedCiphertext.EncodedAuthenticationTag'."
+        case .invalidSignature: "Signature is invalid."
+        case .missingExpiry: "Lifetime validation failed, the token is missing an Expiration Time."
+        case .expired: "Lifetime validation failed, the token is expired."
+        case .notYetValid: "Lifetime validation failed, the token is not yet valid."
+        case .invalidAudience: "Access token validation failure. Invalid audience."
+        case .invalidIssuer: "Access token validation failure. Invalid issuer."
+        case .missingClaims: "Access token validation failure."
+        }
+    }
+}
+
+/// Checks a bearer token the way Graph does: well-formed JWS, RS256 signature by one of our published keys
+/// (found by `kid`, else `x5t`, else tried in turn), lifetime on the platform clock with a tolerance, audience
+/// Graph (app id or `https://graph.microsoft.com`), and an issuer of ours: `<any origin>/<tid>/` or
+/// `<any origin>/<tid>/v2.0` whose tenant is the token's `tid` and exists in the directory. The origin is not
+/// compared because a client may reach the login host and Graph under different names (hosts-file override).
+public struct GraphTokenValidator: Sendable {
+    /// Tolerance on `exp` and `nbf`. Graph uses IdentityModel's default of five minutes, so a token stays usable
+    /// up to 5 minutes after `exp`; set 0 for exact expiry.
+    public var clockSkew: TimeInterval
+
+    public init(clockSkew: TimeInterval = 300) { self.clockSkew = clockSkew }
+
+    public static let graphAudiences: Set<String> = [
+        Resource.graphAppID, "https://graph.microsoft.com", "https://graph.microsoft.com/",
+    ]
+
+    public func validate(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) -> Result<GraphAccessToken, TokenRejection> {
+        Result { () throws(TokenRejection) in try validated(authorization: authorization, keys: keys, directory: directory, now: now) }
+    }
+
+    private func validated(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) throws(TokenRejection) -> GraphAccessToken {
+        let compact = try Self.bearerToken(authorization)
+        guard compact.contains("."), let decoded = JWS.decode(compact),
+              let claims = (try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON))) as? [String: Any],
+              (try? JSONSerialization.jsonObject(with: Data(decoded.headerJSON))) is [String: Any]
+        else { throw .malformed }
+
+        guard decoded.algorithm == "RS256", Self.candidates(for: decoded, in: keys).contains(where: {
+            JWS.verifyRS256(decoded, key: $0.privateKey.publicKey)
+        }) else { throw .invalidSignature }
+
+        let audiences = Self.strings(claims["aud"])
+        guard audiences.contains(where: { Self.graphAudiences.contains($0.lowercased()) }) else { throw .invalidAudience }
+        let audience = audiences.first { Self.graphAudiences.contains($0.lowercased()) } ?? ""
+
+        guard let exp = Self.instant(claims["exp"]) else { throw .missingExpiry }
+        guard now.timeIntervalSince(exp) <= clockSkew else { throw .expired }
+        let nbf = Self.instant(claims["nbf"])
+        if let nbf, nbf.timeIntervalSince(now) > clockSkew { throw .notYetValid }
+
+        guard let tid = (claims["tid"] as? String)?.lowercased(), let issuer = claims["iss"] as? String,
+              Self.issuerTenant(issuer) == tid, directory.tenant(id: tid) != nil
+        else { throw .invalidIssuer }
+
+        let scopes = (claims["scp"] as? String).map { $0.split(separator: " ").map(String.init) } ?? []
+        // `idtyp` decides when present (a user token may carry an empty `scp`); otherwise no `scp` means app-only.
+        let isApp = (claims["idtyp"] as? String).map { $0.lowercased() == "app" } ?? (claims["scp"] == nil)
+        guard let oid = claims["oid"] as? String, !oid.isEmpty,
+              let appID = (claims["appid"] as? String) ?? (claims["azp"] as? String)
+        else { throw .missingClaims }
+
+        return GraphAccessToken(
+            kind: isApp ? .application : .delegated, tenantID: tid, objectID: oid, appID: appID,
+            subject: claims["sub"] as? String, scopes: isApp ? [] : scopes, roles: Self.strings(claims["roles"]),
+            clientCapabilities: Self.strings(claims["xms_cc"]), issuer: issuer, audience: audience,
+            issuedAt: Self.instant(claims["iat"]), notBefore: nbf, expiresAt: exp
+        )
+    }
+
+    /// The token after `Bearer ` (scheme compared ignoring case); anything else counts as no token.
+    static func bearerToken(_ authorization: String?) throws(TokenRejection) -> String {
+        guard let authorization else { throw .empty }
+        let trimmed = authorization.trimmingCharacters(in: .whitespaces)
+        guard trimmed.count >= 6, trimmed.prefix(6).lowercased() == "bearer" else { throw .empty }
+        let token = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw .empty }
+        return token
+    }
+
+    /// Keys worth trying: the one the header names, else all of them.
+    private static func candidates(for token: DecodedJWS, in keys: [SigningCredential]) -> [SigningCredential] {
+        if let kid = token.keyID ?? token.x5t { return keys.filter { $0.keyID == kid } }
+        return keys
+    }
+
+    /// The tenant segment of `https://host/<tid>/` or `https://host/<tid>/v2.0`.
+    static func issuerTenant(_ issuer: String) -> String? {
+        guard let schemeEnd = issuer.range(of: "://") else { return nil }
+        let path = issuer[schemeEnd.upperBound...].split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let segments = Array(path)
+        switch segments.count {
+        case 2 where segments[1].isEmpty: return segments[0].lowercased()
+        case 2 where segments[1] == "v2.0": return segments[0].lowercased()
+        case 3 where segments[1] == "v2.0" && segments[2].isEmpty: return segments[0].lowercased()
+        default: return nil
+        }
+    }
+
+    private static func instant(_ value: Any?) -> Date? {
+        switch value {
+        case let n as NSNumber: Date(timeIntervalSince1970: n.doubleValue)
+        case let s as String: Double(s).map { Date(timeIntervalSince1970: $0) }
+        default: nil
+        }
+    }
+
+    private static func strings(_ value: Any?) -> [String] {
+        switch value {
+        case let s as String: [s]
+        case let list as [Any]: list.compactMap { $0 as? String }
+        default: []
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Testing
+@testable import Graph
+
+@Suite("Graph errors and the engine's renderers")
+struct GraphErrorTests {
+    let trace = GraphTrace(requestID: "6a1b2c3d-0000-4000-8000-000000000001", clientRequestID: "c1", date: Demo.now)
+
+    @Test func errorRendersGraphsExactShape() {
+        let response = GraphError.insufficientPrivileges.response(in: trace)
+        #expect(response.status.code == 403)
+        #expect(response.bodyText == #"{"error":{"code":"Authorization_RequestDenied","message":"Insufficient privileges to complete the operation.","innerError":{"date":"2025-01-08T12:00:00","request-id":"6a1b2c3d-0000-4000-8000-000000000001","client-request-id":"c1"}}}"#)
+        #expect(response.headers["request-id"] == "6a1b2c3d-0000-4000-8000-000000000001")
+        #expect(response.headers["client-request-id"] == "c1")
+        #expect(response.headers["Date"] == "Wed, 08 Jan 2025 12:00:00 GMT")
+        #expect(response.headers["Content-Type"] == "application/json")
+    }
+
+    @Test func throttlingCarriesRetryAfter() {
+        let response = GraphError.throttled(retryAfter: 30).response(in: trace)
+        #expect(response.status.code == 429)
+        #expect(response.headers["Retry-After"] == "30")
+        #expect(response.errorCode == "TooManyRequests")
+        let sharepoint = GraphError.throttled(retryAfter: 41, code: "activityLimitReached", message: "The request has been throttled", innerCode: "throttledRequest")
+        #expect(sharepoint.response(in: trace).bodyText == #"{"error":{"code":"activityLimitReached","message":"The request has been throttled","innerError":{"code":"throttledRequest","date":"2025-01-08T12:00:00","request-id":"6a1b2c3d-0000-4000-8000-000000000001","client-request-id":"c1"}}}"#)
+    }
+
+    @Test func claimsChallengeOnlyForCP1Clients() throws {
+        let fixture = GraphFixture()
+        let validator = GraphTokenValidator()
+        let capable = try validator.validate(authorization: "Bearer " + fixture.token(capabilities: ["CP1"]), keys: [platformCredential], directory: .embeddedDefault, now: Demo.now).get()
+        let plain = try validator.validate(authorization: "Bearer " + fixture.token(), keys: [platformCredential], directory: .embeddedDefault, now: Demo.now).get()
+        #expect(GraphError.claimsChallenge(for: plain, notBefore: Demo.now, authorityOrigin: "https://login.microsoftonline.com") == nil)
+        let challenge = try #require(GraphError.claimsChallenge(for: capable, notBefore: Demo.now, authorityOrigin: "https://login.microsoftonline.com"))
+        #expect(challenge.status.code == 401)
+        let header = try #require(challenge.headers["WWW-Authenticate"])
+        #expect(header.hasPrefix(#"Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", client_id="00000003-0000-0000-c000-000000000000", error="insufficient_claims", claims=""#))
+        let encoded = try #require(header.split(separator: "\"").last)
+        let decoded = try #require(Data(base64Encoded: String(encoded)))
+        #expect(String(decoding: decoded, as: UTF8.self) == #"{"access_token":{"nbf":{"essential":true, "value":"1736337600"}}}"#)
+    }
+
+    @Test func interventionAnswersInsteadOfTheResource() {
+        let fixture = GraphFixture(intervene: { call in
+            if case .resource(_, .events) = call.route { return .throttled(retryAfter: 5) }
+            return GraphError.claimsChallenge(for: call.token, notBefore: call.exchange.now, authorityOrigin: call.exchange.authorityOrigin)
+        })
+        let throttled = fixture.get("/v1.0/me/events", token: fixture.token())
+        #expect(throttled.status.code == 429)
+        #expect(throttled.headers["Retry-After"] == "5")
+        #expect(fixture.get("/v1.0/me", token: fixture.token()).status == .ok)
+        let challenged = fixture.get("/v1.0/me", token: fixture.token(capabilities: ["cp1"]))
+        #expect(challenged.status.code == 401)
+        #expect(challenged.headers["WWW-Authenticate"]?.contains(#"error="insufficient_claims""#) == true)
+        #expect(challenged.errorMessage == "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp")
+        // Token errors come first: the engine only sees valid tokens.
+        #expect(fixture.get("/v1.0/me/events", token: nil).errorCode == "InvalidAuthenticationToken")
+    }
+
+    @Test func engineCanRenderForARequest() {
+        let fixture = GraphFixture()
+        let request = HTTPRequest(method: "GET", target: "/v1.0/me", headers: ["Host": "graph.microsoft.com", "client-request-id": "abc"])
+        let response = fixture.handler.render(.serviceUnavailable(retryAfter: 10), for: request, context: RequestContext())
+        #expect(response.status.code == 503)
+        #expect(response.headers["Retry-After"] == "10")
+        #expect(response.headers["client-request-id"] == "abc")
+        #expect(response.bodyText == expectedErrorBody(code: "serviceNotAvailable", message: "Service unavailable. Please try again later.", response: response))
+        #expect(fixture.handler.claims(request))
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// A failed start: a normal non-zero exit (not a signal, not a hang) with `expected` in its message.
+private func expectCleanFailure(_ arguments: [String], mentions expected: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let result = try await run(try fakeentraBinary(), arguments, timeout: .seconds(30))
+    #expect(result.hasExited, "still running: \(arguments)", sourceLocation: sourceLocation)
+    #expect(!result.diedOfSignal, "crashed: \(result.err)", sourceLocation: sourceLocation)
+    #expect(result.status != 0 && result.status != nil, sourceLocation: sourceLocation)
+    for text in expected {
+        #expect(result.err.contains(text), "stderr lacks \(text): \(result.err)", sourceLocation: sourceLocation)
+    }
+    #expect(!result.out.hasPrefix("https://"), "it claimed to be ready", sourceLocation: sourceLocation)
+}
+
+@Suite("Bad command-line input")
+struct CLITests {
+    @Test func portOutOfRangeIsRefused() async throws {
+        let certs = try temporaryDirectory()
+        try await expectCleanFailure(["serve", "--port", "70000", "--certs", certs], mentions: ["--port must be between 0 and 65535"])
+        try await expectCleanFailure(["--port", "-1", "--certs", certs], mentions: ["--port"])
+        try await expectCleanFailure(["--http-port", "65536", "--port", "0", "--certs", certs], mentions: ["--http-port must be between 0 and 65535"])
+    }
+
+    @Test func nonNumericValuesAreRefused() async throws {
+        let certs = try temporaryDirectory()
+        try await expectCleanFailure(["--port", "https", "--certs", certs], mentions: ["--port"])
+        try await expectCleanFailure(["--port", "0", "--max-body", "0", "--certs", certs], mentions: ["--max-body must be positive"])
+        try await expectCleanFailure(["--port", "0", "--header-timeout", "0", "--certs", certs], mentions: ["timeouts must be positive"])
+    }
+
+    @Test func unknownOptionIsRefused() async throws {
+        try await expectCleanFailure(["--no-such-option"], mentions: ["--no-such-option"])
+    }
+
+    /// We run as root here, so permissions cannot make a directory unreadable: the unusable
+    /// certificate directories are a path through a regular file and a file where the directory should be.
+    @Test func unusableCertsDirectoryIsRefusedWithAClearMessage() async throws {
+        let work = try temporaryDirectory()
+        let file = work + "/plain-file"
+        try "not a directory".write(toFile: file, atomically: false, encoding: .utf8)
+        try await expectCleanFailure(["--port", "0", "--certs", file], mentions: [file])
+        try await expectCleanFailure(["--port", "0", "--certs", file + "/Certs"], mentions: [file])
+        try await expectCleanFailure(["certs", "--certs", file], mentions: [file])
+    }
+
+    @Test func damagedKeyFileIsRefusedOrReplacedButNeverCrashes() async throws {
+        let certs = try temporaryDirectory()
+        let created = try await run(try fakeentraBinary(), ["certs", "--certs", certs])
+        try #require(created.status == 0)
+        try "-----BEGIN PRIVATE KEY-----\ngarbage\n-----END PRIVATE KEY-----\n".write(toFile: certs + "/server.key.pem", atomically: false, encoding: .utf8)
+        let server = try await LiveServer.start(certs: certs)
+        defer { server.stop() }
+        // A damaged server key is replaced: a fresh certificate that still verifies.
+        let health = try await curl(server, ["/_fakeentra/health"])
+        #expect(health.status == 0, "\(health.err)")
+    }
+
+    @Test func invalidHostnameIsRefused() async throws {
+        let certs = try temporaryDirectory()
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--hostname", "bad name!"], mentions: ["bad name!"])
+        try await expectCleanFailure(["certs", "--certs", certs, "--hostname", "*"], mentions: ["'*'"])
+    }
+
+    @Test func portInUseIsRefused() async throws {
+        let first = try await LiveServer.start()
+        defer { first.stop() }
+        try await expectCleanFailure(["--port", String(first.port), "--certs", first.certs], mentions: ["Address already in use"])
+    }
+
+    @Test func unwritableReadyFileIsRefused() async throws {
+        let certs = try temporaryDirectory()
+        let file = certs + "/plain-file"
+        try "x".write(toFile: file, atomically: false, encoding: .utf8)
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--ready-file", file + "/ready"], mentions: ["ready"])
+    }
+
+    @Test func helpListsTheServeOptions() async throws {
+        let result = try await run(try fakeentraBinary(), ["serve", "--help"])
+        #expect(result.status == 0)
+        for option in ["--port", "--host", "--http-port", "--certs", "--hostname", "--ready-file", "--strict", "--auto-login",
+                       "--header-timeout", "--idle-timeout", "--max-body", "--quiet"] {
+            #expect(result.out.contains(option), "help lacks \(option)")
+        }
+    }
+}

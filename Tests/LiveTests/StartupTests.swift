@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@Suite("Start-up: base URL, ready file, health")
+struct StartupTests {
+    @Test func printsTheBaseURLOnItsOwnFirstLineAndWritesTheReadyFile() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let firstLine = try #require(server.stdout.split(separator: "\n", omittingEmptySubsequences: false).first)
+        #expect(firstLine == "https://127.0.0.1:\(server.port)")
+        #expect(server.port > 0 && server.port != 8443)
+        // The ready file is written just after the banner: wait for it rather than assume it is there.
+        #expect(try await blocking { waitForFile(server.readyFile) })
+        let readyText = try String(contentsOfFile: server.readyFile, encoding: .utf8)
+        #expect(readyText == server.url + "\n")
+    }
+
+    @Test func healthAnswersJSONWithStatusVersionAndUptime() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let result = try await curl(server, ["/_fakeentra/health"], ["-i"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(statusCodes(in: result.out) == [200])
+        #expect(result.out.lowercased().contains("content-type: application/json"))
+        let body = try #require(result.out.components(separatedBy: "\r\n\r\n").last)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+        #expect(json["status"] as? String == "ok")
+        let version = try #require(json["version"] as? String)
+        #expect(version.split(separator: ".").count == 3)
+        let uptime = try #require(json["uptimeSeconds"] as? Double)
+        #expect(uptime >= 0 && uptime < 600)
+    }
+
+    @Test func uptimeGrowsBetweenTwoHealthRequests() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        func uptime() async throws -> Double {
+            let result = try await curl(server, ["/_fakeentra/health"])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any])
+            return try #require(json["uptimeSeconds"] as? Double)
+        }
+        let first = try await uptime()
+        let second = try await uptime()
+        // Millisecond resolution and a whole curl start in between: strictly greater.
+        #expect(second > first)
+    }
+
+    @Test func readyFileHoldsOnlyTheURLAndIsWrittenAtomically() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        #expect(try await blocking { waitForFile(server.readyFile) })
+        let contents = try Data(contentsOf: URL(fileURLWithPath: server.readyFile))
+        #expect(String(decoding: contents, as: UTF8.self).split(separator: "\n") == [Substring(server.url)])
+        // No temporary file left beside it (it is written atomically through a rename).
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: URL(fileURLWithPath: server.readyFile).deletingLastPathComponent().path)
+        #expect(siblings == ["ready"])
+    }
+
+    @Test func controlPathsThatDoNotExistAnswerJSON404AndOthersText404() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let control = try await curl(server, ["/_fakeentra/nothing-here"], ["-i"])
+        #expect(statusCodes(in: control.out) == [404])
+        #expect(control.out.contains("\"error\":\"not_found\""))
+        let other = try await curl(server, ["/definitely/not/a/route"], ["-i"])
+        #expect(statusCodes(in: other.out) == [404])
+        #expect(other.out.lowercased().contains("content-type: text/plain"))
+    }
+
+    @Test func healthRefusesOtherMethodsWith405() async throws {
+        let server = try await LiveServer.start()
+        defer { server.stop() }
+        let result = try await curl(server, ["/_fakeentra/health"], ["-i", "-X", "DELETE"])
+        #expect(statusCodes(in: result.out) == [405])
+        #expect(result.out.contains("Allow: GET, HEAD"))
+    }
+}
