@@ -175,7 +175,7 @@ struct BrowserAuthorizeTests {
         ([("response_type", "")], "invalid_request", 900144),
         ([("scope", "")], "invalid_request", 900144),
         ([("prompt", "sometimes")], "invalid_request", 90023),
-        ([("code_challenge_method", "S512")], "invalid_request", 501471),
+        ([("code_challenge_method", "S512")], "invalid_request", 50149),
         ([("code_challenge", "short")], "invalid_request", 501491),
         ([("claims", "{not json")], "invalid_request", 90100),
         ([("scope", "User.Read api://unknown-resource/x")], "invalid_resource", 500011),

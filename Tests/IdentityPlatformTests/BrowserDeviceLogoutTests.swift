@@ -53,6 +53,23 @@ struct BrowserDeviceLogoutTests {
         #expect((tokens["scope"] as? String)?.contains("User.Read") == true)
     }
 
+    @Test func v1DeviceLoginKeepsTheResource() throws {
+        let browser = ScriptedBrowser()
+        let response = browser.post("/organizations/oauth2/devicecode", [("client_id", F.clientID), ("resource", "https://graph.microsoft.com")])
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        let userCode = try #require(body["user_code"] as? String)
+        let deviceCode = try #require(body["device_code"] as? String)
+        let confirm = browser.submit(browser.get("/devicelogin"), form: "devicelogin", [("otc", userCode)])
+        let signIn = browser.submit(confirm, form: "deviceconfirm", [("action", "continue")])
+        let consent = browser.submit(signIn, form: "signin", [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")])
+        #expect(browser.submit(consent, form: "consent", [("action", "accept")]).bodyText.contains("id=\"deviceSuccess\""))
+        guard case .approved(let grant)? = browser.service.state.withLock({ $0.deviceCodes[deviceCode]?.status }) else {
+            Issue.record("not approved")
+            return
+        }
+        #expect(grant.endpointVersion == .v1 && grant.resourceAppID == Resource.graphAppID)
+    }
+
     @Test func deviceLoginCancelDeclines() throws {
         let browser = ScriptedBrowser()
         let (deviceCode, userCode) = try startDeviceFlow(browser)

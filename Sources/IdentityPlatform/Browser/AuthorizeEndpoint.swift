@@ -11,63 +11,29 @@ enum AuthorizeEndpoint {
         }
         let form = exchange.request.form
         if exchange.request.method == "POST", let flowID = form[IdentityService.flowFieldName] {
-            return continueFlow(flowID, form: form, exchange: exchange)
+            switch InteractiveFlow.resume(flowID, exchange: exchange) {
+            case .success(var flow): return flow.handle(form)
+            case .failure(.gone): return PageLayout.response(Pages.error(.flowExpired(), trace: exchange.trace), status: .badRequest)
+            case .failure(.invalid(let failure)): return respond(to: failure, exchange: exchange)
+            }
         }
         var parameters = firstValues(exchange.parameters)
         // Only /devicelogin may tie a flow to a device code.
         parameters.removeValue(forKey: AuthorizationRequest.deviceCodeParameter)
-        return start(parameters: parameters, version: version, tenantSegment: exchange.route.tenantSegment, exchange: exchange)
-    }
-
-    /// Validates the request, stores it server-side and takes the first step.
-    static func start(parameters: [String: String], version: EndpointVersion, tenantSegment: String, exchange: IdentityExchange) -> HTTPResponse {
-        let service = exchange.service
-        let directory = service.currentDirectory
-        let request: AuthorizationRequest
-        switch AuthorizationRequest.parse(parameters, version: version, tenantSegment: tenantSegment, directory: directory, options: service.options) {
-        case .success(let parsed): request = parsed
-        case .failure(let failure): return respond(to: failure, exchange: exchange, appName: nil)
-        }
-        let now = exchange.now
-        let pending = PendingAuthorization(
-            id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
-            endpointVersion: version, expiresAt: now.addingTimeInterval(service.options.interactiveFlowLifetime)
-        )
-        service.state.withLock { state in
-            state.purge(now: now)
-            state.dropOldestPendingAuthorizations(keeping: maximumPendingFlows - 1)
-        }
-        var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
-        return flow.proceed()
-    }
-
-    /// A page's post: the flow id names the stored request, which is validated again before going on.
-    static func continueFlow(_ flowID: String, form: FormParameters, exchange: IdentityExchange) -> HTTPResponse {
-        let service = exchange.service
-        let now = exchange.now
-        guard let pending = service.state.withLock({ $0.pendingAuthorizations[flowID] }), pending.expiresAt > now else {
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
-            return PageLayout.response(Pages.error(.flowExpired(), trace: exchange.trace), status: .badRequest)
-        }
-        let directory = service.currentDirectory
-        switch AuthorizationRequest.parse(pending.parameters, version: pending.endpointVersion, tenantSegment: pending.tenantSegment, directory: directory, options: service.options) {
-        case .success(let request):
-            var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
-            return flow.handle(form)
-        case .failure(let failure):
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
-            return respond(to: failure, exchange: exchange, appName: nil)
+        let lifetime = exchange.service.options.interactiveFlowLifetime
+        switch InteractiveFlow.begin(parameters: parameters, version: version, tenantSegment: exchange.route.tenantSegment, expiresAt: exchange.now.addingTimeInterval(lifetime), exchange: exchange) {
+        case .success(var flow): return flow.proceed()
+        case .failure(let failure): return respond(to: failure, exchange: exchange)
         }
     }
 
-    static func respond(to failure: AuthorizationRequest.Failure, exchange: IdentityExchange, appName: String?) -> HTTPResponse {
+    /// A request that cannot go on: an error page, or an error sent back to the app.
+    static func respond(to failure: AuthorizationRequest.Failure, exchange: IdentityExchange) -> HTTPResponse {
         switch failure {
-        case .page(let error):
-            return PageLayout.response(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest)
+        case .page(let error), .reply(let error, .device):
+            return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
         case .reply(let error, .redirect(let uri, let mode, let state)):
             return AuthorizationResponder.deliver(AuthorizationResponder.errorParameters(error, state: state, trace: exchange.trace), uri: uri, mode: mode)
-        case .reply(let error, .device):
-            return PageLayout.response(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest)
         }
     }
 
@@ -79,5 +45,48 @@ enum AuthorizeEndpoint {
         var values: [String: String] = [:]
         for pair in parameters.pairs where values[pair.name] == nil { values[pair.name] = pair.value }
         return values
+    }
+}
+
+extension InteractiveFlow {
+    enum ResumeFailure: Error {
+        /// Expired or never existed.
+        case gone
+        /// The stored request no longer validates (the app or the directory changed).
+        case invalid(AuthorizationRequest.Failure)
+    }
+
+    /// Validates a new request and stores it server-side (the first page saves it).
+    static func begin(parameters: [String: String], version: EndpointVersion, tenantSegment: String, expiresAt: Date, exchange: IdentityExchange) -> Result<InteractiveFlow, AuthorizationRequest.Failure> {
+        let service = exchange.service
+        let directory = service.currentDirectory
+        return AuthorizationRequest.parse(parameters, version: version, tenantSegment: tenantSegment, directory: directory, options: service.options).map { request in
+            let pending = PendingAuthorization(
+                id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
+                endpointVersion: version, expiresAt: expiresAt
+            )
+            service.state.withLock { state in
+                state.purge(now: exchange.now)
+                state.dropOldestPendingAuthorizations(keeping: AuthorizeEndpoint.maximumPendingFlows - 1)
+            }
+            return InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
+        }
+    }
+
+    /// The flow a page's post continues; its stored request is validated again before going on.
+    static func resume(_ flowID: String, exchange: IdentityExchange) -> Result<InteractiveFlow, ResumeFailure> {
+        let service = exchange.service
+        guard let pending = service.state.withLock({ $0.pendingAuthorizations[flowID] }), pending.expiresAt > exchange.now else {
+            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+            return .failure(.gone)
+        }
+        let directory = service.currentDirectory
+        switch AuthorizationRequest.parse(pending.parameters, version: pending.endpointVersion, tenantSegment: pending.tenantSegment, directory: directory, options: service.options) {
+        case .success(let request):
+            return .success(InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory))
+        case .failure(let failure):
+            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+            return .failure(.invalid(failure))
+        }
     }
 }

@@ -17,7 +17,7 @@ extension IdentityError {
     }
 
     public static func invalidCodeChallengeMethod(_ method: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 501471, message: "Invalid code_challenge_method '\(method)'. Only 'S256' and 'plain' are supported.")
+        IdentityError(error: "invalid_request", code: 50149, message: "Invalid Code_Challenge_method parameter '\(method)'. Only 'S256' and 'plain' are supported.")
     }
 
     public static func invalidCodeChallengeSize() -> IdentityError {

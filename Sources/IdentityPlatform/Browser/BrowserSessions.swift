@@ -37,6 +37,11 @@ extension BrowserSession {
     func account(userID: String) -> SignedInAccount? { accounts.first { $0.userID == userID } }
 }
 
+extension DirectoryUser {
+    /// A `login_hint`, `logout_hint` or typed name: a sign-in name, or the object id.
+    func isNamed(by hint: String) -> Bool { answers(to: hint) || id == hint.lowercased() }
+}
+
 extension PlatformState {
     /// Records that `userID` signed in, in the named session or a new one; returns the session and
     /// whether it is new (the response must then set the cookie).

@@ -39,19 +39,11 @@ enum DeviceLogin {
         guard record.expiresAt > now, record.status == .pending else {
             return PageLayout.response(Pages.deviceCodeEntry(action: path, code: typed, message: expiredMessage), status: .badRequest)
         }
-        let parameters = flowParameters(for: record)
-        let directory = service.currentDirectory
-        let request: AuthorizationRequest
-        switch AuthorizationRequest.parse(parameters, version: record.endpointVersion, tenantSegment: record.tenantSegment, directory: directory, options: service.options) {
-        case .success(let parsed): request = parsed
-        case .failure(let failure): return AuthorizeEndpoint.respond(to: failure, exchange: exchange, appName: nil)
+        let expiry = min(record.expiresAt, now.addingTimeInterval(service.options.interactiveFlowLifetime))
+        switch InteractiveFlow.begin(parameters: flowParameters(for: record), version: record.endpointVersion, tenantSegment: record.tenantSegment, expiresAt: expiry, exchange: exchange) {
+        case .success(var flow): return flow.showPage(Pages.deviceConfirm(form: flow.form, appName: flow.appName))
+        case .failure(let failure): return AuthorizeEndpoint.respond(to: failure, exchange: exchange)
         }
-        let pending = PendingAuthorization(
-            id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: record.tenantSegment,
-            endpointVersion: record.endpointVersion, expiresAt: min(record.expiresAt, now.addingTimeInterval(service.options.interactiveFlowLifetime))
-        )
-        var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
-        return flow.showPage(Pages.deviceConfirm(form: flow.form, appName: request.application.displayName))
     }
 
     /// The device's request as /authorize parameters: its scopes (v2) or its resource (v1).
@@ -69,26 +61,21 @@ enum DeviceLogin {
     }
 
     static func continueFlow(_ flowID: String, form: FormParameters, exchange: IdentityExchange) -> HTTPResponse {
-        let service = exchange.service
-        guard let pending = service.state.withLock({ $0.pendingAuthorizations[flowID] }), pending.expiresAt > exchange.now,
-              let deviceCode = pending.parameters[AuthorizationRequest.deviceCodeParameter] else {
-            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: nil, message: expiredMessage), status: .badRequest)
-        }
-        let stillPending = service.state.withLock { state in
-            state.deviceCodes[deviceCode].map { $0.status == .pending && $0.expiresAt > exchange.now } ?? false
-        }
-        guard stillPending else {
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
-            return PageLayout.response(Pages.deviceCodeEntry(action: path, code: nil, message: expiredMessage), status: .badRequest)
-        }
-        let directory = service.currentDirectory
-        switch AuthorizationRequest.parse(pending.parameters, version: pending.endpointVersion, tenantSegment: pending.tenantSegment, directory: directory, options: service.options) {
-        case .success(let request):
-            var flow = InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
+        let expired = PageLayout.response(Pages.deviceCodeEntry(action: path, code: nil, message: expiredMessage), status: .badRequest)
+        switch InteractiveFlow.resume(flowID, exchange: exchange) {
+        case .failure(.gone): return expired
+        case .failure(.invalid(let failure)): return AuthorizeEndpoint.respond(to: failure, exchange: exchange)
+        case .success(var flow):
+            guard case .device(let deviceCode) = flow.request.reply else { return expired }
+            let stillPending = exchange.service.state.withLock { state in
+                state.deviceCodes[deviceCode].map { $0.status == .pending && $0.expiresAt > exchange.now } ?? false
+            }
+            guard stillPending else {
+                exchange.service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+                return expired
+            }
             if form["action"]?.lowercased() == "continue" { return flow.proceed() }
             return flow.handle(form)
-        case .failure(let failure):
-            return AuthorizeEndpoint.respond(to: failure, exchange: exchange, appName: nil)
         }
     }
 }

@@ -91,7 +91,7 @@ struct InteractiveFlow {
         let candidates = request.forcesSignIn ? [] : sessionCandidates()
 
         if let hint = request.loginHint {
-            if prompt != .selectAccount, let match = candidates.first(where: { $0.user.answers(to: hint) || $0.user.id == hint.lowercased() }) {
+            if prompt != .selectAccount, let match = candidates.first(where: { $0.user.isNamed(by: hint) }) {
                 return useSessionAccount(match.account, user: match.user)
             }
             if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
@@ -114,7 +114,7 @@ struct InteractiveFlow {
         if options.autoLogin {
             let users = autoLoginCandidates()
             if let hint = login {
-                if let user = users.first(where: { $0.answers(to: hint) || $0.id == hint.lowercased() }) { return autoSignIn(user) }
+                if let user = users.first(where: { $0.isNamed(by: hint) }) { return autoSignIn(user) }
             } else if users.count == 1 {
                 return autoSignIn(users[0])
             } else if users.count > 1 {
@@ -125,7 +125,7 @@ struct InteractiveFlow {
         return showSignIn(login: login, error: nil)
     }
 
-    private mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
+    mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
         if request.authenticationIsTooOld(account.authTime, now: now) {
             if request.prompt == .silent { return fail(.loginRequired()) }
             if options.autoLogin { return autoSignIn(user) }
@@ -137,7 +137,8 @@ struct InteractiveFlow {
         return proceed()
     }
 
-    private mutating func autoSignIn(_ user: DirectoryUser) -> HTTPResponse {
+    /// `--auto-login`: signed in as if the password (and any second factor) had been entered.
+    mutating func autoSignIn(_ user: DirectoryUser) -> HTTPResponse {
         signIn(user, methods: needsMFA(user) && user.mfaRegistered ? ["pwd", "mfa"] : ["pwd"])
         return proceed()
     }

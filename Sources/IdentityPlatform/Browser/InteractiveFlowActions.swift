@@ -50,7 +50,7 @@ extension InteractiveFlow {
 
     /// The user named `login`, preferring the tenants this authority admits (one name may exist twice).
     func findUser(_ login: String) -> DirectoryUser? {
-        let matches = directory.users.filter { $0.answers(to: login) || $0.id == login.lowercased() }
+        let matches = directory.users.filter { $0.isNamed(by: login) }
         return matches.first { user in directory.tenant(id: user.tenantID).map { admits(user, $0) } ?? false } ?? matches.first
     }
 
@@ -70,25 +70,13 @@ extension InteractiveFlow {
         default: break
         }
         if let candidate = sessionCandidates().first(where: { $0.user.id == choice.lowercased() }) {
-            pending.userID = nil
-            return reuse(candidate)
+            return useSessionAccount(candidate.account, user: candidate.user)
         }
         // With --auto-login the picker lists directory users, who sign in without a password.
         if options.autoLogin, let user = autoLoginCandidates().first(where: { $0.id == choice.lowercased() }) {
-            signIn(user, methods: needsMFA(user) && user.mfaRegistered ? ["pwd", "mfa"] : ["pwd"])
-            return proceed()
+            return autoSignIn(user)
         }
         return showSignIn(login: nil, error: nil)
-    }
-
-    private mutating func reuse(_ candidate: Candidate) -> HTTPResponse {
-        if request.authenticationIsTooOld(candidate.account.authTime, now: now) {
-            return showSignIn(login: candidate.user.userPrincipalName, error: nil)
-        }
-        pending.userID = candidate.user.id
-        pending.authenticationMethods = candidate.account.authenticationMethods
-        pending.sessionID = session?.id
-        return proceed()
     }
 
     // MARK: - Second factor

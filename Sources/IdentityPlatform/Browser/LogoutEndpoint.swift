@@ -16,7 +16,7 @@ enum LogoutEndpoint {
             let directory = service.currentDirectory
             let sessionEnded: Bool = service.state.withLock { state in
                 guard var session = state.sessions[sessionID] else { return true }
-                if let hint, let user = directory.users.first(where: { $0.answers(to: hint) || $0.id == hint.lowercased() }),
+                if let hint, let user = directory.users.first(where: { $0.isNamed(by: hint) }),
                    session.accounts.contains(where: { $0.userID == user.id }), session.accounts.count > 1 {
                     session.accounts.removeAll { $0.userID == user.id }
                     state.sessions[sessionID] = session
