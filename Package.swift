@@ -36,7 +36,7 @@ let package = Package(
 
         // Protocol logic: request in, response out.
         .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto"], swiftSettings: swiftSettings),
+        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.

@@ -89,3 +89,46 @@ import IdentityPlatform
         #expect(B2CConfiguration.resolve(sameTenant, includeDefaults: false)?.policies.map(\.name) == ["B2C_1_only"])
     }
 }
+
+@Suite struct B2CConfigurationLoaderTests {
+    /// A whole config file whose `b2c` section is at `/b2c`, as the application loads it.
+    func section(_ text: String) throws -> JSONValue {
+        let tree = try LocatedJSON.parse(Array("{\n  \"b2c\": \(text)\n}".utf8), file: "config.json")
+        return try #require(tree.member("b2c")?.value)
+    }
+
+    @Test func loadsAndResolvesASection() throws {
+        let loaded = try B2CConfiguration.load(section: try section(B2CConfigurationTests.sample), file: "config.json")
+        #expect(loaded?.tenant.domain == "contosob2c.onmicrosoft.com")
+        #expect(try B2CConfiguration.load(section: nil, file: "config.json") == .embeddedDefault)
+        #expect(try B2CConfiguration.load(section: nil, file: "config.json", includeDefaults: false) == nil)
+    }
+
+    @Test func schemaProblemsPointIntoTheFile() throws {
+        let text = #"{"policies": [{"name": "B2C_1_x", "kind": "nope"}]}"#
+        let value = try section(text)
+        do throws(JSONProblems) {
+            _ = try B2CConfiguration.load(section: value, file: "config.json")
+            Issue.record("expected a problem")
+        } catch {
+            let problem = try #require(error.problems.first)
+            #expect(problem.path.hasPrefix("/b2c/policies/0"))
+            #expect(problem.location.line == 2)
+            #expect(problem.file == "config.json")
+        }
+    }
+
+    @Test func namesUsedTwiceAreReported() throws {
+        let text = #"{"policies": [{"name": "B2C_1_a", "kind": "susi"}, {"name": "b2c_1_A", "kind": "signin"}],"#
+            + #" "localAccounts": [{"objectId": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee", "email": "a@x.test", "password": "p", "displayName": "A"},"#
+            + #" {"objectId": "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeef", "email": "A@x.test", "password": "p", "displayName": "B"}]}"#
+        let value = try section(text)
+        do throws(JSONProblems) {
+            _ = try B2CConfiguration.load(section: value, file: "config.json")
+            Issue.record("expected problems")
+        } catch {
+            #expect(error.problems.map(\.path) == ["/b2c/policies/1/name", "/b2c/localAccounts/1/email"])
+            #expect(error.problems.first?.message == "policy 'b2c_1_A' is already defined at /policies/0")
+        }
+    }
+}
