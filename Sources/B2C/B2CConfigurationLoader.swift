@@ -14,23 +14,15 @@ extension B2CConfiguration {
     /// `pointerPrefix` + the pointer within the section); all are reported at once. nil: no B2C tenant.
     public static func load(section: JSONValue?, file: String, includeDefaults: Bool = true, pointerPrefix: String = "/b2c") throws(JSONProblems) -> B2CConfiguration? {
         guard let section else { return resolve(nil, includeDefaults: includeDefaults) }
-        func located(_ problems: [JSONProblem]) -> JSONProblems {
-            JSONProblems(problems.map { problem in
-                var prefixed = problem
-                prefixed.path = pointerPrefix + problem.path
-                return prefixed
-            })
-        }
-        let schemaProblems = schema.validate(section, file: file)
-        guard schemaProblems.isEmpty else { throw located(schemaProblems) }
+        try schema.validate(section: section, at: pointerPrefix, file: file)
         let configuration: B2CConfiguration
         do {
             configuration = try JSONDecoder().decode(B2CConfiguration.self, from: Data(section.jsonText.utf8))
         } catch {
-            throw located([LocatedJSON.problem(for: error, in: section, file: file)])
+            throw JSONProblems([LocatedJSON.problem(for: error, in: section, file: file)]).under(pointerPrefix)
         }
-        let problems = configuration.duplicateEntries().map { section.problem(at: $0.pointer, file: file, $0.message) }
-        guard problems.isEmpty else { throw located(problems) }
+        let duplicates = configuration.duplicateEntries().map { section.problem(at: $0.pointer, file: file, $0.message) }
+        guard duplicates.isEmpty else { throw JSONProblems(duplicates).under(pointerPrefix) }
         return resolve(configuration, includeDefaults: includeDefaults)
     }
 
