@@ -162,6 +162,19 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     /// `https://fabrikamb2c.onmicrosoft.com/helloapi`.
     public func identifierURI(of api: API) -> String { "https://\(tenant.domain)/\(api.name)" }
 
+    /// What `serve` can print about the tenant: each policy's authority (the `/tfp/` form MSAL for iOS
+    /// needs) and the local accounts by their sign-in address.
+    public func bannerLines(baseURL: String) -> [String] {
+        var lines = ["B2C tenant \(tenant.domain) \(tenant.id) (also reached as \(tenant.shortName).b2clogin.com)"]
+        for policy in policies {
+            lines.append("  \(policy.kind.rawValue) authority: \(baseURL)/tfp/\(tenant.domain)/\(policy.name)")
+        }
+        for account in localAccounts {
+            lines.append("  local account \(account.email)")
+        }
+        return lines
+    }
+
     // MARK: - Into the shared directory
 
     /// Adds the tenant, its accounts and apps to `directory` (idempotent: what is already there stays).

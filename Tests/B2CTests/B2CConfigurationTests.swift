@@ -132,3 +132,11 @@ import IdentityPlatform
         }
     }
 }
+
+extension B2CConfigurationMergeTests {
+    @Test func bannerListsAuthoritiesAndSignInAddresses() {
+        let lines = B2CConfiguration.embeddedDefault.bannerLines(baseURL: "https://127.0.0.1:8443")
+        #expect(lines.contains("  susi authority: https://127.0.0.1:8443/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi"))
+        #expect(lines.contains("  local account ben@fabrikam.test"))
+    }
+}
