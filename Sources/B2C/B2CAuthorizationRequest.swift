@@ -1,3 +1,4 @@
+import Foundation
 import IdentityPlatform
 
 /// A B2C /authorize request once validated. Derived again from the stored parameters on every page of
@@ -13,6 +14,8 @@ struct B2CAuthorizationRequest: Sendable {
     /// `none`, `login`, `consent` or `select_account`.
     var prompt: String?
     var loginHint: String?
+    /// Seconds since the last sign-in after which the session no longer counts (OIDC `max_age`).
+    var maxAge: TimeInterval?
     var nonce: String?
     var codeChallenge: String?
     var codeChallengeMethod: String?
@@ -68,6 +71,12 @@ struct B2CAuthorizationRequest: Sendable {
         let prompt = value("prompt")?.lowercased()
         if let prompt, !prompts.contains(prompt) { throw fail(.b2cInvalidPrompt()) }
 
+        var maxAge: TimeInterval?
+        if let text = value("max_age") {
+            guard let seconds = Int32(text), seconds >= 0 else { throw fail(.b2cInvalidMaxAge(text)) }
+            maxAge = TimeInterval(seconds)
+        }
+
         var method = value("code_challenge_method")
         let challenge = value("code_challenge")
         if challenge != nil {
@@ -80,7 +89,7 @@ struct B2CAuthorizationRequest: Sendable {
 
         return B2CAuthorizationRequest(
             client: client, redirectURI: redirectURI, responseTypes: types, responseMode: mode, state: state, scopes: scopes, prompt: prompt,
-            loginHint: value("login_hint"), nonce: p["nonce"], codeChallenge: challenge, codeChallengeMethod: method
+            loginHint: value("login_hint"), maxAge: maxAge, nonce: p["nonce"], codeChallenge: challenge, codeChallengeMethod: method
         )
     }
 }

@@ -99,6 +99,10 @@ extension IdentityError {
         .b2c("access_denied", 90111, "Your account has been locked. Contact your support person to unlock it, then try again.")
     }
 
+    public static func b2cInvalidMaxAge(_ text: String) -> IdentityError {
+        .b2c("invalid_request", 90120, "The max age parameter '\(text)' specified in the request is invalid. Max age must be an integer between '0' and '2147483647' inclusive.")
+    }
+
     public static func b2cIDTokenNeedsOpenID() -> IdentityError {
         .b2c("invalid_request", 90110, "The scope parameter must include 'openid' when requesting a response_type that includes 'id_token'.")
     }

@@ -89,6 +89,7 @@ struct B2CFlow {
             guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
             // A password reset elsewhere ends the sessions signed in before it, as it revokes their grants.
             if let validFrom = user.tokensValidFrom, account.authTime < validFrom { continue }
+            if let maxAge = request.maxAge, now.timeIntervalSince(account.authTime) > maxAge { continue }
             return SignedInUser(account: account, user: user)
         }
         return nil

@@ -354,3 +354,18 @@ extension B2CSessionTests {
         #expect(try #require(B2CBrowser.redirectParameters(inQuery))["error_description"]?.hasPrefix("AADB2C90014") == true)
     }
 }
+
+extension B2CSessionTests {
+    @Test func maxAgeLimitsSingleSignOn() throws {
+        let browser = B2CBrowser()
+        _ = try browser.signInAndRedeem()
+        browser.clock.advance(by: 300)
+        #expect(browser.code(from: browser.get(browser.authorizeURL(extra: [("max_age", "600")]))) != nil)
+        let stale = browser.get(browser.authorizeURL(extra: [("max_age", "60")]))
+        #expect(ScrapedPage(stale.bodyText).hasElement("localAccountForm"))
+        let silent = try #require(B2CBrowser.redirectParameters(browser.get(browser.authorizeURL(extra: [("max_age", "60"), ("prompt", "none")]))))
+        #expect(silent["error"] == "interaction_required")
+        let invalid = try #require(B2CBrowser.redirectParameters(browser.get(browser.authorizeURL(extra: [("max_age", "-1")]))))
+        #expect(invalid["error_description"]?.hasPrefix("AADB2C90120") == true)
+    }
+}
