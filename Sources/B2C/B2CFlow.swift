@@ -59,6 +59,10 @@ struct B2CFlow {
         case .susi, .signin:
             if let signedIn { return useSession(signedIn) }
             if silent { return fail(.b2cNoSession(prompt: "none")) }
+            if let user = autoLoginUser() {
+                signIn(user)
+                return complete(user)
+            }
             return showSignIn(login: request.loginHint, error: nil)
         case .signup:
             if silent { return fail(.b2cNoSession(prompt: "none")) }
@@ -70,6 +74,10 @@ struct B2CFlow {
                 return silent ? complete(signedIn.user) : showEditProfile(signedIn.user, error: nil)
             }
             if silent { return fail(.b2cNoSession(prompt: "none")) }
+            if let user = autoLoginUser() {
+                signIn(user)
+                return complete(user)
+            }
             return showSignIn(login: request.loginHint, error: nil)
         case .passwordReset:
             if silent { return fail(.b2cNoSession(prompt: "none")) }
@@ -93,6 +101,14 @@ struct B2CFlow {
             return SignedInUser(account: account, user: user)
         }
         return nil
+    }
+
+    /// `--auto-login` (CI): the `login_hint` account, or the tenant's only usable one, signs in without pages.
+    func autoLoginUser() -> DirectoryUser? {
+        guard service.options.autoLogin else { return nil }
+        let usable = directory.users(inTenant: tenantID).filter { $0.accountEnabled && !$0.locked }
+        if let hint = request.loginHint { return usable.first { $0.answers(to: hint) } }
+        return usable.count == 1 ? usable[0] : nil
     }
 
     mutating func useSession(_ signedIn: SignedInUser) -> HTTPResponse {

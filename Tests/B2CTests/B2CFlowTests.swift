@@ -369,3 +369,16 @@ extension B2CSessionTests {
         #expect(invalid["error_description"]?.hasPrefix("AADB2C90120") == true)
     }
 }
+
+extension B2CSessionTests {
+    @Test func autoLoginSignsInWithoutPages() throws {
+        let browser = B2CBrowser(options: { var o = IdentityOptions(); o.autoLogin = true; return o }())
+        let code = try #require(browser.code(from: browser.get(browser.authorizeURL(extra: [("login_hint", "ben@fabrikam.test")]))))
+        #expect(try TokenResponse(browser.redeem(code)).idToken["emails"] as? [String] == ["ben@fabrikam.test"])
+        // Unknown hint: the page, as without auto-login; password reset always shows its pages.
+        let other = B2CBrowser(options: { var o = IdentityOptions(); o.autoLogin = true; return o }())
+        #expect(ScrapedPage(other.get(other.authorizeURL(extra: [("login_hint", "nobody@fabrikam.test")])).bodyText).hasElement("localAccountForm"))
+        #expect(other.code(from: other.get(other.authorizeURL())) != nil)
+        #expect(ScrapedPage(other.get(other.authorizeURL(authority: B2CFlowTests.reset)).bodyText).hasElement("attributeVerification"))
+    }
+}
