@@ -59,10 +59,7 @@ struct B2CFlow {
         case .susi, .signin:
             if let signedIn { return useSession(signedIn) }
             if silent { return fail(.b2cNoSession(prompt: "none")) }
-            if let user = autoLoginUser() {
-                signIn(user)
-                return complete(user)
-            }
+            if let done = autoSignIn() { return done }
             return showSignIn(login: request.loginHint, error: nil)
         case .signup:
             if silent { return fail(.b2cNoSession(prompt: "none")) }
@@ -74,10 +71,7 @@ struct B2CFlow {
                 return silent ? complete(signedIn.user) : showEditProfile(signedIn.user, error: nil)
             }
             if silent { return fail(.b2cNoSession(prompt: "none")) }
-            if let user = autoLoginUser() {
-                signIn(user)
-                return complete(user)
-            }
+            if let done = autoSignIn() { return done }
             return showSignIn(login: request.loginHint, error: nil)
         case .passwordReset:
             if silent { return fail(.b2cNoSession(prompt: "none")) }
@@ -103,12 +97,15 @@ struct B2CFlow {
         return nil
     }
 
-    /// `--auto-login` (CI): the `login_hint` account, or the tenant's only usable one, signs in without pages.
-    func autoLoginUser() -> DirectoryUser? {
+    /// `--auto-login` (CI): the `login_hint` account, or the tenant's only usable one, signs in without
+    /// pages; nil when there is no such account (the sign-in page then, as without the option).
+    mutating func autoSignIn() -> HTTPResponse? {
         guard service.options.autoLogin else { return nil }
         let usable = directory.users(inTenant: tenantID).filter { $0.accountEnabled && !$0.locked }
-        if let hint = request.loginHint { return usable.first { $0.answers(to: hint) } }
-        return usable.count == 1 ? usable[0] : nil
+        let chosen = request.loginHint.map { hint in usable.first { $0.answers(to: hint) } } ?? (usable.count == 1 ? usable[0] : nil)
+        guard let user = chosen else { return nil }
+        signIn(user)
+        return complete(user)
     }
 
     mutating func useSession(_ signedIn: SignedInUser) -> HTTPResponse {
