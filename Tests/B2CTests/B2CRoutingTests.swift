@@ -174,3 +174,19 @@ import IdentityPlatform
         }
     }
 }
+
+extension B2CRoutingTests {
+    @Test(arguments: [
+        "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token",
+        "/fabrikamb2c.onmicrosoft.com/b2c_1_susi/v2.0/.well-known/openid-configuration",
+        "/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi",
+    ])
+    func journalFilesEveryAuthorityFormUnderB2C(target: String) {
+        #expect(JournalingResponder.defaultKind(HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443"])) == "b2c")
+    }
+
+    @Test func journalRedactsB2CPasswordFields() {
+        let redacted = Redaction.redact(FormParameters([("password", "Passw0rd!"), ("newPassword", "N3w!pass"), ("reenterPassword", "N3w!pass"), ("signInName", "ben@fabrikam.test")]))
+        #expect(redacted.map(\.1) == ["[redacted 9 chars]", "[redacted 8 chars]", "[redacted 8 chars]", "ben@fabrikam.test"])
+    }
+}
