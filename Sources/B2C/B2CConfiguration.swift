@@ -24,6 +24,9 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     public struct Policy: Codable, Sendable, Equatable {
         public enum Kind: String, Codable, Sendable, CaseIterable {
             case susi, signin, signup, editProfile, passwordReset
+            /// Resource owner password credentials: the token endpoint takes a user name and password
+            /// (headless test suites use it); its authorize endpoint signs in like `signin`.
+            case ropc
         }
 
         /// As written in the portal (`B2C_1_susi`); tokens carry it in this case as `tfp`.

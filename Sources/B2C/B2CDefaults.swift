@@ -16,6 +16,7 @@ extension B2CConfiguration {
                 Policy(name: "B2C_1_signup", kind: .signup),
                 Policy(name: "B2C_1_edit_profile", kind: .editProfile),
                 Policy(name: "B2C_1_reset", kind: .passwordReset),
+                Policy(name: "B2C_1_ropc", kind: .ropc),
             ],
             localAccounts: [
                 LocalAccount(objectId: "3f2a9c1e-8b7d-4e6a-a5c4-1d2e3f4a5b6c", email: "ben@fabrikam.test", password: "Passw0rd!",
@@ -54,7 +55,7 @@ extension B2CConfiguration {
             "additionalProperties": false,
             "properties": {
               "name": {"type": "string", "pattern": "^[Bb]2[Cc]_1[Aa]?_.+$"},
-              "kind": {"enum": ["susi", "signin", "signup", "editProfile", "passwordReset"]},
+              "kind": {"enum": ["susi", "signin", "signup", "editProfile", "passwordReset", "ropc"]},
               "claims": {"type": "array", "items": {"enum": ["name", "given_name", "family_name", "emails", "oid", "idp", "newUser"]}}
             }
           }

@@ -115,6 +115,10 @@ extension IdentityError {
         .b2c("access_denied", 90118, "The user has forgotten their password.")
     }
 
+    public static func b2cInvalidCredentials() -> IdentityError {
+        .b2c("invalid_grant", 90225, "The username or password provided in the request are invalid.")
+    }
+
     public static func b2cAccountGone() -> IdentityError {
         .b2c("invalid_grant", 90128, "The account associated with this grant no longer exists. Please reauthenticate and try again.")
     }

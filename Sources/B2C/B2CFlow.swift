@@ -56,7 +56,7 @@ struct B2CFlow {
         let signedIn = request.prompt == "login" ? nil : sessionUser()
         let silent = request.prompt == "none"
         switch policy.kind {
-        case .susi, .signin:
+        case .susi, .signin, .ropc:
             if let signedIn { return useSession(signedIn) }
             if silent { return fail(.b2cNoSession(prompt: "none")) }
             if let done = autoSignIn() { return done }

@@ -27,6 +27,7 @@ enum B2CTokenEndpoint {
         switch grantType {
         case "authorization_code": return try redeemCode(request)
         case "refresh_token": return try redeemRefreshToken(request)
+        case "password" where request.exchange.policy.kind == .ropc: return try signInWithPassword(request)
         default: throw .b2cUnsupportedGrantType(grantType)
         }
     }
@@ -92,6 +93,29 @@ enum B2CTokenEndpoint {
         // A refresh keeps offline access even when the request did not repeat `offline_access`.
         if !issued.reserved.contains(.offlineAccess) { issued.reserved.append(.offlineAccess) }
         let issue = B2CTokenIssue(clientID: client.application.clientID, user: user, scopes: issued, grant: grant, nonce: nil)
+        return try B2CTokenMinter(exchange: request.exchange).respond(to: issue, wantsClientInfo: request.optional("client_info") == "1")
+    }
+}
+
+extension B2CTokenEndpoint {
+    /// `grant_type=password` on a ROPC policy: the local account's credentials, no page. Other
+    /// policies refuse the grant type (AADB2C90086), as the service does.
+    static func signInWithPassword(_ request: B2CTokenRequest) throws(IdentityError) -> HTTPResponse {
+        let client = try request.authenticateClient()
+        let username = try request.required("username")
+        let password = try request.required("password")
+        let tenantID = request.exchange.tenantID
+        guard let user = request.directory.user(signInName: username, tenantID: tenantID), user.password == password else {
+            throw .b2cInvalidCredentials()
+        }
+        try request.checkUsable(user)
+        let clientID = client.application.clientID
+        let scopes = try request.scopes(original: ["openid", clientID, "offline_access"], clientID: clientID)
+        let grant = GrantContext(
+            clientID: clientID, userID: user.id, tenantID: tenantID, scopes: scopes.scopes, resourceAppID: scopes.resource?.appID,
+            endpointVersion: .v2, authTime: request.exchange.now, policy: request.exchange.policy.name
+        )
+        let issue = B2CTokenIssue(clientID: clientID, user: user, scopes: scopes, grant: grant, nonce: nil)
         return try B2CTokenMinter(exchange: request.exchange).respond(to: issue, wantsClientInfo: request.optional("client_info") == "1")
     }
 }

@@ -234,3 +234,32 @@ import IdentityPlatform
         #expect(browser.refresh(try #require(tokens["refresh_token"])).bodyText.contains("AADB2C90080"))
     }
 }
+
+@Suite struct B2CPasswordGrantTests {
+    static let ropc = "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_ropc"
+
+    func passwordGrant(_ browser: B2CBrowser, authority: String = ropc, password: String = "Passw0rd!") -> HTTPResponse {
+        browser.post(authority + "/oauth2/v2.0/token", [
+            ("client_id", B2CFixtures.clientID), ("grant_type", "password"), ("username", "ben@fabrikam.test"),
+            ("password", password), ("scope", "openid \(B2CFixtures.clientID) offline_access"), ("client_info", "1"),
+        ])
+    }
+
+    @Test func ropcPolicyTakesTheAccountsCredentials() throws {
+        let browser = B2CBrowser()
+        let tokens = try TokenResponse(passwordGrant(browser))
+        #expect(try tokens.idToken["tfp"] as? String == "B2C_1_ropc")
+        #expect(try tokens.accessToken["aud"] as? String == B2CFixtures.clientID)
+        let clientInfo = try tokens.clientInfo
+        #expect(clientInfo["uid"] == "\(B2CTokenTests.benID)-b2c_1_ropc")
+        #expect(try TokenResponse(browser.refresh(try #require(tokens["refresh_token"]), authority: Self.ropc))["id_token"] != nil)
+    }
+
+    @Test func wrongPasswordAndOtherPoliciesAreRefused() {
+        let browser = B2CBrowser()
+        let wrong = passwordGrant(browser, password: "nope")
+        #expect(wrong.status.code == 400)
+        #expect(wrong.bodyText.contains("AADB2C90225: The username or password provided in the request are invalid."))
+        #expect(passwordGrant(browser, authority: B2CTokenTests.susi).bodyText.contains("AADB2C90086: The supplied grant_type [password] is not supported."))
+    }
+}
