@@ -25,7 +25,7 @@ enum B2CDiscovery {
 
     static func claimsSupported(_ policy: B2CConfiguration.Policy) -> [String] {
         let application = B2CClaim.allCases.filter(policy.emits).map(\.rawValue)
-        return application + ["sub", "tfp", "iss", "iat", "exp", "aud", "acr", "nonce", "auth_time"]
+        return application + ["sub", "tfp", "iss", "iat", "exp", "aud", "nonce", "auth_time"]
     }
 
     static func keys(_ exchange: B2CExchange) -> HTTPResponse {
