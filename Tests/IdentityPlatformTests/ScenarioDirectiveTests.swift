@@ -40,6 +40,16 @@ import Testing
         #expect(refresh(token, service).status.code == 200)
     }
 
+    @Test func absurdLifetimesDoNotTrap() throws {
+        let (service, _) = F.service()
+        let token = try signedIn(service)
+        var directives = ScenarioDirectives()
+        directives.accessTokenLifetime = 1e300
+        let response = ScenarioDirectives.$current.withValue(directives) { refresh(token, service) }
+        #expect(response.status.code == 200)
+        #expect(F.json(response)["expires_in"] as? Int == Int.max)
+    }
+
     @Test func lifetimesAndClaimOverrides() throws {
         let (service, clock) = F.service()
         let token = try signedIn(service)

@@ -59,7 +59,7 @@ enum DeviceAuthorizationEndpoint {
         body.set("device_code", deviceCode)
         // ADAL (v1) reads `verification_url`; the v2 endpoint says `verification_uri`.
         body.set(version == .v1 ? "verification_url" : "verification_uri", verificationURI)
-        body.set("expires_in", Int(options.deviceCodeLifetime))
+        body.set("expires_in", Int(saturating: options.deviceCodeLifetime))
         body.set("interval", options.deviceCodePollingInterval)
         body.set("message", "To sign in, use a web browser to open the page \(verificationURI) and enter the code \(userCode) to authenticate.")
         return TokenIssuer.success(body)

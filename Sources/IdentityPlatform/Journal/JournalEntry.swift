@@ -52,7 +52,7 @@ public struct JournalEntry: Sendable {
            let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
             return String(decoding: data, as: UTF8.self)
         }
-        if type.hasPrefix("application/x-www-form-urlencoded") {
+        if type.hasPrefix("application/x-www-form-urlencoded"), body.count <= maximumBodyText * 4 {
             let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
             return JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
         }

@@ -40,9 +40,20 @@ public struct ClaimSet: Sendable {
 
     /// NumericDate: whole seconds since the epoch.
     public mutating func set(_ name: String, _ date: Date) {
-        set(name, Int(date.timeIntervalSince1970.rounded(.down)))
+        set(name, Int(saturating: date.timeIntervalSince1970.rounded(.down)))
     }
 
     public var json: String { JSONFragment.object(members).text }
     public var bytes: [UInt8] { Array(json.utf8) }
+}
+
+extension Int {
+    /// Seconds as an integer even when a scenario or client asked for an absurd amount (no overflow trap).
+    init(saturating value: Double) {
+        if let exact = Int(exactly: value.rounded(.towardZero)) {
+            self = exact
+        } else {
+            self = value.isNaN ? 0 : (value > 0 ? Int.max : Int.min)
+        }
+    }
 }

@@ -29,7 +29,7 @@ public enum TokenIdentifiers {
 
     /// A stable session id when the grant carries none (`sid`).
     public static func sessionID(userID: String, authTime: Date) -> String {
-        guid(from: "sid|\(userID)|\(Int(authTime.timeIntervalSince1970))")
+        guid(from: "sid|\(userID)|\(Int(saturating: authTime.timeIntervalSince1970))")
     }
 
     /// A version-4-shaped GUID derived from `seed`.

@@ -56,8 +56,8 @@ public struct TokenIssuer: Sendable {
         let scopes = issue.user == nil
             ? issue.scopeRequest.scopes.filter { ReservedScope(scope: $0) == nil }
             : issue.scopeRequest.responseScopes(granted: issue.permissions)
-        let expiresIn = Int(options.accessTokenLifetime)
-        let extExpiresIn = Int(options.accessTokenLifetime + options.accessTokenExtension)
+        let expiresIn = Int(saturating: options.accessTokenLifetime)
+        let extExpiresIn = Int(saturating: options.accessTokenLifetime + options.accessTokenExtension)
 
         var body = ClaimSet()
         body.set("token_type", "Bearer")
@@ -66,8 +66,8 @@ public struct TokenIssuer: Sendable {
             body.set("scope", issue.user == nil ? nil : issue.permissions.joined(separator: " "))
             body.set("expires_in", String(expiresIn))
             body.set("ext_expires_in", String(extExpiresIn))
-            body.set("expires_on", String(Int(now.timeIntervalSince1970) + expiresIn))
-            body.set("not_before", String(Int(now.timeIntervalSince1970)))
+            body.set("expires_on", String(Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime)))
+            body.set("not_before", String(Int(saturating: now.timeIntervalSince1970)))
             body.set("resource", issue.scopeRequest.resourceName)
         } else {
             body.set("scope", scopes.joined(separator: " "))
