@@ -57,7 +57,7 @@ extension IdentityError {
     }
 
     public static func b2cGrantExpired(now: Date, issuedAt: Date, slidingExpiry: Date) -> IdentityError {
-        .b2c("invalid_grant", 90080, "The provided grant has expired. Please re-authenticate and try again. Current time: \(Int(now.timeIntervalSince1970)), Grant issued time: \(Int(issuedAt.timeIntervalSince1970)), Grant sliding window expiration time: \(Int(slidingExpiry.timeIntervalSince1970)).")
+        .b2c("invalid_grant", 90080, "The provided grant has expired. Please re-authenticate and try again. Current time: \(Int(saturating: now.timeIntervalSince1970)), Grant issued time: \(Int(saturating: issuedAt.timeIntervalSince1970)), Grant sliding window expiration time: \(Int(saturating: slidingExpiry.timeIntervalSince1970)).")
     }
 
     public static func b2cWrongClientSecret() -> IdentityError {

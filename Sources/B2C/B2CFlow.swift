@@ -185,7 +185,7 @@ struct B2CFlow {
             let minter = B2CTokenMinter(exchange: exchange)
             if request.responseTypes.contains("token"), let access = try minter.accessToken(issue) {
                 parameters += [("access_token", access.token), ("token_type", "Bearer"),
-                               ("expires_in", String(Int(minter.options.accessTokenLifetime))), ("scope", request.scopes.scopes.joined(separator: " "))]
+                               ("expires_in", String(Int(saturating: minter.options.accessTokenLifetime))), ("scope", request.scopes.scopes.joined(separator: " "))]
                 hashes.append(("at_hash", B2CTokenMinter.halfHash(access.token)))
             }
             if request.responseTypes.contains("id_token") { parameters.append(("id_token", try minter.idToken(issue, hashes: hashes))) }

@@ -137,7 +137,7 @@ struct B2CTokenMinter {
         let audience = access?.audience
         let idToken = try issue.scopes.wantsIDToken ? self.idToken(issue) : nil
         let refreshToken = issue.scopes.wantsRefreshToken ? storeRefreshToken(issue.grant) : nil
-        let nowSeconds = Int(now.timeIntervalSince1970)
+        let nowSeconds = Int(saturating: now.timeIntervalSince1970)
 
         var body = ClaimSet()
         body.set("access_token", accessToken)
@@ -145,17 +145,17 @@ struct B2CTokenMinter {
         body.set("token_type", "Bearer")
         body.set("not_before", String(nowSeconds))
         if accessToken != nil {
-            body.set("expires_in", String(Int(options.accessTokenLifetime)))
-            body.set("expires_on", String(nowSeconds + Int(options.accessTokenLifetime)))
+            body.set("expires_in", String(Int(saturating: options.accessTokenLifetime)))
+            body.set("expires_on", String(Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime)))
             body.set("resource", audience)
         }
-        if idToken != nil { body.set("id_token_expires_in", String(Int(options.idTokenLifetime))) }
+        if idToken != nil { body.set("id_token_expires_in", String(Int(saturating: options.idTokenLifetime))) }
         body.set("profile_info", profileInfo(issue.user))
         let declined = directives.declinedScopes
         body.set("scope", issue.scopes.scopes.filter { scope in !declined.contains { $0.caseInsensitiveCompare(scope) == .orderedSame } }.joined(separator: " "))
         if let refreshToken {
             body.set("refresh_token", refreshToken)
-            body.set("refresh_token_expires_in", String(Int(refreshTokenWindow)))
+            body.set("refresh_token_expires_in", String(Int(saturating: refreshTokenWindow)))
         }
         if wantsClientInfo { body.set("client_info", clientInfo(issue.user)) }
         return TokenIssuer.successResponse(body)

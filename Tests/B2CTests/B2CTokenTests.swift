@@ -263,3 +263,18 @@ import IdentityPlatform
         #expect(passwordGrant(browser, authority: B2CTokenTests.susi).bodyText.contains("AADB2C90086: The supplied grant_type [password] is not supported."))
     }
 }
+
+extension B2CScenarioDirectiveTests {
+    @Test func absurdLifetimesSaturateInsteadOfTrapping() throws {
+        let browser = B2CBrowser()
+        let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
+        var directives = ScenarioDirectives()
+        directives.accessTokenLifetime = 1e300
+        directives.idTokenLifetime = 1e300
+        directives.refreshTokenLifetime = .infinity
+        let tokens = try TokenResponse(ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) })
+        #expect(tokens["expires_in"] == String(Int.max))
+        #expect(tokens["refresh_token_expires_in"] == String(Int.max))
+        #expect(try tokens.idToken["exp"] as? Int == Int.max)
+    }
+}
