@@ -213,17 +213,21 @@ import IdentityPlatform
 }
 
 @Suite struct B2CScenarioDirectiveTests {
+    /// Signs ben in, then redeems the code while a scenario imposes `directives`.
+    func redeem(under directives: ScenarioDirectives, _ browser: B2CBrowser = B2CBrowser()) throws -> TokenResponse {
+        let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
+        return try TokenResponse(ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) })
+    }
+
     @Test func scenarioLifetimesClaimsAndDeclinedScopesShapeB2CTokens() throws {
         let browser = B2CBrowser()
-        let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
         var directives = ScenarioDirectives()
         directives.accessTokenLifetime = 120
         directives.refreshTokenLifetime = 600
         directives.idTokenClaims = ["extension_tier": "\"gold\""]
         directives.accessTokenClaims = ["name": "\"Overridden\""]
         directives.declinedScopes = [B2CFixtures.apiScope]
-        let response = ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) }
-        let tokens = try TokenResponse(response)
+        let tokens = try redeem(under: directives, browser)
         #expect(tokens["expires_in"] == "120")
         #expect(tokens["refresh_token_expires_in"] == "600")
         #expect(tokens["scope"] == "openid profile offline_access")
@@ -266,13 +270,11 @@ import IdentityPlatform
 
 extension B2CScenarioDirectiveTests {
     @Test func absurdLifetimesSaturateInsteadOfTrapping() throws {
-        let browser = B2CBrowser()
-        let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
         var directives = ScenarioDirectives()
         directives.accessTokenLifetime = 1e300
         directives.idTokenLifetime = 1e300
         directives.refreshTokenLifetime = .infinity
-        let tokens = try TokenResponse(ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) })
+        let tokens = try redeem(under: directives)
         #expect(tokens["expires_in"] == String(Int.max))
         #expect(tokens["refresh_token_expires_in"] == String(Int.max))
         #expect(try tokens.idToken["exp"] as? Int == Int.max)
