@@ -39,7 +39,9 @@ public struct JournalingResponder: HTTPResponder {
         let path = request.rawPath.lowercased()
         if path.hasPrefix("/_fakeentra") { return "admin" }
         if path.hasPrefix("/v1.0/") || path.hasPrefix("/beta/") || path == "/v1.0" || path.hasPrefix("/oidc/userinfo") { return "graph" }
-        if path.contains("/tfp/") || (request.hostName?.hasSuffix("b2clogin.com") ?? false) || path.contains("/b2c_1") { return "b2c" }
+        // B2C's `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_…` form names the policy in the query (issue 4).
+        let policyQuery = request.query["p"]?.lowercased().hasPrefix("b2c_1") ?? false
+        if path.contains("/tfp/") || (request.hostName?.hasSuffix("b2clogin.com") ?? false) || path.contains("/b2c_1") || policyQuery { return "b2c" }
         guard let route = IdentityRoute.parse(request) else { return "other" }
         return switch route.endpoint {
         case .instanceDiscovery: "instance_discovery"

@@ -11,10 +11,12 @@ public enum Redaction {
         "access_token", "id_token", "device_code", "id_token_hint", "token", "otc", "newpassword", "currentpassword",
         // The sign-in pages' password fields (Microsoft's names).
         "passwd", "confirmnewpassword",
+        // B2C's pages (issue 4): sign-up and password reset confirm the new password in this field.
+        "reenterpassword",
     ]
 
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
-    static let lengthOnlyNames: Set<String> = ["client_secret", "password", "newpassword", "currentpassword", "passwd", "confirmnewpassword"]
+    static let lengthOnlyNames: Set<String> = ["client_secret", "password", "newpassword", "currentpassword", "passwd", "confirmnewpassword", "reenterpassword"]
 
     public static func isSensitive(_ name: String) -> Bool { sensitiveNames.contains(name.lowercased()) }
 

@@ -49,7 +49,8 @@ public struct ClaimSet: Sendable {
 
 extension Int {
     /// Seconds as an integer even when a scenario or client asked for an absurd amount (no overflow trap).
-    init(saturating value: Double) {
+    /// Public for the B2C module's token responses (issue 4).
+    public init(saturating value: Double) {
         if let exact = Int(exactly: value.rounded(.towardZero)) {
             self = exact
         } else {

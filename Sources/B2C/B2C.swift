@@ -1,1 +1,0 @@
-// B2C: see README's module map.

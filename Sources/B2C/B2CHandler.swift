@@ -1,0 +1,95 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+
+/// Azure AD B2C policy authorities on FakeEntra's host: metadata, keys, authorize (with its pages),
+/// token and logout per policy. Mount it BEFORE `IdentityHandler`: B2C paths such as
+/// `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_susi` would otherwise be taken as Entra ones. Returns nil for
+/// every request that is not B2C.
+public struct B2CHandler: HTTPHandler {
+    public let service: IdentityService
+    public let configuration: B2CConfiguration
+
+    /// Installs the B2C tenant, accounts and apps into the service's directory when they are not there yet.
+    public init(service: IdentityService, configuration: B2CConfiguration = .embeddedDefault) {
+        self.service = service
+        self.configuration = configuration
+        service.directory.withLock { configuration.install(into: &$0) }
+    }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        guard let route = B2CRoute.parse(request, isB2CTenant: { configuration.matchesTenant($0) }) else { return nil }
+        let base = IdentityExchange(
+            request: request, context: context,
+            route: IdentityRoute(tenantSegment: route.tenantSegment, endpoint: .authorize(.v2)), service: service
+        )
+        var response = answer(route: route, base: base)
+        response.headers.set("x-ms-request-id", base.trace.traceID)
+        let wantsEcho = (request.headers["return-client-request-id"] ?? base.parameters["return-client-request-id"])?.lowercased() == "true"
+        if wantsEcho, let id = request.headers["client-request-id"] ?? base.parameters["client-request-id"] {
+            response.headers.set("client-request-id", id)
+        }
+        return response
+    }
+
+    private func answer(route: B2CRoute, base: IdentityExchange) -> HTTPResponse {
+        let failure: IdentityError
+        if !configuration.matchesTenant(route.tenantSegment) {
+            failure = .b2cTenantNotFound(route.tenantSegment)
+        } else if let policy = configuration.policy(named: route.policySegment, strict: service.options.strict) {
+            let exchange = B2CExchange(base: base, route: route, configuration: configuration, policy: policy)
+            return switch route.endpoint {
+            case .metadata: B2CDiscovery.metadata(exchange)
+            case .keys: B2CDiscovery.keys(exchange)
+            case .authorize: B2CAuthorizeEndpoint.respond(exchange)
+            case .token: B2CTokenEndpoint.respond(exchange)
+            case .logout: B2CLogoutEndpoint.respond(exchange)
+            }
+        } else {
+            failure = .b2cPolicyNotFound(route.policySegment, tenant: configuration.tenant.domain)
+        }
+        switch route.endpoint {
+        case .authorize, .logout:
+            return SharedPages.response(SharedPages.error(failure, trace: base.trace), status: HTTPStatus(failure.status))
+        case .metadata, .keys, .token:
+            return failure.tokenEndpointResponse(in: base.trace)
+        }
+    }
+}
+
+extension B2CConfiguration {
+    /// The tenant's GUID, domain, bare name (`fabrikamb2c`) or login host name, ignoring case.
+    public func matchesTenant(_ segment: String) -> Bool {
+        let wanted = segment.lowercased()
+        return wanted == tenant.id || wanted == tenant.domain || wanted == tenant.shortName || wanted == "\(tenant.shortName).b2clogin.com"
+    }
+}
+
+/// One B2C request with the policy it names resolved, and what every endpoint reads.
+struct B2CExchange {
+    let base: IdentityExchange
+    let route: B2CRoute
+    let configuration: B2CConfiguration
+    let policy: B2CConfiguration.Policy
+
+    var request: HTTPRequest { base.request }
+    var service: IdentityService { base.service }
+    var options: IdentityOptions { service.options }
+    var trace: TraceContext { base.trace }
+    var now: Date { base.now }
+    var origin: String { base.origin.url }
+    var tenantID: String { configuration.tenant.id }
+
+    /// `https://<host>/<tenant id>/v2.0/`: B2C's issuer, trailing slash included.
+    var issuer: String { "\(origin)/\(tenantID)/v2.0/" }
+
+    func url(of endpoint: B2CRoute.Endpoint) -> String {
+        route.url(of: endpoint, origin: origin, tenant: route.tenantSegment.lowercased())
+    }
+
+    /// Where the pages post back to: the /authorize URL of this authority, path only.
+    var authorizeAction: String {
+        let full = url(of: .authorize)
+        return String(full.dropFirst(origin.count))
+    }
+}

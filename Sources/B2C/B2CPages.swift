@@ -1,0 +1,185 @@
+import EntraHTTP
+import IdentityPlatform
+
+/// The pages of B2C user flows. Element ids follow the service's own pages (`localAccountForm`,
+/// `signInName`, `next`, `forgotPassword`, `createAccount`, `attributeVerification`, `continue`,
+/// `cancel`…) so that UI tests written against the real service find them. No script is needed:
+/// every action is a plain form post or link.
+enum B2CPages {
+    /// Where a page posts back to, and the flow it continues.
+    struct Form {
+        var action: String
+        var flowID: String
+
+        var hidden: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
+
+        /// A link that performs `action` on this flow with a GET (`Forgot your password?`, `Sign up now`).
+        func link(_ action: String) -> String {
+            SharedRedirect.url(self.action, parameters: [(IdentityService.flowFieldName, flowID), ("action", action)])
+        }
+    }
+
+    static func signIn(form: Form, tenantName: String, login: String?, error: String?, offerSignUp: Bool) -> HTML {
+        let signUp: HTML = offerSignUp
+            ? "<div class=\"create\"><p>Don't have an account? <a id=\"createAccount\" href=\"\(form.link("showSignUp"))\">Sign up now</a></p></div>"
+            : .empty
+        return SharedPages.document(title: "Sign up or sign in", heading: "Sign in", content: """
+            <p class="muted" id="tenantName">\(tenantName)</p>
+            <form id="localAccountForm" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            <div class="intro"><h2>Sign in with your email address</h2></div>
+            \(HTML.alert(id: "errorMessage", message: error))
+            <label for="email">Email Address</label>
+            <input type="email" id="email" name="signInName" value="\(login)" placeholder="Email Address" autocomplete="username" required autofocus>
+            <label for="password">Password</label>
+            <input type="password" id="password" name="password" placeholder="Password" autocomplete="current-password" required>
+            <p><a id="forgotPassword" href="\(form.link("forgotPassword"))">Forgot your password?</a></p>
+            <div class="actions">
+            <button type="submit" id="next" name="action" value="signin" class="primary">Sign in</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            \(signUp)
+            </form>
+            """)
+    }
+
+    struct Profile {
+        var email: String?
+        var displayName: String?
+        var givenName: String?
+        var surname: String?
+    }
+
+    static func signUp(form: Form, profile: Profile, error: String?) -> HTML {
+        SharedPages.document(title: "Sign up", heading: "Sign up", content: """
+            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            \(HTML.alert(id: "errorMessage", message: error))
+            <label for="email">Email Address</label>
+            <input type="email" id="email" name="email" value="\(profile.email)" autocomplete="username" required autofocus>
+            <label for="newPassword">New Password</label>
+            <input type="password" id="newPassword" name="newPassword" autocomplete="new-password" required>
+            <label for="reenterPassword">Confirm New Password</label>
+            <input type="password" id="reenterPassword" name="reenterPassword" autocomplete="new-password" required>
+            \(nameFields(profile))
+            <div class="actions">
+            <button type="submit" id="continue" name="action" value="signup" class="primary">Create</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            """)
+    }
+
+    static func editProfile(form: Form, profile: Profile, error: String?) -> HTML {
+        SharedPages.document(title: "Edit profile", heading: "Edit profile", content: """
+            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            \(HTML.alert(id: "errorMessage", message: error))
+            <p id="signInName" class="muted">\(profile.email)</p>
+            \(nameFields(profile))
+            <div class="actions">
+            <button type="submit" id="continue" name="action" value="saveProfile" class="primary">Continue</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            """)
+    }
+
+    private static func nameFields(_ profile: Profile) -> HTML {
+        """
+        <label for="displayName">Display Name</label>
+        <input type="text" id="displayName" name="displayName" value="\(profile.displayName)" autocomplete="name" required>
+        <label for="givenName">Given Name</label>
+        <input type="text" id="givenName" name="givenName" value="\(profile.givenName)" autocomplete="given-name">
+        <label for="surname">Surname</label>
+        <input type="text" id="surname" name="surname" value="\(profile.surname)" autocomplete="family-name">
+        """
+    }
+
+    /// Password reset, step 1: the account's email address.
+    static func resetEmail(form: Form, email: String?, error: String?) -> HTML {
+        SharedPages.document(title: "Reset password", heading: "Reset your password", content: """
+            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            <p>Verification is necessary. Please click Send button.</p>
+            \(HTML.alert(id: "errorMessage", message: error))
+            <label for="email">Email Address</label>
+            <input type="email" id="email" name="email" value="\(email)" autocomplete="username" required autofocus>
+            <div class="actions">
+            <button type="submit" id="email_ver_but_send" name="action" value="sendCode" class="primary">Send verification code</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            """)
+    }
+
+    /// Step 2: any six digits pass (FakeEntra sends no email).
+    static func resetCode(form: Form, email: String, error: String?) -> HTML {
+        SharedPages.document(title: "Reset password", heading: "Verify your email", content: """
+            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            <p id="email_info">Verification code has been sent to your inbox. Please copy it to the input box below.</p>
+            <p class="muted">FakeEntra sends no email: any 6-digit code is accepted.</p>
+            <p id="email" class="muted">\(email)</p>
+            \(HTML.alert(id: "errorMessage", message: error))
+            <label for="email_ver_input">Verification code</label>
+            <input type="text" id="email_ver_input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+            <div class="actions">
+            <button type="submit" id="email_ver_but_verify" name="action" value="verifyCode" class="primary">Verify code</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            """)
+    }
+
+    /// Step 3: the new password.
+    static func resetPassword(form: Form, error: String?) -> HTML {
+        SharedPages.document(title: "Reset password", heading: "Choose a new password", content: """
+            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
+            \(form.hidden)
+            \(HTML.alert(id: "errorMessage", message: error))
+            <label for="newPassword">New Password</label>
+            <input type="password" id="newPassword" name="newPassword" autocomplete="new-password" required autofocus>
+            <label for="reenterPassword">Confirm New Password</label>
+            <input type="password" id="reenterPassword" name="reenterPassword" autocomplete="new-password" required>
+            <div class="actions">
+            <button type="submit" id="continue" name="action" value="resetPassword" class="primary">Continue</button>
+            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            """)
+    }
+}
+
+/// What B2C's pages say when input is refused (the service's own wording).
+enum B2CMessages {
+    static let accountNotFound = "We can't seem to find your account."
+    static let incorrectPassword = "Your password is incorrect."
+    static let accountLocked = "Your account is temporarily locked to prevent unauthorized use. Try again later."
+    static let accountDisabled = "Your account has been locked. Contact your support person to unlock it, then try again."
+    static let missingEmail = "Please enter your Email Address"
+    static let invalidEmail = "Please enter a valid email address."
+    static let missingPassword = "Please enter your password"
+    static let userExists = "A user with the specified ID already exists. Please choose a different one."
+    static let passwordsDiffer = "The password entry fields do not match. Please enter the same password in both fields and try again."
+    static let passwordLength = "The password must be between 8 and 64 characters."
+    static let passwordComplexity = "The password must have at least 3 of the following: a lowercase letter, an uppercase letter, a digit, a symbol."
+    static let required = "This information is required."
+    static let resetAccountNotFound = "An account could not be found for the provided user ID."
+    static let wrongCode = "The verification code you have entered does not match our records. Please try again, or request a new code."
+
+    /// B2C's default password policy (strong): 8 to 64 characters, three of four character classes.
+    static func passwordProblem(_ password: String) -> String? {
+        guard (8...64).contains(password.count) else { return passwordLength }
+        let classes = [
+            password.contains { $0.isLowercase }, password.contains { $0.isUppercase },
+            password.contains { $0.isNumber }, password.contains { !$0.isLetter && !$0.isNumber },
+        ].filter { $0 }.count
+        return classes >= 3 ? nil : passwordComplexity
+    }
+
+    static func isEmailAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !text.contains(where: \.isWhitespace)
+    }
+}

@@ -1,0 +1,79 @@
+import EntraHTTP
+
+/// Which B2C endpoint a request names, in any of the authority forms clients use:
+/// `/tfp/{tenant}/{policy}/…`, `/{tenant}/{policy}/…` (policy recognised by its `B2C_1_`/`B2C_1A_`
+/// prefix, any case) and `/{tenant}/…?p={policy}`; the same paths on `{t}.b2clogin.com`.
+public struct B2CRoute: Sendable, Equatable {
+    public enum Endpoint: Sendable, Equatable { case metadata, keys, authorize, token, logout }
+
+    public enum Form: Sendable, Equatable {
+        /// `/tfp/{tenant}/{policy}/…`: the form MSAL for iOS/macOS recognises as B2C.
+        case trustFrameworkPolicy
+        /// `/{tenant}/{policy}/…`.
+        case policyPath
+        /// `/{tenant}/…?p={policy}`.
+        case policyQuery
+    }
+
+    /// As written in the path (a domain, a tenant GUID, or on b2clogin.com the bare tenant name).
+    public var tenantSegment: String
+    /// As written by the client; matched against the configuration ignoring case.
+    public var policySegment: String
+    public var endpoint: Endpoint
+    public var form: Form
+
+    public init(tenantSegment: String, policySegment: String, endpoint: Endpoint, form: Form) {
+        self.tenantSegment = tenantSegment
+        self.policySegment = policySegment
+        self.endpoint = endpoint
+        self.form = form
+    }
+
+    /// nil when the request is not a B2C one. `isB2CTenant` decides whether `/{tenant}/…?p=` belongs to
+    /// B2C: on an Entra tenant the same path is Entra's and must fall through to its handler.
+    public static func parse(_ request: HTTPRequest, isB2CTenant: (String) -> Bool) -> B2CRoute? {
+        let segments = request.pathSegments
+        guard segments.count >= 2 else { return nil }
+        if segments[0].lowercased() == "tfp", segments.count >= 4, let endpoint = endpoint(segments.dropFirst(3)) {
+            return B2CRoute(tenantSegment: segments[1], policySegment: segments[2], endpoint: endpoint, form: .trustFrameworkPolicy)
+        }
+        if segments.count >= 3, B2CConfiguration.isPolicyName(segments[1]), let endpoint = endpoint(segments.dropFirst(2)) {
+            return B2CRoute(tenantSegment: segments[0], policySegment: segments[1], endpoint: endpoint, form: .policyPath)
+        }
+        if let policy = request.query["p"], B2CConfiguration.isPolicyName(policy), isB2CTenant(segments[0]),
+           let endpoint = endpoint(segments.dropFirst(1)) {
+            return B2CRoute(tenantSegment: segments[0], policySegment: policy, endpoint: endpoint, form: .policyQuery)
+        }
+        return nil
+    }
+
+    private static func endpoint(_ rest: ArraySlice<String>) -> Endpoint? {
+        switch rest.map({ $0.lowercased() }) {
+        case ["v2.0", ".well-known", "openid-configuration"], [".well-known", "openid-configuration"]: .metadata
+        case ["discovery", "v2.0", "keys"], ["discovery", "keys"]: .keys
+        case ["oauth2", "v2.0", "authorize"], ["oauth2", "authorize"]: .authorize
+        case ["oauth2", "v2.0", "token"], ["oauth2", "token"]: .token
+        case ["oauth2", "v2.0", "logout"], ["oauth2", "logout"]: .logout
+        default: nil
+        }
+    }
+
+    /// The absolute URL of `endpoint` in this route's authority form, as the metadata document lists
+    /// them (the service writes the policy in lower case).
+    public func url(of endpoint: Endpoint, origin: String, tenant: String) -> String {
+        let policy = policySegment.lowercased()
+        let path = switch endpoint {
+        case .metadata: "v2.0/.well-known/openid-configuration"
+        case .keys: "discovery/v2.0/keys"
+        case .authorize: "oauth2/v2.0/authorize"
+        case .token: "oauth2/v2.0/token"
+        case .logout: "oauth2/v2.0/logout"
+        }
+        let encodedTenant = FormCoding.encodeComponent(tenant)
+        return switch form {
+        case .trustFrameworkPolicy: "\(origin)/tfp/\(encodedTenant)/\(FormCoding.encodeComponent(policy))/\(path)"
+        case .policyPath: "\(origin)/\(encodedTenant)/\(FormCoding.encodeComponent(policy))/\(path)"
+        case .policyQuery: "\(origin)/\(encodedTenant)/\(path)?p=\(FormCoding.encodeComponent(policy))"
+        }
+    }
+}

@@ -1,0 +1,21 @@
+// Added for the B2C module (issue 4): modules that own a section of the config file validate that
+// section on its own; their problems must still name where the section sits in the whole file.
+
+extension JSONProblems {
+    /// The same problems with `pointer` (`/b2c`, `/graph`) put in front of their paths.
+    public func under(_ pointer: String) -> JSONProblems {
+        JSONProblems(problems.map { problem in
+            var moved = problem
+            moved.path = pointer + problem.path
+            return moved
+        })
+    }
+}
+
+extension JSONSchema {
+    /// Validates one section of a larger document; problems carry `pointer` + their path in the section.
+    public func validate(section: JSONValue, at pointer: String, file: String) throws(JSONProblems) {
+        let problems = validate(section, file: file)
+        guard problems.isEmpty else { throw JSONProblems(problems).under(pointer) }
+    }
+}
