@@ -115,6 +115,7 @@ public enum HTTPDate {
 /// `2025-01-06T09:00:00.000Z`, and Entra's error timestamp `2025-01-06 09:00:00Z`.
 public enum InternetDate {
     public static func format(secondsSince1970 seconds: Double, fractionalDigits: Int = 3) -> String {
+        let seconds = representable(seconds)
         let whole = Int(seconds.rounded(.down))
         let (date, time) = parts(whole)
         guard fractionalDigits > 0 else { return "\(date)T\(time)Z" }
@@ -126,8 +127,15 @@ public enum InternetDate {
 
     /// The `timestamp` of Entra's error bodies.
     public static func entraTimestamp(secondsSince1970 seconds: Double) -> String {
-        let (date, time) = parts(Int(seconds.rounded(.down)))
+        let (date, time) = parts(Int(representable(seconds).rounded(.down)))
         return "\(date) \(time)Z"
+    }
+
+    /// Instants outside years 0001–9999 (a token claiming `exp` 1e300, `Date.distantFuture`…) are shown
+    /// at the nearest end of that range: a timestamp in an error message must never trap.
+    private static func representable(_ seconds: Double) -> Double {
+        guard seconds.isFinite else { return seconds > 0 ? 253_402_300_799 : -62_135_596_800 }
+        return min(max(seconds, -62_135_596_800), 253_402_300_799)
     }
 
     private static func parts(_ seconds: Int) -> (date: String, time: String) {

@@ -1,3 +1,4 @@
+import B2C
 import EntraCrypto
 import EntraHTTP
 import Foundation
@@ -18,7 +19,7 @@ public struct FakeEntraApplication: Sendable {
     public let responder: any HTTPResponder
 
     public init(
-        service: IdentityService, graph: GraphDataset = .embeddedDefault,
+        service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
         startedAt: ContinuousClock.Instant = .now
@@ -29,13 +30,16 @@ public struct FakeEntraApplication: Sendable {
         let journalHandler = JournalHandler(journal: journal, serverVersion: FakeEntraVersion.current)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
         let worlds = engine.responder(base: { world in
-            HandlerChain([
+            var handlers: [any HTTPHandler] = [
                 health,
                 journalHandler,
                 // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
                 GraphHandler(service: world, dataset: graph),
-                IdentityHandler(service: world),
-            ], fallback: FakeEntraApplication.notFound)
+            ]
+            // B2C before Entra: it claims policy paths (/tfp/…, /{tenant}/B2C_1_…, ?p=) and *.b2clogin.com.
+            if let b2c { handlers.append(B2CHandler(service: world, configuration: b2c)) }
+            handlers.append(IdentityHandler(service: world))
+            return HandlerChain(handlers, fallback: FakeEntraApplication.notFound)
         })
         responder = JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock)
     }

@@ -1,3 +1,4 @@
+import B2C
 import Foundation
 import Graph
 import IdentityPlatform
@@ -6,15 +7,23 @@ import LocatedJSON
 /// The whole `--config` file: the identity platform's part plus the sections other modules own, each
 /// checked by its module so that every problem still names the file, line and column.
 public struct LoadedConfiguration: Sendable {
+    /// The identity directory, with the B2C tenant and its local accounts installed.
     public var identity: IdentityConfiguration
     public var graph: GraphDataset
+    /// nil: no B2C tenant (no `b2c` section and `includeDefaults: false`).
+    public var b2c: B2CConfiguration?
 
-    public init(identity: IdentityConfiguration, graph: GraphDataset) {
+    public init(identity: IdentityConfiguration, graph: GraphDataset, b2c: B2CConfiguration?) {
+        var identity = identity
+        b2c?.install(into: &identity.directory)
         self.identity = identity
         self.graph = graph
+        self.b2c = b2c
     }
 
-    public static let embeddedDefault = LoadedConfiguration(identity: .embeddedDefault, graph: .embeddedDefault)
+    public static var embeddedDefault: LoadedConfiguration {
+        LoadedConfiguration(identity: .embeddedDefault, graph: .embeddedDefault, b2c: .embeddedDefault)
+    }
 
     /// nil: the embedded defaults.
     public static func load(file: String?) throws(JSONProblems) -> LoadedConfiguration {
@@ -22,6 +31,7 @@ public struct LoadedConfiguration: Sendable {
         let identity = try ConfigurationLoader.load(file: file)
         let baseDirectory = (file as NSString).deletingLastPathComponent
         let graph = try GraphDataset.load(section: identity.sections["graph"], file: file, baseDirectory: baseDirectory)
-        return LoadedConfiguration(identity: identity, graph: graph)
+        let b2c = try B2CConfiguration.load(section: identity.sections["b2c"], file: file, includeDefaults: identity.includeDefaults)
+        return LoadedConfiguration(identity: identity, graph: graph, b2c: b2c)
     }
 }

@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         // the test suite) is read when a scenario is first needed.
         let eager = scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty ? nil : try loadScenarios(directory: directory)
         let application = FakeEntraApplication(
-            service: service, graph: configuration.graph,
+            service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
             scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
         try activateScenarios(in: application.engine)
@@ -83,7 +83,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         let baseURL = Self.displayURL(bound.first { $0.isTLS })
         let plainURL = bound.first { !$0.isTLS }.map(Self.displayURL)
-        let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, certificateAuthority: paths.caCertificate)
+        let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, b2c: configuration.b2c, certificateAuthority: paths.caCertificate)
         // The ready file first: if it cannot be written, nothing has announced readiness yet.
         if let readyFile { try Self.writeAtomically(baseURL + "\n", to: readyFile) }
         // One write, so a reader waiting for the URL line gets the whole banner at once.

@@ -78,11 +78,16 @@ struct CLITests {
                                      mentions: ["cannot write --ready-file /nonexistent/dir/ready: No such file or directory"])
     }
 
+    @Test func aNonLoopbackHostNeedsAControlSecret() async throws {
+        let certs = try temporaryDirectory()
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "0.0.0.0"], mentions: ["--control-secret"])
+    }
+
     @Test func hostThatCannotBeListenedOnIsRefused() async throws {
         let certs = try await CertificateTemplate.copy()
-        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "no.such.host.invalid"], mentions: ["no.such.host.invalid"])
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "no.such.host.invalid", "--control-secret", "s"], mentions: ["no.such.host.invalid"])
         // A documentation address (RFC 5737) is on no interface here.
-        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "192.0.2.1"], mentions: ["192.0.2.1"])
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "192.0.2.1", "--control-secret", "s"], mentions: ["192.0.2.1"])
     }
 
     @Test func helpListsTheServeOptions() async throws {

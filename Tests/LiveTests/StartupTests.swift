@@ -113,7 +113,7 @@ struct StartupTests {
     }
 
     @Test func aWildcardListenerPrintsALoopbackURL() async throws {
-        let server = try await LiveServer.start(["--host", "0.0.0.0"])
+        let server = try await LiveServer.start(["--host", "0.0.0.0", "--control-secret", "test-secret"])
         defer { server.stop() }
         #expect(server.url == "https://127.0.0.1:\(server.port)")
         #expect(try await curl(server, ["/_fakeentra/health"]).status == 0)

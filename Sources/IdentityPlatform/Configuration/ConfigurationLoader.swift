@@ -10,12 +10,15 @@ public struct IdentityConfiguration: Sendable {
     /// `graph`, `b2c`: validated against their (module-owned) subschemas, decoded by their modules.
     public var sections: [String: JSONValue]
     public var file: String
+    /// Whether the embedded defaults (the demo tenants, and each module's own demo data) are merged in.
+    public var includeDefaults: Bool
 
-    public init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String) {
+    public init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String, includeDefaults: Bool = true) {
         self.directory = directory
         self.options = options
         self.sections = sections
         self.file = file
+        self.includeDefaults = includeDefaults
     }
 
     /// What FakeEntra serves with no `--config`.
@@ -38,7 +41,7 @@ public enum ConfigurationLoader {
         guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }
         var sections: [String: JSONValue] = [:]
         for name in ["graph", "b2c"] { sections[name] = decoded.tree[name] }
-        return IdentityConfiguration(directory: directory, options: apply(decoded.value.options, to: options), sections: sections, file: file)
+        return IdentityConfiguration(directory: directory, options: apply(decoded.value.options, to: options), sections: sections, file: file, includeDefaults: decoded.value.includeDefaults ?? true)
     }
 
     static func apply(_ entry: ConfigurationFile.Options?, to base: IdentityOptions) -> IdentityOptions {
