@@ -11,7 +11,8 @@ public enum StartupBanner {
         lines.append("Trust this CA in clients: \(certificateAuthority)   (fakeentra certs tells how)")
         // B2C tenants are listed by their own module: policy authorities, accounts by sign-in address.
         for tenant in directory.tenants where tenant.kind != .b2c {
-            lines.append("Tenant \(tenant.primaryDomain) (\(tenant.kind.rawValue)) \(tenant.id)")
+            let name = tenant.kind == .consumers ? "consumers (personal Microsoft accounts)" : "\(tenant.primaryDomain) (\(tenant.kind.rawValue))"
+            lines.append("Tenant \(name) \(tenant.id)")
             for user in directory.users(inTenant: tenant.id) {
                 lines.append("  user \(user.userPrincipalName)")
             }
