@@ -1,4 +1,5 @@
 import ArgumentParser
+import B2C
 import Graph
 import IdentityPlatform
 import Scenarios
@@ -10,18 +11,19 @@ struct SchemaCommand: ParsableCommand {
     )
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case config, scenario, graph
+        case config, scenario, graph, b2c
 
         var text: String {
             switch self {
             case .config: ConfigurationSchema.text
             case .scenario: ScenarioSchema.text
             case .graph: GraphDataset.jsonSchema
+            case .b2c: B2CConfiguration.jsonSchemaFragment
             }
         }
     }
 
-    @Argument(help: "config (the --config file), scenario (scenario files) or graph (the config's graph member).")
+    @Argument(help: "config (the --config file), scenario (scenario files), graph or b2c (the config's graph and b2c members, each checked by its module).")
     var kind: Kind
 
     func run() {
