@@ -1,5 +1,7 @@
 /// Serialises responses: status line, the handler's headers, then the framing headers the
-/// transport owns (`Content-Length`, `Date`, `Connection`), which handlers cannot override.
+/// transport owns (`Content-Length`, `Connection`), which handlers cannot override. `Date` is the
+/// transport's unless the handler set one: Graph dates its answers by the virtual clock, so a client
+/// under a scenario that moved time sees the same instant in `Date` as in the tokens.
 public enum HTTPResponseEncoder {
     /// The interim response written when the decoder reports `.continueExpected`.
     public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -27,7 +29,7 @@ public enum HTTPResponseEncoder {
             buffer.append(contentsOf: crlf)
         }
         buffer.append(contentsOf: "Date: ".utf8)
-        buffer.append(contentsOf: date.utf8)
+        appendSanitised(response.headers["Date"] ?? date, to: &buffer)
         buffer.append(contentsOf: crlf)
         buffer.append(contentsOf: keepAlive ? "Connection: keep-alive\r\n\r\n".utf8 : "Connection: close\r\n\r\n".utf8)
         if mayHaveBody, !isHead { buffer.append(contentsOf: response.body) }

@@ -12,13 +12,16 @@ public struct LoadedConfiguration: Sendable {
     public var graph: GraphDataset
     /// nil: no B2C tenant (no `b2c` section and `includeDefaults: false`).
     public var b2c: B2CConfiguration?
+    /// Scenarios the file activates at start-up.
+    public var bindings: [ConfiguredBinding]
 
-    public init(identity: IdentityConfiguration, graph: GraphDataset, b2c: B2CConfiguration?) {
+    public init(identity: IdentityConfiguration, graph: GraphDataset, b2c: B2CConfiguration?, bindings: [ConfiguredBinding] = []) {
         var identity = identity
         b2c?.install(into: &identity.directory)
         self.identity = identity
         self.graph = graph
         self.b2c = b2c
+        self.bindings = bindings
     }
 
     public static var embeddedDefault: LoadedConfiguration {
@@ -32,6 +35,7 @@ public struct LoadedConfiguration: Sendable {
         let baseDirectory = (file as NSString).deletingLastPathComponent
         let graph = try GraphDataset.load(section: identity.sections["graph"], file: file, baseDirectory: baseDirectory)
         let b2c = try B2CConfiguration.load(section: identity.sections["b2c"], file: file, includeDefaults: identity.includeDefaults)
-        return LoadedConfiguration(identity: identity, graph: graph, b2c: b2c)
+        let bindings = try ConfiguredBinding.parse(section: identity.sections["bindings"], file: file)
+        return LoadedConfiguration(identity: identity, graph: graph, b2c: b2c, bindings: bindings)
     }
 }

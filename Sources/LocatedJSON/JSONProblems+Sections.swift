@@ -4,11 +4,16 @@
 extension JSONProblems {
     /// The same problems with `pointer` (`/b2c`, `/graph`) put in front of their paths.
     public func under(_ pointer: String) -> JSONProblems {
-        JSONProblems(problems.map { problem in
-            var moved = problem
-            moved.path = pointer + problem.path
-            return moved
-        })
+        JSONProblems(problems.map { $0.under(pointer) })
+    }
+}
+
+extension JSONProblem {
+    /// The same problem with `pointer` put in front of its path.
+    public func under(_ pointer: String) -> JSONProblem {
+        var moved = self
+        moved.path = pointer + path
+        return moved
     }
 }
 

@@ -61,11 +61,17 @@ struct ServeCommand: AsyncParsableCommand {
         let directory = configuration.identity.directory
         // Files named on the command line are checked before serving; the shipped library (checked by
         // the test suite) is read when a scenario is first needed.
-        let eager = scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty ? nil : try loadScenarios(directory: directory)
+        let needsScenarios = !(scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty && configuration.bindings.isEmpty)
+        let eager = needsScenarios ? try loadScenarios(directory: directory) : nil
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
             scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
+        do {
+            try application.activate(configuration.bindings)
+        } catch {
+            throw StartupFailure(message: "fakeentra: the configuration's bindings have problems:\n\(error.description)")
+        }
         try activateScenarios(in: application.engine)
 
         var listeners = [ListenerConfiguration(host: host, port: port, tls: TLSConfiguration(certificateChainPath: paths.serverCertificate, privateKeyPath: paths.serverKey))]

@@ -20,6 +20,14 @@ import Testing
         #expect(encoded.hasSuffix("\r\n\r\n"))
     }
 
+    @Test func aHandlersDateIsSentOnceInsteadOfTheTransports() {
+        let virtual = "Mon, 01 Jan 2035 00:00:00 GMT"
+        let encoded = text(HTTPResponseEncoder.encode(HTTPResponse(status: .ok, headers: ["Date": virtual]), keepAlive: true, date: date))
+        #expect(encoded.contains("Date: \(virtual)\r\n"))
+        #expect(!encoded.contains(date))
+        #expect(encoded.ranges(of: "Date: ").count == 1)
+    }
+
     @Test func transportHeadersFromHandlersAreReplaced() {
         let response = HTTPResponse(status: .ok, headers: ["Content-Length": "99", "Connection": "upgrade", "Transfer-Encoding": "chunked"], body: [65])
         let encoded = text(HTTPResponseEncoder.encode(response, keepAlive: true, date: date))

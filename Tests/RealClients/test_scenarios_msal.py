@@ -117,3 +117,19 @@ def test_a_server_wide_scenario_from_the_command_line(make_server_module):
                         data={"client_id": str(uuid.uuid4()), "grant_type": "password", "username": ADELE, "password": PASSWORD, "scope": "User.Read"})
     assert raw.status_code == 400
     assert raw.json()["error_codes"] == [53003], raw.text
+
+
+def test_bindings_from_the_config_file(make_server):
+    client_id = str(uuid.uuid4())
+    server = make_server(config={"bindings": [{"scenario": "refresh-token-expired", "clientId": client_id}]})
+    app = public_app(server, client_id=client_id)
+    sign_in_with_auth_code(server, app, ["User.Read"])
+    failed = app.acquire_token_silent_with_error(["User.Read"], account=app.get_accounts()[0], force_refresh=True)
+    assert 700082 in failed["error_codes"], failed
+
+
+def test_an_unknown_scenario_in_the_config_stops_start_up_with_its_position(make_server):
+    with pytest.raises(RuntimeError) as failure:
+        make_server(config={"bindings": [{"scenario": "no-such-scenario", "user": ADELE}]})
+    message = str(failure.value)
+    assert "config.json:1:" in message and "no-such-scenario" in message, message

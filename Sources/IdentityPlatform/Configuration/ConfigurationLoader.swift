@@ -40,7 +40,7 @@ public enum ConfigurationLoader {
         let directory = builder.build()
         guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }
         var sections: [String: JSONValue] = [:]
-        for name in ["graph", "b2c"] { sections[name] = decoded.tree[name] }
+        for name in ["graph", "b2c", "bindings"] { sections[name] = decoded.tree[name] }
         return IdentityConfiguration(directory: directory, options: apply(decoded.value.options, to: options), sections: sections, file: file, includeDefaults: decoded.value.includeDefaults ?? true)
     }
 

@@ -21,7 +21,23 @@ public enum ConfigurationSchema {
     "apps": { "type": "array", "items": { "$ref": "#/$defs/app" } },
     "consents": { "type": "array", "items": { "$ref": "#/$defs/consent" } },
     "graph": { "type": "object", "description": "Microsoft Graph data (owned by the Graph module)." },
-    "b2c": { "type": "object", "description": "Azure AD B2C tenants, user flows and policies (owned by the B2C module)." }
+    "b2c": { "type": "object", "description": "Azure AD B2C tenants, user flows and policies (owned by the B2C module)." },
+    "bindings": {
+      "type": "array",
+      "description": "Scenarios active from start-up (as --scenario and --bind): each for the whole server, one client id, one user, or a tenant alias the app's authority names.",
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["scenario"],
+        "properties": {
+          "scenario": { "type": "string", "minLength": 1, "description": "A scenario name from the shipped library or --scenarios folders." },
+          "clientId": { "type": "string", "minLength": 1 },
+          "user": { "type": "string", "minLength": 1, "description": "UPN, sign-in name or object id." },
+          "tenantAlias": { "type": "string", "minLength": 1, "pattern": "^[^/]+$", "description": "A made-up tenant segment; give tenant too." },
+          "tenant": { "type": "string", "minLength": 1, "description": "The real tenant a tenantAlias stands for." }
+        }
+      }
+    }
   },
   "$defs": {
     "guid": {
