@@ -8,16 +8,7 @@ import IdentityPlatform
 /// AADB2C ones in the token endpoint's JSON.
 enum B2CTokenEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
-        if exchange.request.method == "OPTIONS" { return SharedTokenEndpoint.preflight(exchange.base) }
-        var response: HTTPResponse
-        do {
-            response = try handle(exchange)
-        } catch {
-            response = error.tokenEndpointResponse(in: exchange.trace)
-        }
-        // Single-page apps (MSAL.js on B2C) redeem codes from the browser.
-        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
-        return response
+        SharedTokenEndpoint.respond(exchange.base, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
     }
 
     static func handle(_ exchange: B2CExchange) throws(IdentityError) -> HTTPResponse {

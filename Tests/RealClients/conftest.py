@@ -6,6 +6,7 @@ import os
 import pathlib
 import select
 import shutil
+import socket
 import subprocess
 import tempfile
 
@@ -21,6 +22,22 @@ def binary_path():
         return explicit
     out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
     return str(pathlib.Path(out.stdout.strip()) / "fakeentra")
+
+
+def port_443_available():
+    """MSAL Python's username/password flow asks /common/userrealm on port 443 whatever the authority's
+    port, so those tests need a server there: root, or a free unprivileged 443."""
+    if os.geteuid() == 0:
+        return True
+    probe = socket.socket()
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", 443))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 class RunningServer:

@@ -5,9 +5,11 @@ import urllib.parse
 import uuid
 
 import msal
+import pytest
 import requests
 
 from browser_driver import drive, drive_response, parse_forms
+from conftest import port_443_available
 
 TENANT = "fabrikamb2c.onmicrosoft.com"
 TENANT_ID = "5d8f1b2e-3c4a-4e6f-9a1b-7c2d3e4f5a6b"
@@ -111,23 +113,11 @@ def test_refresh_token_of_one_policy_is_refused_by_another(server):
     assert response.json()["error_description"].startswith("AADB2C90088")
 
 
-def _port_443_free():
-    import socket
-    probe = socket.socket()
-    try:
-        probe.bind(("127.0.0.1", 443))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
 
 
-import os
-import pytest
 
 
-@pytest.mark.skipif(os.geteuid() != 0 and not _port_443_free(), reason="binding port 443 needs root")
+@pytest.mark.skipif(not port_443_available(), reason="binding port 443 needs root")
 def test_ropc_policy_with_username_and_password(make_server):
     # MSAL Python asks https://<host>/common/userrealm/<user> without the port first: port 443 only.
     make_server(port=443)

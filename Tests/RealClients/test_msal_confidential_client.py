@@ -1,12 +1,11 @@
 """MSAL for Python (PyPI `msal`) as a confidential client: client credentials with a secret and with a
 certificate, on-behalf-of, and the username/password flow (which needs an instance on port 443)."""
 import datetime
-import os
-import socket
 import uuid
 
 import msal
 import pytest
+from conftest import port_443_available
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -104,19 +103,9 @@ def test_on_behalf_of_a_signed_in_user(make_server):
     assert graph_claims["aud"] in ("00000003-0000-0000-c000-000000000000", "https://graph.microsoft.com")
 
 
-def port_443_free():
-    probe = socket.socket()
-    try:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        probe.bind(("127.0.0.1", 443))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
 
 
-@pytest.mark.skipif(os.geteuid() != 0 and not port_443_free(), reason="binding port 443 needs root")
+@pytest.mark.skipif(not port_443_available(), reason="binding port 443 needs root")
 def test_username_password_flow_on_port_443(make_server):
     # MSAL Python calls https://<host>/common/userrealm/<user> WITHOUT the authority's port, so this
     # flow only works against an instance listening on 443.

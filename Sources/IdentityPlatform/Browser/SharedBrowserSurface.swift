@@ -55,6 +55,20 @@ public enum SharedCodes {
 /// The token endpoint's CORS preflight (single-page apps call /token from the browser).
 public enum SharedTokenEndpoint {
     public static func preflight(_ exchange: IdentityExchange) -> HTTPResponse { TokenEndpoint.preflight(exchange) }
+
+    /// A token endpoint's answer: CORS preflight, errors as JSON in `trace`, and the caller's `Origin`
+    /// allowed, because single-page apps (MSAL.js) redeem codes from the browser.
+    public static func respond(_ exchange: IdentityExchange, trace: TraceContext, _ handle: () throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
+        if exchange.request.method == "OPTIONS" { return TokenEndpoint.preflight(exchange) }
+        var response: HTTPResponse
+        do {
+            response = try handle()
+        } catch {
+            response = error.tokenEndpointResponse(in: trace)
+        }
+        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
+        return response
+    }
 }
 
 extension PlatformState {

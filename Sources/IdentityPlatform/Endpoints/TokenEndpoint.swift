@@ -6,16 +6,7 @@ enum TokenEndpoint {
     static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        if exchange.request.method == "OPTIONS" { return preflight(exchange) }
-        var response: HTTPResponse
-        do {
-            response = try handle(exchange)
-        } catch {
-            response = error.tokenEndpointResponse(in: exchange.trace)
-        }
-        // Single-page apps (MSAL.js) call /token from the browser.
-        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
-        return response
+        SharedTokenEndpoint.respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
     }
 
     /// The CORS preflight a browser sends before a cross-origin POST.
