@@ -48,7 +48,7 @@ let package = Package(
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios", "B2C", "Graph",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

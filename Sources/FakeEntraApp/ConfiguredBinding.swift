@@ -35,6 +35,13 @@ public struct ConfiguredBinding: Sendable {
     }
 }
 
+extension ConfiguredBinding {
+    /// The entry's problem when its scenario is not in `library`, else nil.
+    public func unknownScenarioProblem(in library: ScenarioLibrary) -> JSONProblem? {
+        library[scenario] == nil ? problemLocation("no scenario named \"\(scenario)\" (`fakeentra scenarios list` shows them)") : nil
+    }
+}
+
 extension FakeEntraApplication {
     /// Activates the config file's bindings; every failure is reported at its entry.
     public func activate(_ bindings: [ConfiguredBinding]) throws(JSONProblems) {

@@ -5,6 +5,7 @@ import EntraServer
 import FakeEntraApp
 import Foundation
 import IdentityPlatform
+import LocatedJSON
 import Scenarios
 
 struct ServeCommand: AsyncParsableCommand {
@@ -45,8 +46,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let startedAt = ContinuousClock.now
-        // A broken configuration is reported before anything is written to disk.
+        // A broken configuration, scenario file or scenario name is reported before anything is written to disk.
         let configuration = try loadConfiguration()
+        let directory = configuration.identity.directory
+        // Files named on the command line are checked before serving; the shipped library (checked by
+        // the test suite) is read when a scenario is first needed.
+        let needsScenarios = !(scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty && configuration.bindings.isEmpty)
+        let eager = needsScenarios ? try loadScenarios(directory: directory) : nil
+        if let eager { try checkScenarioNames(in: eager, configured: configuration.bindings) }
         let paths = try certificates.ensure()
         if paths.caRegenerated {
             FileHandle.standardError.write(Data("fakeentra: created a new local CA at \(paths.caCertificate); trust it in your clients (fakeentra certs tells how)\n".utf8))
@@ -58,11 +65,6 @@ struct ServeCommand: AsyncParsableCommand {
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
         let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
-        let directory = configuration.identity.directory
-        // Files named on the command line are checked before serving; the shipped library (checked by
-        // the test suite) is read when a scenario is first needed.
-        let needsScenarios = !(scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty && configuration.bindings.isEmpty)
-        let eager = needsScenarios ? try loadScenarios(directory: directory) : nil
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
@@ -70,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try application.activate(configuration.bindings)
         } catch {
-            throw StartupFailure(message: "fakeentra: the configuration's bindings have problems:\n\(error.description)")
+            throw StartupFailure(message: "the configuration's bindings have problems:\n\(error.description)")
         }
         try activateScenarios(in: application.engine)
 
@@ -103,7 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             return try LoadedConfiguration.load(file: configFile)
         } catch {
-            throw StartupFailure(message: "fakeentra: the configuration has problems:\n\(error.description)")
+            throw StartupFailure(message: "the configuration has problems:\n\(error.description)")
         }
     }
 
@@ -114,7 +116,18 @@ struct ServeCommand: AsyncParsableCommand {
             guard !scenarioDirectories.isEmpty else { return shipped }
             return shipped.merging(try ScenarioLibrary.load(directories: scenarioDirectories, baseDirectory: directory))
         } catch {
-            throw StartupFailure(message: "fakeentra: the scenario files have problems:\n\(error.description)")
+            throw StartupFailure(message: "the scenario files have problems:\n\(error.description)")
+        }
+    }
+
+    func checkScenarioNames(in library: ScenarioLibrary, configured: [ConfiguredBinding]) throws {
+        let problems = configured.compactMap { $0.unknownScenarioProblem(in: library) }
+        guard problems.isEmpty else {
+            throw StartupFailure(message: "the configuration's bindings have problems:\n\(JSONProblems(problems).description)")
+        }
+        let named = serverScenarios + bindings.map { String($0[..<$0.firstIndex(of: "@")!]) }
+        if let unknown = named.first(where: { library[$0] == nil }) {
+            throw StartupFailure(message: "no scenario named \"\(unknown)\"; `fakeentra scenarios list` shows them")
         }
     }
 
@@ -127,7 +140,7 @@ struct ServeCommand: AsyncParsableCommand {
                 _ = try engine.bind(scenario: String(binding[..<at]), to: target)
             }
         } catch {
-            throw StartupFailure(message: "fakeentra: \(error)")
+            throw StartupFailure(message: "\(error)")
         }
     }
 
