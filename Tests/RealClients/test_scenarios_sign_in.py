@@ -40,6 +40,15 @@ def silent_refresh(app, scopes=("User.Read",)):
     return app.acquire_token_silent_with_error(list(scopes), account=app.get_accounts()[0], force_refresh=True)
 
 
+def test_happy_path_signs_in_once_then_everything_is_silent(server):
+    app, binding = bound_app(server, "happy-path")
+    signed_in = sign_in_with_auth_code(server, app, ["User.Read"])
+    assert {"access_token", "refresh_token", "id_token", "client_info"} <= signed_in.keys(), signed_in.keys()
+    for _ in range(2):
+        assert "access_token" in silent_refresh(app)
+    assert binding_rules(server, binding) == []
+
+
 def test_grant_revoked_password_change_then_interactive_sign_in(server):
     app, _ = bound_app(server, "grant-revoked-password-change")
     sign_in_with_auth_code(server, app, ["User.Read"])
