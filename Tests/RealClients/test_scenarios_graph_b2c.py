@@ -185,3 +185,30 @@ def test_b2c_edit_profile_changes_the_name_for_that_policy(b2c_server):
     # MSAL keys B2C accounts per policy: the sign-in policy's account and tokens are kept.
     homes = {a["home_account_id"].split(".")[0].rsplit("-", 1)[1] for a in susi.get_accounts()}
     assert homes == {"b2c_1_signupsignin"} and signed_in["id_token_claims"]["tfp"] == "B2C_1_signupsignin"
+
+
+def test_graph_missing_scope_403_through_msgraph_sdk(server):
+    import asyncio
+
+    from azure.identity import DeviceCodeCredential
+    from kiota_abstractions.api_error import APIError
+
+    from test_graph_sdk import CONTOSO, approve_device_code, graph_client
+
+    client_id = str(uuid.uuid4())
+    bind_scenario(server, "graph-missing-scope-403", clientId=client_id)
+    credential = DeviceCodeCredential(client_id=client_id, tenant_id=CONTOSO, authority=server.host,
+                                      disable_instance_discovery=True, prompt_callback=approve_device_code(server, ADELE))
+
+    async def scenario():
+        profile_only = graph_client(server, credential, ["User.Read"])
+        assert (await profile_only.me.get()).user_principal_name == ADELE
+        with pytest.raises(APIError) as denied:
+            await profile_only.me.events.get()
+        # The app asks for Calendars.Read (the user consents on the device-code pages) and retries.
+        with_calendar = graph_client(server, credential, ["Calendars.Read"])
+        return denied.value, await with_calendar.me.events.get()
+
+    denied, events = asyncio.run(scenario())
+    assert denied.response_status_code == 403 and denied.error.code == "ErrorAccessDenied"
+    assert events.value, "the demo user has events"
