@@ -76,17 +76,19 @@ class SignInError(Exception):
         self.page = page
 
 
-def drive(url, username, password, stop_at, session=None, consent="accept", verify=None, max_steps=15, mfa_code="123456"):
+def drive(url, username, password, stop_at, session=None, consent="accept", verify=None, max_steps=15, mfa_code="123456", visited=None, new_password=None):
     """Follows pages from `url` until a redirect (or form post) to a URL starting with `stop_at`.
-    Returns (final_url, form_fields_or_None, session). `consent` is "accept" or "cancel"."""
+    Returns (final_url, form_fields_or_None, session). `consent` is "accept" or "cancel".
+    A `visited` list receives the text of every page shown on the way; `new_password`, when given, goes
+    in the new-password fields of a password-change page."""
     session = session or requests.Session()
     if verify is not None:
         session.verify = verify
     response = session.get(url, allow_redirects=False)
-    return drive_response(response, username, password, stop_at, session, consent, max_steps, mfa_code)
+    return drive_response(response, username, password, stop_at, session, consent, max_steps, mfa_code, visited=visited, new_password=new_password)
 
 
-def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code="123456", until_final_page=False):
+def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code="123456", until_final_page=False, visited=None, new_password=None):
     """Like `drive`, from a response already received. With `until_final_page`, a page without a form
     (e.g. the device login's "you have signed in") ends the walk and is returned as ("page", text, session)."""
     for _ in range(max_steps):
@@ -96,6 +98,8 @@ def drive_response(response, username, password, stop_at, session, consent="acce
                 return location, None, session
             response = session.get(location, allow_redirects=False)
             continue
+        if visited is not None:
+            visited.append(response.text)
         if response.status_code >= 400 and "<form" not in response.text:
             raise SignInError("HTTP %d" % response.status_code, response.text)
         forms = parse_forms(response.text)
@@ -122,6 +126,8 @@ def drive_response(response, username, password, stop_at, session, consent="acce
                     fields[i["name"]] = username
             for i in password_inputs:
                 fields[i["name"]] = password
+                if new_password is not None and i["name"] in ("newPassword", "confirmNewPassword"):
+                    fields[i["name"]] = new_password
             button = _pick_button(form)
         elif any(i["type"] in ("email", "text") and i.get("name") in ("login", "loginfmt", "username", "email", "signInName") for i in form["inputs"]):
             for i in form["inputs"]:

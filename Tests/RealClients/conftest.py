@@ -117,3 +117,25 @@ def make_server(certs_dir):
     yield start
     for s in started:
         s.stop()
+
+
+def bind_scenario(server, scenario, **target):
+    """POST /_fakeentra/bindings: binds `scenario` to a clientId, user or tenantAlias+tenant; returns the id."""
+    response = server.control("POST", "/_fakeentra/bindings", json={"scenario": scenario, **target})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def binding_rules(server, binding_id):
+    """Each rule's {matched, fired, times} of a binding, in the scenario's order."""
+    response = server.control("GET", f"/_fakeentra/bindings/{binding_id}")
+    assert response.status_code == 200, response.text
+    return response.json()["rules"]
+
+
+@pytest.fixture(scope="session")
+def shared_scenario_server(certs_dir):
+    """One server shared by the scenario tests; each test binds its scenario to its own client, user or alias."""
+    s = RunningServer([], certs_dir)
+    yield s
+    s.stop()
