@@ -130,8 +130,6 @@ def test_mfa_required_refresh_fails_with_50076(server):
     assert failed["error_codes"] == [50076]
 
 
-@pytest.mark.xfail(strict=True, reason="mfa-required's requireMFA rule fires once on the FIRST /authorize (the initial "
-                   "sign-in), so the step-up sign-in after AADSTS50076 shows no verification-code page and its tokens carry amr [pwd]")
 def test_mfa_required_step_up_shows_the_verification_page(server):
     app, _ = bound_app(server, "mfa-required")
     sign_in_with_auth_code(server, app, ["User.Read"])

@@ -183,9 +183,6 @@ def test_adal_v1_resource_then_msal_double_slash_default(server):
     assert wrong["error"] == "invalid_resource" and wrong["error_codes"] == [500011], wrong
 
 
-@pytest.mark.xfail(strict=True, reason="v1 access tokens for the App ID URI https://api.contoso.com/ carry aud "
-                   "https://api.contoso.com (TokenClaims.accessTokenAudience trims the trailing slash); the scenario says "
-                   "aud is the App ID URI, as for https://database.windows.net/")
 def test_adal_v1_resource_aud_is_the_app_id_uri_as_registered(server):
     _, adal, msal_token = adal_then_msal_tokens(server)
     assert adal["aud"] == LEGACY_API

@@ -52,9 +52,12 @@ public struct TokenClaimsBuilder: Sendable {
     public func accessTokenAudience(_ issue: TokenIssue) -> String {
         guard let resource = issue.scopeRequest.resource else { return Resource.graphAppID }
         if resource.accessTokenVersion == 2 { return resource.appID }
-        if issue.scopeRequest.fromV1Resource, let named = issue.scopeRequest.resourceName { return named.trimmingSuffix("/") }
+        // v1 tokens name the resource exactly as the client did, trailing slash included: a token for
+        // `https://database.windows.net/` (ADAL's resource=, or MSAL's `https://database.windows.net//.default`)
+        // has that very audience, and APIs compare it byte for byte.
+        if issue.scopeRequest.fromV1Resource, let named = issue.scopeRequest.resourceName { return named }
         if resource.appID == Resource.graphAppID { return Resource.graphAppID }
-        return (issue.scopeRequest.resourceName ?? resource.identifierURI).trimmingSuffix("/")
+        return issue.scopeRequest.resourceName ?? resource.identifierURI
     }
 
     public func accessTokenClaims(_ issue: TokenIssue) -> ClaimSet {

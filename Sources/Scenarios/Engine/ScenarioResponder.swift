@@ -31,7 +31,12 @@ extension ScenarioEngine {
         if let flowID, let started = world.flowDirectives.withLock({ $0[flowID] }) {
             outcome.directives = started.merged(with: outcome.directives)
         }
-        for change in outcome.worldChanges { apply(change, to: world) }
+        // A key roll takes effect for this answer (its token carries the new kid); time passes once the
+        // request has been answered ("after the first Graph call the clock jumps"), so the answer
+        // itself is still given at the time the client sent the request.
+        let (clockJumps, otherChanges) = outcome.worldChanges.partitioned { if case .advanceClock = $0 { true } else { false } }
+        for change in otherChanges { apply(change, to: world) }
+        defer { for change in clockJumps { apply(change, to: world) } }
 
         var response: HTTPResponse
         if let answer = outcome.answer {
@@ -184,5 +189,14 @@ struct AliasRewriter {
         var rewritten = response
         rewritten.body = Array(result.utf8)
         return rewritten
+    }
+}
+
+extension Array {
+    /// The elements that satisfy `belongs`, then the others, each in their original order.
+    fileprivate func partitioned(_ belongs: (Element) -> Bool) -> ([Element], [Element]) {
+        var yes: [Element] = [], no: [Element] = []
+        for element in self { if belongs(element) { yes.append(element) } else { no.append(element) } }
+        return (yes, no)
     }
 }

@@ -589,7 +589,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "mfa-required",
-  "description": "Conditional Access starts demanding multi-factor authentication: the first silent refresh fails with invalid_grant, suberror basic_action, AADSTS50076, and the interactive sign-in then shows the verification-code page. Exercises step-up authentication. A correct MSAL client reports MSALErrorInteractionRequired, runs an interactive request, the user completes MFA (any 6-digit code), and the new tokens carry amr mfa.",
+  "description": "Conditional Access starts demanding multi-factor authentication: the first silent refresh fails with invalid_grant, suberror basic_action, AADSTS50076, and every interactive sign-in (the step-up included) shows the verification-code page. Exercises step-up authentication. A correct MSAL client reports MSALErrorInteractionRequired, runs an interactive request, the user completes MFA (any 6-digit code), and the new tokens carry amr mfa.",
   "rules": [
     {
       "match": {
@@ -603,12 +603,14 @@ extension ScenarioLibrary {
       }
     },
     {
+      "note": "While the scenario is active every interactive sign-in asks for the second factor.",
       "match": {
         "endpoint": "authorize"
       },
       "action": {
         "requireMFA": true
-      }
+      },
+      "times": "always"
     }
   ]
 }
