@@ -109,21 +109,11 @@ def test_graph_missing_scope_403_then_incremental_consent(server):
     assert graph_get(server, "me/events", calendar["access_token"]).status_code == 200
 
 
-B2C_POLICIES = {"b2c": {"policies": [
-    {"name": "B2C_1_signupsignin", "kind": "susi"},
-    {"name": "B2C_1_profileediting", "kind": "editProfile"},
-    {"name": "B2C_1_passwordreset", "kind": "passwordReset"}]}}
-
-
 @pytest.fixture(scope="module")
 def b2c_server(certs_dir):
-    """The B2C scenarios name the user flows of Microsoft's samples: a tenant that has them (and the defaults)."""
-    import pathlib
-    import tempfile
+    """The B2C scenarios name the default B2C tenant's user flows (B2C_1_susi, B2C_1_edit_profile, B2C_1_reset)."""
     from conftest import RunningServer
-    config = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-config-")) / "config.json"
-    config.write_text(json.dumps(B2C_POLICIES))
-    s = RunningServer(["--config", str(config)], certs_dir)
+    s = RunningServer([], certs_dir)
     yield s
     s.stop()
 
@@ -136,26 +126,26 @@ def bound_b2c(server, scenario, policy):
 
 def test_b2c_forgot_password_then_password_reset_policy(b2c_server):
     server = b2c_server
-    client_id, binding, susi = bound_b2c(server, "b2c-forgot-password", "B2C_1_signupsignin")
+    client_id, binding, susi = bound_b2c(server, "b2c-forgot-password", "B2C_1_susi")
     flow, session, redirect = start(server, susi)
     error = susi.acquire_token_by_auth_code_flow(flow, redirect_params(redirect.headers["Location"]))
     assert error["error"] == "access_denied", error
     assert error["error_description"].startswith("AADB2C90118: The user has forgotten their password."), error
-    reset = b2c_app(server, "B2C_1_passwordreset", client_id=client_id)
+    reset = b2c_app(server, "B2C_1_reset", client_id=client_id)
     flow, session, page = start(server, reset, session)
     result = finish(reset, flow, page, session)
     assert "access_token" in result, result
-    assert result["id_token_claims"]["tfp"] == "B2C_1_passwordreset"
+    assert result["id_token_claims"]["tfp"] == "B2C_1_reset"
     fired = [r["fired"] for r in binding_rules(server, binding)]
     assert fired[0] == 1 and fired[1] >= 1, fired
 
 
 def test_b2c_cancel_on_profile_editing_keeps_the_account(b2c_server):
     server = b2c_server
-    client_id, _, susi = bound_b2c(server, "b2c-cancel", "B2C_1_signupsignin")
+    client_id, _, susi = bound_b2c(server, "b2c-cancel", "B2C_1_susi")
     flow, session, page = start(server, susi)
     assert "access_token" in finish(susi, flow, page, session)
-    edit = b2c_app(server, "B2C_1_profileediting", client_id=client_id)
+    edit = b2c_app(server, "B2C_1_edit_profile", client_id=client_id)
     flow, session, redirect = start(server, edit, session)
     cancelled = edit.acquire_token_by_auth_code_flow(flow, redirect_params(redirect.headers["Location"]))
     assert cancelled["error"] == "access_denied", cancelled
@@ -167,21 +157,21 @@ def test_b2c_cancel_on_profile_editing_keeps_the_account(b2c_server):
 
 def test_b2c_edit_profile_changes_the_name_for_that_policy(b2c_server):
     server = b2c_server
-    client_id, _, susi = bound_b2c(server, "b2c-edit-profile", "B2C_1_signupsignin")
+    client_id, _, susi = bound_b2c(server, "b2c-edit-profile", "B2C_1_susi")
     flow, session, page = start(server, susi)
     signed_in = finish(susi, flow, page, session)
     assert "access_token" in signed_in, signed_in
-    edit = b2c_app(server, "B2C_1_profileediting", client_id=client_id)
+    edit = b2c_app(server, "B2C_1_edit_profile", client_id=client_id)
     flow, session, page = start(server, edit, session)
     form = parse_forms(page.text)[0]
     fields = {i["name"]: i["value"] for i in form["inputs"] if i.get("name")}
     fields.update(displayName="Patti F.", action="saveProfile")
     saved = session.post(urllib.parse.urljoin(server.url, form["action"]), data=fields, allow_redirects=False)
     edited = edit.acquire_token_by_auth_code_flow(flow, redirect_params(saved.headers["Location"]))
-    assert edited["id_token_claims"]["name"] == "Patti F." and edited["id_token_claims"]["tfp"] == "B2C_1_profileediting", edited
+    assert edited["id_token_claims"]["name"] == "Patti F." and edited["id_token_claims"]["tfp"] == "B2C_1_edit_profile", edited
     # MSAL keys B2C accounts per policy: the sign-in policy's account and tokens are kept.
     homes = {a["home_account_id"].split(".")[0].rsplit("-", 1)[1] for a in susi.get_accounts()}
-    assert homes == {"b2c_1_signupsignin"} and signed_in["id_token_claims"]["tfp"] == "B2C_1_signupsignin"
+    assert homes == {"b2c_1_susi"} and signed_in["id_token_claims"]["tfp"] == "B2C_1_susi"
 
 
 def test_graph_missing_scope_403_through_msgraph_sdk(server):

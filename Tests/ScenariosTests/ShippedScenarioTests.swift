@@ -374,19 +374,19 @@ import Testing
 
     @Test func b2cForgotPassword() throws {
         let harness = try bound("b2c-forgot-password")
-        let response = harness.send(Self.b2cAuthorize(policy: "B2C_1_signupsignin"))
+        let response = harness.send(Self.b2cAuthorize(policy: "B2C_1_susi"))
         #expect(response.headers["Location"]?.hasPrefix("https://jwt.ms?") == true)
         let parameters = Harness.redirectParameters(response)
         #expect(parameters["error"] == "access_denied")
         #expect(parameters["error_description"]?.hasPrefix("AADB2C90118: The user has forgotten their password.\r\nCorrelation ID: ") == true)
         #expect(parameters["error_uri"] == nil, "B2C errors carry no error_uri")
-        _ = harness.send(Self.b2cAuthorize(policy: "B2C_1_passwordreset"))
+        _ = harness.send(Self.b2cAuthorize(policy: "B2C_1_reset"))
         #expect(harness.engine.world(binding: "b1")?.counters[1].fired == 1, "the app started the password-reset flow")
     }
 
     @Test func b2cCancel() throws {
         let harness = try bound("b2c-cancel")
-        let parameters = Harness.redirectParameters(harness.send(Self.b2cAuthorize(policy: "B2C_1_profileediting")))
+        let parameters = Harness.redirectParameters(harness.send(Self.b2cAuthorize(policy: "B2C_1_edit_profile")))
         #expect(parameters["error"] == "access_denied")
         #expect(parameters["error_description"]?.hasPrefix("AADB2C90091: The user has cancelled entering self-asserted information.") == true)
         #expect(parameters["state"] == "b2c")
@@ -394,9 +394,9 @@ import Testing
 
     @Test func b2cEditProfile() throws {
         let harness = try bound("b2c-edit-profile")
-        _ = harness.send(Harness.post("/fabrikamb2c.onmicrosoft.com/B2C_1_profileediting/oauth2/v2.0/token", [("grant_type", "authorization_code"), ("client_id", Harness.nativeApp), ("code", "x")]))
+        _ = harness.send(Harness.post("/fabrikamb2c.onmicrosoft.com/B2C_1_edit_profile/oauth2/v2.0/token", [("grant_type", "authorization_code"), ("client_id", Harness.nativeApp), ("code", "x")]))
         #expect(harness.probe.last?.idTokenClaims["name"] == "\"Patti F.\"")
-        #expect(harness.probe.last?.idTokenClaims["tfp"] == "\"B2C_1_profileediting\"")
+        #expect(harness.probe.last?.idTokenClaims["tfp"] == "\"B2C_1_edit_profile\"")
     }
 
     @Test func everyShippedScenarioHasATest() {

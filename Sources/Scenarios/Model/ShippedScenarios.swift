@@ -139,7 +139,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "b2c-cancel",
-  "description": "Azure AD B2C: the user clicks Cancel on the profile-editing page (B2C_1_profileediting): B2C redirects back with error=access_denied and 'AADB2C90091: The user has cancelled entering self-asserted information.'. Exercises B2C cancellation. A correct MSAL client reports the error, the app treats it as a user cancel (no error dialog) and keeps the existing account.",
+  "description": "Azure AD B2C: the user clicks Cancel on the profile-editing page (B2C_1_edit_profile): B2C redirects back with error=access_denied and 'AADB2C90091: The user has cancelled entering self-asserted information.'. Exercises B2C cancellation. A correct MSAL client reports the error, the app treats it as a user cancel (no error dialog) and keeps the existing account.",
   "directory": {
     "tenants": [
       {
@@ -169,7 +169,7 @@ extension ScenarioLibrary {
     {
       "match": {
         "endpoint": "authorize",
-        "policy": "B2C_1_profileediting"
+        "policy": "B2C_1_edit_profile"
       },
       "action": {
         "oauthError": {
@@ -184,7 +184,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "b2c-edit-profile",
-  "description": "Azure AD B2C: the app runs the profile-editing user flow (B2C_1_profileediting) and the user changes their display name; the id_token of that flow carries the new name and tfp B2C_1_profileediting. Exercises policy-specific accounts: MSAL keys B2C accounts by '<oid>-<policy>.<tenant id>'. A correct MSAL client ends with the updated name for the profile-editing authority and keeps the sign-in policy's account and tokens.",
+  "description": "Azure AD B2C: the app runs the profile-editing user flow (B2C_1_edit_profile) and the user changes their display name; the id_token of that flow carries the new name and tfp B2C_1_edit_profile. Exercises policy-specific accounts: MSAL keys B2C accounts by '<oid>-<policy>.<tenant id>'. A correct MSAL client ends with the updated name for the profile-editing authority and keeps the sign-in policy's account and tokens.",
   "directory": {
     "tenants": [
       {
@@ -214,13 +214,13 @@ extension ScenarioLibrary {
     {
       "match": {
         "endpoint": "token",
-        "policy": "B2C_1_profileediting"
+        "policy": "B2C_1_edit_profile"
       },
       "action": {
         "tokenClaims": {
           "idToken": {
             "name": "Patti F.",
-            "tfp": "B2C_1_profileediting"
+            "tfp": "B2C_1_edit_profile"
           }
         }
       },
@@ -233,7 +233,7 @@ extension ScenarioLibrary {
 {
   "$schema": "../docs/schemas/scenario.schema.json",
   "name": "b2c-forgot-password",
-  "description": "Azure AD B2C: the user clicks 'Forgot your password?' on the sign-up-or-sign-in page; B2C redirects back with error=access_denied and error_description 'AADB2C90118: The user has forgotten their password.'. The app must then start the password-reset user flow (B2C_1_passwordreset), which succeeds. Exercises the legacy forgot-password hand-off of B2C user flows. A correct MSAL client reports the AADB2C90118 error, the app starts an interactive request with the password-reset authority, and ends signed in.",
+  "description": "Azure AD B2C: the user clicks 'Forgot your password?' on the sign-up-or-sign-in page; B2C redirects back with error=access_denied and error_description 'AADB2C90118: The user has forgotten their password.'. The app must then start the password-reset user flow (B2C_1_reset), which succeeds. Exercises the legacy forgot-password hand-off of B2C user flows. A correct MSAL client reports the AADB2C90118 error, the app starts an interactive request with the password-reset authority, and ends signed in.",
   "directory": {
     "tenants": [
       {
@@ -263,7 +263,7 @@ extension ScenarioLibrary {
     {
       "match": {
         "endpoint": "authorize",
-        "policy": "B2C_1_signupsignin",
+        "policy": "B2C_1_susi",
         "nth": 1
       },
       "action": {
@@ -276,7 +276,7 @@ extension ScenarioLibrary {
       "note": "The password-reset flow the app must start next.",
       "match": {
         "endpoint": "authorize",
-        "policy": "B2C_1_passwordreset"
+        "policy": "B2C_1_reset"
       },
       "action": {
         "passThrough": true
