@@ -28,13 +28,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("auto-login"), help: "Sign in the login_hint user (or the only user) and consent without showing pages.") var autoLogin = false
     @Option(name: .customLong("header-timeout"), help: "Seconds a client has to send a request's headers.") var headerTimeout: Double = 10
     @Option(name: .customLong("idle-timeout"), help: "Seconds an idle keep-alive connection stays open.") var idleTimeout: Double = 60
+    @Option(name: .customLong("body-timeout"), help: "Seconds a client has to send a whole request body once its headers arrived.") var bodyTimeout: Double = 60
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes.") var maxBody: Int = 1 << 20
     @Flag(name: .customLong("quiet"), help: "No access log on stderr.") var quiet = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
-        guard headerTimeout > 0, idleTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        guard headerTimeout > 0, idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("timeouts must be positive") }
         guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
         if controlSecret == nil, !Self.isLoopback(host) {
             throw ValidationError("--control-secret is required when --host is not a loopback address: the control API can change users, clocks and scenarios")
@@ -82,7 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxBodyBytes = maxBody
         let serverConfiguration = ServerConfiguration(
             listeners: listeners, limits: limits,
-            headerTimeout: .milliseconds(Int(headerTimeout * 1000)), idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
+            headerTimeout: .milliseconds(Int(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int(bodyTimeout * 1000)),
+            idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
             accessLog: quiet ? .disabled : .standardError
         )
         let server = try HTTPServer(configuration: serverConfiguration, responder: application.responder)
