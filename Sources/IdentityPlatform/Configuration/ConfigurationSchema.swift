@@ -20,8 +20,8 @@ public enum ConfigurationSchema {
     "users": { "type": "array", "items": { "$ref": "#/$defs/user" } },
     "apps": { "type": "array", "items": { "$ref": "#/$defs/app" } },
     "consents": { "type": "array", "items": { "$ref": "#/$defs/consent" } },
-    "graph": { "type": "object", "description": "Microsoft Graph data (owned by the Graph module)." },
-    "b2c": { "type": "object", "description": "Azure AD B2C tenants, user flows and policies (owned by the B2C module)." },
+    "graph": { "type": "object", "description": "Microsoft Graph data per user: photos, calendar events. Checked by the Graph module against graph.schema.json (fakeentra schema graph)." },
+    "b2c": { "type": "object", "description": "Azure AD B2C tenant, user flows, local accounts, APIs and apps. Checked by the B2C module against b2c.schema.json (fakeentra schema b2c)." },
     "bindings": {
       "type": "array",
       "description": "Scenarios active from start-up (as --scenario and --bind): each for the whole server, one client id, one user, or a tenant alias the app's authority names.",
