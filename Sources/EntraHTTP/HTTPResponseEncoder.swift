@@ -90,7 +90,7 @@ public enum HTTPDate {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (index 4).
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (year, month, day) = civilDate(daysSinceEpoch: days)
         let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return "\(names[weekday]), \(twoDigits(day)) \(months[month - 1]) \(year) "
@@ -100,7 +100,7 @@ public enum HTTPDate {
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-    static func civilDate(daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
+    public static func civilDate(daysSinceEpoch daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
         let z = daysSince1970 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -143,7 +143,7 @@ public enum InternetDate {
     private static func parts(_ seconds: Int) -> (date: String, time: String) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = HTTPDate.civilDate(daysSince1970: days)
+        let (year, month, day) = HTTPDate.civilDate(daysSinceEpoch: days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return ("\(yearText)-\(two(month))-\(two(day))", "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))")

@@ -133,6 +133,15 @@ def binding_rules(server, binding_id):
     return response.json()["rules"]
 
 
+def bound_app(server, scenario, **kwargs):
+    """A public MSAL app with a fresh client id, and the id of the binding of `scenario` to that client."""
+    import uuid
+    from test_msal_public_client import public_app
+    client_id = str(uuid.uuid4())
+    binding = bind_scenario(server, scenario, clientId=client_id)
+    return public_app(server, client_id=client_id, **kwargs), binding
+
+
 @pytest.fixture(scope="session")
 def shared_scenario_server(certs_dir):
     """One server shared by the scenario tests; each test binds its scenario to its own client, user or alias."""

@@ -8,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import bind_scenario, binding_rules
+from conftest import bind_scenario, binding_rules, bound_app
 from test_b2c_msal import b2c_app, finish, parse_forms, redirect_params, start
 from test_msal_public_client import ADELE, public_app, sign_in_with_auth_code
 
@@ -16,12 +16,6 @@ from test_msal_public_client import ADELE, public_app, sign_in_with_auth_code
 @pytest.fixture
 def server(shared_scenario_server):
     return shared_scenario_server
-
-
-def bound_app(server, scenario, **kwargs):
-    client_id = str(uuid.uuid4())
-    binding = bind_scenario(server, scenario, clientId=client_id)
-    return public_app(server, client_id=client_id, **kwargs), binding
 
 
 def graph_get(server, path, token):

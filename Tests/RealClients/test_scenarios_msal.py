@@ -7,44 +7,22 @@ import msal
 import pytest
 import requests
 
+from conftest import RunningServer, bind_scenario, binding_rules
+
 from test_msal_public_client import ADELE, ALEX, PASSWORD, public_app, sign_in_with_auth_code
 
 
-def bind(server, scenario, **target):
-    response = server.control("POST", "/_fakeentra/bindings", json={"scenario": scenario, **target})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
-
-
-def binding_counts(server, binding_id):
-    response = server.control("GET", f"/_fakeentra/bindings/{binding_id}")
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
 @pytest.fixture(scope="module")
-def scenario_server(make_server_module):
-    return make_server_module()
-
-
-@pytest.fixture(scope="module")
-def make_server_module(certs_dir):
-    from conftest import RunningServer
-    started = []
-
-    def start(*args):
-        s = RunningServer(list(args), certs_dir)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
+def scenario_server(certs_dir):
+    """This module's own server: one test revokes Alex's tokens, which must not reach other modules' tests."""
+    s = RunningServer([], certs_dir)
+    yield s
+    s.stop()
 
 
 def test_refresh_token_expired_then_interactive_sign_in_recovers(scenario_server):
     client_id = str(uuid.uuid4())
-    bind(scenario_server, "refresh-token-expired", clientId=client_id)
+    bind_scenario(scenario_server, "refresh-token-expired", clientId=client_id)
     app = public_app(scenario_server, client_id=client_id)
     sign_in_with_auth_code(scenario_server, app, ["User.Read"])
     account = app.get_accounts()[0]
@@ -58,7 +36,7 @@ def test_refresh_token_expired_then_interactive_sign_in_recovers(scenario_server
 
 def test_throttled_token_endpoint_answers_429_with_retry_after(scenario_server):
     client_id = str(uuid.uuid4())
-    binding = bind(scenario_server, "throttled-token-endpoint", clientId=client_id)
+    binding = bind_scenario(scenario_server, "throttled-token-endpoint", clientId=client_id)
     app = msal.ConfidentialClientApplication(client_id, client_credential="s", authority=f"{scenario_server.url}/contoso.onmicrosoft.com", instance_discovery=False)
     first = app.acquire_token_for_client(["https://graph.microsoft.com/.default"])
     assert "access_token" not in first, first
@@ -72,12 +50,12 @@ def test_throttled_token_endpoint_answers_429_with_retry_after(scenario_server):
     ok = requests.post(f"{scenario_server.url}/contoso.onmicrosoft.com/oauth2/v2.0/token", verify=scenario_server.ca, timeout=30,
                        data={"client_id": client_id, "client_secret": "s", "grant_type": "client_credentials", "scope": "https://graph.microsoft.com/.default"})
     assert ok.status_code == 200, ok.text
-    assert binding_counts(scenario_server, binding)
+    assert binding_rules(scenario_server, binding)
 
 
 def test_declined_scopes_are_missing_from_the_granted_scope(scenario_server):
     client_id = str(uuid.uuid4())
-    bind(scenario_server, "declined-scopes", clientId=client_id)
+    bind_scenario(scenario_server, "declined-scopes", clientId=client_id)
     app = public_app(scenario_server, client_id=client_id)
     result = sign_in_with_auth_code(scenario_server, app, ["User.Read", "Calendars.Read"])
     assert "access_token" in result, result
@@ -97,7 +75,7 @@ def test_grant_revoked_by_password_change(scenario_server):
 
 def test_two_clients_in_two_scenarios_do_not_see_each_other(scenario_server):
     expired_client, happy_client = str(uuid.uuid4()), str(uuid.uuid4())
-    bind(scenario_server, "refresh-token-expired", clientId=expired_client)
+    bind_scenario(scenario_server, "refresh-token-expired", clientId=expired_client)
     expired_app = public_app(scenario_server, client_id=expired_client)
     happy_app = public_app(scenario_server, client_id=happy_client)
     sign_in_with_auth_code(scenario_server, expired_app, ["User.Read"])
@@ -108,8 +86,8 @@ def test_two_clients_in_two_scenarios_do_not_see_each_other(scenario_server):
     assert 700082 in expired["error_codes"], expired
 
 
-def test_a_server_wide_scenario_from_the_command_line(make_server_module):
-    server = make_server_module("--scenario", "conditional-access-blocked")
+def test_a_server_wide_scenario_from_the_command_line(make_server):
+    server = make_server("--scenario", "conditional-access-blocked")
     app = msal.PublicClientApplication(str(uuid.uuid4()), authority=f"{server.url}/contoso.onmicrosoft.com", instance_discovery=False)
     flow = app.initiate_device_flow(scopes=["User.Read"])
     assert "user_code" in flow, flow

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from browser_driver import drive
-from conftest import bind_scenario, binding_rules
+from conftest import bind_scenario, binding_rules, bound_app
 from test_msal_public_client import ADELE, PASSWORD, REDIRECT, public_app, sign_in_with_auth_code
 
 NESTOR = "nestor.wilke@contoso.onmicrosoft.com"
@@ -19,12 +19,6 @@ NESTOR = "nestor.wilke@contoso.onmicrosoft.com"
 @pytest.fixture
 def server(shared_scenario_server):
     return shared_scenario_server
-
-
-def bound_app(server, scenario, **kwargs):
-    client_id = str(uuid.uuid4())
-    binding = bind_scenario(server, scenario, clientId=client_id)
-    return public_app(server, client_id=client_id, **kwargs), binding
 
 
 def interactive(server, app, scopes, user=ADELE, consent="accept", visited=None, new_password=None, **flow_kwargs):

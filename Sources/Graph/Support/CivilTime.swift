@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 
 /// A wall-clock date and time with no zone attached, and the arithmetic between it and instants.
@@ -80,15 +81,8 @@ public struct CivilTime: Sendable, Equatable, Comparable {
     }
 
     static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+        let date = HTTPDate.civilDate(daysSinceEpoch: days)
+        return (date.year, date.month, date.day)
     }
 }
 

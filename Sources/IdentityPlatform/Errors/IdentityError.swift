@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
 /// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.
@@ -109,20 +110,5 @@ public enum JSONFragment: Sendable {
         }
     }
 
-    public static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    public static func quote(_ s: String) -> String { JSONValue.quoted(s) }
 }

@@ -70,12 +70,17 @@ public struct IdentityHandler: HTTPHandler {
         case .authorize, .logout, .deviceLogin, .errorLookup:
             BrowserEndpoints.respond(exchange)
         }
-        response.headers.set("x-ms-request-id", exchange.trace.traceID)
-        // MSAL asks for its correlation id back with `return-client-request-id=true`.
-        let wantsEcho = (request.headers["return-client-request-id"] ?? exchange.parameters["return-client-request-id"])?.lowercased() == "true"
-        if wantsEcho, let id = request.headers["client-request-id"] ?? exchange.parameters["client-request-id"] {
+        Self.addStandardHeaders(to: &response, request: request, parameters: exchange.parameters, trace: exchange.trace)
+        return response
+    }
+
+    /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it
+    /// back (MSAL sends `return-client-request-id=true`), whoever produced the answer.
+    public static func addStandardHeaders(to response: inout HTTPResponse, request: HTTPRequest, parameters: FormParameters, trace: TraceContext) {
+        response.headers.set("x-ms-request-id", trace.traceID)
+        let wantsEcho = (request.headers["return-client-request-id"] ?? parameters["return-client-request-id"])?.lowercased() == "true"
+        if wantsEcho, let id = request.headers["client-request-id"] ?? parameters["client-request-id"] {
             response.headers.set("client-request-id", id)
         }
-        return response
     }
 }

@@ -36,7 +36,7 @@ struct AnswerRenderer {
         case .response(let canned): response = cannedResponse(canned)
         default: preconditionFailure("\(action.fileName) does not answer a request")
         }
-        if facts.kind != .graph { addIdentityHeaders(&response) }
+        if facts.kind != .graph { IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace) }
         return response
     }
 
@@ -65,9 +65,9 @@ struct AnswerRenderer {
         if let state = facts.parameters["state"] { parameters.append(("state", state)) }
         guard !spec.asPage, facts.kind == .authorize, let redirectURI = facts.parameters["redirect_uri"], !redirectURI.isEmpty else {
             let text = spec.code == 0 ? error.message : error.description(in: trace)
-            return ErrorPage.response(status: 200, title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", detail: text, trace: trace)
+            return ErrorPage.response(status: 200, detail: text, trace: trace)
         }
-        return Redirect.response(to: redirectURI, parameters: parameters, mode: facts.parameters["response_mode"])
+        return SharedRedirect.deliver(parameters, uri: redirectURI, responseMode: facts.parameters["response_mode"] ?? "query")
     }
 
     /// An error without an AADSTS code (`authorization_pending` style): no prefix, no code list.
@@ -138,7 +138,7 @@ struct AnswerRenderer {
             return GraphFaults.serviceError(spec, request: request, now: now)
         case .authorize, .devicelogin, .logout:
             let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
-            response = ErrorPage.response(status: spec.status, title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", detail: detail, trace: trace)
+            response = ErrorPage.response(status: spec.status, detail: detail, trace: trace)
         default:
             let error: IdentityError
             if facts.isB2C {
@@ -166,14 +166,6 @@ struct AnswerRenderer {
         return HTTPResponse(status: HTTPStatus(canned.status), headers: headers, body: Array(canned.body.utf8))
     }
 
-    /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it back.
-    private func addIdentityHeaders(_ response: inout HTTPResponse) {
-        response.headers.set("x-ms-request-id", trace.traceID)
-        let wantsEcho = (request.headers["return-client-request-id"] ?? facts.parameters["return-client-request-id"])?.lowercased() == "true"
-        if wantsEcho, let id = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] {
-            response.headers.set("client-request-id", id)
-        }
-    }
 }
 
 enum IdentityErrorDates {
@@ -182,50 +174,16 @@ enum IdentityErrorDates {
     }
 }
 
-/// The redirect back to the app, in the response mode it asked for.
-enum Redirect {
-    static func response(to redirectURI: String, parameters: [(String, String)], mode: String?) -> HTTPResponse {
-        let encoded = FormParameters(parameters).encoded
-        switch mode?.lowercased() {
-        case "form_post":
-            let inputs = parameters.map { "<input type=\"hidden\" name=\"\(HTML.escape($0.0))\" value=\"\(HTML.escape($0.1))\" />" }.joined()
-            let page = "<html><head><title>Working...</title></head><body><form method=\"POST\" name=\"hiddenform\" action=\"\(HTML.escape(redirectURI))\">\(inputs)<noscript><p>Script is disabled. Click Submit to continue.</p><input type=\"submit\" value=\"Submit\" /></noscript></form><script language=\"javascript\">document.forms[0].submit();</script></body></html>"
-            return HTTPResponse(status: .ok, text: page, contentType: "text/html; charset=utf-8")
-        case "fragment":
-            return HTTPResponse(status: .found, headers: ["Location": redirectURI + "#" + encoded, "Cache-Control": "no-store, no-cache"])
-        default:
-            let separator = redirectURI.contains("?") ? "&" : "?"
-            return HTTPResponse(status: .found, headers: ["Location": redirectURI + separator + encoded, "Cache-Control": "no-store, no-cache"])
-        }
-    }
-}
-
-/// The service's plain error page (shown instead of a redirect when the app cannot be trusted or asked for it).
+/// The service's plain error page (shown instead of a redirect when the app cannot be trusted or asked
+/// for it), in the platform's own page frame.
 enum ErrorPage {
-    static func response(status: Int, title: String, heading: String, detail: String, trace: TraceContext) -> HTTPResponse {
-        let lines = detail.components(separatedBy: "\r\n").map(HTML.escape).joined(separator: "<br>")
-        let page = """
-        <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(HTML.escape(title))</title></head>
-        <body><main><h1>\(HTML.escape(heading))</h1><p id="error-detail">\(lines)</p>
-        <p>Request Id: \(trace.traceID)<br>Correlation Id: \(trace.correlationID)<br>Timestamp: \(trace.formattedTimestamp)</p></main></body></html>
-        """
-        return HTTPResponse(status: HTTPStatus(status), headers: ["Cache-Control": "no-store, no-cache"], text: page, contentType: "text/html; charset=utf-8")
-    }
-}
-
-enum HTML {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(c)
-            }
-        }
-        return out
+    static func response(status: Int, detail: String, trace: TraceContext) -> HTTPResponse {
+        let lines = detail.components(separatedBy: "\r\n").map { HTML(raw: HTML.escape($0)) }
+        let content: HTML = """
+            <p id="error-detail">\(HTML(raw: lines.map(\.markup).joined(separator: "<br>")))</p>
+            <p>Request Id: \(trace.traceID)<br>Correlation Id: \(trace.correlationID)<br>Timestamp: \(trace.formattedTimestamp)</p>
+            """
+        let page = SharedPages.document(title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", content: content)
+        return SharedPages.response(page, status: HTTPStatus(status), headers: ["Cache-Control": "no-store, no-cache"])
     }
 }
