@@ -113,6 +113,23 @@ public enum HTTPDate {
     }
 }
 
+/// The instants every date formatter here can spell: years 0001–9999. Instants outside (a token claiming
+/// `exp` 1e300, `Date.distantFuture`, NaN…) are shown at the nearest end of that range: a timestamp in a
+/// response must never trap.
+public enum CalendarRange {
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z in seconds since 1970.
+    public static let earliest: Double = -62_135_596_800
+    public static let latest: Double = 253_402_300_799
+
+    public static func clamp(_ seconds: Double) -> Double {
+        guard seconds.isFinite else { return seconds > 0 ? latest : earliest }
+        return min(max(seconds, earliest), latest)
+    }
+
+    /// Whole seconds (rounded down) of the clamped instant: an `Int` conversion that cannot trap.
+    public static func wholeSeconds(_ seconds: Double) -> Int { Int(clamp(seconds).rounded(.down)) }
+}
+
 /// RFC 3339 timestamps in UTC without Foundation's formatters, which page in ICU's time-zone data:
 /// `2025-01-06T09:00:00.000Z`, and Entra's error timestamp `2025-01-06 09:00:00Z`.
 public enum InternetDate {
@@ -133,12 +150,7 @@ public enum InternetDate {
         return "\(date) \(time)Z"
     }
 
-    /// Instants outside years 0001–9999 (a token claiming `exp` 1e300, `Date.distantFuture`…) are shown
-    /// at the nearest end of that range: a timestamp in an error message must never trap.
-    private static func representable(_ seconds: Double) -> Double {
-        guard seconds.isFinite else { return seconds > 0 ? 253_402_300_799 : -62_135_596_800 }
-        return min(max(seconds, -62_135_596_800), 253_402_300_799)
-    }
+    private static func representable(_ seconds: Double) -> Double { CalendarRange.clamp(seconds) }
 
     private static func parts(_ seconds: Int) -> (date: String, time: String) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400

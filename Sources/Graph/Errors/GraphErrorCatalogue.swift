@@ -150,7 +150,7 @@ extension GraphError {
         reason: String = "TokenIssuedBeforeRevocationTimestamp"
     ) -> GraphError? {
         guard token.isCAECapable else { return nil }
-        let epoch = Int(notBefore.timeIntervalSince1970.rounded(.down))
+        let epoch = CalendarRange.wholeSeconds(notBefore.timeIntervalSince1970)
         let claims = #"{"access_token":{"nbf":{"essential":true, "value":"\#(epoch)"}}}"#
         let encoded = Data(claims.utf8).base64EncodedString()
         return GraphError(

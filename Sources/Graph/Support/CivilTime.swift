@@ -20,10 +20,11 @@ public struct CivilTime: Sendable, Equatable, Comparable {
         self.second = second
     }
 
-    /// The wall-clock reading of `instant` at `offset` seconds east of UTC (whole seconds).
+    /// The wall-clock reading of `instant` at `offset` seconds east of UTC (whole seconds). Total: an
+    /// instant outside the years 0001–9999 (a far-moved virtual clock) reads as the nearest end of them.
     public init(_ instant: Date, offset: Int = 0) {
-        let total = Int(instant.timeIntervalSince1970.rounded(.down)) + offset
-        let days = Int((Double(total) / 86400).rounded(.down))
+        let total = CalendarRange.wholeSeconds(instant.timeIntervalSince1970 + Double(offset))
+        let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let secondsOfDay = total - days * 86400
         let (y, m, d) = CivilTime.civil(fromDays: days)
         self.init(year: y, month: m, day: d, hour: secondsOfDay / 3600, minute: secondsOfDay % 3600 / 60, second: secondsOfDay % 60)

@@ -134,7 +134,7 @@ extension IdentityError {
 
     /// .NET TimeSpan text as the service prints it: `90.00:00:00`.
     static func timeSpan(_ seconds: TimeInterval) -> String {
-        let total = Int(seconds)
+        let total = Int(saturating: seconds)
         let days = total / 86400, hours = total % 86400 / 3600, minutes = total % 3600 / 60, secs = total % 60
         let clock = String(format: "%02d:%02d:%02d", hours, minutes, secs)
         return days > 0 ? "\(days).\(clock)" : clock

@@ -9,7 +9,15 @@ public protocol TimeSource: Sendable {
 
 /// Real time plus an adjustable offset, or a frozen instant plus an offset.
 /// Scenarios advance it; tests freeze it.
+///
+/// The offset stays within `offsetRange` (±100 years): every reading then lies well inside the years
+/// 0001–9999 that timestamps, JWT NumericDates and HTTP dates can spell, so no clock move can make
+/// formatting or integer conversion overflow. A move that would leave the range is refused.
 public final class VirtualClock: TimeSource {
+    /// ±100 Julian years (36,525 days) in seconds.
+    public static let offsetLimit: TimeInterval = 3_155_760_000
+    public static let offsetRange: ClosedRange<TimeInterval> = -offsetLimit...offsetLimit
+
     private enum Base: Sendable {
         case real
         case frozen(Date)
@@ -34,18 +42,30 @@ public final class VirtualClock: TimeSource {
 
     public var offset: TimeInterval { state.withLock { $0.offset } }
 
-    public func advance(by seconds: TimeInterval) {
-        state.withLock { $0.offset += seconds }
+    /// Moves the clock by `seconds`; false (and the clock unchanged) when the offset would leave `offsetRange`.
+    @discardableResult
+    public func advance(by seconds: TimeInterval) -> Bool {
+        state.withLock { s in
+            let moved = s.offset + seconds
+            guard Self.offsetRange.contains(moved) else { return false }
+            s.offset = moved
+            return true
+        }
     }
 
-    /// Moves the clock so that `now()` returns `instant`.
-    public func set(to instant: Date) {
+    /// Moves the clock so that `now()` returns `instant`; false (and the clock unchanged) when that is
+    /// further from the base than `offsetRange` allows.
+    @discardableResult
+    public func set(to instant: Date) -> Bool {
         state.withLock { s in
             let base: Date = switch s.base {
             case .real: Date()
             case .frozen(let frozen): frozen
             }
-            s.offset = instant.timeIntervalSince(base)
+            let offset = instant.timeIntervalSince(base)
+            guard Self.offsetRange.contains(offset) else { return false }
+            s.offset = offset
+            return true
         }
     }
 

@@ -91,7 +91,7 @@ struct ControlAPI {
             let world = try world(request, body)
             guard let seconds = body.number("seconds") else { throw .badRequest("give \"seconds\": a number of seconds to advance") }
             guard let clock = world.virtualClock else { throw ScenarioEngineError(status: 409, code: "fixed_clock", message: "this world's clock cannot be moved") }
-            clock.advance(by: seconds)
+            guard clock.advance(by: seconds) else { throw .clockOutOfRange(offset: clock.offset, seconds: seconds) }
             return Self.json(200, clockView(world))
         case (_, "users", _), (_, "apps", _), (_, "consents", _):
             return try DirectoryEditor(world: try world(request, body), body: body, request: request).handle(method: method, segments: segments)
@@ -154,6 +154,16 @@ struct ControlAPI {
 extension ScenarioEngineError {
     static func badRequest(_ message: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 400, code: "bad_request", message: message)
+    }
+
+    static func invalidBody(_ problems: [JSONProblem], message: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 422, code: "invalid_body", message: message, problems: problems)
+    }
+
+    static func clockOutOfRange(offset: TimeInterval, seconds: TimeInterval) -> ScenarioEngineError {
+        let limit = Int(VirtualClock.offsetLimit)
+        return ScenarioEngineError(status: 400, code: "clock_out_of_range",
+                                   message: "advancing by \(seconds) s would take the clock's offset (now \(offset) s) outside ±\(limit) s (100 years)")
     }
 }
 

@@ -44,7 +44,7 @@ enum GraphFaults {
     /// The CAE challenge Graph sends after a critical event: 401 `InvalidAuthenticationToken` with
     /// `WWW-Authenticate: Bearer …, error="insufficient_claims", claims="<base64>"`.
     static func claimsChallenge(claims: String?, request: HTTPRequest, context: RequestContext, now: Date) -> HTTPResponse {
-        let text = claims ?? #"{"access_token":{"nbf":{"essential":true, "value":"\#(Int(now.timeIntervalSince1970))"}}}"#
+        let text = claims ?? #"{"access_token":{"nbf":{"essential":true, "value":"\#(CalendarRange.wholeSeconds(now.timeIntervalSince1970))"}}}"#
         let encoded = Data(text.utf8).base64EncodedString()
         let error = GraphError(
             status: .unauthorized, code: "InvalidAuthenticationToken",

@@ -22,6 +22,15 @@ public struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConve
     public var status: Int
     public var code: String
     public var message: String
+    /// Located problems of a refused body (`file:line:column`), rendered as the error's `problems`.
+    public var problems: [JSONProblem] = []
+
+    public init(status: Int, code: String, message: String, problems: [JSONProblem] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.problems = problems
+    }
 
     public var description: String { message }
 

@@ -28,7 +28,7 @@ extension ScenarioSchema {
       "type": "object",
       "additionalProperties": false,
       "properties": {
-        "offsetSeconds": { "description": "Seconds added to the server's clock (negative: the service runs behind).", "type": "number" }
+        "offsetSeconds": { "description": "Seconds added to the server's clock (negative: the service runs behind), within ±100 years.", "type": "number", "minimum": -3155760000, "maximum": 3155760000 }
       }
     },
     "directory": { "$ref": "#/$defs/directory" },
@@ -212,7 +212,7 @@ extension ScenarioSchema {
         "delay": { "description": "Milliseconds of real time before the answer.", "type": "integer", "minimum": 0, "maximum": 600000 },
         "passThrough": { "const": true },
         "rollSigningKey": { "const": true },
-        "advanceClock": { "description": "Seconds of virtual time.", "type": "number" }
+        "advanceClock": { "description": "Seconds of virtual time, within ±100 years (a jump that would take the clock's offset further is not made).", "type": "number", "minimum": -3155760000, "maximum": 3155760000 }
       }
     },
     "rule": {

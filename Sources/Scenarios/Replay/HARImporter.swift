@@ -124,7 +124,9 @@ struct CapturedExchange {
         if content?["encoding"] as? String == "base64", let data = Data(base64Encoded: text) { text = String(decoding: data, as: UTF8.self) }
         responseBody = text
         let timings = entry["timings"] as? [String: Any]
-        waitMilliseconds = Int((timings?["wait"] as? NSNumber)?.doubleValue ?? 0)
+        // A scenario delay is at most 10 minutes; any number a capture holds must convert without trapping.
+        let wait = (timings?["wait"] as? NSNumber)?.doubleValue ?? 0
+        waitMilliseconds = wait.isFinite ? Int(min(max(wait, 0), 600_000)) : 0
         startedDateTime = entry["startedDateTime"] as? String ?? ""
     }
 
