@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 import IdentityPlatform
 import LocatedJSON
@@ -148,10 +149,7 @@ struct ScenarioDecoder {
                                                           message: v["message"]?.string ?? GraphFaults.defaultMessage(code: code),
                                                           retryAfter: reader.int(v, "retryAfter"))))
             case "claimsChallenge": actions.append(.claimsChallenge(ClaimsChallengeSpec(claims: claimsText(v["claims"]))))
-            case "response":
-                let headers = (v["headers"]?.members ?? []).compactMap { m in m.value.string.map { (name: m.key, value: $0) } }
-                let body = v["body"].map { $0.string ?? $0.compactText } ?? ""
-                actions.append(.response(CannedResponse(status: reader.int(v, "status") ?? 200, headers: headers, body: body)))
+            case "response": if let canned = cannedResponse(v, path: memberPath) { actions.append(.response(canned)) }
             case "declineScopes": actions.append(.declineScopes(reader.strings(value, member.key)))
             case "requireConsent": actions.append(.requireConsent(reader.strings(value, member.key)))
             case "requireMFA": actions.append(.requireMFA)
@@ -170,6 +168,34 @@ struct ScenarioDecoder {
             }
         }
         return actions
+    }
+
+    /// A response the transport can send as written: a final status (the schema keeps 200–599), no
+    /// content where the status forbids it, header names that are tokens, values without control
+    /// characters, and no framing header (the transport owns those; a wrong one would hang the client).
+    private mutating func cannedResponse(_ value: JSONValue, path: String) -> CannedResponse? {
+        let before = reader.problems.count
+        let status = reader.int(value, "status") ?? 200
+        let body = value["body"].map { $0.string ?? $0.compactText } ?? ""
+        if HTTPFieldSyntax.forbidsContent(status: status), !body.isEmpty, let bodyValue = value["body"] {
+            reader.report("a \(status) response carries no content: remove \"body\" or pick another status", at: bodyValue, path: JSONReader.pointer(path, "body"))
+        }
+        var headers: [(name: String, value: String)] = []
+        for member in value["headers"]?.members ?? [] {
+            guard let text = member.value.string else { continue }
+            let memberPath = JSONReader.pointer(JSONReader.pointer(path, "headers"), member.key)
+            if !HTTPFieldSyntax.isFieldName(member.key) {
+                reader.report("\(JSONFragment.quote(member.key)) is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)", atKeyOf: member, path: memberPath)
+            } else if HTTPFieldSyntax.isTransportOwned(member.key) {
+                reader.report("\"\(member.key)\" is written by the server itself (framing): remove it", atKeyOf: member, path: memberPath)
+            }
+            if !HTTPFieldSyntax.isFieldValue(text) {
+                reader.report("a header value cannot hold control characters (CR, LF, NUL…)", at: member.value, path: memberPath)
+            }
+            headers.append((name: member.key, value: text))
+        }
+        guard reader.problems.count == before else { return nil }
+        return CannedResponse(status: status, headers: headers, body: body)
     }
 
     private func claimsText(_ value: JSONValue?) -> String? {

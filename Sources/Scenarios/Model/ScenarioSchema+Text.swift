@@ -182,8 +182,8 @@ extension ScenarioSchema {
           "additionalProperties": false,
           "required": ["status"],
           "properties": {
-            "status": { "type": "integer", "minimum": 100, "maximum": 599 },
-            "headers": { "type": "object", "additionalProperties": { "type": "string" } },
+            "status": { "description": "A final status: 1xx are interim answers a response cannot end with.", "type": "integer", "minimum": 200, "maximum": 599 },
+            "headers": { "description": "Names are HTTP tokens; framing (Content-Length, Transfer-Encoding, Connection…) is the server's.", "type": "object", "additionalProperties": { "type": "string" } },
             "body": { "type": ["string", "object", "array"] }
           }
         },
