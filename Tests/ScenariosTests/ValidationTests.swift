@@ -105,7 +105,7 @@ enum TestPaths {
 
     @Test func badRegexesAreReportedWhereTheyAreWritten() {
         let found = rule(#"{"match": {"headers": {"User-Agent": {"regex": "[MSAL"}}}, "action": {"delay": 1}}"#)
-        #expect(found.map(\.description) == ["s.json:2:58: invalid regular expression \"[MSAL\""])
+        #expect(found.map(\.description) == ["s.json:2:58: invalid regular expression \"[MSAL\": unclosed \"[\" (at character 1)"])
     }
 
     @Test func nthAndAfterTogetherAreAmbiguous() {

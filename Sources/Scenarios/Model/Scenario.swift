@@ -169,21 +169,31 @@ public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable { case glob, regex }
     public var source: String
     public var kind: Kind
-    private let compiled: CompiledRegex
+    private let compiled: LinearRegex
 
     public init(glob: String) throws(PatternError) {
         source = glob
         kind = .glob
-        compiled = try CompiledRegex("^" + TextPattern.regexSource(forGlob: glob) + "$", caseInsensitive: false)
+        compiled = try Self.compile("^" + TextPattern.regexSource(forGlob: glob) + "$", shown: glob)
     }
 
     public init(regex: String) throws(PatternError) {
         source = regex
         kind = .regex
-        compiled = try CompiledRegex(regex, caseInsensitive: false)
+        compiled = try Self.compile(regex, shown: regex)
     }
 
+    /// Linear in `text` whatever the pattern (see `LinearRegex`).
     public func matches(_ text: String) -> Bool { compiled.matches(text) }
+
+    /// The refusal names the character at fault.
+    private static func compile(_ source: String, shown: String) throws(PatternError) -> LinearRegex {
+        do {
+            return try LinearRegex(source)
+        } catch {
+            throw PatternError(message: "invalid regular expression \"\(shown)\": \(error.reason) (at character \(error.position))")
+        }
+    }
 
     public var description: String { kind == .glob ? source : "/\(source)/" }
 
@@ -202,7 +212,8 @@ public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
                     out += "[^/]*"
                 }
             case "?": out += "[^/]"
-            default: out += NSRegularExpression.escapedPattern(for: String(c))
+            case _ where c.isASCII && !c.isLetter && !c.isNumber: out += "\\" + String(c)
+            default: out.append(c)
             }
         }
         return out
@@ -211,23 +222,6 @@ public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
 
 public struct PatternError: Error, Sendable, Equatable {
     public var message: String
-}
-
-/// NSRegularExpression is immutable once built and safe to share; Foundation on Linux does not mark it Sendable.
-struct CompiledRegex: @unchecked Sendable {
-    let regex: NSRegularExpression
-
-    init(_ source: String, caseInsensitive: Bool) throws(PatternError) {
-        do {
-            regex = try NSRegularExpression(pattern: source, options: caseInsensitive ? [.caseInsensitive] : [])
-        } catch {
-            throw PatternError(message: "invalid regular expression \"\(source)\"")
-        }
-    }
-
-    func matches(_ text: String) -> Bool {
-        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
-    }
 }
 
 /// A span of virtual time: bounds are seconds since the binding started, or absolute instants.
