@@ -50,6 +50,20 @@ import Testing
         #expect((headers["Cookie"] as? String)?.hasPrefix("esctx=[redacted") == true)
     }
 
+    /// Issue 12, defect 8: the journal's refusals use the control API's one error shape.
+    @Test func journalErrorsUseTheControlAPIShape() {
+        let (responder, _, _, _) = stack()
+        var put = F.get("/_fakeentra/journal")
+        put.method = "PUT"
+        for (request, context) in [(F.get("/_fakeentra/journal?format=xml"), F.context), (F.get("/_fakeentra/journal?since=yesterday"), F.context),
+                                   (put, F.context), (F.get("/_fakeentra/journal"), RequestContext(remoteAddress: "10.0.0.9", isSecure: true, localPort: 443))] {
+            let response = responder.respond(to: request, context: context)
+            let error = F.json(response)["error"] as? [String: Any]
+            #expect(response.status.code >= 400)
+            #expect(error?["code"] is String && error?["message"] is String, "\(request.target): \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+
     @Test func sameSecretGivesSameHashSoReadersCanCorrelate() {
         #expect(Redaction.redact("abc", name: "code") == Redaction.redact("abc", name: "refresh_token"))
         #expect(Redaction.redact("abc", name: "code") != Redaction.redact("abd", name: "code"))

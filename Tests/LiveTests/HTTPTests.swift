@@ -39,7 +39,7 @@ struct HTTPTests {
         if answered.count == 3 {
             #expect(answered[0].contains("\"status\":\"ok\""))
             #expect(answered[1].hasPrefix("404 Not Found"))
-            #expect(answered[2].contains("\"error\":\"not_found\""))
+            #expect(answered[2].contains("\"error\":{\"code\":\"not_found\""))
         }
     }
 

@@ -73,7 +73,7 @@ struct StartupTests {
         defer { server.stop() }
         let control = try await curl(server, ["/_fakeentra/nothing-here"], ["-i"])
         #expect(statusCodes(in: control.out) == [404])
-        #expect(control.out.contains("\"error\":\"not_found\""))
+        #expect(control.out.contains("\"error\":{\"code\":\"not_found\""))
         let other = try await curl(server, ["/definitely/not/a/route"], ["-i"])
         #expect(statusCodes(in: other.out) == [404])
         #expect(other.out.lowercased().contains("content-type: text/plain"))

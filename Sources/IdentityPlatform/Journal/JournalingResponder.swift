@@ -75,7 +75,7 @@ public struct JournalHandler: HTTPHandler {
         let path = request.rawPath.lowercased()
         guard path == Self.path || path == Self.path + "/" else { return nil }
         guard context.isLoopback else {
-            return Self.json(status: .forbidden, #"{"error":"forbidden","message":"The journal is only served to loopback clients."}"#)
+            return Self.json(status: .forbidden, #"{"error":{"code":"forbidden","message":"The journal is only served to loopback clients."}}"#)
         }
         switch request.method {
         case "GET":
@@ -87,7 +87,7 @@ public struct JournalHandler: HTTPHandler {
             if let since {
                 if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
                 if filter.sinceID == nil && filter.sinceTime == nil {
-                    return Self.json(status: .badRequest, #"{"error":"invalid_request","message":"since must be an entry id or an ISO 8601 time."}"#)
+                    return Self.json(status: .badRequest, #"{"error":{"code":"bad_request","message":"since must be an entry id or an ISO 8601 time."}}"#)
                 }
             }
             let entries = journal.entries(matching: filter)
@@ -96,7 +96,7 @@ public struct JournalHandler: HTTPHandler {
                 let har = JournalHAR.render(entries, scheme: context.isSecure ? "https" : "http", defaultHost: host, creatorVersion: serverVersion)
                 return Self.json(status: .ok, har)
             } else if let format = query["format"], format.lowercased() != "json" {
-                return Self.json(status: .badRequest, #"{"error":"invalid_request","message":"format must be json or har."}"#)
+                return Self.json(status: .badRequest, #"{"error":{"code":"bad_request","message":"format must be json or har."}}"#)
             }
             let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
             return Self.json(status: .ok, body)
@@ -104,7 +104,7 @@ public struct JournalHandler: HTTPHandler {
             journal.clear()
             return HTTPResponse(status: HTTPStatus(204))
         default:
-            var response = Self.json(status: .methodNotAllowed, #"{"error":"method_not_allowed","message":"Use GET or DELETE."}"#)
+            var response = Self.json(status: .methodNotAllowed, #"{"error":{"code":"method_not_allowed","message":"Use GET or DELETE."}}"#)
             response.headers.set("Allow", "GET, DELETE")
             return response
         }
@@ -118,6 +118,7 @@ public struct JournalHandler: HTTPHandler {
         return formatter.date(from: text)
     }
 
+    /// Errors use the control API's one shape: `{"error": {"code", "message"}}`.
     static func json(status: HTTPStatus, _ text: String) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
         headers.set("Cache-Control", "no-store")

@@ -133,15 +133,19 @@ struct ControlAPI {
                      body: DirectoryJSON.data(object))
     }
 
+    /// The one error shape of the control API: `{"error": {"code", "message", "problems"?}}`.
     static func error(_ error: ScenarioEngineError) -> HTTPResponse {
-        json(error.status, ["error": ["code": error.code, "message": error.message]])
+        var body: [String: Any] = ["code": error.code, "message": error.message]
+        if !error.problems.isEmpty {
+            body["problems"] = error.problems.map { p -> [String: Any] in
+                ["file": p.file, "line": p.location.line, "column": p.location.column, "path": p.path, "message": p.message, "text": p.description]
+            }
+        }
+        return json(error.status, ["error": body])
     }
 
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
-        let list = problems.map { p -> [String: Any] in
-            ["file": p.file, "line": p.location.line, "column": p.location.column, "path": p.path, "message": p.message, "text": p.description]
-        }
-        return json(422, ["error": ["code": "invalid_body", "message": message, "problems": list] as [String: Any]])
+        error(.invalidBody(problems, message: message))
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
@@ -179,7 +183,12 @@ struct Body {
             object = [:]
             return
         }
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+        // The located parser first: it refuses duplicate keys (JSONSerialization keeps the last one
+        // silently) and says where the body is wrong.
+        let tree: JSONValue
+        do { tree = try LocatedJSON.parse(request.body, file: "request body") }
+        catch { throw .invalidBody(error.problems, message: "the body is not valid JSON") }
+        guard tree.members != nil, let parsed = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
             throw .badRequest("the body must be a JSON object")
         }
         object = parsed

@@ -16,7 +16,7 @@ struct DirectoryEditor {
     func handle(method: String, segments: [String]) throws(ScenarioEngineError) -> HTTPResponse? {
         switch (method, segments[0], segments.count) {
         case ("GET", "users", 1): return ControlAPI.json(200, ["users": service.currentDirectory.users.map(DirectoryJSON.userView)])
-        case ("POST", "users", 1): return try add(.user, from: body.bytes)
+        case ("POST", "users", 1): return try write(.user, from: body.bytes)
         case ("PATCH", "users", 2): return try change(.user, key: segments[1])
         case ("DELETE", "users", 2):
             let user = try findUser(segments[1])
@@ -33,7 +33,7 @@ struct DirectoryEditor {
             }
             return ControlAPI.json(200, ["user": user.userPrincipalName, "tokensValidFrom": IdentityErrorDates.iso(now)])
         case ("GET", "apps", 1): return ControlAPI.json(200, ["apps": service.currentDirectory.applications.map(DirectoryJSON.appView)])
-        case ("POST", "apps", 1): return try add(.app, from: body.bytes)
+        case ("POST", "apps", 1): return try write(.app, from: body.bytes)
         case ("PATCH", "apps", 2): return try change(.app, key: segments[1])
         case ("DELETE", "apps", 2):
             let removed = service.directory.withLock { d -> Bool in
@@ -44,7 +44,7 @@ struct DirectoryEditor {
             guard removed else { throw .notFound("app", segments[1]) }
             return HTTPResponse(status: HTTPStatus(204))
         case ("GET", "consents", 1): return ControlAPI.json(200, ["consents": service.currentDirectory.consents.map(DirectoryJSON.consent)])
-        case ("POST", "consents", 1): return try add(.consent, from: body.bytes)
+        case ("POST", "consents", 1): return try write(.consent, from: body.bytes)
         case ("DELETE", "consents", 1): return try revokeConsent()
         default: return nil
         }
@@ -61,53 +61,97 @@ struct DirectoryEditor {
         }
     }
 
-    /// Validates a body against the entry's schema and adds (or replaces) the entry.
-    private func add(_ kind: Kind, from bytes: [UInt8]) throws(ScenarioEngineError) -> HTTPResponse {
+    /// The entry a PATCH replaces (by its key before the change).
+    private enum Original {
+        case user(id: String)
+        case app(clientID: String)
+    }
+
+    /// Validates a body against the entry's schema, then adds it (201) or, for a PATCH, replaces
+    /// `original` with it (200). Keys stay unique: a UPN, user id, client id or consent key that
+    /// another entry holds is a 409, and nothing changes.
+    private func write(_ kind: Kind, from bytes: [UInt8], replacing original: Original? = nil) throws(ScenarioEngineError) -> HTTPResponse {
         let file = "request body"
         let value: JSONValue
         do { value = try LocatedJSON.validate(bytes, file: file, schema: kind.schema) }
-        catch { return ControlAPI.problems(error.problems, message: "the \(kind.rawValue) was rejected") }
+        catch { throw .invalidBody(error.problems, message: "the \(kind.rawValue) was rejected") }
         var decoder = DirectoryEntryDecoder(reader: JSONReader(file: file), base: service.currentDirectory)
-        var view: [String: Any] = [:]
+        let decoded: (view: [String: Any], apply: (inout Directory) -> ScenarioEngineError?)?
         switch kind {
         case .user:
-            if let user = decoder.user(value, path: "") {
-                service.directory.withLock { d in
-                    d.users.removeAll { $0.id == user.id }
-                    d.users.append(user)
-                }
-                view = DirectoryJSON.userView(user)
+            decoded = decoder.user(value, path: "").map { user in
+                (DirectoryJSON.userView(user), { d in Self.put(user, replacing: original, in: &d) })
             }
         case .app:
-            if let app = decoder.application(value, path: "") {
-                service.directory.withLock { d in
-                    d.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
-                    d.applications.append(app)
-                }
-                view = DirectoryJSON.appView(app)
+            decoded = decoder.application(value, path: "").map { app in
+                (DirectoryJSON.appView(app), { d in Self.put(app, replacing: original, in: &d) })
             }
         case .consent:
-            if let grant = decoder.consent(value, path: "") {
-                service.directory.withLock { $0.grantConsent(grant) }
-                view = DirectoryJSON.consent(grant)
+            decoded = decoder.consent(value, path: "").map { grant in
+                (DirectoryJSON.consent(grant), { d in
+                    if d.consents.contains(where: { $0.hasSameKey(as: grant) }) {
+                        return .conflict("consent", "client \(grant.clientID), resource \(grant.resourceAppID), \(grant.userID.map { "user \($0)" } ?? "every user")",
+                                         hint: "DELETE it first")
+                    }
+                    d.consents.append(grant)
+                    return nil
+                })
             }
         }
-        guard decoder.reader.problems.isEmpty else { return ControlAPI.problems(decoder.reader.problems, message: "the \(kind.rawValue) was rejected") }
-        return ControlAPI.json(201, view)
+        guard decoder.reader.problems.isEmpty, let decoded else { throw .invalidBody(decoder.reader.problems, message: "the \(kind.rawValue) was rejected") }
+        if let conflict = service.directory.withLock({ d in decoded.apply(&d) }) { throw conflict }
+        return ControlAPI.json(original == nil ? 201 : 200, decoded.view)
+    }
+
+    private static func put(_ user: DirectoryUser, replacing original: Original?, in d: inout Directory) -> ScenarioEngineError? {
+        var keep = Array(d.users.indices)
+        var slot: Int?
+        if case .user(let id) = original {
+            guard let index = d.users.firstIndex(where: { $0.id == id }) else { return .notFound("user", id) }
+            slot = index
+            keep = keep.filter { $0 != index }
+        }
+        if let clash = keep.first(where: { d.users[$0].id == user.id }) {
+            return .conflict("user", "id \(user.id)", hint: "held by \(d.users[clash].userPrincipalName)")
+        }
+        if keep.contains(where: { d.users[$0].userPrincipalName.caseInsensitiveCompare(user.userPrincipalName) == .orderedSame }) {
+            return .conflict("user", user.userPrincipalName, hint: "PATCH /_fakeentra/users/\(user.userPrincipalName) changes it")
+        }
+        if let slot { d.users[slot] = user } else { d.users.append(user) }
+        return nil
+    }
+
+    private static func put(_ app: Application, replacing original: Original?, in d: inout Directory) -> ScenarioEngineError? {
+        func same(_ a: String, _ b: String) -> Bool { a.caseInsensitiveCompare(b) == .orderedSame }
+        var slot: Int?
+        if case .app(let clientID) = original {
+            guard let index = d.applications.firstIndex(where: { same($0.clientID, clientID) }) else { return .notFound("app", clientID) }
+            slot = index
+        }
+        if d.applications.indices.contains(where: { $0 != slot && same(d.applications[$0].clientID, app.clientID) }) {
+            return .conflict("app", app.clientID, hint: "PATCH /_fakeentra/apps/\(app.clientID) changes it")
+        }
+        if let slot { d.applications[slot] = app } else { d.applications.append(app) }
+        return nil
     }
 
     /// PATCH: the entry as it is, with the body's members laid over it, validated as a whole.
     private func change(_ kind: Kind, key: String) throws(ScenarioEngineError) -> HTTPResponse {
         var current: [String: Any]
+        let original: Original
         switch kind {
-        case .user: current = DirectoryJSON.user(try findUser(key))
+        case .user:
+            let user = try findUser(key)
+            current = DirectoryJSON.user(user)
+            original = .user(id: user.id)
         case .app:
             guard let app = service.currentDirectory.application(clientID: key) else { throw .notFound("app", key) }
             current = DirectoryJSON.app(app)
+            original = .app(clientID: app.clientID)
         case .consent: throw .badRequest("consents are added with POST and removed with DELETE")
         }
         for (name, value) in body.object { current[name] = value is NSNull ? nil : value }
-        return try add(kind, from: DirectoryJSON.data(current))
+        return try write(kind, from: DirectoryJSON.data(current), replacing: original)
     }
 
     private func revokeConsent() throws(ScenarioEngineError) -> HTTPResponse {
@@ -134,7 +178,19 @@ struct DirectoryEditor {
     }
 }
 
+extension ConsentGrant {
+    /// Grants with the same key (client, resource, user, tenant) are one grant.
+    func hasSameKey(as other: ConsentGrant) -> Bool {
+        clientID.caseInsensitiveCompare(other.clientID) == .orderedSame && resourceAppID == other.resourceAppID
+            && userID == other.userID && tenantID == other.tenantID
+    }
+}
+
 extension ScenarioEngineError {
+    static func conflict(_ what: String, _ key: String, hint: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 409, code: "conflict", message: "a \(what) with key \"\(key)\" already exists (\(hint))")
+    }
+
     static func notFound(_ what: String, _ key: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "not_found", message: "no \(what) \"\(key)\"")
     }
