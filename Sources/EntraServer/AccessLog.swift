@@ -1,17 +1,23 @@
+import EntraHTTP
+
 /// Formats access log lines. Query values can carry secrets (codes, tokens, passwords), so only
-/// parameter names are kept: `/token?grant_type=…&code=…`.
+/// parameter names are kept: `/token?grant_type=…&code=…`; a query piece without `=` (which may be a
+/// bare value) and a path segment shaped like a token or a random opaque value (`SecretShape`) are
+/// shown as `…`.
 public enum AccessLog {
     public static func redactedTarget(_ target: String) -> String {
-        // Most targets have neither query nor fragment: answer them without walking Characters.
-        guard target.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { return target }
         var path = target
-        if let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
-        guard let question = path.firstIndex(of: "?") else { return path }
+        if target.utf8.contains(where: { $0 == UInt8(ascii: "#") }), let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
+        let question = path.utf8.contains(where: { $0 == UInt8(ascii: "?") }) ? path.firstIndex(of: "?") : nil
+        let pathPart = question.map { path[..<$0] } ?? path[...]
+        let shownPath = pathPart.utf8.count < 20 ? String(pathPart)
+            : pathPart.split(separator: "/", omittingEmptySubsequences: false).map { SecretShape.isSecret($0) || SecretShape.looksRandom($0) ? "…" : String($0) }.joined(separator: "/")
+        guard let question else { return shownPath }
         let names = path[path.index(after: question)...].split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            return "\(name)=…"
+            guard let eq = pair.firstIndex(of: "=") else { return "…" }
+            return "\(pair[..<eq])=…"
         }
-        return String(path[..<question]) + (names.isEmpty ? "" : "?" + names.joined(separator: "&"))
+        return shownPath + (names.isEmpty ? "" : "?" + names.joined(separator: "&"))
     }
 
     public static func line(method: String, target: String, status: Int, nanoseconds: UInt64) -> String {

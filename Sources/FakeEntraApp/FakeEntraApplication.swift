@@ -41,6 +41,12 @@ public struct FakeEntraApplication: Sendable {
             handlers.append(IdentityHandler(service: world))
             return HandlerChain(handlers, fallback: FakeEntraApplication.notFound)
         })
+        // Configured passwords and client secrets are redacted from the journal wherever they appear.
+        let directory = service.currentDirectory
+        journal.secrets.learnConfigured(
+            passwords: directory.users.map(\.password) + (b2c?.localAccounts.map(\.password) ?? []),
+            clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
+        )
         responder = JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock)
     }
 

@@ -220,7 +220,7 @@ import Testing
 @Suite struct AccessLogFormatTests {
     @Test func queryValuesAreReplacedAndFragmentsDropped() {
         #expect(AccessLog.redactedTarget("/token?a=1&b=2") == "/token?a=…&b=…")
-        #expect(AccessLog.redactedTarget("/p?flag&x=") == "/p?flag=…&x=…")
+        #expect(AccessLog.redactedTarget("/p?flag&x=") == "/p?…&x=…", "a piece without = may be a bare secret")
         #expect(AccessLog.redactedTarget("/p#frag") == "/p")
         #expect(AccessLog.redactedTarget("/p?") == "/p")
         #expect(AccessLog.line(method: "GET", target: "/x?c=s", status: 302, nanoseconds: 1_260_000) == "GET /x?c=… 302 1.3ms")

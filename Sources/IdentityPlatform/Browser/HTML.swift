@@ -49,6 +49,13 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
         return out
     }
 
+    /// The inverse of `escape` (for reading back what a page carries).
+    public static func unescape(_ text: String) -> String {
+        guard text.contains("&") else { return text }
+        return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
     /// `<input type="hidden">`.
     public static func hidden(_ name: String, _ value: String) -> HTML {
         "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">"

@@ -58,9 +58,39 @@ public struct JournalEntry: Sendable {
         }
         // HTML pages can carry codes and tokens (form_post): only their size is kept.
         if type.hasPrefix("text/plain"), body.count <= maximumBodyText {
-            return JSONFragment.quote(String(decoding: body, as: UTF8.self))
+            return JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self)))
         }
         return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
+    }
+
+    /// Text a client labelled `text/plain` can still be JSON or a form (`client_secret=…`): its
+    /// sensitive members are redacted by name as they would be under their real content type.
+    static func redactPlainText(_ text: String) -> String {
+        if let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), parsed is [String: Any] || parsed is [Any],
+           let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .withoutEscapingSlashes]) {
+            return String(decoding: data, as: UTF8.self)
+        }
+        guard text.contains("=") else { return text }
+        // name=value pairs, one per line or joined by '&'.
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            line.contains("=") ? Redaction.redactParameterString(String(line)) : String(line)
+        }.joined(separator: "\n")
+    }
+
+    /// The entry with every value that is a secret by shape or by memory replaced, in every field.
+    func scrubbed(with memory: SecretMemory) -> JournalEntry {
+        func pairs(_ list: [(String, String)]) -> [(String, String)] {
+            list.map { (Redaction.scrub($0.0, memory: memory), Redaction.scrub($0.1, memory: memory)) }
+        }
+        var copy = self
+        // Segment by segment: a secret may contain '/', which free text does not split on.
+        copy.path = path.split(separator: "/", omittingEmptySubsequences: false).map { Redaction.scrub(String($0), memory: memory) }.joined(separator: "/")
+        copy.query = pairs(query)
+        copy.requestHeaders = pairs(requestHeaders)
+        copy.responseHeaders = pairs(responseHeaders)
+        copy.requestBody = Redaction.scrub(requestBody, memory: memory)
+        copy.responseBody = Redaction.scrub(responseBody, memory: memory)
+        return copy
     }
 
     public var json: String {

@@ -18,11 +18,14 @@ public struct JournalingResponder: HTTPResponder {
     public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         let started = ContinuousClock.now
         let response = inner.respond(to: request, context: context)
+        // Secrets named in either direction are remembered first, so the entry (and every later one)
+        // redacts them wherever they appear — passwords and client secrets the control API sets included.
+        SecretHarvest.learn(from: request, response: response, into: journal.secrets)
         // The control API (journal reads, health probes, scenario loads) is not itself journaled: the
         // journal shows what clients asked of the identity platform and Graph.
         guard !request.rawPath.lowercased().hasPrefix("/_fakeentra/") else { return response }
         let elapsed = ContinuousClock.now - started
-        journal.record(JournalEntry(
+        journal.record(scrubbing: JournalEntry(
             id: 0, time: clock.now(), method: request.method, path: request.rawPath,
             query: Redaction.redact(request.query), status: response.status.code, kind: classify(request),
             durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,

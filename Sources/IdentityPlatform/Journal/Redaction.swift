@@ -4,24 +4,43 @@ import Foundation
 
 /// Removes secrets and tokens from what the journal keeps, leaving a trace a reader can correlate:
 /// the length, and for tokens and codes a short hash (equal values give equal hashes).
+///
+/// By name (a parameter, JSON member or cookie called `client_secret`, `new_password`, `*_token`…,
+/// whatever its value's type) and by what a value is (`SecretShape`: JWTs, issued refresh tokens and
+/// device codes; `SecretMemory`: any value the journal saw under a secret's name, or configured as a
+/// password or client secret), wherever it turns up.
 public enum Redaction {
-    /// Parameter and JSON member names whose values are credentials or tokens.
+    /// Names (lower case, without `_`, `-`, `.`) whose values are credentials or tokens.
     public static let sensitiveNames: Set<String> = [
-        "client_secret", "password", "code", "code_verifier", "refresh_token", "assertion", "client_assertion",
-        "access_token", "id_token", "device_code", "id_token_hint", "token", "otc", "newpassword", "currentpassword",
+        "clientsecret", "password", "code", "codeverifier", "refreshtoken", "assertion", "clientassertion",
+        "accesstoken", "idtoken", "devicecode", "usercode", "idtokenhint", "token", "otc", "newpassword", "currentpassword",
         // The sign-in pages' password fields (Microsoft's names).
         "passwd", "confirmnewpassword",
         // B2C's pages (issue 4): sign-up and password reset confirm the new password in this field.
         "reenterpassword",
+        // The control API's app shape.
+        "secrets",
     ]
 
-    /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
-    static let lengthOnlyNames: Set<String> = ["client_secret", "password", "newpassword", "currentpassword", "passwd", "confirmnewpassword", "reenterpassword"]
+    static func normalized(_ name: String) -> String {
+        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." && $0 != " " })
+    }
 
-    public static func isSensitive(_ name: String) -> Bool { sensitiveNames.contains(name.lowercased()) }
+    /// Exact names, and any name about a password or secret, or ending in `token`/`assertion`.
+    public static func isSensitive(_ name: String) -> Bool {
+        let n = normalized(name)
+        return sensitiveNames.contains(n) || isLengthOnlyNormalized(n) || n.hasSuffix("token") || n.hasSuffix("tokens") || n.hasSuffix("assertion")
+    }
+
+    /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
+    static func isLengthOnly(_ name: String) -> Bool { isLengthOnlyNormalized(normalized(name)) }
+
+    private static func isLengthOnlyNormalized(_ n: String) -> Bool {
+        n.contains("password") || n.contains("passwd") || n.contains("secret") || n == "pwd"
+    }
 
     public static func redact(_ value: String, name: String) -> String {
-        if lengthOnlyNames.contains(name.lowercased()) { return "[redacted \(value.count) chars]" }
+        if isLengthOnly(name) { return "[redacted \(value.count) chars]" }
         return "[redacted \(value.count) chars sha256:\(shortHash(value))]"
     }
 
@@ -52,7 +71,7 @@ public enum Redaction {
             let rest = value[value.index(after: eq)...]
             let end = rest.firstIndex(of: ";") ?? rest.endIndex
             return "\(value[..<eq])=\(redact(String(rest[..<end]), name: "token"))\(rest[end...])"
-        case "location":
+        case "location", "referer", "content-location":
             return redactURL(value)
         default:
             return value
@@ -82,20 +101,79 @@ public enum Redaction {
         redact(FormParameters(decoding: text)).map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
     }
 
-    /// A parsed JSON value with every sensitive member replaced, recursively.
+    /// A parsed JSON value with every sensitive member replaced, recursively. A member under a
+    /// sensitive name is redacted whatever it holds: a number, an object or a list of secrets too.
     static func redactJSON(_ value: Any) -> Any {
         if let object = value as? [String: Any] {
             var copy: [String: Any] = [:]
             for (key, member) in object {
-                if isSensitive(key), let text = member as? String {
-                    copy[key] = redact(text, name: key)
-                } else {
-                    copy[key] = redactJSON(member)
-                }
+                copy[key] = isSensitive(key) ? redactAll(member, name: key) : redactJSON(member)
             }
             return copy
         }
         if let array = value as? [Any] { return array.map(redactJSON) }
         return value
+    }
+
+    private static func redactAll(_ value: Any, name: String) -> Any {
+        if let text = value as? String { return redact(text, name: name) }
+        if value is NSNull { return value }
+        if let array = value as? [Any] { return array.map { redactAll($0, name: name) } }
+        if let object = value as? [String: Any] { return object.mapValues { redactAll($0, name: name) } }
+        return "[redacted \(type(of: value) == Bool.self ? "boolean" : "value")]"
+    }
+
+    /// Every string under a sensitive name in a parsed JSON value (to remember them).
+    static func sensitiveStrings(in value: Any, name: String? = nil) -> [(name: String, value: String)] {
+        if let object = value as? [String: Any] {
+            return object.flatMap { key, member in sensitiveStrings(in: member, name: isSensitive(key) ? key : name) }
+        }
+        if let array = value as? [Any] { return array.flatMap { sensitiveStrings(in: $0, name: name) } }
+        if let name, let text = value as? String { return [(name, text)] }
+        return []
+    }
+
+    // MARK: By value
+
+    /// Characters that end a candidate value in free text (JSON, forms, headers, prose).
+    private static func isDelimiter(_ b: UInt8) -> Bool {
+        switch b {
+        case 0...0x20, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "&"), UInt8(ascii: "="), UInt8(ascii: ","),
+             UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"), UInt8(ascii: "?"),
+             UInt8(ascii: "#"), UInt8(ascii: "|"), UInt8(ascii: "`"):
+            true
+        default: false
+        }
+    }
+
+    /// `text` with every value that is a secret by shape or remembered by `memory` replaced, whatever
+    /// surrounds it. Percent-encoded values are recognised too.
+    public static func scrub(_ text: String, memory: SecretMemory?) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        var copied = 0
+        var start = 0
+        func replacement(_ candidate: String) -> String? {
+            if SecretShape.isSecret(candidate) { return redact(candidate, name: "token") }
+            guard let memory else { return nil }
+            if let lengthOnly = memory.lookup(candidate) { return redact(candidate, name: lengthOnly ? "password" : "token") }
+            if candidate.contains("%"), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
+                return redact(decoded, name: lengthOnly ? "password" : "token")
+            }
+            return nil
+        }
+        for index in 0...bytes.count {
+            guard index == bytes.count || isDelimiter(bytes[index]) else { continue }
+            if index - start >= SecretMemory.minimumLength, let redacted = replacement(String(decoding: bytes[start..<index], as: UTF8.self)) {
+                output += bytes[copied..<start]
+                output += Array(redacted.utf8)
+                copied = index
+            }
+            start = index + 1
+        }
+        guard copied > 0 else { return text }
+        output += bytes[copied...]
+        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -64,8 +64,18 @@ public final class RequestJournal: Sendable {
 
     public let limits: Limits
     private let store = Mutex(Store())
+    /// Values redacted wherever they appear (see `Redaction.scrub`).
+    public let secrets: SecretMemory
 
-    public init(limits: Limits = .init()) { self.limits = limits }
+    public init(limits: Limits = .init(), secrets: SecretMemory = SecretMemory()) {
+        self.limits = limits
+        self.secrets = secrets
+    }
+
+    /// Records `entry` with every remembered or secret-shaped value redacted.
+    func record(scrubbing entry: JournalEntry) {
+        record(entry.scrubbed(with: secrets))
+    }
 
     /// Adds an entry (its id is assigned here) and evicts the oldest beyond the limits.
     @discardableResult

@@ -1,0 +1,93 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// Finds the values an exchange carries under a secret's name — in the query, a form, JSON or
+/// `text/plain` body, Basic credentials, cookies, a redirect's `Location`, a form_post page's hidden
+/// fields — and hands them to `SecretMemory`, so they are redacted wherever they turn up later.
+enum SecretHarvest {
+    static func learn(from request: HTTPRequest, response: HTTPResponse, into memory: SecretMemory) {
+        for pair in request.query.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+        learn(body: request.body, contentType: request.headers["Content-Type"], into: memory)
+        learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
+        for field in request.headers.fields {
+            switch field.name.lowercased() {
+            case "authorization", "proxy-authorization": learnCredentials(field.value, into: memory)
+            case "cookie":
+                for piece in field.value.split(separator: ";") {
+                    if let eq = piece.firstIndex(of: "=") { memory.learn(String(piece[piece.index(after: eq)...]).trimmingCharacters(in: .whitespaces), name: "token") }
+                }
+            case "referer": learnURL(field.value, into: memory)
+            default: continue
+            }
+        }
+        for field in response.headers.fields {
+            switch field.name.lowercased() {
+            case "location": learnURL(field.value, into: memory)
+            case "set-cookie":
+                let value = field.value.split(separator: ";", maxSplits: 1).first ?? ""
+                if let eq = value.firstIndex(of: "=") { memory.learn(String(value[value.index(after: eq)...]), name: "token") }
+            default: continue
+            }
+        }
+    }
+
+    private static func learnCredentials(_ value: String, into memory: SecretMemory) {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return }
+        let credential = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        guard parts[0].lowercased() == "basic" else {
+            memory.learn(credential, name: "token")
+            return
+        }
+        // RFC 6749 §2.3.1: form-encoded client id and secret, base64 joined by ':'.
+        guard let decoded = Data(base64Encoded: credential).map({ String(decoding: $0, as: UTF8.self) }),
+              let colon = decoded.firstIndex(of: ":") else { return }
+        let secret = String(decoded[decoded.index(after: colon)...])
+        memory.learn(secret, name: "client_secret")
+        memory.learn(FormCoding.percentDecode(secret.replacingOccurrences(of: "+", with: " ")) ?? secret, name: "client_secret")
+    }
+
+    private static func learnURL(_ url: String, into memory: SecretMemory) {
+        for separator in ["?", "#"] {
+            guard let start = url.range(of: separator) else { continue }
+            var part = url[start.upperBound...]
+            if separator == "?", let hash = part.firstIndex(of: "#") { part = part[..<hash] }
+            for pair in FormParameters(decoding: String(part)).pairs where Redaction.isSensitive(pair.name) {
+                memory.learn(pair.value, name: pair.name)
+            }
+        }
+    }
+
+    private static func learn(body: [UInt8], contentType: String?, into memory: SecretMemory) {
+        guard !body.isEmpty, body.count <= 256 * 1024 else { return }
+        let type = contentType?.lowercased() ?? ""
+        let text = String(decoding: body, as: UTF8.self)
+        if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]), parsed is [String: Any] || parsed is [Any] {
+            for found in Redaction.sensitiveStrings(in: parsed) { memory.learn(found.value, name: found.name) }
+        } else if type.hasPrefix("text/html") {
+            for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
+        } else if text.contains("=") {
+            for line in text.split(whereSeparator: \.isNewline) {
+                for pair in FormParameters(decoding: String(line)).pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+            }
+        }
+    }
+
+    /// `<input … name="code" value="…">` pairs of a page (form_post answers carry codes and tokens).
+    static func hiddenFields(in html: String) -> [(name: String, value: String)] {
+        html.components(separatedBy: "<input").dropFirst().compactMap { tag in
+            let end = tag.firstIndex(of: ">") ?? tag.endIndex
+            let attributes = tag[..<end]
+            guard let name = attribute("name", in: attributes), let value = attribute("value", in: attributes) else { return nil }
+            return (HTML.unescape(name), HTML.unescape(value))
+        }
+    }
+
+    private static func attribute(_ name: String, in tag: Substring) -> String? {
+        guard let start = tag.range(of: " \(name)=\"") else { return nil }
+        let rest = tag[start.upperBound...]
+        guard let close = rest.firstIndex(of: "\"") else { return nil }
+        return String(rest[..<close])
+    }
+}
