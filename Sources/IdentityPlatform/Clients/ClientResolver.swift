@@ -24,8 +24,15 @@ public enum ClientResolver {
             }
             return ResolvedClient(application: app, isRegistered: true)
         }
-        guard !options.strict else { throw .applicationNotFound(clientID, tenant: tenant?.id ?? "common") }
+        guard !options.strict, isPlausibleClientID(clientID) else { throw .applicationNotFound(clientID, tenant: tenant?.id ?? "common") }
         return ResolvedClient(application: lenientApplication(clientID: clientID), isRegistered: false)
+    }
+
+    /// What lenient mode stands in for: an id an app registration could have (a GUID, or an
+    /// identifier URI's worth of visible characters). A 200 KB id or one with a NUL is no app: 700016,
+    /// as the real service answers for any id it does not know.
+    static func isPlausibleClientID(_ clientID: String) -> Bool {
+        (1...256).contains(clientID.utf8.count) && clientID.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F }
     }
 
     /// What an unknown client id stands for: a multi-tenant public client configured with Graph

@@ -19,9 +19,25 @@ enum TokenEndpoint {
         return HTTPResponse(status: .ok, headers: headers)
     }
 
+    /// What the real service refuses before looking at the grant: a parameter sent twice
+    /// (AADSTS9000411), `resource` on v2.0 (AADSTS901002), and Basic credentials naming another client
+    /// than the body's `client_id` (AADSTS9002313).
+    static func checkParameters(_ request: HTTPRequest, version: EndpointVersion) throws(IdentityError) {
+        var seen = Set<String>()
+        for pair in request.form.pairs where !seen.insert(pair.name.lowercased()).inserted {
+            throw .duplicatedParameter(pair.name)
+        }
+        if version == .v2, request.form["resource"] != nil { throw .resourceNotSupported() }
+        if let bodyID = request.form["client_id"], !bodyID.isEmpty,
+           let basicID = PresentedClientCredentials(parameters: FormParameters(), headers: request.headers).clientID, basicID != bodyID {
+            throw .malformedRequest()
+        }
+    }
+
     static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {
         guard exchange.request.method == "POST" else { throw .methodNotAllowed(exchange.request.method) }
         guard case .token(let version) = exchange.route.endpoint else { throw .malformedRequest() }
+        try checkParameters(exchange.request, version: version)
         let directory = exchange.service.currentDirectory
         let request = TokenRequest(
             exchange: exchange, version: version, selector: try exchange.tenantSelector(directory: directory),

@@ -16,8 +16,24 @@ extension IdentityError {
         IdentityError(error: "invalid_tenant", code: 90002, message: "Tenant '\(tenant)' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud. Check with your subscription administrator, this may happen if there are no active subscriptions for the tenant.")
     }
 
+    public static func duplicatedParameter(_ name: String) -> IdentityError {
+        IdentityError(error: "invalid_request", code: 9000411, message: "The request is not properly formatted. The parameter '\(echoed(name))' is duplicated.")
+    }
+
+    /// The v2.0 endpoints take scopes; `resource` belongs to v1.0.
+    public static func resourceNotSupported() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 901002, message: "The 'resource' request parameter is not supported.")
+    }
+
+    /// A value of the request quoted in a message: control characters shown as U+FFFD and at most 256
+    /// characters, so an answer never carries a raw NUL or grows with what the client sent.
+    static func echoed(_ value: String) -> String {
+        let clean = String(String.UnicodeScalarView(value.unicodeScalars.prefix(257).map { $0.value < 0x20 || $0.value == 0x7F ? "\u{FFFD}" : $0 }))
+        return clean.count > 256 ? String(clean.prefix(256)) + "…" : clean
+    }
+
     public static func applicationNotFound(_ clientID: String, tenant: String) -> IdentityError {
-        IdentityError(error: "unauthorized_client", code: 700016, message: "Application with identifier '\(clientID)' was not found in the directory '\(tenant)'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.")
+        IdentityError(error: "unauthorized_client", code: 700016, message: "Application with identifier '\(echoed(clientID))' was not found in the directory '\(tenant)'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.")
     }
 
     public static func redirectURIMismatch(_ uri: String, clientID: String) -> IdentityError {

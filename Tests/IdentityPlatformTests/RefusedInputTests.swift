@@ -1,0 +1,55 @@
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+/// Issue 12, defect 10: inputs the real service refuses, answered as it answers them.
+@Suite struct RefusedInputTests {
+    typealias F = TokenFixtures
+
+    static let password: [(String, String)] = [("grant_type", "password"), ("username", "adele.vance@contoso.onmicrosoft.com"),
+                                               ("password", Directory.demoPassword), ("scope", "User.Read")]
+
+    @Test func aParameterSentTwiceIs9000411() {
+        let (service, _) = F.service()
+        let response = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID)] + Self.password + [("scope", "Mail.Read")]), to: service)
+        #expect(response.status.code == 400)
+        #expect(F.errorCode(response) == 9000411)
+        #expect((F.json(response)["error_description"] as? String)?.hasPrefix("AADSTS9000411: The request is not properly formatted. The parameter 'scope' is duplicated.") == true)
+    }
+
+    @Test func resourceOnV2Is901002AndStillWorksOnV1() {
+        let (service, _) = F.service()
+        let v2 = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com")] + Self.password), to: service)
+        #expect(F.errorCode(v2) == 901002)
+        #expect(F.json(v2)["error"] as? String == "invalid_request")
+        let v1 = F.send(F.post("/\(F.contoso)/oauth2/token", [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com"), ("grant_type", "password"),
+                                                              ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)]), to: service)
+        #expect(v1.status.code == 200, "\(F.json(v1))")
+    }
+
+    @Test func oversizedOrControlCharacterClientIDsAreNoApp() {
+        let (service, _) = F.service()
+        for clientID in [String(repeating: "a", count: 200_000), "abc\u{0}def", "has space"] {
+            let response = F.send(F.post(F.tokenPath, [("client_id", clientID)] + Self.password), to: service)
+            #expect(F.errorCode(response) == 700016, "\(clientID.prefix(10).debugDescription)")
+            #expect(response.body.count < 4096, "the answer does not grow with the id")
+            #expect(!response.body.contains(0), "no raw NUL")
+            #expect(!String(decoding: response.body, as: UTF8.self).contains("\\u0000"), "no NUL escaped either")
+        }
+        let unknownGUID = F.send(F.post(F.tokenPath, [("client_id", "0f0f0f0f-1111-4222-8333-444444444444")] + Self.password), to: service)
+        #expect(unknownGUID.status.code == 200, "lenient mode still stands in for an unknown GUID client")
+    }
+
+    @Test func basicCredentialsNamingAnotherClientAreRefused() {
+        let (service, _) = F.service()
+        let basic = "Basic " + Data("\(F.webAppID):\(F.webSecret)".utf8).base64EncodedString()
+        let mismatch = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID), ("grant_type", "client_credentials"), ("scope", "https://graph.microsoft.com/.default")],
+                                     headers: ["Authorization": basic]), to: service)
+        #expect(mismatch.status.code == 400)
+        #expect(F.errorCode(mismatch) == 9002313)
+        let agreeing = F.send(F.post(F.tokenPath, [("client_id", F.webAppID), ("grant_type", "client_credentials"), ("scope", "https://graph.microsoft.com/.default")],
+                                     headers: ["Authorization": basic]), to: service)
+        #expect(agreeing.status.code == 200, "\(F.json(agreeing))")
+    }
+}
