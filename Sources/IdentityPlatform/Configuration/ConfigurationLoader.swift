@@ -127,7 +127,11 @@ struct DirectoryBuilder {
         return nil
     }
 
+    /// Linear in the number of users (issue 12, defect 6): the users the file replaces are removed in
+    /// one pass at the end, not one scan of the directory per user.
     mutating func addUsers() {
+        var added: [DirectoryUser] = []
+        defer { replaceUsers(with: added) }
         for (i, entry) in uniqueEntries(file.users, section: "users", member: "userPrincipalName", what: "user principal name", key: \.userPrincipalName) {
             let upn = entry.userPrincipalName.lowercased()
             let tenant: Tenant?
@@ -140,8 +144,7 @@ struct DirectoryBuilder {
             }
             guard let tenant else { continue }
             let id = entry.id?.lowercased() ?? TokenIdentifiers.guid(from: "user|\(upn)")
-            directory.users.removeAll { $0.id == id || $0.userPrincipalName.lowercased() == upn }
-            directory.users.append(DirectoryUser(
+            added.append(DirectoryUser(
                 id: id, tenantID: tenant.id, userPrincipalName: entry.userPrincipalName, displayName: entry.displayName,
                 givenName: entry.givenName, surname: entry.surname, mail: entry.mail, jobTitle: entry.jobTitle,
                 officeLocation: entry.officeLocation, mobilePhone: entry.mobilePhone, businessPhones: entry.businessPhones ?? [],
@@ -151,6 +154,17 @@ struct DirectoryBuilder {
                 passwordExpired: entry.passwordExpired ?? false, otherMails: entry.otherMails ?? []
             ))
         }
+    }
+
+    /// Adds `users`, dropping directory users that share an id or UPN with one of them, and of
+    /// file users sharing an id, all but the last (as adding them one by one did).
+    private mutating func replaceUsers(with users: [DirectoryUser]) {
+        guard !users.isEmpty else { return }
+        var seenIDs = Set<String>()
+        let kept = users.reversed().filter { seenIDs.insert($0.id).inserted }.reversed()
+        let names = Set(kept.map { $0.userPrincipalName.lowercased() })
+        directory.users.removeAll { seenIDs.contains($0.id) || names.contains($0.userPrincipalName.lowercased()) }
+        directory.users.append(contentsOf: kept)
     }
 
     mutating func addApps() {
