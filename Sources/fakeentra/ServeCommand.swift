@@ -37,6 +37,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
         guard headerTimeout > 0, idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("timeouts must be positive") }
         guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
+        // An empty secret would be demanded and never presentable: every control call refused.
+        if let controlSecret, controlSecret.trimmingCharacters(in: .whitespaces).isEmpty || !HTTPFieldSyntax.isFieldValue(controlSecret) {
+            throw ValidationError("--control-secret must be a non-empty text without control characters (it is sent as Authorization: Bearer <secret>)")
+        }
         if controlSecret == nil, !Self.isLoopback(host) {
             throw ValidationError("--control-secret is required when --host is not a loopback address: the control API can change users, clocks and scenarios")
         }
