@@ -187,6 +187,8 @@ public struct PendingAuthorization: Sendable {
     public var sessionID: String?
     /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
     public var isNewUser: Bool
+    /// Permissions the user unticked on the consent page: neither consented to nor granted.
+    public var declinedPermissions: [String] = []
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
