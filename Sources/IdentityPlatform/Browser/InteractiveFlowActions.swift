@@ -195,7 +195,7 @@ extension InteractiveFlow {
     mutating func complete(user: DirectoryUser) -> HTTPResponse {
         let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
         let account = session?.account(userID: user.id)
-        let grant = GrantContext(
+        var grant = GrantContext(
             clientID: app.clientID, userID: user.id, tenantID: user.tenantID,
             scopes: request.scopes.responseScopes(granted: evaluation.permissions.filter { !pending.declinedPermissions.contains($0) }),
             resourceAppID: request.scopes.resource?.appID, endpointVersion: request.version,
@@ -204,6 +204,7 @@ extension InteractiveFlow {
             claimsRequest: request.claimsRequest, clientCapabilities: request.clientCapabilities,
             isNewUser: pending.isNewUser
         )
+        grant.declinedPermissions = pending.declinedPermissions
         let flowID = pending.id
         let now = self.now
         switch request.reply {
