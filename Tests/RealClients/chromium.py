@@ -144,6 +144,12 @@ class Chromium:
         field.clear()
         field.send_keys(text)
 
+    def fill(self, fields, submit):
+        """Types each {element id: text} and presses the `submit` button."""
+        for element_id, text in fields.items():
+            self.type(element_id, text)
+        self.click(submit)
+
     def click(self, element_id):
         """Clicks and waits until the browser has left the page (a form post or link navigation)."""
         old = self.driver.find_element(By.TAG_NAME, "html")

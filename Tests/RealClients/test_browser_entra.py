@@ -33,9 +33,7 @@ def authority(server, tenant=CONTOSO):
 
 def sign_in(browser, login, password=PASSWORD, shot=None):
     on_page(browser, "i0116", shot=shot)
-    browser.type("i0116", login)
-    browser.type("i0118", password)
-    browser.click("idSIButton9")
+    browser.fill({"i0116": login, "i0118": password}, submit="idSIButton9")
 
 
 def test_sign_in_then_consent_with_an_unticked_scope(server, chromium, listener):
@@ -75,41 +73,35 @@ def test_account_picker_after_two_sign_ins(server, chromium, listener):
     assert claims(tokens["id_token"])["preferred_username"] == ALEX
 
 
-def test_mfa_page(server, chromium, listener):
+def scenario_app(server, listener, scenario):
+    """A request of a fresh client id bound to `scenario` (the binding lasts as long as this module's server)."""
     client_id = str(uuid.uuid4())
-    binding = server.bind("mfa-required", client_id=client_id)
-    try:
-        app = AppRequest(server, listener, authority(server), client_id=client_id)
-        chromium.open(app.url)
-        sign_in(chromium, ADELE)
-        on_page(chromium, "mfa", shot="entra-mfa")
-        chromium.type("idTxtBx_SAOTCC_OTC", "12ab")
-        chromium.click("idSubmit_SAOTCC_Continue")
-        assert chromium.has("idSpan_SAOTCC_Error_OTC") and "AADSTS" in chromium.text()
-        chromium.type("idTxtBx_SAOTCC_OTC", "123456")
-        chromium.click("idSubmit_SAOTCC_Continue")
-        tokens = app.redeem()
-        assert "mfa" in claims(tokens["id_token"]).get("amr", []) or "mfa" in claims(tokens["access_token"]).get("amr", [])
-    finally:
-        server.unbind(binding)
+    server.bind(scenario, client_id=client_id)
+    return AppRequest(server, listener, authority(server), client_id=client_id)
+
+
+def test_mfa_page(server, chromium, listener):
+    app = scenario_app(server, listener, "mfa-required")
+    chromium.open(app.url)
+    sign_in(chromium, ADELE)
+    on_page(chromium, "mfa", shot="entra-mfa")
+    chromium.type("idTxtBx_SAOTCC_OTC", "12ab")
+    chromium.click("idSubmit_SAOTCC_Continue")
+    assert chromium.has("idSpan_SAOTCC_Error_OTC") and "AADSTS" in chromium.text()
+    chromium.type("idTxtBx_SAOTCC_OTC", "123456")
+    chromium.click("idSubmit_SAOTCC_Continue")
+    tokens = app.redeem()
+    assert "mfa" in claims(tokens["id_token"]).get("amr", []) or "mfa" in claims(tokens["access_token"]).get("amr", [])
 
 
 def test_expired_password_page(server, chromium, listener):
-    client_id = str(uuid.uuid4())
-    binding = server.bind("password-expired", client_id=client_id)
-    try:
-        app = AppRequest(server, listener, authority(server), client_id=client_id)
-        chromium.open(app.url)
-        sign_in(chromium, NESTOR)
-        on_page(chromium, "passwordchange", shot="entra-expired-password")
-        chromium.type("currentPassword", PASSWORD)
-        chromium.type("newPassword", "N3w-Passw0rd!")
-        chromium.type("confirmNewPassword", "N3w-Passw0rd!")
-        chromium.click("idSIButton9")
-        tokens = app.redeem()
-        assert claims(tokens["id_token"])["preferred_username"] == NESTOR
-    finally:
-        server.unbind(binding)
+    app = scenario_app(server, listener, "password-expired")
+    chromium.open(app.url)
+    sign_in(chromium, NESTOR)
+    on_page(chromium, "passwordchange", shot="entra-expired-password")
+    chromium.fill({"currentPassword": PASSWORD, "newPassword": "N3w-Passw0rd!", "confirmNewPassword": "N3w-Passw0rd!"}, submit="idSIButton9")
+    tokens = app.redeem()
+    assert claims(tokens["id_token"])["preferred_username"] == NESTOR
 
 
 def test_create_account_page(server, chromium, listener):
@@ -117,10 +109,7 @@ def test_create_account_page(server, chromium, listener):
     app = AppRequest(server, listener, authority(server, "consumers"), prompt="create")
     chromium.open(app.url)
     on_page(chromium, "MemberName", shot="entra-create-account")
-    chromium.type("MemberName", email)
-    chromium.type("DisplayName", "New Person")
-    chromium.type("PasswordInput", "Create-Passw0rd")
-    chromium.click("idSIButton9")
+    chromium.fill({"MemberName": email, "DisplayName": "New Person", "PasswordInput": "Create-Passw0rd"}, submit="idSIButton9")
     tokens = app.redeem()
     assert claims(tokens["id_token"])["preferred_username"] == email
 
