@@ -181,6 +181,15 @@ def _is_stale(element):
 
 
 @pytest.fixture(scope="module")
+def server(certs_dir):
+    """Each browser test module's own server: its pages create accounts and change passwords."""
+    from conftest import RunningServer
+    s = RunningServer([], certs_dir)
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="module")
 def chromium_session(certs_dir, server):
     browser = Chromium(os.path.join(certs_dir, "ca.pem"))
     yield browser
@@ -205,7 +214,7 @@ def listener():
 class AppRequest:
     """One /authorize request of a public client with PKCE, and the redemption of its code."""
 
-    def __init__(self, server, listener, base, client_id=None, scope="openid profile offline_access", **parameters):
+    def __init__(self, server, listener, base, client_id=None, scope="openid profile offline_access", state=None, **parameters):
         import base64
         import hashlib
         import secrets
@@ -217,7 +226,7 @@ class AppRequest:
         self.scope = scope
         self.redirect_uri = listener.redirect_uri
         self.verifier = secrets.token_urlsafe(48)
-        self.state = secrets.token_urlsafe(12)
+        self.state = state or secrets.token_urlsafe(12)
         challenge = base64.urlsafe_b64encode(hashlib.sha256(self.verifier.encode()).digest()).rstrip(b"=").decode()
         query = {"client_id": self.client_id, "response_type": "code", "redirect_uri": self.redirect_uri, "scope": scope,
                  "state": self.state, "nonce": secrets.token_urlsafe(12), "code_challenge": challenge, "code_challenge_method": "S256",

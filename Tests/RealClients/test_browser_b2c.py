@@ -3,23 +3,13 @@ sign-up (whose Reload used to answer AADB2C90046), forgotten password and the re
 profile, cancel; Reload on each page and Back where a person would use it."""
 import uuid
 
-import pytest
 
-from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page  # noqa: F401 (fixtures)
-from conftest import RunningServer
+from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page, server  # noqa: F401 (fixtures)
 
 TENANT = "fabrikamb2c.onmicrosoft.com"
 SCOPE = "https://fabrikamb2c.onmicrosoft.com/helloapi/demo.read openid offline_access"
 BEN = "ben@fabrikam.test"
 PASSWORD = "Passw0rd!"
-
-
-@pytest.fixture(scope="module")
-def server(certs_dir):
-    """This module's own server: its pages create accounts and change passwords."""
-    s = RunningServer([], certs_dir)
-    yield s
-    s.stop()
 
 
 def policy_request(server, listener, policy, **parameters):

@@ -8,23 +8,15 @@ import webbrowser
 import msal
 import pytest
 import requests
+from selenium.webdriver.support.ui import WebDriverWait
 
-from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page  # noqa: F401 (fixtures)
-from conftest import RunningServer
+from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page, server  # noqa: F401 (fixtures)
 
 ADELE = "adele.vance@contoso.onmicrosoft.com"
 ALEX = "alex.wilber@contoso.onmicrosoft.com"
 NESTOR = "nestor.wilke@contoso.onmicrosoft.com"
 PASSWORD = "Passw0rd!"
 CONTOSO = "contoso.onmicrosoft.com"
-
-
-@pytest.fixture(scope="module")
-def server(certs_dir):
-    """This module's own server: its pages create accounts and change passwords."""
-    s = RunningServer([], certs_dir)
-    yield s
-    s.stop()
 
 
 def authority(server, tenant=CONTOSO):
@@ -196,3 +188,28 @@ def test_msal_acquire_token_interactive_with_chromium_as_the_browser(server, chr
             assert not failures, failures
     assert "access_token" in result, result
     assert result["id_token_claims"]["preferred_username"] == ALEX
+
+
+def test_console_journal_shows_the_sign_in_with_decoded_claims(server, chromium, listener):
+    """The web console (/_fakeentra/console) lists the sign-in in its journal; opening the entry shows
+    the token's claims decoded. Skipped only while this build has no console (404)."""
+    console = f"{server.url}/_fakeentra/console"
+    if requests.get(console, verify=server.ca, timeout=30).status_code == 404:
+        pytest.skip("this build has no web console (/_fakeentra/console answers 404)")
+    app = AppRequest(server, listener, authority(server))
+    chromium.open(app.url)
+    sign_in(chromium, ADELE)
+    app.redeem()
+    chromium.open(console)
+    journal = chromium.wait_for("journal")
+    entries = journal.find_elements("css selector", "[data-entry-id]")
+    ours = [e for e in entries if app.client_id in e.text and "token" in e.text.lower()] or \
+           [e for e in entries if "token" in e.text.lower()]
+    assert ours, journal.text
+    entry = ours[0]
+    # The entry opens (a link to its page, or a disclosure in place) to the decoded token.
+    opener = entry if entry.tag_name in ("a", "summary") else entry.find_element("css selector", "a, summary")
+    opener.click()
+    WebDriverWait(chromium.driver, 10).until(lambda d: d.find_elements("css selector", '[data-claim="preferred_username"]'))
+    claims_shown = [e.text for e in chromium.driver.find_elements("css selector", '[data-claim="preferred_username"]')]
+    assert any(ADELE in text for text in claims_shown), claims_shown
