@@ -4,7 +4,9 @@
     fakeentra_factory   a function starting servers with their own options, stopped after the test
     fakeentra_certs     the session's certificate directory: every server shares one CA
 
-The binary is `--fakeentra-binary`, else $FAKEENTRA_BINARY, else `fakeentra` on the PATH."""
+The binary is `--fakeentra-binary`, else $FAKEENTRA_BINARY, else `fakeentra` on the PATH. With
+$FAKEENTRA_URL (and $FAKEENTRA_CA) set, `fakeentra` is that already running server instead (a CI job
+that started one, see docs/ci.md)."""
 import os
 import shutil
 import tempfile
@@ -38,6 +40,9 @@ def fakeentra(fakeentra_certs, fakeentra_binary, pytestconfig):
     """One FakeEntra for the session: `.url`, `.ca`, `.authority()`, `.b2c_authority()`, `.sign_in()`,
     `.bind()`, `.advance_clock()`, `.control()`. Tests sharing it should bind scenarios to their own
     client ids rather than change the server's state."""
+    if os.environ.get("FAKEENTRA_URL"):
+        yield FakeEntra.attach(os.environ["FAKEENTRA_URL"], os.environ.get("FAKEENTRA_CA") or os.path.join(fakeentra_certs, "ca.pem"))
+        return
     server = FakeEntra(*pytestconfig.getini("fakeentra_args"), certs_dir=fakeentra_certs, binary=fakeentra_binary)
     yield server
     server.stop()

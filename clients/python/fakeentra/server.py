@@ -63,6 +63,14 @@ class FakeEntra:
         # The banner is read; later output (none expected) must not fill the pipe and block the server.
         threading.Thread(target=self._drain, daemon=True).start()
 
+    @classmethod
+    def attach(cls, url, ca):
+        """A server someone else started (a CI step, `scripts/serve`): same methods, and `stop()` leaves it running."""
+        server = cls.__new__(cls)
+        server.url, server.ca, server.process = url.rstrip("/"), ca, None
+        server.certs_dir = pathlib.Path(ca).parent
+        return server
+
     def _wait_until_ready(self, timeout):
         ready, _, _ = select.select([self.process.stdout], [], [], timeout)
         line = self.process.stdout.readline() if ready else b""
@@ -191,6 +199,8 @@ class FakeEntra:
 
     def stop(self):
         """SIGTERM (the server finishes in-flight requests and exits 0), then cleans up its files."""
+        if self.process is None:
+            return
         if self.process.poll() is None:
             self.process.terminate()
             try:
