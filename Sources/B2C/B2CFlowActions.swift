@@ -8,30 +8,47 @@ extension B2CFlow {
     /// What the pages' links do (`Forgot your password?`, `Sign up now`): the only actions a GET may take.
     static let linkActions: Set<String> = ["forgotPassword", "showSignUp"]
 
+    /// The steps at which each action is accepted: the step of the page offering it, and the steps it
+    /// leads to. Reload repeats the GET or post that showed a page, so it arrives one step later (a reloaded
+    /// sign-up page is `showSignUp` at `.signUp`); Back brings an earlier page of the flow whose post then
+    /// arrives later too. Neither lets an action skip a step it needs: a new password still needs its code.
+    static let acceptedSteps: [String: Set<Step>] = [
+        "forgotPassword": [.signIn, .signUp], "showSignUp": [.signIn, .signUp],
+        "signin": [.signIn, .signUp, .editProfile], "signup": [.signUp], "saveProfile": [.editProfile],
+        "sendCode": [.resetEmail, .resetCode, .resetPassword], "verifyCode": [.resetCode, .resetPassword],
+        "resetPassword": [.resetPassword],
+    ]
+
     mutating func perform(_ action: String, input: FormParameters) -> HTTPResponse {
-        switch (action, step) {
-        case ("cancel", _):
-            return fail(.b2cCancelled())
-        case ("forgotPassword", .signIn):
+        if action == "cancel" { return fail(.b2cCancelled()) }
+        guard let step, Self.acceptedSteps[action]?.contains(step) == true else { return lostState() }
+        // Only the sign-up-or-sign-in policy has both a sign-in and a sign-up page.
+        let bothPages = policy.kind == .susi
+        switch action {
+        case "forgotPassword":
             // User flows hand a forgotten password back to the app, which then starts the reset policy.
             return fail(.b2cForgotPassword())
-        case ("showSignUp", .signIn) where policy.kind == .susi:
+        case "showSignUp" where bothPages:
             return showSignUp(B2CPages.Profile(email: input["signInName"]), error: nil)
-        case ("signin", .signIn):
+        case "signin" where step != .signUp || bothPages:
             return signInWithPassword(input)
-        case ("signup", .signUp):
+        case "signup":
             return createAccount(input)
-        case ("saveProfile", .editProfile):
+        case "saveProfile":
             return saveProfile(input)
-        case ("sendCode", .resetEmail):
+        case "sendCode":
             return sendCode(input)
-        case ("verifyCode", .resetCode):
+        case "verifyCode":
             return verifyCode(input)
-        case ("resetPassword", .resetPassword):
+        case "resetPassword":
             return resetPassword(input)
         default:
-            return SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest, headers: headers)
+            return lostState()
         }
+    }
+
+    func lostState() -> HTTPResponse {
+        SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest, headers: headers)
     }
 
     // MARK: - Sign in

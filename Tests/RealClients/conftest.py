@@ -1,27 +1,21 @@
-"""Starts the real `fakeentra` binary for tests driven by third-party clients (MSAL for Python,
-azure-identity, msgraph-sdk, Authlib, curl, openssl). Nothing here sleeps: the server writes its URL
-to a ready file and the fixture waits for that file with inotify-free polling on the process."""
-import json
+"""The real-client tests run the real `fakeentra` binary through the project's own pytest plugin
+(clients/python, `fakeentra` fixtures): this file only picks the build and names the fixtures the
+tests use."""
 import os
 import pathlib
-import select
-import shutil
 import socket
 import subprocess
-import tempfile
 
 import pytest
-import requests
+
+from fakeentra import FakeEntra
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-
-def binary_path():
-    explicit = os.environ.get("FAKEENTRA_BINARY")
-    if explicit:
-        return explicit
-    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return str(pathlib.Path(out.stdout.strip()) / "fakeentra")
+if not os.environ.get("FAKEENTRA_BINARY"):
+    # The build scripts/test just made (the plugin reads FAKEENTRA_BINARY).
+    bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    os.environ["FAKEENTRA_BINARY"] = str(pathlib.Path(bin_path) / "fakeentra")
 
 
 def port_443_available():
@@ -40,97 +34,41 @@ def port_443_available():
         probe.close()
 
 
-class RunningServer:
-    def __init__(self, args, certs_dir, port=0, env=None):
-        self.certs_dir = pathlib.Path(certs_dir)
-        cmd = [binary_path(), "serve", "--port", str(port), "--certs", str(self.certs_dir)] + list(args)
-        self.process = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env={**os.environ, **(env or {})})
-        self.url = self._read_url()
-        self.ca = str(self.certs_dir / "ca.pem")
-
-    def _read_url(self):
-        # The server prints its base URL on a stdout line of its own once it accepts connections.
-        deadline_lines = 200
-        for _ in range(deadline_lines):
-            ready, _, _ = select.select([self.process.stdout], [], [], 30)
-            if not ready:
-                break
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            line = line.strip()
-            if line.startswith("https://") or line.startswith("http://"):
-                return line
-        self.process.kill()
-        raise RuntimeError("fakeentra did not become ready: " + self.process.stderr.read())
-
-    @property
-    def host(self):
-        return self.url.split("://", 1)[1]
-
-    def control(self, method, path, **kwargs):
-        return requests.request(method, self.url + path, verify=self.ca, timeout=30, **kwargs)
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+def RunningServer(args, certs_dir, port=0):
+    """A server with extra `serve` options, for module-scoped fixtures (the factory is per test)."""
+    return FakeEntra(*args, certs_dir=certs_dir, port=port)
 
 
 @pytest.fixture(scope="session")
-def certs_dir():
-    path = tempfile.mkdtemp(prefix="fakeentra-certs-")
+def certs_dir(fakeentra_certs):
     # Every server of the session shares this CA; requests (under MSAL, azure-identity…) reads it lazily.
-    os.environ["REQUESTS_CA_BUNDLE"] = os.path.join(path, "ca.pem")
-    os.environ["SSL_CERT_FILE"] = os.path.join(path, "ca.pem")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    ca = os.path.join(fakeentra_certs, "ca.pem")
+    os.environ["REQUESTS_CA_BUNDLE"] = ca
+    os.environ["SSL_CERT_FILE"] = ca
+    return fakeentra_certs
 
 
 @pytest.fixture(scope="session")
-def server(certs_dir):
+def server(certs_dir, fakeentra):
     """A server with the embedded defaults, shared by tests that do not change its state."""
-    s = RunningServer([], certs_dir)
-    yield s
-    s.stop()
+    return fakeentra
 
 
 @pytest.fixture
-def make_server(certs_dir):
+def make_server(certs_dir, fakeentra_factory):
     """Starts extra servers with their own arguments (config files, --auto-login, --strict)."""
-    started = []
-
-    def start(*args, port=0, config=None):
-        extra = list(args)
-        if config is not None:
-            config_path = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-config-")) / "config.json"
-            config_path.write_text(json.dumps(config))
-            extra += ["--config", str(config_path)]
-        s = RunningServer(extra, certs_dir, port=port)
-        started.append(s)
-        return s
-
-    yield start
-    for s in started:
-        s.stop()
+    return fakeentra_factory
 
 
 def bind_scenario(server, scenario, **target):
     """POST /_fakeentra/bindings: binds `scenario` to a clientId, user or tenantAlias+tenant; returns the id."""
-    response = server.control("POST", "/_fakeentra/bindings", json={"scenario": scenario, **target})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
+    return server.bind(scenario, client_id=target.get("clientId"), user=target.get("user"),
+                       tenant_alias=target.get("tenantAlias"), tenant=target.get("tenant"))
 
 
 def binding_rules(server, binding_id):
     """Each rule's {matched, fired, times} of a binding, in the scenario's order."""
-    response = server.control("GET", f"/_fakeentra/bindings/{binding_id}")
-    assert response.status_code == 200, response.text
-    return response.json()["rules"]
+    return server.binding(binding_id)["rules"]
 
 
 def bound_app(server, scenario, **kwargs):

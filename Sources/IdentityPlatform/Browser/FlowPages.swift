@@ -5,28 +5,44 @@ extension Pages {
         var scope: String
         var title: String
         var detail: String
+        /// The permission to grant, when the user may untick it (`openid`, `profile`… come with any sign-in).
+        var optionalPermission: String? = nil
     }
+
+    /// The consent page's ticked permissions. Its Accept button says `acceptchosen` when the page offered
+    /// boxes, so that only then do unticked (absent) permissions count as declined: a script posting
+    /// `action=accept` accepts everything, as before.
+    static let consentScopeField = "scope"
+    static let acceptChosenAction = "acceptchosen"
 
     static func consent(form: PageForm, appName: String, publisher: String, signInName: String, permissions: [PermissionLine], forOrganization: Bool = false) -> HTML {
         let organization: HTML = forOrganization
             ? "<p id=\"consentForOrganization\"><strong>Consent on behalf of your organization.</strong> Accepting grants these permissions to every user of your organization; they will not be asked.</p>"
             : .empty
-        let items: [HTML] = permissions.map { line in
-            "<li data-scope=\"\(line.scope)\"><strong>\(line.title)</strong><small>\(line.detail)</small></li>"
+        // Each optional permission is a ticked box the user may untick before accepting.
+        let items: [HTML] = permissions.enumerated().map { index, line in
+            guard let permission = line.optionalPermission else {
+                return "<li data-scope=\"\(line.scope)\"><strong>\(line.title)</strong><small>\(line.detail)</small></li>"
+            }
+            return """
+                <li data-scope="\(line.scope)"><label class="choice"><input type="checkbox" name="\(consentScopeField)" value="\(permission)" id="scope-\(index)" checked> \
+                <strong>\(line.title)</strong></label><small>\(line.detail)</small></li>
+                """
         }
+        let accept = permissions.contains { $0.optionalPermission != nil } ? acceptChosenAction : "accept"
         return PageLayout.document(title: "Permissions requested", heading: "Permissions requested", content: """
             <p class="muted" id="consentUser">\(signInName)</p>
             <p><strong id="appName">\(appName)</strong><br><span class="muted">\(publisher)</span></p>
+            <form id="consent" method="post" action="\(form.action)">
+            \(form.hiddenFields)
             <p>This app would like to:</p>
             \(organization)
             <ul class="permissions" id="permissions">
             \(items)
             </ul>
             <p class="muted">Accepting these permissions means that you allow this app to use your data as specified in their terms of service and privacy statement.</p>
-            <form id="consent" method="post" action="\(form.action)">
-            \(form.hiddenFields)
             <div class="actions">
-            <button type="submit" name="action" value="accept" id="idBtn_Accept" class="primary">Accept</button>
+            <button type="submit" name="action" value="\(accept)" id="idBtn_Accept" class="primary">Accept</button>
             <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
             </div>
             </form>

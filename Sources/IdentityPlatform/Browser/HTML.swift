@@ -136,6 +136,7 @@ enum PageLayout {
     .permissions{padding-left:20px}
     .permissions li{margin-bottom:8px}
     .permissions small{display:block;color:#5e5e5e}
+    .permissions label.choice{display:inline;margin:0;font-weight:normal}
     .muted{color:#5e5e5e;font-size:13px}
     dl.trace{font-size:13px;color:#5e5e5e;word-break:break-all}
     dl.trace dt{font-weight:600}

@@ -74,7 +74,7 @@ struct InteractiveFlow {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             return showConsent(user: user, evaluation: evaluation, forOrganization: forOrganization)
         }
-        let granting = forOrganization ? evaluation.permissions : evaluation.needingUserConsent
+        let granting = (forOrganization ? evaluation.permissions : evaluation.needingUserConsent).filter { !pending.declinedPermissions.contains($0) }
         if let resource = evaluation.resource, !granting.isEmpty {
             service.directory.withLock {
                 $0.recordConsent(client: app, resource: resource, permissions: granting, user: user, forWholeTenant: forOrganization)
@@ -263,7 +263,7 @@ struct InteractiveFlow {
         var lines = asked.map { permission in
             let entry = PermissionDescriptions.describe(permission, resource: evaluation.resource)
             let scope = request.scopes.responseScopes(granted: [permission]).first ?? permission
-            return Pages.PermissionLine(scope: scope, title: entry.title, detail: entry.detail)
+            return Pages.PermissionLine(scope: scope, title: entry.title, detail: entry.detail, optionalPermission: forOrganization ? nil : permission)
         }
         lines += request.scopes.reserved.map { reserved in
             let entry = PermissionDescriptions.describe(reserved)

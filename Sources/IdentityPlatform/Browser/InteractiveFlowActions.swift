@@ -9,7 +9,10 @@ extension InteractiveFlow {
         case "signin": return submitCredentials(login: form["login"] ?? "", password: form["passwd"] ?? "")
         case "pick": return pickAccount(form["account"] ?? "")
         case "mfa": return submitVerificationCode(form["otc"] ?? "")
-        case "accept": return pending.userID == nil ? proceed() : proceed(consentAccepted: true)
+        case "accept", Pages.acceptChosenAction:
+            guard pending.userID != nil else { return proceed() }
+            if Self.action(of: form) == Pages.acceptChosenAction { recordUnticked(form.values(Pages.consentScopeField)) }
+            return proceed(consentAccepted: true)
         case "changepassword":
             return changePassword(login: form["login"] ?? "", current: form["currentPassword"] ?? "", new: form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
         case "signup": return showCreateAccount(email: form["login"], displayName: nil, error: nil)
@@ -30,6 +33,16 @@ extension InteractiveFlow {
         if form["email"] != nil { return "create" }
         if form["login"] != nil { return "signin" }
         return ""
+    }
+
+    // MARK: - Consent page
+
+    /// The permissions the consent page offered that are not among the ticked ones are declined.
+    mutating func recordUnticked(_ ticked: [String]) {
+        guard let userID = pending.userID, let user = directory.user(id: userID) else { return }
+        let evaluation = consentEvaluation(for: user)
+        let offered = request.prompt == .consent ? evaluation.permissions : evaluation.needingUserConsent
+        pending.declinedPermissions = offered.filter { permission in !ticked.contains { $0.caseInsensitiveCompare(permission) == .orderedSame } }
     }
 
     // MARK: - Sign-in page
@@ -182,15 +195,16 @@ extension InteractiveFlow {
     mutating func complete(user: DirectoryUser) -> HTTPResponse {
         let evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
         let account = session?.account(userID: user.id)
-        let grant = GrantContext(
+        var grant = GrantContext(
             clientID: app.clientID, userID: user.id, tenantID: user.tenantID,
-            scopes: request.scopes.responseScopes(granted: evaluation.permissions),
+            scopes: request.scopes.responseScopes(granted: evaluation.permissions.filter { !pending.declinedPermissions.contains($0) }),
             resourceAppID: request.scopes.resource?.appID, endpointVersion: request.version,
             authTime: account?.authTime ?? now, sessionID: session?.publicID,
             authenticationMethods: pending.authenticationMethods.isEmpty ? ["pwd"] : pending.authenticationMethods,
             claimsRequest: request.claimsRequest, clientCapabilities: request.clientCapabilities,
             isNewUser: pending.isNewUser
         )
+        grant.declinedPermissions = pending.declinedPermissions
         let flowID = pending.id
         let now = self.now
         switch request.reply {

@@ -31,11 +31,13 @@ enum AuthorizationCodeGrant {
         if let original, original.resource?.appID == scopes.resource?.appID {
             allowed = Set(request.directory.delegatedPermissions(for: original, client: client.application, userID: user.id, tenantID: user.tenantID).map { $0.lowercased() })
         }
-        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed, silent: false)
+        let declined = record.grant.declinedPermissions
+        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed, declined: declined, silent: false)
 
         try markRedeemed(code, now: request.now, service: request.service)
         var grant = record.grant
-        grant.scopes = scopes.scopes
+        // The refresh token carries what was granted, not what the user declined.
+        grant.scopes = scopes.scopes.filter { scope in !declined.contains { scopes.matches($0, any: [scope]) } }
         grant.resourceAppID = scopes.resource?.appID
         grant.endpointVersion = request.version
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)

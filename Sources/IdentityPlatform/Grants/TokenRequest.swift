@@ -99,17 +99,18 @@ struct TokenRequest {
     /// The delegated permissions for `request`, all of which must be in `allowed` (lowercased) or
     /// already consented; otherwise consent is required (65001) or admin consent (90094).
     /// A scenario may withdraw consent (`consentRequiredScopes`, for silent grants: the interactive one just
-    /// consented) or decline scopes (`declinedScopes`).
-    func delegatedPermissions(_ request: ScopeRequest, client: Application, user: DirectoryUser, allowed: Set<String> = [], silent: Bool = true) throws(IdentityError) -> [String] {
+    /// consented) or decline scopes (`declinedScopes`); so may the user on the consent page (`declined`).
+    func delegatedPermissions(_ request: ScopeRequest, client: Application, user: DirectoryUser, allowed: Set<String> = [], declined: [String] = [], silent: Bool = true) throws(IdentityError) -> [String] {
+        let isDeclined = { (permission: String) in declined.contains { $0.caseInsensitiveCompare(permission) == .orderedSame } }
         let evaluation = directory.evaluateConsent(request, client: client, user: user)
         if evaluation.needingAdminConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
             throw .adminConsentRequired()
         }
         let withdrawn = silent && evaluation.permissions.contains { request.matches($0, any: directives.consentRequiredScopes) }
-        if withdrawn || evaluation.needingUserConsent.contains(where: { !allowed.contains($0.lowercased()) }) {
+        if withdrawn || evaluation.needingUserConsent.contains(where: { !allowed.contains($0.lowercased()) && !isDeclined($0) }) {
             throw .consentRequired(clientID: client.clientID, appName: client.displayName)
         }
-        return evaluation.permissions.filter { !request.matches($0, any: directives.declinedScopes) }
+        return evaluation.permissions.filter { !request.matches($0, any: directives.declinedScopes) && !isDeclined($0) }
     }
 
     /// Permissions granted without a consent page: the app's configured permissions on that resource

@@ -49,6 +49,9 @@ public struct GrantContext: Sendable, Equatable {
     /// For B2C: the user flow or custom policy.
     public var policy: String?
     public var isNewUser: Bool
+    /// Permissions the user unticked on the consent page of this sign-in: redeeming its code names them
+    /// without needing consent, and they are left out of the token, as the service does.
+    public var declinedPermissions: [String] = []
 
     public init(clientID: String, userID: String, tenantID: String, scopes: [String], resourceAppID: String?, endpointVersion: EndpointVersion, authTime: Date, sessionID: String? = nil, authenticationMethods: [String] = ["pwd"], claimsRequest: String? = nil, clientCapabilities: [String] = [], policy: String? = nil, isNewUser: Bool = false) {
         self.clientID = clientID
@@ -187,6 +190,8 @@ public struct PendingAuthorization: Sendable {
     public var sessionID: String?
     /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
     public var isNewUser: Bool
+    /// Permissions the user unticked on the consent page: neither consented to nor granted.
+    public var declinedPermissions: [String] = []
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {

@@ -1,0 +1,222 @@
+"""A running `fakeentra serve` process: started on a free port, ready when it says so, stopped cleanly.
+
+Readiness is an event, never a sleep: `serve --ready-file` writes the base URL atomically and then
+prints its banner on stdout in one write, so the first stdout line means the file is there."""
+import base64
+import hashlib
+import json
+import os
+import pathlib
+import secrets
+import select
+import shutil
+import subprocess
+import tempfile
+import threading
+import urllib.parse
+import uuid
+
+import requests
+
+from .signin import drive
+
+DEMO_PASSWORD = "Passw0rd!"
+B2C_TENANT = "fabrikamb2c.onmicrosoft.com"
+
+
+class FakeEntraError(RuntimeError):
+    """The binary is missing, would not start, or a control call failed."""
+
+
+def find_binary(explicit=None):
+    """`explicit`, else $FAKEENTRA_BINARY, else `fakeentra` on the PATH."""
+    candidate = explicit or os.environ.get("FAKEENTRA_BINARY") or shutil.which("fakeentra")
+    if not candidate:
+        raise FakeEntraError("no fakeentra binary: set FAKEENTRA_BINARY (e.g. .build/debug/fakeentra) or put fakeentra on the PATH")
+    if not os.access(candidate, os.X_OK):
+        raise FakeEntraError(f"FAKEENTRA_BINARY {candidate} is not an executable file")
+    return candidate
+
+
+class FakeEntra:
+    """One server. `args` are extra `serve` options (`--auto-login`, `--scenario NAME`, `--strict`…);
+    `config` a dict written to a temporary `--config` file; `certs_dir` where its CA lives (created and
+    reused: share one between servers so clients trust them all)."""
+
+    def __init__(self, *args, config=None, certs_dir=None, port=0, binary=None, timeout=30, env=None):
+        self._scratch = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-"))
+        self.certs_dir = pathlib.Path(certs_dir) if certs_dir else self._scratch / "certs"
+        self.ca = str(self.certs_dir / "ca.pem")
+        self.log_path = self._scratch / "server.log"
+        ready_file = self._scratch / "ready"
+        command = [find_binary(binary), "serve", "--port", str(port), "--certs", str(self.certs_dir),
+                   "--ready-file", str(ready_file)] + [str(a) for a in args]
+        if config is not None:
+            config_path = self._scratch / "config.json"
+            config_path.write_text(json.dumps(config))
+            command += ["--config", str(config_path)]
+        self._log = open(self.log_path, "w")
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL,
+                                        env={**os.environ, **(env or {})})
+        self._wait_until_ready(timeout)
+        self.url = ready_file.read_text().strip()
+        # The banner is read; later output (none expected) must not fill the pipe and block the server.
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    @classmethod
+    def attach(cls, url, ca):
+        """A server someone else started (a CI step, `scripts/serve`): same methods, and `stop()` leaves it running."""
+        server = cls.__new__(cls)
+        server.url, server.ca, server.process = url.rstrip("/"), ca, None
+        server.certs_dir = pathlib.Path(ca).parent
+        return server
+
+    def _wait_until_ready(self, timeout):
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        line = self.process.stdout.readline() if ready else b""
+        if not line.strip():
+            self.process.kill()
+            self.process.wait()
+            self._log.close()
+            raise FakeEntraError("fakeentra did not become ready:\n" + self.log_path.read_text(errors="replace"))
+
+    def _drain(self):
+        for _ in iter(self.process.stdout.readline, b""):
+            pass
+
+    # MARK: where clients point
+
+    @property
+    def host(self):
+        """host:port, for Host-header and hosts-file set-ups."""
+        return urllib.parse.urlsplit(self.url).netloc
+
+    def authority(self, tenant="common"):
+        """The MSAL authority (v2.0 endpoints) and ADAL authority (v1.0): `{url}/{tenant}`."""
+        return f"{self.url}/{tenant}"
+
+    def v2_issuer_authority(self, tenant="common"):
+        """The OpenID Connect authority of the v2.0 endpoints: its metadata is `…/.well-known/openid-configuration`."""
+        return f"{self.url}/{tenant}/v2.0"
+
+    def b2c_authority(self, policy="B2C_1_susi", tenant=B2C_TENANT):
+        """An Azure AD B2C policy authority, in the `/{tenant}/{policy}` form MSAL recognises as B2C."""
+        return f"{self.url}/{tenant}/{policy}"
+
+    @property
+    def authorities(self):
+        return {"v2": self.v2_issuer_authority(), "v1": self.authority(), "msal": self.authority(), "b2c": self.b2c_authority()}
+
+    @property
+    def ca_environment(self):
+        """Variables that make requests, httpx and OpenSSL-based clients trust this server's CA (only it)."""
+        return {"REQUESTS_CA_BUNDLE": self.ca, "SSL_CERT_FILE": self.ca, "CURL_CA_BUNDLE": self.ca}
+
+    # MARK: control API
+
+    def control(self, method, path, **kwargs):
+        """A call to the control API (`/_fakeentra/…`); returns the `requests` response."""
+        return requests.request(method, self.url + path, verify=self.ca, timeout=30, **kwargs)
+
+    def http_session(self):
+        """A requests session trusting this server's CA (a REQUESTS_CA_BUNDLE in the environment would
+        otherwise win over a session's `verify`)."""
+        session = requests.Session()
+        session.verify = self.ca
+        session.trust_env = False
+        return session
+
+    def _expect(self, response, *statuses):
+        if response.status_code not in statuses:
+            raise FakeEntraError(f"{response.request.method} {response.request.path_url}: {response.status_code} {response.text}")
+        return response.json() if response.content else None
+
+    def bind(self, scenario, client_id=None, user=None, tenant_alias=None, tenant=None):
+        """Binds a scenario to a client id, a user, a tenant alias (with `tenant`), or with none of them
+        to the whole server; returns the binding id."""
+        target = {"clientId": client_id, "user": user, "tenantAlias": tenant_alias, "tenant": tenant}
+        body = {"scenario": scenario, **{k: v for k, v in target.items() if v is not None}}
+        return self._expect(self.control("POST", "/_fakeentra/bindings", json=body), 201)["id"]
+
+    def binding(self, binding_id):
+        """A binding with each rule's {matched, fired, times}."""
+        return self._expect(self.control("GET", f"/_fakeentra/bindings/{binding_id}"), 200)
+
+    def unbind(self, binding_id):
+        self._expect(self.control("DELETE", f"/_fakeentra/bindings/{binding_id}"), 204)
+
+    def reset(self, binding=None):
+        """Restores the start state (of one binding's world, or of everything)."""
+        return self._expect(self.control("POST", "/_fakeentra/reset", json={"binding": binding} if binding else {}), 200)
+
+    def clock(self, binding=None):
+        """{"now", "offsetSeconds", "elapsedSeconds"} of the default world or a binding's."""
+        return self._expect(self.control("GET", "/_fakeentra/clock", params={"binding": binding} if binding else None), 200)
+
+    def advance_clock(self, seconds, binding=None):
+        body = {"seconds": seconds, **({"binding": binding} if binding else {})}
+        return self._expect(self.control("POST", "/_fakeentra/clock/advance", json=body), 200)
+
+    def journal(self, **filters):
+        """The journal's entries (requests and responses, secrets redacted), filtered as the API allows."""
+        return self._expect(self.control("GET", "/_fakeentra/journal", params=filters), 200)
+
+    # MARK: signing in without a browser
+
+    def authorize(self, user, password=DEMO_PASSWORD, scopes=("openid", "profile", "offline_access"), client_id=None,
+                  tenant="common", policy=None, redirect_uri="http://localhost/callback", **parameters):
+        """Runs /authorize through the sign-in pages with form posts and returns what reached the
+        redirect URI (`code`, `state`, … or `error`), plus the PKCE verifier under `code_verifier`."""
+        client_id = client_id or str(uuid.uuid4())
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        query = {"client_id": client_id, "response_type": "code", "redirect_uri": redirect_uri, "scope": " ".join(scopes),
+                 "state": secrets.token_urlsafe(12), "nonce": secrets.token_urlsafe(12), "code_challenge": challenge,
+                 "code_challenge_method": "S256", **parameters}
+        base = self.b2c_authority(policy, tenant if tenant != "common" else B2C_TENANT) if policy else self.authority(tenant)
+        url = f"{base}/oauth2/v2.0/authorize?" + urllib.parse.urlencode(query)
+        final, fields, _ = drive(url, user, password, redirect_uri, session=self.http_session())
+        result = fields if fields is not None else dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(final).query))
+        if result.get("state") != query["state"] and "error" not in result:
+            raise FakeEntraError(f"the state came back changed: {result}")
+        return {**result, "code_verifier": verifier, "client_id": client_id, "redirect_uri": redirect_uri, "token_endpoint": base + "/oauth2/v2.0/token"}
+
+    def sign_in(self, user, password=DEMO_PASSWORD, scopes=("openid", "profile", "offline_access"), **kwargs):
+        """A whole authorization-code sign-in with PKCE: the token response (`access_token`, `id_token`,
+        `refresh_token`…). Raises FakeEntraError with the service's error if it fails."""
+        reply = self.authorize(user, password, scopes, **kwargs)
+        if "code" not in reply:
+            raise FakeEntraError(f"/authorize answered with an error: {reply}")
+        token = requests.post(reply["token_endpoint"], verify=self.ca, timeout=30, data={
+            "grant_type": "authorization_code", "client_id": reply["client_id"], "code": reply["code"],
+            "redirect_uri": reply["redirect_uri"], "code_verifier": reply["code_verifier"], "scope": " ".join(scopes)})
+        body = token.json()
+        if token.status_code != 200:
+            raise FakeEntraError(f"/token answered {token.status_code}: {body}")
+        return body
+
+    # MARK: stopping
+
+    def stop(self):
+        """SIGTERM (the server finishes in-flight requests and exits 0), then cleans up its files."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        # Keep a caller's certificate directory; drop our own scratch (log, ready file, config, own certs).
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def __repr__(self):
+        return f"<FakeEntra {getattr(self, 'url', '(starting)')}>"
