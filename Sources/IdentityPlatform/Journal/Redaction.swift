@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// Removes secrets and tokens from what the journal keeps, leaving a trace a reader can correlate:
 /// the length, and for tokens and codes a short hash (equal values give equal hashes).
@@ -26,7 +27,7 @@ public enum Redaction {
     }
 
     static func shortHash(_ value: String) -> String {
-        Digest.sha256(Array(value.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(Array(Digest.sha256(Array(value.utf8)).prefix(4)))
     }
 
     /// Name/value pairs with sensitive values replaced.
@@ -80,6 +81,29 @@ public enum Redaction {
 
     static func redactParameterString(_ text: String) -> String {
         redact(FormParameters(decoding: text)).map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
+    }
+
+    /// Writes a parsed JSON body with every sensitive member replaced, recursively, members in the order sent.
+    static func writeRedacted(_ value: JSONValue, to writer: inout JSONWriter) {
+        switch value.kind {
+        case .object(let members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.key)
+                if isSensitive(member.key), case .string(let text) = member.value.kind {
+                    writer.string(redact(text, name: member.key))
+                } else {
+                    writeRedacted(member.value, to: &writer)
+                }
+            }
+            writer.endObject()
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { writeRedacted(element, to: &writer) }
+            writer.endArray()
+        default:
+            value.write(to: &writer)
+        }
     }
 
     /// A parsed JSON value with every sensitive member replaced, recursively.
