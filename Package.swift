@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fakeentra", targets: ["fakeentra"]),
+        // The benchmark's load driver (scripts/bench); the shipping `fakeentra` does not link it.
+        .executable(name: "fakeentra-load", targets: ["fakeentra-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -53,6 +55,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+
+        // scripts/bench's native load driver: plain HTTP/1.1 keep-alive clients on our own codec.
+        .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),

@@ -17,7 +17,7 @@ extension B2CConfiguration {
         try schema.validate(section: section, at: pointerPrefix, file: file)
         let configuration: B2CConfiguration
         do {
-            configuration = try JSONDecoder().decode(B2CConfiguration.self, from: Data(section.jsonText.utf8))
+            configuration = try JSONDecoder().decode(B2CConfiguration.self, from: Data(section.compactText.utf8))
         } catch {
             throw JSONProblems([LocatedJSON.problem(for: error, in: section, file: file)]).under(pointerPrefix)
         }
@@ -47,19 +47,5 @@ extension B2CConfiguration {
         check(apis, "apis", "appId", "app id", key: \.appId)
         check(applications, "applications", "clientId", "client id", key: \.clientId)
         return found
-    }
-}
-
-extension JSONValue {
-    /// The value as JSON text (numbers as written), to hand a located section to `JSONDecoder`.
-    var jsonText: String {
-        switch kind {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .number(let number): number.literal
-        case .string(let text): JSONFragment.quote(text)
-        case .array(let items): "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members): "{" + members.map { JSONFragment.quote($0.key) + ":" + $0.value.jsonText }.joined(separator: ",") + "}"
-        }
     }
 }

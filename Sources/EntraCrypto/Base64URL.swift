@@ -12,6 +12,11 @@ public enum Base64URL {
         encode(bytes, alphabet: alphabet)
     }
 
+    /// Appends the encoding to `buffer` (tokens are assembled in one byte buffer).
+    public static func append(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        append(bytes, alphabet: alphabet, to: &buffer)
+    }
+
     /// Decodes base64url with or without `=` padding. Rejects the standard alphabet's `+` and `/`,
     /// whitespace, impossible lengths and non-zero unused trailing bits, so that one token has
     /// exactly one spelling (signatures cannot be made malleable by re-spelling them).
@@ -53,31 +58,41 @@ public enum Base64URL {
     }
 
     private static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8]) -> String {
-        let input = Array(bytes)
         var output: [UInt8] = []
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-            output.append(alphabet[Int(chunk & 63)])
-            index += 3
-        }
-        switch input.count - index {
-        case 1:
-            let chunk = UInt32(input[index]) << 16
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-        case 2:
-            let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(alphabet[Int(chunk >> 18 & 63)])
-            output.append(alphabet[Int(chunk >> 12 & 63)])
-            output.append(alphabet[Int(chunk >> 6 & 63)])
-        default:
-            break
-        }
+        append(bytes, alphabet: alphabet, to: &output)
         return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func append(_ bytes: some Collection<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
+        let appended = bytes.withContiguousStorageIfAvailable { append($0, alphabet: alphabet, to: &output) }
+        if appended == nil { Array(bytes).withUnsafeBufferPointer { append($0, alphabet: alphabet, to: &output) } }
+    }
+
+    private static func append(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + (input.count + 2) / 3 * 4)
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var index = 0
+            while index + 3 <= input.count {
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                output.append(alphabet[Int(chunk >> 18 & 63)])
+                output.append(alphabet[Int(chunk >> 12 & 63)])
+                output.append(alphabet[Int(chunk >> 6 & 63)])
+                output.append(alphabet[Int(chunk & 63)])
+                index += 3
+            }
+            switch input.count - index {
+            case 1:
+                let chunk = UInt32(input[index]) << 16
+                output.append(alphabet[Int(chunk >> 18 & 63)])
+                output.append(alphabet[Int(chunk >> 12 & 63)])
+            case 2:
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                output.append(alphabet[Int(chunk >> 18 & 63)])
+                output.append(alphabet[Int(chunk >> 12 & 63)])
+                output.append(alphabet[Int(chunk >> 6 & 63)])
+            default:
+                break
+            }
+        }
     }
 }

@@ -12,11 +12,19 @@ public enum JWS {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it.
+    /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it. The token is
+    /// written into one buffer: the key's pre-encoded header, the payload, then the signature.
     public static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
-        let kid = credential.keyID   // base64url: needs no JSON escaping
-        let header = #"{"typ":"JWT","alg":"RS256","x5t":"\#(kid)","kid":"\#(kid)"}"#
-        return try signRS256(headerJSON: Array(header.utf8), payloadJSON: payloadJSON, key: credential.privateKey)
+        let header = credential.jwtHeaderSegment
+        var token: [UInt8] = []
+        token.reserveCapacity(header.count + 1 + (payloadJSON.count + 2) / 3 * 4 + 1 + 342)
+        token.append(contentsOf: header)
+        token.append(UInt8(ascii: "."))
+        Base64URL.append(payloadJSON, to: &token)
+        let signature = try credential.privateKey.signSHA256(token)
+        token.append(UInt8(ascii: "."))
+        Base64URL.append(signature, to: &token)
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// Splits and decodes without verifying (nil unless three base64url segments with a non-empty header).

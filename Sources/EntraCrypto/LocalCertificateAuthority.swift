@@ -149,7 +149,7 @@ public struct LocalCertificateAuthority {
                 "\(IPAddress.text(range.address) ?? "?")/\(range.mask.reduce(0) { $0 + $1.nonzeroBitCount })"
             },
             caCommonName: authority.subjectCommonName,
-            caSHA256: authority.sha256Thumbprint.map { String(format: "%02x", $0) }.joined(),
+            caSHA256: Hex.lowercase(authority.sha256Thumbprint),
             caNotAfter: authority.notAfter,
             issuedAt: now
         )

@@ -63,15 +63,11 @@ public struct RSAPrivateKey: Sendable {
         self.publicKey = try Self.publicPart(of: key)
     }
 
-    /// A public-only copy, so that handing out `publicKey` never hands out the private key.
+    /// A public-only copy, so that handing out `publicKey` never hands out the private key. Built from
+    /// the modulus and exponent (a DER round trip through OpenSSL 3's encoders costs start-up time).
     private static func publicPart(of key: OpaquePointer) throws -> RSAPublicKey {
-        let der = try DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(key, $0) }
-        let publicKey: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_PUBKEY(nil, &cursor, buffer.count)
-        }
-        guard let publicKey else { throw CryptoError.openSSL(.invalidKey, "cannot decode public key") }
-        return try RSAPublicKey(taking: publicKey)
+        try RSAPublicKey(modulus: BigNumber.parameter(OSSL_PKEY_PARAM_RSA_N, of: key),
+                         exponent: BigNumber.parameter(OSSL_PKEY_PARAM_RSA_E, of: key))
     }
 
     /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), unencrypted: store it with mode 0600.

@@ -4,8 +4,6 @@ private import COpenSSL
 /// An RSA public key (SubjectPublicKeyInfo).
 public struct RSAPublicKey: Sendable, Equatable {
     let backing: PKeyBacking
-    /// DER SubjectPublicKeyInfo; the identity of the key.
-    public let derRepresentation: [UInt8]
     public let modulus: [UInt8]
     public let exponent: [UInt8]
 
@@ -32,7 +30,12 @@ public struct RSAPublicKey: Sendable, Equatable {
         self.backing = backing
         self.modulus = try BigNumber.parameter(OSSL_PKEY_PARAM_RSA_N, of: key)
         self.exponent = try BigNumber.parameter(OSSL_PKEY_PARAM_RSA_E, of: key)
-        self.derRepresentation = try DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(key, $0) }
+    }
+
+    /// DER SubjectPublicKeyInfo. Encoded on demand: OpenSSL 3's encoders cost start-up time, and the
+    /// key's identity is its modulus and exponent.
+    public var derRepresentation: [UInt8] {
+        (try? DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(backing.pointer, $0) }) ?? []
     }
 
     public var pem: String {
@@ -60,7 +63,7 @@ public struct RSAPublicKey: Sendable, Equatable {
     }
 
     public static func == (lhs: RSAPublicKey, rhs: RSAPublicKey) -> Bool {
-        lhs.derRepresentation == rhs.derRepresentation
+        lhs.modulus == rhs.modulus && lhs.exponent == rhs.exponent
     }
 }
 

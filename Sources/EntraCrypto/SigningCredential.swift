@@ -5,6 +5,10 @@ import Foundation
 public struct SigningCredential: Sendable {
     public let privateKey: RSAPrivateKey
     public let certificate: X509Certificate
+    public let keyID: String
+    /// base64url of the JWT header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes
+    /// it: the same for every token this key signs, so it is encoded once.
+    let jwtHeaderSegment: [UInt8]
 
     public init(privateKey: RSAPrivateKey, certificate: X509Certificate) throws {
         guard try certificate.publicKey == privateKey.publicKey else {
@@ -12,9 +16,13 @@ public struct SigningCredential: Sendable {
         }
         self.privateKey = privateKey
         self.certificate = certificate
+        keyID = Base64URL.encode(certificate.sha1Thumbprint)
+        // The kid is base64url: it needs no JSON escaping.
+        let header = #"{"typ":"JWT","alg":"RS256","x5t":"\#(keyID)","kid":"\#(keyID)"}"#
+        var segment: [UInt8] = []
+        Base64URL.append(header.utf8, to: &segment)
+        jwtHeaderSegment = segment
     }
-
-    public var keyID: String { Base64URL.encode(certificate.sha1Thumbprint) }
 
     public static func generate(commonName: String = "FakeEntra token signing",
                                 validFor: TimeInterval = 2 * 365 * 86400) throws -> SigningCredential {

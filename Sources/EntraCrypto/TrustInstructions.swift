@@ -30,7 +30,7 @@ extension LocalCertificateAuthority {
 
         """
         if let certificate {
-            text += "  # undo: sudo security delete-certificate -Z \(certificate.sha1Thumbprint.map { String(format: "%02X", $0) }.joined()) /Library/Keychains/System.keychain\n\n"
+            text += "  # undo: sudo security delete-certificate -Z \(Hex.uppercase(certificate.sha1Thumbprint)) /Library/Keychains/System.keychain\n\n"
         }
         text += """
         iOS simulator (the booted one; repeat after erasing it):

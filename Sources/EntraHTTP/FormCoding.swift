@@ -7,17 +7,11 @@ public struct FormParameters: Sendable, Equatable {
 
     /// Decodes `a=1&b=x+y`; `+` is a space; a malformed escape keeps the raw text.
     public init(decoding encoded: String) {
-        pairs = encoded.split(separator: "&", omittingEmptySubsequences: true).map { part in
-            let piece = String(part)
-            let (rawName, rawValue): (String, String)
-            if let eq = piece.firstIndex(of: "=") {
-                rawName = String(piece[..<eq])
-                rawValue = String(piece[piece.index(after: eq)...])
-            } else {
-                rawName = piece
-                rawValue = ""
+        pairs = encoded.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part in
+            guard let eq = part.firstIndex(of: UInt8(ascii: "=")) else {
+                return (name: FormCoding.decodeComponent(part), value: "")
             }
-            return (name: FormCoding.decodeComponent(rawName), value: FormCoding.decodeComponent(rawValue))
+            return (name: FormCoding.decodeComponent(part[..<eq]), value: FormCoding.decodeComponent(part[part.index(after: eq)...]))
         }
     }
 
@@ -42,6 +36,7 @@ public struct FormParameters: Sendable, Equatable {
 public enum FormCoding {
     /// Decodes `%XX` escapes; nil when an escape is malformed or the bytes are not UTF-8.
     public static func percentDecode(_ text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }   // the usual case: nothing to decode
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -56,9 +51,32 @@ public enum FormCoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    static func decodeComponent(_ raw: String) -> String {
-        let spaced = raw.replacingPlus()
-        return percentDecode(spaced) ?? spaced
+    static func decodeComponent(_ raw: String) -> String { decodeComponent(Substring(raw).utf8) }
+
+    /// `+` as a space, then `%XX` escapes; the text with only `+` replaced when an escape is malformed or
+    /// the result is not UTF-8. Works on the bytes: a form body is decoded several times per request.
+    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.count)
+        var index = raw.startIndex
+        var malformed = false
+        while index < raw.endIndex {
+            let byte = raw[index]
+            raw.formIndex(after: &index)
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), !malformed {
+                guard index < raw.endIndex, let high = hexValue(raw[index]) else { malformed = true; continue }
+                let next = raw.index(after: index)
+                guard next < raw.endIndex, let low = hexValue(raw[next]) else { malformed = true; continue }
+                bytes.append(high << 4 | low)
+                index = raw.index(after: next)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        if !malformed, let text = String(validating: bytes, as: UTF8.self) { return text }
+        return String(decoding: raw.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
     /// Encodes everything but RFC 3986 unreserved characters.
@@ -89,13 +107,6 @@ public enum FormCoding {
         case 0x61...0x66: b - 0x61 + 10
         default: nil
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingPlus() -> String {
-        guard utf8.contains(UInt8(ascii: "+")) else { return self }
-        return String(decoding: utf8.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 }
 

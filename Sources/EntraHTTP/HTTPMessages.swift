@@ -33,7 +33,11 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// The path split on `/`, each segment percent-decoded; empty segments dropped.
     public var pathSegments: [String] {
-        rawPath.split(separator: "/", omittingEmptySubsequences: true).map { FormCoding.percentDecode(String($0)) ?? String($0) }
+        // Split as bytes: routing asks for the segments several times per request.
+        rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
+            let segment = String(Substring(bytes))
+            return FormCoding.percentDecode(segment) ?? segment
+        }
     }
 
     /// The raw query string after `?`, without the fragment.

@@ -28,10 +28,7 @@ extension BrowserSession {
     /// The session's public identifier: `session_state` on redirects and `sid` in tokens. Derived from the
     /// cookie's secret id by a one-way hash so that neither reveals the cookie.
     var publicID: String {
-        let digest = Digest.sha256(Array("fakeentra-sid:\(id)".utf8))
-        let hex = digest.prefix(16).map { String(format: "%02x", $0) }.joined()
-        let c = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+        Hex.guid(Digest.sha256(Array("fakeentra-sid:\(id)".utf8)))
     }
 
     func account(userID: String) -> SignedInAccount? { accounts.first { $0.userID == userID } }

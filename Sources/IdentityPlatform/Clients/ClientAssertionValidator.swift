@@ -86,7 +86,7 @@ enum ClientAssertionValidator {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02X", $0) }.joined() }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.uppercase(bytes) }
 }
 
 extension IdentityError {

@@ -80,7 +80,7 @@ extension IdentityError {
         headers.set("Cache-Control", "no-store, no-cache")
         headers.set("Pragma", "no-cache")
         headers.set("x-ms-request-id", trace.traceID)
-        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: Array(JSONFragment.object(body).utf8))
+        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONFragment.object(body).bytes)
     }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
@@ -94,19 +94,39 @@ extension IdentityError {
     }
 }
 
-/// A tiny JSON writer for bodies whose member order matters to readers of captures and journals.
+/// An ordered JSON tree for bodies whose member order matters to readers of captures and journals,
+/// rendered by the one `JSONWriter` straight into bytes.
 public enum JSONFragment: Sendable {
     case string(String)
     case raw(String)
     case object([(String, JSONFragment)])
+    case strings([String])
 
-    public var utf8: String.UTF8View { text.utf8 }
+    public var utf8: [UInt8] { bytes }
 
-    public var text: String {
+    public var bytes: [UInt8] {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return writer.bytes
+    }
+
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .string(let s): JSONFragment.quote(s)
-        case .raw(let r): r
-        case .object(let members): "{" + members.map { JSONFragment.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        case .string(let s): writer.string(s)
+        case .raw(let r): writer.raw(r)
+        case .object(let members):
+            writer.beginObject()
+            for (name, value) in members {
+                writer.key(name)
+                value.write(to: &writer)
+            }
+            writer.endObject()
+        case .strings(let values):
+            writer.beginArray()
+            for value in values { writer.string(value) }
+            writer.endArray()
         }
     }
 

@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// One request and its response as the journal keeps them: secrets redacted, bodies parsed when possible.
 public struct JournalEntry: Sendable {
@@ -47,6 +48,12 @@ public struct JournalEntry: Sendable {
     static func describeBody(_ body: [UInt8], contentType: String?) -> String {
         guard !body.isEmpty else { return "null" }
         let type = contentType?.lowercased() ?? ""
+        if type.contains("json"), body.count <= maximumBodyText * 4, let parsed = try? LocatedJSON.parse(body, file: "body") {
+            var writer = JSONWriter(capacity: body.count)
+            Redaction.writeRedacted(parsed, to: &writer)
+            return String(decoding: writer.bytes, as: UTF8.self)
+        }
+        // What the strict parser refuses (a repeated member name) is still shown, as Foundation reads it.
         if type.contains("json"), body.count <= maximumBodyText * 4,
            let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
            let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
@@ -104,7 +111,7 @@ public struct JournalEntry: Sendable {
             }
             return .object(order.map { name in
                 let list = values[name]!
-                return (name, list.count == 1 ? .string(list[0]) : .raw("[" + list.map(JSONFragment.quote).joined(separator: ",") + "]"))
+                return (name, list.count == 1 ? .string(list[0]) : .strings(list))
             })
         }
         return JSONFragment.object([

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// Removes secrets and tokens from what the journal keeps, leaving a trace a reader can correlate:
 /// the length, and for tokens and codes a short hash (equal values give equal hashes).
@@ -45,7 +46,7 @@ public enum Redaction {
     }
 
     static func shortHash(_ value: String) -> String {
-        Digest.sha256(Array(value.utf8)).prefix(4).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(Array(Digest.sha256(Array(value.utf8)).prefix(4)))
     }
 
     /// Name/value pairs with sensitive values replaced.
@@ -101,8 +102,57 @@ public enum Redaction {
         redact(FormParameters(decoding: text)).map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
     }
 
-    /// A parsed JSON value with every sensitive member replaced, recursively. A member under a
-    /// sensitive name is redacted whatever it holds: a number, an object or a list of secrets too.
+    /// Writes a parsed JSON body with every sensitive member replaced, recursively, members in the order
+    /// sent. A member under a sensitive name is redacted whatever it holds: a number, an object or a list
+    /// of secrets too.
+    static func writeRedacted(_ value: JSONValue, to writer: inout JSONWriter) {
+        switch value.kind {
+        case .object(let members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.key)
+                if isSensitive(member.key) {
+                    writeAllRedacted(member.value, name: member.key, to: &writer)
+                } else {
+                    writeRedacted(member.value, to: &writer)
+                }
+            }
+            writer.endObject()
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { writeRedacted(element, to: &writer) }
+            writer.endArray()
+        default:
+            value.write(to: &writer)
+        }
+    }
+
+    private static func writeAllRedacted(_ value: JSONValue, name: String, to writer: inout JSONWriter) {
+        switch value.kind {
+        case .null:
+            value.write(to: &writer)
+        case .string(let text):
+            writer.string(redact(text, name: name))
+        case .bool:
+            writer.string("[redacted boolean]")
+        case .number:
+            writer.string("[redacted value]")
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { writeAllRedacted(element, name: name, to: &writer) }
+            writer.endArray()
+        case .object(let members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.key)
+                writeAllRedacted(member.value, name: name, to: &writer)
+            }
+            writer.endObject()
+        }
+    }
+
+    /// A parsed JSON value (Foundation's, for what the strict parser refuses) with every sensitive member
+    /// replaced, recursively, as `writeRedacted` does.
     static func redactJSON(_ value: Any) -> Any {
         if let object = value as? [String: Any] {
             var copy: [String: Any] = [:]

@@ -44,10 +44,7 @@ public struct IdentityExchange: Sendable {
 
     /// A random lowercase GUID, as the service uses for trace and correlation ids.
     public static func newGUID() -> String {
-        let b = SecureRandom.bytes(count: 16)
-        let hex = b.map { String(format: "%02x", $0) }.joined()
-        let chars = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+        Hex.guid(SecureRandom.bytes(count: 16))
     }
 }
 

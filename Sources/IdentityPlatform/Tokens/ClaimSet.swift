@@ -1,4 +1,5 @@
 import Foundation
+import LocatedJSON
 
 /// An ordered JSON object for token payloads and response bodies: members appear in the order the real
 /// service writes them, which keeps captures and journals readable and diffable.
@@ -17,7 +18,7 @@ public struct ClaimSet: Sendable {
     }
 
     public mutating func set(_ name: String, _ values: [String]) {
-        members.append((name, .raw("[" + values.map(JSONFragment.quote).joined(separator: ",") + "]")))
+        members.append((name, .strings(values)))
     }
 
     /// A value already written as JSON (`true`, `null`, a nested object).
@@ -43,8 +44,13 @@ public struct ClaimSet: Sendable {
         set(name, Int(saturating: date.timeIntervalSince1970.rounded(.down)))
     }
 
-    public var json: String { JSONFragment.object(members).text }
-    public var bytes: [UInt8] { Array(json.utf8) }
+    public var json: String { String(decoding: bytes, as: UTF8.self) }
+
+    public var bytes: [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        JSONFragment.object(members).write(to: &writer)
+        return writer.bytes
+    }
 }
 
 extension Int {

@@ -37,9 +37,7 @@ public enum TokenIdentifiers {
         var bytes = Array(Digest.sha256(Array(seed.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let c = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+        return Hex.guid(bytes)
     }
 
     /// `uti`: unique per token.

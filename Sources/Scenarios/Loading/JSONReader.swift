@@ -38,17 +38,3 @@ struct JSONReader {
         return value.array?.compactMap(\.string) ?? []
     }
 }
-
-extension JSONValue {
-    /// Compact JSON text (keys in source order), for claims and bodies a scenario carries verbatim.
-    var compactText: String {
-        switch kind {
-        case .null: "null"
-        case .bool(let flag): flag ? "true" : "false"
-        case .number(let number): number.literal
-        case .string(let text): JSONFragment.quote(text)
-        case .array(let elements): "[" + elements.map(\.compactText).joined(separator: ",") + "]"
-        case .object(let members): "{" + members.map { JSONFragment.quote($0.key) + ":" + $0.value.compactText }.joined(separator: ",") + "}"
-        }
-    }
-}

@@ -1,0 +1,33 @@
+/// Hexadecimal text of bytes (digests, thumbprints, GUIDs) without Foundation's `String(format:)`, which
+/// costs a formatter per byte on paths that run for every token.
+public enum Hex {
+    public static func lowercase(_ bytes: [UInt8]) -> String { text(bytes, digits: lower) }
+    public static func uppercase(_ bytes: [UInt8]) -> String { text(bytes, digits: upper) }
+
+    /// The first 16 bytes in GUID form: `8-4-4-4-12` lowercase hex digits.
+    public static func guid(_ bytes: [UInt8]) -> String {
+        precondition(bytes.count >= 16, "a GUID needs 16 bytes")
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for index in 0..<16 {
+            let byte = bytes[index]
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(lower[Int(byte >> 4)])
+            text.append(lower[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let lower = Array("0123456789abcdef".utf8)
+    private static let upper = Array("0123456789ABCDEF".utf8)
+
+    private static func text(_ bytes: [UInt8], digits: [UInt8]) -> String {
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,145 @@
+/// The one JSON writer: appends JSON text to a byte buffer. Token responses, error bodies, journals and
+/// Graph documents all render through it, so the hot path (a token per request) makes no intermediate
+/// strings and every writer escapes exactly alike.
+public struct JSONWriter: Sendable {
+    public var bytes: [UInt8]
+    /// Whether the next member or element needs a comma before it.
+    private var needsSeparator = false
+
+    public init(capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsSeparator = false
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsSeparator = true
+    }
+
+    public mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsSeparator = false
+    }
+
+    public mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsSeparator = true
+    }
+
+    /// A member name; the value written next belongs to it.
+    public mutating func key(_ name: String) {
+        separate()
+        Self.appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        needsSeparator = false
+    }
+
+    public mutating func string(_ value: String) {
+        separate()
+        Self.appendQuoted(value, to: &bytes)
+        needsSeparator = true
+    }
+
+    public mutating func int(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)   // a small string: no allocation
+        needsSeparator = true
+    }
+
+    /// Text that already is JSON (`true`, `null`, a nested document).
+    public mutating func raw(_ json: String) {
+        separate()
+        bytes.append(contentsOf: json.utf8)
+        needsSeparator = true
+    }
+
+    /// Bytes that already are JSON.
+    public mutating func raw(_ json: some Sequence<UInt8>) {
+        separate()
+        bytes.append(contentsOf: json)
+        needsSeparator = true
+    }
+
+    private mutating func separate() {
+        if needsSeparator { bytes.append(UInt8(ascii: ",")) }
+    }
+
+    /// `string` as a JSON string literal (RFC 8259 §7): quotes, backslashes and control characters
+    /// escaped; `/` and non-ASCII characters as they are. Swift strings are valid UTF-8 and no byte of a
+    /// multi-byte sequence is below 0x80, so working on bytes escapes exactly the right characters.
+    public static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "\""))
+        var text = string   // withUTF8 needs a mutable copy (it makes bridged strings contiguous); no bytes are copied
+        text.withUTF8 { appendEscaped($0, to: &buffer) }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
+        var clean = 0   // start of the run of bytes that need no escape
+        for index in 0..<text.count {
+            let byte = text[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: text[clean..<index]))
+            clean = index + 1
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                           hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+        }
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: text[clean..<text.count]))
+    }
+}
+
+extension JSONValue {
+    /// `string` as a JSON string literal (see `JSONWriter.appendQuoted`).
+    public static func quoted(_ string: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(string.utf8.count + 2)
+        JSONWriter.appendQuoted(string, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+extension JSONValue {
+    /// Writes the value compactly: members in source order, numbers as written.
+    public func write(to writer: inout JSONWriter) {
+        switch kind {
+        case .null: writer.raw("null")
+        case .bool(let flag): writer.raw(flag ? "true" : "false")
+        case .number(let number): writer.raw(number.literal)
+        case .string(let text): writer.string(text)
+        case .array(let elements):
+            writer.beginArray()
+            for element in elements { element.write(to: &writer) }
+            writer.endArray()
+        case .object(let members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.key)
+                member.value.write(to: &writer)
+            }
+            writer.endObject()
+        }
+    }
+
+    /// Compact JSON text (see `write(to:)`), for claims and bodies carried verbatim.
+    public var compactText: String {
+        var writer = JSONWriter()
+        write(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
