@@ -21,6 +21,16 @@ final class Connection {
         case none, handshake, header, body, idle, writing, linger
     }
 
+    /// The request a worker is answering: one at a time per connection, so pipelined answers keep
+    /// their order.
+    struct InFlight {
+        var isHead: Bool
+        var wantsKeepAlive: Bool
+        var method: String
+        var target: String
+        var started: UInt64
+    }
+
     /// Encoded only when due, so that a shutdown begun meanwhile turns it into `Connection: close`.
     struct DelayedResponse {
         var response: HTTPResponse
@@ -33,6 +43,8 @@ final class Connection {
     }
 
     let fd: Int32
+    /// Tells this connection from a later one that reuses its descriptor.
+    let serial: UInt64
     private let listener: ListenerInfo
     private let context: RequestContext
     private unowned let loop: EventLoop
@@ -46,6 +58,7 @@ final class Connection {
     private var closeWhenFlushed = false
     private var peerClosed = false
     private var delayed: DelayedResponse?
+    private var inFlight: InFlight?
     private var handshakeInterest: UInt32 = EPOLLIN.rawValue
     private var readWantsWrite = false
     private var writeWantsRead = false
@@ -58,10 +71,11 @@ final class Connection {
 
     /// Stop reading while this much input waits for an answer in progress (backpressure).
     private var inputHighWater: Int { decoder.limits.maxHeadBytes + 64 * 1024 }
-    private static let outputHighWater = 256 * 1024
+    private static let outputHighWater = 64 * 1024
 
-    init(fd: Int32, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
+    init(fd: Int32, serial: UInt64, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
         self.fd = fd
+        self.serial = serial
         self.listener = listener
         self.loop = loop
         self.context = RequestContext(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
@@ -159,7 +173,11 @@ final class Connection {
         } while phase == .open && tls?.hasBufferedInput == true && mayRead
     }
 
-    private var mayRead: Bool { !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater }
+    /// Backpressure both ways: input is not read while enough of it waits to be answered, nor while
+    /// the peer is not reading its answers (a client pipelining without reading costs one buffer each way).
+    private var mayRead: Bool {
+        !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater && output.count - outputOffset < Self.outputHighWater
+    }
 
     private func readAvailableInput() {
         readWantsWrite = false
@@ -202,7 +220,7 @@ final class Connection {
 
     /// Decodes and answers buffered requests in order until one must wait (delay, full output).
     private func answerBufferedRequests() {
-        while phase == .open, delayed == nil, !closeWhenFlushed, output.count - outputOffset < Self.outputHighWater {
+        while phase == .open, !isAwaitingAnswer, !closeWhenFlushed, output.count - outputOffset < Self.outputHighWater {
             let event: HTTPDecoderEvent?
             do {
                 event = try decoder.next()
@@ -224,7 +242,7 @@ final class Connection {
         guard phase == .open else { return }
         flush()
         guard phase == .open else { return }
-        if peerClosed, delayed == nil, outputOffset == output.count {
+        if peerClosed, !isAwaitingAnswer, outputOffset == output.count {
             return close()
         }
         settleTimer()
@@ -234,10 +252,10 @@ final class Connection {
     /// within the header (or handshake) timeout counted from accept.
     /// A body gets one deadline for the whole of it, counted from the end of its head.
     private func settleTimer() {
-        guard delayed == nil, outputOffset == output.count else { return }
+        guard !isAwaitingAnswer, outputOffset == output.count else { return }
         if decoder.isReadingBody {
             if timer != .body {
-                wholeBodyDeadline = loop.now + loop.server.configuration.bodyTimeout.nanoseconds
+                wholeBodyDeadline = loop.now.saturatingAdding(loop.server.configuration.bodyTimeout.nanoseconds)
                 arm(.body)
             }
         } else if decoder.isInsideRequest {
@@ -247,26 +265,38 @@ final class Connection {
         }
     }
 
+    /// A request being answered by a worker, or an answer waiting for its delay.
+    private var isAwaitingAnswer: Bool { inFlight != nil || delayed != nil }
+
+    /// Hands the request to a worker; decoding stops until `responseReady` brings its answer.
     private func answer(_ request: HTTPRequest) {
-        let started = loop.now
         answeredRequests += 1
-        let response = loop.server.responder.respond(to: request, context: context)
+        inFlight = InFlight(isHead: request.isHead, wantsKeepAlive: request.wantsKeepAlive,
+                            method: request.method, target: request.target, started: loop.now)
+        arm(.none)
+        loop.dispatch(request, context: context, for: self)
+    }
+
+    /// The loop calls this when a worker has answered this connection's request.
+    func responseReady(_ response: HTTPResponse) {
+        guard phase != .closed, let request = inFlight else { return }
+        inFlight = nil
         let directives = response.directives
         if directives.dropConnection {
-            loop.log(AccessLog.line(method: request.method, target: request.target, status: 0, nanoseconds: monotonicNanoseconds() - started) + " dropped")
+            loop.log(AccessLog.line(method: request.method, target: request.target, status: 0, nanoseconds: loop.now - request.started) + " dropped")
             return close()
         }
         let keepAlive = request.wantsKeepAlive && !directives.closeAfterResponse && !loop.isShuttingDown && !peerClosed
         if let delay = directives.delay, delay > .zero {
-            let due = started + delay.nanoseconds
+            let due = request.started.saturatingAdding(delay.nanoseconds)
             delayed = DelayedResponse(response: response, due: due, isHead: request.isHead, keepAlive: keepAlive,
-                                      method: request.method, target: request.target, started: started)
-            arm(.none)
+                                      method: request.method, target: request.target, started: request.started)
             loop.scheduleDelay(until: due)
             return
         }
         queue(response, isHead: request.isHead, keepAlive: keepAlive)
-        loop.log(AccessLog.line(method: request.method, target: request.target, status: response.status.code, nanoseconds: monotonicNanoseconds() - started))
+        loop.log(AccessLog.line(method: request.method, target: request.target, status: response.status.code, nanoseconds: loop.now - request.started))
+        resumeAfterAnswer()
     }
 
     private func queue(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {
@@ -280,14 +310,15 @@ final class Connection {
         delayed = nil
         queue(pending.response, isHead: pending.isHead, keepAlive: pending.keepAlive && !loop.isShuttingDown)
         loop.log(AccessLog.line(method: pending.method, target: pending.target, status: pending.response.status.code, nanoseconds: loop.now - pending.started))
-        answerBufferedRequests()
-        if phase == .open { readAndAnswerIfInputWaiting() }
-        updateInterest()
+        resumeAfterAnswer()
     }
 
-    /// After a pause, TLS may hold decrypted bytes that epoll will never announce.
-    private func readAndAnswerIfInputWaiting() {
-        if tls != nil, delayed == nil, !closeWhenFlushed, !peerClosed { readAndAnswer() }
+    /// Writes the answer, goes on with pipelined requests, and, after a pause, drains the decrypted
+    /// bytes TLS may hold, which epoll will never announce.
+    private func resumeAfterAnswer() {
+        answerBufferedRequests()
+        if phase == .open, tls != nil, !isAwaitingAnswer, !closeWhenFlushed, !peerClosed { readAndAnswer() }
+        updateInterest()
     }
 
     // MARK: Writing
@@ -381,7 +412,7 @@ final class Connection {
     /// Graceful shutdown: idle connections go now, busy ones finish their current answer. A lingering
     /// connection has nothing in flight: its last answer is written, so it does not hold the stop.
     func shutdownRequested() {
-        let idle = phase == .open && delayed == nil && outputOffset == output.count && !decoder.isInsideRequest
+        let idle = phase == .open && !isAwaitingAnswer && outputOffset == output.count && !decoder.isInsideRequest
         switch phase {
         case .sniffing, .handshaking: close()
         case .lingering: closeAfterDiscardingInput()
@@ -408,7 +439,7 @@ final class Connection {
         case .idle, .writing: configuration.idleTimeout
         case .linger: configuration.lingerTimeout
         }
-        deadline = span.map { loop.now + $0.nanoseconds } ?? 0
+        deadline = span.map { loop.now.saturatingAdding($0.nanoseconds) } ?? 0
         // A body may stall for as long as a head may take, within its own overall deadline.
         if kind == .body { deadline = min(deadline, wholeBodyDeadline) }
     }

@@ -16,6 +16,9 @@ struct ListenerInfo: Sendable {
 final class EventLoop: @unchecked Sendable {
     enum Command: Sendable {
         case adopt(fd: Int32, listener: ListenerInfo, remoteAddress: String)
+        /// A worker finished the request of the connection with this descriptor and serial number (a
+        /// descriptor closed meanwhile may already belong to a newer connection).
+        case responseReady(fd: Int32, serial: UInt64, response: HTTPResponse)
         case shutdown
     }
 
@@ -24,9 +27,12 @@ final class EventLoop: @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let inbox = Mutex<[Command]>([])
+    /// Set while a wake-up is on its way: workers finishing many answers write the eventfd once.
+    private let wakePending = Atomic<Bool>(false)
 
     private var connections: [Int32: Connection] = [:]
     private var listeners: [Int32: ListenerInfo] = [:]
+    private var nextSerial: UInt64 = 0
     let scratch: UnsafeMutableRawBufferPointer
     private(set) var now: UInt64 = monotonicNanoseconds()
     private(set) var isShuttingDown = false
@@ -64,8 +70,18 @@ final class EventLoop: @unchecked Sendable {
     /// Thread-safe: queues a command and wakes the loop.
     func send(_ command: Command) {
         inbox.withLock { $0.append(command) }
+        guard !wakePending.exchange(true, ordering: .sequentiallyConsistent) else { return }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
+    }
+
+    /// Runs the responder for `connection` on a worker; the answer comes back through the inbox.
+    func dispatch(_ request: HTTPRequest, context: RequestContext, for connection: Connection) {
+        let responder = server.responder
+        let (fd, serial) = (connection.fd, connection.serial)
+        server.workers.submit { [self] in
+            send(.responseReady(fd: fd, serial: serial, response: responder.respond(to: request, context: context)))
+        }
     }
 
     func addListener(_ listener: ListenerInfo) {
@@ -170,13 +186,16 @@ final class EventLoop: @unchecked Sendable {
             server.connectionClosed()
             return
         }
-        let connection = Connection(fd: fd, listener: listener, remoteAddress: remoteAddress, loop: self)
+        nextSerial += 1
+        let connection = Connection(fd: fd, serial: nextSerial, listener: listener, remoteAddress: remoteAddress, loop: self)
         connections[fd] = connection
         register(fd, events: EPOLLIN.rawValue)
         connection.registeredEvents = EPOLLIN.rawValue
     }
 
     private func drainInbox() {
+        // Cleared before the inbox is taken: a command queued after this point writes the eventfd again.
+        wakePending.store(false, ordering: .sequentiallyConsistent)
         var counter: UInt64 = 0
         _ = read(wakeFD, &counter, 8)
         let commands = inbox.withLock { commands in
@@ -186,6 +205,8 @@ final class EventLoop: @unchecked Sendable {
         for command in commands {
             switch command {
             case .adopt(let fd, let listener, let remote): adopt(fd: fd, listener: listener, remoteAddress: remote)
+            case .responseReady(let fd, let serial, let response):
+                if let connection = connections[fd], connection.serial == serial { connection.responseReady(response) }
             case .shutdown: beginShutdown()
             }
         }
@@ -194,7 +215,7 @@ final class EventLoop: @unchecked Sendable {
     private func beginShutdown() {
         guard !isShuttingDown else { return }
         isShuttingDown = true
-        forceCloseAt = now + server.configuration.shutdownGracePeriod.nanoseconds
+        forceCloseAt = now.saturatingAdding(server.configuration.shutdownGracePeriod.nanoseconds)
         for fd in listeners.keys { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
         listeners.removeAll()
         for connection in Array(connections.values) { connection.shutdownRequested() }

@@ -16,6 +16,7 @@ public final class HTTPServer: Sendable {
 
     /// Loads the TLS certificates now, so a bad path fails before anything listens.
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) throws {
+        try configuration.validate()
         var contexts: [TLSContext?] = []
         for listener in configuration.listeners {
             contexts.append(try listener.tls.map { configuration throws(TLSError) in try TLSContext(configuration) })
@@ -69,6 +70,8 @@ final class ServerCore: Sendable {
 
     let configuration: ServerConfiguration
     let responder: any HTTPResponder
+    /// Runs the responder for every loop; started with the loops, stopped after the last one.
+    let workers: WorkerPool
     private let tlsContexts: [TLSContext?]
     private let state = Mutex(State())
     private let stoppedCondition = NSCondition()
@@ -82,6 +85,7 @@ final class ServerCore: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.tlsContexts = tlsContexts
+        self.workers = WorkerPool(threads: configuration.workerCount)
     }
 
     var boundAddresses: [BoundAddress] { state.withLock { $0.bound } }
@@ -115,6 +119,7 @@ final class ServerCore: Sendable {
                 $0.listenerFDs = listenerInfos.map(\.fd)
                 $0.loopsRunning = created.count
             }
+            workers.start()
             for loop in created {
                 let thread = Thread { loop.run() }
                 thread.name = "fakeentra-loop-\(loop.index)"
@@ -194,6 +199,7 @@ final class ServerCore: Sendable {
         let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
             state.loopsRunning -= 1
             guard state.loopsRunning == 0 else { return nil }
+            workers.stop()
             for fd in state.listenerFDs { close(fd) }
             state.listenerFDs = []
             state.lifecycle = .stopped

@@ -165,9 +165,20 @@ enum Socket {
 }
 
 extension Duration {
+    /// Saturating: a span too long for 64-bit nanoseconds (a scenario's delay of 1e19 s) is "never".
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        return whole.saturatingAdding(UInt64(max(0, attoseconds) / 1_000_000_000))
+    }
+}
+
+extension UInt64 {
+    /// Deadline arithmetic: an instant plus a span never wraps around to the past.
+    func saturatingAdding(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
     }
 }
 

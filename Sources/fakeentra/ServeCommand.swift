@@ -35,7 +35,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
-        guard headerTimeout > 0, idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        for (option, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)] {
+            if let problem = ServerConfiguration.timeoutProblem(seconds: seconds) { throw ValidationError("\(option) \(seconds) \(problem)") }
+        }
         guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
         if controlSecret == nil, !Self.isLoopback(host) {
             throw ValidationError("--control-secret is required when --host is not a loopback address: the control API can change users, clocks and scenarios")
@@ -83,8 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxBodyBytes = maxBody
         let serverConfiguration = ServerConfiguration(
             listeners: listeners, limits: limits,
-            headerTimeout: .milliseconds(Int(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int(bodyTimeout * 1000)),
-            idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
+            headerTimeout: .seconds(headerTimeout), bodyTimeout: .seconds(bodyTimeout), idleTimeout: .seconds(idleTimeout),
             accessLog: quiet ? .disabled : .standardError
         )
         let server = try HTTPServer(configuration: serverConfiguration, responder: application.responder)
