@@ -1,7 +1,9 @@
-#if os(Linux)
 import EntraHTTP
+#if canImport(Glibc)
 import Glibc
-private import COpenSSLShims
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One client connection: TLS sniffing and handshake, request decoding, in-order answers, write
 /// buffering with backpressure, timeouts, and a lingering close. Owned by one event loop thread.
@@ -59,7 +61,9 @@ final class Connection {
     private var peerClosed = false
     private var delayed: DelayedResponse?
     private var inFlight: InFlight?
-    private var handshakeInterest: UInt32 = EPOLLIN.rawValue
+    private var handshakeInterest: Interest = .readable
+    /// A TLS client waiting for one of the loop's handshake slots: its bytes stay in the kernel.
+    private(set) var isWaitingForHandshakeSlot = false
     private var readWantsWrite = false
     private var writeWantsRead = false
     private var timer: Timer = .none
@@ -67,7 +71,7 @@ final class Connection {
     private(set) var deadline: UInt64 = 0
     /// When the body being received must be complete, whatever its pace.
     private var wholeBodyDeadline: UInt64 = 0
-    var registeredEvents: UInt32 = 0
+    var registeredInterest: Interest = []
 
     /// Stop reading while this much input waits for an answer in progress (backpressure).
     private var inputHighWater: Int { decoder.limits.maxHeadBytes + 64 * 1024 }
@@ -94,13 +98,13 @@ final class Connection {
 
     // MARK: Events
 
-    func handle(events: UInt32) {
-        if events & EPOLLERR.rawValue != 0 {
+    func handle(_ readiness: Readiness) {
+        if readiness.error {
             close()
             return
         }
-        let readable = events & (EPOLLIN.rawValue | EPOLLHUP.rawValue) != 0
-        let writable = events & EPOLLOUT.rawValue != 0
+        let readable = readiness.readable || readiness.hangUp
+        let writable = readiness.writable
         switch phase {
         case .sniffing: sniff()
         case .handshaking: continueHandshake()
@@ -120,7 +124,7 @@ final class Connection {
         }
         // Hang-up: both directions are gone, so once any remaining input was handled above there is
         // nothing left to write to; without this a level-triggered HUP would spin the loop.
-        if events & EPOLLHUP.rawValue != 0 { return close() }
+        if readiness.hangUp { return close() }
         updateInterest()
     }
 
@@ -129,8 +133,18 @@ final class Connection {
         let received = recv(fd, &first, 1, Int32(MSG_PEEK))
         if received < 0, errno == EAGAIN || errno == EINTR { return }
         guard received == 1 else { return close() }
-        guard first == 0x16, let session = listener.tls?.makeSession(fd: fd) else {
-            return rejectPlainHTTPOnTLSPort()
+        guard first == 0x16 else { return rejectPlainHTTPOnTLSPort() }
+        guard loop.claimHandshakeSlot(for: self) else {
+            // Waiting in line is the server's doing: the handshake timeout starts with the handshake.
+            // A waiting connection costs a descriptor and this object (bounded by maxConnections).
+            isWaitingForHandshakeSlot = true
+            arm(.none)
+            return
+        }
+        isWaitingForHandshakeSlot = false
+        guard let session = listener.tls?.makeSession(fd: fd) else {
+            loop.releaseHandshakeSlot()
+            return close()
         }
         tls = session
         phase = .handshaking
@@ -151,11 +165,12 @@ final class Connection {
         guard let tls else { return close() }
         switch tls.handshake() {
         case .transferred:
+            loop.releaseHandshakeSlot()
             phase = .open
             arm(.header)
             readAndAnswer()
-        case .wantRead: handshakeInterest = EPOLLIN.rawValue
-        case .wantWrite: handshakeInterest = EPOLLOUT.rawValue
+        case .wantRead: handshakeInterest = .readable
+        case .wantWrite: handshakeInterest = .writable
         case .closed: close()
         case .failed(let reason):
             loop.log("TLS handshake with \(context.remoteAddress) failed: \(reason)")
@@ -360,7 +375,7 @@ final class Connection {
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         if let tls { return tls.write(bytes) }
-        let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        let count = Socket.send(fd, bytes)
         if count >= 0 { return .transferred(count) }
         return errno == EAGAIN || errno == EINTR ? .wantWrite : .failed("send errno \(errno)")
     }
@@ -370,7 +385,7 @@ final class Connection {
     private func beginLingeringClose() {
         if peerClosed { return close() }
         tls?.sendCloseNotify()
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        Socket.shutdownWrites(fd)
         phase = .lingering
         if loop.isShuttingDown { return closeAfterDiscardingInput() }
         arm(.linger)
@@ -421,12 +436,21 @@ final class Connection {
         }
     }
 
+    /// The loop grants a handshake slot this connection waited for.
+    func handshakeSlotGranted() {
+        guard phase == .sniffing, isWaitingForHandshakeSlot else { return }
+        arm(.handshake)
+        sniff()
+        updateInterest()
+    }
+
     func close() {
         guard phase != .closed else { return }
+        if phase == .handshaking { loop.releaseHandshakeSlot() }
         phase = .closed
         tls = nil
-        Glibc.close(fd)
         loop.forget(self)
+        Socket.close(fd)
     }
 
     private func arm(_ kind: Timer) {
@@ -446,19 +470,19 @@ final class Connection {
 
     func updateInterest() {
         guard phase != .closed else { return }
-        var wanted: UInt32 = 0
+        var wanted: Interest = []
         switch phase {
-        case .sniffing, .lingering: wanted = EPOLLIN.rawValue
+        case .sniffing: wanted = isWaitingForHandshakeSlot ? [] : .readable
+        case .lingering: wanted = .readable
         case .handshaking: wanted = handshakeInterest
         case .open:
-            if mayRead || writeWantsRead { wanted |= EPOLLIN.rawValue }
-            if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted |= EPOLLOUT.rawValue }
+            if mayRead || writeWantsRead { wanted.insert(.readable) }
+            if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted.insert(.writable) }
         case .closed: return
         }
-        if wanted != registeredEvents {
-            registeredEvents = wanted
-            loop.modify(fd, events: wanted)
+        if wanted != registeredInterest {
+            registeredInterest = wanted
+            loop.modify(fd, interest: wanted)
         }
     }
 }
-#endif

@@ -1,11 +1,14 @@
 import EntraHTTP
 import Foundation
 import Synchronization
-#if os(Linux)
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-/// Our HTTP/1.1 server: POSIX sockets, one epoll loop per core, optional TLS per listener.
+/// Our HTTP/1.1 server: POSIX sockets, one event loop per core (epoll, kqueue or poll), a worker pool
+/// for the handlers, optional TLS per listener.
 ///
 ///     let server = try HTTPServer(configuration: .init(tlsPort: 8443, tls: tls, plainPort: 8080), responder: app)
 ///     let addresses = try server.start()      // listening when this returns
@@ -77,9 +80,7 @@ final class ServerCore: Sendable {
     private let stoppedCondition = NSCondition()
     private let connectionCount = Atomic<Int>(0)
     private let roundRobin = Atomic<Int>(0)
-    #if os(Linux)
     private let loops = Mutex<[EventLoop]>([])
-    #endif
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, tlsContexts: [TLSContext?]) {
         self.configuration = configuration
@@ -90,7 +91,6 @@ final class ServerCore: Sendable {
 
     var boundAddresses: [BoundAddress] { state.withLock { $0.bound } }
 
-    #if os(Linux)
     func start() throws -> [BoundAddress] {
         try state.withLock { state in
             guard state.lifecycle == .created else { throw SocketError(operation: "start", code: EALREADY, message: "server already started") }
@@ -167,20 +167,13 @@ final class ServerCore: Sendable {
             return
         }
         // Refuse new connections at once; the descriptors are closed after the loops let go of them.
-        for fd in fds { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        for fd in fds { Socket.shutdownBoth(fd) }
         for loop in activeLoops { loop.send(.shutdown) }
     }
 
     func nextLoop() -> EventLoop {
         loops.withLock { loops in loops[roundRobin.add(1, ordering: .relaxed).oldValue % loops.count] }
     }
-    #else
-    func start() throws -> [BoundAddress] {
-        throw SocketError(operation: "start", code: 0, message: "EntraServer runs on Linux (epoll); Darwin is not supported yet")
-    }
-
-    func beginShutdown() { finishIfNeverStarted() }
-    #endif
 
     func reserveConnection() -> Bool {
         let previous = connectionCount.add(1, ordering: .relaxed).oldValue

@@ -42,6 +42,11 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Event loop threads; defaults to the number of online processors.
     public var eventLoopCount: Int
+    /// The kernel readiness API the loops use (epoll on Linux, kqueue on Darwin, or poll(2) on both).
+    public var eventBackend: EventBackend
+    /// TLS handshakes in progress at once (shared among the loops). Each holds OpenSSL's buffers
+    /// (~60 KB when a client stalls mid-record); connections beyond wait, unread, for a slot.
+    public var maxPendingHandshakes: Int
     /// Threads that run the responder (handlers never run on an event loop); defaults to the number
     /// of online processors.
     public var workerCount: Int
@@ -62,9 +67,11 @@ public struct ServerConfiguration: Sendable {
         maxConnections: Int = 10_000,
         eventLoopCount: Int = ServerConfiguration.onlineProcessorCount,
         workerCount: Int = ServerConfiguration.onlineProcessorCount,
+        maxPendingHandshakes: Int = 256,
         shutdownGracePeriod: Duration = .milliseconds(1800),
         lingerTimeout: Duration = .seconds(2),
-        accessLog: AccessLogDestination = .standardError
+        accessLog: AccessLogDestination = .standardError,
+        eventBackend: EventBackend = .native
     ) {
         self.listeners = listeners
         self.limits = limits
@@ -75,6 +82,8 @@ public struct ServerConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.eventLoopCount = eventLoopCount
         self.workerCount = workerCount
+        self.maxPendingHandshakes = maxPendingHandshakes
+        self.eventBackend = eventBackend
         self.shutdownGracePeriod = shutdownGracePeriod
         self.lingerTimeout = lingerTimeout
         self.accessLog = accessLog
@@ -121,6 +130,7 @@ public struct ServerConfiguration: Sendable {
             }
         }
         guard maxConnections > 0 else { throw ServerConfigurationError(description: "maxConnections must be positive") }
+        guard eventBackend.isAvailable else { throw ServerConfigurationError(description: "the \(eventBackend.rawValue) event backend is not available on this system") }
     }
 }
 

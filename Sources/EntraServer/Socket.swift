@@ -105,6 +105,40 @@ enum Socket {
         return (describe(storage: storage), port(of: storage))
     }
 
+    /// `send` without SIGPIPE: MSG_NOSIGNAL on Linux; on Darwin the socket has SO_NOSIGPIPE (set at accept).
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        #if os(Linux)
+        Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        #else
+        Darwin.send(fd, bytes.baseAddress, bytes.count, 0)
+        #endif
+    }
+
+    static func shutdownWrites(_ fd: Int32) {
+        #if os(Linux)
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        #else
+        _ = Darwin.shutdown(fd, SHUT_WR)
+        #endif
+    }
+
+    /// A listener shut down this way makes every loop's accept fail, which is how they let go of it.
+    static func shutdownBoth(_ fd: Int32) {
+        #if os(Linux)
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        #else
+        _ = Darwin.shutdown(fd, SHUT_RDWR)
+        #endif
+    }
+
+    static func close(_ fd: Int32) {
+        #if os(Linux)
+        _ = Glibc.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+
     static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
