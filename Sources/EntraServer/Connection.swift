@@ -19,10 +19,6 @@ final class Connection {
         case closed
     }
 
-    enum Timer {
-        case none, handshake, header, body, idle, writing, linger
-    }
-
     /// The request a worker is answering: one at a time per connection, so pipelined answers keep
     /// their order.
     struct InFlight {
@@ -66,11 +62,9 @@ final class Connection {
     private(set) var isWaitingForHandshakeSlot = false
     private var readWantsWrite = false
     private var writeWantsRead = false
-    private var timer: Timer = .none
+    private var timeouts: ConnectionTimeouts
     private var answeredRequests = 0
-    private(set) var deadline: UInt64 = 0
-    /// When the body being received must be complete, whatever its pace.
-    private var wholeBodyDeadline: UInt64 = 0
+    var deadline: UInt64 { timeouts.deadline }
     var registeredInterest: Interest = []
 
     /// Stop reading while this much input waits for an answer in progress (backpressure).
@@ -84,13 +78,8 @@ final class Connection {
         self.loop = loop
         self.context = RequestContext(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
         self.decoder = HTTPRequestDecoder(limits: loop.server.configuration.limits)
-        if listener.tls != nil {
-            phase = .sniffing
-            arm(.handshake)
-        } else {
-            phase = .open
-            arm(.header)
-        }
+        self.timeouts = ConnectionTimeouts(spans: loop.timeoutSpans, acceptedAt: loop.now, isTLS: listener.tls != nil)
+        phase = listener.tls != nil ? .sniffing : .open
     }
 
     var isOpen: Bool { phase != .closed }
@@ -226,11 +215,7 @@ final class Connection {
     /// The first byte of a request starts its header deadline. Body bytes restart the stall timer, but
     /// never past the deadline for the whole body, so a trickling client cannot hold a request forever.
     private func noteInputProgress() {
-        if timer == .body {
-            arm(.body)
-        } else if timer == .idle, decoder.isInsideRequest {
-            arm(.header)
-        }
+        timeouts.inputArrived(at: loop.now, insideRequest: decoder.isInsideRequest)
     }
 
     /// Decodes and answers buffered requests in order until one must wait (delay, full output).
@@ -249,8 +234,7 @@ final class Connection {
             case .continueExpected:
                 output.append(contentsOf: HTTPResponseEncoder.continueResponse)
             case .request(let request):
-                // This request's header and body deadlines end with it.
-                if timer == .header || timer == .body { arm(.none) }
+                timeouts.requestDecoded()
                 answer(request)
             }
         }
@@ -263,21 +247,10 @@ final class Connection {
         settleTimer()
     }
 
-    /// Between requests the idle timeout applies, except before the first request, which must arrive
-    /// within the header (or handshake) timeout counted from accept.
-    /// A body gets one deadline for the whole of it, counted from the end of its head.
+    /// With nothing in flight and nothing to write, the deadline for what the peer must do next.
     private func settleTimer() {
         guard !isAwaitingAnswer, outputOffset == output.count else { return }
-        if decoder.isReadingBody {
-            if timer != .body {
-                wholeBodyDeadline = loop.now.saturatingAdding(loop.server.configuration.bodyTimeout.nanoseconds)
-                arm(.body)
-            }
-        } else if decoder.isInsideRequest {
-            if timer != .header { arm(.header) }
-        } else if answeredRequests > 0, timer != .idle {
-            arm(.idle)
-        }
+        timeouts.settle(at: loop.now, readingBody: decoder.isReadingBody, insideRequest: decoder.isInsideRequest, answeredBefore: answeredRequests > 0)
     }
 
     /// A request being answered by a worker, or an answer waiting for its delay.
@@ -351,7 +324,7 @@ final class Connection {
                 outputOffset += count
                 pendingTLSWriteLength = 0
                 writeWantsRead = false
-                arm(.writing)
+                timeouts.wrote(at: loop.now)
             case .wantWrite:
                 if tls != nil { pendingTLSWriteLength = length }
                 return
@@ -367,7 +340,7 @@ final class Connection {
         outputOffset = 0
         if closeWhenFlushed {
             beginLingeringClose()
-        } else if timer == .writing {
+        } else if timeouts.timer == .writing {
             arm(.none)
             settleTimer()
         }
@@ -385,7 +358,7 @@ final class Connection {
     private func beginLingeringClose() {
         if peerClosed { return close() }
         tls?.sendCloseNotify()
-        Socket.shutdownWrites(fd)
+        Socket.shutdown(fd, .writes)
         phase = .lingering
         if loop.isShuttingDown { return closeAfterDiscardingInput() }
         arm(.linger)
@@ -408,7 +381,8 @@ final class Connection {
     }
 
     func timedOut() {
-        if timer == .header || timer == .body, phase == .open, decoder.isInsideRequest {
+        guard let expiry = timeouts.expiry(at: loop.now, insideRequest: decoder.isInsideRequest) else { return }
+        if expiry == .requestTimedOut, phase == .open {
             let response = HTTPResponse(status: HTTPStatus(408), text: "408 Request Timeout: the request did not arrive in time\n", contentType: "text/plain; charset=utf-8")
             queue(response, isHead: false, keepAlive: false)
             logRefusal(decoder.currentRequestLine, status: 408)
@@ -453,20 +427,7 @@ final class Connection {
         Socket.close(fd)
     }
 
-    private func arm(_ kind: Timer) {
-        timer = kind
-        let configuration = loop.server.configuration
-        let span: Duration? = switch kind {
-        case .none: nil
-        case .handshake: configuration.handshakeTimeout
-        case .header, .body: configuration.headerTimeout
-        case .idle, .writing: configuration.idleTimeout
-        case .linger: configuration.lingerTimeout
-        }
-        deadline = span.map { loop.now.saturatingAdding($0.nanoseconds) } ?? 0
-        // A body may stall for as long as a head may take, within its own overall deadline.
-        if kind == .body { deadline = min(deadline, wholeBodyDeadline) }
-    }
+    private func arm(_ kind: ConnectionTimeouts.Timer) { timeouts.arm(kind, at: loop.now) }
 
     func updateInterest() {
         guard phase != .closed else { return }

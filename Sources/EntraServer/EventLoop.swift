@@ -51,6 +51,7 @@ final class EventLoop: @unchecked Sendable {
     private var nextScan: UInt64 = 0
     private var earliestDelayDue: UInt64 = .max
     private let scanInterval: UInt64
+    let timeoutSpans: ConnectionTimeouts.Spans
     private var logBuffer: [UInt8] = []
     private var dateSecond = 0
     private(set) var dateText = ""
@@ -63,6 +64,7 @@ final class EventLoop: @unchecked Sendable {
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         handshakeLimit = max(8, server.configuration.maxPendingHandshakes / max(1, server.configuration.eventLoopCount))
         let config = server.configuration
+        timeoutSpans = ConnectionTimeouts.Spans(config)
         let shortest = min(config.headerTimeout, config.bodyTimeout, config.idleTimeout, config.handshakeTimeout, config.lingerTimeout).nanoseconds
         scanInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
         queue.add(wake.readFD, interest: .readable, shared: false)

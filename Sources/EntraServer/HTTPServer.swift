@@ -167,7 +167,7 @@ final class ServerCore: Sendable {
             return
         }
         // Refuse new connections at once; the descriptors are closed after the loops let go of them.
-        for fd in fds { Socket.shutdownBoth(fd) }
+        for fd in fds { Socket.shutdown(fd, .both) }
         for loop in activeLoops { loop.send(.shutdown) }
     }
 

@@ -114,22 +114,18 @@ enum Socket {
         #endif
     }
 
-    static func shutdownWrites(_ fd: Int32) {
+    /// `.writes` after a connection's last answer; `.both` on a listener, which makes every loop's
+    /// accept fail, which is how they let go of it.
+    static func shutdown(_ fd: Int32, _ directions: ShutdownDirections) {
+        let how = directions == .writes ? SHUT_WR : SHUT_RDWR
         #if os(Linux)
-        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        _ = Glibc.shutdown(fd, Int32(how))
         #else
-        _ = Darwin.shutdown(fd, SHUT_WR)
+        _ = Darwin.shutdown(fd, how)
         #endif
     }
 
-    /// A listener shut down this way makes every loop's accept fail, which is how they let go of it.
-    static func shutdownBoth(_ fd: Int32) {
-        #if os(Linux)
-        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
-        #else
-        _ = Darwin.shutdown(fd, SHUT_RDWR)
-        #endif
-    }
+    enum ShutdownDirections { case writes, both }
 
     static func close(_ fd: Int32) {
         #if os(Linux)
