@@ -210,9 +210,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func drainInbox() {
-        // Cleared before the inbox is taken: a command queued after this point writes the eventfd again.
-        wakePending.store(false, ordering: .sequentiallyConsistent)
+        // Drained, then cleared, then the inbox taken: a sender that still saw the flag set queued its
+        // command before the clear, so it is taken below; one that sees it clear signals again after
+        // the drain. (Clearing before draining lost a wake-up under load.)
         wake.drain()
+        wakePending.store(false, ordering: .sequentiallyConsistent)
         let commands = inbox.withLock { commands in
             defer { commands.removeAll(keepingCapacity: true) }
             return commands
