@@ -8,6 +8,20 @@
 int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t *length) {
     return accept4(listener, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+#else
+#include <fcntl.h>
+#include <unistd.h>
+// Darwin has no accept4 nor MSG_NOSIGNAL: the flags are set after accept, and SO_NOSIGPIPE keeps a
+// peer that vanished from raising SIGPIPE (already ignored process-wide; this is belt and braces).
+int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t *length) {
+    int fd = accept(listener, address, length);
+    if (fd < 0) return fd;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, sizeof one);
+    return fd;
+}
 #endif
 
 static const unsigned char http11[] = "http/1.1";

@@ -1,7 +1,9 @@
-#if os(Linux)
 import EntraHTTP
+#if canImport(Glibc)
 import Glibc
-private import COpenSSLShims
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One client connection: TLS sniffing and handshake, request decoding, in-order answers, write
 /// buffering with backpressure, timeouts, and a lingering close. Owned by one event loop thread.
@@ -17,8 +19,14 @@ final class Connection {
         case closed
     }
 
-    enum Timer {
-        case none, handshake, header, body, idle, writing, linger
+    /// The request a worker is answering: one at a time per connection, so pipelined answers keep
+    /// their order.
+    struct InFlight {
+        var isHead: Bool
+        var wantsKeepAlive: Bool
+        var method: String
+        var target: String
+        var started: UInt64
     }
 
     /// Encoded only when due, so that a shutdown begun meanwhile turns it into `Connection: close`.
@@ -33,6 +41,8 @@ final class Connection {
     }
 
     let fd: Int32
+    /// Tells this connection from a later one that reuses its descriptor.
+    let serial: UInt64
     private let listener: ListenerInfo
     private let context: RequestContext
     private unowned let loop: EventLoop
@@ -46,33 +56,30 @@ final class Connection {
     private var closeWhenFlushed = false
     private var peerClosed = false
     private var delayed: DelayedResponse?
-    private var handshakeInterest: UInt32 = EPOLLIN.rawValue
+    private var inFlight: InFlight?
+    private var handshakeInterest: Interest = .readable
+    /// A TLS client waiting for one of the loop's handshake slots: its bytes stay in the kernel.
+    private(set) var isWaitingForHandshakeSlot = false
     private var readWantsWrite = false
     private var writeWantsRead = false
-    private var timer: Timer = .none
+    private var timeouts: ConnectionTimeouts
     private var answeredRequests = 0
-    private(set) var deadline: UInt64 = 0
-    /// When the body being received must be complete, whatever its pace.
-    private var wholeBodyDeadline: UInt64 = 0
-    var registeredEvents: UInt32 = 0
+    var deadline: UInt64 { timeouts.deadline }
+    var registeredInterest: Interest = []
 
     /// Stop reading while this much input waits for an answer in progress (backpressure).
     private var inputHighWater: Int { decoder.limits.maxHeadBytes + 64 * 1024 }
-    private static let outputHighWater = 256 * 1024
+    private static let outputHighWater = 64 * 1024
 
-    init(fd: Int32, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
+    init(fd: Int32, serial: UInt64, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
         self.fd = fd
+        self.serial = serial
         self.listener = listener
         self.loop = loop
         self.context = RequestContext(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
         self.decoder = HTTPRequestDecoder(limits: loop.server.configuration.limits)
-        if listener.tls != nil {
-            phase = .sniffing
-            arm(.handshake)
-        } else {
-            phase = .open
-            arm(.header)
-        }
+        self.timeouts = ConnectionTimeouts(spans: loop.timeoutSpans, acceptedAt: loop.now, isTLS: listener.tls != nil)
+        phase = listener.tls != nil ? .sniffing : .open
     }
 
     var isOpen: Bool { phase != .closed }
@@ -80,13 +87,13 @@ final class Connection {
 
     // MARK: Events
 
-    func handle(events: UInt32) {
-        if events & EPOLLERR.rawValue != 0 {
+    func handle(_ readiness: Readiness) {
+        if readiness.error {
             close()
             return
         }
-        let readable = events & (EPOLLIN.rawValue | EPOLLHUP.rawValue) != 0
-        let writable = events & EPOLLOUT.rawValue != 0
+        let readable = readiness.readable || readiness.hangUp
+        let writable = readiness.writable
         switch phase {
         case .sniffing: sniff()
         case .handshaking: continueHandshake()
@@ -106,7 +113,7 @@ final class Connection {
         }
         // Hang-up: both directions are gone, so once any remaining input was handled above there is
         // nothing left to write to; without this a level-triggered HUP would spin the loop.
-        if events & EPOLLHUP.rawValue != 0 { return close() }
+        if readiness.hangUp { return close() }
         updateInterest()
     }
 
@@ -115,8 +122,18 @@ final class Connection {
         let received = recv(fd, &first, 1, Int32(MSG_PEEK))
         if received < 0, errno == EAGAIN || errno == EINTR { return }
         guard received == 1 else { return close() }
-        guard first == 0x16, let session = listener.tls?.makeSession(fd: fd) else {
-            return rejectPlainHTTPOnTLSPort()
+        guard first == 0x16 else { return rejectPlainHTTPOnTLSPort() }
+        guard loop.claimHandshakeSlot(for: self) else {
+            // Waiting in line is the server's doing: the handshake timeout starts with the handshake.
+            // A waiting connection costs a descriptor and this object (bounded by maxConnections).
+            isWaitingForHandshakeSlot = true
+            arm(.none)
+            return
+        }
+        isWaitingForHandshakeSlot = false
+        guard let session = listener.tls?.makeSession(fd: fd) else {
+            loop.releaseHandshakeSlot()
+            return close()
         }
         tls = session
         phase = .handshaking
@@ -137,11 +154,12 @@ final class Connection {
         guard let tls else { return close() }
         switch tls.handshake() {
         case .transferred:
+            loop.releaseHandshakeSlot()
             phase = .open
             arm(.header)
             readAndAnswer()
-        case .wantRead: handshakeInterest = EPOLLIN.rawValue
-        case .wantWrite: handshakeInterest = EPOLLOUT.rawValue
+        case .wantRead: handshakeInterest = .readable
+        case .wantWrite: handshakeInterest = .writable
         case .closed: close()
         case .failed(let reason):
             loop.log("TLS handshake with \(context.remoteAddress) failed: \(reason)")
@@ -159,7 +177,11 @@ final class Connection {
         } while phase == .open && tls?.hasBufferedInput == true && mayRead
     }
 
-    private var mayRead: Bool { !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater }
+    /// Backpressure both ways: input is not read while enough of it waits to be answered, nor while
+    /// the peer is not reading its answers (a client pipelining without reading costs one buffer each way).
+    private var mayRead: Bool {
+        !peerClosed && !closeWhenFlushed && decoder.bufferedByteCount < inputHighWater && output.count - outputOffset < Self.outputHighWater
+    }
 
     private func readAvailableInput() {
         readWantsWrite = false
@@ -193,16 +215,12 @@ final class Connection {
     /// The first byte of a request starts its header deadline. Body bytes restart the stall timer, but
     /// never past the deadline for the whole body, so a trickling client cannot hold a request forever.
     private func noteInputProgress() {
-        if timer == .body {
-            arm(.body)
-        } else if timer == .idle, decoder.isInsideRequest {
-            arm(.header)
-        }
+        timeouts.inputArrived(at: loop.now, insideRequest: decoder.isInsideRequest)
     }
 
     /// Decodes and answers buffered requests in order until one must wait (delay, full output).
     private func answerBufferedRequests() {
-        while phase == .open, delayed == nil, !closeWhenFlushed, output.count - outputOffset < Self.outputHighWater {
+        while phase == .open, !isAwaitingAnswer, !closeWhenFlushed, output.count - outputOffset < Self.outputHighWater {
             let event: HTTPDecoderEvent?
             do {
                 event = try decoder.next()
@@ -216,57 +234,57 @@ final class Connection {
             case .continueExpected:
                 output.append(contentsOf: HTTPResponseEncoder.continueResponse)
             case .request(let request):
-                // This request's header and body deadlines end with it.
-                if timer == .header || timer == .body { arm(.none) }
+                timeouts.requestDecoded()
                 answer(request)
             }
         }
         guard phase == .open else { return }
         flush()
         guard phase == .open else { return }
-        if peerClosed, delayed == nil, outputOffset == output.count {
+        if peerClosed, !isAwaitingAnswer, outputOffset == output.count {
             return close()
         }
         settleTimer()
     }
 
-    /// Between requests the idle timeout applies, except before the first request, which must arrive
-    /// within the header (or handshake) timeout counted from accept.
-    /// A body gets one deadline for the whole of it, counted from the end of its head.
+    /// With nothing in flight and nothing to write, the deadline for what the peer must do next.
     private func settleTimer() {
-        guard delayed == nil, outputOffset == output.count else { return }
-        if decoder.isReadingBody {
-            if timer != .body {
-                wholeBodyDeadline = loop.now + loop.server.configuration.bodyTimeout.nanoseconds
-                arm(.body)
-            }
-        } else if decoder.isInsideRequest {
-            if timer != .header { arm(.header) }
-        } else if answeredRequests > 0, timer != .idle {
-            arm(.idle)
-        }
+        guard !isAwaitingAnswer, outputOffset == output.count else { return }
+        timeouts.settle(at: loop.now, readingBody: decoder.isReadingBody, insideRequest: decoder.isInsideRequest, answeredBefore: answeredRequests > 0)
     }
 
+    /// A request being answered by a worker, or an answer waiting for its delay.
+    private var isAwaitingAnswer: Bool { inFlight != nil || delayed != nil }
+
+    /// Hands the request to a worker; decoding stops until `responseReady` brings its answer.
     private func answer(_ request: HTTPRequest) {
-        let started = loop.now
         answeredRequests += 1
-        let response = loop.server.responder.respond(to: request, context: context)
+        inFlight = InFlight(isHead: request.isHead, wantsKeepAlive: request.wantsKeepAlive,
+                            method: request.method, target: request.target, started: loop.now)
+        arm(.none)
+        loop.dispatch(request, context: context, for: self)
+    }
+
+    /// The loop calls this when a worker has answered this connection's request.
+    func responseReady(_ response: HTTPResponse) {
+        guard phase != .closed, let request = inFlight else { return }
+        inFlight = nil
         let directives = response.directives
         if directives.dropConnection {
-            loop.log(AccessLog.line(method: request.method, target: request.target, status: 0, nanoseconds: monotonicNanoseconds() - started) + " dropped")
+            loop.log(AccessLog.line(method: request.method, target: request.target, status: 0, nanoseconds: loop.now - request.started) + " dropped")
             return close()
         }
         let keepAlive = request.wantsKeepAlive && !directives.closeAfterResponse && !loop.isShuttingDown && !peerClosed
         if let delay = directives.delay, delay > .zero {
-            let due = started + delay.nanoseconds
+            let due = request.started.saturatingAdding(delay.nanoseconds)
             delayed = DelayedResponse(response: response, due: due, isHead: request.isHead, keepAlive: keepAlive,
-                                      method: request.method, target: request.target, started: started)
-            arm(.none)
+                                      method: request.method, target: request.target, started: request.started)
             loop.scheduleDelay(until: due)
             return
         }
         queue(response, isHead: request.isHead, keepAlive: keepAlive)
-        loop.log(AccessLog.line(method: request.method, target: request.target, status: response.status.code, nanoseconds: monotonicNanoseconds() - started))
+        loop.log(AccessLog.line(method: request.method, target: request.target, status: response.status.code, nanoseconds: loop.now - request.started))
+        resumeAfterAnswer()
     }
 
     private func queue(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {
@@ -280,14 +298,15 @@ final class Connection {
         delayed = nil
         queue(pending.response, isHead: pending.isHead, keepAlive: pending.keepAlive && !loop.isShuttingDown)
         loop.log(AccessLog.line(method: pending.method, target: pending.target, status: pending.response.status.code, nanoseconds: loop.now - pending.started))
-        answerBufferedRequests()
-        if phase == .open { readAndAnswerIfInputWaiting() }
-        updateInterest()
+        resumeAfterAnswer()
     }
 
-    /// After a pause, TLS may hold decrypted bytes that epoll will never announce.
-    private func readAndAnswerIfInputWaiting() {
-        if tls != nil, delayed == nil, !closeWhenFlushed, !peerClosed { readAndAnswer() }
+    /// Writes the answer, goes on with pipelined requests, and, after a pause, drains the decrypted
+    /// bytes TLS may hold, which epoll will never announce.
+    private func resumeAfterAnswer() {
+        answerBufferedRequests()
+        if phase == .open, tls != nil, !isAwaitingAnswer, !closeWhenFlushed, !peerClosed { readAndAnswer() }
+        updateInterest()
     }
 
     // MARK: Writing
@@ -305,7 +324,7 @@ final class Connection {
                 outputOffset += count
                 pendingTLSWriteLength = 0
                 writeWantsRead = false
-                arm(.writing)
+                timeouts.wrote(at: loop.now)
             case .wantWrite:
                 if tls != nil { pendingTLSWriteLength = length }
                 return
@@ -321,7 +340,7 @@ final class Connection {
         outputOffset = 0
         if closeWhenFlushed {
             beginLingeringClose()
-        } else if timer == .writing {
+        } else if timeouts.timer == .writing {
             arm(.none)
             settleTimer()
         }
@@ -329,7 +348,7 @@ final class Connection {
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> IOResult {
         if let tls { return tls.write(bytes) }
-        let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        let count = Socket.send(fd, bytes)
         if count >= 0 { return .transferred(count) }
         return errno == EAGAIN || errno == EINTR ? .wantWrite : .failed("send errno \(errno)")
     }
@@ -339,7 +358,7 @@ final class Connection {
     private func beginLingeringClose() {
         if peerClosed { return close() }
         tls?.sendCloseNotify()
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        Socket.shutdown(fd, .writes)
         phase = .lingering
         if loop.isShuttingDown { return closeAfterDiscardingInput() }
         arm(.linger)
@@ -362,7 +381,8 @@ final class Connection {
     }
 
     func timedOut() {
-        if timer == .header || timer == .body, phase == .open, decoder.isInsideRequest {
+        guard let expiry = timeouts.expiry(at: loop.now, insideRequest: decoder.isInsideRequest) else { return }
+        if expiry == .requestTimedOut, phase == .open {
             let response = HTTPResponse(status: HTTPStatus(408), text: "408 Request Timeout: the request did not arrive in time\n", contentType: "text/plain; charset=utf-8")
             queue(response, isHead: false, keepAlive: false)
             logRefusal(decoder.currentRequestLine, status: 408)
@@ -381,7 +401,7 @@ final class Connection {
     /// Graceful shutdown: idle connections go now, busy ones finish their current answer. A lingering
     /// connection has nothing in flight: its last answer is written, so it does not hold the stop.
     func shutdownRequested() {
-        let idle = phase == .open && delayed == nil && outputOffset == output.count && !decoder.isInsideRequest
+        let idle = phase == .open && !isAwaitingAnswer && outputOffset == output.count && !decoder.isInsideRequest
         switch phase {
         case .sniffing, .handshaking: close()
         case .lingering: closeAfterDiscardingInput()
@@ -390,44 +410,40 @@ final class Connection {
         }
     }
 
-    func close() {
-        guard phase != .closed else { return }
-        phase = .closed
-        tls = nil
-        Glibc.close(fd)
-        loop.forget(self)
+    /// The loop grants a handshake slot this connection waited for.
+    func handshakeSlotGranted() {
+        guard phase == .sniffing, isWaitingForHandshakeSlot else { return }
+        arm(.handshake)
+        sniff()
+        updateInterest()
     }
 
-    private func arm(_ kind: Timer) {
-        timer = kind
-        let configuration = loop.server.configuration
-        let span: Duration? = switch kind {
-        case .none: nil
-        case .handshake: configuration.handshakeTimeout
-        case .header, .body: configuration.headerTimeout
-        case .idle, .writing: configuration.idleTimeout
-        case .linger: configuration.lingerTimeout
-        }
-        deadline = span.map { loop.now + $0.nanoseconds } ?? 0
-        // A body may stall for as long as a head may take, within its own overall deadline.
-        if kind == .body { deadline = min(deadline, wholeBodyDeadline) }
+    func close() {
+        guard phase != .closed else { return }
+        if phase == .handshaking { loop.releaseHandshakeSlot() }
+        phase = .closed
+        tls = nil
+        loop.forget(self)
+        Socket.close(fd)
     }
+
+    private func arm(_ kind: ConnectionTimeouts.Timer) { timeouts.arm(kind, at: loop.now) }
 
     func updateInterest() {
         guard phase != .closed else { return }
-        var wanted: UInt32 = 0
+        var wanted: Interest = []
         switch phase {
-        case .sniffing, .lingering: wanted = EPOLLIN.rawValue
+        case .sniffing: wanted = isWaitingForHandshakeSlot ? [] : .readable
+        case .lingering: wanted = .readable
         case .handshaking: wanted = handshakeInterest
         case .open:
-            if mayRead || writeWantsRead { wanted |= EPOLLIN.rawValue }
-            if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted |= EPOLLOUT.rawValue }
+            if mayRead || writeWantsRead { wanted.insert(.readable) }
+            if (outputOffset < output.count && !writeWantsRead) || readWantsWrite { wanted.insert(.writable) }
         case .closed: return
         }
-        if wanted != registeredEvents {
-            registeredEvents = wanted
-            loop.modify(fd, events: wanted)
+        if wanted != registeredInterest {
+            registeredInterest = wanted
+            loop.modify(fd, interest: wanted)
         }
     }
 }
-#endif

@@ -1,8 +1,11 @@
-#if os(Linux)
 import EntraHTTP
-import Glibc
 private import COpenSSLShims
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A listening socket and what connections accepted on it need to know.
 struct ListenerInfo: Sendable {
@@ -11,22 +14,36 @@ struct ListenerInfo: Sendable {
     let tls: TLSContext?
 }
 
-/// One thread, one epoll set: it accepts, reads, answers and times out its own connections.
+/// One thread, one event queue (epoll, kqueue or poll): it accepts, reads, answers and times out its own connections.
 /// All mutable state below the inbox is touched only by the loop's thread.
 final class EventLoop: @unchecked Sendable {
     enum Command: Sendable {
         case adopt(fd: Int32, listener: ListenerInfo, remoteAddress: String)
+        /// A worker finished the request of the connection with this descriptor and serial number (a
+        /// descriptor closed meanwhile may already belong to a newer connection).
+        case responseReady(fd: Int32, serial: UInt64, response: HTTPResponse)
         case shutdown
     }
 
     let index: Int
     let server: ServerCore
-    private let epollFD: Int32
-    private let wakeFD: Int32
+    private let queue: any EventQueue
+    private let wake: WakeSignal
     private let inbox = Mutex<[Command]>([])
+    /// Set while a wake-up is on its way: workers finishing many answers write the eventfd once.
+    private let wakePending = Atomic<Bool>(false)
 
     private var connections: [Int32: Connection] = [:]
     private var listeners: [Int32: ListenerInfo] = [:]
+    private var nextSerial: UInt64 = 0
+    /// TLS handshakes in progress on this loop, and the connections waiting for one of its slots (in
+    /// arrival order): a pending handshake holds OpenSSL's record buffers, so their number is bounded.
+    private var pendingHandshakes = 0
+    private var handshakeLimit: Int
+    private var handshakeWaiters: [Connection] = []
+    private var handshakeWaitersHead = 0
+    /// The waiting connection whose turn it is, while `grantHandshakeSlots` calls it.
+    private var handshakeTurn: Connection?
     let scratch: UnsafeMutableRawBufferPointer
     private(set) var now: UInt64 = monotonicNanoseconds()
     private(set) var isShuttingDown = false
@@ -34,6 +51,7 @@ final class EventLoop: @unchecked Sendable {
     private var nextScan: UInt64 = 0
     private var earliestDelayDue: UInt64 = .max
     private let scanInterval: UInt64
+    let timeoutSpans: ConnectionTimeouts.Spans
     private var logBuffer: [UInt8] = []
     private var dateSecond = 0
     private(set) var dateText = ""
@@ -41,63 +59,58 @@ final class EventLoop: @unchecked Sendable {
     init(index: Int, server: ServerCore) throws(SocketError) {
         self.index = index
         self.server = server
-        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
-        guard epollFD >= 0 else { throw .makeFailed("epoll_create1") }
-        wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-        guard wakeFD >= 0 else {
-            close(epollFD)
-            throw .makeFailed("eventfd")
-        }
+        queue = try server.configuration.eventBackend.makeQueue()
+        wake = try WakeSignal()
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
+        handshakeLimit = max(8, server.configuration.maxPendingHandshakes / max(1, server.configuration.eventLoopCount))
         let config = server.configuration
+        timeoutSpans = ConnectionTimeouts.Spans(config)
         let shortest = min(config.headerTimeout, config.bodyTimeout, config.idleTimeout, config.handshakeTimeout, config.lingerTimeout).nanoseconds
         scanInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
-        register(wakeFD, events: EPOLLIN.rawValue)
+        queue.add(wake.readFD, interest: .readable, shared: false)
     }
 
-    deinit {
-        close(epollFD)
-        close(wakeFD)
-        scratch.deallocate()
-    }
+    deinit { scratch.deallocate() }
 
     /// Thread-safe: queues a command and wakes the loop.
     func send(_ command: Command) {
         inbox.withLock { $0.append(command) }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        guard !wakePending.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        wake.signal()
+    }
+
+    /// Runs the responder for `connection` on a worker; the answer comes back through the inbox.
+    func dispatch(_ request: HTTPRequest, context: RequestContext, for connection: Connection) {
+        let responder = server.responder
+        let (fd, serial) = (connection.fd, connection.serial)
+        server.workers.submit { [self] in
+            send(.responseReady(fd: fd, serial: serial, response: responder.respond(to: request, context: context)))
+        }
     }
 
     func addListener(_ listener: ListenerInfo) {
         listeners[listener.fd] = listener
-        // Every loop waits on every listener; EPOLLEXCLUSIVE wakes one of them per connection.
-        register(listener.fd, events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+        // Every loop waits on every listener; epoll wakes one of them per connection.
+        queue.add(listener.fd, interest: .readable, shared: true)
     }
 
     func run() {
-        var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             now = monotonicNanoseconds()
             if isShuttingDown, connections.isEmpty || now >= forceCloseAt { break }
-            let timeout = waitTimeoutMilliseconds()
-            let count = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout) }
+            guard queue.wait(timeoutMilliseconds: waitTimeoutMilliseconds()) else { break }
             now = monotonicNanoseconds()
-            if count < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for slot in 0..<Int(count) {
-                let fd = events[slot].data.fd
-                let flags = events[slot].events
-                if fd == wakeFD {
+            queue.forEachReady { readiness in
+                if readiness.fd == wake.readFD {
                     drainInbox()
-                } else if let listener = listeners[fd] {
+                } else if let listener = listeners[readiness.fd] {
                     accept(on: listener)
-                } else if let connection = connections[fd] {
-                    connection.handle(events: flags)
+                } else if let connection = connections[readiness.fd] {
+                    connection.handle(readiness)
                 }
             }
             if now >= nextScan || now >= earliestDelayDue { scanTimers() }
+            grantHandshakeSlots()
             flushLog()
         }
         for connection in Array(connections.values) { connection.close() }
@@ -107,27 +120,46 @@ final class EventLoop: @unchecked Sendable {
 
     // MARK: Connections
 
-    func register(_ fd: Int32, events: UInt32) {
-        var event = epoll_event()
-        event.events = events
-        event.data.fd = fd
-        _ = epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event)
-    }
+    func modify(_ fd: Int32, interest: Interest) { queue.modify(fd, interest: interest) }
 
-    func modify(_ fd: Int32, events: UInt32) {
-        var event = epoll_event()
-        event.events = events
-        event.data.fd = fd
-        _ = epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
-    }
-
-    /// Called by a connection when it closes its descriptor.
+    /// Called by a connection just before it closes its descriptor.
     func forget(_ connection: Connection) {
+        queue.remove(connection.fd)
         connections.removeValue(forKey: connection.fd)
         server.connectionClosed()
     }
 
     func scheduleDelay(until due: UInt64) { earliestDelayDue = min(earliestDelayDue, due) }
+
+    /// A connection that sent a ClientHello asks before OpenSSL reads it; false puts it in line.
+    func claimHandshakeSlot(for connection: Connection) -> Bool {
+        if pendingHandshakes < handshakeLimit, handshakeWaitersHead == handshakeWaiters.count || handshakeTurn === connection {
+            pendingHandshakes += 1
+            return true
+        }
+        if !connection.isWaitingForHandshakeSlot { handshakeWaiters.append(connection) }
+        return false
+    }
+
+    func releaseHandshakeSlot() { pendingHandshakes -= 1 }
+
+    /// Once per iteration (never from inside a connection's own call): waiting connections take the
+    /// slots freed meanwhile, oldest first; the closed ones (handshake timeout) are dropped.
+    private func grantHandshakeSlots() {
+        while pendingHandshakes < handshakeLimit, handshakeWaitersHead < handshakeWaiters.count {
+            let connection = handshakeWaiters[handshakeWaitersHead]
+            handshakeWaitersHead += 1
+            if connection.isOpen, connection.isWaitingForHandshakeSlot {
+                handshakeTurn = connection
+                connection.handshakeSlotGranted()
+                handshakeTurn = nil
+            }
+        }
+        if handshakeWaitersHead == handshakeWaiters.count {
+            handshakeWaiters.removeAll(keepingCapacity: handshakeWaiters.capacity <= 4096)
+            handshakeWaitersHead = 0
+        }
+    }
 
     private func accept(on listener: ListenerInfo) {
         for _ in 0..<64 {
@@ -145,7 +177,7 @@ final class EventLoop: @unchecked Sendable {
                 default:
                     // The listener was shut down (graceful stop): stop watching it here.
                     listeners.removeValue(forKey: listener.fd)
-                    _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listener.fd, nil)
+                    queue.remove(listener.fd)
                     return
                 }
             }
@@ -170,15 +202,19 @@ final class EventLoop: @unchecked Sendable {
             server.connectionClosed()
             return
         }
-        let connection = Connection(fd: fd, listener: listener, remoteAddress: remoteAddress, loop: self)
+        nextSerial += 1
+        let connection = Connection(fd: fd, serial: nextSerial, listener: listener, remoteAddress: remoteAddress, loop: self)
         connections[fd] = connection
-        register(fd, events: EPOLLIN.rawValue)
-        connection.registeredEvents = EPOLLIN.rawValue
+        queue.add(fd, interest: .readable, shared: false)
+        connection.registeredInterest = .readable
     }
 
     private func drainInbox() {
-        var counter: UInt64 = 0
-        _ = read(wakeFD, &counter, 8)
+        // Drained, then cleared, then the inbox taken: a sender that still saw the flag set queued its
+        // command before the clear, so it is taken below; one that sees it clear signals again after
+        // the drain. (Clearing before draining lost a wake-up under load.)
+        wake.drain()
+        wakePending.store(false, ordering: .sequentiallyConsistent)
         let commands = inbox.withLock { commands in
             defer { commands.removeAll(keepingCapacity: true) }
             return commands
@@ -186,6 +222,8 @@ final class EventLoop: @unchecked Sendable {
         for command in commands {
             switch command {
             case .adopt(let fd, let listener, let remote): adopt(fd: fd, listener: listener, remoteAddress: remote)
+            case .responseReady(let fd, let serial, let response):
+                if let connection = connections[fd], connection.serial == serial { connection.responseReady(response) }
             case .shutdown: beginShutdown()
             }
         }
@@ -194,8 +232,8 @@ final class EventLoop: @unchecked Sendable {
     private func beginShutdown() {
         guard !isShuttingDown else { return }
         isShuttingDown = true
-        forceCloseAt = now + server.configuration.shutdownGracePeriod.nanoseconds
-        for fd in listeners.keys { _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
+        forceCloseAt = now.saturatingAdding(server.configuration.shutdownGracePeriod.nanoseconds)
+        for fd in listeners.keys { queue.remove(fd) }
         listeners.removeAll()
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
@@ -259,4 +297,3 @@ final class EventLoop: @unchecked Sendable {
         logBuffer.removeAll(keepingCapacity: true)
     }
 }
-#endif

@@ -1,11 +1,14 @@
 import EntraHTTP
 import Foundation
 import Synchronization
-#if os(Linux)
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-/// Our HTTP/1.1 server: POSIX sockets, one epoll loop per core, optional TLS per listener.
+/// Our HTTP/1.1 server: POSIX sockets, one event loop per core (epoll, kqueue or poll), a worker pool
+/// for the handlers, optional TLS per listener.
 ///
 ///     let server = try HTTPServer(configuration: .init(tlsPort: 8443, tls: tls, plainPort: 8080), responder: app)
 ///     let addresses = try server.start()      // listening when this returns
@@ -16,6 +19,7 @@ public final class HTTPServer: Sendable {
 
     /// Loads the TLS certificates now, so a bad path fails before anything listens.
     public init(configuration: ServerConfiguration, responder: any HTTPResponder) throws {
+        try configuration.validate()
         var contexts: [TLSContext?] = []
         for listener in configuration.listeners {
             contexts.append(try listener.tls.map { configuration throws(TLSError) in try TLSContext(configuration) })
@@ -69,24 +73,24 @@ final class ServerCore: Sendable {
 
     let configuration: ServerConfiguration
     let responder: any HTTPResponder
+    /// Runs the responder for every loop; started with the loops, stopped after the last one.
+    let workers: WorkerPool
     private let tlsContexts: [TLSContext?]
     private let state = Mutex(State())
     private let stoppedCondition = NSCondition()
     private let connectionCount = Atomic<Int>(0)
     private let roundRobin = Atomic<Int>(0)
-    #if os(Linux)
     private let loops = Mutex<[EventLoop]>([])
-    #endif
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, tlsContexts: [TLSContext?]) {
         self.configuration = configuration
         self.responder = responder
         self.tlsContexts = tlsContexts
+        self.workers = WorkerPool(threads: configuration.workerCount)
     }
 
     var boundAddresses: [BoundAddress] { state.withLock { $0.bound } }
 
-    #if os(Linux)
     func start() throws -> [BoundAddress] {
         try state.withLock { state in
             guard state.lifecycle == .created else { throw SocketError(operation: "start", code: EALREADY, message: "server already started") }
@@ -115,6 +119,7 @@ final class ServerCore: Sendable {
                 $0.listenerFDs = listenerInfos.map(\.fd)
                 $0.loopsRunning = created.count
             }
+            workers.start()
             for loop in created {
                 let thread = Thread { loop.run() }
                 thread.name = "fakeentra-loop-\(loop.index)"
@@ -162,20 +167,13 @@ final class ServerCore: Sendable {
             return
         }
         // Refuse new connections at once; the descriptors are closed after the loops let go of them.
-        for fd in fds { Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+        for fd in fds { Socket.shutdown(fd, .both) }
         for loop in activeLoops { loop.send(.shutdown) }
     }
 
     func nextLoop() -> EventLoop {
         loops.withLock { loops in loops[roundRobin.add(1, ordering: .relaxed).oldValue % loops.count] }
     }
-    #else
-    func start() throws -> [BoundAddress] {
-        throw SocketError(operation: "start", code: 0, message: "EntraServer runs on Linux (epoll); Darwin is not supported yet")
-    }
-
-    func beginShutdown() { finishIfNeverStarted() }
-    #endif
 
     func reserveConnection() -> Bool {
         let previous = connectionCount.add(1, ordering: .relaxed).oldValue
@@ -194,6 +192,7 @@ final class ServerCore: Sendable {
         let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
             state.loopsRunning -= 1
             guard state.loopsRunning == 0 else { return nil }
+            workers.stop()
             for fd in state.listenerFDs { close(fd) }
             state.listenerFDs = []
             state.lifecycle = .stopped

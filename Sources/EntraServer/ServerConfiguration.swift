@@ -42,6 +42,14 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Event loop threads; defaults to the number of online processors.
     public var eventLoopCount: Int
+    /// The kernel readiness API the loops use (epoll on Linux, kqueue on Darwin, or poll(2) on both).
+    public var eventBackend: EventBackend
+    /// TLS handshakes in progress at once (shared among the loops). Each holds OpenSSL's buffers
+    /// (~60 KB when a client stalls mid-record); connections beyond wait, unread, for a slot.
+    public var maxPendingHandshakes: Int
+    /// Threads that run the responder (handlers never run on an event loop); defaults to the number
+    /// of online processors.
+    public var workerCount: Int
     /// How long graceful shutdown lets in-flight requests finish before closing everything.
     public var shutdownGracePeriod: Duration
     /// After the last answer on a closing connection, how long the peer's remaining input is drained
@@ -58,9 +66,12 @@ public struct ServerConfiguration: Sendable {
         handshakeTimeout: Duration = .seconds(10),
         maxConnections: Int = 10_000,
         eventLoopCount: Int = ServerConfiguration.onlineProcessorCount,
+        workerCount: Int = ServerConfiguration.onlineProcessorCount,
+        maxPendingHandshakes: Int = 256,
         shutdownGracePeriod: Duration = .milliseconds(1800),
         lingerTimeout: Duration = .seconds(2),
-        accessLog: AccessLogDestination = .standardError
+        accessLog: AccessLogDestination = .standardError,
+        eventBackend: EventBackend = .native
     ) {
         self.listeners = listeners
         self.limits = limits
@@ -70,6 +81,9 @@ public struct ServerConfiguration: Sendable {
         self.handshakeTimeout = handshakeTimeout
         self.maxConnections = maxConnections
         self.eventLoopCount = eventLoopCount
+        self.workerCount = workerCount
+        self.maxPendingHandshakes = maxPendingHandshakes
+        self.eventBackend = eventBackend
         self.shutdownGracePeriod = shutdownGracePeriod
         self.lingerTimeout = lingerTimeout
         self.accessLog = accessLog
@@ -83,6 +97,46 @@ public struct ServerConfiguration: Sendable {
     }
 
     public static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// The longest timeout the server takes (about 11.5 days). Deadlines are instants of the monotonic
+    /// clock in 64-bit nanoseconds; a bound far below their range keeps every sum exact.
+    public static let longestTimeoutSeconds: Double = 1_000_000
+    /// Timers fire with millisecond precision; anything shorter would be zero.
+    public static let shortestTimeoutSeconds: Double = 0.001
+
+    /// Why `seconds` cannot be a timeout, or nil when it can. The one rule for the command line and the
+    /// library: finite, positive, within `shortestTimeoutSeconds...longestTimeoutSeconds`.
+    public static func timeoutProblem(seconds: Double) -> String? {
+        guard !seconds.isNaN else { return "is not a number" }
+        guard seconds > 0 else { return "must be positive (timeouts must be positive)" }
+        guard seconds.isFinite, seconds <= longestTimeoutSeconds else {
+            return "must be at most \(Int(longestTimeoutSeconds)) seconds"
+        }
+        guard seconds >= shortestTimeoutSeconds else { return "must be at least \(shortestTimeoutSeconds) seconds" }
+        return nil
+    }
+
+    /// Every duration checked before anything listens, so no timer can overflow later.
+    func validate() throws(ServerConfigurationError) {
+        let durations: [(String, Duration)] = [
+            ("headerTimeout", headerTimeout), ("bodyTimeout", bodyTimeout), ("idleTimeout", idleTimeout),
+            ("handshakeTimeout", handshakeTimeout), ("shutdownGracePeriod", shutdownGracePeriod), ("lingerTimeout", lingerTimeout),
+        ]
+        for (name, duration) in durations {
+            let (seconds, attoseconds) = duration.components
+            let value = Double(seconds) + Double(attoseconds) / 1e18
+            if let problem = Self.timeoutProblem(seconds: value) {
+                throw ServerConfigurationError(description: "\(name) \(duration) \(problem)")
+            }
+        }
+        guard maxConnections > 0 else { throw ServerConfigurationError(description: "maxConnections must be positive") }
+        guard eventBackend.isAvailable else { throw ServerConfigurationError(description: "the \(eventBackend.rawValue) event backend is not available on this system") }
+    }
+}
+
+/// A configuration the server refuses to start with (a timeout out of range, …).
+public struct ServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
 }
 
 /// An endpoint the server is listening on, once `start()` returned.

@@ -105,6 +105,36 @@ enum Socket {
         return (describe(storage: storage), port(of: storage))
     }
 
+    /// `send` without SIGPIPE: MSG_NOSIGNAL on Linux; on Darwin the socket has SO_NOSIGPIPE (set at accept).
+    static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int {
+        #if os(Linux)
+        Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        #else
+        Darwin.send(fd, bytes.baseAddress, bytes.count, 0)
+        #endif
+    }
+
+    /// `.writes` after a connection's last answer; `.both` on a listener, which makes every loop's
+    /// accept fail, which is how they let go of it.
+    static func shutdown(_ fd: Int32, _ directions: ShutdownDirections) {
+        let how = directions == .writes ? SHUT_WR : SHUT_RDWR
+        #if os(Linux)
+        _ = Glibc.shutdown(fd, Int32(how))
+        #else
+        _ = Darwin.shutdown(fd, how)
+        #endif
+    }
+
+    enum ShutdownDirections { case writes, both }
+
+    static func close(_ fd: Int32) {
+        #if os(Linux)
+        _ = Glibc.close(fd)
+        #else
+        _ = Darwin.close(fd)
+        #endif
+    }
+
     static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -165,9 +195,20 @@ enum Socket {
 }
 
 extension Duration {
+    /// Saturating: a span too long for 64-bit nanoseconds (a scenario's delay of 1e19 s) is "never".
     var nanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        return whole.saturatingAdding(UInt64(max(0, attoseconds) / 1_000_000_000))
+    }
+}
+
+extension UInt64 {
+    /// Deadline arithmetic: an instant plus a span never wraps around to the past.
+    func saturatingAdding(_ other: UInt64) -> UInt64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        return overflow ? .max : sum
     }
 }
 

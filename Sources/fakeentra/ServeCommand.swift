@@ -31,11 +31,26 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a client has to send a whole request body once its headers arrived.") var bodyTimeout: Double = 60
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes.") var maxBody: Int = 1 << 20
     @Flag(name: .customLong("quiet"), help: "No access log on stderr.") var quiet = false
+    @Option(name: .customLong("event-backend"), help: ArgumentHelp("Kernel readiness API: epoll (Linux), kqueue (macOS) or poll (both); default: FAKEENTRA_EVENT_BACKEND, else the system's own.", valueName: "backend"))
+    var eventBackendName: String?
+
+    /// The option, else the environment (how the live tests run a second time over poll), else native.
+    var eventBackend: EventBackend? {
+        guard let name = eventBackendName ?? ProcessInfo.processInfo.environment["FAKEENTRA_EVENT_BACKEND"], !name.isEmpty else { return .native }
+        return EventBackend(rawValue: name)
+    }
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         if let httpPort, !(0...65535).contains(httpPort) { throw ValidationError("--http-port must be between 0 and 65535") }
-        guard headerTimeout > 0, idleTimeout > 0, bodyTimeout > 0 else { throw ValidationError("timeouts must be positive") }
+        for (option, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout), ("--body-timeout", bodyTimeout)] {
+            if let problem = ServerConfiguration.timeoutProblem(seconds: seconds) { throw ValidationError("\(option) \(seconds) \(problem)") }
+        }
+        guard let eventBackend, eventBackend.isAvailable else {
+            let available = EventBackend.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")
+            let name = eventBackendName.map { "--event-backend \($0)" } ?? "FAKEENTRA_EVENT_BACKEND=\(ProcessInfo.processInfo.environment["FAKEENTRA_EVENT_BACKEND"] ?? "")"
+            throw ValidationError("\(name): not an event backend of this system (\(available))")
+        }
         guard maxBody > 0 else { throw ValidationError("--max-body must be positive") }
         // An empty secret would be demanded and never presentable: every control call refused.
         if let controlSecret, controlSecret.trimmingCharacters(in: .whitespaces).isEmpty || !HTTPFieldSyntax.isFieldValue(controlSecret) {
@@ -87,9 +102,9 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxBodyBytes = maxBody
         let serverConfiguration = ServerConfiguration(
             listeners: listeners, limits: limits,
-            headerTimeout: .milliseconds(Int(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int(bodyTimeout * 1000)),
-            idleTimeout: .milliseconds(Int(idleTimeout * 1000)),
-            accessLog: quiet ? .disabled : .standardError
+            headerTimeout: .seconds(headerTimeout), bodyTimeout: .seconds(bodyTimeout), idleTimeout: .seconds(idleTimeout),
+            accessLog: quiet ? .disabled : .standardError,
+            eventBackend: eventBackend ?? .native
         )
         let server = try HTTPServer(configuration: serverConfiguration, responder: application.responder)
         let bound = try server.start()

@@ -82,6 +82,16 @@ import Testing
         await server.shutdown()
     }
 
+    /// A timeout beyond 64-bit nanoseconds used to trap when its first timer was armed.
+    @Test(arguments: [Duration.seconds(20_000_000_000), .seconds(Int64.max), .zero, .milliseconds(-5), .seconds(2_000_000)])
+    func aTimeoutOutOfRangeIsRefusedBeforeStarting(timeout: Duration) throws {
+        for field in [\ServerConfiguration.idleTimeout, \.headerTimeout, \.bodyTimeout, \.handshakeTimeout, \.lingerTimeout, \.shutdownGracePeriod] {
+            var configuration = ServerConfiguration(listeners: [ListenerConfiguration(port: 0)], accessLog: .disabled)
+            configuration[keyPath: field] = timeout
+            #expect(throws: ServerConfigurationError.self) { try HTTPServer(configuration: configuration, responder: TestResponder()) }
+        }
+    }
+
     @Test func startingTwiceFails() async throws {
         try await withServer { server in
             #expect(throws: SocketError.self) { try server.server.start() }

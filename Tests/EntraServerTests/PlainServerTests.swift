@@ -152,6 +152,23 @@ import Testing
         }
     }
 
+    /// Handlers run on workers: one that takes long (a scenario rule, a HAR export, a key generation)
+    /// does not hold up the loop, which answers another connection meanwhile (issue 12, defect 3).
+    @Test func aSlowHandlerDoesNotHoldUpItsLoop() async throws {
+        let responder = TestResponder()
+        defer { responder.gate.open() }
+        try await withServer(responder: responder, configure: { $0.eventLoopCount = 1; $0.workerCount = 2 }) { server in
+            let blocked = try RawClient(port: server.plainPort)
+            try blocked.send("GET /block HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(responder.arrivals.wait(for: "/block"))
+            let other = try RawClient(port: server.plainPort)
+            try other.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(other.readResponse()?.text == "hello")
+            responder.gate.open()
+            #expect(blocked.readResponse()?.text == "unblocked")
+        }
+    }
+
     @Test func thousandIdleConnectionsStillLetARequestThrough() async throws {
         try await withServer { server in
             let idle = try (0..<1000).map { _ in try RawClient(port: server.plainPort) }

@@ -10,6 +10,8 @@ import Glibc
 /// A responder whose routes exercise every transport directive.
 struct TestResponder: HTTPResponder {
     var arrivals = Arrivals()
+    /// `/block` waits until this opens: a handler that takes as long as a test wants.
+    var gate = Gate()
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         arrivals.record(request.rawPath)
@@ -29,11 +31,32 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(status: .ok, body: Array("bye".utf8), directives: .init(closeAfterResponse: true))
         case "/drop":
             return HTTPResponse(status: .ok, body: Array("never sent".utf8), directives: .init(dropConnection: true))
+        case "/block":
+            gate.wait()
+            return HTTPResponse(status: .ok, text: "unblocked", contentType: "text/plain")
         case "/_fakeentra/health":
             return HTTPResponse(status: .ok, text: "{\"status\":\"ok\"}", contentType: "application/json")
         default:
             return HTTPResponse(status: .notFound, text: "no route", contentType: "text/plain")
         }
+    }
+}
+
+/// Closed until `open()`; `wait()` is bounded so a broken test cannot hang the suite.
+final class Gate: Sendable {
+    private let isOpen = Mutex(false)
+    private let condition = NSCondition()
+
+    func open() {
+        isOpen.withLock { $0 = true }
+        condition.broadcast()
+    }
+
+    func wait() {
+        let limit = Date().addingTimeInterval(30)
+        condition.lock()
+        defer { condition.unlock() }
+        while !isOpen.withLock({ $0 }), Date() < limit { _ = condition.wait(until: min(limit, Date().addingTimeInterval(0.05))) }
     }
 }
 
@@ -78,6 +101,7 @@ struct RunningServer {
 func withServer(
     tls: TLSConfiguration? = nil,
     plain: Bool = true,
+    responder: TestResponder = TestResponder(),
     configure: (inout ServerConfiguration) -> Void = { _ in },
     _ body: (RunningServer) async throws -> Void
 ) async throws {
@@ -86,8 +110,12 @@ func withServer(
     if plain { listeners.append(ListenerConfiguration(host: "127.0.0.1", port: 0)) }
     let log = LogCollector()
     var configuration = ServerConfiguration(listeners: listeners, accessLog: log.destination)
+    // scripts/test runs these tests a second time over poll(2), the backend a Mac can also use.
+    if let name = ProcessInfo.processInfo.environment["FAKEENTRA_EVENT_BACKEND"], let backend = EventBackend(rawValue: name) {
+        configuration.eventBackend = backend
+    }
     configure(&configuration)
-    let server = try HTTPServer(configuration: configuration, responder: TestResponder())
+    let server = try HTTPServer(configuration: configuration, responder: responder)
     let addresses = try server.start()
     do {
         try await body(RunningServer(server: server, addresses: addresses, log: log))

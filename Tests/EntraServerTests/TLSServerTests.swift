@@ -98,6 +98,25 @@ import Testing
         }
     }
 
+    /// Pending handshakes hold OpenSSL's buffers, so there are at most `maxPendingHandshakes`; a client
+    /// beyond waits, unread, and is served when a slot frees (here: the stalled ones time out).
+    @Test func aHandshakeBeyondTheCapWaitsForASlotThenCompletes() async throws {
+        try await withServer(tls: tls, configure: {
+            $0.eventLoopCount = 1
+            $0.maxPendingHandshakes = 8
+            $0.handshakeTimeout = .seconds(1)
+        }) { server in
+            // Eight clients stall inside their first TLS record, taking every slot.
+            let stalled = try (0..<8).map { _ in try RawClient(port: server.tlsPort) }
+            for client in stalled { try client.send([0x16, 0x03, 0x01, 0x40, 0x00, 0x01, 0x00]) }
+            let url = "https://localhost:\(server.tlsPort)/hello"
+            let result = try run("/usr/bin/curl", ["-s", "--max-time", "15", "--cacert", tls.certificateChainPath,
+                                                   "--resolve", "localhost:\(server.tlsPort):127.0.0.1", url])
+            #expect(result.stdout == "hello")
+            for client in stalled { #expect(client.waitForClose()) }
+        }
+    }
+
     @Test func badCertificatePathFailsAtInit() {
         let missing = TLSConfiguration(certificateChainPath: "/nonexistent/cert.pem", privateKeyPath: "/nonexistent/key.pem")
         #expect(throws: TLSError.self) {

@@ -30,6 +30,36 @@ struct CLITests {
         try await expectCleanFailure(["--port", "0", "--header-timeout", "0", "--certs", certs], mentions: ["timeouts must be positive"])
     }
 
+    /// Each of these used to kill the server (Duration overflow on the first idle timer, or an
+    /// `Int(x * 1000)` trap at start): now a usage error, exit status 64, before anything listens.
+    @Test(arguments: [
+        ("--idle-timeout", "2e10"), ("--header-timeout", "1e19"), ("--body-timeout", "1e19"), ("--idle-timeout", "inf"),
+        ("--idle-timeout", "nan"), ("--header-timeout", "-3"), ("--body-timeout", "1000001"), ("--idle-timeout", "0.0000001"),
+    ])
+    func aTimeoutOutOfRangeIsAUsageError(option: String, value: String) async throws {
+        let certs = try temporaryDirectory()
+        let arguments = ["--port", "0", "--certs", certs, option + "=" + value]
+        try await expectCleanFailure(arguments, mentions: [option])
+        let result = try await run(try fakeentraBinary(), arguments, timeout: .seconds(30))
+        #expect(result.status == 64, "status \(String(describing: result.status)): \(result.err)")
+    }
+
+    /// The longest accepted idle timeout arms its timer without overflow and keeps the connection.
+    @Test func theLongestTimeoutsAreUsable() async throws {
+        let server = try await LiveServer.start(plainHTTP: true, ["--idle-timeout", "1000000", "--header-timeout", "1000000", "--body-timeout", "1000000"])
+        defer { server.stop() }
+        let answers = try await blocking { () throws -> String in
+            let connection = try TCPConnection(port: server.plainPort ?? 0)
+            connection.send(rawRequest("GET", "/_fakeentra/health"))
+            _ = connection.receive(until: "\"uptimeSeconds\"")
+            // The idle timer has been armed between the two requests.
+            connection.send(rawRequest("GET", "/_fakeentra/health"))
+            return connection.receive(until: "\"uptimeSeconds\"").received
+        }
+        #expect(statusCodes(in: answers) == [200], "\(answers)")
+        #expect(!server.process.snapshot.hasExited)
+    }
+
     @Test func unknownOptionIsRefused() async throws {
         try await expectCleanFailure(["--no-such-option"], mentions: ["--no-such-option"])
     }

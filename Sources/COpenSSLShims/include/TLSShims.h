@@ -7,10 +7,11 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#endif
 #include <sys/socket.h>
 // accept4 is hidden behind _GNU_SOURCE in glibc's headers; this one call saves two fcntl per connection.
+// On Darwin: accept, then O_NONBLOCK, FD_CLOEXEC and SO_NOSIGPIPE.
 int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t *length);
-#endif
 
 // Applies the server policy in one call because every piece of it is a macro Swift cannot import
 // (SSL_CTX_set_min/max_proto_version, SSL_CTX_set_mode) or needs a C callback (ALPN selection):

@@ -1,0 +1,65 @@
+#if canImport(Darwin)
+import Darwin
+
+/// kqueue(2) for Darwin, written from the man page and not compiled on this project's Linux machines
+/// (the macOS workflow builds it). One read and one write filter per descriptor, both added at once and
+/// then enabled or disabled, which keeps them level-triggered like epoll. EV_EOF on the read filter is
+/// only a half close (the peer may still read our answer), so it is reported as readable: the
+/// connection's next read returns 0 and it decides. Closing a descriptor removes its filters.
+final class KqueueQueue: EventQueue {
+    private let queueFD: Int32
+    private var events = [kevent](repeating: kevent(), count: 256)
+    private var readyCount = 0
+
+    init() throws(SocketError) {
+        queueFD = kqueue()
+        guard queueFD >= 0 else { throw .makeFailed("kqueue") }
+        _ = fcntl(queueFD, F_SETFD, FD_CLOEXEC)
+    }
+
+    deinit { close(queueFD) }
+
+    func add(_ fd: Int32, interest: Interest, shared: Bool) { apply(fd, interest, adding: true) }
+
+    func modify(_ fd: Int32, interest: Interest) { apply(fd, interest, adding: false) }
+
+    func remove(_ fd: Int32) {
+        var changes = [Self.change(fd, EVFILT_READ, EV_DELETE), Self.change(fd, EVFILT_WRITE, EV_DELETE)]
+        _ = kevent(queueFD, &changes, Int32(changes.count), nil, 0, nil)
+    }
+
+    func wait(timeoutMilliseconds: Int32) -> Bool {
+        var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
+        let count = events.withUnsafeMutableBufferPointer { kevent(queueFD, nil, 0, $0.baseAddress, Int32($0.count), &timeout) }
+        readyCount = max(0, Int(count))
+        return count >= 0 || errno == EINTR
+    }
+
+    func forEachReady(_ report: (Readiness) -> Void) {
+        for slot in 0..<readyCount {
+            let event = events[slot]
+            let fd = Int32(event.ident)
+            if event.flags & UInt16(EV_ERROR) != 0 {
+                report(Readiness(fd: fd, error: true))
+            } else if event.filter == Int16(EVFILT_READ) {
+                report(Readiness(fd: fd, readable: true))
+            } else if event.filter == Int16(EVFILT_WRITE) {
+                report(Readiness(fd: fd, writable: true))
+            }
+        }
+    }
+
+    private func apply(_ fd: Int32, _ interest: Interest, adding: Bool) {
+        let base = adding ? EV_ADD : 0
+        var changes = [
+            Self.change(fd, EVFILT_READ, base | (interest.contains(.readable) ? EV_ENABLE : EV_DISABLE)),
+            Self.change(fd, EVFILT_WRITE, base | (interest.contains(.writable) ? EV_ENABLE : EV_DISABLE)),
+        ]
+        _ = kevent(queueFD, &changes, Int32(changes.count), nil, 0, nil)
+    }
+
+    private static func change(_ fd: Int32, _ filter: Int32, _ flags: Int32) -> kevent {
+        kevent(ident: UInt(fd), filter: Int16(filter), flags: UInt16(flags), fflags: 0, data: 0, udata: nil)
+    }
+}
+#endif
