@@ -127,6 +127,9 @@ extension JSONValue {
 }
 
 extension JSONValue {
+    /// The value as compact JSON text, members in their written order.
+    public var compactText: String { Wording.json(self) }
+
     /// `string` as a JSON string literal (RFC 8259 §7): quotes, backslashes and control characters escaped.
     public static func quoted(_ string: String) -> String {
         var result = "\""

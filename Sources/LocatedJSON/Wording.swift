@@ -52,7 +52,7 @@ enum Wording {
         return String(text.prefix(57)) + "..."
     }
 
-    private static func json(_ value: JSONValue) -> String {
+    static func json(_ value: JSONValue) -> String {
         switch value.kind {
         case .null: return "null"
         case .bool(let flag): return String(flag)
