@@ -4,7 +4,8 @@ import IdentityPlatform
 /// of JavaScript for copy buttons and the live journal. Everything works without the script: copy
 /// buttons stay hidden and the journal has a refresh link.
 enum ConsoleAssets {
-    static var head: HTML { HTML(raw: "<style>\(stylesheet)</style>\n<script>\(script)</script>") }
+    /// The empty icon keeps browsers from asking for /favicon.ico, which would land in the journal.
+    static var head: HTML { HTML(raw: "<link rel=\"icon\" href=\"data:,\">\n<style>\(stylesheet)</style>\n<script>\(script)</script>") }
 
     static let stylesheet = """
     body{justify-content:flex-start}
@@ -25,9 +26,12 @@ enum ConsoleAssets {
     table.claims caption{text-align:left;font-weight:600;padding:4px 0;color:#444}
     table.claims th[scope=row]{width:160px;background:none}
     td.meaning{color:#5e5e5e;width:42%}
-    code,.mono{font-family:"Cascadia Mono",Consolas,"SFMono-Regular",Menlo,monospace;font-size:12.5px;word-break:break-all}
+    code,.mono{font-family:"Cascadia Mono",Consolas,"SFMono-Regular",Menlo,monospace;font-size:12.5px;overflow-wrap:anywhere}
+    .nowrap{white-space:nowrap}
+    a.path{overflow-wrap:break-word}
     pre{background:#f6f8fa;border:1px solid #e1e4e8;padding:10px 12px;overflow:auto;font-size:12.5px;max-height:420px;white-space:pre-wrap;word-break:break-all}
-    .copy{min-width:0;padding:1px 8px;font-size:12px;margin-left:6px;vertical-align:1px}
+    button.copy{min-width:0;padding:0 7px;font-size:11.5px;line-height:18px;margin-left:6px;vertical-align:1px;background:#fff;border:1px solid #c8c8c8;color:#0067b8;border-radius:3px}
+    button.copy:hover{background:#f3f9fd;border-color:#0067b8}
     .pill{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;background:#eef2f7;color:#33475b;font-weight:600}
     .status{display:inline-block;min-width:38px;text-align:center;padding:1px 6px;border-radius:4px;font-weight:600;font-size:12.5px}
     .s2{background:#dff6dd;color:#0b5a08}.s3{background:#e5f1fb;color:#004e8c}.s4{background:#fff4ce;color:#6b4d00}.s5{background:#fde7e9;color:#a4262c}
@@ -39,13 +43,17 @@ enum ConsoleAssets {
     form.inline{display:inline-flex;gap:6px;align-items:center;margin:0}
     form.filters,form.stack{display:flex;gap:10px;flex-wrap:wrap;align-items:flex-end;margin:6px 0 12px}
     form.filters label,form.stack label{margin:0;font-weight:600;font-size:12.5px;color:#444}
-    form.filters input,form.filters select,form.stack input,form.stack select{display:block;margin-top:3px;font:inherit;font-size:13.5px;padding:4px 6px;border:1px solid #8a8886;min-width:150px;width:auto}
+    form.filters input,form.filters select,form.stack input,form.stack select{display:block;margin-top:3px;font:inherit;font-weight:400;font-size:13.5px;padding:4px 6px;border:1px solid #8a8886;min-width:150px;width:auto;max-width:100%}
+    form.stack select#b-scenario{width:420px}
+    form.stack input#b-value{width:360px}
+    form.inline input{font:inherit;font-size:13px;padding:2px 6px;border:1px solid #8a8886}
     button.small{min-width:0;padding:3px 10px;font-size:13px}
     button.danger{border-color:#a80000;color:#a80000;background:#fff}
     .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:8px 0 18px}
     .cards a{display:block;border:1px solid #e1e1e1;padding:12px 14px;text-decoration:none;color:#1b1b1b}
     .cards a:hover{border-color:#0067b8}
     .cards strong{display:block;font-size:24px;font-weight:600;color:#0067b8}
+    .cards small{display:block;color:#5e5e5e;font-size:12px}
     .live{font-size:12.5px;color:#5e5e5e;margin-left:8px}
     .live::before{content:"";display:inline-block;width:8px;height:8px;border-radius:50%;background:#b3b3b3;margin-right:6px}
     .live.on::before{background:#107c10}

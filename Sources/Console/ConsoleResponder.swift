@@ -35,7 +35,8 @@ public struct ConsoleResponder: HTTPResponder {
 
     public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         let path = request.rawPath
-        let isPage = request.method == "GET" || request.method == "HEAD"
+        // `/` of Graph's host (reached through a hosts-file override) stays Graph's.
+        let isPage = (request.method == "GET" || request.method == "HEAD") && request.hostName?.lowercased() != "graph.microsoft.com"
         if (path == "/" && isPage) || path == Self.base || path.hasPrefix(Self.base + "/") {
             return console.respond(to: request, context: context)
         }

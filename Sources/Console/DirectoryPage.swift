@@ -40,7 +40,7 @@ extension ConsolePage {
             if u.locked { flags.append("locked") }
             if u.passwordExpired { flags.append("password expired") }
             if u.mfaRequired { flags.append("MFA required") }
-            return "<tr data-user=\"\(u.userPrincipalName)\"><td>\(Self.copyable(u.userPrincipalName))</td><td>\(u.displayName)</td><td>\(tenantName(u.tenantID))</td><td><code>\(u.id)</code></td><td>\(flags.joined(separator: ", "))</td></tr>"
+            return "<tr data-user=\"\(u.userPrincipalName)\"><td>\(Self.copyable(u.userPrincipalName))</td><td>\(u.displayName)</td><td>\(u.mail ?? u.otherMails.first ?? "")</td><td>\(tenantName(u.tenantID))</td><td><code>\(u.id)</code></td><td>\(flags.joined(separator: ", "))</td></tr>"
         }
         let apps = directory.applications.map { a -> HTML in
             let kind = a.isPublicClient ? "public" : "confidential"
@@ -59,7 +59,7 @@ extension ConsolePage {
         <section><h2 id="tenants">Tenants</h2>
         \(table("tenantTable", ["name", "id", "kind", "domains"], tenants, empty: "No tenants."))</section>
         <section><h2 id="users">Users</h2><p class="muted">Demo password for the embedded users: <code>\(Directory.demoPassword)</code></p>
-        \(table("userTable", ["sign-in name", "display name", "tenant", "object id", "state"], users, empty: "No users."))</section>
+        \(table("userTable", ["sign-in name", "display name", "email", "tenant", "object id", "state"], users, empty: "No users."))</section>
         <section><h2 id="apps">Apps</h2>
         \(table("appTable", ["name", "client id", "type", "redirect URIs", "exposes"], apps, empty: "No registered apps."))</section>
         <section><h2 id="consents">Consents</h2>

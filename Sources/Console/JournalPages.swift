@@ -99,10 +99,15 @@ extension ConsolePage {
         let e = facts.entry
         let link = "\(Self.base)/journal/\(e.id)"
         return """
-        <tr data-entry-id="\(e.id)" data-kind="\(e.kind)" data-status="\(e.status)"><td class="mono">\(ConsoleFormat.clockTime(e.time))</td><td>\(e.method)</td>\
-        <td><a href="\(link)" class="mono">\(e.path)</a></td><td>\(e.kind)</td><td>\(Self.statusPill(e.status))</td>\
-        <td class="mono">\(facts.client)</td><td>\(facts.user)</td><td class="mono">\(String(format: "%.1f", e.durationMilliseconds))</td></tr>
+        <tr data-entry-id="\(e.id)" data-kind="\(e.kind)" data-status="\(e.status)"><td class="mono nowrap">\(ConsoleFormat.clockTime(e.time))</td><td>\(e.method)</td>\
+        <td><a href="\(link)" class="mono path">\(Self.breakablePath(e.path))</a></td><td>\(e.kind)</td><td>\(Self.statusPill(e.status))</td>\
+        <td class="mono">\(facts.client)</td><td>\(facts.user)</td><td class="mono nowrap">\(String(format: "%.1f", e.durationMilliseconds))</td></tr>
         """
+    }
+
+    /// A path that wraps after its slashes rather than inside a word.
+    static func breakablePath(_ path: String) -> HTML {
+        HTML(raw: path.split(separator: "/", omittingEmptySubsequences: false).map { HTML.escape(String($0)) }.joined(separator: "/<wbr>"))
     }
 
     static func statusPill(_ status: Int) -> HTML {

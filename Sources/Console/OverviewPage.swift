@@ -17,11 +17,11 @@ extension ConsolePage {
         <a href="\(Tab.directory.path)#apps"><strong>\(directory.applications.count)</strong>apps</a>
         <a href="\(Tab.journal.path)"><strong id="journalCount">\(console.journal.entries().count)</strong>journal entries</a>
         <a href="\(Tab.scenarios.path)"><strong id="bindingCount">\(console.engine.bindings.count)</strong>bound scenarios</a>
-        <a href="\(Tab.scenarios.path)#clock"><strong class="mono" style="font-size:15px">\(ConsoleFormat.dateTime(console.now))</strong>virtual clock</a>
+        <a href="\(Tab.scenarios.path)#clock" id="clockCard"><strong>\(String(ConsoleFormat.clockTime(console.now).prefix(8)))</strong>virtual clock <small>\(String(ConsoleFormat.dateTime(console.now).prefix(10))) UTC</small></a>
         </div>
         """
         let content = glance + authorities(directory: directory, host: host) + certificateSection()
-        return frame(.overview, heading: "FakeEntra console",
+        return frame(.overview, heading: "Console",
                      lede: "A local Microsoft identity platform: point an app at an authority below, sign in, and watch every request here.", content)
     }
 
@@ -43,7 +43,7 @@ extension ConsolePage {
         if let b2c = console.b2c {
             for policy in b2c.policies {
                 let authority = "\(origin)/tfp/\(b2c.tenant.domain)/\(policy.name)"
-                b2cRows.append(authorityRow(url: authority, what: "\(policy.name) (\(policy.kind.rawValue))",
+                b2cRows.append(authorityRow(url: authority, what: "\(policy.name): \(Self.userFlowPurpose[policy.kind.rawValue] ?? policy.kind.rawValue)",
                                             metadata: "\(origin)/\(b2c.tenant.domain)/\(policy.name)/v2.0/.well-known/openid-configuration"))
             }
         }
@@ -63,6 +63,11 @@ extension ConsolePage {
         </section>
         """
     }
+
+    static let userFlowPurpose = [
+        "susi": "sign up or sign in", "signin": "sign in", "signup": "sign up", "editProfile": "profile editing",
+        "passwordReset": "password reset", "ropc": "password grant (ROPC)", "custom": "custom policy",
+    ]
 
     func authorityRow(url: String, what: String, metadata: String) -> HTML {
         "<tr data-authority=\"\(url)\"><td>\(Self.copyable(url))</td><td>\(what)</td><td><a href=\"\(metadata)\">openid-configuration</a></td></tr>"

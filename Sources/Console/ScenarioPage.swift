@@ -17,7 +17,8 @@ extension ConsolePage {
             """
         }
         let library = engine.library.scenarios.values.sorted { $0.name < $1.name }
-        let scenarioOptions = library.map { s -> HTML in "<option value=\"\(s.name)\">\(s.name): \(s.summary)</option>" }
+        let scenarioOptions = library.map { s -> HTML in "<option value=\"\(s.name)\">\(s.name)</option>" }
+        let libraryRows = library.map { s -> HTML in "<tr data-scenario=\"\(s.name)\"><td><code>\(s.name)</code></td><td>\(s.summary)</td><td>\(s.rules.count)</td></tr>" }
         let bindForm: HTML = """
         <form method="post" action="\(Self.base)/bind" class="stack" id="bind-form">\(csrfField)
         <label for="b-scenario">Scenario<select id="b-scenario" name="scenario" required>\(scenarioOptions)</select></label>
@@ -47,6 +48,8 @@ extension ConsolePage {
         <p class="muted">A binding gives a client, user, tenant alias or the whole server its own world (directory, codes, tokens, clock) running a scenario's rules. The same as <code>POST /_fakeentra/bindings</code>.</p>
         \(table("bindingTable", ["id", "scenario", "bound to", ""], bindingRows, empty: "No scenario is bound: every request gets the normal service."))
         \(bindForm)
+        <details id="library"><summary>What each of the \(library.count) scenarios does</summary>
+        \(table("libraryTable", ["scenario", "what it does", "rules"], libraryRows, empty: "No scenarios loaded."))</details>
         <p>\(actionForm("reset", label: "Reset every world", fields: .empty, danger: true)) <span class="muted">back to the start state: directory, sessions, codes, refresh tokens, clocks.</span></p>
         </section>
         <section><h2 id="clock">Virtual clock</h2>
