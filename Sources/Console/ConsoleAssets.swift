@@ -61,6 +61,9 @@ enum ConsoleAssets {
     @keyframes fresh{from{background:#fff4ce}to{background:transparent}}
     .empty{color:#5e5e5e;font-style:italic}
     details>summary{cursor:pointer;color:#0067b8}
+    textarea#mintedToken{width:100%;font-family:"Cascadia Mono",Consolas,Menlo,monospace;font-size:12px;padding:8px;border:1px solid #c8c8c8;background:#f6f8fa;resize:vertical;word-break:break-all}
+    form#mint-form label{flex:1 1 200px}
+    form#mint-form input,form#mint-form select{width:100%}
     """
 
     static let script = """

@@ -13,13 +13,14 @@ struct ConsolePage {
     static let base = ConsoleResponder.base
 
     enum Tab: String, CaseIterable {
-        case overview = "Overview", directory = "Directory", journal = "Journal", scenarios = "Scenarios & clock"
+        case overview = "Overview", directory = "Directory", journal = "Journal", scenarios = "Scenarios & clock", tokens = "Mint a token"
         var path: String {
             switch self {
             case .overview: ConsolePage.base
             case .directory: ConsolePage.base + "/directory"
             case .journal: ConsolePage.base + "/journal"
             case .scenarios: ConsolePage.base + "/scenarios"
+            case .tokens: ConsolePage.base + "/tokens"
             }
         }
     }

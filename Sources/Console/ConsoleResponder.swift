@@ -108,6 +108,7 @@ struct Console: Sendable {
         case ("GET", "journal", 2): return page.journalEntry(id: segments[1])
         case ("GET", "scenarios", 1): return page.scenarios(alert: nil, status: .ok)
         case ("GET", "ca.pem", 1): return page.certificateDownload()
+        case ("GET", "tokens", 1), ("POST", "tokens", 1): return page.mintPage()
         case ("POST", "login", 1): return page.signIn()
         case ("POST", "bind", 1), ("POST", "unbind", 1), ("POST", "reset", 1), ("POST", "clock", 1):
             return page.action(segments[0])

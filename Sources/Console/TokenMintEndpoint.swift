@@ -29,13 +29,8 @@ struct TokenMintEndpoint {
         }
         let parsed: (mint: TokenMintRequest, binding: String?)
         do { parsed = try Self.parse(request.body) } catch { return Self.error(400, "bad_request", error.message) }
-        guard let world = console.engine.world(binding: parsed.binding) else {
-            return Self.error(404, "unknown_binding", "no binding with id \"\(parsed.binding ?? "")\"")
-        }
-        let issuer = TokenIssuer(service: world.service, origin: PublicOrigin(request: request, context: context).url, now: world.service.clock.now())
         do {
-            let minted = try issuer.mint(parsed.mint)
-            console.ledger.record(minted.token)
+            let minted = try console.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
             let header = JWSHeaderText.of(minted.token) ?? "{}"
             let body = JSONFragment.object([
                 ("token", .string(minted.token)),
@@ -103,6 +98,19 @@ struct TokenMintEndpoint {
     static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
         let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]).text
         return HTTPResponse(status: HTTPStatus(status), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
+    }
+}
+
+extension Console {
+    /// Mints in the world of `binding` (nil: the world unbound requests go to) and remembers the token,
+    /// so the console can decode it wherever it shows up next.
+    func mint(_ request: TokenMintRequest, binding: String?, origin: String) throws(TokenMintError) -> MintedToken {
+        guard let world = engine.world(binding: binding) else {
+            throw TokenMintError(reason: .unknownBinding, message: "no binding with id \"\(binding ?? "")\"")
+        }
+        let minted = try TokenIssuer(service: world.service, origin: origin, now: world.service.clock.now()).mint(request)
+        ledger.record(minted.token)
+        return minted
     }
 }
 

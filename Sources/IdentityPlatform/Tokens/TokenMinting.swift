@@ -42,10 +42,15 @@ public struct TokenMintRequest: Sendable, Equatable {
 
 /// A refused mint: the message says what to change.
 public struct TokenMintError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: String, Sendable { case unknownUser = "unknown_user", unknownTenant = "unknown_tenant", invalidRequest = "invalid_request" }
+    public enum Reason: String, Sendable { case unknownUser = "unknown_user", unknownTenant = "unknown_tenant", unknownBinding = "unknown_binding", invalidRequest = "invalid_request" }
     public var reason: Reason
     public var message: String
     public var description: String { message }
+
+    public init(reason: Reason, message: String) {
+        self.reason = reason
+        self.message = message
+    }
 }
 
 /// A minted token with what went into it.
