@@ -76,7 +76,8 @@ enum TokenView {
         <section class="token" data-token="\(label)">
         <h3>\(label) <span class="pill">\(inspection.summary)</span></h3>
         \(verdict)
-        <table class="claims"><caption>Header</caption><tbody>\(headerRows)</tbody></table>
+        <details class="jwt-header"><summary>Header: \(inspection.header.map { member -> String in "\(member.name) \(TokenView.display(member.value))" }.joined(separator: " · "))</summary>
+        <table class="claims"><tbody>\(headerRows)</tbody></table></details>
         <table class="claims"><caption>Claims</caption><thead><tr><th>claim</th><th>value</th><th>meaning</th></tr></thead><tbody>\(claimRows)</tbody></table>
         </section>
         """

@@ -142,6 +142,24 @@ import Testing
         #expect(harness.application.engine.bindings.isEmpty)
     }
 
+    @Test func mintFormShowsTheTokenDecoded() throws {
+        let harness = ConsoleHarness()
+        let csrf = try #require(ConsoleHarness.csrf(in: harness.get("/_fakeentra/console/tokens").bodyText))
+        let form: [(String, String)] = [("type", "access"), ("user", ConsoleHarness.adele), ("scopes", "api://orders-api/Orders.Read"),
+                                        ("roles", "Orders.Admin"), ("lifetime", "600"), ("claims", #"{"ctry": "<script>alert(7)</script>"}"#)]
+        #expect(harness.post("/_fakeentra/console/tokens", form: form).status.code == 403)
+        let minted = harness.post("/_fakeentra/console/tokens", form: form + [("csrf", csrf)])
+        #expect(minted.status.code == 200)
+        let page = minted.bodyText
+        #expect(page.contains("id=\"mintedToken\""))
+        #expect(page.contains("<tr data-claim=\"roles\">") && page.contains("Orders.Admin"))
+        #expect(page.contains("data-signature=\"valid\""))
+        #expect(!page.contains("<script>alert"))
+        #expect(harness.post("/_fakeentra/console/tokens", form: [("claims", "[1]"), ("csrf", csrf)]).status.code == 400)
+        let unknown = harness.post("/_fakeentra/console/tokens", form: [("user", "nobody@contoso.onmicrosoft.com"), ("csrf", csrf)])
+        #expect(unknown.status.code == 404 && unknown.bodyText.contains("id=\"mintError\""))
+    }
+
     @Test func caDownloadNeedsACertificateDirectory() {
         #expect(ConsoleHarness().get("/_fakeentra/console/ca.pem").status.code == 404)
     }
