@@ -62,7 +62,7 @@ struct ControlClient {
 
         switch process.terminationStatus {
         case 0: break
-        case 127: throw failure("fakeentra journal needs curl (apt-get install curl)")
+        case 127: throw failure("fakeentra needs curl to reach a running server (apt-get install curl)")
         case 7: throw failure("cannot connect to \(baseURL): is `fakeentra serve` running there?")
         case 28: throw failure("\(baseURL) did not answer within 30 seconds")
         case 35, 51, 58, 60, 77, 83, 90:
