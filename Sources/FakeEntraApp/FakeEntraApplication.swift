@@ -1,4 +1,5 @@
 import B2C
+import Console
 import EntraCrypto
 import EntraHTTP
 import Foundation
@@ -22,7 +23,7 @@ public struct FakeEntraApplication: Sendable {
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
-        startedAt: ContinuousClock.Instant = .now
+        console: ConsoleSettings = .init(), startedAt: ContinuousClock.Instant = .now
     ) {
         self.service = service
         self.journal = journal
@@ -47,7 +48,10 @@ public struct FakeEntraApplication: Sendable {
             passwords: directory.users.map(\.password) + (b2c?.localAccounts.map(\.password) ?? []),
             clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
         )
-        responder = JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock)
+        // The console sits in front: its pages and the token mint are not journaled, and it sees every
+        // other exchange to remember the tokens the journal redacts.
+        responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock),
+                                     engine: engine, journal: journal, b2c: b2c, settings: console)
     }
 
     /// Unknown paths: the control API answers JSON, anything else a short text like the real hosts.

@@ -52,17 +52,7 @@ enum Wording {
         return String(text.prefix(57)) + "..."
     }
 
-    private static func json(_ value: JSONValue) -> String {
-        switch value.kind {
-        case .null: return "null"
-        case .bool(let flag): return String(flag)
-        case .number(let number): return number.literal
-        case .string(let string): return quoted(string)
-        case .array(let elements): return "[" + elements.map(json).joined(separator: ",") + "]"
-        case .object(let members):
-            return "{" + members.map { quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
-        }
-    }
+    static func json(_ value: JSONValue) -> String { value.compactText }
 
     static func quoted(_ string: String) -> String { JSONValue.quoted(string) }
 

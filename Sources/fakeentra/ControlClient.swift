@@ -31,7 +31,8 @@ struct ControlClient {
     }
 
     /// The response body; any other status than `expecting`, or no answer, is a one-line failure.
-    func send(_ method: String, _ path: String, query: [(String, String)], expecting: Int) throws -> String {
+    /// `body`: JSON sent with `Content-Type: application/json`.
+    func send(_ method: String, _ path: String, query: [(String, String)], body: String? = nil, expecting: Int) throws -> String {
         var components = URLComponents(string: baseURL + path)!
         if !query.isEmpty { components.queryItems = query.map { URLQueryItem(name: $0.0, value: $0.1) } }
         let url = components.url!.absoluteString
@@ -50,7 +51,8 @@ struct ControlClient {
         // curl may be gone before it reads its config: a write to its closed pipe must fail, not kill us.
         signal(SIGPIPE, SIG_IGN)
         do { try process.run() } catch { throw failure("cannot run curl: \(error.localizedDescription)") }
-        let config = secret.map { "header = \"Authorization: Bearer \(Self.configEscaped($0))\"\n" } ?? ""
+        var config = secret.map { "header = \"Authorization: Bearer \(Self.configEscaped($0))\"\n" } ?? ""
+        if let body { config += "header = \"Content-Type: application/json\"\ndata-binary = \"\(Self.configEscaped(body))\"\n" }
         input.fileHandleForWriting.write(Data(config.utf8))
         try? input.fileHandleForWriting.close()
         // Read before waiting: a large journal would otherwise fill the pipe and block curl.
@@ -60,7 +62,7 @@ struct ControlClient {
 
         switch process.terminationStatus {
         case 0: break
-        case 127: throw failure("fakeentra journal needs curl (apt-get install curl)")
+        case 127: throw failure("fakeentra needs curl to reach a running server (apt-get install curl)")
         case 7: throw failure("cannot connect to \(baseURL): is `fakeentra serve` running there?")
         case 28: throw failure("\(baseURL) did not answer within 30 seconds")
         case 35, 51, 58, 60, 77, 83, 90:

@@ -8,25 +8,20 @@ struct JournalCommand: ParsableCommand {
         discussion: "Reads GET /_fakeentra/journal (loopback only). The server's certificate is checked against <certs>/ca.pem."
     )
 
-    @Option(help: "Base URL of the running server.") var url: String?
-    @Option(name: .customLong("ready-file"), help: "Read the base URL from the file `serve --ready-file` wrote.") var readyFile: String?
-    @Option(help: "Directory of the local CA (ca.pem) the server's certificate is checked against.") var certs: String = "./Certs"
+    @OptionGroup var server: RunningServerOptions
     @Option(help: "Only entries of this kind (token, authorize, graph, b2c, …).") var kind: String?
     @Option(help: "Only entries with this status (400) or class (4xx).") var status: String?
     @Option(help: "Only entries whose path contains this text.") var path: String?
     @Option(help: "The most recent N matching entries.") var limit: Int?
     @Option(help: ArgumentHelp("Write the entries as HAR 1.2 to this file (- for standard output) instead of printing them.", valueName: "out.har")) var har: String?
     @Flag(help: "Clear the journal (after printing or exporting).") var clear = false
-    @Option(name: .customLong("control-secret"), help: "The server's --control-secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
 
     func validate() throws {
-        if url != nil && readyFile != nil { throw ValidationError("give --url or --ready-file, not both") }
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
     }
 
     func run() throws {
-        let client = try ControlClient(baseURL: baseURL(), caPath: (certs as NSString).appendingPathComponent("ca.pem"),
-                                       secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"])
+        let client = try server.client()
         var query: [(String, String)] = [("kind", kind), ("status", status), ("path", path), ("limit", limit.map(String.init))].compactMap { name, value in value.map { (name, $0) } }
         if let har {
             query.append(("format", "har"))
@@ -59,16 +54,6 @@ struct JournalCommand: ParsableCommand {
         if clear { _ = try client.send("DELETE", JournalPath.path, query: [], expecting: 204) }
     }
 
-    func baseURL() throws -> String {
-        if let readyFile {
-            guard let text = try? String(contentsOfFile: readyFile, encoding: .utf8),
-                  let line = text.split(whereSeparator: \.isNewline).first, !line.isEmpty else {
-                throw failure("cannot read a base URL from --ready-file \(readyFile): is `fakeentra serve --ready-file \(readyFile)` running?")
-            }
-            return String(line)
-        }
-        return url ?? "https://127.0.0.1:8443"
-    }
 }
 
 enum JournalPath {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import EntraCrypto
 import EntraHTTP
+import Console
 import EntraServer
 import FakeEntraApp
 import Foundation
@@ -88,7 +89,8 @@ struct ServeCommand: AsyncParsableCommand {
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
-            scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
+            scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret),
+            console: ConsoleSettings(certificateAuthorityPath: paths.caCertificate), startedAt: startedAt)
         do {
             try application.activate(configuration.bindings)
         } catch {

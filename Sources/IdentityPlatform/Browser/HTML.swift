@@ -76,7 +76,9 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
 
 /// The frame every FakeEntra page shares: one card, inline CSS only, readable without CSS or JavaScript.
 enum PageLayout {
-    static func document(title: String, heading: String, content: HTML, wide: Bool = false, footer: HTML = .empty) -> HTML {
+    /// `head`: page-specific styles or scripts after the shared stylesheet; `fullWidth`: a working page
+    /// (the console) rather than a dialog card.
+    static func document(title: String, heading: String, content: HTML, wide: Bool = false, footer: HTML = .empty, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -86,9 +88,10 @@ enum PageLayout {
         <meta name="robots" content="noindex, nofollow">
         <title>\(title)</title>
         <style>\(HTML(raw: stylesheet))</style>
+        \(head)
         </head>
         <body>
-        <main class="card\(wide ? " wide" : "")">
+        <main class="card\(wide ? " wide" : "")\(fullWidth ? " full" : "")">
         <div class="brand" aria-hidden="true">FakeEntra</div>
         <h1 id="pageTitle">\(heading)</h1>
         \(content)
@@ -115,6 +118,7 @@ enum PageLayout {
     background:#f2f2f2;color:#1b1b1b;font:15px/1.45 "Segoe UI",system-ui,-apple-system,sans-serif}
     .card{background:#fff;width:100%;max-width:440px;padding:44px;box-shadow:0 2px 6px rgba(0,0,0,.2);margin:16px}
     .card.wide{max-width:560px}
+    .card.full{max-width:1240px;padding:28px 36px}
     .brand{font-weight:600;color:#5e5e5e;margin-bottom:16px;letter-spacing:.02em}
     h1{font-size:24px;font-weight:600;margin:0 0 16px}
     p{margin:0 0 12px}

@@ -7,8 +7,8 @@ import Foundation
 
 /// Page frame, HTML responses and the shared error and signed-out pages.
 public enum SharedPages {
-    public static func document(title: String, heading: String, content: HTML, wide: Bool = false) -> HTML {
-        PageLayout.document(title: title, heading: heading, content: content, wide: wide)
+    public static func document(title: String, heading: String, content: HTML, wide: Bool = false, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
+        PageLayout.document(title: title, heading: heading, content: content, wide: wide, head: head, fullWidth: fullWidth)
     }
 
     public static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {

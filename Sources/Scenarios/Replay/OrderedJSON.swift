@@ -1,17 +1,19 @@
 import Foundation
 import IdentityPlatform
+import LocatedJSON
 
 /// JSON written for people: members in the order given, two-space indentation, short arrays of
 /// scalars on one line. Generated scenario files stay readable and diff well.
-indirect enum OrderedJSON: Sendable {
+public indirect enum OrderedJSON: Sendable {
     case string(String)
     case int(Int)
     case double(Double)
     case bool(Bool)
+    case null
     case array([OrderedJSON])
     case object([(String, OrderedJSON)])
 
-    func pretty(indent: Int = 0) -> String {
+    public func pretty(indent: Int = 0) -> String {
         let pad = String(repeating: "  ", count: indent)
         let inner = String(repeating: "  ", count: indent + 1)
         switch self {
@@ -19,6 +21,7 @@ indirect enum OrderedJSON: Sendable {
         case .int(let i): return String(i)
         case .double(let d): return d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d)
         case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
         case .array(let items):
             if items.isEmpty { return "[]" }
             if items.allSatisfy(\.isScalar), items.count <= 6 {
@@ -36,6 +39,18 @@ indirect enum OrderedJSON: Sendable {
         switch self {
         case .array, .object: false
         default: true
+        }
+    }
+
+    /// From a parsed document, members in their written order (the console shows bodies as sent).
+    public init(_ value: JSONValue) {
+        switch value.kind {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .number(let number): self = number.int64.map { .int(Int($0)) } ?? .double(number.double)
+        case .string(let text): self = .string(text)
+        case .array(let items): self = .array(items.map(OrderedJSON.init))
+        case .object(let members): self = .object(members.map { ($0.key, OrderedJSON($0.value)) })
         }
     }
 

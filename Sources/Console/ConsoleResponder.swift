@@ -1,0 +1,118 @@
+import B2C
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Scenarios
+
+/// What the console shows besides the live state: the local CA people must trust.
+public struct ConsoleSettings: Sendable {
+    /// Path of `ca.pem`, for the trust instructions and the download; nil: no CA section (tests).
+    public var certificateAuthorityPath: String?
+
+    public init(certificateAuthorityPath: String? = nil) {
+        self.certificateAuthorityPath = certificateAuthorityPath
+    }
+}
+
+/// The server's front door for people: the web console at `/` and `/_fakeentra/console/…`, and the
+/// token mint at `POST /_fakeentra/tokens`. Every other request goes to `inner`, and the JWTs it carries
+/// are noted in the ledger so the console can decode what the journal redacts.
+public struct ConsoleResponder: HTTPResponder {
+    static let base = "/_fakeentra/console"
+    static let mintPath = "/_fakeentra/tokens"
+
+    let inner: any HTTPResponder
+    let console: Console
+
+    public init(wrapping inner: any HTTPResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
+                settings: ConsoleSettings = .init(), ledger: TokenLedger = TokenLedger()) {
+        self.inner = inner
+        console = Console(engine: engine, journal: journal, ledger: ledger, b2c: b2c,
+                          certificateAuthority: settings.certificateAuthorityPath.flatMap(CertificateAuthorityInfo.init(path:)),
+                          access: ControlAccess(secret: engine.options.controlSecret), formGuard: FormGuard(), inner: inner)
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        let path = request.rawPath
+        // `/` of Graph's host (reached through a hosts-file override) stays Graph's.
+        let isPage = (request.method == "GET" || request.method == "HEAD") && request.hostName?.lowercased() != "graph.microsoft.com"
+        if (path == "/" && isPage) || path == Self.base || path.hasPrefix(Self.base + "/") {
+            return console.respond(to: request, context: context)
+        }
+        if path == Self.mintPath {
+            return TokenMintEndpoint(console: console).respond(to: request, context: context)
+        }
+        let response = inner.respond(to: request, context: context)
+        if !path.hasPrefix("/_fakeentra/") { console.ledger.observe(request, response) }
+        return response
+    }
+}
+
+/// The local CA as the console offers it: the PEM to download and the commands that trust it.
+struct CertificateAuthorityInfo: Sendable {
+    var path: String
+    var pem: String
+    var instructions: String
+
+    init?(path: String) {
+        guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+        self.path = path
+        pem = String(decoding: bytes, as: UTF8.self)
+        instructions = LocalCertificateAuthority.trustInstructions(caPath: path)
+    }
+}
+
+/// The console's state and routes. Reads go straight to the engine, the journal and the worlds; changes
+/// (bind, unbind, reset, clock) are posted to the control API itself, so they pass its checks.
+struct Console: Sendable {
+    let engine: ScenarioEngine
+    let journal: RequestJournal
+    let ledger: TokenLedger
+    let b2c: B2CConfiguration?
+    let certificateAuthority: CertificateAuthorityInfo?
+    let access: ControlAccess
+    let formGuard: FormGuard
+    let inner: any HTTPResponder
+
+    /// Every world: the default one, then the bindings in the order they were made.
+    var worlds: [ScenarioWorld] {
+        ([engine.world(binding: "default")] + engine.bindings.map { engine.world(binding: $0.id) }).compactMap { $0 }
+    }
+
+    /// The keys any world signs or signed with (a scenario can roll a world's key).
+    var signingKeys: [SigningCredential] {
+        var seen = Set<String>()
+        return worlds.flatMap { $0.service.keys.published }.filter { seen.insert($0.keyID).inserted }
+    }
+
+    var now: Date { engine.world(binding: "default")?.service.clock.now() ?? Date() }
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        let path = request.rawPath
+        let sub = path == "/" || path == ConsoleResponder.base ? "" : String(path.dropFirst(ConsoleResponder.base.count + 1))
+        let page = ConsolePage(console: self, request: request, context: context)
+        switch access.decide(request, context: context, acceptCookie: true) {
+        case .allowed: break
+        case .loopbackOnly: return page.refusal()
+        case .needsSecret:
+            if sub == "login", request.method == "POST" { return page.signIn() }
+            return page.signInForm(status: .unauthorized, failed: false)
+        }
+        let segments = sub.split(separator: "/").map(String.init)
+        switch (request.method, segments.first, segments.count) {
+        case ("GET", nil, _), ("HEAD", nil, _): return page.overview()
+        case ("GET", "directory", 1): return page.directory()
+        case ("GET", "journal", 1): return page.journalList()
+        case ("GET", "journal", 2) where segments[1] == "rows": return page.journalRows()
+        case ("GET", "journal", 2): return page.journalEntry(id: segments[1])
+        case ("GET", "scenarios", 1): return page.scenarios(alert: nil, status: .ok)
+        case ("GET", "ca.pem", 1): return page.certificateDownload()
+        case ("GET", "tokens", 1), ("POST", "tokens", 1): return page.mintPage()
+        case ("POST", "login", 1): return page.signIn()
+        case ("POST", "bind", 1), ("POST", "unbind", 1), ("POST", "reset", 1), ("POST", "clock", 1):
+            return page.action(segments[0])
+        default: return page.notFound()
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+import Scenarios
+
+/// `POST /_fakeentra/tokens`: mints an access or id token with the platform's own claims and key.
+/// JSON in (`user`, `clientId`, `tenant`, `scopes`, `roles`, `audience`, `lifetime`, `version`, `claims`,
+/// `type`, `binding`), JSON out (`token`, `header`, `claims`, `expiresOn`). Same access rule and error
+/// shape as the rest of the control API.
+struct TokenMintEndpoint {
+    let console: Console
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        switch console.access.decide(request, context: context, acceptCookie: false) {
+        case .allowed: break
+        case .needsSecret:
+            var response = Self.error(401, "unauthorized", "the control API requires Authorization: Bearer <secret>")
+            response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"")
+            return response
+        case .loopbackOnly:
+            return Self.error(403, "forbidden", "the control API answers loopback clients only; start the server with a control secret to use it remotely")
+        }
+        guard request.method == "POST" else {
+            var response = Self.error(405, "method_not_allowed", "mint a token with POST and a JSON body")
+            response.headers.set("Allow", "POST")
+            return response
+        }
+        let parsed: (mint: TokenMintRequest, binding: String?)
+        do { parsed = try Self.parse(request.body) } catch { return Self.error(400, "bad_request", error.message) }
+        do {
+            let minted = try console.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
+            let header = JWSHeaderText.of(minted.token) ?? "{}"
+            let body = JSONFragment.object([
+                ("token", .string(minted.token)),
+                ("type", .string(parsed.mint.kind.rawValue)),
+                ("expiresOn", .raw(String(Int(minted.expiresOn.timeIntervalSince1970)))),
+                ("header", .raw(header)),
+                ("claims", .raw(minted.claims.json)),
+            ]).text
+            return HTTPResponse(status: HTTPStatus(201), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
+        } catch {
+            let status = error.reason == .invalidRequest ? 400 : 404
+            return Self.error(status, error.reason.rawValue, error.message)
+        }
+    }
+
+    struct BodyError: Error { var message: String }
+
+    /// The JSON body, every member checked for its type; unknown members are refused (a typo must not
+    /// mint a token that silently lacks what the test asked for).
+    static func parse(_ bytes: [UInt8]) throws(BodyError) -> (TokenMintRequest, String?) {
+        guard !bytes.isEmpty else { return (TokenMintRequest(), nil) }
+        let tree: JSONValue
+        do { tree = try LocatedJSON.parse(bytes, file: "body") } catch { throw BodyError(message: "the body is not JSON: \(error.description)") }
+        guard let members = tree.members else { throw BodyError(message: "the body must be a JSON object") }
+        var mint = TokenMintRequest()
+        var binding: String?
+        for member in members {
+            let value = member.value
+            let string = { () throws(BodyError) -> String in
+                guard let text = value.string else { throw BodyError(message: "\"\(member.key)\" must be a string") }
+                return text
+            }
+            let strings = { () throws(BodyError) -> [String] in
+                if let text = value.string { return text.split(separator: " ").map(String.init) }
+                guard let items = value.array, items.allSatisfy({ $0.string != nil }) else { throw BodyError(message: "\"\(member.key)\" must be an array of strings (or one space-separated string)") }
+                return items.compactMap(\.string)
+            }
+            switch member.key {
+            case "type":
+                guard let kind = TokenMintRequest.Kind(rawValue: try string()) else { throw BodyError(message: "\"type\" must be \"access\" or \"id\"") }
+                mint.kind = kind
+            case "user": mint.user = try string()
+            case "clientId": mint.clientID = try string()
+            case "tenant": mint.tenant = try string()
+            case "audience": mint.audience = try string()
+            case "binding": binding = try string()
+            case "scopes", "scope": mint.scopes = try strings()
+            case "roles": mint.roles = try strings()
+            case "lifetime":
+                guard let seconds = value.number?.double else { throw BodyError(message: "\"lifetime\" must be a number of seconds") }
+                mint.lifetime = seconds
+            case "version":
+                guard let number = value.number, number.isInteger else { throw BodyError(message: "\"version\" must be 1 or 2") }
+                mint.version = Int(number.double)
+            case "claims":
+                guard let extra = value.members else { throw BodyError(message: "\"claims\" must be an object of claim names and values") }
+                mint.extraClaims = extra.map { ($0.key, $0.value.compactText) }
+            default:
+                throw BodyError(message: "unknown member \"\(member.key)\"; expected type, user, clientId, tenant, scopes, roles, audience, lifetime, version, claims, binding")
+            }
+        }
+        return (mint, binding)
+    }
+
+    static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]).text
+        return HTTPResponse(status: HTTPStatus(status), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
+    }
+}
+
+extension Console {
+    /// Mints in the world of `binding` (nil: the world unbound requests go to) and remembers the token,
+    /// so the console can decode it wherever it shows up next.
+    func mint(_ request: TokenMintRequest, binding: String?, origin: String) throws(TokenMintError) -> MintedToken {
+        guard let world = engine.world(binding: binding) else {
+            throw TokenMintError(reason: .unknownBinding, message: "no binding with id \"\(binding ?? "")\"")
+        }
+        let minted = try TokenIssuer(service: world.service, origin: origin, now: world.service.clock.now()).mint(request)
+        ledger.record(minted.token)
+        return minted
+    }
+}
+
+/// The header of a compact JWS as JSON text.
+enum JWSHeaderText {
+    static func of(_ token: String) -> String? {
+        guard let first = token.split(separator: ".").first, let bytes = Base64URL.decode(String(first)) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Mint an access or id token from a running server, for curl tests of a web API.",
+        discussion: """
+        Posts to /_fakeentra/tokens (control API access rule). The token is signed with the server's key, so it \
+        validates against the published JWKS like one from a sign-in. Prints the token, or with --decode its header and claims.
+        Examples:
+          fakeentra token --user adele.vance@contoso.onmicrosoft.com --scope api://orders-api/Orders.Read
+          fakeentra token --scope https://graph.microsoft.com/.default --role User.Read.All --decode
+          curl -H "Authorization: Bearer $(fakeentra token --user alex.wilber@contoso.onmicrosoft.com --scope api://my-api/read)" …
+        """
+    )
+
+    @OptionGroup var server: RunningServerOptions
+    @Option(help: "The user the token is about (UPN, sign-in name or object id); none: an app-only token.") var user: String?
+    @Option(name: .customLong("client-id"), help: "The client the token is for (azp/appid; default: Azure CLI's client id).") var clientID: String?
+    @Option(help: "App-only tokens: the tenant (id or domain).") var tenant: String?
+    @Option(name: .customLong("scope"), help: ArgumentHelp("A scope such as api://my-api/read or User.Read (repeatable; names the audience).", valueName: "scope")) var scopes: [String] = []
+    @Option(name: .customLong("role"), help: ArgumentHelp("An app role (repeatable).", valueName: "role")) var roles: [String] = []
+    @Option(help: "Replace the audience (aud).") var audience: String?
+    @Option(help: "Seconds until the token expires.") var lifetime: Double?
+    @Option(name: .customLong("token-version"), help: "Access token format: 1 or 2 (default: what the resource accepts).") var tokenVersion: Int?
+    @Option(name: .customLong("claim"), help: ArgumentHelp("An extra claim NAME=VALUE; VALUE is JSON if it parses, else a string (repeatable).", valueName: "name=value")) var claims: [String] = []
+    @Flag(name: .customLong("id-token"), help: "Mint an id token instead of an access token.") var idToken = false
+    @Option(help: "Mint in a binding's world (its directory, clock and key).") var binding: String?
+    @Flag(help: "Print the decoded header and claims instead of the token.") var decode = false
+
+    func validate() throws {
+        for claim in claims where !claim.contains("=") || claim.hasPrefix("=") {
+            throw ValidationError("--claim \(claim): expected NAME=VALUE")
+        }
+    }
+
+    func run() throws {
+        let client = try server.client()
+        let body = try JSONSerialization.data(withJSONObject: requestBody(), options: [.sortedKeys])
+        let answer = try client.send("POST", "/_fakeentra/tokens", query: [], body: String(decoding: body, as: UTF8.self), expecting: 201)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], let token = object["token"] as? String else {
+            throw failure("\(client.baseURL) answered something that is not a minted token")
+        }
+        guard decode else { return print(token) }
+        for name in ["header", "claims"] {
+            guard let part = object[name] else { continue }
+            let text = (try? JSONSerialization.data(withJSONObject: part, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            print(text)
+        }
+    }
+
+    func requestBody() -> [String: Any] {
+        var body: [String: Any] = ["type": idToken ? "id" : "access"]
+        body["user"] = user
+        body["clientId"] = clientID
+        body["tenant"] = tenant
+        if !scopes.isEmpty { body["scopes"] = scopes }
+        if !roles.isEmpty { body["roles"] = roles }
+        body["audience"] = audience
+        body["lifetime"] = lifetime
+        body["version"] = tokenVersion
+        body["binding"] = binding
+        if !claims.isEmpty {
+            var extra: [String: Any] = [:]
+            for claim in claims {
+                let name = String(claim.prefix { $0 != "=" })
+                let value = String(claim.dropFirst(name.count + 1))
+                extra[name] = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed])) ?? value
+            }
+            body["claims"] = extra
+        }
+        return body
+    }
+}
