@@ -1,6 +1,7 @@
-// libFuzzer target for HTTPRequestDecoder, compiled together with Sources/EntraHTTP by scripts/fuzz.
+// libFuzzer target for HTTPRequestDecoder (EntraHTTP), linked by scripts/fuzz.
 // Besides "never crash, never hang", it checks a differential property: feeding the same bytes
 // whole or in pieces must yield the same requests and the same error.
+@testable import EntraHTTP
 
 struct FuzzOutcome: Equatable {
     var requests: [HTTPRequest] = []
