@@ -183,23 +183,34 @@ class App:
         self.access_token = tokens["access_token"]
         self.refresh_token = tokens.get("refresh_token", self.refresh_token)
 
-    async def cycle(self):
+    async def discovery(self):
         await self.call("health", "GET", "/_fakeentra/health", {200})
         await self.call("discovery:openid", "GET", f"/{TENANT}/v2.0/.well-known/openid-configuration", {200}, check=json_with("issuer"))
         await self.call("discovery:keys", "GET", "/common/discovery/v2.0/keys", {200}, check=json_with("keys"))
         await self.call("discovery:instance", "GET", "/common/discovery/instance?api-version=1.1&authorization_endpoint="
                         "https://login.microsoftonline.com/common/oauth2/v2.0/authorize", {200}, check=json_with("metadata"))
         await self.call("discovery:b2c", "GET", "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/v2.0/.well-known/openid-configuration", {200})
-        await self.sign_in()
+
+    async def graph(self):
         bearer = {"Authorization": f"Bearer {self.access_token}"}
         await self.call("graph:me", "GET", "/v1.0/me", {200}, headers=bearer, check=json_with("userPrincipalName"))
         await self.call("graph:users", "GET", "/v1.0/users?$top=5&$select=id,displayName", {200}, headers=bearer, check=json_with("value"))
         await self.call("graph:events", "GET", "/v1.0/me/events?$top=3", {200}, headers=bearer, check=json_with("value"))
+        await self.call("graph:calendarView", "GET", "/v1.0/me/calendarView?startDateTime=2026-01-01T00:00:00Z"
+                        "&endDateTime=2027-01-01T00:00:00Z&$top=5", {200}, headers=bearer, check=json_with("value"))
+        await self.call("health", "GET", "/_fakeentra/health", {200})
+
+    async def cycle(self):
+        """28 requests: what an app does in a while. Discovery and Graph calls outnumber sign-ins, as in real use."""
+        await self.discovery()
+        await self.sign_in()
+        await self.graph()
+        await self.graph()
         _, _, body = await self.call("grant:refresh_token", "POST", f"/{TENANT}/oauth2/v2.0/token", {200}, form={
             "client_id": self.client_id, "grant_type": "refresh_token", "refresh_token": self.refresh_token,
             "scope": SCOPES, "client_info": "1"}, check=has_tokens("access_token", "refresh_token"))
         self.remember(body)
-        await self.call("health", "GET", "/_fakeentra/health", {200})
+        await self.graph()
         await self.call("grant:password", "POST", f"/{TENANT}/oauth2/v2.0/token", {200}, form={
             "client_id": self.client_id, "grant_type": "password", "username": USER, "password": PASSWORD,
             "scope": "User.Read openid profile"}, check=has_tokens("access_token"))
@@ -211,7 +222,6 @@ class App:
         await self.call("grant:device_code(pending)", "POST", f"/{TENANT}/oauth2/v2.0/token", {400}, form={
             "client_id": self.client_id, "grant_type": "urn:ietf:params:oauth:grant-type:device_code",
             "device_code": json.loads(body)["device_code"]}, check=json_with_value("error", "authorization_pending"))
-        await self.call("graph:me", "GET", "/v1.0/me", {200}, headers=bearer)
 
     async def run(self):
         while True:
@@ -293,9 +303,13 @@ def worker(args, requests, connections, done, errors, results):
 
 
 def sample(pid):
+    """The server's resident memory (MB), open file descriptors and CPU time so far (s)."""
     with open(f"/proc/{pid}/status") as status:
         rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
-    return rss, len(os.listdir(f"/proc/{pid}/fd"))
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return rss, len(os.listdir(f"/proc/{pid}/fd")), cpu
 
 
 def main():
@@ -317,25 +331,26 @@ def main():
     conns = [args.connections // args.processes + (1 if i < args.connections % args.processes else 0) for i in range(args.processes)]
     workers = [multiprocessing.Process(target=worker, args=(args, share[i], conns[i], done, errors, results)) for i in range(args.processes)]
     start = time.monotonic()
-    rss0, fds0 = sample(args.server_pid)
+    rss0, fds0, cpu0 = sample(args.server_pid)
     samples = [(0.0, 0, rss0, fds0)]
     print(f"soak: {args.requests:,} requests over {args.connections} connections ({'TLS' if args.tls else 'plain HTTP'}), "
           f"{args.processes} client processes", flush=True)
-    print(f"{'elapsed s':>9} {'requests':>10} {'req/s':>7} {'errors':>6} {'RSS MB':>7} {'fds':>5}", flush=True)
+    print(f"{'elapsed s':>9} {'requests':>10} {'req/s':>7} {'errors':>6} {'RSS MB':>7} {'fds':>5} {'server CPU':>10}", flush=True)
     print(f"{0:9.0f} {0:10,} {0:7.0f} {0:6} {rss0:7.1f} {fds0:5}", flush=True)
     for w in workers:
         w.start()
-    last_time, last_done = start, 0
+    last_time, last_done, last_cpu = start, 0, cpu0
     while any(w.is_alive() for w in workers):
         for w in workers:
             w.join(timeout=max(0.0, args.interval - (time.monotonic() - last_time)) / len(workers))
         now = time.monotonic()
         if now - last_time >= args.interval or not any(w.is_alive() for w in workers):
-            rss, fds = sample(args.server_pid)
+            rss, fds, cpu = sample(args.server_pid)
             current = done.value
             samples.append((now - start, current, rss, fds))
-            print(f"{now - start:9.0f} {current:10,} {(current - last_done) / (now - last_time):7.0f} {errors.value:6} {rss:7.1f} {fds:5}", flush=True)
-            last_time, last_done = now, current
+            print(f"{now - start:9.0f} {current:10,} {(current - last_done) / (now - last_time):7.0f} {errors.value:6} {rss:7.1f} {fds:5} "
+                  f"{100 * (cpu - last_cpu) / (now - last_time):9.0f}%", flush=True)
+            last_time, last_done, last_cpu = now, current, cpu
     elapsed = time.monotonic() - start
     by_kind, total_errors, examples = {}, 0, []
     for _ in workers:
@@ -350,12 +365,14 @@ def main():
         print(f"  {kind:32} {by_kind[kind]:>9,}")
     for example in examples:
         print(f"  error: {example}")
-    # Flat after warm-up: compare the samples from a quarter of the run on with the rest.
-    warm = [s for s in samples if s[1] >= sent * 0.25] or samples[-1:]
+    # Flat after warm-up: the samples taken under load from a quarter of the run on.
+    warm = [s for s in samples[:-1] if s[1] >= sent * 0.25] or samples[-1:]
+    _, _, cpu_end = sample(args.server_pid)
     rss_values, fd_values = [s[2] for s in warm], [s[3] for s in warm]
     print(f"after warm-up (25% of requests on): RSS {min(rss_values):.1f}-{max(rss_values):.1f} MB "
           f"(start {warm[0][2]:.1f}, end {warm[-1][2]:.1f}), fds {min(fd_values)}-{max(fd_values)} "
-          f"(idle server before the run: {rss0:.1f} MB, {fds0} fds)")
+          f"(idle server before the run: {rss0:.1f} MB, {fds0} fds; after it: {samples[-1][2]:.1f} MB, {samples[-1][3]} fds)")
+    print(f"server CPU time: {cpu_end - cpu0:.0f} s ({1e6 * (cpu_end - cpu0) / max(sent, 1):.0f} µs per request)")
     sys.exit(1 if total_errors or sent != args.requests else 0)
 
 

@@ -8,21 +8,21 @@ import LocatedJSON
 let workDirectory: String = {
     let path = NSTemporaryDirectory() + "fakeentra-config-fuzz-\(getpid())"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    precondition(FileManager.default.createFile(atPath: path + "/photo.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])))
+    require(FileManager.default.createFile(atPath: path + "/photo.png", contents: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])))
     return path
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func configFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let file = workDirectory + "/config.json"
-    precondition(FileManager.default.createFile(atPath: file, contents: Data(bytes: data, count: size)))
+    require(FileManager.default.createFile(atPath: file, contents: Data(bytes: data, count: size)))
     do {
         let loaded = try LoadedConfiguration.load(file: file)
         _ = loaded.identity.directory
     } catch {
-        precondition(!error.problems.isEmpty, "refused without a problem")
+        require(!error.problems.isEmpty, "refused without a problem")
         for problem in error.problems {
-            precondition(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the file: \(problem)")
+            require(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the file: \(problem)")
         }
     }
     return 0

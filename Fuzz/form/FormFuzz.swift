@@ -9,19 +9,19 @@ public func formFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
 
     let form = FormParameters(decoding: text)
-    precondition(FormParameters(decoding: form.encoded) == form, "form encoding does not round-trip")
+    require(FormParameters(decoding: form.encoded) == form, "form encoding does not round-trip")
     for pair in form.pairs {
-        precondition(FormCoding.percentDecode(FormCoding.encodeComponent(pair.value)) == pair.value, "percent-encoding does not round-trip")
-        precondition(form[pair.name] != nil && !form.values(pair.name).isEmpty)
+        require(FormCoding.percentDecode(FormCoding.encodeComponent(pair.value)) == pair.value, "percent-encoding does not round-trip")
+        require(form[pair.name] != nil && !form.values(pair.name).isEmpty)
     }
     if let decoded = FormCoding.percentDecode(text) {
-        precondition(FormCoding.percentDecode(FormCoding.encodeComponent(decoded)) == decoded)
+        require(FormCoding.percentDecode(FormCoding.encodeComponent(decoded)) == decoded)
     }
 
     let cookies = CookieCoding.parse(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     for (name, value) in cookies where !name.contains("\n") && !value.hasPrefix("\"") {
         let header = CookieCoding.setCookie(name: name, value: value, maxAge: 0)
-        precondition(CookieCoding.parse([header])[name] == value, "a cookie does not survive Set-Cookie")
+        require(CookieCoding.parse([header])[name] == value, "a cookie does not survive Set-Cookie")
     }
 
     let query = ODataQuery(form)
@@ -30,7 +30,7 @@ public func formFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = try? query.skip
     _ = query.orderBy
     if let selected = try? query.selected(from: ["id", "displayName", "userPrincipalName", "mail"], type: "user") {
-        precondition(selected.count <= 4)
+        require(selected.count <= 4)
     }
     return 0
 }

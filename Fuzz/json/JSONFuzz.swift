@@ -15,11 +15,11 @@ func printed(_ value: JSONValue) -> String {
 }
 
 func checkLocations(_ problems: JSONProblems, size: Int) {
-    precondition(!problems.problems.isEmpty, "an error without a problem")
+    require(!problems.problems.isEmpty, "an error without a problem")
     for problem in problems.problems {
-        precondition(problem.location.line >= 1 && problem.location.column >= 1, "problem before the start: \(problem)")
-        precondition(problem.location.offset <= size, "problem after the end: \(problem)")
-        precondition(!problem.description.isEmpty)
+        require(problem.location.line >= 1 && problem.location.column >= 1, "problem before the start: \(problem)")
+        require(problem.location.offset <= size, "problem after the end: \(problem)")
+        require(!problem.description.isEmpty)
     }
 }
 
@@ -30,7 +30,7 @@ public func jsonFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         do {
             let value = try LocatedJSON.parse(bytes, file: "fuzz.json", limits: limits)
             let again = try LocatedJSON.parse(Array(printed(value).utf8), file: "printed.json")
-            precondition(value.sameJSON(as: again), "printing and parsing again changed the document")
+            require(value.sameJSON(as: again), "printing and parsing again changed the document")
         } catch {
             checkLocations(error, size: size)
         }

@@ -8,11 +8,11 @@ public func scenarioFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     switch ScenarioLibrary.parse(bytes, file: "fuzz.json") {
     case .success(let scenario):
-        precondition(!scenario.name.isEmpty || size > 0)
+        require(!scenario.name.isEmpty || size > 0)
     case .failure(let problems):
-        precondition(!problems.problems.isEmpty, "refused without a problem")
+        require(!problems.problems.isEmpty, "refused without a problem")
         for problem in problems.problems {
-            precondition(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the file: \(problem)")
+            require(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the file: \(problem)")
         }
     }
     return 0

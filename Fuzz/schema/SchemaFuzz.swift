@@ -17,8 +17,8 @@ let fixedDocuments: [(bytes: [UInt8], value: JSONValue)] = [
 
 func checkProblems(_ problems: [JSONProblem], within size: Int) {
     for problem in problems {
-        precondition(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the document: \(problem)")
-        precondition(!problem.message.isEmpty)
+        require(problem.location.line >= 1 && problem.location.column >= 1 && problem.location.offset <= size, "problem outside the document: \(problem)")
+        require(!problem.message.isEmpty)
         _ = problem.description
     }
 }
