@@ -19,7 +19,9 @@ public func formFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     }
 
     let cookies = CookieCoding.parse(text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
-    for (name, value) in cookies where !name.contains("\n") && !value.hasPrefix("\"") {
+    // A quoted value keeps its quotes' inner spaces, which a bare Set-Cookie value cannot carry: not compared.
+    let edges: Set<Character> = [" ", "\t", "\""]
+    for (name, value) in cookies where !name.contains("\n") && !(value.first.map(edges.contains) ?? false) && !(value.last.map(edges.contains) ?? false) {
         let header = CookieCoding.setCookie(name: name, value: value, maxAge: 0)
         require(CookieCoding.parse([header])[name] == value, "a cookie does not survive Set-Cookie")
     }
