@@ -16,6 +16,7 @@ import json
 import multiprocessing
 import os
 import re
+import signal
 import ssl
 import sys
 import time
@@ -248,11 +249,11 @@ def has_tokens(*names):
 class Budget:
     """The requests this process may still send."""
 
-    def __init__(self, total):
-        self.left = total
+    def __init__(self, total, stop):
+        self.left, self.stop = total, stop
 
     def take(self):
-        if self.left <= 0:
+        if self.left <= 0 or self.stop.value:
             return False
         self.left -= 1
         return True
@@ -290,9 +291,9 @@ class Stats:
         self.pending = 0
 
 
-def worker(args, requests, connections, done, errors, results):
+def worker(args, requests, connections, done, errors, stop, results):
     async def main():
-        stats, budget = Stats(done, errors), Budget(requests)
+        stats, budget = Stats(done, errors), Budget(requests, stop)
         conns = [Connection(args.host, args.port, args.tls, args.timeout) for _ in range(connections)]
         await asyncio.gather(*(App(c, stats, budget).run() for c in conns))
         for c in conns:
@@ -323,13 +324,16 @@ def main():
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--interval", type=float, default=10.0)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--time-limit", type=float, default=1800.0, help="stop sending after this many seconds")
     args = parser.parse_args()
 
-    done, errors = multiprocessing.Value("q", 0), multiprocessing.Value("q", 0)
+    done, errors, stop = multiprocessing.Value("q", 0), multiprocessing.Value("q", 0), multiprocessing.Value("b", 0)
+    # SIGTERM or the time limit: the clients stop sending, and the figures so far are still printed.
+    signal.signal(signal.SIGTERM, lambda *_: setattr(stop, "value", 1))
     results = multiprocessing.Queue()
     share = [args.requests // args.processes + (1 if i < args.requests % args.processes else 0) for i in range(args.processes)]
     conns = [args.connections // args.processes + (1 if i < args.connections % args.processes else 0) for i in range(args.processes)]
-    workers = [multiprocessing.Process(target=worker, args=(args, share[i], conns[i], done, errors, results)) for i in range(args.processes)]
+    workers = [multiprocessing.Process(target=worker, args=(args, share[i], conns[i], done, errors, stop, results)) for i in range(args.processes)]
     start = time.monotonic()
     rss0, fds0, cpu0 = sample(args.server_pid)
     samples = [(0.0, 0, rss0, fds0)]
@@ -344,6 +348,9 @@ def main():
         for w in workers:
             w.join(timeout=max(0.0, args.interval - (time.monotonic() - last_time)) / len(workers))
         now = time.monotonic()
+        if now - start > args.time_limit and not stop.value:
+            print(f"soak: time limit of {args.time_limit:.0f} s reached, stopping", flush=True)
+            stop.value = 1
         if now - last_time >= args.interval or not any(w.is_alive() for w in workers):
             rss, fds, cpu = sample(args.server_pid)
             current = done.value
