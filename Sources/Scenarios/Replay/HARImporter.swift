@@ -50,6 +50,7 @@ public enum HARImporter {
         var counts: [String: Int] = [:]
         var rules: [OrderedJSON] = []
         var failures = 0
+        var notes: [String] = []
         for exchange in captured {
             let key = exchange.sequenceKey(anonymizer: &anonymizer)
             counts[key.id, default: 0] += 1
@@ -58,7 +59,8 @@ public enum HARImporter {
             var actions = exchange.actions(anonymizer: &anonymizer)
             if actions.contains(where: { $0.0 != "passThrough" && $0.0 != "delay" }) { failures += 1 }
             if actions.isEmpty { actions = [("passThrough", .bool(true))] }
-            var rule: [(String, OrderedJSON)] = [("note", .string(exchange.note(anonymizer: &anonymizer)))]
+            notes.append(exchange.note(anonymizer: &anonymizer))
+            var rule: [(String, OrderedJSON)] = [("note", .string(notes[notes.count - 1]))]
             rule.append(("match", .object(match)))
             let actionValue: OrderedJSON
             if actions.count == 1 {
@@ -77,7 +79,20 @@ public enum HARImporter {
             ("description", .string(description)),
             ("rules", .array(rules)),
         ])
-        return document.pretty() + "\n"
+        let text = document.pretty() + "\n"
+        // A capture can hold answers no scenario may express (found by fuzzing: an `error=` that is no OAuth
+        // error code): refuse, naming each request, rather than write a file the scenario loader rejects.
+        if case .failure(let problems) = ScenarioLibrary.parse(Array(text.utf8), file: "\(name).json") {
+            let reasons = problems.problems.map { problem -> String in
+                let parts = problem.path.split(separator: "/")
+                guard parts.first == "rules", let index = parts.dropFirst().first.flatMap({ Int($0) }), notes.indices.contains(index) else {
+                    return problem.message
+                }
+                return "request \(index + 1) (\(notes[index])): \(problem.message)"
+            }
+            throw HARImportError(message: "\(source): cannot be replayed as a scenario:\n" + reasons.joined(separator: "\n"))
+        }
+        return text
     }
 }
 

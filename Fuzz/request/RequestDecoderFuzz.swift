@@ -1,6 +1,7 @@
-// libFuzzer target for HTTPRequestDecoder, compiled together with Sources/EntraHTTP by scripts/fuzz.
+// libFuzzer target for HTTPRequestDecoder (EntraHTTP), linked by scripts/fuzz.
 // Besides "never crash, never hang", it checks a differential property: feeding the same bytes
 // whole or in pieces must yield the same requests and the same error.
+@testable import EntraHTTP
 
 struct FuzzOutcome: Equatable {
     var requests: [HTTPRequest] = []
@@ -20,14 +21,14 @@ func decodeForFuzzing(_ bytes: [UInt8], step: Int, limits: HTTPRequestDecoder.Li
                 // `.continueExpected` legitimately depends on whether body bytes came with the head.
                 if case .request(let request) = event {
                     outcome.requests.append(request)
-                    precondition(!request.method.isEmpty && !request.target.isEmpty)
-                    precondition(request.body.count <= limits.maxBodyBytes)
+                    require(!request.method.isEmpty && !request.target.isEmpty)
+                    require(request.body.count <= limits.maxBodyBytes)
                 }
             }
         } catch {
             outcome.error = error.kind
             let response = error.response
-            precondition(response.directives.closeAfterResponse && response.status.code >= 400)
+            require(response.directives.closeAfterResponse && response.status.code >= 400)
             return outcome
         }
     } while offset < bytes.count
@@ -41,17 +42,17 @@ public func requestDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int
     for limits in [HTTPRequestDecoder.Limits(), small] {
         let whole = decodeForFuzzing(bytes, step: bytes.count, limits: limits)
         let split = decodeForFuzzing(bytes, step: 1 + Int(bytes.first ?? 0) % 13, limits: limits)
-        precondition(whole == split, "feeding in pieces changed the outcome")
+        require(whole == split, "feeding in pieces changed the outcome")
         for request in whole.requests {
             var encoded: [UInt8] = []
             let response = HTTPResponse(status: .ok, headers: request.headers, body: request.body)
             HTTPResponseEncoder.encode(response, isHead: request.isHead, keepAlive: request.wantsKeepAlive, date: "Thu, 01 Jan 1970 00:00:00 GMT", into: &encoded)
-            precondition(!encoded.isEmpty)
+            require(!encoded.isEmpty)
         }
     }
     if size <= 512 {
         let bytewise = decodeForFuzzing(bytes, step: 1, limits: small)
-        precondition(bytewise == decodeForFuzzing(bytes, step: bytes.count, limits: small), "byte-by-byte feeding changed the outcome")
+        require(bytewise == decodeForFuzzing(bytes, step: bytes.count, limits: small), "byte-by-byte feeding changed the outcome")
     }
     return 0
 }
