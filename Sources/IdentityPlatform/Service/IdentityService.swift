@@ -54,12 +54,12 @@ public final class IdentityService: Sendable {
     public let directory: Mutex<Directory>
     public let state: Mutex<PlatformState>
 
-    public init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init()) {
+    public init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         self.clock = clock
         self.options = options
         self.keys = keys
         self.directory = Mutex(directory)
-        self.state = Mutex(PlatformState())
+        self.state = Mutex(PlatformState(limits: limits))
     }
 
     /// A snapshot of the directory for one request's reads.
