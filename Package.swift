@@ -54,6 +54,10 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
+        .target(name: "CMallocStats"),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
+
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP"], swiftSettings: swiftSettings),
