@@ -26,6 +26,13 @@ let package = Package(
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
         .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
 
+        // `serve --state DIR`: Debian's libsqlite3 as a system library, and the one module that imports it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+
         // HTTP/1.1 as pure values: codec, headers, forms, cookies. No sockets.
         .target(name: "EntraHTTP", swiftSettings: swiftSettings),
         // Sockets, epoll/kqueue loops, TLS, server lifecycle.
@@ -42,13 +49,16 @@ let package = Package(
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
         .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
+        // The platform's state in SQLite (`--state DIR`); owns every SQLite pointer.
+        .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform"], swiftSettings: swiftSettings),
+
         // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -66,6 +76,7 @@ let package = Package(
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),

@@ -7,6 +7,7 @@ import Foundation
 import IdentityPlatform
 import LocatedJSON
 import Scenarios
+import StateStore
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,6 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a client has to send a whole request body once its headers arrived.") var bodyTimeout: Double = 60
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes.") var maxBody: Int = 1 << 20
     @Flag(name: .customLong("quiet"), help: "No access log on stderr.") var quiet = false
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep users, apps, consents, refresh tokens, codes, device codes and sessions in DIR/fakeentra.sqlite3 across restarts (docs/state.md).", valueName: "dir")) var stateDirectory: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -66,6 +68,13 @@ struct ServeCommand: AsyncParsableCommand {
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
         let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
+        if let stateDirectory {
+            do {
+                try SQLiteStateStore(directory: stateDirectory).attach(service)
+            } catch {
+                throw StartupFailure(message: "--state \(stateDirectory): \(error)")
+            }
+        }
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),

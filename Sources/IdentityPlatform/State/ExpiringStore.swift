@@ -39,6 +39,8 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     private var recentlyEvicted: Set<Key> = []
     private var evictionRing: [Key] = []
     private var evictionRingNext = 0
+    /// Told of every change (nil value: the key left), in order, while the caller holds the state's lock.
+    var observer: (@Sendable (Key, Value?) -> Void)?
     private static var evictionMemory: Int { 4096 }
 
     public init(capacity: Int) {
@@ -64,7 +66,9 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     @discardableResult
     public mutating func removeValue(forKey key: Key) -> Value? {
         // Its heap entry goes stale and is skipped when it surfaces.
-        slots.removeValue(forKey: key)?.value
+        guard let removed = slots.removeValue(forKey: key) else { return nil }
+        observer?(key, nil)
+        return removed.value
     }
 
     /// Drops up to `limit` entries whose `forgetAt` is at or before `now`, soonest first.
@@ -80,6 +84,7 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
             popMinimum()
             if let slot = slots[top.key], slot.due == top.due {
                 slots.removeValue(forKey: top.key)
+                observer?(top.key, nil)
                 dropped += 1
             }
         }
@@ -89,6 +94,7 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
 
     private mutating func store(_ value: Value, for key: Key) {
         let due = value.forgetAt.timeIntervalSinceReferenceDate
+        defer { observer?(key, value) }
         if let existing = slots[key] {
             slots[key] = Slot(value: value, due: due)
             if existing.due != due { push(Due(due: due, key: key)) }
@@ -105,6 +111,7 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
             popMinimum()
             if let slot = slots[top.key], slot.due == top.due {
                 slots.removeValue(forKey: top.key)
+                observer?(top.key, nil)
                 evictions += 1
                 remember(evicted: top.key)
                 return

@@ -14,6 +14,8 @@ public struct PlatformState: Sendable {
     public var userCodes: ExpiringStore<String, UserCodeRecord>
     /// Pending interactive sign-ins (authorize parameters kept server-side between pages), by id.
     public var pendingAuthorizations: ExpiringStore<String, PendingAuthorization>
+    /// Where changes are written with `--state` (nil: nothing touches disk).
+    public internal(set) var persistence: (any StatePersistence)?
 
     public init(limits: StateLimits = .standard) {
         self.limits = limits
@@ -63,7 +65,7 @@ public struct StateLimits: Sendable, Equatable {
 }
 
 /// The short code a person types on /devicelogin, naming a device code.
-public struct UserCodeRecord: Sendable, Expiring {
+public struct UserCodeRecord: Sendable, Expiring, Codable {
     public var deviceCode: String
     public var forgetAt: Date
 
@@ -77,7 +79,7 @@ public struct UserCodeRecord: Sendable, Expiring {
 public enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
 
 /// The part of an authorization request that survives into the tokens it leads to.
-public struct GrantContext: Sendable, Equatable {
+public struct GrantContext: Sendable, Equatable, Codable {
     public var clientID: String
     public var userID: String
     public var tenantID: String
@@ -115,7 +117,7 @@ public struct GrantContext: Sendable, Equatable {
     }
 }
 
-public struct AuthorizationCodeRecord: Sendable, Expiring {
+public struct AuthorizationCodeRecord: Sendable, Expiring, Codable {
     public var code: String
     public var grant: GrantContext
     public var redirectURI: String
@@ -138,7 +140,7 @@ public struct AuthorizationCodeRecord: Sendable, Expiring {
     }
 }
 
-public struct RefreshTokenRecord: Sendable, Expiring {
+public struct RefreshTokenRecord: Sendable, Expiring, Codable {
     public var grant: GrantContext
     /// Family id when the token is a family refresh token (FOCI).
     public var familyID: String?
@@ -157,8 +159,8 @@ public struct RefreshTokenRecord: Sendable, Expiring {
 }
 
 /// The browser's sign-in state, kept server-side and named by a cookie.
-public struct BrowserSession: Sendable, Expiring {
-    public struct SignedInAccount: Sendable, Equatable {
+public struct BrowserSession: Sendable, Expiring, Codable {
+    public struct SignedInAccount: Sendable, Equatable, Codable {
         public var userID: String
         public var authTime: Date
         public var authenticationMethods: [String]
@@ -188,8 +190,8 @@ public struct BrowserSession: Sendable, Expiring {
     public var forgetAt: Date { expiresAt }
 }
 
-public struct DeviceCodeRecord: Sendable, Expiring {
-    public enum Status: Sendable, Equatable {
+public struct DeviceCodeRecord: Sendable, Expiring, Codable {
+    public enum Status: Sendable, Equatable, Codable {
         case pending
         case approved(GrantContext)
         case declined
@@ -224,7 +226,7 @@ public struct DeviceCodeRecord: Sendable, Expiring {
 }
 
 /// /authorize parameters kept between the sign-in, account picker and consent pages.
-public struct PendingAuthorization: Sendable, Expiring {
+public struct PendingAuthorization: Sendable, Expiring, Codable {
     public var id: String
     /// The original query parameters of the /authorize request.
     public var parameters: [String: String]
