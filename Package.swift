@@ -28,6 +28,13 @@ let package = Package(
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
         .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
 
+        // `serve --state DIR`: Debian's libsqlite3 as a system library, and the one module that imports it.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+
         // HTTP/1.1 as pure values: codec, headers, forms, cookies. No sockets.
         .target(name: "EntraHTTP", swiftSettings: swiftSettings),
         // Sockets, epoll/kqueue loops, TLS, server lifecycle.
@@ -46,6 +53,8 @@ let package = Package(
 
         // The web console at / and the token mint: server-rendered pages over the engine, journal and worlds.
         .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios", "LocatedJSON"], swiftSettings: swiftSettings),
+        // The platform's state in SQLite (`--state DIR`); owns every SQLite pointer.
+        .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform"], swiftSettings: swiftSettings),
 
         // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
@@ -53,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -61,6 +70,9 @@ let package = Package(
 
         // scripts/bench's native load driver: plain HTTP/1.1 keep-alive clients on our own codec.
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
+        // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
+        .target(name: "CMallocStats"),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
@@ -72,6 +84,7 @@ let package = Package(
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
     ]

@@ -166,7 +166,7 @@ struct B2CTokenMinter {
         var kept = grant
         kept.isNewUser = false
         let token = B2CGrantToken.make()
-        let record = RefreshTokenRecord(token: token, grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(refreshTokenWindow))
+        let record = RefreshTokenRecord(grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(refreshTokenWindow))
         let now = self.now
         exchange.service.state.withLock { state in
             state.purge(now: now)

@@ -8,6 +8,7 @@ import Foundation
 import IdentityPlatform
 import LocatedJSON
 import Scenarios
+import StateStore
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -40,6 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard let name = eventBackendName ?? ProcessInfo.processInfo.environment["FAKEENTRA_EVENT_BACKEND"], !name.isEmpty else { return .native }
         return EventBackend(rawValue: name)
     }
+    @Option(name: .customLong("state"), help: ArgumentHelp("Keep users, apps, consents, refresh tokens, codes, device codes and sessions in DIR/fakeentra.sqlite3 across restarts (docs/state.md).", valueName: "dir")) var stateDirectory: String?
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -86,6 +88,13 @@ struct ServeCommand: AsyncParsableCommand {
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
         let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
+        if let stateDirectory {
+            do {
+                try SQLiteStateStore(directory: stateDirectory).attach(service)
+            } catch {
+                throw StartupFailure(message: "--state \(stateDirectory): \(error)")
+            }
+        }
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),

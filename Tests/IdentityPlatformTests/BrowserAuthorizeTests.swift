@@ -302,12 +302,13 @@ struct BrowserAuthorizeTests {
     }
 
     @Test func pendingFlowsAreBounded() {
-        var state = PlatformState()
+        var limits = StateLimits()
+        limits.pendingAuthorizations = 2
+        var state = PlatformState(limits: limits)
         for i in 0..<5 {
             let id = "flow-\(i)"
             state.pendingAuthorizations[id] = PendingAuthorization(id: id, parameters: [:], tenantSegment: "common", endpointVersion: .v2, expiresAt: F.start.addingTimeInterval(Double(i)))
         }
-        state.dropOldestPendingAuthorizations(keeping: 2)
         #expect(Set(state.pendingAuthorizations.keys) == ["flow-3", "flow-4"])
     }
 

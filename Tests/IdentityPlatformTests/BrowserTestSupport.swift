@@ -13,9 +13,9 @@ final class ScriptedBrowser {
     var secure = true
     static let host = "login.fakeentra.test:8443"
 
-    init(directory: Directory = BrowserFixtures.directory(), options: IdentityOptions = .init()) {
+    init(directory: Directory = BrowserFixtures.directory(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         clock = VirtualClock(frozenAt: BrowserFixtures.start)
-        service = IdentityService(directory: directory, keys: BrowserFixtures.keys, clock: clock, options: options)
+        service = IdentityService(directory: directory, keys: BrowserFixtures.keys, clock: clock, options: options, limits: limits)
         handler = IdentityHandler(service: service)
     }
 

@@ -42,9 +42,9 @@ enum TokenFixtures {
         return d
     }
 
-    static func service(options: IdentityOptions = .init(), directory: Directory = directory) -> (IdentityService, VirtualClock) {
+    static func service(options: IdentityOptions = .init(), directory: Directory = directory, limits: StateLimits = .standard) -> (IdentityService, VirtualClock) {
         let clock = VirtualClock(frozenAt: start)
-        return (IdentityService(directory: directory, keys: SigningKeyRing(current: credential), clock: clock, options: options), clock)
+        return (IdentityService(directory: directory, keys: SigningKeyRing(current: credential), clock: clock, options: options, limits: limits), clock)
     }
 
     static let origin = "https://login.fake.test"

@@ -37,9 +37,6 @@ enum AuthorizeEndpoint {
         }
     }
 
-    /// Abandoned sign-ins expire after `interactiveFlowLifetime`; this bounds them in between.
-    static let maximumPendingFlows = 10_000
-
     /// The first value of every parameter, as the service reads repeated parameters.
     static func firstValues(_ parameters: FormParameters) -> [String: String] {
         var values: [String: String] = [:]
@@ -65,10 +62,7 @@ extension InteractiveFlow {
                 id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
                 endpointVersion: version, expiresAt: expiresAt
             )
-            service.state.withLock { state in
-                state.purge(now: exchange.now)
-                state.dropOldestPendingAuthorizations(keeping: AuthorizeEndpoint.maximumPendingFlows - 1)
-            }
+            service.state.withLock { $0.purge(now: exchange.now) }
             return InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
         }
     }

@@ -48,7 +48,7 @@ extension PlatformState {
         if let sessionID, let existing = sessions[sessionID] {
             session = existing
         } else {
-            session = BrowserSession(id: SecureRandom.base64URLString(byteCount: 32), createdAt: now)
+            session = BrowserSession(id: SecureRandom.base64URLString(byteCount: 32), createdAt: now, expiresAt: now)
             isNew = true
         }
         let account = BrowserSession.SignedInAccount(userID: userID, authTime: now, authenticationMethods: methods)
@@ -57,17 +57,9 @@ extension PlatformState {
         } else {
             session.accounts.append(account)
         }
+        session.expiresAt = now.addingTimeInterval(limits.sessionLifetime)
         sessions[session.id] = session
         return (session, isNew)
-    }
-}
-
-extension PlatformState {
-    /// Keeps at most `count` pending sign-ins, dropping those that would expire first.
-    mutating func dropOldestPendingAuthorizations(keeping count: Int) {
-        guard pendingAuthorizations.count > count else { return }
-        let doomed = pendingAuthorizations.values.sorted { $0.expiresAt < $1.expiresAt }.prefix(pendingAuthorizations.count - count)
-        for flow in doomed { pendingAuthorizations.removeValue(forKey: flow.id) }
     }
 }
 

@@ -31,7 +31,7 @@ enum DeviceLogin {
         let service = exchange.service
         let record: DeviceCodeRecord? = service.state.withLock { state in
             let key = state.userCodes[code] ?? state.userCodes[code.uppercased()]
-            return key.flatMap { state.deviceCodes[$0] }
+            return key.flatMap { state.deviceCodes[$0.deviceCode] }
         }
         guard !code.isEmpty, let record else {
             return PageLayout.response(Pages.deviceCodeEntry(action: path, code: typed, message: invalidMessage), status: .badRequest)

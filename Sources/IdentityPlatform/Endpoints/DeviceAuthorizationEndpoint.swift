@@ -46,7 +46,7 @@ enum DeviceAuthorizationEndpoint {
             )
             record.status = .pending
             state.deviceCodes[deviceCode] = record
-            state.userCodes[code] = deviceCode
+            state.userCodes[code] = UserCodeRecord(deviceCode: deviceCode, forgetAt: record.forgetAt)
             return code
         }
         let verificationURI = "\(exchange.origin.url)/devicelogin"

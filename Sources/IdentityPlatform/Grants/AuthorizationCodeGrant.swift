@@ -44,8 +44,9 @@ enum AuthorizationCodeGrant {
     }
 
     static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
-        let record = service.state.withLock { $0.authorizationCodes[code] }
-        guard let record else { throw .invalidCode() }
+        let (record, evicted) = service.state.withLock { ($0.authorizationCodes[code], $0.authorizationCodes.wasEvicted(handle: code)) }
+        // A code dropped because the store was full is reported as the expiry it was closest to.
+        guard let record else { throw evicted ? .grantExpired() : .invalidCode() }
         if record.redeemedAt != nil { throw .codeAlreadyRedeemed() }
         if record.expiresAt <= now { throw .grantExpired() }
         return record

@@ -10,6 +10,7 @@ enum DeviceCodeGrant {
         let client = try request.authenticateClient()
         let now = request.now
         let outcome: Result<(DeviceCodeRecord, GrantContext), IdentityError> = request.service.state.withLock { state in
+            if state.deviceCodes[deviceCode] == nil, state.deviceCodes.wasEvicted(handle: deviceCode) { return .failure(.deviceCodeExpired()) }
             guard var record = state.deviceCodes[deviceCode],
                   record.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
                 return .failure(.badVerificationCode())

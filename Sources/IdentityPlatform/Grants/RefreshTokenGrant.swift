@@ -7,7 +7,9 @@ enum RefreshTokenGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
         let token = try request.required("refresh_token")
         let client = try request.authenticateClient()
-        let record = request.service.state.withLock { $0.refreshTokens[token] }
+        let (record, evicted) = request.service.state.withLock { ($0.refreshTokens[token], $0.refreshTokens.wasEvicted(handle: token)) }
+        // A token dropped because the store was full is reported as the expiry it was closest to.
+        if record == nil, evicted { throw .grantExpired() }
         guard let record, !record.revoked else { throw .invalidGrant() }
         if record.expiresAt <= request.now {
             throw .refreshTokenExpired(issuedAt: record.issuedAt, inactiveFor: request.now.timeIntervalSince(record.lastUsedAt ?? record.issuedAt))

@@ -51,17 +51,17 @@ public final class IdentityService: Sendable {
     public let clock: any TimeSource
     public let options: IdentityOptions
     public let keys: SigningKeyRing
-    public let directory: Mutex<Directory>
+    public let directory: DirectoryCell
     public let state: Mutex<PlatformState>
 
-    public init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init()) {
+    public init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         self.clock = clock
         self.options = options
         self.keys = keys
-        self.directory = Mutex(directory)
-        self.state = Mutex(PlatformState())
+        self.directory = DirectoryCell(directory)
+        self.state = Mutex(PlatformState(limits: limits))
     }
 
     /// A snapshot of the directory for one request's reads.
-    public var currentDirectory: Directory { directory.withLock { $0 } }
+    public var currentDirectory: Directory { directory.current }
 }

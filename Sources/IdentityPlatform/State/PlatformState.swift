@@ -1,27 +1,77 @@
 import Foundation
 
 /// Everything the platform remembers between requests. A value so that a scenario binding can own an
-/// isolated copy and `reset` can restore the start state.
+/// isolated copy and `reset` can restore the start state. Every store is bounded (`StateLimits`) and
+/// forgets expired records incrementally (`ExpiringStore`); secret handles (codes, refresh tokens, device
+/// codes) are kept by a fixed-size digest, never as the string handed out.
 public struct PlatformState: Sendable {
-    public var authorizationCodes: [String: AuthorizationCodeRecord] = [:]
-    public var refreshTokens: [String: RefreshTokenRecord] = [:]
-    public var sessions: [String: BrowserSession] = [:]
+    public let limits: StateLimits
+    public var authorizationCodes: ExpiringStore<HandleDigest, AuthorizationCodeRecord>
+    public var refreshTokens: ExpiringStore<HandleDigest, RefreshTokenRecord>
+    public var sessions: ExpiringStore<String, BrowserSession>
     /// Keyed by device code; `userCodes` maps the short code a person types to it.
-    public var deviceCodes: [String: DeviceCodeRecord] = [:]
-    public var userCodes: [String: String] = [:]
+    public var deviceCodes: ExpiringStore<HandleDigest, DeviceCodeRecord>
+    public var userCodes: ExpiringStore<String, UserCodeRecord>
     /// Pending interactive sign-ins (authorize parameters kept server-side between pages), by id.
-    public var pendingAuthorizations: [String: PendingAuthorization] = [:]
+    public var pendingAuthorizations: ExpiringStore<String, PendingAuthorization>
+    /// Where changes are written with `--state` (nil: nothing touches disk).
+    public internal(set) var persistence: (any StatePersistence)?
+
+    public init(limits: StateLimits = .standard) {
+        self.limits = limits
+        authorizationCodes = ExpiringStore(capacity: limits.authorizationCodes)
+        refreshTokens = ExpiringStore(capacity: limits.refreshTokens)
+        sessions = ExpiringStore(capacity: limits.sessions)
+        deviceCodes = ExpiringStore(capacity: limits.deviceCodes)
+        userCodes = ExpiringStore(capacity: limits.deviceCodes)
+        pendingAuthorizations = ExpiringStore(capacity: limits.pendingAuthorizations)
+    }
+
+    /// Forgets a bounded number of expired records from every store; called wherever records are added,
+    /// so the stores shrink at least as fast as they grow without any request scanning them.
+    public mutating func purge(now: Date) {
+        let limit = limits.purgeBatch
+        authorizationCodes.purge(now: now, limit: limit)
+        refreshTokens.purge(now: now, limit: limit)
+        sessions.purge(now: now, limit: limit)
+        deviceCodes.purge(now: now, limit: limit)
+        userCodes.purge(now: now, limit: limit)
+        pendingAuthorizations.purge(now: now, limit: limit)
+    }
+
+    /// Heap entries every purge and eviction has examined so far (tests check purges stay incremental).
+    public var purgeWork: Int {
+        authorizationCodes.purgeWork + refreshTokens.purgeWork + sessions.purgeWork
+            + deviceCodes.purgeWork + userCodes.purgeWork + pendingAuthorizations.purgeWork
+    }
+}
+
+/// How much the platform keeps, and for how long records outlive their expiry. docs/state.md explains
+/// each figure and what a client sees when a store is full.
+public struct StateLimits: Sendable, Equatable {
+    public var refreshTokens = 1_000_000
+    public var authorizationCodes = 100_000
+    public var sessions = 100_000
+    public var deviceCodes = 10_000
+    public var pendingAuthorizations = 10_000
+    /// A browser session ends this long after its last sign-in (Entra's 90-day session inactivity).
+    public var sessionLifetime: TimeInterval = 90 * 86400
+    /// Records each store may forget per purge: more than one insert adds, so expiry keeps up.
+    public var purgeBatch = 8
+
+    public static let standard = StateLimits()
 
     public init() {}
+}
 
-    /// Drops what has expired so memory stays bounded on long runs.
-    public mutating func purge(now: Date) {
-        authorizationCodes = authorizationCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
-        // Expired refresh tokens stay a while so that their use answers AADSTS700082, not "unknown grant".
-        refreshTokens = refreshTokens.filter { $0.value.expiresAt > now.addingTimeInterval(-30 * 86400) }
-        deviceCodes = deviceCodes.filter { $0.value.expiresAt > now.addingTimeInterval(-3600) }
-        userCodes = userCodes.filter { deviceCodes[$0.value] != nil }
-        pendingAuthorizations = pendingAuthorizations.filter { $0.value.expiresAt > now }
+/// The short code a person types on /devicelogin, naming a device code.
+public struct UserCodeRecord: Sendable, Expiring, Codable {
+    public var deviceCode: String
+    public var forgetAt: Date
+
+    public init(deviceCode: String, forgetAt: Date) {
+        self.deviceCode = deviceCode
+        self.forgetAt = forgetAt
     }
 }
 
@@ -29,7 +79,7 @@ public struct PlatformState: Sendable {
 public enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
 
 /// The part of an authorization request that survives into the tokens it leads to.
-public struct GrantContext: Sendable, Equatable {
+public struct GrantContext: Sendable, Equatable, Codable {
     public var clientID: String
     public var userID: String
     public var tenantID: String
@@ -70,7 +120,7 @@ public struct GrantContext: Sendable, Equatable {
     }
 }
 
-public struct AuthorizationCodeRecord: Sendable {
+public struct AuthorizationCodeRecord: Sendable, Expiring, Codable {
     public var code: String
     public var grant: GrantContext
     public var redirectURI: String
@@ -93,8 +143,7 @@ public struct AuthorizationCodeRecord: Sendable {
     }
 }
 
-public struct RefreshTokenRecord: Sendable {
-    public var token: String
+public struct RefreshTokenRecord: Sendable, Expiring, Codable {
     public var grant: GrantContext
     /// Family id when the token is a family refresh token (FOCI).
     public var familyID: String?
@@ -104,8 +153,7 @@ public struct RefreshTokenRecord: Sendable {
     public var lastUsedAt: Date?
     public var revoked: Bool = false
 
-    public init(token: String, grant: GrantContext, familyID: String?, issuedAt: Date, expiresAt: Date) {
-        self.token = token
+    public init(grant: GrantContext, familyID: String?, issuedAt: Date, expiresAt: Date) {
         self.grant = grant
         self.familyID = familyID
         self.issuedAt = issuedAt
@@ -114,8 +162,8 @@ public struct RefreshTokenRecord: Sendable {
 }
 
 /// The browser's sign-in state, kept server-side and named by a cookie.
-public struct BrowserSession: Sendable {
-    public struct SignedInAccount: Sendable, Equatable {
+public struct BrowserSession: Sendable, Expiring, Codable {
+    public struct SignedInAccount: Sendable, Equatable, Codable {
         public var userID: String
         public var authTime: Date
         public var authenticationMethods: [String]
@@ -131,17 +179,22 @@ public struct BrowserSession: Sendable {
     public var createdAt: Date
     /// B2C: the policy the session was established with.
     public var policy: String?
+    /// The session ends then unless someone signs in through it again.
+    public var expiresAt: Date
 
-    public init(id: String, accounts: [SignedInAccount] = [], createdAt: Date, policy: String? = nil) {
+    public init(id: String, accounts: [SignedInAccount] = [], createdAt: Date, expiresAt: Date, policy: String? = nil) {
         self.id = id
         self.accounts = accounts
         self.createdAt = createdAt
+        self.expiresAt = expiresAt
         self.policy = policy
     }
+
+    public var forgetAt: Date { expiresAt }
 }
 
-public struct DeviceCodeRecord: Sendable {
-    public enum Status: Sendable, Equatable {
+public struct DeviceCodeRecord: Sendable, Expiring, Codable {
+    public enum Status: Sendable, Equatable, Codable {
         case pending
         case approved(GrantContext)
         case declined
@@ -176,7 +229,7 @@ public struct DeviceCodeRecord: Sendable {
 }
 
 /// /authorize parameters kept between the sign-in, account picker and consent pages.
-public struct PendingAuthorization: Sendable {
+public struct PendingAuthorization: Sendable, Expiring, Codable {
     public var id: String
     /// The original query parameters of the /authorize request.
     public var parameters: [String: String]
@@ -206,4 +259,22 @@ public struct PendingAuthorization: Sendable {
         self.isNewUser = false
         self.expiresAt = expiresAt
     }
+}
+
+// When each record may be forgotten. Codes and device codes linger an hour past expiry and refresh tokens
+// thirty days, so that using one late still answers its own "expired" error rather than "unknown grant".
+extension AuthorizationCodeRecord {
+    public var forgetAt: Date { expiresAt.addingTimeInterval(3600) }
+}
+
+extension RefreshTokenRecord {
+    public var forgetAt: Date { expiresAt.addingTimeInterval(30 * 86400) }
+}
+
+extension DeviceCodeRecord {
+    public var forgetAt: Date { expiresAt.addingTimeInterval(3600) }
+}
+
+extension PendingAuthorization {
+    public var forgetAt: Date { expiresAt }
 }

@@ -98,7 +98,7 @@ public struct TokenIssuer: Sendable {
     func storeRefreshToken(grant: GrantContext, familyID: String?) -> String {
         let token = TokenIdentifiers.refreshToken()
         let record = RefreshTokenRecord(
-            token: token, grant: grant, familyID: familyID, issuedAt: now,
+            grant: grant, familyID: familyID, issuedAt: now,
             expiresAt: now.addingTimeInterval(options.refreshTokenInactivity)
         )
         service.state.withLock { state in

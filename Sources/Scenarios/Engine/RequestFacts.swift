@@ -120,7 +120,7 @@ public struct RequestFacts: Sendable, Equatable {
             if let record = state.authorizationCodes[handle] { owners.append(record.grant.userID) }
             if let record = state.deviceCodes[handle], case .approved(let grant) = record.status { owners.append(grant.userID) }
             // The code a person types on /devicelogin names the device flow, and so its client and scopes.
-            if let deviceCode = state.userCodes[handle] ?? state.userCodes[handle.uppercased()], let record = state.deviceCodes[deviceCode] {
+            if let entry = state.userCodes[handle] ?? state.userCodes[handle.uppercased()], let record = state.deviceCodes[entry.deviceCode] {
                 if clientID == nil { clientID = record.clientID }
                 if scopes.isEmpty { scopes = record.requestedScopes.map(Self.normalizedScope) }
             }

@@ -206,7 +206,7 @@ public final class ScenarioEngine: Sendable {
     }
 
     private func resetDefaultWorld(_ s: inout State) {
-        base.state.withLock { $0 = PlatformState() }
+        base.state.withLock { $0 = $0.emptied() }
         base.directory.withLock { $0 = baseStart.directory }
         (base.clock as? VirtualClock)?.resetOffset()
         base.keys.roll(to: baseStart.key)

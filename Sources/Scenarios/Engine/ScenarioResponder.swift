@@ -24,7 +24,10 @@ extension ScenarioEngine {
         var facts = RequestFacts.classify(request)
         guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
-        facts.resolve(state: service.state.withLock { $0 }, directory: service.currentDirectory)
+        // Resolved under the lock: a copy of the state taken out of it would make the next write copy
+        // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
+        let directory = service.currentDirectory
+        service.state.withLock { facts.resolve(state: $0, directory: directory) }
         let now = service.clock.now()
         var outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
         let flowID = facts.parameters[IdentityService.flowFieldName]

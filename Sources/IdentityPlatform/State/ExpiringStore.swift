@@ -1,0 +1,179 @@
+import Foundation
+
+/// A record that can be forgotten once a point in (virtual) time has passed.
+public protocol Expiring: Sendable {
+    /// When the store may drop the record. Later than the protocol expiry where the expired record must
+    /// still answer with its own error (an expired refresh token says AADSTS700082, not "unknown grant").
+    var forgetAt: Date { get }
+}
+
+/// A bounded dictionary whose entries leave by themselves: a min-heap ordered by `forgetAt` finds the next
+/// entry due without looking at any other, so purging costs O(log n) per dropped entry and each call does
+/// a bounded amount of work, however many entries are live. When full, a new key evicts the entry due
+/// soonest (the one closest to being forgotten anyway); see docs/state.md for why that is the answer.
+///
+/// The heap is lazy: changing a record's `forgetAt` pushes a new heap entry and leaves the old one to be
+/// skipped when it surfaces; the heap is rebuilt from the live entries when stale ones outnumber them.
+public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable {
+    private struct Slot: Sendable {
+        var value: Value
+        var due: Double
+    }
+
+    private struct Due: Sendable {
+        var due: Double
+        var key: Key
+    }
+
+    private var slots: [Key: Slot] = [:]
+    private var heap: [Due] = []
+    /// At most this many entries; inserting a new key beyond it evicts the entry due soonest.
+    public let capacity: Int
+    /// Heap entries examined by purges and evictions since creation: how tests see that a purge did not
+    /// scan the store.
+    public private(set) var purgeWork = 0
+    /// Entries dropped because the store was full.
+    public private(set) var evictions = 0
+    /// The keys evicted last (a bounded ring), so that a client presenting one is told its grant expired
+    /// rather than that it never existed.
+    private var recentlyEvicted: Set<Key> = []
+    private var evictionRing: [Key] = []
+    private var evictionRingNext = 0
+    /// Told of every change (nil value: the key left), in order, while the caller holds the state's lock.
+    var observer: (@Sendable (Key, Value?) -> Void)?
+    private static var evictionMemory: Int { 4096 }
+
+    public init(capacity: Int) {
+        precondition(capacity > 0, "a store holds at least one entry")
+        self.capacity = capacity
+    }
+
+    public var count: Int { slots.count }
+    public var isEmpty: Bool { slots.isEmpty }
+    public var keys: [Key] { Array(slots.keys) }
+    public var values: [Value] { slots.values.map(\.value) }
+
+    public subscript(key: Key) -> Value? {
+        get { slots[key]?.value }
+        set {
+            if let newValue { store(newValue, for: key) } else { _ = removeValue(forKey: key) }
+        }
+    }
+
+    /// True when `key` was dropped recently because the store was full.
+    public func wasEvicted(_ key: Key) -> Bool { recentlyEvicted.contains(key) }
+
+    @discardableResult
+    public mutating func removeValue(forKey key: Key) -> Value? {
+        // Its heap entry goes stale and is skipped when it surfaces.
+        guard let removed = slots.removeValue(forKey: key) else { return nil }
+        observer?(key, nil)
+        return removed.value
+    }
+
+    /// Drops up to `limit` entries whose `forgetAt` is at or before `now`, soonest first.
+    /// Returns how many were dropped.
+    @discardableResult
+    public mutating func purge(now: Date, limit: Int = 64) -> Int {
+        let horizon = now.timeIntervalSinceReferenceDate
+        var dropped = 0
+        var examined = 0
+        // Stale heap entries are skipped but still counted, so one call's work stays bounded.
+        while dropped < limit, examined < limit * 4, let top = heap.first, top.due <= horizon {
+            examined += 1
+            popMinimum()
+            if let slot = slots[top.key], slot.due == top.due {
+                slots.removeValue(forKey: top.key)
+                observer?(top.key, nil)
+                dropped += 1
+            }
+        }
+        purgeWork += examined
+        return dropped
+    }
+
+    private mutating func store(_ value: Value, for key: Key) {
+        let due = value.forgetAt.timeIntervalSinceReferenceDate
+        defer { observer?(key, value) }
+        if let existing = slots[key] {
+            slots[key] = Slot(value: value, due: due)
+            if existing.due != due { push(Due(due: due, key: key)) }
+            return
+        }
+        if slots.count >= capacity { evictSoonestDue() }
+        slots[key] = Slot(value: value, due: due)
+        push(Due(due: due, key: key))
+    }
+
+    private mutating func evictSoonestDue() {
+        while let top = heap.first {
+            purgeWork += 1
+            popMinimum()
+            if let slot = slots[top.key], slot.due == top.due {
+                slots.removeValue(forKey: top.key)
+                observer?(top.key, nil)
+                evictions += 1
+                remember(evicted: top.key)
+                return
+            }
+        }
+    }
+
+    private mutating func remember(evicted key: Key) {
+        if evictionRing.count < Self.evictionMemory {
+            evictionRing.append(key)
+        } else {
+            recentlyEvicted.remove(evictionRing[evictionRingNext])
+            evictionRing[evictionRingNext] = key
+            evictionRingNext = (evictionRingNext + 1) % Self.evictionMemory
+        }
+        recentlyEvicted.insert(key)
+    }
+
+    private mutating func push(_ entry: Due) {
+        if heap.count >= 2 * slots.count + 64 { rebuildHeap() }
+        heap.append(entry)
+        siftUp(from: heap.count - 1)
+    }
+
+    /// Heapify the live entries in O(n): amortised O(1) over the stale pushes that made it necessary.
+    private mutating func rebuildHeap() {
+        heap = slots.map { Due(due: $0.value.due, key: $0.key) }
+        var index = heap.count / 2
+        while index > 0 {
+            index -= 1
+            siftDown(from: index)
+        }
+    }
+
+    private mutating func popMinimum() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(from: 0)
+    }
+
+    private mutating func siftUp(from start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].due < heap[parent].due else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(from start: Int) {
+        var parent = start
+        let count = heap.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { return }
+            var smallest = left
+            if left + 1 < count, heap[left + 1].due < heap[left].due { smallest = left + 1 }
+            guard heap[smallest].due < heap[parent].due else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

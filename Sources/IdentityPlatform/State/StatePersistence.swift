@@ -1,0 +1,155 @@
+import Foundation
+import Synchronization
+
+/// Where a world's state goes when it must outlive the process (`serve --state DIR`). The platform
+/// encodes records itself; a persistence only keeps rows, each change durably and atomically.
+public protocol StatePersistence: AnyObject, Sendable {
+    /// A record was stored or replaced.
+    func upsert(store: String, key: String, value: [UInt8], forgetAt: Date)
+    /// A record left (used, expired, evicted, removed).
+    func delete(store: String, key: String)
+    /// The whole state was reset.
+    func deleteAll()
+    /// The directory's users, apps and consents changed.
+    func saveDirectory(_ snapshot: [UInt8])
+}
+
+/// A row as a persistence hands it back on start.
+public struct PersistedRecord: Sendable {
+    public var store: String
+    public var key: String
+    public var value: [UInt8]
+
+    public init(store: String, key: String, value: [UInt8]) {
+        self.store = store
+        self.key = key
+        self.value = value
+    }
+}
+
+/// The stores, by the names rows carry.
+enum PersistedStore {
+    static let codes = "codes"
+    static let refreshTokens = "refresh_tokens"
+    static let sessions = "sessions"
+    static let deviceCodes = "device_codes"
+    static let userCodes = "user_codes"
+    static let pendingAuthorizations = "pending_authorizations"
+}
+
+extension HandleDigest {
+    /// 32 hexadecimal digits: how the digest is written as a row key.
+    var hex: String { String(format: "%016llx%016llx", high, low) }
+
+    init?(hex: String) {
+        guard hex.utf8.count == 32, let high = UInt64(hex.prefix(16), radix: 16), let low = UInt64(hex.suffix(16), radix: 16) else { return nil }
+        self.init(high: high, low: low)
+    }
+}
+
+extension ExpiringStore where Value: Codable {
+    /// Sends every later change of this store to `persistence` under `name`.
+    mutating func persist(as name: String, to persistence: any StatePersistence, key describe: @escaping @Sendable (Key) -> String) {
+        observer = { key, value in
+            if let value, let bytes = try? JSONEncoder().encode(value) {
+                persistence.upsert(store: name, key: describe(key), value: Array(bytes), forgetAt: value.forgetAt)
+            } else {
+                persistence.delete(store: name, key: describe(key))
+            }
+        }
+    }
+
+    /// Puts a persisted record back without writing it again.
+    mutating func restore(_ record: PersistedRecord, key: Key?) {
+        guard let key, let value = try? JSONDecoder().decode(Value.self, from: Data(record.value)) else { return }
+        let saved = observer
+        observer = nil
+        self[key] = value
+        observer = saved
+    }
+}
+
+extension PlatformState {
+    /// Loads persisted records, then sends every later change to `persistence`.
+    public mutating func attach(_ persistence: any StatePersistence, restoring records: [PersistedRecord]) {
+        for record in records {
+            switch record.store {
+            case PersistedStore.codes: authorizationCodes.restore(record, key: HandleDigest(hex: record.key))
+            case PersistedStore.refreshTokens: refreshTokens.restore(record, key: HandleDigest(hex: record.key))
+            case PersistedStore.sessions: sessions.restore(record, key: record.key)
+            case PersistedStore.deviceCodes: deviceCodes.restore(record, key: HandleDigest(hex: record.key))
+            case PersistedStore.userCodes: userCodes.restore(record, key: record.key)
+            case PersistedStore.pendingAuthorizations: pendingAuthorizations.restore(record, key: record.key)
+            default: continue
+            }
+        }
+        self.persistence = persistence
+        authorizationCodes.persist(as: PersistedStore.codes, to: persistence) { $0.hex }
+        refreshTokens.persist(as: PersistedStore.refreshTokens, to: persistence) { $0.hex }
+        sessions.persist(as: PersistedStore.sessions, to: persistence) { $0 }
+        deviceCodes.persist(as: PersistedStore.deviceCodes, to: persistence) { $0.hex }
+        userCodes.persist(as: PersistedStore.userCodes, to: persistence) { $0 }
+        pendingAuthorizations.persist(as: PersistedStore.pendingAuthorizations, to: persistence) { $0 }
+    }
+
+    /// The start state (`POST /_fakeentra/reset`): empty stores with the same limits, still persisted.
+    public func emptied() -> PlatformState {
+        var fresh = PlatformState(limits: limits)
+        if let persistence {
+            persistence.deleteAll()
+            fresh.attach(persistence, restoring: [])
+        }
+        return fresh
+    }
+}
+
+/// The part of the directory `--state` keeps: what the control API, sign-up and consent pages change.
+struct DirectorySnapshot: Codable {
+    var users: [DirectoryUser]
+    var applications: [Application]
+    var consents: [ConsentGrant]
+}
+
+extension Directory {
+    /// The users, apps and consents, encoded for a persistence.
+    public var persistedSnapshot: [UInt8] {
+        (try? JSONEncoder().encode(DirectorySnapshot(users: users, applications: applications, consents: consents))).map { Array($0) } ?? []
+    }
+
+    /// Replaces users, apps and consents with a persisted snapshot; false (and unchanged) if it does not decode.
+    public mutating func restore(persistedSnapshot bytes: [UInt8]) -> Bool {
+        guard let snapshot = try? JSONDecoder().decode(DirectorySnapshot.self, from: Data(bytes)) else { return false }
+        users = snapshot.users
+        applications = snapshot.applications
+        consents = snapshot.consents
+        return true
+    }
+}
+
+/// The directory behind its lock. With a persistence attached, every change made under the lock is saved
+/// before the lock is released, so the next reader and the disk agree.
+public final class DirectoryCell: Sendable {
+    private let cell: Mutex<(directory: Directory, persistence: (any StatePersistence)?)>
+
+    public init(_ directory: Directory) { cell = Mutex((directory, nil)) }
+
+    public func attach(_ persistence: any StatePersistence) {
+        cell.withLock { $0.persistence = persistence }
+    }
+
+    /// A snapshot for one request's reads.
+    public var current: Directory { cell.withLock { $0.directory } }
+
+    public func withLock<Result: Sendable, Failure: Error>(_ body: (inout Directory) throws(Failure) -> Result) throws(Failure) -> Result {
+        try cell.withLock { state throws(Failure) -> Result in
+            guard let persistence = state.persistence else { return try body(&state.directory) }
+            let before = state.directory
+            let result = try body(&state.directory)
+            // Unchanged arrays share their storage, so this is O(1) unless something changed.
+            if state.directory.users != before.users || state.directory.applications != before.applications || state.directory.consents != before.consents {
+                persistence.saveDirectory(state.directory.persistedSnapshot)
+            }
+            return result
+        }
+    }
+}

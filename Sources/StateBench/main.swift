@@ -1,0 +1,118 @@
+// Not shipped: `scripts/bench-state` runs it. Measures what the platform's state costs — bytes per live
+// refresh token and per journal entry — and whether a million live refresh tokens slow issuance, by
+// driving the real token endpoint in-process (no sockets, so the figures are the state's alone).
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import CMallocStats
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func allocatedBytes() -> Int { Int(MallocStats_allocatedBytes()) }
+
+/// CPU time of this thread: the measure other processes on the machine disturb least.
+func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+let liveTarget = arguments.first.flatMap(Int.init) ?? 1_000_000
+let rounds = 6
+let perRound = 150
+let credential = try SigningCredential.generate()
+let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+let tokenPath = "/organizations/oauth2/v2.0/token"
+let publicClient = "0d3b8b6c-7a4e-4f1d-9c2b-3e5f6a7b8c9d"
+
+func service() -> IdentityService {
+    IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: credential), clock: VirtualClock())
+}
+
+func request(_ form: [(String, String)]) -> HTTPRequest {
+    let headers: HTTPHeaders = ["Host": "login.fakeentra.test", "Content-Type": "application/x-www-form-urlencoded"]
+    return HTTPRequest(method: "POST", target: tokenPath, headers: headers, body: Array(FormParameters(form).encoded.utf8))
+}
+
+/// A password grant with offline_access: one signed access token, one id token, one stored refresh token.
+let passwordGrant = request([
+    ("grant_type", "password"), ("client_id", publicClient), ("username", "adele.vance@contoso.onmicrosoft.com"),
+    ("password", Directory.demoPassword), ("scope", "openid profile offline_access https://graph.microsoft.com/User.Read"),
+])
+
+func issue(_ service: IdentityService, count: Int) {
+    let handler = IdentityHandler(service: service)
+    for _ in 0..<count {
+        let response = handler.handle(passwordGrant, context: context)
+        precondition(response?.status.code == 200, "password grant failed: \(String(decoding: response?.body ?? [], as: UTF8.self))")
+    }
+}
+
+// 1. Bytes per live refresh token, through the real issuance path.
+let measured = service()
+issue(measured, count: 50)
+let sample = 3000
+let beforeTokens = allocatedBytes()
+issue(measured, count: sample)
+let bytesPerToken = Double(allocatedBytes() - beforeTokens) / Double(sample)
+
+// 2. A million live refresh tokens: records shaped like issued ones (fresh scope strings and arrays, as a
+// grant builds them), under random 16-byte keys, straight into the store.
+let full = service()
+issue(full, count: 1)
+let template = full.state.withLock { $0.refreshTokens.values[0] }
+let beforeFill = allocatedBytes()
+full.state.withLock { state in
+    var generator = SystemRandomNumberGenerator()
+    for index in 0..<liveTarget {
+        var record = template
+        record.grant.scopes = template.grant.scopes.map { "\($0)" }
+        record.issuedAt = template.issuedAt.addingTimeInterval(Double(index) / 1000)
+        record.expiresAt = template.expiresAt.addingTimeInterval(Double(index) / 1000)
+        state.refreshTokens[HandleDigest(high: generator.next(), low: UInt64(index))] = record
+    }
+}
+let fillBytes = allocatedBytes() - beforeFill
+let liveCount = full.state.withLock { $0.refreshTokens.count }
+
+// 3. Issuance with 0 vs 1,000,000 live refresh tokens, interleaved so drift on a shared machine hits both.
+let empty = service()
+issue(empty, count: 20)
+issue(full, count: 20)
+var cpuEmpty = 0.0
+var cpuFull = 0.0
+for _ in 0..<rounds {
+    var start = threadCPUSeconds()
+    issue(empty, count: perRound)
+    cpuEmpty += threadCPUSeconds() - start
+    start = threadCPUSeconds()
+    issue(full, count: perRound)
+    cpuFull += threadCPUSeconds() - start
+}
+let issued = Double(rounds * perRound)
+let rateEmpty = issued / cpuEmpty
+let rateFull = issued / cpuFull
+
+// 4. Bytes per journal entry: a full journal of token requests and answers.
+let journal = RequestJournal()
+let journaled = JournalingResponder(wrapping: HandlerChain([IdentityHandler(service: service())]) { _, _ in HTTPResponse(status: .notFound) }, journal: journal, clock: VirtualClock())
+let clientCredentials = request([("grant_type", "client_credentials"), ("client_id", publicClient), ("client_secret", "bench-secret"), ("scope", "https://graph.microsoft.com/.default")])
+for _ in 0..<50 { _ = journaled.respond(to: clientCredentials, context: context) }
+journal.clear()
+let beforeJournal = allocatedBytes()
+for _ in 0..<journal.limits.maximumEntries { _ = journaled.respond(to: clientCredentials, context: context) }
+let bytesPerEntry = Double(allocatedBytes() - beforeJournal) / Double(journal.limits.maximumEntries)
+
+func figure(_ value: Double, _ decimals: Int = 0) -> String { String(format: "%.\(decimals)f", value) }
+let slowdown = (rateEmpty / rateFull - 1) * 100
+print("""
+| measure | value | reference | ratio / target |
+| --- | --- | --- | --- |
+| bytes per live refresh token (issued through /token, \(sample) tokens) | \(figure(bytesPerToken)) B | | |
+| bytes per refresh token at \(liveCount) live (store filled directly) | \(figure(Double(fillBytes) / Double(liveTarget))) B | \(figure(Double(fillBytes) / 1_048_576)) MB in all | |
+| bytes per journal entry (token request + answer, journal full: \(journal.limits.maximumEntries)) | \(figure(bytesPerEntry)) B | \(figure(bytesPerEntry * Double(journal.limits.maximumEntries) / 1_048_576, 1)) MB in all | |
+| password grants per CPU-second, \(liveCount) live refresh tokens | \(figure(rateFull)) | 0 live: \(figure(rateEmpty)) | \(figure(rateFull / rateEmpty, 3)) (slowdown \(figure(slowdown, 1))%, target ≤ 10%) |
+""")

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+#if os(Linux)
+import Glibc
+#endif
+
+/// `serve --state DIR` under `kill -9`: the SQLite store is never corrupt, and every refresh token a client
+/// received before the kill still redeems after the restart.
+@Suite("Live: --state survives kill -9", .serialized)
+struct StatePersistenceTests {
+    static let client = "0d3b8b6c-7a4e-4f1d-9c2b-3e5f6a7b8c9d"
+    static let tokenPath = "/organizations/oauth2/v2.0/token"
+    static let scope = "openid offline_access https://graph.microsoft.com/User.Read"
+
+    /// One curl process sending `forms` one after another on a keep-alive connection.
+    func curlArguments(_ server: LiveServer, _ forms: [String]) -> [String] {
+        var arguments = ["-sS", "--cacert", server.caPath]
+        for (index, form) in forms.enumerated() {
+            if index > 0 { arguments.append("--next") }
+            arguments += ["--cacert", server.caPath, "-w", "\nstatus=%{http_code}\n", "--data", form, server.url + Self.tokenPath]
+        }
+        return arguments
+    }
+
+    static func passwordGrant() -> String {
+        "grant_type=password&client_id=\(client)&username=adele.vance%40contoso.onmicrosoft.com&password=Passw0rd%21&scope=\(scope.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+    }
+
+    static func refreshGrant(_ token: String) -> String {
+        "grant_type=refresh_token&client_id=\(client)&refresh_token=\(token)&scope=\(scope.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+    }
+
+    /// The refresh tokens of complete 200 answers in curl's output (a body cut by the kill has no closing quote).
+    static func refreshTokens(in output: String) -> [String] {
+        output.components(separatedBy: "\"refresh_token\":\"").dropFirst().compactMap { rest in
+            guard let end = rest.firstIndex(of: "\"") else { return nil }
+            return String(rest[..<end])
+        }
+    }
+
+    func integrityCheck(_ database: String) async throws -> String {
+        try await run("/usr/bin/sqlite3", [database, "PRAGMA integrity_check;"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Redeems every token; returns those that did not answer 200.
+    func unredeemable(_ tokens: [String], on server: LiveServer) async throws -> [String] {
+        guard !tokens.isEmpty else { return [] }
+        let output = try await run("/usr/bin/curl", curlArguments(server, tokens.map(Self.refreshGrant)), timeout: .seconds(60)).out
+        let statuses = output.components(separatedBy: "status=").dropFirst().map { $0.prefix(3) }
+        return zip(tokens, statuses).filter { $0.1 != "200" }.map(\.0) + tokens.dropFirst(statuses.count)
+    }
+
+    @Test func killNineDuringLoadNeverCorruptsTheStoreNorLosesAnAnsweredToken() async throws {
+        let state = try temporaryDirectory()
+        let certs = try await CertificateTemplate.copy()
+        let database = state + "/fakeentra.sqlite3"
+        var answered: [String] = []
+        var previousRun: [String] = []
+        for iteration in 0..<20 {
+            let server = try await LiveServer.start(certs: certs, ["--state", state, "--quiet"])
+            defer { server.stop() }
+            let lost = try await unredeemable(previousRun, on: server)
+            #expect(lost.isEmpty, "iteration \(iteration): \(lost.count) of \(previousRun.count) tokens answered before the kill no longer redeem")
+
+            // Load, and kill -9 after a different number of answers each time, while requests are in flight.
+            let load = try ChildProcess("/usr/bin/curl", curlArguments(server, Array(repeating: Self.passwordGrant(), count: 40)))
+            let threshold = 1 + iteration % 9
+            _ = await load.wait(timeout: .seconds(30)) { $0.out.components(separatedBy: "status=200").count > threshold || $0.hasExited }
+            server.process.signal(SIGKILL)
+            _ = await server.process.finish()
+            let output = await load.finish(timeout: .seconds(30)).out
+            previousRun = Self.refreshTokens(in: output)
+            #expect(previousRun.count >= threshold, "iteration \(iteration): the load got \(previousRun.count) tokens")
+            answered += previousRun
+            #expect(try await integrityCheck(database) == "ok", "iteration \(iteration)")
+        }
+        let server = try await LiveServer.start(certs: certs, ["--state", state, "--quiet"])
+        defer { server.stop() }
+        let lost = try await unredeemable(answered, on: server)
+        #expect(lost.isEmpty, "\(lost.count) of \(answered.count) tokens answered before a kill no longer redeem")
+        #expect(answered.count >= 20 * 2)
+    }
+
+    @Test func withoutStateNothingIsWrittenAndTokensDoNotSurviveARestart() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let before = try FileManager.default.contentsOfDirectory(atPath: certs)
+        var server = try await LiveServer.start(certs: certs, ["--quiet"])
+        let output = try await run("/usr/bin/curl", curlArguments(server, [Self.passwordGrant()])).out
+        let token = try #require(Self.refreshTokens(in: output).first)
+        _ = await server.terminate()
+        server.stop()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: certs) == before)
+        server = try await LiveServer.start(certs: certs, ["--quiet"])
+        defer { server.stop() }
+        #expect(try await unredeemable([token], on: server) == [token])
+    }
+}
