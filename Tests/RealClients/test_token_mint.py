@@ -7,7 +7,7 @@ import requests
 from joserfc import jwt
 from joserfc.jwk import KeySet
 
-from conftest import binary_path
+from fakeentra.server import find_binary as binary_path
 from test_token_validation import metadata
 
 CONTOSO = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
