@@ -22,7 +22,7 @@ public struct FakeEntraApplication: Sendable {
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
-        startedAt: ContinuousClock.Instant = .now
+        startedAt: ContinuousClock.Instant = .now, servedHosts: ServedHosts? = nil
     ) {
         self.service = service
         self.journal = journal
@@ -47,7 +47,9 @@ public struct FakeEntraApplication: Sendable {
             passwords: directory.users.map(\.password) + (b2c?.localAccounts.map(\.password) ?? []),
             clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
         )
-        responder = JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock)
+        // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
+        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: worlds) } ?? worlds
+        responder = JournalingResponder(wrapping: served, journal: journal, clock: service.clock)
     }
 
     /// Unknown paths: the control API answers JSON, anything else a short text like the real hosts.

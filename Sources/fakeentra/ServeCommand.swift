@@ -73,7 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
-            scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt)
+            scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret), startedAt: startedAt,
+            servedHosts: ServedNames.hosts(listeningOn: host, hostnames: certificates.hostnames))
         do {
             try application.activate(configuration.bindings)
         } catch {
