@@ -114,6 +114,14 @@ extension GraphError {
         GraphError(status: .badRequest, code: "ErrorInvalidParameter", message: "The value '\(value)' of parameter '\(name)' is invalid.")
     }
 
+    /// 400 for a `calendarView` window whose end is before its start (an empty window, end == start, is
+    /// allowed). Graph's code for window errors; the exact wording of this one was not found in public
+    /// captures, so it is written in the style of the other window errors.
+    public static let calendarViewWindowReversed = GraphError(
+        status: .badRequest, code: "ErrorInvalidParameter",
+        message: "The value of parameter 'EndDateTime' must be later than or equal to the value of parameter 'StartDateTime'."
+    )
+
     /// 404 for an event id the mailbox does not hold.
     public static let eventNotFound = GraphError(
         status: .notFound, code: "ErrorItemNotFound", message: "The specified object was not found in the store."
