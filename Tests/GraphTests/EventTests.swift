@@ -158,6 +158,15 @@ struct EventTests {
         #expect(empty.status == .ok, "\(empty.bodyText)")
     }
 
+    /// Issue 12, defect 10: `?api-version=garbage` was ignored (200); Graph refuses the parameter.
+    @Test func apiVersionIsRefusedInGraphsErrorJSON() {
+        for target in ["/v1.0/me?api-version=garbage", "/beta/me/calendarView?\(week)&API-VERSION=1.6"] {
+            let response = fixture.get(target, token: fixture.token())
+            #expect(response.status == .badRequest, "\(target)")
+            #expect(response.bodyText == expectedErrorBody(code: "BadRequest", message: "Query parameter api-version not allowed", response: response))
+        }
+    }
+
     @Test func preferredTimeZoneConvertsTimes() throws {
         let response = fixture.get(
             "/v1.0/me/calendarView?\(week)&$top=1", token: fixture.token(), headers: [("Prefer", #"outlook.timezone="Pacific Standard Time""#)]

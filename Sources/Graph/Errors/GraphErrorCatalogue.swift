@@ -64,6 +64,11 @@ extension GraphError {
         GraphError(status: .badRequest, code: "BadRequest", message: "The query parameter '\(name)' is not supported.")
     }
 
+    /// 400 for `?api-version=` on a Graph resource (as answered to SDKs that appended Azure AD Graph's).
+    public static let apiVersionNotAllowed = GraphError(
+        status: .badRequest, code: "BadRequest", message: "Query parameter api-version not allowed"
+    )
+
     /// 400 for a `$select`/`$orderby` property the type does not have.
     public static func unknownProperty(_ name: String, type: String, inSelect: Bool) -> GraphError {
         let prefix = inSelect ? "Parsing OData Select and Expand failed: " : ""
