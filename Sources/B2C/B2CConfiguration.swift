@@ -149,12 +149,12 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
         return lower.count > 6 && lower.hasPrefix("b2c_1_") || lower.count > 7 && lower.hasPrefix("b2c_1a_")
     }
 
-    /// The configured policy named `name` (any case). Unconfigured custom policies (`B2C_1A_…`) are
-    /// sign-up-or-sign-in journeys; unconfigured user flows are too unless `strict`.
-    public func policy(named name: String, strict: Bool) -> Policy? {
+    /// The configured policy named `name` (any case). Unconfigured custom policies (`B2C_1A_…`, which
+    /// FakeEntra cannot read as Identity Experience Framework XML) are sign-up-or-sign-in journeys; an
+    /// unconfigured user flow does not exist, in either mode, as on the service (AADB2C90022, 404).
+    public func policy(named name: String) -> Policy? {
         if let configured = policies.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) { return configured }
-        guard Self.isPolicyName(name) else { return nil }
-        if strict && !name.lowercased().hasPrefix("b2c_1a_") { return nil }
+        guard Self.isPolicyName(name), name.lowercased().hasPrefix("b2c_1a_") else { return nil }
         return Policy(name: name, kind: .susi)
     }
 

@@ -36,7 +36,7 @@ public struct B2CHandler: HTTPHandler {
         let failure: IdentityError
         if !configuration.matchesTenant(route.tenantSegment) {
             failure = .b2cTenantNotFound(route.tenantSegment)
-        } else if let policy = configuration.policy(named: route.policySegment, strict: service.options.strict) {
+        } else if let policy = configuration.policy(named: route.policySegment) {
             let exchange = B2CExchange(base: base, route: route, configuration: configuration, policy: policy)
             return switch route.endpoint {
             case .metadata: B2CDiscovery.metadata(exchange)

@@ -23,7 +23,7 @@ public struct FakeEntraApplication: Sendable {
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),
-        console: ConsoleSettings = .init(), startedAt: ContinuousClock.Instant = .now
+        console: ConsoleSettings = .init(), startedAt: ContinuousClock.Instant = .now, servedHosts: ServedHosts? = nil
     ) {
         self.service = service
         self.journal = journal
@@ -48,9 +48,11 @@ public struct FakeEntraApplication: Sendable {
             passwords: directory.users.map(\.password) + (b2c?.localAccounts.map(\.password) ?? []),
             clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
         )
+        // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
+        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: worlds) } ?? worlds
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: worlds, journal: journal, clock: service.clock),
+        responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
                                      engine: engine, journal: journal, b2c: b2c, settings: console)
     }
 

@@ -114,6 +114,10 @@ public struct GraphHandler: HTTPHandler {
         case .userInfo: return try resources.userInfo()
         case .invalidVersion(let version): throw .invalidVersion(version)
         case .resource(_, let path):
+            // Graph's version is the path segment; an Azure AD Graph habit of `?api-version=` is refused.
+            if resources.exchange.query.parameters.pairs.contains(where: { $0.name.caseInsensitiveCompare("api-version") == .orderedSame }) {
+                throw .apiVersionNotAllowed
+            }
             switch path {
             case .serviceRoot: return try resources.serviceRoot()
             case .users: return try resources.userList()

@@ -99,7 +99,8 @@ struct ServeCommand: AsyncParsableCommand {
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),
             scenarioOptions: ScenarioEngineOptions(controlSecret: controlSecret),
-            console: ConsoleSettings(certificateAuthorityPath: paths.caCertificate), startedAt: startedAt)
+            console: ConsoleSettings(certificateAuthorityPath: paths.caCertificate), startedAt: startedAt,
+            servedHosts: ServedNames.hosts(listeningOn: host, hostnames: certificates.hostnames))
         do {
             try application.activate(configuration.bindings)
         } catch {

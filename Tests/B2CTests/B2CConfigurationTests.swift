@@ -25,7 +25,7 @@ import IdentityPlatform
         #expect(configuration.tenant.shortName == "contosob2c")
         #expect(configuration.policies.count == 2)
         #expect(configuration.applications.isEmpty)
-        #expect(configuration.policy(named: "b2c_1_signupsignin", strict: true)?.claims == ["emails", "name", "newUser"])
+        #expect(configuration.policy(named: "b2c_1_signupsignin")?.claims == ["emails", "name", "newUser"])
     }
 
     @Test func theEmbeddedDefaultPassesTheSchema() throws {
@@ -43,12 +43,11 @@ import IdentityPlatform
 
     @Test func policiesResolveIgnoringCase() {
         let configuration = B2CConfiguration.embeddedDefault
-        #expect(configuration.policy(named: "b2c_1_EDIT_PROFILE", strict: true)?.name == "B2C_1_edit_profile")
-        #expect(configuration.policy(named: "b2c_1_reset", strict: true)?.kind == .passwordReset)
-        #expect(configuration.policy(named: "B2C_1A_anything", strict: true)?.kind == .susi)
-        #expect(configuration.policy(named: "B2C_1_other", strict: true) == nil)
-        #expect(configuration.policy(named: "B2C_1_other", strict: false)?.kind == .susi)
-        #expect(configuration.policy(named: "susi", strict: false) == nil)
+        #expect(configuration.policy(named: "b2c_1_EDIT_PROFILE")?.name == "B2C_1_edit_profile")
+        #expect(configuration.policy(named: "b2c_1_reset")?.kind == .passwordReset)
+        #expect(configuration.policy(named: "B2C_1A_anything")?.kind == .susi)
+        #expect(configuration.policy(named: "B2C_1_other") == nil)
+        #expect(configuration.policy(named: "susi") == nil)
         #expect(B2CConfiguration.isPolicyName("b2c_1a_x") && !B2CConfiguration.isPolicyName("b2c_1_") && !B2CConfiguration.isPolicyName("b2c_2_x"))
     }
 
@@ -73,8 +72,8 @@ import IdentityPlatform
         let file = try JSONDecoder().decode(B2CConfiguration.self, from: Data(json.utf8))
         let resolved = try #require(B2CConfiguration.resolve(file, includeDefaults: true))
         #expect(resolved.tenant == B2CConfiguration.embeddedDefault.tenant)
-        #expect(resolved.policy(named: "B2C_1_SiUpIn", strict: true) != nil)
-        #expect(resolved.policy(named: "B2C_1_edit_profile", strict: true) != nil)
+        #expect(resolved.policy(named: "B2C_1_SiUpIn") != nil)
+        #expect(resolved.policy(named: "B2C_1_edit_profile") != nil)
         #expect(resolved.policies.filter { $0.name.lowercased() == "b2c_1_reset" }.map(\.claims) == [["emails"]])
         #expect(resolved.localAccounts == B2CConfiguration.embeddedDefault.localAccounts)
     }

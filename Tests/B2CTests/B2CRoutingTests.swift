@@ -104,7 +104,7 @@ import IdentityPlatform
         #expect(keys.first?["kty"] as? String == "RSA")
     }
 
-    @Test func unknownTenantAndStrictUnknownPolicyAreB2CErrors() {
+    @Test func unknownTenantAndUnknownUserFlowAreB2CErrors() {
         let browser = B2CBrowser()
         let tenant = browser.get("/tfp/nowhere.onmicrosoft.com/B2C_1_susi/v2.0/.well-known/openid-configuration")
         #expect(tenant.status.code == 404)
@@ -114,9 +114,17 @@ import IdentityPlatform
         let unknown = strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration")
         #expect(unknown.status.code == 404)
         #expect(unknown.bodyText.contains("AADB2C90022"))
-        // Custom policies are accepted even in strict mode; lenient mode accepts any user flow name.
+        // Custom policies are accepted in both modes; an unconfigured user flow does not exist in either
+        // (issue 12, defect 10: lenient mode answered its metadata with 200).
         #expect(strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1A_signup_signin/v2.0/.well-known/openid-configuration").status.code == 200)
-        #expect(browser.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration").status.code == 200)
+        for path in ["/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration",
+                     "/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration",
+                     "/fabrikamb2c.onmicrosoft.com/v2.0/.well-known/openid-configuration?p=B2C_1_nothing"] {
+            let lenient = browser.get(path)
+            #expect(lenient.status.code == 404, "\(path)")
+            #expect(lenient.bodyText.contains("AADB2C90022"), "\(path)")
+            #expect(lenient.bodyText.contains("B2C_1_nothing"), "\(path)")
+        }
     }
 
     @Test func tokenEndpointAnswersCORSForSinglePageApps() {

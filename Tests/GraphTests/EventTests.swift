@@ -148,6 +148,23 @@ struct EventTests {
         ))
         let bad = fixture.get("/v1.0/me/calendarView?startDateTime=monday&endDateTime=2025-01-13", token: fixture.token())
         #expect(bad.errorMessage == "The value 'monday' of parameter 'StartDateTime' is invalid.")
+        // Issue 12, defect 10: an end before the start was answered 200 with an empty list.
+        let reversed = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-13T00:00:00Z&endDateTime=2025-01-06T00:00:00Z", token: fixture.token())
+        #expect(reversed.status == .badRequest)
+        #expect(reversed.json["error"] != nil)
+        #expect(reversed.bodyText.contains("ErrorInvalidParameter") && reversed.bodyText.contains("EndDateTime"))
+        // The same instant in two offsets is an empty window, not a reversed one.
+        let empty = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-06T10:00:00%2B01:00&endDateTime=2025-01-06T09:00:00Z", token: fixture.token())
+        #expect(empty.status == .ok, "\(empty.bodyText)")
+    }
+
+    /// Issue 12, defect 10: `?api-version=garbage` was ignored (200); Graph refuses the parameter.
+    @Test func apiVersionIsRefusedInGraphsErrorJSON() {
+        for target in ["/v1.0/me?api-version=garbage", "/beta/me/calendarView?\(week)&API-VERSION=1.6"] {
+            let response = fixture.get(target, token: fixture.token())
+            #expect(response.status == .badRequest, "\(target)")
+            #expect(response.bodyText == expectedErrorBody(code: "BadRequest", message: "Query parameter api-version not allowed", response: response))
+        }
     }
 
     @Test func preferredTimeZoneConvertsTimes() throws {

@@ -107,6 +107,24 @@ struct CertificateTests {
         #expect(other.status == 60, "\(other.err)")
     }
 
+    /// Issue 12, defect 10: a Host the server does not serve never becomes the issuer; served names,
+    /// wildcards included, still do.
+    @Test func anUnservedHostDoesNotBecomeTheIssuer() async throws {
+        let server = try await LiveServer.start(["--hostname", "*.b2clogin.com"])
+        defer { server.stop() }
+        func issuer(_ arguments: [String], _ url: String) async throws -> String {
+            let result = try await run("/usr/bin/curl", ["-sS", "--cacert", server.caPath] + arguments + [url])
+            #expect(result.status == 0, "\(result.err)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.out.utf8)) as? [String: Any]
+            return object?["issuer"] as? String ?? ""
+        }
+        let v2 = "https://127.0.0.1:\(server.port)/common/v2.0/.well-known/openid-configuration"
+        #expect(try await issuer(["-H", "Host: evil.example:\(server.port)"], v2).hasPrefix("https://127.0.0.1:\(server.port)/"))
+        #expect(try await issuer([], v2).hasPrefix("https://127.0.0.1:\(server.port)/"))
+        let b2c = "https://contoso.b2clogin.com:\(server.port)/fabrikamb2c.onmicrosoft.com/B2C_1_susi/v2.0/.well-known/openid-configuration"
+        #expect(try await issuer(["--resolve", "contoso.b2clogin.com:\(server.port):127.0.0.1"], b2c).hasPrefix("https://contoso.b2clogin.com:\(server.port)/"))
+    }
+
     @Test func withoutTheHostnameTheMicrosoftNameIsRefused() async throws {
         let server = try await LiveServer.start()
         defer { server.stop() }

@@ -64,6 +64,11 @@ extension GraphError {
         GraphError(status: .badRequest, code: "BadRequest", message: "The query parameter '\(name)' is not supported.")
     }
 
+    /// 400 for `?api-version=` on a Graph resource (as answered to SDKs that appended Azure AD Graph's).
+    public static let apiVersionNotAllowed = GraphError(
+        status: .badRequest, code: "BadRequest", message: "Query parameter api-version not allowed"
+    )
+
     /// 400 for a `$select`/`$orderby` property the type does not have.
     public static func unknownProperty(_ name: String, type: String, inSelect: Bool) -> GraphError {
         let prefix = inSelect ? "Parsing OData Select and Expand failed: " : ""
@@ -113,6 +118,14 @@ extension GraphError {
     public static func invalidDateTimeParameter(_ name: String, value: String) -> GraphError {
         GraphError(status: .badRequest, code: "ErrorInvalidParameter", message: "The value '\(value)' of parameter '\(name)' is invalid.")
     }
+
+    /// 400 for a `calendarView` window whose end is before its start (an empty window, end == start, is
+    /// allowed). Graph's code for window errors; the exact wording of this one was not found in public
+    /// captures, so it is written in the style of the other window errors.
+    public static let calendarViewWindowReversed = GraphError(
+        status: .badRequest, code: "ErrorInvalidParameter",
+        message: "The value of parameter 'EndDateTime' must be later than or equal to the value of parameter 'StartDateTime'."
+    )
 
     /// 404 for an event id the mailbox does not hold.
     public static let eventNotFound = GraphError(

@@ -33,6 +33,7 @@ extension GraphResources {
         guard let start = Self.parseWindowEdge(startText) else { throw .invalidDateTimeParameter("StartDateTime", value: startText) }
         guard let end = Self.parseWindowEdge(endText) else { throw .invalidDateTimeParameter("EndDateTime", value: endText) }
         let window = (start.time.instant(offset: start.offset ?? 0), end.time.instant(offset: end.offset ?? 0))
+        guard window.1 >= window.0 else { throw .calendarViewWindowReversed }
         let user = try resolve(subject, access: .mailbox)
         let inWindow = calendar(of: user).filter { event in
             event.start < window.1 && (event.end > window.0 || (event.start == event.end && event.start >= window.0))

@@ -1,0 +1,43 @@
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Testing
+@testable import FakeEntraApp
+
+/// Issue 12, defect 10: a Host that is none of the served names never becomes an issuer.
+@Suite struct ServedHostsTests {
+    static let hosts = ServedHosts(names: ["localhost", "127.0.0.1", "::1", "login.microsoftonline.com", "*.b2clogin.com"], primary: "127.0.0.1")
+    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
+
+    @Test(arguments: ["localhost:8443", "127.0.0.1", "[::1]:8443", "LOGIN.microsoftonline.com", "login.microsoftonline.com.:443",
+                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443"])
+    func servedNamesAreKept(host: String) {
+        #expect(Self.hosts.serves(host: host))
+        #expect(Self.hosts.effectiveHost(host, context: Self.context) == host)
+    }
+
+    @Test(arguments: ["evil.example", "evil.example:8443", "b2clogin.com", "a.b.b2clogin.com", "login.microsoftonline.com.evil.example",
+                      "[::2]:8443", "127.0.0.2", "", "127.0.0.1@evil.example"])
+    func otherNamesBecomeThePrimaryName(host: String) {
+        #expect(!Self.hosts.serves(host: host))
+        #expect(Self.hosts.effectiveHost(host, context: Self.context) == "127.0.0.1:8443")
+        #expect(Self.hosts.effectiveHost(host, context: RequestContext(isSecure: true, localPort: 443)) == "127.0.0.1")
+        #expect(ServedHosts(names: ["::1"], primary: "::1").effectiveHost(host, context: Self.context) == "[::1]:8443")
+    }
+
+    @Test func theIssuerOfMetadataAndTokensIsAServedName() throws {
+        let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()))
+        let app = FakeEntraApplication(service: service, servedHosts: Self.hosts)
+        func issuer(host: String) throws -> String? {
+            let request = HTTPRequest(method: "GET", target: "/common/v2.0/.well-known/openid-configuration", headers: ["Host": host])
+            let response = app.responder.respond(to: request, context: Self.context)
+            let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            return object?["issuer"] as? String
+        }
+        #expect(try issuer(host: "evil.example:8443")?.hasPrefix("https://127.0.0.1:8443/") == true)
+        #expect(try issuer(host: "login.microsoftonline.com")?.hasPrefix("https://login.microsoftonline.com/") == true)
+        // The journal keeps what the client sent.
+        #expect(app.journal.entries().contains { $0.requestHeaders.contains { $0.1 == "evil.example:8443" } })
+    }
+}
