@@ -68,7 +68,7 @@ public final class TokenLedger: Sendable {
     public var count: Int { store.withLock { $0.order.count } }
 
     static func hexDigest(_ token: String) -> String {
-        Digest.sha256(Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.lowercase(Digest.sha256(Array(token.utf8)))
     }
 }
 
