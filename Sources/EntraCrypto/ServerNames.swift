@@ -1,3 +1,9 @@
+/// The loopback names every local certificate covers, whatever `--hostname` adds: the server answers
+/// as them too (the served-host check), so both read this one list.
+public enum LocalServerNames {
+    public static let alwaysIncluded = ["localhost", "127.0.0.1", "::1"]
+}
+
 /// The names a local TLS certificate covers, validated and normalised, and the X.509 name
 /// constraints that restrict the local CA to exactly those names.
 struct ServerNames: Equatable {
@@ -6,7 +12,7 @@ struct ServerNames: Equatable {
     /// IP addresses (4 or 16 bytes), in first-seen order.
     private(set) var ip: [[UInt8]] = []
 
-    static let alwaysIncluded = ["localhost", "127.0.0.1", "::1"]
+    static let alwaysIncluded = LocalServerNames.alwaysIncluded
 
     init(_ hostnames: [String]) throws {
         for raw in hostnames + Self.alwaysIncluded {

@@ -3,13 +3,14 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import EntraCrypto
 import FakeEntraApp
 
 /// The names `serve` answers as: the certificate's (localhost, 127.0.0.1, ::1 and each `--hostname`) and
 /// the bound address — for a wildcard listener (0.0.0.0, ::) every address of the machine's interfaces.
 enum ServedNames {
     static func hosts(listeningOn host: String, hostnames: [String]) -> ServedHosts {
-        var names = ["localhost", "127.0.0.1", "::1"] + hostnames + [host]
+        var names = LocalServerNames.alwaysIncluded + hostnames + [host]
         if host == "0.0.0.0" || host == "::" { names += interfaceAddresses() }
         let primary = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
         return ServedHosts(names: names, primary: primary)
