@@ -49,7 +49,7 @@ final class EventLoop: @unchecked Sendable {
     private(set) var isShuttingDown = false
     private var forceCloseAt: UInt64 = 0
     private var nextScan: UInt64 = 0
-    private var earliestDelayDue: UInt64 = .max
+    private var earliestDue: UInt64 = .max
     private let scanInterval: UInt64
     let timeoutSpans: ConnectionTimeouts.Spans
     private var logBuffer: [UInt8] = []
@@ -109,7 +109,7 @@ final class EventLoop: @unchecked Sendable {
                     connection.handle(readiness)
                 }
             }
-            if now >= nextScan || now >= earliestDelayDue { scanTimers() }
+            if now >= nextScan || now >= earliestDue { scanTimers() }
             grantHandshakeSlots()
             flushLog()
         }
@@ -129,7 +129,11 @@ final class EventLoop: @unchecked Sendable {
         server.connectionClosed()
     }
 
-    func scheduleDelay(until due: UInt64) { earliestDelayDue = min(earliestDelayDue, due) }
+    /// A connection's next deadline. The periodic scan finds it anyway; one due before that scan
+    /// (a delayed answer, a short timeout) brings the scan forward.
+    func scheduleTimer(at instant: UInt64) {
+        if instant != 0, instant < nextScan { earliestDue = min(earliestDue, instant) }
+    }
 
     /// A connection that sent a ClientHello asks before OpenSSL reads it; false puts it in line.
     func claimHandshakeSlot(for connection: Connection) -> Bool {
@@ -205,8 +209,8 @@ final class EventLoop: @unchecked Sendable {
         nextSerial += 1
         let connection = Connection(fd: fd, serial: nextSerial, listener: listener, remoteAddress: remoteAddress, loop: self)
         connections[fd] = connection
+        // The connection's state machine starts out wanting exactly this.
         queue.add(fd, interest: .readable, shared: false)
-        connection.registeredInterest = .readable
     }
 
     private func drainInbox() {
@@ -241,27 +245,23 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Timers
 
     private func waitTimeoutMilliseconds() -> Int32 {
-        var wake = min(nextScan, earliestDelayDue)
+        var wake = min(nextScan, earliestDue)
         if isShuttingDown { wake = min(wake, forceCloseAt) }
         guard wake > now else { return 0 }
         return Int32(min((wake - now + 999_999) / 1_000_000, 1000))
     }
 
     /// A deadline scan every `scanInterval`: cheap enough for thousands of connections, and precise
-    /// enough for second-scale timeouts. Delayed responses also trigger a scan when due.
+    /// enough for second-scale timeouts. A deadline due before the next scan brings it forward.
     private func scanTimers() {
         nextScan = now + scanInterval
-        earliestDelayDue = .max
+        earliestDue = .max
         for connection in Array(connections.values) {
-            if let due = connection.delayedDue {
-                if due <= now {
-                    connection.releaseDelayedResponse()
-                } else {
-                    earliestDelayDue = min(earliestDelayDue, due)
-                    continue
-                }
-            }
-            if connection.isOpen, connection.deadline != 0, connection.deadline <= now { connection.timedOut() }
+            let due = connection.deadline
+            guard due != 0 else { continue }
+            if due <= now { connection.timerFired() }
+            let next = connection.deadline
+            if connection.isOpen, next != 0, next > now, next < nextScan { earliestDue = min(earliestDue, next) }
         }
     }
 

@@ -6,6 +6,14 @@ import Darwin
 /// then enabled or disabled, which keeps them level-triggered like epoll. EV_EOF on the read filter is
 /// only a half close (the peer may still read our answer), so it is reported as readable: the
 /// connection's next read returns 0 and it decides. Closing a descriptor removes its filters.
+/// EV_EOF on the write filter (the reader is gone) is reported as writable: the next send fails and the
+/// connection's state machine closes. kevent(2) reports a descriptor ready both ways as two events, so
+/// a connection may hear twice in one wait; its state machine treats readiness as flags, so the second
+/// report costs at most one read or write that would block. There is no EPOLLEXCLUSIVE: every loop
+/// wakes for a new connection on a shared listener, and the ones that lose the race find EAGAIN.
+/// Changes are applied with no event list, so a failing change makes kevent return -1 and skip the
+/// rest of that list (the man page's rule); both filters are always added together, so deleting
+/// them only fails for a descriptor already closed, which has lost its filters anyway.
 final class KqueueQueue: EventQueue {
     private let queueFD: Int32
     private var events = [kevent](repeating: kevent(), count: 256)
