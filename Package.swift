@@ -43,13 +43,17 @@ let package = Package(
         // JSON with source positions and a JSON Schema validator for config and scenario files.
         .target(name: "LocatedJSON", swiftSettings: swiftSettings),
 
+        // The published JSON (docs/schemas, Scenarios/) compiled into the targets that serve it, at build
+        // time: the files are the one source, nothing generated is checked in.
+        .plugin(name: "EmbedResources", capability: .buildTool()),
+
         // Protocol logic: request in, response out.
-        .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The web console at / and the token mint: server-rendered pages over the engine, journal and worlds.
         .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios", "LocatedJSON"], swiftSettings: swiftSettings),

@@ -22,7 +22,7 @@ import Testing
         #expect(ScenarioLibrary.shippedFiles.map(\.file) == files.map { URL(fileURLWithPath: $0).lastPathComponent })
         for (file, text) in ScenarioLibrary.shippedFiles {
             let onDisk = try String(contentsOfFile: Self.directory + "/" + file, encoding: .utf8)
-            #expect(text + "\n" == onDisk, "\(file) differs: run the generator again")
+            #expect(text == onDisk, "\(file) differs from its file")
         }
         let shipped = try ScenarioLibrary.shipped()
         #expect(shipped.names == (try ScenarioLibrary.load(directories: [Self.directory])).names)
