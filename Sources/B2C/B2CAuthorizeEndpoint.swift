@@ -83,14 +83,3 @@ enum B2CAuthorizeEndpoint {
         return values
     }
 }
-
-extension IdentityError {
-    /// The service's generic answer to a request it cannot process.
-    public static func b2cRequestFailed() -> IdentityError {
-        .b2c("invalid_request", 90037, "An error occurred while processing the request. Please contact administrator of the site you are trying to access.")
-    }
-
-    public static func b2cLostState() -> IdentityError {
-        .b2c("server_error", 90046, "We are having trouble loading your current state. You might want to try starting your session over from the beginning.")
-    }
-}

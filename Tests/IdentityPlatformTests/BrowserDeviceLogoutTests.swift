@@ -216,8 +216,8 @@ struct BrowserDeviceLogoutTests {
     }
 
     @Test func everyCatalogueEntryIsFindable() {
-        for entry in ErrorLookup.catalogue {
-            let page = ErrorLookup.page(code: String(entry.code), entry: ErrorLookup.catalogue.first { $0.code == entry.code })
+        for entry in ErrorCatalogue.entries where entry.family == .aadsts {
+            let page = ErrorLookup.page(code: String(entry.code), entry: ErrorCatalogue.entry(.aadsts, code: entry.code))
             #expect(page.markup.contains("AADSTS\(entry.code)"))
         }
     }

@@ -1,7 +1,7 @@
 import EntraHTTP
 import Foundation
 
-/// `/error?code=NNNN`, where every `error_uri` points: what an AADSTS code means, from the error catalogue.
+/// `/error?code=NNNN`, where every `error_uri` points: what an AADSTS code means, from `ErrorCatalogue`.
 enum ErrorLookup {
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
         let text = (exchange.request.query["code"] ?? "").uppercased().replacingOccurrences(of: "AADSTS", with: "")
@@ -9,7 +9,7 @@ enum ErrorLookup {
         guard let code = Int(text.trimmingCharacters(in: .whitespaces)) else {
             return PageLayout.response(page(code: text, entry: nil), status: .badRequest)
         }
-        let entry = catalogue.first { $0.code == code }
+        let entry = ErrorCatalogue.entry(.aadsts, code: code)
         return PageLayout.response(page(code: String(code), entry: entry), status: entry == nil ? .notFound : .ok)
     }
 
@@ -40,34 +40,5 @@ enum ErrorLookup {
             </form>
             \(result)
             """, wide: true)
-    }
-
-    /// One instance of every error the platform emits, with placeholders where the text names a value.
-    static var catalogue: [IdentityError] {
-        let when = Date(timeIntervalSince1970: 0)
-        return [
-            .missingParameter("{name}"), .malformedRequest(), .tenantNotFound("{tenant}"),
-            .applicationNotFound("{clientId}", tenant: "{tenant}"), .redirectURIMismatch("{redirectUri}", clientID: "{clientId}"),
-            .invalidCredentials(), .userNotFound("{user}", tenant: "{tenant}"), .accountLocked(), .accountDisabled(),
-            .passwordExpired(), .loginRequired(), .mfaRequired(resource: "{resource}"), .mfaEnrollmentRequired(resource: "{resource}"),
-            .grantRevoked(issuedAt: when, validFrom: when), .conditionalAccessBlocked(), .codeAlreadyRedeemed(),
-            .consentRequired(clientID: "{clientId}", appName: "{appName}"), .consentDeclined(), .invalidGrant(),
-            .grantExpired(), .refreshTokenExpired(issuedAt: when, inactiveFor: 90 * 86400), .invalidScope("{scope}"),
-            .multipleResources("{scope}"), .adminConsentRequired(), .missingClientCredential(),
-            .invalidClientSecret(clientID: "{clientId}"), .clientSecretExpired(clientID: "{clientId}"), .publicClientSentSecret(),
-            .pkceMismatch(), .unsupportedGrantType("{grantType}"), .resourceNotFound("{resource}"),
-            .scopeNotOnResource(scope: "{scope}", resourceAppID: "{resourceId}"),
-            .unsupportedResponseType("{responseType}"), .invalidPrompt("{prompt}"), .invalidCodeChallengeMethod("{method}"),
-            .invalidCodeChallengeSize(), .invalidClaimsParameter(),
-            .userNotInTenant(tenant: "{tenant}", clientID: "{clientId}", appName: "{appName}"), .accountSelectionRequired(),
-            .invalidVerificationCode(), .flowExpired(),
-            .malformedClientAssertion("{detail}"), .clientAssertionSignatureInvalid(clientID: "{clientId}"),
-            .clientAssertionCertificateNotRegistered(thumbprint: "{thumbprint}", clientID: "{clientId}"),
-            .clientAssertionAudienceInvalid("{audience}"), .clientAssertionSubjectInvalid(clientID: "{clientId}"),
-            .invalidClientAssertionType("{type}"), .invalidInstance(), .noTenantIdentifyingInformation(),
-            .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
-            .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
-            .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
-        ]
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import IdentityPlatform
 
-/// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them.
+/// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them. They
+/// live beside the AADSTS ones so that `ErrorCatalogue` lists both families from one place.
 /// They render through `IdentityError` (family `.aadb2c`): `AADB2C90118: …\r\nCorrelation ID: …\r\nTimestamp: …`.
 extension IdentityError {
     static func b2c(_ error: String, _ code: Int, _ message: String, status: Int? = nil) -> IdentityError {
@@ -151,12 +151,21 @@ extension IdentityError {
         .b2c("invalid_grant", 90011, "The client id '\(clientID)' provided in the request does not match client id '\(expected)' registered in policy.")
     }
 
+    /// The service's generic answer to a request it cannot process.
+    public static func b2cRequestFailed() -> IdentityError {
+        .b2c("invalid_request", 90037, "An error occurred while processing the request. Please contact administrator of the site you are trying to access.")
+    }
+
+    public static func b2cLostState() -> IdentityError {
+        .b2c("server_error", 90046, "We are having trouble loading your current state. You might want to try starting your session over from the beginning.")
+    }
+
     public static func b2cBadPostLogoutRedirect(_ uri: String) -> IdentityError {
         .b2c("invalid_request", 90067, "The post logout redirect URI '\(uri)' has an invalid format. Specify an https based URL such as 'https://example.com/return' or for native clients use the IETF native client URI 'urn:ietf:wg:oauth:2.0:oob'.")
     }
 
     /// An Entra error raised by shared code (client resolution and authentication) in B2C's words.
-    static func b2cTranslated(_ error: IdentityError, tenant: String) -> IdentityError {
+    public static func b2cTranslated(_ error: IdentityError, tenant: String) -> IdentityError {
         guard error.family == .aadsts else { return error }
         return switch error.code {
         case 700016: .b2cClientNotRegistered(error.message.between("'", "'") ?? "", tenant: tenant)

@@ -25,9 +25,14 @@ public struct IdentityError: Error, Sendable, Equatable {
         self.message = message
         self.suberror = suberror
         self.claims = claims
-        self.status = status ?? (error == "invalid_client" ? 401 : 400)
+        self.status = status ?? Self.defaultStatus(for: error)
         self.family = family
     }
+
+    static func defaultStatus(for error: String) -> Int { error == "invalid_client" ? 401 : 400 }
+
+    /// The status when it is not the one its `error` implies (a catalogue entry's own, such as 429).
+    public var explicitStatus: Int? { status == Self.defaultStatus(for: error) ? nil : status }
 
     public var prefixedCode: String { "\(family.rawValue)\(code)" }
 }

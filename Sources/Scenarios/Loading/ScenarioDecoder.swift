@@ -210,7 +210,7 @@ struct ScenarioDecoder {
             family = codeText.hasPrefix("AADB2C") ? .aadb2c : .aadsts
             code = Int(codeText.dropFirst(6)) ?? 0
         }
-        let known = code == 0 ? nil : KnownErrors.entry(family: family, code: code)
+        let known = code == 0 ? nil : ErrorCatalogue.entry(family, code: code)
         guard let error = value["error"]?.string ?? known?.error else {
             let what = value["code"]?.string.map { "FakeEntra has no wording for \($0): give \"error\" and \"message\"" }
                 ?? "give \"code\" (AADSTS… or AADB2C…) or \"error\""
@@ -224,7 +224,7 @@ struct ScenarioDecoder {
             error: error, code: code, family: family, message: value["message"]?.string,
             suberror: value["suberror"]?.string ?? known?.suberror,
             errorSubcode: value["errorSubcode"]?.string, claims: claimsText(value["claims"]),
-            status: reader.int(value, "status") ?? known?.status, asPage: value["asPage"]?.bool ?? false
+            status: reader.int(value, "status") ?? known?.explicitStatus, asPage: value["asPage"]?.bool ?? false
         )
     }
 }

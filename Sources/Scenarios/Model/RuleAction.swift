@@ -1,4 +1,5 @@
 import Foundation
+import IdentityPlatform
 
 /// What a rule does when it fires. Three families:
 /// - answers (terminal): the engine replies by itself and the platform never sees the request;
@@ -84,7 +85,8 @@ public struct OAuthErrorSpec: Sendable, Equatable {
     }
 }
 
-public enum ErrorFamily: String, Sendable, Equatable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
+/// AADSTS or AADB2C: the identity platform's own families.
+public typealias ErrorFamily = IdentityError.Family
 
 /// HTTP 429 or 5xx with an optional `Retry-After`, the body in the endpoint's own error format.
 public struct ServiceErrorSpec: Sendable, Equatable {

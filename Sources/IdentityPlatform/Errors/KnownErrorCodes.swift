@@ -1,0 +1,83 @@
+import Foundation
+
+/// The one catalogue of AADSTS and AADB2C codes: every error FakeEntra emits, plus the codes only
+/// scenarios produce, one instance each with placeholders where the text names a value. The `/error`
+/// lookup page shows it; a scenario names a code (`{"oauthError": {"code": "AADSTS700082"}}`) and gets
+/// this wording, its placeholders filled in from the request (`{client_id}`, `{tenant}`, `{issued}`…).
+public enum ErrorCatalogue {
+    /// The entry for a code, or nil when FakeEntra has no wording for it.
+    public static func entry(_ family: IdentityError.Family, code: Int) -> IdentityError? {
+        entries.first { $0.family == family && $0.code == code }
+    }
+
+    public static let entries: [IdentityError] = platform + scenarioOnly + b2c
+
+    /// A date in a catalogue text; rendering puts the request's own dates there.
+    static let placeholderDate = Date(timeIntervalSince1970: 1_735_689_600)
+
+    /// What the platform's endpoints emit (first instance of a code wins in `entry`).
+    static var platform: [IdentityError] {
+        let when = placeholderDate
+        return [
+            .missingParameter("{name}"), .malformedRequest(), .tenantNotFound("{tenant}"),
+            .applicationNotFound("{client_id}", tenant: "{tenant}"), .redirectURIMismatch("{redirect_uri}", clientID: "{client_id}"),
+            .invalidCredentials(), .userNotFound("{user}", tenant: "{tenant}"), .accountLocked(), .accountDisabled(),
+            .passwordExpired(), .loginRequired(), .mfaRequired(resource: "{resource}"), .mfaEnrollmentRequired(resource: "{resource}"),
+            .grantRevoked(issuedAt: when, validFrom: when), .conditionalAccessBlocked(), .codeAlreadyRedeemed(),
+            .consentRequired(clientID: "{client_id}", appName: "{app_name}"), .consentDeclined(), .invalidGrant(),
+            .grantExpired(), .refreshTokenExpired(issuedAt: when, inactiveFor: 90 * 86400), .invalidScope("{scope}"),
+            .multipleResources("{scope}"), .adminConsentRequired(), .missingClientCredential(),
+            .invalidClientSecret(clientID: "{client_id}"), .clientSecretExpired(clientID: "{client_id}"), .publicClientSentSecret(),
+            .pkceMismatch(), .unsupportedGrantType("{grantType}"), .resourceNotFound("{resource}"),
+            .scopeNotOnResource(scope: "{scope}", resourceAppID: "{resource}"),
+            .unsupportedResponseType("{responseType}"), .invalidPrompt("{prompt}"), .invalidCodeChallengeMethod("{method}"),
+            .invalidCodeChallengeSize(), .invalidClaimsParameter(),
+            .userNotInTenant(tenant: "{tenant}", clientID: "{client_id}", appName: "{app_name}"), .accountSelectionRequired(),
+            .invalidVerificationCode(), .flowExpired(),
+            .malformedClientAssertion("{detail}"), .clientAssertionSignatureInvalid(clientID: "{client_id}"),
+            .clientAssertionCertificateNotRegistered(thumbprint: "{thumbprint}", clientID: "{client_id}"),
+            .clientAssertionAudienceInvalid("{audience}"), .clientAssertionSubjectInvalid(clientID: "{client_id}"),
+            .invalidClientAssertionType("{type}"), .invalidInstance(), .noTenantIdentifyingInformation(),
+            .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
+            .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
+            .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
+            .duplicatedParameter("{name}"), .resourceNotSupported(),
+        ]
+    }
+
+    /// Codes the platform itself never produces, only scenarios do.
+    static let scenarioOnly: [IdentityError] = [
+        IdentityError(error: "unauthorized_client", code: 53005, message: "Application needs to enforce Intune protection policies.", suberror: "protection_policy_required"),
+        IdentityError(error: "invalid_grant", code: 50133, message: "Session is invalid due to expiration or recent password change."),
+        IdentityError(error: "invalid_grant", code: 50196, message: "The server terminated an operation because it encountered a client request loop. Please contact your app vendor."),
+        IdentityError(error: "invalid_grant", code: 70043, message: "The refresh token has expired or is invalid due to sign-in frequency checks by conditional access. The token was issued on {issued} and the maximum allowed lifetime for this request is {lifetime}."),
+        IdentityError(error: "temporarily_unavailable", code: 90033, message: "A transient error has occurred. Please try again.", status: 503),
+        IdentityError(error: "temporarily_unavailable", code: 90055, message: "There are too many incoming requests. Please try again later.", status: 429),
+        IdentityError(error: "invalid_request", code: 50142, message: "Password change is required due to a Conditional Access policy."),
+        IdentityError(error: "interaction_required", code: 50097, message: "Device authentication is required."),
+        IdentityError(error: "interaction_required", code: 16000, message: "Either multiple user identities are available for the current request or selected account is not supported for the scenario."),
+        IdentityError(error: "invalid_grant", code: 50089, message: "Authentication failed due to flow token expired. Expected - auth codes, refresh tokens, and sessions expire over time or are revoked by the user or an admin. The app will request a new login from the user."),
+        IdentityError(error: "invalid_grant", code: 700084, message: "The refresh token was issued to a single page app (SPA), and therefore has a fixed, limited lifetime of 1.00:00:00, which cannot be extended. It is now expired and a new sign in request must be sent by the SPA to the sign in page. The token was issued on {issued}."),
+    ]
+
+    /// Azure AD B2C's codes as its pages and endpoints word them (the B2C module emits these).
+    static var b2c: [IdentityError] {
+        [
+            .b2cRedirectURINotRegistered("{redirect_uri}", clientID: "{client_id}"), .b2cMissingClientID(), .b2cMissingScope(),
+            .b2cUnsupportedResponseType("{responseType}"), .b2cUnsupportedResponseMode("{responseMode}"),
+            .b2cClientNotRegistered("{client_id}", tenant: "{tenant}"), .b2cPolicyNotFound("{policy}", tenant: "{tenant}"),
+            .b2cTenantNotFound("{tenant}"), .b2cInvalidPrompt(), .b2cScopeNeedsResource("{scope}"), .b2cNoSession(prompt: "None"),
+            .b2cMissingClientSecret(), .b2cWrongClientSecret(),
+            .b2cMissingParameter("{name}"), .b2cPublicClientSentSecret(), .b2cUnsupportedGrantType("{grantType}"),
+            .b2cGrantForOtherPolicy(actual: "{policy}", expected: "{expected}"), .b2cMalformedGrant(), .b2cCancelled(),
+            .b2cAccountLocked(), .b2cInvalidMaxAge("{max_age}"), .b2cIDTokenNeedsOpenID(), .b2cUnsupportedScope("{scope}"),
+            .b2cForgotPassword(), .b2cInvalidCredentials(), .b2cAccountGone(), .b2cGrantRevoked(), .b2cMultipleResources("{scope}"),
+            .b2cPKCEMismatch(), .b2cInvalidCodeVerifier(), .b2cUnsupportedChallengeMethod(), .b2cPostOnly(),
+            .b2cClientMismatch("{client_id}", expected: "{expected}"), .b2cBadPostLogoutRedirect("{redirect_uri}"),
+            .b2cRequestFailed(), .b2cLostState(),
+            // The platform's own 90080 quotes the grant's instants; named by a scenario, it has none to quote.
+            IdentityError(error: "invalid_grant", code: 90080, message: "The provided grant has expired. Please re-authenticate and try again.", family: .aadb2c),
+            IdentityError(error: "access_denied", code: 99002, message: "User does not have consent to access the app.", family: .aadb2c),
+        ]
+    }
+}
