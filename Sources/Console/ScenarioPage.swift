@@ -126,10 +126,10 @@ extension ConsolePage {
     }
 }
 
-/// The control API's error shape, `{"error":{"code","message"}}`, read for the console's alert.
+/// The control API's one error shape, `{"error":{"code","message"}}`, read for the console's alert.
 enum ControlAnswer {
     static func message(_ body: [UInt8]) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return (object["error"] as? [String: Any])?["message"] as? String ?? object["message"] as? String
+        return (object["error"] as? [String: Any])?["message"] as? String
     }
 }

@@ -16,19 +16,17 @@ struct TokenMintEndpoint {
         switch console.access.decide(request, context: context, acceptCookie: false) {
         case .allowed: break
         case .needsSecret:
-            var response = Self.error(401, "unauthorized", "the control API requires Authorization: Bearer <secret>")
-            response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"")
-            return response
+            return ScenarioEngineError.unauthorized().response
         case .loopbackOnly:
-            return Self.error(403, "forbidden", "the control API answers loopback clients only; start the server with a control secret to use it remotely")
+            return ScenarioEngineError.loopbackOnly().response
         }
         guard request.method == "POST" else {
-            var response = Self.error(405, "method_not_allowed", "mint a token with POST and a JSON body")
+            var response = Self.refusal(405, "method_not_allowed", "mint a token with POST and a JSON body")
             response.headers.set("Allow", "POST")
             return response
         }
         let parsed: (mint: TokenMintRequest, binding: String?)
-        do { parsed = try Self.parse(request.body) } catch { return Self.error(400, "bad_request", error.message) }
+        do { parsed = try Self.parse(request.body) } catch { return Self.refusal(400, "bad_request", error.message) }
         do {
             let minted = try console.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
             let header = JWSHeaderText.of(minted.token) ?? "{}"
@@ -42,11 +40,16 @@ struct TokenMintEndpoint {
             return HTTPResponse(status: HTTPStatus(201), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
         } catch {
             let status = error.reason == .invalidRequest ? 400 : 404
-            return Self.error(status, error.reason.rawValue, error.message)
+            return Self.refusal(status, error.reason.rawValue, error.message)
         }
     }
 
     struct BodyError: Error { var message: String }
+
+    /// A refusal in the control API's one error shape.
+    static func refusal(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        ScenarioEngineError(status: status, code: code, message: message).response
+    }
 
     /// The JSON body, every member checked for its type; unknown members are refused (a typo must not
     /// mint a token that silently lacks what the test asked for).
@@ -93,11 +96,6 @@ struct TokenMintEndpoint {
             }
         }
         return (mint, binding)
-    }
-
-    static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
-        let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))]).text
-        return HTTPResponse(status: HTTPStatus(status), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
     }
 }
 

@@ -1,5 +1,5 @@
 /// Why a request could not be decoded. It renders the response the server sends before closing.
-public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPDecodingError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable, Hashable {
         /// Request line plus header section (or the trailer section) exceeds the head limit.
         case headersTooLarge
@@ -19,6 +19,8 @@ public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvert
         case malformedChunk
         /// An `Expect` value other than `100-continue`.
         case unsupportedExpectation
+        /// The head or body did not arrive within its deadline.
+        case requestTimedOut
     }
 
     public let kind: Kind
@@ -38,6 +40,7 @@ public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvert
         case .bodyTooLarge: HTTPStatus(413)
         case .unsupportedTransferEncoding: HTTPStatus(501)
         case .unsupportedExpectation: HTTPStatus(417)
+        case .requestTimedOut: HTTPStatus(408)
         case .malformedRequestLine, .unsupportedVersion, .malformedHeader, .obsoleteLineFolding, .invalidHost,
              .conflictingFraming, .invalidContentLength, .malformedChunk:
             HTTPStatus(400)
@@ -45,7 +48,7 @@ public struct HTTPDecodingError: Error, Sendable, Equatable, CustomStringConvert
     }
 
     /// The plain-text answer; the connection is always closed after it.
-    public var response: HTTPResponse {
+    public func response(in _: Void) -> HTTPResponse {
         var response = HTTPResponse(status: status, text: "\(status.code) \(status.reason): \(detail)\n", contentType: "text/plain; charset=utf-8")
         response.directives.closeAfterResponse = true
         return response

@@ -246,8 +246,7 @@ struct ConnectionStateMachine {
         }
         guard let expiry = timeouts.expiry(at: now, insideRequest: decoder.isInsideRequest) else { return }
         if expiry == .requestTimedOut, phase == .open {
-            let response = HTTPResponse(status: HTTPStatus(408), text: "408 Request Timeout: the request did not arrive in time\n", contentType: "text/plain; charset=utf-8")
-            queue(response, isHead: false, keepAlive: false)
+            queue(HTTPDecodingError(.requestTimedOut, "the request did not arrive in time").response, isHead: false, keepAlive: false)
             pendingLog = Self.refusal(decoder.currentRequestLine, status: 408)
             // From now on the peer only has to read the answer.
             timeouts.wrote(at: now)

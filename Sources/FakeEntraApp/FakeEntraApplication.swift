@@ -59,8 +59,7 @@ public struct FakeEntraApplication: Sendable {
     /// Unknown paths: the control API answers JSON, anything else a short text like the real hosts.
     @Sendable static func notFound(_ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse {
         if request.rawPath.hasPrefix("/_fakeentra/") {
-            let body = "{\"error\":{\"code\":\"not_found\",\"message\":" + JSONFragment.quote("No control endpoint at \(request.rawPath). See GET /_fakeentra/health.") + "}}"
-            return HTTPResponse(status: .notFound, text: body, contentType: "application/json")
+            return ScenarioEngineError.noControlEndpoint(request.rawPath).response
         }
         return HTTPResponse(status: .notFound, text: "404 Not Found: FakeEntra serves no resource at this path.\n", contentType: "text/plain; charset=utf-8")
     }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// The scenario engine builds one with the catalogue below (or its own code and message) and calls
 /// `response(in:)` or `GraphHandler.render(_:for:context:)`.
-public struct GraphError: Error, Sendable, Equatable {
+public struct GraphError: HTTPResponseError, Sendable, Equatable {
     public var status: HTTPStatus
     public var code: String
     public var message: String

@@ -4,7 +4,7 @@ import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
 /// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.
-public struct IdentityError: Error, Sendable, Equatable {
+public struct IdentityError: HTTPResponseError, Sendable, Equatable {
     /// The OAuth `error` value (`invalid_grant`, `interaction_required`, …).
     public var error: String
     /// The service's numeric code: AADSTS<code> for Entra, AADB2C<code> for B2C.
@@ -66,6 +66,10 @@ extension IdentityError {
             "\(prefixedCode): \(message)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
         }
     }
+
+    /// The token endpoint's JSON error body with its status (AADSTS and AADB2C alike); an /authorize
+    /// error travels as `redirectParameters` or a page instead.
+    public func response(in trace: TraceContext) -> HTTPResponse { tokenEndpointResponse(in: trace) }
 
     /// The token endpoint's JSON error body with its status.
     public func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {

@@ -22,7 +22,7 @@ struct ControlAPI {
         do {
             if let response = try route(request, segments: segments) { return response }
         } catch {
-            return Self.error(error)
+            return error.response
         }
         // Not ours (the journal, for one): the default world's chain answers, behind the same guard.
         guard let world = engine.world(binding: "default") else { return NotStartedResponder().respond(to: request, context: context) }
@@ -35,14 +35,12 @@ struct ControlAPI {
                 header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
             }
             guard let presented, Self.constantTimeEqual(presented, secret) else {
-                var response = Self.error(ScenarioEngineError(status: 401, code: "unauthorized", message: "the control API requires Authorization: Bearer <secret>"))
-                response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"")
-                return response
+                return ScenarioEngineError.unauthorized().response
             }
             return nil
         }
         guard context.isLoopback else {
-            return Self.error(ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely"))
+            return ScenarioEngineError.loopbackOnly().response
         }
         return nil
     }
@@ -133,19 +131,8 @@ struct ControlAPI {
                      body: DirectoryJSON.data(object))
     }
 
-    /// The one error shape of the control API: `{"error": {"code", "message", "problems"?}}`.
-    static func error(_ error: ScenarioEngineError) -> HTTPResponse {
-        var body: [String: Any] = ["code": error.code, "message": error.message]
-        if !error.problems.isEmpty {
-            body["problems"] = error.problems.map { p -> [String: Any] in
-                ["file": p.file, "line": p.location.line, "column": p.location.column, "path": p.path, "message": p.message, "text": p.description]
-            }
-        }
-        return json(error.status, ["error": body])
-    }
-
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
-        error(.invalidBody(problems, message: message))
+        ScenarioEngineError.invalidBody(problems, message: message).response
     }
 
     static func constantTimeEqual(_ a: String, _ b: String) -> Bool {

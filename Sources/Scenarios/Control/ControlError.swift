@@ -1,0 +1,57 @@
+import EntraHTTP
+import LocatedJSON
+
+/// The control API's errors render themselves in its one documented shape (docs/scenarios.md):
+/// `{"error": {"code", "message", "problems"?}}`, problems as `{file, line, column, path, message, text}`.
+/// The console's token mint and the unknown-path answer under `/_fakeentra/` use it too.
+extension ScenarioEngineError: HTTPResponseError {
+    public func response(in _: Void) -> HTTPResponse {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        if !problems.isEmpty {
+            writer.key("problems")
+            writer.beginArray()
+            for problem in problems {
+                writer.beginObject()
+                writer.key("file")
+                writer.string(problem.file)
+                writer.key("line")
+                writer.int(problem.location.line)
+                writer.key("column")
+                writer.int(problem.location.column)
+                writer.key("path")
+                writer.string(problem.path)
+                writer.key("message")
+                writer.string(problem.message)
+                writer.key("text")
+                writer.string(problem.description)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.endObject()
+        writer.endObject()
+        var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"]
+        // Every 401 of the control API asks for its bearer secret.
+        if status == 401 { headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"") }
+        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: writer.bytes)
+    }
+
+    public static func unauthorized() -> ScenarioEngineError {
+        ScenarioEngineError(status: 401, code: "unauthorized", message: "the control API requires Authorization: Bearer <secret>")
+    }
+
+    public static func loopbackOnly() -> ScenarioEngineError {
+        ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely")
+    }
+
+    public static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 404, code: "not_found", message: "No control endpoint at \(path). See GET /_fakeentra/health.")
+    }
+}
