@@ -1,5 +1,6 @@
 import Foundation
 import IdentityPlatform
+import LocatedJSON
 
 /// A JSON value whose object members keep their order: Graph writes `@odata.context` first and the
 /// properties in a fixed order, and clients' captures and our tests compare bodies as text.
@@ -25,18 +26,34 @@ public indirect enum GraphJSON: Sendable, Equatable {
 
     public static func strings(_ values: [String]) -> GraphJSON { .array(values.map { .string($0) }) }
 
-    public var text: String {
-        switch self {
-        case .null: "null"
-        case .bool(let b): b ? "true" : "false"
-        case .int(let i): String(i)
-        case .string(let s): JSONFragment.quote(s)
-        case .array(let items): "[" + items.map(\.text).joined(separator: ",") + "]"
-        case .object(let members): "{" + members.map { JSONFragment.quote($0.name) + ":" + $0.value.text }.joined(separator: ",") + "}"
-        }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Rendered by the one `JSONWriter`, straight into bytes.
+    public var bytes: [UInt8] {
+        var writer = JSONWriter(capacity: 1024)
+        write(to: &writer)
+        return writer.bytes
     }
 
-    public var bytes: [UInt8] { Array(text.utf8) }
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.raw("null")
+        case .bool(let b): writer.raw(b ? "true" : "false")
+        case .int(let i): writer.int(i)
+        case .string(let s): writer.string(s)
+        case .array(let items):
+            writer.beginArray()
+            for item in items { item.write(to: &writer) }
+            writer.endArray()
+        case .object(let members):
+            writer.beginObject()
+            for member in members {
+                writer.key(member.name)
+                member.value.write(to: &writer)
+            }
+            writer.endObject()
+        }
+    }
 
     /// The member named `name` of an object (exact spelling), else nil.
     public subscript(name: String) -> GraphJSON? {

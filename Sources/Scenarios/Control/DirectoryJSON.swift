@@ -50,9 +50,47 @@ enum DirectoryJSON {
         return o
     }
 
+    /// A control API body through the one `JSONWriter`, keys sorted so answers compare as text.
     static func data(_ object: Any) -> [UInt8] {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return Array(data)
+        var writer = JSONWriter(capacity: 1024)
+        write(object, to: &writer)
+        return writer.bytes
+    }
+
+    /// The values the control API's views hold: Swift strings, numbers, booleans, arrays and
+    /// dictionaries, and what JSONSerialization hands back from a request body (NSNumber, NSNull).
+    private static func write(_ value: Any, to writer: inout JSONWriter) {
+        switch value {
+        case let text as String: writer.string(text)
+        case let flag as Bool where type(of: value) == Bool.self: writer.raw(flag ? "true" : "false")
+        case let number as Int where type(of: value) == Int.self: writer.int(number)
+        case let number as Double where type(of: value) == Double.self: writer.raw(Self.number(number))
+        case let items as [Any]:
+            writer.beginArray()
+            for item in items { write(item, to: &writer) }
+            writer.endArray()
+        case let members as [String: Any]:
+            writer.beginObject()
+            for key in members.keys.sorted() {
+                writer.key(key)
+                write(members[key]!, to: &writer)
+            }
+            writer.endObject()
+        case let number as NSNumber:
+            if String(cString: number.objCType) == "c" {
+                writer.raw(number.boolValue ? "true" : "false")
+            } else {
+                writer.raw(Self.number(number.doubleValue))
+            }
+        default: writer.raw("null")
+        }
+    }
+
+    /// Whole numbers without a fraction, as JSONSerialization wrote them.
+    private static func number(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return String(Int(value)) }
+        return "\(value)"
     }
 }
 
