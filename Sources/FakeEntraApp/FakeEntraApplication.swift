@@ -18,6 +18,8 @@ public struct FakeEntraApplication: Sendable {
     public let journal: RequestJournal
     public let engine: ScenarioEngine
     public let responder: any HTTPResponder
+    /// How every request is routed (Graph's host names, the B2C tenant): worked out once per request.
+    public let routes: RouteResolver
 
     public init(
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
@@ -30,18 +32,21 @@ public struct FakeEntraApplication: Sendable {
         let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
         let journalHandler = JournalHandler(journal: journal, serverVersion: FakeEntraVersion.current)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
+        // The one resolver: it knows the Graph host names Graph serves and which tenants are B2C's. Every
+        // request is routed once, by the outermost responder, and the route travels in its ExchangeContext.
+        let graphOptions = GraphOptions()
+        let routes = b2c?.routes(graphHosts: graphOptions.graphHosts) ?? graphOptions.routes
+        self.routes = routes
         let worlds = engine.responder(base: { world in
             var handlers: [any HTTPHandler] = [
                 health,
                 journalHandler,
-                // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
-                GraphHandler(service: world, dataset: graph),
+                GraphHandler(service: world, dataset: graph, options: graphOptions),
             ]
-            // B2C before Entra: it claims policy paths (/tfp/…, /{tenant}/B2C_1_…, ?p=) and *.b2clogin.com.
             if let b2c { handlers.append(B2CHandler(service: world, configuration: b2c)) }
-            handlers.append(IdentityHandler(service: world))
-            return HandlerChain(handlers, fallback: FakeEntraApplication.notFound)
-        })
+            handlers.append(IdentityHandler(service: world, routes: routes))
+            return ExchangeChain(handlers, routes: routes, fallback: FakeEntraApplication.notFound)
+        }, routes: routes)
         // Configured passwords and client secrets are redacted from the journal wherever they appear.
         let directory = service.currentDirectory
         journal.secrets.learnConfigured(
@@ -49,7 +54,7 @@ public struct FakeEntraApplication: Sendable {
             clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
         )
         // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
-        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: worlds) } ?? worlds
+        let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: worlds) } ?? worlds
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
         responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
