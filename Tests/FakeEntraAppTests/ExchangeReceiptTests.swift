@@ -130,6 +130,16 @@ import Testing
         #expect(entry?.json.contains("\"flow\":{\"id\":\"\(Receipt.handleID(flow.id))\",\"step\":\"sign_in\"}") == true)
     }
 
+    @Test func aWrongPasswordOnThePageIsTheAnswersError() throws {
+        let (_, page) = send(Self.request("GET", "/organizations/oauth2/v2.0/authorize?\(Self.authorizeQuery)"))
+        let flow = try #require(page?.receipt.flow)
+        let (response, entry) = send(Self.request("POST", "/organizations/oauth2/v2.0/authorize", form: [
+            ("ctx", flow.id), ("login", "adele.vance@contoso.onmicrosoft.com"), ("passwd", "not her password"),
+        ]))
+        #expect(response.status.code == 200)
+        #expect(entry?.receipt.error == "AADSTS50126" && entry?.receipt.flow == Receipt.FlowStep(id: flow.id, step: "sign_in"))
+    }
+
     @Test func aRuleThatFiredIsInTheReceiptAndTheRolledKeySignsFromTheSpare() throws {
         try app.engine.bind(scenario: "signing-key-rollover", to: .server)
         app.engine.spareKey.waitUntilPrepared()

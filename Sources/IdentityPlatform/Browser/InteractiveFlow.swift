@@ -67,6 +67,7 @@ struct InteractiveFlow {
         if !evaluation.needingAdminConsent.isEmpty && !forOrganization {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             if options.autoLogin { return fail(.adminConsentRequired()) }
+            exchange.receipt.answered(error: IdentityError.adminConsentRequired().prefixedCode)
             return showPage(step: "admin_consent_required", Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
         }
         let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent || forOrganization
@@ -246,6 +247,8 @@ struct InteractiveFlow {
 
     mutating func showSignIn(login: String?, error: IdentityError?) -> HTTPResponse {
         pending.userID = nil
+        // An error shown on the page (a wrong password) is the answer's error, though the page is a 200.
+        if let error { exchange.receipt.answered(error: error.prefixedCode) }
         return showPage(step: "sign_in", Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
     }
 

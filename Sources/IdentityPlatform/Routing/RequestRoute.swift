@@ -82,7 +82,11 @@ public struct RouteResolver: Sendable {
     public func route(_ request: HTTPRequest) -> RequestRoute {
         let path = request.rawPath
         if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") || path == Self.mintPath { return .console }
-        if path == Self.controlPrefix || path.hasPrefix(Self.controlPrefix + "/") { return .control }
+        // Any case: `/_FAKEENTRA/journal` is the journal's too (its handler compares lowercased), and not journaled.
+        if path.hasPrefix("/_") {
+            let lower = path.lowercased()
+            if lower == Self.controlPrefix || lower.hasPrefix(Self.controlPrefix + "/") { return .control }
+        }
         let onGraphHost = request.hostName.map { graphHosts.contains($0.lowercased()) } ?? false
         if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
         if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
