@@ -48,7 +48,7 @@ extension Catalogue {
             rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#),
             journey: graphCall,
             checks: [
-                Check("declares-cp1", .seen(declaresCP1), citation: Source.cae),
+                Check("declares-cp1", .seen(declaresCP1, once: .authorize), citation: Source.cae),
                 Check("passes-claims", .follows(trigger: challenged, then: tokenWithClaims), citation: Source.claimsChallenge),
                 Check("retries-once", .follows(trigger: challenged, then: ExchangeMatch.graph.answered(200...200, "a successful Graph call")), citation: Source.claimsChallenge),
                 Check("ends-with-data", .reply(step: 2, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: Source.claimsChallenge),
