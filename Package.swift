@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),

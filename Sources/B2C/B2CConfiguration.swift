@@ -144,10 +144,7 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     // MARK: - Policies
 
     /// `B2C_1_…` (user flow) or `B2C_1A_…` (custom policy), in any case.
-    public static func isPolicyName(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.count > 6 && lower.hasPrefix("b2c_1_") || lower.count > 7 && lower.hasPrefix("b2c_1a_")
-    }
+    public static func isPolicyName(_ text: String) -> Bool { B2CRoute.isPolicyName(text) }
 
     /// The configured policy named `name` (any case). Unconfigured custom policies (`B2C_1A_…`, which
     /// FakeEntra cannot read as Identity Experience Framework XML) are sign-up-or-sign-in journeys; an

@@ -121,6 +121,7 @@ struct B2CFlow {
         self.step = step
         let snapshot = pending
         service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
+        exchange.base.receipt.flow(snapshot.id, step: step.rawValue)
         return SharedPages.response(page, status: status, headers: headers)
     }
 
@@ -177,6 +178,7 @@ struct B2CFlow {
                 expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
             )
             service.state.withLock { $0.authorizationCodes[code] = record }
+            exchange.base.receipt.grant(.authorizationCode, .created, handle: code)
             parameters.append(("code", code))
             hashes.append(("c_hash", B2CTokenMinter.halfHash(code)))
         }

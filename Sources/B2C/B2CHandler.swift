@@ -6,9 +6,11 @@ import IdentityPlatform
 /// token and logout per policy. Mount it BEFORE `IdentityHandler`: B2C paths such as
 /// `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_susi` would otherwise be taken as Entra ones. Returns nil for
 /// every request that is not B2C.
-public struct B2CHandler: HTTPHandler {
+public struct B2CHandler: ExchangeHandler {
     public let service: IdentityService
     public let configuration: B2CConfiguration
+    /// Standalone use (tests): Graph's default host, and this configuration's tenant as the one B2C tenant.
+    public var routes: RouteResolver { configuration.routes() }
 
     /// Installs the B2C tenant, accounts and apps into the service's directory when they are not there yet.
     public init(service: IdentityService, configuration: B2CConfiguration = .embeddedDefault) {
@@ -17,8 +19,9 @@ public struct B2CHandler: HTTPHandler {
         service.directory.withLock { configuration.install(into: &$0) }
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        guard let route = B2CRoute.parse(request, isB2CTenant: { configuration.matchesTenant($0) }) else { return nil }
+    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        guard case .b2c(let route) = context.route else { return nil }
+        context.receipt.update { $0.isComplete = true }
         let base = IdentityExchange(
             request: request, context: context,
             route: IdentityRoute(tenantSegment: route.tenantSegment, endpoint: .authorize(.v2)), service: service
@@ -58,6 +61,12 @@ public struct B2CHandler: HTTPHandler {
 }
 
 extension B2CConfiguration {
+    /// The application's routes with this configuration's tenant as B2C's (`/{tenant}/…?p=B2C_1_…`).
+    public func routes(graphHosts: Set<String> = RouteResolver().graphHosts) -> RouteResolver {
+        let configuration = self
+        return RouteResolver(graphHosts: graphHosts, isB2CTenant: { configuration.matchesTenant($0) })
+    }
+
     /// The tenant's GUID, domain, bare name (`fabrikamb2c`) or login host name, ignoring case.
     public func matchesTenant(_ segment: String) -> Bool {
         let wanted = segment.lowercased()

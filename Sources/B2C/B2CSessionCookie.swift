@@ -13,12 +13,12 @@ enum B2CSessionCookie {
 
     /// `SameSite=None` needs `Secure`; a plain-HTTP instance falls back to `Lax`.
     static func setCookie(sessionID: String, exchange: B2CExchange) -> String {
-        let secure = exchange.base.context.isSecure
+        let secure = exchange.base.connection.isSecure
         return CookieCoding.setCookie(name: name(exchange), value: sessionID, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
     }
 
     static func clearCookie(exchange: B2CExchange) -> String {
-        let secure = exchange.base.context.isSecure
+        let secure = exchange.base.connection.isSecure
         return CookieCoding.setCookie(name: name(exchange), value: "", maxAge: 0, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
     }
 }

@@ -47,7 +47,7 @@ enum B2CTokenEndpoint {
         guard let user = request.directory.user(id: record.grant.userID) else { throw .b2cAccountGone() }
         try request.checkUsable(user)
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
-        do throws(IdentityError) { try SharedCodes.markRedeemed(code, now: now, service: service) } catch {
+        do throws(IdentityError) { try SharedCodes.markRedeemed(code, now: now, service: service, receipt: request.exchange.base.receipt) } catch {
             throw request.translateCodeError(error, code: code)
         }
         var grant = record.grant
@@ -76,6 +76,7 @@ enum B2CTokenEndpoint {
         if let validFrom = user.tokensValidFrom, validFrom > record.grant.authTime { throw .b2cGrantRevoked() }
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
         service.state.withLock { $0.refreshTokens[token]?.lastUsedAt = now }
+        request.exchange.base.receipt.grant(.refreshToken, .redeemed, handle: token)
         var grant = record.grant
         grant.scopes = scopes.scopes
         grant.resourceAppID = scopes.resource?.appID

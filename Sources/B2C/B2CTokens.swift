@@ -25,10 +25,10 @@ struct B2CTokenMinter {
 
     var now: Date { exchange.now }
     var policy: B2CConfiguration.Policy { exchange.policy }
-    var signer: TokenIssuer { TokenIssuer(service: exchange.service, origin: exchange.origin, now: now) }
+    var signer: TokenIssuer { TokenIssuer(exchange: exchange.base, origin: exchange.origin) }
     /// Lifetimes as configured, or as an active scenario imposes them.
     var options: IdentityOptions { signer.effectiveOptions }
-    var directives: ScenarioDirectives { ScenarioDirectives.current }
+    var directives: ScenarioDirectives { exchange.base.directives }
     var refreshTokenWindow: TimeInterval { directives.refreshTokenLifetime ?? Self.refreshTokenSlidingWindow }
     /// Tokens say the policy as configured (`B2C_1_susi`), whatever case the URL used.
     var policyName: String { policy.name }
@@ -84,7 +84,7 @@ struct B2CTokenMinter {
     func idToken(_ issue: B2CTokenIssue, hashes: [(String, String)] = []) throws(IdentityError) -> String {
         var claims = idTokenClaims(issue, hashes: hashes)
         claims.override(with: directives.idTokenClaims)
-        return try signer.sign(claims)
+        return try signer.sign(claims, kind: .id)
     }
 
     func accessTokenClaims(_ issue: B2CTokenIssue, audience: String) -> ClaimSet {
@@ -172,6 +172,7 @@ struct B2CTokenMinter {
             state.purge(now: now)
             state.refreshTokens[token] = record
         }
+        exchange.base.receipt.storedRefreshToken(token, record: record)
         return token
     }
 }

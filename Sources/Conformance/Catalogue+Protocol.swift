@@ -104,7 +104,8 @@ extension Catalogue {
             journey: [.signIn(1)],
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.answered(200...399, "the /authorize the scenario answers with access_denied"),
+                // The receipt names the rule that answered: this scenario's only rule, the access_denied redirect.
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: "rules", "0", label: "the /authorize answered with the access_denied redirect"),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
             ]
         ),

@@ -3,8 +3,9 @@ import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.
 ///
-/// The one place that reads journal entries: when the journal carries structured receipts (tokens
-/// issued, codes redeemed, rule fired), only `init(_ entry:)` changes.
+/// The one place that reads journal entries: request facts from the entry, what the platform did from
+/// its receipt (the error code it answered, the page it showed, the scenario rules that fired), so the
+/// judge never reads a rendered page.
 public struct Exchange: Sendable, Codable, Equatable {
     public var id: Int
     public var time: Date
@@ -17,7 +18,8 @@ public struct Exchange: Sendable, Codable, Equatable {
     /// tokens stay recognisable).
     public var parameters: [String: String]
     /// Response facts: `error`, `suberror`, `scope`, `refresh_token` (redacted), `retry-after`,
-    /// `www-authenticate`, `location`.
+    /// `www-authenticate`, `location`; from the receipt `error_code` (`AADSTS65004`, `AADB2C90118`, a
+    /// Graph code), `flow_step` (`sign_in`, `mfa`, `consent`…) and `rules` (indexes of the rules that fired).
     public var answer: [String: String]
 
     public init(id: Int, time: Date, method: String, path: String, kind: String, status: Int,
@@ -57,6 +59,10 @@ public struct Exchange: Sendable, Codable, Equatable {
                 }
             }
         }
+        let receipt = entry.receipt
+        if let code = receipt.error { answer["error_code"] = code }
+        if let flow = receipt.flow { answer["flow_step"] = flow.step }
+        if !receipt.rules.isEmpty { answer["rules"] = receipt.rules.map { String($0.index) }.joined(separator: ",") }
         self.init(id: entry.id, time: entry.time, method: entry.method, path: entry.path, kind: entry.kind, status: entry.status,
                   parameters: parameters, answer: answer)
     }
@@ -75,6 +81,8 @@ public struct Exchange: Sendable, Codable, Equatable {
         if kind == "authorize" || path.hasSuffix("/authorize"), let policy = parameters["p"] { text += " p=\(policy)" }
         text += " → \(status)"
         if let error = answer["error"] { text += " \(error)" + (answer["suberror"].map { "/\($0)" } ?? "") }
+        if let code = answer["error_code"], !(answer["error"].map { code.hasSuffix($0) } ?? false) { text += " [\(code)]" }
+        if let step = answer["flow_step"] { text += " (page \(step))" }
         if let retryAfter = answer["retry-after"] { text += " Retry-After: \(retryAfter)" }
         return text
     }

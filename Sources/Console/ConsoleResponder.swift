@@ -18,14 +18,16 @@ public struct ConsoleSettings: Sendable {
 /// The server's front door for people: the web console at `/` and `/_fakeentra/console/…`, and the
 /// token mint at `POST /_fakeentra/tokens`. Every other request goes to `inner`, and the JWTs it carries
 /// are noted in the ledger so the console can decode what the journal redacts.
-public struct ConsoleResponder: HTTPResponder {
-    static let base = "/_fakeentra/console"
-    static let mintPath = "/_fakeentra/tokens"
+public struct ConsoleResponder: ExchangeResponder {
+    static let base = RouteResolver.consolePath
+    static let mintPath = RouteResolver.mintPath
 
-    let inner: any HTTPResponder
+    let inner: any ExchangeResponder
     let console: Console
 
-    public init(wrapping inner: any HTTPResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
+    public var routes: RouteResolver { inner.routes }
+
+    public init(wrapping inner: any ExchangeResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
                 settings: ConsoleSettings = .init(), ledger: TokenLedger = TokenLedger()) {
         self.inner = inner
         console = Console(engine: engine, journal: journal, ledger: ledger, b2c: b2c,
@@ -33,19 +35,19 @@ public struct ConsoleResponder: HTTPResponder {
                           access: ControlAccess(secret: engine.options.controlSecret), formGuard: FormGuard(), inner: inner)
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        let path = request.rawPath
-        // `/` of Graph's host (reached through a hosts-file override) stays Graph's.
-        let isPage = (request.method == "GET" || request.method == "HEAD") && request.hostName?.lowercased() != "graph.microsoft.com"
-        if (path == "/" && isPage) || path == Self.base || path.hasPrefix(Self.base + "/") {
-            return console.respond(to: request, context: context)
+    public func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+        switch context.route {
+        case .console where request.rawPath == Self.mintPath:
+            return TokenMintEndpoint(console: console).respond(to: request, context: context.connection)
+        case .console:
+            return console.respond(to: request, context: context.connection)
+        case .control:
+            return inner.respond(to: request, context: context)
+        default:
+            let response = inner.respond(to: request, context: context)
+            console.ledger.observe(request, response, receipt: context.receipt.current)
+            return response
         }
-        if path == Self.mintPath {
-            return TokenMintEndpoint(console: console).respond(to: request, context: context)
-        }
-        let response = inner.respond(to: request, context: context)
-        if !path.hasPrefix("/_fakeentra/") { console.ledger.observe(request, response) }
-        return response
     }
 }
 

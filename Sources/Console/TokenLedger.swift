@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import IdentityPlatform
 import Synchronization
 
 /// The JWTs that crossed the wire recently, by SHA-256, so the console can decode a token the journal
@@ -15,25 +16,32 @@ public final class TokenLedger: Sendable {
     private struct Store: Sendable {
         /// By the first eight hex digits of the digest (the journal's short hash is at least that long).
         var byPrefix: [String: [Entry]] = [:]
+        /// Digests in the order seen, as a ring once full: `head` is the oldest.
         var order: [String] = []
+        var head = 0
     }
 
     public let capacity: Int
     private let store = Mutex(Store())
 
-    public init(capacity: Int = 4096) { self.capacity = capacity }
+    public init(capacity: Int = 4096) { self.capacity = max(1, capacity) }
 
-    /// Records every JWT in the request (Authorization, query, form body) and the response (JSON or HTML
-    /// body, Location).
-    public func observe(_ request: HTTPRequest, _ response: HTTPResponse) {
+    /// Records every JWT in the request (Authorization, query, form body) and those of the response: the
+    /// receipt's when a platform handler answered (it names every token it signed), else the ones found in
+    /// the body and `Location` (answers a scenario rule gave).
+    public func observe(_ request: HTTPRequest, _ response: HTTPResponse, receipt: Receipt) {
         var found: [String] = []
         if let authorization = request.headers["Authorization"] { found += JWTScanner.tokens(in: Array(authorization.utf8)) }
         if let query = request.rawQuery { found += JWTScanner.tokens(in: Array(query.utf8)) }
         if request.body.count <= Self.largestScannedBody { found += JWTScanner.tokens(in: request.body) }
-        if let location = response.headers["Location"] { found += JWTScanner.tokens(in: Array(location.utf8)) }
-        let type = response.headers["Content-Type"]?.lowercased() ?? ""
-        if (type.contains("json") || type.hasPrefix("text/html")) && response.body.count <= Self.largestScannedBody {
-            found += JWTScanner.tokens(in: response.body)
+        if receipt.isComplete {
+            found += receipt.signedTokens
+        } else {
+            if let location = response.headers["Location"] { found += JWTScanner.tokens(in: Array(location.utf8)) }
+            let type = response.headers["Content-Type"]?.lowercased() ?? ""
+            if (type.contains("json") || type.hasPrefix("text/html")) && response.body.count <= Self.largestScannedBody {
+                found += JWTScanner.tokens(in: response.body)
+            }
         }
         for token in found { record(token) }
     }
@@ -46,13 +54,17 @@ public final class TokenLedger: Sendable {
         store.withLock { store in
             if store.byPrefix[prefix]?.contains(where: { $0.hexDigest == hex }) == true { return }
             store.byPrefix[prefix, default: []].append(Entry(token: token, hexDigest: hex))
-            store.order.append(hex)
-            if store.order.count > capacity {
-                let evicted = store.order.removeFirst()
-                let key = String(evicted.prefix(8))
-                store.byPrefix[key]?.removeAll { $0.hexDigest == evicted }
-                if store.byPrefix[key]?.isEmpty == true { store.byPrefix[key] = nil }
+            guard store.order.count >= capacity else {
+                store.order.append(hex)
+                return
             }
+            // Full: the newest takes the oldest's place (O(1), where removeFirst moved every entry).
+            let evicted = store.order[store.head]
+            store.order[store.head] = hex
+            store.head = (store.head + 1) % capacity
+            let key = String(evicted.prefix(8))
+            store.byPrefix[key]?.removeAll { $0.hexDigest == evicted }
+            if store.byPrefix[key]?.isEmpty == true { store.byPrefix[key] = nil }
         }
     }
 

@@ -21,6 +21,8 @@ public struct FakeEntraApplication: Sendable {
     /// The conformance suite's runs (`fakeentra conform`, `/_fakeentra/conformance/…`).
     public let conformance: ConformanceSessions
     public let responder: any HTTPResponder
+    /// How every request is routed (Graph's host names, the B2C tenant): worked out once per request.
+    public let routes: RouteResolver
 
     public init(
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
@@ -33,18 +35,21 @@ public struct FakeEntraApplication: Sendable {
         let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
         let journalHandler = JournalHandler(journal: journal, serverVersion: FakeEntraVersion.current)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
+        // The one resolver: it knows the Graph host names Graph serves and which tenants are B2C's. Every
+        // request is routed once, by the outermost responder, and the route travels in its ExchangeContext.
+        let graphOptions = GraphOptions()
+        let routes = b2c?.routes(graphHosts: graphOptions.graphHosts) ?? graphOptions.routes
+        self.routes = routes
         let worlds = engine.responder(base: { world in
             var handlers: [any HTTPHandler] = [
                 health,
                 journalHandler,
-                // Graph first: it claims /v1.0, /beta and any request whose Host is graph.microsoft.com.
-                GraphHandler(service: world, dataset: graph),
+                GraphHandler(service: world, dataset: graph, options: graphOptions),
             ]
-            // B2C before Entra: it claims policy paths (/tfp/…, /{tenant}/B2C_1_…, ?p=) and *.b2clogin.com.
             if let b2c { handlers.append(B2CHandler(service: world, configuration: b2c)) }
-            handlers.append(IdentityHandler(service: world))
-            return HandlerChain(handlers, fallback: FakeEntraApplication.notFound)
-        })
+            handlers.append(IdentityHandler(service: world, routes: routes))
+            return ExchangeChain(handlers, routes: routes, fallback: FakeEntraApplication.notFound)
+        }, routes: routes)
         // Configured passwords and client secrets are redacted from the journal wherever they appear.
         let directory = service.currentDirectory
         journal.secrets.learnConfigured(
@@ -54,7 +59,7 @@ public struct FakeEntraApplication: Sendable {
         conformance = ConformanceSessions(engine: engine, journal: journal, b2c: b2c)
         let withConformance = ConformanceResponder(control: ConformanceControl(sessions: conformance), wrapped: worlds)
         // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
-        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
+        let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
         responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
@@ -72,11 +77,13 @@ public struct FakeEntraApplication: Sendable {
 }
 
 /// Routes `/_fakeentra/conformance/…` to the conformance runs; everything else to the worlds.
-struct ConformanceResponder: HTTPResponder {
+struct ConformanceResponder: ExchangeResponder {
     let control: ConformanceControl
-    let wrapped: any HTTPResponder
+    let wrapped: any ExchangeResponder
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        ConformanceControl.owns(request) ? control.respond(to: request, context: context) : wrapped.respond(to: request, context: context)
+    var routes: RouteResolver { wrapped.routes }
+
+    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+        ConformanceControl.owns(request) ? control.respond(to: request, context: context.connection) : wrapped.respond(to: request, context: context)
     }
 }

@@ -1,4 +1,5 @@
 import EntraHTTP
+import IdentityPlatform
 import Foundation
 
 /// The names this server answers as: its certificate's names (localhost, 127.0.0.1, ::1, each
@@ -63,16 +64,19 @@ public struct ServedHosts: Sendable, Equatable {
 
 /// Puts `ServedHosts` in front of the application: the journal (outside) records the Host the client
 /// sent; everything inside sees a served one.
-struct ServedHostResponder: HTTPResponder {
+struct ServedHostResponder: ExchangeResponder {
     let hosts: ServedHosts
-    let wrapped: any HTTPResponder
+    let wrapped: any ExchangeResponder
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    var routes: RouteResolver { wrapped.routes }
+
+    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         let original = request.headers["Host"]
-        let effective = hosts.effectiveHost(original, context: context)
+        let effective = hosts.effectiveHost(original, context: context.connection)
         guard effective != original, let effective else { return wrapped.respond(to: request, context: context) }
         var served = request
         served.headers.set("Host", effective)
-        return wrapped.respond(to: served, context: context)
+        // The host decides Graph's routes: the request inside is routed as served.
+        return wrapped.respond(to: served, context: context.rerouted(served, routes: routes))
     }
 }

@@ -14,7 +14,7 @@ public struct GraphCall: Sendable {
 /// Microsoft Graph as FakeEntra serves it: `/v1.0/…` and `/beta/…` on FakeEntra's host, every path when the
 /// Host header is `graph.microsoft.com`, and the UserInfo endpoint `/oidc/userinfo`. Returns nil for
 /// everything else so the identity handlers get it.
-public struct GraphHandler: HTTPHandler {
+public struct GraphHandler: ExchangeHandler {
     /// Runs after token validation and before the resource; a non-nil error is the answer.
     public typealias Intervention = @Sendable (GraphCall) -> GraphError?
 
@@ -32,10 +32,14 @@ public struct GraphHandler: HTTPHandler {
         self.intervene = intervene
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        guard let route = GraphRoute.parse(request, graphHost: options.isGraphHost(request)) else { return nil }
+    public var routes: RouteResolver { options.routes }
+
+    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        guard case .graph(let route) = context.route else { return nil }
+        context.receipt.update { $0.isComplete = true }
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
-        let exchange = GraphExchange(request: request, context: context, service: service, options: options, version: version)
+        let exchange = GraphExchange(request: request, context: context.connection, service: service, options: options, version: version,
+                                     requestID: context.requestID, receipt: context.receipt)
         if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
         // HEAD is answered like GET: the transport keeps the headers (Content-Length included) and drops the body.
         var response = respond(to: route, in: exchange)
@@ -56,7 +60,8 @@ public struct GraphHandler: HTTPHandler {
 
     /// True when `request` is one this handler answers (for the engine's routing and the journal).
     public func claims(_ request: HTTPRequest) -> Bool {
-        GraphRoute.parse(request, graphHost: options.isGraphHost(request)) != nil
+        if case .graph = routes.route(request) { return true }
+        return false
     }
 
     private func respond(to route: GraphRoute, in exchange: GraphExchange) -> HTTPResponse {

@@ -98,7 +98,7 @@ let rateFull = issued / cpuFull
 
 // 4. Bytes per journal entry: a full journal of token requests and answers.
 let journal = RequestJournal()
-let journaled = JournalingResponder(wrapping: HandlerChain([IdentityHandler(service: service())]) { _, _ in HTTPResponse(status: .notFound) }, journal: journal, clock: VirtualClock())
+let journaled = JournalingResponder(wrapping: ExchangeChain([IdentityHandler(service: service())]) { _, _ in HTTPResponse(status: .notFound) }, journal: journal, clock: VirtualClock())
 let clientCredentials = request([("grant_type", "client_credentials"), ("client_id", publicClient), ("client_secret", "bench-secret"), ("scope", "https://graph.microsoft.com/.default")])
 for _ in 0..<50 { _ = journaled.respond(to: clientCredentials, context: context) }
 journal.clear()

@@ -190,7 +190,8 @@ extension B2CRoutingTests {
         "/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi",
     ])
     func journalFilesEveryAuthorityFormUnderB2C(target: String) {
-        #expect(JournalingResponder.defaultKind(HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443"])) == "b2c")
+        let routes = B2CConfiguration.embeddedDefault.routes()
+        #expect(routes.route(HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443"])).journalKind == "b2c")
     }
 
     @Test func journalRedactsB2CPasswordFields() {

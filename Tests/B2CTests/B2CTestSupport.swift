@@ -21,14 +21,16 @@ enum B2CFixtures {
 final class B2CBrowser {
     let service: IdentityService
     let clock: VirtualClock
-    let chain: HandlerChain
+    let chain: ExchangeChain
     var host: String
     var cookies: [String: String] = [:]
+    /// What an active scenario changes for the requests sent (see `under`).
+    var directives = ScenarioDirectives()
 
     init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443") {
         clock = VirtualClock(frozenAt: B2CFixtures.start)
         service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options)
-        chain = HandlerChain([B2CHandler(service: service, configuration: configuration), IdentityHandler(service: service)]) { _, _ in
+        chain = ExchangeChain([B2CHandler(service: service, configuration: configuration), IdentityHandler(service: service)], routes: configuration.routes()) { _, _ in
             HTTPResponse(status: .notFound, text: "not found", contentType: "text/plain")
         }
         self.host = host
@@ -101,7 +103,8 @@ final class B2CBrowser {
     }
 
     func send(_ request: HTTPRequest) -> HTTPResponse {
-        let response = chain.respond(to: request, context: RequestContext(isSecure: true, localPort: 8443))
+        let context = ExchangeContext(connection: RequestContext(isSecure: true, localPort: 8443), route: chain.routes.route(request), directives: directives)
+        let response = chain.respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]
             guard let eq = pair.firstIndex(of: "=") else { continue }
@@ -109,6 +112,14 @@ final class B2CBrowser {
             if header.contains("Max-Age=0") || value.isEmpty { cookies.removeValue(forKey: name) } else { cookies[name] = value }
         }
         return response
+    }
+
+    /// Runs `body` with the browser's requests answered under `scenario` (as the scenario engine would pass them).
+    func under<T>(_ scenario: ScenarioDirectives, _ body: () throws -> T) rethrows -> T {
+        let saved = directives
+        directives = scenario
+        defer { directives = saved }
+        return try body()
     }
 
     // MARK: - Redirects and tokens

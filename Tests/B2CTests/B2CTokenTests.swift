@@ -216,7 +216,7 @@ import IdentityPlatform
     /// Signs ben in, then redeems the code while a scenario imposes `directives`.
     func redeem(under directives: ScenarioDirectives, _ browser: B2CBrowser = B2CBrowser()) throws -> TokenResponse {
         let code = try #require(browser.code(from: browser.signIn(browser.get(browser.authorizeURL()))))
-        return try TokenResponse(ScenarioDirectives.$current.withValue(directives) { browser.redeem(code) })
+        return try TokenResponse(browser.under(directives) { browser.redeem(code) })
     }
 
     @Test func scenarioLifetimesClaimsAndDeclinedScopesShapeB2CTokens() throws {

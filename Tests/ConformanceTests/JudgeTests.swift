@@ -96,6 +96,7 @@ import Testing
     @Test func errorRedirect() {
         var s = Synthetic()
         s.authorize(at: 0)
+        s.exchanges[0].answer["rules"] = "0"
         s.reply(1, .signIn, from: 0, to: 1, ok: false, error: .userCanceled)
         #expect(s.judge("protocol.error-redirect").verdict == .passed)
         s.redeem(at: 0.5)
@@ -285,7 +286,7 @@ import Testing
 
     @Test func b2cResetFlow() {
         var s = Synthetic()
-        s.add(at: 0, "GET", "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize", status: 200, kind: "b2c")
+        s.add(at: 0, "GET", "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/authorize", status: 200, kind: "b2c", errorCode: "AADB2C90118")
         s.reply(1, .signIn, from: 0, to: 2, ok: false, error: .passwordResetRequested)
         #expect(s.check("b2c.password-reset", "starts-reset-flow").verdict == .failed)
         s.add(at: 1, "GET", "/tfp/fabrikamb2c.onmicrosoft.com/b2c_1_reset/oauth2/v2.0/authorize", status: 200, kind: "b2c")

@@ -12,17 +12,19 @@ struct Synthetic {
     var outcomes: [StepOutcome] = []
 
     mutating func add(at seconds: Double, _ method: String, _ path: String, status: Int, kind: String,
-                      query: [(String, String)] = [], form: [String: String] = [:], response: String = "null", headers: [(String, String)] = []) {
+                      query: [(String, String)] = [], form: [String: String] = [:], response: String = "null", headers: [(String, String)] = [],
+                      errorCode: String? = nil) {
         let body = form.isEmpty ? "null" : "{" + form.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}"
-        let entry = JournalEntry(id: exchanges.count + 1, time: Self.t0.addingTimeInterval(seconds), method: method, path: path, query: query, status: status,
+        var entry = JournalEntry(id: exchanges.count + 1, time: Self.t0.addingTimeInterval(seconds), method: method, path: path, query: query, status: status,
                                  kind: kind, durationMilliseconds: 1, requestHeaders: [], responseHeaders: headers, requestBody: body, responseBody: response)
+        if let errorCode { entry.receipt.error = errorCode }
         exchanges.append(Exchange(entry))
     }
 
-    mutating func authorize(at seconds: Double, challenge: Bool = true, status: Int = 200) {
+    mutating func authorize(at seconds: Double, challenge: Bool = true, status: Int = 200, errorCode: String? = nil) {
         var query = [("client_id", "c"), ("response_type", "code")]
         if challenge { query += [("code_challenge", "abc"), ("code_challenge_method", "S256")] }
-        add(at: seconds, "GET", Self.tenant + "/oauth2/v2.0/authorize", status: status, kind: "authorize", query: query)
+        add(at: seconds, "GET", Self.tenant + "/oauth2/v2.0/authorize", status: status, kind: "authorize", query: query, errorCode: errorCode)
     }
 
     mutating func redeem(at seconds: Double, verifier: Bool = true, refreshToken: String = "rt1") {

@@ -248,14 +248,14 @@ struct BrowserSessionTests {
         let browser = signedIn([F.adele])
         var withdraw = ScenarioDirectives()
         withdraw.consentRequiredScopes = ["User.Read"]
-        let consent = ScenarioDirectives.$current.withValue(withdraw) { browser.get(F.authorize()) }
+        let consent = browser.under(withdraw) { browser.get(F.authorize()) }
         #expect(consent.has("consent") && consent.bodyText.contains("data-scope=\"User.Read\""))
-        let silent = try #require(ScenarioDirectives.$current.withValue(withdraw) { RedirectResult(browser.get(F.authorize(extra: [("prompt", "none")]))) })
+        let silent = try #require(browser.under(withdraw) { RedirectResult(browser.get(F.authorize(extra: [("prompt", "none")]))) })
         #expect(silent["error"] == "interaction_required" && silent.aadsts == 65001)
 
         var mfa = ScenarioDirectives()
         mfa.requireMFA = true
-        let page = ScenarioDirectives.$current.withValue(mfa) { browser.get(F.authorize()) }
+        let page = browser.under(mfa) { browser.get(F.authorize()) }
         #expect(page.has("mfa"))
         #expect(RedirectResult(browser.get(F.authorize()))?["code"] != nil, "without the scenario the same request goes straight through")
     }

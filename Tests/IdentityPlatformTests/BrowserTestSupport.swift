@@ -11,6 +11,8 @@ final class ScriptedBrowser {
     let clock: VirtualClock
     var cookies: [String: String] = [:]
     var secure = true
+    /// What an active scenario changes for the requests sent (see `under`).
+    var directives = ScenarioDirectives()
     static let host = "login.fakeentra.test:8443"
 
     init(directory: Directory = BrowserFixtures.directory(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
@@ -46,7 +48,8 @@ final class ScriptedBrowser {
     }
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
-        let response = handler.handle(request, context: RequestContext(isSecure: secure, localPort: 8443)) ?? HTTPResponse(status: .notFound)
+        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: handler.routes.route(request), directives: directives)
+        let response = handler.handle(request, context: context) ?? HTTPResponse(status: .notFound)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]
             guard let eq = pair.firstIndex(of: "=") else { continue }
@@ -57,6 +60,15 @@ final class ScriptedBrowser {
     }
 
     var sessionCookie: String? { cookies["fakeentra_session"] }
+
+    /// Runs `body` with the browser's requests answered under `scenario` (as the scenario engine would pass them).
+    func under<T>(_ scenario: ScenarioDirectives, _ body: () throws -> T) rethrows -> T {
+        let saved = directives
+        directives = scenario
+        defer { directives = saved }
+        return try body()
+    }
+
 
     /// Signs `login` in through the pages and accepts consent if asked; returns the final response.
     func signInAndConsent(_ authorizeTarget: String, login: String, password: String = Directory.demoPassword) -> HTTPResponse {

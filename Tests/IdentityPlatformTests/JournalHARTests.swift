@@ -10,7 +10,7 @@ import Testing
     func journaledExchanges() -> (JournalingResponder, token: HTTPResponse) {
         let (service, _) = F.service()
         let journal = RequestJournal()
-        let chain = HandlerChain([JournalHandler(journal: journal, serverVersion: "9.8.7"), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: HTTPStatus(404)) }
+        let chain = ExchangeChain([JournalHandler(journal: journal, serverVersion: "9.8.7"), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: HTTPStatus(404)) }
         let responder = JournalingResponder(wrapping: chain, journal: journal, clock: service.clock)
         F.issueCode(service, clientID: F.webAppID, redirectURI: "https://app.example/callback")
         let token = responder.respond(to: F.post(F.tokenPath, F.redeemForm(clientID: F.webAppID, redirectURI: "https://app.example/callback") + [("client_secret", F.webSecret)]), context: F.context)

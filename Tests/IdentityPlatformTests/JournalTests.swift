@@ -11,7 +11,7 @@ import Testing
         let (service, _) = F.service()
         let journal = RequestJournal(limits: limits)
         let handler = JournalHandler(journal: journal)
-        let chain = HandlerChain([handler, IdentityHandler(service: service)]) { request, _ in
+        let chain = ExchangeChain([handler, IdentityHandler(service: service)]) { request, _ in
             var headers: HTTPHeaders = [:]
             headers.add("Set-Cookie", "graph=secret-cookie-value; Path=/")
             return HTTPResponse(status: .ok, headers: headers, text: #"{"displayName":"Adele","password":"hunter2"}"#, contentType: "application/json")

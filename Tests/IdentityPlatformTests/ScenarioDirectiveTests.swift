@@ -13,8 +13,9 @@ import Testing
         return try #require(body["refresh_token"] as? String)
     }
 
-    func refresh(_ token: String, _ service: IdentityService) -> HTTPResponse {
-        F.send(F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", token), ("scope", "openid offline_access User.Read Mail.Read")]), to: service)
+    func refresh(_ token: String, _ service: IdentityService, under directives: ScenarioDirectives = .init()) -> HTTPResponse {
+        F.send(F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", token), ("scope", "openid offline_access User.Read Mail.Read")]),
+               to: service, directives: directives)
     }
 
     @Test func declinedScopesLeaveResponseAndToken() throws {
@@ -22,7 +23,7 @@ import Testing
         let token = try signedIn(service)
         var directives = ScenarioDirectives()
         directives.declinedScopes = ["https://graph.microsoft.com/Mail.Read"]
-        let response = ScenarioDirectives.$current.withValue(directives) { refresh(token, service) }
+        let response = refresh(token, service, under: directives)
         let body = F.json(response)
         #expect(body["scope"] as? String == "User.Read openid offline_access")
         #expect(F.claims(body["access_token"] as? String)?["scp"] as? String == "User.Read")
@@ -33,10 +34,10 @@ import Testing
         let token = try signedIn(service)
         var consent = ScenarioDirectives()
         consent.consentRequiredScopes = ["Mail.Read"]
-        #expect(F.errorCode(ScenarioDirectives.$current.withValue(consent) { refresh(token, service) }) == 65001)
+        #expect(F.errorCode(refresh(token, service, under: consent)) == 65001)
         var mfa = ScenarioDirectives()
         mfa.requireMFA = true
-        #expect(F.errorCode(ScenarioDirectives.$current.withValue(mfa) { refresh(token, service) }) == 50076)
+        #expect(F.errorCode(refresh(token, service, under: mfa)) == 50076)
         #expect(refresh(token, service).status.code == 200)
     }
 
@@ -45,7 +46,7 @@ import Testing
         let token = try signedIn(service)
         var directives = ScenarioDirectives()
         directives.accessTokenLifetime = 1e300
-        let response = ScenarioDirectives.$current.withValue(directives) { refresh(token, service) }
+        let response = refresh(token, service, under: directives)
         #expect(response.status.code == 200)
         #expect(F.json(response)["expires_in"] as? Int == Int.max)
     }
@@ -59,7 +60,7 @@ import Testing
         directives.refreshTokenLifetime = 300
         directives.accessTokenClaims = ["xms_cc": #"["cp1"]"#, "scp": #""Overridden""#]
         directives.idTokenClaims = ["acct": "1"]
-        let body = F.json(ScenarioDirectives.$current.withValue(directives) { refresh(token, service) })
+        let body = F.json(refresh(token, service, under: directives))
         let now = Int(clock.now().timeIntervalSince1970)
         #expect(body["expires_in"] as? Int == 120)
         let access = try #require(F.claims(body["access_token"] as? String))

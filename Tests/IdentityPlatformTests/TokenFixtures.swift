@@ -63,8 +63,9 @@ enum TokenFixtures {
         return HTTPRequest(method: "GET", target: target, headers: h)
     }
 
-    static func send(_ request: HTTPRequest, to service: IdentityService, context: RequestContext = context) -> HTTPResponse {
-        IdentityHandler(service: service).handle(request, context: context)!
+    static func send(_ request: HTTPRequest, to service: IdentityService, context: RequestContext = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
+        let handler = IdentityHandler(service: service)
+        return handler.handle(request, context: ExchangeContext(connection: context, route: handler.routes.route(request), directives: directives))!
     }
 
     static func json(_ response: HTTPResponse) -> [String: Any] {

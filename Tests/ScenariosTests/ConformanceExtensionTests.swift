@@ -5,7 +5,7 @@ import Testing
 @testable import Scenarios
 
 /// What the conformance catalogue added to the engine: Retry-After as an HTTP-date, `refresh_in`
-/// in token responses, and the answering world named on each response for the journal.
+/// in token responses, a forged redirect `state`, and the answering world named in each receipt.
 @Suite struct ConformanceExtensionTests {
     @Test func retryAfterAsHTTPDateIsThatManySecondsAheadOfTheWorldsClock() throws {
         let scenario = try Harness.scenario(#"{"name": "dated", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"serviceError": {"status": 429, "retryAfter": 3, "retryAfterFormat": "httpDate"}}, "times": 2}]}"#)
@@ -60,11 +60,16 @@ import Testing
         #expect(honest["state"] == "s-1", "the rule fired once")
     }
 
-    @Test func responsesNameTheBindingWorldThatAnsweredThem() throws {
+    @Test func receiptsNameTheBindingWorldThatAnsweredThem() throws {
         let scenario = try Harness.scenario(#"{"name": "bound", "description": "d", "rules": []}"#)
         let harness = Harness(scenarios: [scenario])
         let binding = try harness.engine.bind(scenario: "bound", to: .client(id: Harness.otherApp))
-        #expect(harness.send(Harness.passwordGrant(client: Harness.otherApp)).world == binding.id)
-        #expect(harness.send(Harness.passwordGrant()).world == nil, "the default world is not named")
+        let responder = try #require(harness.responder as? any ExchangeResponder)
+        func world(_ request: HTTPRequest) -> String? {
+            let connection = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+            return responder.answer(request, context: ExchangeContext(request: request, connection: connection, routes: Harness.routes)).receipt.world
+        }
+        #expect(world(Harness.passwordGrant(client: Harness.otherApp)) == binding.id)
+        #expect(world(Harness.passwordGrant()) == nil, "the default world is not named")
     }
 }

@@ -37,9 +37,12 @@ final class Harness: Sendable {
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options)
         let probe = probe
         responder = engine.responder(base: { service in
-            HandlerChain([probe, GraphHandler(service: service), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
-        })
+            ExchangeChain([probe, GraphHandler(service: service), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
+        }, routes: Self.routes)
     }
+
+    /// As the application routes: fabrikamb2c is the B2C tenant (the engine answers its policies here).
+    static let routes = RouteResolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
 
     static var defaultOptions: IdentityOptions {
         var options = IdentityOptions()
@@ -127,12 +130,13 @@ final class Harness: Sendable {
 }
 
 /// Sits first in the platform chain and records the directives each request was answered under.
-final class DirectivesProbe: HTTPHandler, Sendable {
+final class DirectivesProbe: ExchangeHandler, Sendable {
     private let seen = Mutex<[ScenarioDirectives]>([])
 
-    func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        let current = ScenarioDirectives.current
-        seen.withLock { $0.append(current) }
+    var routes: RouteResolver { RouteResolver() }
+
+    func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        seen.withLock { $0.append(context.directives) }
         return nil
     }
 

@@ -119,10 +119,12 @@ import Testing
             (Harness.get("/fabrikamb2c.onmicrosoft.com/B2C_1_signin/v2.0/.well-known/openid-configuration"), .metadata),
             (Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"), .authorize),
         ]
-        for (request, kind) in cases { #expect(RequestFacts.classify(request).kind == kind, "\(request.target)") }
-        let b2c = RequestFacts.classify(Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"))
+        // As the application routes them: fabrikamb2c is the B2C tenant.
+        let routes = RouteResolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
+        for (request, kind) in cases { #expect(RequestFacts.classify(request, routes: routes).kind == kind, "\(request.target)") }
+        let b2c = RequestFacts.classify(Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"), routes: routes)
         #expect(b2c.isB2C && b2c.policy == "B2C_1_signin" && b2c.tenantSegment == "fabrikamb2c.onmicrosoft.com")
-        let query = RequestFacts.classify(Harness.get("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1A_signup_signin"))
+        let query = RequestFacts.classify(Harness.get("/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1A_signup_signin"), routes: routes)
         #expect(query.isB2C && query.policy == "B2C_1A_signup_signin" && query.kind == .authorize)
     }
 

@@ -18,14 +18,18 @@ public struct GraphExchange: Sendable {
     public let query: ODataQuery
     /// `v1.0` or `beta` (`v1.0` for UserInfo).
     public let version: String
+    /// Where an error answered is noted (nil when rendered outside an exchange).
+    public let receipt: ReceiptRecorder?
 
-    public init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0") {
+    public init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0",
+                requestID: String = IdentityExchange.newGUID(), receipt: ReceiptRecorder? = nil) {
+        self.receipt = receipt
         self.request = request
         self.context = context
         self.service = service
         self.options = options
         self.now = service.clock.now()
-        self.trace = GraphTrace(requestID: IdentityExchange.newGUID(), clientRequestID: request.headers["client-request-id"], date: now)
+        self.trace = GraphTrace(requestID: requestID, clientRequestID: request.headers["client-request-id"], date: now)
         let publicOrigin = PublicOrigin(request: request, context: context)
         self.origin = publicOrigin.url
         self.authorityOrigin = options.authorityOrigin
@@ -48,7 +52,10 @@ public struct GraphExchange: Sendable {
         return response
     }
 
-    public func failure(_ error: GraphError) -> HTTPResponse { error.response(in: trace) }
+    public func failure(_ error: GraphError) -> HTTPResponse {
+        receipt?.answered(error: error.code)
+        return error.response(in: trace)
+    }
 }
 
 /// Settings of the Graph half.
@@ -69,4 +76,7 @@ public struct GraphOptions: Sendable, Equatable {
     func isGraphHost(_ request: HTTPRequest) -> Bool {
         request.hostName.map { graphHosts.contains($0) } ?? false
     }
+
+    /// The routes of an application serving Graph with these options (and no B2C).
+    public var routes: RouteResolver { RouteResolver(graphHosts: graphHosts) }
 }

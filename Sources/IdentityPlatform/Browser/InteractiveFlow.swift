@@ -29,7 +29,7 @@ struct InteractiveFlow {
         session = cookieSession ?? pending.sessionID.flatMap { id in service.state.withLock { $0.sessions[id] } }
         // A flow that signed in without the browser keeping the cookie hands the cookie out again.
         if cookieSession == nil, let session {
-            headers.add("Set-Cookie", SessionCookie.setCookie(sessionID: session.id, secure: exchange.context.isSecure))
+            headers.add("Set-Cookie", SessionCookie.setCookie(sessionID: session.id, secure: exchange.connection.isSecure))
         }
     }
 
@@ -58,7 +58,7 @@ struct InteractiveFlow {
             guard user.mfaRegistered else { return fail(.mfaEnrollmentRequired(resource: resourceName)) }
             if request.prompt == .silent { return fail(.mfaRequiredInteractive(resource: resourceName)) }
             if options.autoLogin { return completeMFA(user) }
-            return showPage(Pages.mfa(form: form, displayName: user.displayName, error: nil))
+            return showPage(step: "mfa", Pages.mfa(form: form, displayName: user.displayName, error: nil))
         }
 
         let evaluation = consentEvaluation(for: user)
@@ -67,7 +67,7 @@ struct InteractiveFlow {
         if !evaluation.needingAdminConsent.isEmpty && !forOrganization {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             if options.autoLogin { return fail(.adminConsentRequired()) }
-            return showPage(Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
+            return showPage(step: "admin_consent_required", Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
         }
         let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent || forOrganization
         if wantsConsent && !consentAccepted && !options.autoLogin {
@@ -118,7 +118,7 @@ struct InteractiveFlow {
             } else if users.count == 1 {
                 return autoSignIn(users[0])
             } else if users.count > 1 {
-                return showPage(Pages.accountPicker(form: form, appName: appName, accounts: users.map(tile)))
+                return showPage(step: "choose_account", Pages.accountPicker(form: form, appName: appName, accounts: users.map(tile)))
             }
         }
         if request.prompt == .silent { return fail(.loginRequired()) }
@@ -198,13 +198,13 @@ struct InteractiveFlow {
     }
 
     func needsMFA(_ user: DirectoryUser) -> Bool {
-        user.mfaRequired || ScenarioDirectives.current.requireMFA || ClaimsRequest.requiresMFA(request.claimsRequest)
+        user.mfaRequired || exchange.directives.requireMFA || ClaimsRequest.requiresMFA(request.claimsRequest)
     }
 
     /// The consent the user still has to give; a scenario may withdraw earlier consent (`consentRequiredScopes`).
     func consentEvaluation(for user: DirectoryUser) -> ConsentEvaluation {
         var evaluation = directory.evaluateConsent(request.scopes, client: app, user: user)
-        let withdrawn = evaluation.alreadyGranted.filter { request.scopes.matches($0, any: ScenarioDirectives.current.consentRequiredScopes) }
+        let withdrawn = evaluation.alreadyGranted.filter { request.scopes.matches($0, any: exchange.directives.consentRequiredScopes) }
         evaluation.alreadyGranted.removeAll { withdrawn.contains($0) }
         evaluation.needingUserConsent += withdrawn
         return evaluation
@@ -229,27 +229,28 @@ struct InteractiveFlow {
         let (updated, isNew) = service.state.withLock { $0.signIn(userID: user.id, methods: methods, at: now, sessionID: existing) }
         session = updated
         if isNew {
-            headers.set("Set-Cookie", SessionCookie.setCookie(sessionID: updated.id, secure: exchange.context.isSecure))
+            headers.set("Set-Cookie", SessionCookie.setCookie(sessionID: updated.id, secure: exchange.connection.isSecure))
         }
         pending.userID = user.id
         pending.authenticationMethods = methods
         pending.sessionID = updated.id
     }
 
-    /// Stores the flow and shows `page`.
-    mutating func showPage(_ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
+    /// Stores the flow and shows `page`, the flow's `step` (named in the receipt).
+    mutating func showPage(step: String, _ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
         let snapshot = pending
         service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
+        exchange.receipt.flow(snapshot.id, step: step)
         return PageLayout.response(page, status: status, headers: headers)
     }
 
     mutating func showSignIn(login: String?, error: IdentityError?) -> HTTPResponse {
         pending.userID = nil
-        return showPage(Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
+        return showPage(step: "sign_in", Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
     }
 
     mutating func showPicker(_ candidates: [Candidate]) -> HTTPResponse {
-        showPage(Pages.accountPicker(form: form, appName: appName, accounts: candidates.map { tile($0.user) }))
+        showPage(step: "choose_account", Pages.accountPicker(form: form, appName: appName, accounts: candidates.map { tile($0.user) }))
     }
 
     func tile(_ user: DirectoryUser) -> Pages.AccountTile {
@@ -270,7 +271,7 @@ struct InteractiveFlow {
             return Pages.PermissionLine(scope: reserved.rawValue, title: entry.title, detail: entry.detail)
         }
         let publisher = request.client.isRegistered ? "Registered in this FakeEntra directory" : "Unverified (not registered in this FakeEntra directory)"
-        return showPage(Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines, forOrganization: forOrganization))
+        return showPage(step: "consent", Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines, forOrganization: forOrganization))
     }
 
     /// Ends the flow with an error: back to the app for a browser flow, on a page for a device.

@@ -98,7 +98,7 @@ extension InteractiveFlow {
         guard let userID = pending.userID, let user = directory.user(id: userID) else { return proceed() }
         let digits = code.trimmingCharacters(in: .whitespaces)
         guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return showPage(Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
+            return showPage(step: "mfa", Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
         }
         signIn(user, methods: pending.authenticationMethods.filter { $0 != "mfa" } + ["mfa"])
         return proceed()
@@ -107,7 +107,7 @@ extension InteractiveFlow {
     // MARK: - Expired password
 
     mutating func showPasswordChange(login: String, error: String?) -> HTTPResponse {
-        showPage(Pages.passwordChange(form: form, login: login, notice: .passwordExpired(), error: error))
+        showPage(step: "password_change", Pages.passwordChange(form: form, login: login, notice: .passwordExpired(), error: error))
     }
 
     mutating func changePassword(login: String, current: String, new: String, confirmation: String) -> HTTPResponse {
@@ -154,7 +154,7 @@ extension InteractiveFlow {
 
     mutating func showCreateAccount(email: String?, displayName: String?, error: String?) -> HTTPResponse {
         let tenantName = signUpTenant(for: email)?.displayName ?? "your organization"
-        return showPage(Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
+        return showPage(step: "create_account", Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
     }
 
     mutating func createAccount(email rawEmail: String, displayName rawName: String, password: String) -> HTTPResponse {
@@ -219,7 +219,9 @@ extension InteractiveFlow {
                 state.pendingAuthorizations.removeValue(forKey: flowID)
                 state.authorizationCodes[code] = record
             }
-            let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID)
+            exchange.receipt.grant(.authorizationCode, .created, handle: code)
+            let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID,
+                                                                      stateOverride: exchange.directives.redirectState)
             return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
         case .device(let deviceCode):
             let approved: Bool = service.state.withLock { state in

@@ -25,7 +25,7 @@ enum LogoutEndpoint {
                 state.sessions.removeValue(forKey: sessionID)
                 return true
             }
-            if sessionEnded { headers.add("Set-Cookie", SessionCookie.clearCookie(secure: exchange.context.isSecure)) }
+            if sessionEnded { headers.add("Set-Cookie", SessionCookie.clearCookie(secure: exchange.connection.isSecure)) }
         }
 
         if let target = parameters["post_logout_redirect_uri"] ?? parameters["redirect_uri"], !target.isEmpty,

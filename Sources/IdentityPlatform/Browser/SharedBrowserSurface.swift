@@ -47,8 +47,8 @@ public enum SharedCodes {
         try AuthorizationCodeGrant.lookUp(code, now: now, service: service)
     }
 
-    public static func markRedeemed(_ code: String, now: Date, service: IdentityService) throws(IdentityError) {
-        try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service)
+    public static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
+        try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: receipt)
     }
 }
 

@@ -4,13 +4,15 @@ import Foundation
 /// tenant's metadata is. FakeEntra names only itself, so every later request comes back here.
 struct InstanceDiscovery {
     let origin: PublicOrigin
+    /// The segment to write for a tenant segment (a scenario's alias stands for its tenant).
+    var writtenSegment: (String) -> String = { $0 }
 
     func document(apiVersion: String, authorizationEndpoint: String) throws(IdentityError) -> ClaimSet {
         guard let url = URLComponents(string: authorizationEndpoint), url.host != nil,
               let tenant = url.path.split(separator: "/").first.map(String.init) else { throw .invalidInstance() }
         let isV2 = url.path.lowercased().contains("/v2.0/")
         var d = ClaimSet()
-        d.set("tenant_discovery_endpoint", "\(origin.url)/\(tenant)\(isV2 ? "/v2.0" : "")/.well-known/openid-configuration")
+        d.set("tenant_discovery_endpoint", "\(origin.url)/\(writtenSegment(tenant))\(isV2 ? "/v2.0" : "")/.well-known/openid-configuration")
         d.set("api-version", apiVersion)
         var entry = ClaimSet()
         entry.set("preferred_network", origin.authority)

@@ -7,11 +7,13 @@ struct OpenIDMetadata {
     let segment: String
     let selector: TenantSelector
     let version: EndpointVersion
+    /// A scenario's alias for the named tenant, written in endpoint URLs instead of its GUID (not in `issuer`).
+    var pathAlias: String?
 
     /// Path segment in endpoint URLs: a named tenant is shown by its GUID, the aliases as written.
     var pathTenant: String {
         switch selector {
-        case .specific(let tenant): tenant.id
+        case .specific(let tenant): pathAlias ?? tenant.id
         case .common: "common"
         case .organizations: "organizations"
         case .consumers: segment.lowercased() == "consumers" ? "consumers" : Tenant.consumersTenantID

@@ -50,6 +50,8 @@ enum DeviceAuthorizationEndpoint {
             return code
         }
         let verificationURI = "\(exchange.origin.url)/devicelogin"
+        exchange.receipt.grant(.deviceCode, .created, handle: deviceCode)
+        exchange.receipt.update { $0.secrets.append(userCode) }
         var body = ClaimSet()
         body.set("user_code", userCode)
         body.set("device_code", deviceCode)

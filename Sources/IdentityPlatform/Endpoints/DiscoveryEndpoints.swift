@@ -14,10 +14,16 @@ enum DiscoveryEndpoints {
         case .instanceDiscovery:
             let endpoint = try required(query, "authorization_endpoint")
             let apiVersion = query["api-version"] ?? "1.1"
-            return json(try InstanceDiscovery(origin: exchange.origin).document(apiVersion: apiVersion, authorizationEndpoint: endpoint))
+            let directory = exchange.service.currentDirectory
+            let discovery = InstanceDiscovery(origin: exchange.origin, writtenSegment: { writtenSegment($0, exchange: exchange, directory: directory) })
+            return json(try discovery.document(apiVersion: apiVersion, authorizationEndpoint: endpoint))
         case .openIDConfiguration(let version):
-            let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
-            let metadata = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version)
+            let directory = exchange.service.currentDirectory
+            let selector = try exchange.tenantSelector(directory: directory)
+            var metadata = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version)
+            if case .specific(let tenant) = selector, let alias = exchange.directives.authorityAlias, directory.tenant(matching: alias)?.id == tenant.id {
+                metadata.pathAlias = alias
+            }
             return json(metadata.document())
         case .keys:
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
@@ -30,6 +36,14 @@ enum DiscoveryEndpoints {
         default:
             throw .malformedRequest()
         }
+    }
+
+    /// The tenant segment a discovery document writes: a binding's alias where the segment names the tenant
+    /// the alias stands for, so a client on the alias stays on it.
+    static func writtenSegment(_ segment: String, exchange: IdentityExchange, directory: Directory) -> String {
+        guard let alias = exchange.directives.authorityAlias, let aliased = directory.tenant(matching: alias),
+              directory.tenant(matching: segment)?.id == aliased.id else { return segment }
+        return alias
     }
 
     static func required(_ query: FormParameters, _ name: String) throws(IdentityError) -> String {

@@ -39,12 +39,19 @@ public struct TraceContext: Sendable, Equatable {
     public var timestamp: Date
     /// `https://host[:port]`: error URIs point at FakeEntra itself.
     public var origin: String
+    /// Where an error rendered in this trace is noted as the exchange's answer (not part of equality).
+    public var receipt: ReceiptRecorder?
 
-    public init(traceID: String, correlationID: String, timestamp: Date, origin: String) {
+    public init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil) {
         self.traceID = traceID
         self.correlationID = correlationID
         self.timestamp = timestamp
         self.origin = origin
+        self.receipt = receipt
+    }
+
+    public static func == (lhs: TraceContext, rhs: TraceContext) -> Bool {
+        lhs.traceID == rhs.traceID && lhs.correlationID == rhs.correlationID && lhs.timestamp == rhs.timestamp && lhs.origin == rhs.origin
     }
 
     /// Entra's timestamp format: `2025-01-01 12:00:00Z`.
@@ -53,8 +60,10 @@ public struct TraceContext: Sendable, Equatable {
 
 extension IdentityError {
     /// `AADSTS700082: message\r\nTrace ID: …\r\nCorrelation ID: …\r\nTimestamp: …`
+    /// Every rendering of an error (JSON, redirect, page) writes this text, so it notes the error in the receipt.
     public func description(in trace: TraceContext) -> String {
-        switch family {
+        trace.receipt?.answered(error: prefixedCode)
+        return switch family {
         case .aadsts:
             "\(prefixedCode): \(message)\r\nTrace ID: \(trace.traceID)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
         case .aadb2c:

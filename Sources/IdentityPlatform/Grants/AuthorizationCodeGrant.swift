@@ -34,7 +34,7 @@ enum AuthorizationCodeGrant {
         let declined = record.grant.declinedPermissions
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed, declined: declined, silent: false)
 
-        try markRedeemed(code, now: request.now, service: request.service)
+        try markRedeemed(code, now: request.now, service: request.service, receipt: request.exchange.receipt)
         var grant = record.grant
         // The refresh token carries what was granted, not what the user declined.
         grant.scopes = scopes.scopes.filter { scope in !declined.contains { scopes.matches($0, any: [scope]) } }
@@ -53,12 +53,13 @@ enum AuthorizationCodeGrant {
     }
 
     /// Marks the code used, failing if a concurrent request redeemed it first.
-    static func markRedeemed(_ code: String, now: Date, service: IdentityService) throws(IdentityError) {
+    static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
         let won = service.state.withLock { state -> Bool in
             guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
             state.authorizationCodes[code]?.redeemedAt = now
             return true
         }
         if !won { throw .codeAlreadyRedeemed() }
+        receipt.grant(.authorizationCode, .redeemed, handle: code)
     }
 }

@@ -29,6 +29,7 @@ enum DeviceCodeGrant {
             }
         }
         let (record, approval) = try outcome.get()
+        request.exchange.receipt.grant(.deviceCode, .redeemed, handle: deviceCode)
         guard let user = request.directory.user(id: approval.userID) else { throw .invalidGrant() }
         try request.checkAccountUsable(user)
         let tenant = try request.tenant(of: user, client: client.application)

@@ -38,6 +38,7 @@ enum RefreshTokenGrant {
         let permissions = try request.delegatedPermissions(scopes, client: app, user: user, allowed: allowed)
 
         request.service.state.withLock { $0.refreshTokens[token]?.lastUsedAt = request.now }
+        request.exchange.receipt.grant(.refreshToken, .redeemed, handle: token)
         var grant = record.grant
         grant.clientID = app.clientID
         grant.scopes = scopes.scopes

@@ -15,7 +15,7 @@ struct TokenRequest {
     var options: IdentityOptions { service.options }
     var now: Date { exchange.now }
     /// What an active scenario changes for this request.
-    var directives: ScenarioDirectives { ScenarioDirectives.current }
+    var directives: ScenarioDirectives { exchange.directives }
 
     func required(_ name: String) throws(IdentityError) -> String {
         guard let value = parameters[name], !value.isEmpty else { throw .missingParameter(name) }
@@ -123,9 +123,9 @@ struct TokenRequest {
     func issue(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopes: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil) throws(IdentityError) -> HTTPResponse {
         let issue = TokenIssue(
             client: client, tenant: tenant, user: user, scopeRequest: scopes, permissions: permissions, grant: grant,
-            nonce: nonce, endpointVersion: version, clientAddress: exchange.context.remoteAddress
+            nonce: nonce, endpointVersion: version, clientAddress: exchange.connection.remoteAddress
         )
-        return try TokenIssuer(service: service, origin: exchange.origin.url, now: now)
+        return try TokenIssuer(exchange: exchange, origin: exchange.origin.url)
             .respond(to: issue, wantsClientInfo: optional("client_info") == "1")
     }
 }

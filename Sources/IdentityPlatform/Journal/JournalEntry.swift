@@ -11,7 +11,7 @@ public struct JournalEntry: Sendable {
     /// Query parameters, redacted.
     public var query: [(String, String)]
     public var status: Int
-    /// `token`, `authorize`, `discovery`, `graph`, `b2c`, … (see `JournalingResponder.classify`).
+    /// `token`, `authorize`, `instance_discovery`, `graph`, `b2c`, … (`RequestRoute.journalKind`).
     public var kind: String
     public var durationMilliseconds: Double
     public var requestHeaders: [(String, String)]
@@ -19,14 +19,14 @@ public struct JournalEntry: Sendable {
     /// JSON text (an object, array or string) describing each body.
     public var requestBody: String
     public var responseBody: String
-    /// The scenario binding whose world answered (`b3`), nil for the default world: how a conformance
-    /// case finds its own exchanges among parallel ones.
-    public var world: String? = nil
+    /// What the platform did (tokens issued, codes, the flow step, the error, the rules that fired); no secrets.
+    public var receipt: Receipt = Receipt()
 
     /// Approximate memory cost, for the journal's byte bound.
     var approximateSize: Int {
         path.utf8.count + requestBody.utf8.count + responseBody.utf8.count
             + (query + requestHeaders + responseHeaders).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
+            + receipt.tokens.count * 192 + receipt.grants.count * 64
     }
 
     /// Request headers worth keeping (client telemetry, correlation, cookies redacted).
@@ -126,9 +126,9 @@ public struct JournalEntry: Sendable {
             ("query", object(query)),
             ("status", .raw(String(status))),
             ("durationMs", .raw(String(format: "%.3f", durationMilliseconds))),
-            ("world", world.map { .string($0) } ?? .raw("null")),
             ("request", .object([("headers", object(requestHeaders)), ("body", .raw(requestBody))])),
             ("response", .object([("headers", object(responseHeaders)), ("body", .raw(responseBody))])),
+            ("receipt", receipt.json),
         ]).text
     }
 }

@@ -1,65 +1,45 @@
 import EntraHTTP
 import Foundation
 
-/// Wraps the server's responder so that every exchange (Entra, B2C, Graph alike) lands in the journal.
-public struct JournalingResponder: HTTPResponder {
-    public let inner: any HTTPResponder
+/// Wraps the server's responder so that every exchange (Entra, B2C, Graph alike) lands in the journal,
+/// with its route's kind and the receipt of what the platform did.
+public struct JournalingResponder: ExchangeResponder {
+    public let inner: any ExchangeResponder
     public let journal: RequestJournal
     public let clock: any TimeSource
-    public let classify: @Sendable (HTTPRequest) -> String
 
-    public init(wrapping inner: any HTTPResponder, journal: RequestJournal, clock: any TimeSource, classify: @escaping @Sendable (HTTPRequest) -> String = JournalingResponder.defaultKind) {
+    public var routes: RouteResolver { inner.routes }
+
+    public init(wrapping inner: any ExchangeResponder, journal: RequestJournal, clock: any TimeSource) {
         self.inner = inner
         self.journal = journal
         self.clock = clock
-        self.classify = classify
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        let started = ContinuousClock.now
+    public func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         let response = inner.respond(to: request, context: context)
+        let receipt = context.receipt.current
         // Secrets named in either direction are remembered first, so the entry (and every later one)
         // redacts them wherever they appear — passwords and client secrets the control API sets included.
-        SecretHarvest.learn(from: request, response: response, into: journal.secrets)
+        SecretHarvest.learn(from: request, response: response, receipt: receipt, into: journal.secrets)
         // The control API (journal reads, health probes, scenario loads) is not itself journaled: the
         // journal shows what clients asked of the identity platform and Graph.
-        guard !request.rawPath.lowercased().hasPrefix("/_fakeentra/") else { return response }
-        let elapsed = ContinuousClock.now - started
-        var entry = JournalEntry(
+        switch context.route {
+        case .control, .console: return response
+        default: break
+        }
+        let elapsed = ContinuousClock.now - context.startedAt
+        journal.record(scrubbing: JournalEntry(
             id: 0, time: clock.now(), method: request.method, path: request.rawPath,
-            query: Redaction.redact(request.query), status: response.status.code, kind: classify(request),
+            query: Redaction.redact(request.query), status: response.status.code, kind: context.route.journalKind,
             durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
             requestHeaders: JournalEntry.selectedHeaders(request.headers, names: JournalEntry.requestHeaderNames),
             responseHeaders: JournalEntry.selectedHeaders(response.headers, names: JournalEntry.responseHeaderNames),
             requestBody: JournalEntry.describeBody(request.body, contentType: request.headers["Content-Type"]),
-            responseBody: JournalEntry.describeBody(response.body, contentType: response.headers["Content-Type"])
-        )
-        entry.world = response.world
-        journal.record(scrubbing: entry)
+            responseBody: JournalEntry.describeBody(response.body, contentType: response.headers["Content-Type"]),
+            receipt: receipt.withoutSecrets
+        ))
         return response
-    }
-
-    /// The endpoint a request is for: Entra endpoint names from the route, else Graph, B2C or admin by path.
-    @Sendable public static func defaultKind(_ request: HTTPRequest) -> String {
-        let path = request.rawPath.lowercased()
-        if path.hasPrefix("/_fakeentra") { return "admin" }
-        if path.hasPrefix("/v1.0/") || path.hasPrefix("/beta/") || path == "/v1.0" || path.hasPrefix("/oidc/userinfo") { return "graph" }
-        // B2C's `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_…` form names the policy in the query (issue 4).
-        let policyQuery = request.query["p"]?.lowercased().hasPrefix("b2c_1") ?? false
-        if path.contains("/tfp/") || (request.hostName?.hasSuffix("b2clogin.com") ?? false) || path.contains("/b2c_1") || policyQuery { return "b2c" }
-        guard let route = IdentityRoute.parse(request) else { return "other" }
-        return switch route.endpoint {
-        case .instanceDiscovery: "instance_discovery"
-        case .openIDConfiguration: "openid_configuration"
-        case .keys: "keys"
-        case .authorize: "authorize"
-        case .token: "token"
-        case .deviceCode: "device_code"
-        case .logout: "logout"
-        case .userRealm: "user_realm"
-        case .deviceLogin: "device_login"
-        case .errorLookup: "error_lookup"
-        }
     }
 }
 

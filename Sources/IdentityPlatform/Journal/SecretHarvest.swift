@@ -5,11 +5,16 @@ import Foundation
 /// Finds the values an exchange carries under a secret's name — in the query, a form, JSON or
 /// `text/plain` body, Basic credentials, cookies, a redirect's `Location`, a form_post page's hidden
 /// fields — and hands them to `SecretMemory`, so they are redacted wherever they turn up later.
+/// A response a platform handler gave is not scanned: its receipt names every token and code it created.
 enum SecretHarvest {
-    static func learn(from request: HTTPRequest, response: HTTPResponse, into memory: SecretMemory) {
+    static func learn(from request: HTTPRequest, response: HTTPResponse, receipt: Receipt, into memory: SecretMemory) {
         for pair in request.query.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
         learn(body: request.body, contentType: request.headers["Content-Type"], into: memory)
-        learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
+        if receipt.isComplete {
+            for secret in receipt.secrets { memory.learn(secret, name: "token") }
+        } else {
+            learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
+        }
         for field in request.headers.fields {
             switch field.name.lowercased() {
             case "authorization", "proxy-authorization": learnCredentials(field.value, into: memory)

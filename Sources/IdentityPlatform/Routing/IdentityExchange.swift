@@ -5,7 +5,8 @@ import Foundation
 /// One request to an Entra endpoint, with what every endpoint needs to answer it.
 public struct IdentityExchange: Sendable {
     public let request: HTTPRequest
-    public let context: RequestContext
+    /// The exchange's context: route, scenario directives, request id, receipt.
+    public let context: ExchangeContext
     public let route: IdentityRoute
     public let service: IdentityService
     public let origin: PublicOrigin
@@ -13,16 +14,21 @@ public struct IdentityExchange: Sendable {
     /// Read once per request so every time in one answer agrees.
     public let now: Date
 
-    public init(request: HTTPRequest, context: RequestContext, route: IdentityRoute, service: IdentityService) {
+    public init(request: HTTPRequest, context: ExchangeContext, route: IdentityRoute, service: IdentityService) {
         self.request = request
         self.context = context
         self.route = route
         self.service = service
-        self.origin = PublicOrigin(request: request, context: context)
+        self.origin = PublicOrigin(request: request, context: context.connection)
         self.now = service.clock.now()
         let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? IdentityExchange.newGUID()
-        self.trace = TraceContext(traceID: IdentityExchange.newGUID(), correlationID: correlation, timestamp: now, origin: origin.url)
+        self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt)
     }
+
+    public var connection: RequestContext { context.connection }
+    /// What an active scenario changes for this request.
+    public var directives: ScenarioDirectives { context.directives }
+    public var receipt: ReceiptRecorder { context.receipt }
 
     /// Body parameters for POST, query parameters otherwise.
     public var parameters: FormParameters {
@@ -48,14 +54,19 @@ public struct IdentityExchange: Sendable {
     }
 }
 
-/// Routes Entra ID requests (v1 and v2) to their endpoints and adds the headers every answer carries.
-public struct IdentityHandler: HTTPHandler {
+/// Answers Entra ID requests (v1 and v2) at their endpoints and adds the headers every answer carries.
+public struct IdentityHandler: ExchangeHandler {
     public let service: IdentityService
+    public let routes: RouteResolver
 
-    public init(service: IdentityService) { self.service = service }
+    public init(service: IdentityService, routes: RouteResolver = .init()) {
+        self.service = service
+        self.routes = routes
+    }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        guard let route = IdentityRoute.parse(request) else { return nil }
+    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        guard case .entra(let route) = context.route else { return nil }
+        context.receipt.update { $0.isComplete = true }
         let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
         var response: HTTPResponse = switch route.endpoint {
         case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm:

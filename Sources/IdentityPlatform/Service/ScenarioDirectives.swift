@@ -22,10 +22,12 @@ public struct ScenarioDirectives: Sendable, Equatable {
     /// Claims added to (or replacing those of) issued id tokens, as JSON text per claim name.
     public var idTokenClaims: [String: String] = [:]
 
+    /// The tenant alias a binding serves (`/{alias}/…`): discovery documents name it in their endpoint
+    /// URLs where they would name the tenant, so a client stays on it; `issuer` keeps the tenant's id, as
+    /// the real service's does for an authority written with a domain, so it matches the tokens' `iss`.
+    public var authorityAlias: String?
+
     public init() {}
 
     public var isEmpty: Bool { self == ScenarioDirectives() }
-
-    /// The directives of the request being answered on this thread (set by the scenario engine).
-    @TaskLocal public static var current = ScenarioDirectives()
 }

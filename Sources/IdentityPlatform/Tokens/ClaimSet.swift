@@ -46,6 +46,32 @@ public struct ClaimSet: Sendable {
 
     public var json: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// The last value set as a string under `name` (what a token says, read without rendering it).
+    public func string(_ name: String) -> String? {
+        for (member, value) in members.reversed() where member == name {
+            if case .string(let text) = value { return text }
+            return nil
+        }
+        return nil
+    }
+
+    /// A whole number set under `name` (NumericDate claims), also when a scenario wrote it as JSON text.
+    public func integer(_ name: String) -> Int? {
+        for (member, value) in members.reversed() where member == name {
+            if case .raw(let text) = value { return Int(text) }
+            return nil
+        }
+        return nil
+    }
+
+    public func strings(_ name: String) -> [String]? {
+        for (member, value) in members.reversed() where member == name {
+            if case .strings(let list) = value { return list }
+            return nil
+        }
+        return nil
+    }
+
     public var bytes: [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         JSONFragment.object(members).write(to: &writer)

@@ -2,13 +2,14 @@ import EntraCrypto
 import Foundation
 
 /// The header and payload of a compact JWT, read as JSON objects (for tokens other parties made:
-/// client assertions, and our own tokens coming back as on-behalf-of assertions).
-struct ParsedJWT {
+/// client assertions, our own tokens coming back as on-behalf-of assertions, a bearer token scenario
+/// rules match on).
+public struct ParsedJWT {
     let jws: DecodedJWS
     let header: [String: Any]
     let claims: [String: Any]
 
-    init?(_ compact: String) {
+    public init?(_ compact: String) {
         guard let jws = JWS.decode(compact),
               let header = try? JSONSerialization.jsonObject(with: Data(jws.headerJSON)) as? [String: Any],
               let claims = try? JSONSerialization.jsonObject(with: Data(jws.payloadJSON)) as? [String: Any]
@@ -18,7 +19,7 @@ struct ParsedJWT {
         self.claims = claims
     }
 
-    func string(_ name: String) -> String? { claims[name] as? String }
+    public func string(_ name: String) -> String? { claims[name] as? String }
 
     /// NumericDate claims (`exp`, `nbf`, `iat`), as integers or decimals.
     func date(_ name: String) -> Date? {
@@ -27,7 +28,7 @@ struct ParsedJWT {
         return nil
     }
 
-    func strings(_ name: String) -> [String] {
+    public func strings(_ name: String) -> [String] {
         if let list = claims[name] as? [String] { return list }
         if let text = claims[name] as? String { return text.split(separator: " ").map(String.init) }
         return []

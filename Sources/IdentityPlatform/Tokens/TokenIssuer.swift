@@ -7,16 +7,26 @@ public struct TokenIssuer: Sendable {
     public let service: IdentityService
     public let origin: String
     public let now: Date
+    /// What an active scenario changes (lifetimes, claims); empty for the console's mint.
+    public let directives: ScenarioDirectives
+    /// Where each token signed or refresh token stored is noted; nil for the console's mint.
+    public let receipt: ReceiptRecorder?
 
-    public init(service: IdentityService, origin: String, now: Date) {
+    public init(service: IdentityService, origin: String, now: Date, directives: ScenarioDirectives = .init(), receipt: ReceiptRecorder? = nil) {
         self.service = service
         self.origin = origin
         self.now = now
+        self.directives = directives
+        self.receipt = receipt
+    }
+
+    /// The issuer of one exchange: its scenario directives and its receipt.
+    public init(exchange: IdentityExchange, origin: String) {
+        self.init(service: exchange.service, origin: origin, now: exchange.now, directives: exchange.directives, receipt: exchange.receipt)
     }
 
     /// The service's options with the lifetimes an active scenario imposes.
     var options: IdentityOptions {
-        let directives = ScenarioDirectives.current
         var options = service.options
         if let v = directives.accessTokenLifetime { options.accessTokenLifetime = v }
         if let v = directives.idTokenLifetime { options.idTokenLifetime = v }
@@ -27,9 +37,13 @@ public struct TokenIssuer: Sendable {
     var claims: TokenClaimsBuilder { TokenClaimsBuilder(origin: origin, now: now, options: options) }
 
     /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens).
-    public func sign(_ payload: ClaimSet) throws(IdentityError) -> String {
+    /// `kind` names the token in the exchange's receipt.
+    public func sign(_ payload: ClaimSet, kind: Receipt.IssuedToken.Kind = .access) throws(IdentityError) -> String {
+        let credential = service.keys.current
         do {
-            return try JWS.signJWT(payloadJSON: payload.bytes, credential: service.keys.current)
+            let token = try JWS.signJWT(payloadJSON: payload.bytes, credential: credential)
+            receipt?.issued(Receipt.IssuedToken(kind: kind, token: token, claims: payload, keyID: credential.keyID), secret: token)
+            return token
         } catch {
             throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)
         }
@@ -39,7 +53,6 @@ public struct TokenIssuer: Sendable {
     /// `wantsClientInfo`: the request said `client_info=1`.
     public func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
         let options = self.options
-        let directives = ScenarioDirectives.current
         var accessClaims = claims.accessTokenClaims(issue)
         accessClaims.override(with: directives.accessTokenClaims)
         let accessToken = try sign(accessClaims)
@@ -47,7 +60,7 @@ public struct TokenIssuer: Sendable {
         var idToken: String?
         if wantsIDToken, var idClaims = claims.idTokenClaims(issue) {
             idClaims.override(with: directives.idTokenClaims)
-            idToken = try sign(idClaims)
+            idToken = try sign(idClaims, kind: .id)
         }
         var refreshToken: String?
         if issue.user != nil, issue.scopeRequest.wantsRefreshToken, let grant = issue.grant {
@@ -109,6 +122,7 @@ public struct TokenIssuer: Sendable {
             state.purge(now: now)
             state.refreshTokens[token] = record
         }
+        receipt?.storedRefreshToken(token, record: record)
         return token
     }
 }

@@ -7,20 +7,22 @@ import IdentityPlatform
 struct AnswerRenderer {
     let request: HTTPRequest
     let context: RequestContext
+    let receipt: ReceiptRecorder
     let facts: RequestFacts
     let service: IdentityService
     let now: Date
     let trace: TraceContext
 
-    init(request: HTTPRequest, context: RequestContext, facts: RequestFacts, service: IdentityService) {
+    init(request: HTTPRequest, context: ExchangeContext, facts: RequestFacts, service: IdentityService) {
         self.request = request
-        self.context = context
+        self.context = context.connection
+        receipt = context.receipt
         self.facts = facts
         self.service = service
         now = service.clock.now()
-        let origin = PublicOrigin(request: request, context: context).url
+        let origin = PublicOrigin(request: request, context: context.connection).url
         let correlation = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] ?? UUID().uuidString.lowercased()
-        trace = TraceContext(traceID: UUID().uuidString.lowercased(), correlationID: correlation, timestamp: now, origin: origin)
+        trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin, receipt: context.receipt)
     }
 
     func render(_ action: RuleAction) -> HTTPResponse {
@@ -30,6 +32,7 @@ struct AnswerRenderer {
         case .serviceError(let spec): response = serviceError(spec)
         case .dropConnection: return HTTPResponse(status: .internalServerError, directives: TransportDirectives(dropConnection: true))
         case .graphError(let spec):
+            receipt.answered(error: spec.code)
             response = GraphFaults.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now)
         case .claimsChallenge(let spec):
             response = GraphFaults.claimsChallenge(claims: spec.claims, request: request, context: context, now: now)

@@ -53,28 +53,23 @@ public struct RequestFacts: Sendable, Equatable {
         self.bearerToken = bearerToken
     }
 
-    /// Classifies a request without any world: path, parameters, headers, bearer claims.
-    public static func classify(_ request: HTTPRequest) -> RequestFacts {
-        let segments = request.pathSegments
+    /// Routes `request` with `routes` and reads its facts (tests, HAR import; the engine has the route already).
+    public static func classify(_ request: HTTPRequest, routes: RouteResolver = .init()) -> RequestFacts {
+        RequestFacts(request, route: routes.route(request))
+    }
+
+    /// The facts of a routed request without any world: route, parameters, headers, bearer claims.
+    public init(_ request: HTTPRequest, route: RequestRoute) {
         var parameters = request.query
         for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
-        let b2c = B2CPath(segments: segments, parameters: parameters)
-        var facts = RequestFacts(kind: .other, isB2C: b2c != nil, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
-                                 policy: b2c?.policy, parameters: parameters, headers: request.headers)
-        if let route = GraphRoute.parse(request, graphHost: request.hostName == "graph.microsoft.com") {
-            facts.kind = .graph
-            facts.graphResource = route.endpointName
-        } else {
-            let routed = b2c.map { HTTPRequest(method: request.method, target: "/" + $0.remainingSegments.joined(separator: "/")) } ?? request
-            if let route = IdentityRoute.parse(routed) {
-                facts.kind = EndpointKind(route.endpoint)
-                facts.tenantSegment = route.tenantSegment
-                facts.tenantNames.insert(route.tenantSegment.lowercased())
-            }
-        }
+        self.init(kind: EndpointKind(route), isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
+                  tenantSegment: route.tenantSegment, policy: route.policy, parameters: parameters, headers: request.headers)
+        if case .graph(let graph) = route { graphResource = graph.endpointName }
+        if let tenant = route.tenantSegment { tenantNames.insert(tenant.lowercased()) }
+        var facts = self
         facts.grantType = parameters["grant_type"]
-        facts.clientID = parameters["client_id"] ?? basicAuthClientID(request.headers["Authorization"])
-        facts.scopes = normalizedScopes(parameters["scope"] ?? "")
+        facts.clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])
+        facts.scopes = Self.normalizedScopes(parameters["scope"] ?? "")
         for name in ["login_hint", "username", "login"] {
             if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.lowercased()) }
         }
@@ -84,20 +79,19 @@ public struct RequestFacts: Sendable, Equatable {
             facts.bearerToken = token
             facts.addClaims(of: token)
         }
-        return facts
+        self = facts
     }
 
     /// Adds the user and client a bearer token names (decoded without verification: matching only).
     mutating func addClaims(of token: String) {
-        guard let decoded = JWS.decode(token),
-              let claims = try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON)) as? [String: Any] else { return }
+        guard let claims = ParsedJWT(token) else { return }
         for key in ["oid", "upn", "preferred_username", "unique_name", "email"] {
-            if let value = claims[key] as? String { userNames.insert(value.lowercased()) }
+            if let value = claims.string(key) { userNames.insert(value.lowercased()) }
         }
-        if clientID == nil { clientID = (claims["appid"] as? String) ?? (claims["azp"] as? String) }
-        if let tid = claims["tid"] as? String { tenantNames.insert(tid.lowercased()) }
-        clientCapabilities = (claims["xms_cc"] as? [String]) ?? (claims["xms_cc"] as? String).map { [$0] } ?? []
-        if kind == .graph, scopes.isEmpty, let scp = claims["scp"] as? String { scopes = Self.normalizedScopes(scp) }
+        if clientID == nil { clientID = claims.string("appid") ?? claims.string("azp") }
+        if let tid = claims.string("tid") { tenantNames.insert(tid.lowercased()) }
+        clientCapabilities = claims.strings("xms_cc")
+        if kind == .graph, scopes.isEmpty, let scp = claims.string("scp") { scopes = Self.normalizedScopes(scp) }
     }
 
     /// Completes the facts from a world: the owner of a refresh token, code or device code the
@@ -161,6 +155,23 @@ public struct RequestFacts: Sendable, Equatable {
 }
 
 extension EndpointKind {
+    /// The kind rules name: a B2C endpoint counts as the Entra endpoint it mirrors (`metadata`, `token`…).
+    init(_ route: RequestRoute) {
+        self = switch route {
+        case .graph: .graph
+        case .entra(let entra): EndpointKind(entra.endpoint)
+        case .b2c(let b2c):
+            switch b2c.endpoint {
+            case .metadata: .metadata
+            case .keys: .keys
+            case .authorize: .authorize
+            case .token: .token
+            case .logout: .logout
+            }
+        case .console, .control, .unrouted: .other
+        }
+    }
+
     init(_ endpoint: IdentityRoute.Endpoint) {
         self = switch endpoint {
         case .instanceDiscovery: .discovery
@@ -175,31 +186,4 @@ extension EndpointKind {
         case .errorLookup: .other
         }
     }
-}
-
-/// A B2C path: `/tfp/{tenant}/{policy}/…`, `/{tenant}/{policy}/…`, or `/{tenant}/…?p={policy}`.
-struct B2CPath {
-    var policy: String
-    /// The path without `tfp` and the policy, as an Entra path (`{tenant}/oauth2/v2.0/token`).
-    var remainingSegments: [String]
-
-    init?(segments: [String], parameters: FormParameters) {
-        var rest = segments
-        if rest.first?.lowercased() == "tfp" { rest.removeFirst() }
-        if rest.count >= 2, Self.isPolicy(rest[1]) {
-            policy = rest[1]
-            rest.remove(at: 1)
-            remainingSegments = rest
-            return
-        }
-        if let p = parameters["p"], Self.isPolicy(p) {
-            policy = p
-            remainingSegments = rest
-            return
-        }
-        return nil
-    }
-
-    /// User flows are `B2C_1_…`, custom policies `B2C_1A_…`.
-    static func isPolicy(_ name: String) -> Bool { name.lowercased().hasPrefix("b2c_1") }
 }

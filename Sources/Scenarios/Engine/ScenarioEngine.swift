@@ -80,7 +80,7 @@ public final class ScenarioEngine: Sendable {
             }
             set { loadedLibrary = newValue; loadLibrary = nil }
         }
-        var makeResponder: (@Sendable (IdentityService) -> any HTTPResponder)?
+        var makeResponder: (@Sendable (IdentityService) -> any ExchangeResponder)?
         var defaultWorld: ScenarioWorld?
         var bindings: [Binding] = []
         var nextID = 1
@@ -93,6 +93,8 @@ public final class ScenarioEngine: Sendable {
     public let options: ScenarioEngineOptions
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
+    /// The key the next `rollSigningKey` signs with, made ahead on its own thread once a scenario that rolls is bound.
+    public let spareKey = SpareSigningKey()
 
     /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded).
     public init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
@@ -103,7 +105,8 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// The responder the server runs: `makeChain` builds the normal app chain for a world's service.
-    public func responder(base makeChain: @escaping @Sendable (IdentityService) -> any HTTPResponder) -> any HTTPResponder {
+    /// `routes` routes requests that reach the engine without a context (the engine used on its own).
+    public func responder(base makeChain: @escaping @Sendable (IdentityService) -> any ExchangeResponder, routes: RouteResolver = .init()) -> any ExchangeResponder {
         state.withLock { s in
             s.makeResponder = makeChain
             s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeChain)
@@ -115,7 +118,7 @@ public final class ScenarioEngine: Sendable {
                 return rebuilt
             }
         }
-        return ScenarioResponder(engine: self)
+        return ScenarioResponder(engine: self, routes: routes)
     }
 
     // MARK: Library
@@ -160,7 +163,9 @@ public final class ScenarioEngine: Sendable {
             s.bindings.append(Binding(info: info, world: world, blueprint: blueprint))
             return .success(info)
         }
-        return try result.get()
+        let info = try result.get()
+        if library[name]?.rollsSigningKey == true { spareKey.prepare() }
+        return info
     }
 
     @discardableResult
@@ -232,8 +237,10 @@ public struct JSONProblemsReport: Error, Sendable {
 }
 
 /// Stands in for a world's chain until `responder(base:)` provides the real one.
-struct NotStartedResponder: HTTPResponder {
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+struct NotStartedResponder: ExchangeResponder {
+    var routes: RouteResolver { RouteResolver() }
+
+    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         HTTPResponse(status: .serviceUnavailable, text: ScenarioEngineError.notStarted.message, contentType: "text/plain; charset=utf-8")
     }
 }

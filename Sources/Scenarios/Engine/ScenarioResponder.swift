@@ -4,12 +4,13 @@ import Foundation
 import IdentityPlatform
 
 /// The server's front responder: control API, then world selection, rules, and the world's chain.
-struct ScenarioResponder: HTTPResponder {
+struct ScenarioResponder: ExchangeResponder {
     let engine: ScenarioEngine
+    let routes: RouteResolver
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         if ControlAPI.owns(request) {
-            return ControlAPI(engine: engine).respond(to: request, context: context)
+            return ControlAPI(engine: engine).respond(to: request, context: context.connection)
         }
         return engine.answer(request, context: context)
     }
@@ -20,16 +21,20 @@ let bindingCookieName = "fakeentra_binding"
 
 extension ScenarioEngine {
     /// Answers one request that is not for the control API.
-    func answer(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        var facts = RequestFacts.classify(request)
+    func answer(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+        var facts = RequestFacts(request, route: context.route)
         guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
+        if world.id != "default" { context.receipt.update { $0.world = world.id } }
         // Resolved under the lock: a copy of the state taken out of it would make the next write copy
         // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
         let directory = service.currentDirectory
         service.state.withLock { facts.resolve(state: $0, directory: directory) }
         let now = service.clock.now()
         var outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
+        if let scenario = world.scenario?.name, !outcome.firedRules.isEmpty {
+            context.receipt.update { $0.rules += outcome.firedRules.map { Receipt.FiredRule(scenario: scenario, index: $0) } }
+        }
         let flowID = facts.parameters[IdentityService.flowFieldName]
         if let flowID, let started = world.flowDirectives.withLock({ $0[flowID] }) {
             outcome.directives = started.merged(with: outcome.directives)
@@ -46,20 +51,18 @@ extension ScenarioEngine {
             let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service)
             response = renderer.render(answer)
         } else {
-            response = ScenarioDirectives.$current.withValue(outcome.directives) {
-                world.responder.respond(to: request, context: context)
-            }
-            rememberTokens(in: response, facts: facts, world: world)
-            rememberFlow(of: response, directives: outcome.directives, continuing: flowID, world: world)
-            if case .tenantAlias(let alias, _)? = world.target, facts.kind == .metadata || facts.kind == .discovery {
-                response = AliasRewriter(alias: alias, directory: service.currentDirectory).rewrite(response)
-            }
+            var worldContext = context
+            worldContext.directives = outcome.directives
+            if case .tenantAlias(let alias, _)? = world.target { worldContext.directives.authorityAlias = alias }
+            response = world.responder.respond(to: request, context: worldContext)
+            let receipt = context.receipt.current
+            rememberTokens(of: receipt, world: world)
+            rememberFlow(of: receipt, directives: outcome.directives, continuing: flowID, world: world)
         }
         if outcome.delayMilliseconds > 0 {
             response.directives.delay = (response.directives.delay ?? .zero) + .milliseconds(outcome.delayMilliseconds)
         }
-        setAffinityCookie(&response, request: request, facts: facts, world: world, context: context)
-        if world.id != "default" { response.world = world.id }
+        setAffinityCookie(&response, request: request, facts: facts, world: world, context: context.connection)
         return response
     }
 
@@ -67,7 +70,7 @@ extension ScenarioEngine {
         switch change {
         case .advanceClock(let seconds): world.virtualClock?.advance(by: seconds)
         case .rollSigningKey:
-            if let credential = try? SigningCredential.generate() { world.service.keys.roll(to: credential) }
+            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential) }
         default: break
         }
     }
@@ -86,7 +89,7 @@ extension ScenarioEngine {
                 if let hit = bindings.first(where: { Self.issued(facts.grantHandles, in: $0.world) }) { return hit.world }
                 if let world = s.defaultWorld, Self.issued(facts.grantHandles, in: world) { return world }
             }
-            if let token = facts.bearerToken, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
+            if let token = facts.bearerToken, !s.tokenOwners.isEmpty, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
                 return hit.world
             }
             if let client = facts.clientID, let hit = bindings.first(where: {
@@ -115,18 +118,15 @@ extension ScenarioEngine {
         }
     }
 
-    static func tokenKey(_ token: String) -> String {
-        token.split(separator: ".").last.map(String.init) ?? token
-    }
+    /// The key a minted access token is remembered by: the receipt's id of it.
+    static func tokenKey(_ token: String) -> String { Receipt.handleID(token) }
 
-    /// Remembers which world minted the access tokens of a successful token response.
-    private func rememberTokens(in response: HTTPResponse, facts: RequestFacts, world: ScenarioWorld) {
-        guard world.id != "default", facts.kind == .token, response.status.code == 200,
-              let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              let accessToken = json["access_token"] as? String else { return }
-        let key = Self.tokenKey(accessToken)
+    /// Remembers which world minted the access tokens the receipt names (by their `handleID`).
+    private func rememberTokens(of receipt: Receipt, world: ScenarioWorld) {
+        let keys = receipt.tokens.filter { $0.kind == .access }.map(\.id)
+        guard world.id != "default", !keys.isEmpty else { return }
         state.withLock { s in
-            if s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
+            for key in keys where s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
             // Bounded: a long run keeps the most recent tokens only.
             if s.tokenOrder.count > 20_000 {
                 for old in s.tokenOrder.prefix(5_000) { s.tokenOwners[old] = nil }
@@ -137,12 +137,8 @@ extension ScenarioEngine {
 
     /// A rule that fired on /authorize (say `requireConsent`) must still hold on the pages of that sign-in,
     /// which come later and carry only the flow id: remember its directives under the id the page hands out.
-    private func rememberFlow(of response: HTTPResponse, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
-        guard !directives.isEmpty, response.headers["Content-Type"]?.hasPrefix("text/html") == true else { return }
-        let field = IdentityService.flowFieldName
-        let text = response.bodyText
-        guard let range = text.range(of: "name=\"\(field)\" value=\"[^\"]+\"", options: .regularExpression) else { return }
-        let id = String(text[range].dropFirst("name=\"\(field)\" value=\"".count).dropLast())
+    private func rememberFlow(of receipt: Receipt, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
+        guard !directives.isEmpty, let id = receipt.flow?.id else { return }
         let live = world.service.state.withLock { Set($0.pendingAuthorizations.keys) }
         world.flowDirectives.withLock { flows in
             flows[id] = directives
@@ -160,39 +156,6 @@ extension ScenarioEngine {
         } else {
             response.headers.add("Set-Cookie", CookieCoding.setCookie(name: bindingCookieName, value: world.id, secure: context.isSecure))
         }
-    }
-}
-
-/// Keeps a client on its tenant alias: endpoint URLs in discovery documents name the alias even
-/// where the platform names the tenant's id. `issuer` keeps the id, as the real service's does for
-/// an authority written with a domain, so it matches the `iss` of the tokens.
-struct AliasRewriter {
-    let alias: String
-    let directory: Directory
-
-    func rewrite(_ response: HTTPResponse) -> HTTPResponse {
-        guard response.status.code == 200, let tenant = directory.tenant(matching: alias) else { return response }
-        let text = response.bodyText
-        let pattern = try? NSRegularExpression(pattern: "\"([A-Za-z_]+)\"\\s*:\\s*\"([^\"]*)\"")
-        guard let pattern else { return response }
-        var result = ""
-        var last = text.startIndex
-        for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            guard let whole = Range(match.range, in: text), let keyRange = Range(match.range(at: 1), in: text) else { continue }
-            result += text[last..<whole.lowerBound]
-            var piece = String(text[whole])
-            if text[keyRange] != "issuer" {
-                for name in [tenant.id] + tenant.domains where name != alias.lowercased() {
-                    piece = piece.replacingOccurrences(of: "/\(name)/", with: "/\(alias)/")
-                }
-            }
-            result += piece
-            last = whole.upperBound
-        }
-        result += text[last...]
-        var rewritten = response
-        rewritten.body = Array(result.utf8)
-        return rewritten
     }
 }
 

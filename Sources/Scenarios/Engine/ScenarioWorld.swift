@@ -50,11 +50,11 @@ public final class ScenarioWorld: Sendable {
     /// Virtual time at which the world started (windows count from here).
     public let startedAt: Date
     let book: Mutex<RuleBook>
-    let responder: any HTTPResponder
+    let responder: any ExchangeResponder
     /// Directives that started an interactive flow, by flow id: its pages (sign-in, MFA, consent) get them too.
     let flowDirectives = Mutex<[String: ScenarioDirectives]>([:])
 
-    init(id: String, scenario: Scenario?, target: BindingTarget?, service: IdentityService, makeResponder: (IdentityService) -> any HTTPResponder) {
+    init(id: String, scenario: Scenario?, target: BindingTarget?, service: IdentityService, makeResponder: (IdentityService) -> any ExchangeResponder) {
         self.id = id
         self.scenario = scenario
         self.target = target

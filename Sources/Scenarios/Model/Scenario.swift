@@ -254,3 +254,10 @@ public struct TimeWindow: Sendable, Equatable {
         return true
     }
 }
+
+extension Scenario {
+    /// True when a rule rolls the signing key: binding it prepares the next key ahead (`SpareSigningKey`).
+    public var rollsSigningKey: Bool {
+        rules.contains { rule in rule.actions.contains { if case .rollSigningKey = $0 { true } else { false } } }
+    }
+}

@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import IdentityPlatform
 
 public struct HARImportError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String
@@ -146,8 +147,8 @@ struct CapturedExchange {
         }
         let target = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
         self.request = HTTPRequest(method: method.uppercased(), target: target, headers: headers, body: body)
-        facts = RequestFacts.classify(self.request)
-        if host.lowercased() == "graph.microsoft.com" { facts.kind = .graph }
+        // Recordings come from the real service, where `?p=` with a policy name is always B2C.
+        facts = RequestFacts.classify(self.request, routes: RouteResolver(isB2CTenant: { _ in true }))
         status = response["status"] as? Int ?? 0
         responseHeaders = (response["headers"] as? [[String: Any]] ?? []).compactMap { h in
             guard let name = h["name"] as? String, let value = h["value"] as? String else { return nil }

@@ -37,14 +37,20 @@ public struct B2CRoute: Sendable, Equatable {
         if segments[0].lowercased() == "tfp", segments.count >= 4, let endpoint = endpoint(segments.dropFirst(3)) {
             return B2CRoute(tenantSegment: segments[1], policySegment: segments[2], endpoint: endpoint, form: .trustFrameworkPolicy)
         }
-        if segments.count >= 3, B2CConfiguration.isPolicyName(segments[1]), let endpoint = endpoint(segments.dropFirst(2)) {
+        if segments.count >= 3, B2CRoute.isPolicyName(segments[1]), let endpoint = endpoint(segments.dropFirst(2)) {
             return B2CRoute(tenantSegment: segments[0], policySegment: segments[1], endpoint: endpoint, form: .policyPath)
         }
-        if let policy = request.query["p"], B2CConfiguration.isPolicyName(policy), isB2CTenant(segments[0]),
+        if let policy = request.query["p"], B2CRoute.isPolicyName(policy), isB2CTenant(segments[0]),
            let endpoint = endpoint(segments.dropFirst(1)) {
             return B2CRoute(tenantSegment: segments[0], policySegment: policy, endpoint: endpoint, form: .policyQuery)
         }
         return nil
+    }
+
+    /// `B2C_1_…` (user flow) or `B2C_1A_…` (custom policy), in any case.
+    public static func isPolicyName(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.count > 6 && lower.hasPrefix("b2c_1_") || lower.count > 7 && lower.hasPrefix("b2c_1a_")
     }
 
     private static func endpoint(_ rest: ArraySlice<String>) -> Endpoint? {

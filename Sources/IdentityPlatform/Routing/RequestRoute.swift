@@ -1,0 +1,93 @@
+import EntraHTTP
+
+/// Which part of FakeEntra a request is for, decided once per request by `RouteResolver` and handed down
+/// in the `ExchangeContext`. The handlers, the journal and the scenario engine all read this one value, so
+/// they cannot disagree about a request (they did: `?p=` on an Entra tenant, Graph's host name).
+public enum RequestRoute: Sendable, Equatable {
+    /// The web console (`/`, `/_fakeentra/console/…`) and the token mint (`/_fakeentra/tokens`).
+    case console
+    /// The rest of `/_fakeentra/…`: health, journal, scenarios, directory edits.
+    case control
+    case graph(GraphRoute)
+    /// A B2C policy authority.
+    case b2c(B2CRoute)
+    /// An Entra ID v1 or v2 endpoint.
+    case entra(IdentityRoute)
+    /// None of FakeEntra's endpoints: answered 404.
+    case unrouted
+
+    /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil off Entra and B2C.
+    public var tenantSegment: String? {
+        switch self {
+        case .entra(let route): route.tenantSegment
+        case .b2c(let route): route.tenantSegment
+        default: nil
+        }
+    }
+
+    /// The B2C user flow or custom policy as the client wrote it.
+    public var policy: String? {
+        if case .b2c(let route) = self { return route.policySegment }
+        return nil
+    }
+
+    public var isB2C: Bool {
+        if case .b2c = self { return true }
+        return false
+    }
+
+    /// The endpoint's name in the journal (`kind`): Entra endpoints by name, else `graph`, `b2c`, `admin`, `other`.
+    public var journalKind: String {
+        switch self {
+        case .console, .control: "admin"
+        case .graph: "graph"
+        case .b2c: "b2c"
+        case .unrouted: "other"
+        case .entra(let route):
+            switch route.endpoint {
+            case .instanceDiscovery: "instance_discovery"
+            case .openIDConfiguration: "openid_configuration"
+            case .keys: "keys"
+            case .authorize: "authorize"
+            case .token: "token"
+            case .deviceCode: "device_code"
+            case .logout: "logout"
+            case .userRealm: "user_realm"
+            case .deviceLogin: "device_login"
+            case .errorLookup: "error_lookup"
+            }
+        }
+    }
+}
+
+/// Works out a request's `RequestRoute`. It knows what the served application knows: the host names that
+/// make a request Graph's (a hosts-file override of `graph.microsoft.com`) and which tenants are B2C ones,
+/// which decides whether `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_…` is B2C's or Entra's.
+public struct RouteResolver: Sendable {
+    public static let controlPrefix = "/_fakeentra"
+    public static let consolePath = "/_fakeentra/console"
+    public static let mintPath = "/_fakeentra/tokens"
+
+    public var graphHosts: Set<String>
+    /// nil when no B2C is served: policy paths are then nobody's.
+    public var isB2CTenant: (@Sendable (String) -> Bool)?
+
+    public init(graphHosts: Set<String> = ["graph.microsoft.com"], isB2CTenant: (@Sendable (String) -> Bool)? = nil) {
+        self.graphHosts = graphHosts
+        self.isB2CTenant = isB2CTenant
+    }
+
+    /// In the order the application answers: the console and control API, Graph (which owns every path on
+    /// its own host name), B2C policy authorities, then Entra.
+    public func route(_ request: HTTPRequest) -> RequestRoute {
+        let path = request.rawPath
+        if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") || path == Self.mintPath { return .console }
+        if path == Self.controlPrefix || path.hasPrefix(Self.controlPrefix + "/") { return .control }
+        let onGraphHost = request.hostName.map { graphHosts.contains($0.lowercased()) } ?? false
+        if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
+        if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
+        if let isB2CTenant, let b2c = B2CRoute.parse(request, isB2CTenant: isB2CTenant) { return .b2c(b2c) }
+        if let entra = IdentityRoute.parse(request) { return .entra(entra) }
+        return .unrouted
+    }
+}

@@ -1,0 +1,66 @@
+import Dispatch
+import EntraCrypto
+import Foundation
+import Synchronization
+
+/// A signing key generated ahead of need on a thread of its own, so that a scenario's key rollover swaps keys
+/// on the request path instead of spending an RSA key generation there (tens to hundreds of milliseconds of
+/// CPU on the worker, while the requests queued behind it wait). Never on an event loop: requests are
+/// answered on the server's workers, and the spare is made on a separate thread.
+public final class SpareSigningKey: Sendable {
+    public static let threadName = "fakeentra-keygen"
+
+    private enum State: Sendable {
+        case empty
+        case generating
+        case ready(SigningCredential)
+    }
+
+    private let state = Mutex(State.empty)
+    private let generations = DispatchGroup()
+    private let generate: @Sendable () throws -> SigningCredential
+
+    public init(generate: @escaping @Sendable () throws -> SigningCredential = { try SigningCredential.generate() }) {
+        self.generate = generate
+    }
+
+    /// Starts making a spare unless one is ready or under way.
+    public func prepare() {
+        let starts = state.withLock { state -> Bool in
+            guard case .empty = state else { return false }
+            state = .generating
+            return true
+        }
+        guard starts else { return }
+        generations.enter()
+        let thread = Thread { [self] in
+            let made = try? generate()
+            state.withLock { $0 = made.map(State.ready) ?? .empty }
+            generations.leave()
+        }
+        thread.name = Self.threadName
+        thread.start()
+    }
+
+    /// The spare when it is ready (and the next one started), else a key made now on the caller's thread
+    /// (a worker: the first rollover of a scenario bound a moment ago, or two rollovers in a row).
+    public func take() throws -> SigningCredential {
+        let ready = state.withLock { state -> SigningCredential? in
+            guard case .ready(let credential) = state else { return nil }
+            state = .empty
+            return credential
+        }
+        prepare()
+        if let ready { return ready }
+        return try generate()
+    }
+
+    /// Blocks until the spare under way (if any) is made: for tests, which must not sleep.
+    public func waitUntilPrepared() {
+        generations.wait()
+    }
+
+    public var isReady: Bool {
+        state.withLock { if case .ready = $0 { true } else { false } }
+    }
+}

@@ -1,0 +1,146 @@
+import B2C
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import Graph
+import IdentityPlatform
+import Scenarios
+import Testing
+@testable import FakeEntraApp
+
+/// One application, routed once: the route it works out, the facts scenario rules see, the journal's kind
+/// and the handler that answers agree; and every exchange's receipt says what the platform did.
+@Suite struct ExchangeReceiptTests {
+    static let webApp = "5a0c9d8e-7f6b-4a3c-9d2e-1b0a9f8e7d6c"
+    static let webSecret = "Qx8~webSecret.Value_0123"
+    static let nativeApp = "7d2c4e9a-1b3f-4a5c-8e6d-0f9a8b7c6d5e"
+    static let redirect = "http://localhost/callback"
+    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+
+    let app: FakeEntraApplication
+
+    init() throws {
+        var directory = Directory.embeddedDefault
+        directory.applications.append(Application(clientID: Self.webApp, displayName: "Web", isPublicClient: false,
+                                                  secrets: [.init(value: Self.webSecret)], redirectURIs: [Self.redirect]))
+        directory.applications.append(Application(clientID: Self.nativeApp, displayName: "Native", redirectURIs: [Self.redirect]))
+        let service = IdentityService(directory: directory, keys: SigningKeyRing(current: try SigningCredential.generate()),
+                                      clock: VirtualClock(frozenAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        let shipped = try ScenarioLibrary.shipped()
+        app = FakeEntraApplication(service: service, scenarios: shipped)
+    }
+
+    static func request(_ method: String, _ target: String, host: String = "login.fake.test", form: [(String, String)]? = nil) -> HTTPRequest {
+        var headers: HTTPHeaders = ["Host": host]
+        if form != nil { headers.set("Content-Type", "application/x-www-form-urlencoded") }
+        return HTTPRequest(method: method, target: target, headers: headers, body: Array((form.map { FormParameters($0).encoded } ?? "").utf8))
+    }
+
+    /// The response and the journal's entry for it.
+    func send(_ request: HTTPRequest) -> (HTTPResponse, JournalEntry?) {
+        let before = app.journal.entries(matching: .init()).last?.id ?? 0
+        let response = app.responder.respond(to: request, context: Self.context)
+        return (response, app.journal.entries(matching: .init()).last.flatMap { $0.id > before ? $0 : nil })
+    }
+
+    static let authorizeQuery = "client_id=\(nativeApp)&response_type=code&redirect_uri=\(FormCoding.encodeComponent(redirect))&scope=openid"
+
+    // MARK: One route
+
+    @Test func policyQueryOnAnEntraTenantIsEntrasEverywhere() {
+        let request = Self.request("GET", "/contoso.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi&\(Self.authorizeQuery)")
+        let route = app.routes.route(request)
+        #expect(route == .entra(IdentityRoute(tenantSegment: "contoso.onmicrosoft.com", endpoint: .authorize(.v2))))
+        let facts = RequestFacts(request, route: route)
+        #expect(!facts.isB2C && facts.kind == .authorize && facts.policy == nil)
+        let (response, entry) = send(request)
+        #expect(entry?.kind == "authorize")
+        #expect(!response.bodyText.contains("AADB2C"), "Entra answered, not B2C")
+    }
+
+    @Test func policyQueryOnTheB2CTenantIsB2CsEverywhere() {
+        let request = Self.request("GET", "/fabrikamb2c.onmicrosoft.com/v2.0/.well-known/openid-configuration?p=B2C_1_susi")
+        let route = app.routes.route(request)
+        #expect(route.isB2C && route.policy == "B2C_1_susi" && route.tenantSegment == "fabrikamb2c.onmicrosoft.com")
+        let facts = RequestFacts(request, route: route)
+        #expect(facts.isB2C && facts.kind == .metadata && facts.policy == "B2C_1_susi")
+        let (response, entry) = send(request)
+        #expect(entry?.kind == "b2c")
+        #expect(response.status.code == 200 && response.bodyText.contains("b2c_1_susi"), "B2C's metadata names the policy")
+    }
+
+    @Test func theGraphHostIsGraphsOptionNotAConstant() throws {
+        var options = GraphOptions()
+        options.graphHosts = ["graph.contoso.test"]
+        let routes = options.routes
+        let handler = GraphHandler(service: app.service, options: options)
+        let ours = Self.request("GET", "/me", host: "graph.contoso.test")
+        guard case .graph(let route) = routes.route(ours) else { Issue.record("not Graph's: \(routes.route(ours))"); return }
+        #expect(route.endpointName == "me" || route == .invalidVersion("me"))
+        #expect(RequestFacts(ours, route: routes.route(ours)).kind == .graph && handler.claims(ours))
+        // Not a Graph host under these options: the same path is nobody's, for the router, the rules and Graph alike.
+        let theirs = Self.request("GET", "/me", host: "graph.microsoft.com")
+        #expect(routes.route(theirs) == .unrouted)
+        #expect(RequestFacts(theirs, route: routes.route(theirs)).kind == .other && !handler.claims(theirs))
+    }
+
+    @Test func consoleAndControlAreRoutedBeforeTheRest() {
+        #expect(app.routes.route(Self.request("GET", "/")) == .console)
+        #expect(app.routes.route(Self.request("GET", "/_fakeentra/console/journal")) == .console)
+        #expect(app.routes.route(Self.request("GET", "/_fakeentra/journal")) == .control)
+        if case .graph = app.routes.route(Self.request("GET", "/", host: "graph.microsoft.com")) {} else {
+            Issue.record("`/` on Graph's host is Graph's")
+        }
+    }
+
+    // MARK: Receipts
+
+    @Test func aTokenResponsesReceiptNamesTheTokenNotItsText() throws {
+        let (response, entry) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: [
+            ("grant_type", "client_credentials"), ("client_id", Self.webApp), ("client_secret", Self.webSecret),
+            ("scope", "https://graph.microsoft.com/.default"),
+        ]))
+        #expect(response.status.code == 200)
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["access_token"] as? String)
+        let receipt = try #require(entry?.receipt)
+        #expect(receipt.tokens.count == 1)
+        let issued = try #require(receipt.tokens.first)
+        #expect(issued.kind == .access && issued.id == Receipt.handleID(token) && issued.clientID == Self.webApp)
+        #expect(issued.keyID == app.service.keys.current.keyID && ["https://graph.microsoft.com", "00000003-0000-0000-c000-000000000000"].contains(issued.audience ?? ""))
+        #expect(issued.expiresAt != nil && receipt.error == nil && receipt.secrets.isEmpty, "the journal keeps no secret")
+        let json = try #require(entry?.json)
+        #expect(json.contains("\"receipt\":{\"tokens\":[{\"kind\":\"access\",\"id\":\"\(issued.id)\""))
+        #expect(!json.contains(token))
+    }
+
+    @Test func anErrorAnsweredIsInTheReceipt() throws {
+        let (_, entry) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: [
+            ("grant_type", "client_credentials"), ("client_id", Self.webApp), ("client_secret", "wrong"),
+            ("scope", "https://graph.microsoft.com/.default"),
+        ]))
+        #expect(entry?.receipt.error == "AADSTS7000215")
+        #expect(entry?.receipt.tokens.isEmpty == true)
+    }
+
+    @Test func theSignInPageIsAFlowStep() throws {
+        let (response, entry) = send(Self.request("GET", "/organizations/oauth2/v2.0/authorize?\(Self.authorizeQuery)"))
+        #expect(response.status.code == 200)
+        let flow = try #require(entry?.receipt.flow)
+        #expect(flow.step == "sign_in" && response.bodyText.contains("value=\"\(flow.id)\""))
+        #expect(entry?.json.contains("\"flow\":{\"id\":\"\(Receipt.handleID(flow.id))\",\"step\":\"sign_in\"}") == true)
+    }
+
+    @Test func aRuleThatFiredIsInTheReceiptAndTheRolledKeySignsFromTheSpare() throws {
+        try app.engine.bind(scenario: "signing-key-rollover", to: .server)
+        app.engine.spareKey.waitUntilPrepared()
+        #expect(app.engine.spareKey.isReady, "binding a scenario that rolls the key makes the next key ahead")
+        let form = [("grant_type", "client_credentials"), ("client_id", Self.webApp), ("client_secret", Self.webSecret), ("scope", "https://graph.microsoft.com/.default")]
+        let (_, first) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: form))
+        let (_, second) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: form))
+        #expect(first?.receipt.rules.isEmpty == true)
+        #expect(second?.receipt.rules == [Receipt.FiredRule(scenario: "signing-key-rollover", index: 0)])
+        let before = try #require(first?.receipt.tokens.first?.keyID)
+        let after = try #require(second?.receipt.tokens.first?.keyID)
+        #expect(before != after)
+    }
+}
