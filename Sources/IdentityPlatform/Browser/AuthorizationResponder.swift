@@ -4,10 +4,11 @@ import EntraHTTP
 /// Delivers the result of /authorize to the client's redirect URI in the response mode it asked for.
 enum AuthorizationResponder {
     /// `code`, `client_info`, `state`, `session_state`, in the order the service sends them.
-    static func successParameters(code: String, request: AuthorizationRequest, user: DirectoryUser, sessionState: String?) -> [(String, String)] {
+    /// `stateOverride`: a scenario's forged `state` (`redirectState`), sent instead of the client's.
+    static func successParameters(code: String, request: AuthorizationRequest, user: DirectoryUser, sessionState: String?, stateOverride: String? = nil) -> [(String, String)] {
         var parameters = [("code", code)]
         if request.wantsClientInfo { parameters.append(("client_info", clientInfo(user: user))) }
-        if case .redirect(_, _, let state?) = request.reply { parameters.append(("state", state)) }
+        if case .redirect(_, _, let state?) = request.reply { parameters.append(("state", stateOverride ?? state)) }
         if let sessionState { parameters.append(("session_state", sessionState)) }
         return parameters
     }

@@ -221,7 +221,8 @@ extension InteractiveFlow {
                 state.authorizationCodes[code] = record
             }
             exchange.receipt.grant(.authorizationCode, .created, handle: code)
-            let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID)
+            let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID,
+                                                                      stateOverride: exchange.directives.redirectState)
             return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
         case .device(let deviceCode):
             let approved: Bool = service.state.withLock { state in

@@ -69,6 +69,7 @@ public struct JournalHandler: HTTPHandler {
             var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
             filter.kind = query["kind"]
             filter.method = query["method"]
+            filter.world = query["world"]
             if let since {
                 if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
                 if filter.sinceID == nil && filter.sinceTime == nil {

@@ -16,6 +16,9 @@ public struct Receipt: Sendable, Equatable {
     public var error: String?
     /// The scenario rules that fired for this request.
     public var rules: [FiredRule] = []
+    /// The scenario binding whose world answered (`b3`); nil for the default world. How a conformance
+    /// case finds its own exchanges among parallel ones.
+    public var world: String?
     /// The raw tokens and codes this exchange created, for in-process readers (the console's token ledger, the
     /// journal's redaction memory). Never rendered, and dropped before the journal stores the receipt.
     public var secrets: [String] = []
@@ -170,6 +173,7 @@ extension Receipt {
             ("flow", flow.map { .object([("id", .string(Receipt.handleID($0.id))), ("step", .string($0.step))]) } ?? .raw("null")),
             ("error", optional(error)),
             ("rules", array(ruleItems)),
+            ("world", optional(world)),
         ])
     }
 }

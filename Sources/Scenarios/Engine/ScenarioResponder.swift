@@ -25,6 +25,7 @@ extension ScenarioEngine {
         var facts = RequestFacts(request, route: context.route)
         guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
+        if world.id != "default" { context.receipt.update { $0.world = world.id } }
         // Resolved under the lock: a copy of the state taken out of it would make the next write copy
         // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
         let directory = service.currentDirectory
