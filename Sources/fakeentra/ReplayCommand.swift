@@ -16,12 +16,13 @@ struct ReplayCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        guard let data = FileManager.default.contents(atPath: capture) else {
+        guard FileManager.default.isReadableFile(atPath: capture) else {
             throw failure("cannot read \(capture): \(FileManager.default.fileExists(atPath: capture) ? "not a readable file" : "no such file")")
         }
         let scenario: String
         do {
-            scenario = try HARImporter.convert(har: Array(data), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture as NSString).lastPathComponent)
+            // Read entry by entry: a 50,000-entry export is no reason to hold a gigabyte of JSON objects.
+            scenario = try HARImporter.convert(.file(path: capture), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture as NSString).lastPathComponent)
         } catch {
             throw failure(error.description)
         }

@@ -52,4 +52,21 @@ import Testing
                                      headers: ["Authorization": basic]), to: service)
         #expect(agreeing.status.code == 200, "\(F.json(agreeing))")
     }
+
+    /// The authorize endpoint refuses the same inputs on its error page, before any page of the flow.
+    @Test func authorizeRefusesDuplicatesAndResourceOnV2WithTheErrorPage() {
+        let (service, _) = F.service()
+        let base = "/\(F.contoso)/oauth2/v2.0/authorize?client_id=\(F.nativeAppID)&response_type=code&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback"
+        let duplicated = F.send(F.get(base + "&scope=openid&SCOPE=User.Read"), to: service)
+        #expect(duplicated.status.code == 400)
+        #expect(String(decoding: duplicated.body, as: UTF8.self).contains("AADSTS9000411"))
+        #expect(duplicated.headers["Location"] == nil, "nothing is sent back to an app the request did not name unambiguously")
+        let resource = F.send(F.get(base + "&scope=openid&resource=https%3A%2F%2Fgraph.microsoft.com"), to: service)
+        #expect(resource.status.code == 400)
+        #expect(String(decoding: resource.body, as: UTF8.self).contains("AADSTS901002"))
+        let v1 = F.send(F.get("/\(F.contoso)/oauth2/authorize?client_id=\(F.nativeAppID)&response_type=code&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback&resource=https%3A%2F%2Fgraph.microsoft.com"), to: service)
+        #expect(v1.status.code == 200, "v1.0 takes resource")
+        let fine = F.send(F.get(base + "&scope=openid"), to: service)
+        #expect(fine.status.code == 200)
+    }
 }

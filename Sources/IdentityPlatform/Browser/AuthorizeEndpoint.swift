@@ -17,6 +17,12 @@ enum AuthorizeEndpoint {
             case .failure(.invalid(let failure)): return respond(to: failure, exchange: exchange)
             }
         }
+        do throws(IdentityError) {
+            try ParameterScreen.check(exchange.parameters, version: version)
+        } catch {
+            // Before the client is known nothing can be sent back to it: the real service shows the error page.
+            return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
+        }
         var parameters = firstValues(exchange.parameters)
         // Only /devicelogin may tie a flow to a device code.
         parameters.removeValue(forKey: AuthorizationRequest.deviceCodeParameter)
@@ -37,7 +43,7 @@ enum AuthorizeEndpoint {
         }
     }
 
-    /// The first value of every parameter, as the service reads repeated parameters.
+    /// The first value of every parameter (ParameterScreen has already refused repeated ones).
     static func firstValues(_ parameters: FormParameters) -> [String: String] {
         var values: [String: String] = [:]
         for pair in parameters.pairs where values[pair.name] == nil { values[pair.name] = pair.value }

@@ -23,11 +23,7 @@ enum TokenEndpoint {
     /// (AADSTS9000411), `resource` on v2.0 (AADSTS901002), and Basic credentials naming another client
     /// than the body's `client_id` (AADSTS9002313).
     static func checkParameters(_ request: HTTPRequest, version: EndpointVersion) throws(IdentityError) {
-        var seen = Set<String>()
-        for pair in request.form.pairs where !seen.insert(pair.name.lowercased()).inserted {
-            throw .duplicatedParameter(pair.name)
-        }
-        if version == .v2, request.form["resource"] != nil { throw .resourceNotSupported() }
+        try ParameterScreen.check(request.form, version: version)
         if let bodyID = request.form["client_id"], !bodyID.isEmpty,
            let basicID = PresentedClientCredentials(parameters: FormParameters(), headers: request.headers).clientID, basicID != bodyID {
             throw .malformedRequest()

@@ -33,66 +33,85 @@ public enum HARImporter {
 
     /// The scenario file text (pretty-printed JSON, stable member order).
     public static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
-        guard let root = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let log = root["log"] as? [String: Any], let entries = log["entries"] as? [[String: Any]] else {
-            throw HARImportError(message: "\(source): not a HAR file (expected {\"log\": {\"entries\": [...]}})")
-        }
+        try convert(.bytes(bytes), name: name, source: source)
+    }
+
+    /// The scenario file text for a capture read entry by entry: once for the client ids to keep, once
+    /// for the identities to replace, once for the rules. Only the scenario's own text is held whole.
+    public static func convert(_ capture: HARSource, name: String, source: String = "capture.har") throws(HARImportError) -> String {
         guard name.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil else {
             throw HARImportError(message: "scenario name \"\(name)\" must be kebab-case (a-z, 0-9, single dashes)")
         }
-        let captured = entries.compactMap(CapturedExchange.init(entry:)).filter { isReplayed(host: $0.host) }
-        guard !captured.isEmpty else {
+        func forEachExchange(_ body: (CapturedExchange) throws(HARImportError) -> Void) throws(HARImportError) {
+            try capture.forEachEntry(source: source) { (bytes: [UInt8]) throws(HARImportError) in
+                guard let entry = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                    throw HARImportError(message: "\(source): not a HAR file (an entry of log.entries is no JSON object)")
+                }
+                if let exchange = CapturedExchange(entry: entry), isReplayed(host: exchange.host) { try body(exchange) }
+            }
+        }
+
+        var clientIDs = Set<String>()
+        var capturedCount = 0
+        var firstDate = ""
+        try forEachExchange { exchange in
+            if capturedCount == 0 { firstDate = exchange.startedDateTime }
+            capturedCount += 1
+            if let clientID = exchange.facts.clientID { clientIDs.insert(clientID) }
+        }
+        guard capturedCount > 0 else {
             throw HARImportError(message: "\(source): no request to login.microsoftonline.com, *.b2clogin.com or graph.microsoft.com")
         }
-        var anonymizer = Anonymizer(keeping: Set(captured.compactMap { $0.facts.clientID }))
-        for exchange in captured { exchange.learnIdentities(into: &anonymizer) }
+        var anonymizer = Anonymizer(keeping: clientIDs)
+        try forEachExchange { $0.learnIdentities(into: &anonymizer) }
 
         var counts: [String: Int] = [:]
-        var rules: [OrderedJSON] = []
+        var rulesText = ""
         var failures = 0
-        var notes: [String] = []
-        for exchange in captured {
-            let key = exchange.sequenceKey(anonymizer: &anonymizer)
-            counts[key.id, default: 0] += 1
-            var match = key.match
-            match.append(("nth", .int(counts[key.id]!)))
-            var actions = exchange.actions(anonymizer: &anonymizer)
-            if actions.contains(where: { $0.0 != "passThrough" && $0.0 != "delay" }) { failures += 1 }
-            if actions.isEmpty { actions = [("passThrough", .bool(true))] }
-            notes.append(exchange.note(anonymizer: &anonymizer))
-            var rule: [(String, OrderedJSON)] = [("note", .string(notes[notes.count - 1]))]
-            rule.append(("match", .object(match)))
-            let actionValue: OrderedJSON
-            if actions.count == 1 {
-                actionValue = .object(actions)
-            } else {
-                actionValue = .array(actions.map { (member: (String, OrderedJSON)) -> OrderedJSON in .object([member]) })
+        var reasons: [String] = []
+        var index = 0
+        try forEachExchange { exchange in
+            index += 1
+            let (rule, note) = Self.rule(for: exchange, counts: &counts, failures: &failures, anonymizer: &anonymizer)
+            // Each rule is checked on its own, in a one-rule file: a capture can hold answers no scenario
+            // may express (found by fuzzing: an `error=` that is no OAuth error code). Refuse, naming each
+            // request, rather than write a file the scenario loader rejects.
+            if reasons.count < 100, case .failure(let problems) = ScenarioLibrary.parse(Array((head(name: name, description: "One captured request.") + rule.pretty(indent: 2) + "\n  ]\n}\n").utf8), file: "\(name).json") {
+                reasons += problems.problems.map { "request \(index) (\(note)): \($0.message)" }
             }
-            rule.append(("action", actionValue))
-            rules.append(.object(rule))
+            rulesText += (rulesText.isEmpty ? "" : ",\n    ") + rule.pretty(indent: 2)
         }
-        let firstDate = captured.first?.startedDateTime ?? ""
-        let description = "Replayed from \(source)\(firstDate.isEmpty ? "" : " (captured \(firstDate))"): \(captured.count) request(s) to Entra ID, B2C or Microsoft Graph, \(failures) of them answered with the captured failure and the rest by FakeEntra, which re-mints tokens with its own keys. Personal data was replaced by demo data. Edit the notes to say which client behaviour this exercises and what a correct MSAL client ends with."
-        let document = OrderedJSON.object([
+        guard reasons.isEmpty else {
+            throw HARImportError(message: "\(source): cannot be replayed as a scenario:\n" + reasons.joined(separator: "\n"))
+        }
+        let description = "Replayed from \(source)\(firstDate.isEmpty ? "" : " (captured \(firstDate))"): \(capturedCount) request(s) to Entra ID, B2C or Microsoft Graph, \(failures) of them answered with the captured failure and the rest by FakeEntra, which re-mints tokens with its own keys. Personal data was replaced by demo data. Edit the notes to say which client behaviour this exercises and what a correct MSAL client ends with."
+        return head(name: name, description: description) + rulesText + "\n  ]\n}\n"
+    }
+
+    /// The file up to its first rule, members in the order people read them.
+    private static func head(name: String, description: String) -> String {
+        let members = OrderedJSON.object([
             ("$schema", .string("../docs/schemas/scenario.schema.json")),
             ("name", .string(name)),
             ("description", .string(description)),
-            ("rules", .array(rules)),
-        ])
-        let text = document.pretty() + "\n"
-        // A capture can hold answers no scenario may express (found by fuzzing: an `error=` that is no OAuth
-        // error code): refuse, naming each request, rather than write a file the scenario loader rejects.
-        if case .failure(let problems) = ScenarioLibrary.parse(Array(text.utf8), file: "\(name).json") {
-            let reasons = problems.problems.map { problem -> String in
-                let parts = problem.path.split(separator: "/")
-                guard parts.first == "rules", let index = parts.dropFirst().first.flatMap({ Int($0) }), notes.indices.contains(index) else {
-                    return problem.message
-                }
-                return "request \(index + 1) (\(notes[index])): \(problem.message)"
-            }
-            throw HARImportError(message: "\(source): cannot be replayed as a scenario:\n" + reasons.joined(separator: "\n"))
-        }
-        return text
+        ]).pretty()
+        return members.dropLast(2) + ",\n  \"rules\": [\n    "
+    }
+
+    /// The rule answering the n-th request of this exchange's kind as it was answered in the capture.
+    private static func rule(for exchange: CapturedExchange, counts: inout [String: Int], failures: inout Int, anonymizer: inout Anonymizer) -> (OrderedJSON, note: String) {
+        let key = exchange.sequenceKey(anonymizer: &anonymizer)
+        counts[key.id, default: 0] += 1
+        var match = key.match
+        match.append(("nth", .int(counts[key.id]!)))
+        var actions = exchange.actions(anonymizer: &anonymizer)
+        if actions.contains(where: { $0.0 != "passThrough" && $0.0 != "delay" }) { failures += 1 }
+        if actions.isEmpty { actions = [("passThrough", .bool(true))] }
+        let actionValue: OrderedJSON = actions.count == 1
+            ? .object(actions)
+            : .array(actions.map { (member: (String, OrderedJSON)) -> OrderedJSON in .object([member]) })
+        let note = exchange.note(anonymizer: &anonymizer)
+        return (.object([("note", .string(note)), ("match", .object(match)), ("action", actionValue)]), note)
     }
 }
 
