@@ -163,8 +163,11 @@ class MsalApp:
 
     def interactive(self, app, scopes, deadline, prompt=None, claims=None):
         """The browser sign-in: `FAKEENTRA_BROWSER` through Python's webbrowser, MSAL's loopback listener."""
-        result = app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims,
-                                               timeout=max(1, int(deadline - time.monotonic() - 1)))
+        try:
+            result = app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims,
+                                                   timeout=max(1, int(deadline - time.monotonic() - 1)))
+        except (requests.RequestException, RuntimeError, ValueError) as exc:
+            raise failure_from_exception(exc) from exc
         return self.outcome(result, scopes)
 
     def silent(self, app, scopes, claims=None):
@@ -172,7 +175,10 @@ class MsalApp:
         account = self.account(app)
         if account is None:
             return None
-        return app.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims)
+        try:
+            return app.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims)
+        except (requests.RequestException, RuntimeError, ValueError) as exc:
+            raise failure_from_exception(exc) from exc
 
     def token(self, scopes, deadline, claims=None):
         """What the seed apps do: silent first; interactive once when MSAL says interaction is required."""
@@ -214,11 +220,25 @@ class MsalApp:
         if policy:
             return self.b2c_sign_in(step, policy, deadline)
         scopes = step.get("scopes") or self.env.scopes
-        _, granted = self.interactive(self.app(), scopes, deadline, prompt=step.get("prompt"))
+        app = self.app()
+        try:
+            _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"))
+        except StepFailure as failure:
+            if failure.error == "rejected_token":
+                self.forget_accounts(app)
+            raise
         return {"scopes": granted}
 
+    def forget_accounts(self, app):
+        """Signing out, or refusing a sign-in: MSAL caches the tokens of a redemption before it checks the
+        id_token's nonce, so an app that refuses the sign-in must also drop what it left in the cache, or
+        the next silent call uses it."""
+        for account in app.get_accounts():
+            app.remove_account(account)
+
     def b2c_sign_in(self, step, policy, deadline):
-        scopes = step.get("scopes") or self.env.b2c_scopes
+        # A B2C app asks for its own API's scopes (full URIs); Graph-style names mean nothing to B2C.
+        scopes = self.env.b2c_scopes or [s for s in step.get("scopes") or [] if "/" in s]
         app = self.app(self.b2c_authority(policy))
         try:
             _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"))
@@ -275,8 +295,7 @@ class MsalApp:
 
     def sign_out(self, step, deadline):
         for app in list(self.apps.values()) or [self.app()]:
-            for account in app.get_accounts():
-                app.remove_account(account)
+            self.forget_accounts(app)
         return {}
 
     def wait(self, step, deadline):
