@@ -29,6 +29,10 @@ def reference_command():
     return f"{shlex.quote(PYTHON)} {shlex.quote(str(REFERENCE))}"
 
 
+def azure_identity_command():
+    return f"{shlex.quote(PYTHON)} {shlex.quote(str(AZURE_IDENTITY))}"
+
+
 def broken_command(variant):
     return f"{shlex.quote(PYTHON)} {shlex.quote(str(BROKEN))} {variant}"
 

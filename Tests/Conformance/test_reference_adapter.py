@@ -72,3 +72,23 @@ def test_unknown_steps_and_bad_lines_get_an_answer_not_a_crash(server):
     with AdapterRun(server, reference_command()) as run:
         assert run.step("dance")["error"] == "unsupported"
         assert run.step("wait", seconds=0)["ok"]
+
+
+def test_azure_identity_adapter_signs_in_and_reads_me_and_says_what_it_cannot_do(server):
+    from harness import azure_identity_command
+    with AdapterRun(server, azure_identity_command()) as run:
+        assert run.step("signIn", scopes=["User.Read"])["ok"], run.stderr()
+        assert run.step("getToken", scopes=["User.Read"])["ok"], run.stderr()
+        graph = run.step("callGraph", path="/v1.0/me", scopes=["User.Read"])
+        assert graph["ok"] and graph["status"] == 200, (graph, run.stderr())
+        assert run.step("signOut")["error"] == "unsupported"
+        assert run.step("signIn", scopes=[], policy="B2C_1_susi")["error"] == "unsupported"
+
+
+def test_azure_identity_adapter_answers_a_claims_challenge_through_the_sdk(server):
+    from harness import azure_identity_command
+    with AdapterRun(server, azure_identity_command(), scenario="graph-cae-claims-challenge") as run:
+        assert run.step("signIn", scopes=["User.Read"])["ok"], run.stderr()
+        graph = run.step("callGraph", path="/v1.0/me", scopes=["User.Read"])
+        assert graph["ok"] and graph["status"] == 200, (graph, run.stderr())
+        assert [e["status"] for e in run.journal() if e["kind"] == "graph"] == [401, 200]

@@ -119,7 +119,39 @@ def decode_claims_challenge(header):
     return base64.b64decode(raw.replace("-", "+").replace("_", "/")).decode("utf-8")
 
 
-class MsalApp:
+class AdapterApp:
+    """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
+    (`sign_in`, `get_token`, `call_graph`, `sign_out`), each returning the reply's fields or raising
+    StepFailure; a step a subclass does not implement is answered `unsupported`."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def wait(self, step, deadline):
+        time.sleep(float(step.get("seconds", 0)))
+        return {}
+
+    STEPS = {"signIn": "sign_in", "getToken": "get_token", "callGraph": "call_graph", "signOut": "sign_out", "wait": "wait"}
+
+    def handle(self, step):
+        step_id = step.get("id")
+        deadline = time.monotonic() + float(step.get("deadline") or 30)
+        method = self.STEPS.get(step.get("step"))
+        if method is None:
+            return {"id": step_id, "ok": False, "error": "unsupported", "detail": f"unknown step {step.get('step')!r}"}
+        if not hasattr(self, method):
+            return StepFailure("unsupported", f"{type(self).__name__} cannot {step['step']}").reply(step_id)
+        try:
+            reply = getattr(self, method)(step, deadline)
+        except StepFailure as failure:
+            return failure.reply(step_id)
+        except Exception as exc:  # noqa: BLE001 (every failure becomes a reply; the traceback goes to stderr)
+            log.exception("step %s failed", step_id)
+            return failure_from_exception(exc).reply(step_id)
+        return {"id": step_id, "ok": True, **reply}
+
+
+class MsalApp(AdapterApp):
     """One app process: a PublicClientApplication per authority, one token cache, the protocol's steps."""
 
     # What a correct app does; Tests/Conformance/broken_adapter.py turns these off one at a time.
@@ -131,7 +163,7 @@ class MsalApp:
     capabilities = ["cp1"]
 
     def __init__(self, env):
-        self.env = env
+        super().__init__(env)
         self.cache = msal.TokenCache()
         self.apps = {}
         self.http = requests.Session()
@@ -298,29 +330,8 @@ class MsalApp:
             self.forget_accounts(app)
         return {}
 
-    def wait(self, step, deadline):
-        time.sleep(float(step.get("seconds", 0)))
-        return {}
 
-    STEPS = {"signIn": "sign_in", "getToken": "get_token", "callGraph": "call_graph", "signOut": "sign_out", "wait": "wait"}
-
-    def handle(self, step):
-        step_id = step.get("id")
-        deadline = time.monotonic() + float(step.get("deadline") or 30)
-        method = self.STEPS.get(step.get("step"))
-        if method is None:
-            return {"id": step_id, "ok": False, "error": "unsupported", "detail": f"unknown step {step.get('step')!r}"}
-        try:
-            reply = getattr(self, method)(step, deadline)
-        except StepFailure as failure:
-            return failure.reply(step_id)
-        except Exception as exc:  # noqa: BLE001 (every failure becomes a reply; the traceback goes to stderr)
-            log.exception("step %s failed", step_id)
-            return failure_from_exception(exc).reply(step_id)
-        return {"id": step_id, "ok": True, **reply}
-
-
-def serve(app_class=MsalApp, env=None):
+def serve(app_class, env=None):
     """Reads steps until stdin closes; one reply line per step on the real stdout, everything else on stderr."""
     env = dict(env or os.environ)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
@@ -345,4 +356,4 @@ def serve(app_class=MsalApp, env=None):
 
 
 if __name__ == "__main__":
-    serve()
+    serve(MsalApp)
