@@ -68,7 +68,7 @@ public struct BlockingHTTPClient: Sendable {
     /// The response in `bytes` (everything the server sent before closing): head, then a body framed
     /// by Content-Length, chunked coding, or the end of the connection.
     static func parse(_ bytes: [UInt8]) throws(HTTPClientError) -> HTTPResponse {
-        guard let headEnd = headEnd(in: bytes) else { throw HTTPClientError("the connection closed before a whole response head (\(bytes.count) bytes)") }
+        guard let headEnd = HTTPClientCodec.headEnd(in: bytes) else { throw HTTPClientError("the connection closed before a whole response head (\(bytes.count) bytes)") }
         let head: HTTPClientCodec.ResponseHead
         do {
             head = try bytes.withUnsafeBufferPointer { buffer throws(HTTPDecodingError) in
@@ -85,14 +85,6 @@ public struct BlockingHTTPClient: Sendable {
         return HTTPResponse(status: HTTPStatus(head.status), headers: head.headers, body: body)
     }
 
-    private static func headEnd(in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
-            return index + 4
-        }
-        return nil
-    }
-
     private static func dechunk(_ bytes: [UInt8]) throws(HTTPClientError) -> [UInt8] {
         var body: [UInt8] = [], index = 0
         while true {
@@ -100,7 +92,7 @@ public struct BlockingHTTPClient: Sendable {
                 throw HTTPClientError("truncated chunked body")
             }
             let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: " \t"), radix: 16) else { throw HTTPClientError("bad chunk size \"\(sizeText)\"") }
+            guard let size = Int(sizeText.trimmingASCIISpaces(), radix: 16) else { throw HTTPClientError("bad chunk size \"\(sizeText)\"") }
             index = lineEnd + 2
             if size == 0 { return body }
             guard index + size <= bytes.count else { throw HTTPClientError("truncated chunk") }
@@ -230,14 +222,5 @@ private final class TLSClientStream: ByteStream {
             guard result > 0 else { throw HTTPClientError("TLS write: \(TLSError.drainErrorQueue().joined(separator: "; "))") }
             offset += Int(result)
         }
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in characters: String) -> String {
-        var text = self
-        while let first = text.first, characters.contains(first) { text = text.dropFirst() }
-        while let last = text.last, characters.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

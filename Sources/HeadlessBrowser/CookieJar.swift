@@ -1,3 +1,5 @@
+import EntraHTTP
+
 /// The cookies a browser keeps between pages: per host (ports share cookies, as in browsers), set by
 /// `Set-Cookie`, removed by `Max-Age=0`. Paths and expiry dates are not modelled: a sign-in lasts seconds.
 public struct CookieJar: Sendable {
@@ -7,7 +9,7 @@ public struct CookieJar: Sendable {
 
     public mutating func store(_ response: [String], from url: BrowserURL) {
         for header in response {
-            let parts = header.split(separator: ";").map { $0.trimmingCharacters(in: " \t") }
+            let parts = header.split(separator: ";").map { String($0.trimmingASCIISpaces()) }
             guard let pair = parts.first, let eq = pair.firstIndex(of: "=") else { continue }
             let name = String(pair[..<eq]), value = String(pair[pair.index(after: eq)...])
             guard !name.isEmpty else { continue }
@@ -25,13 +27,4 @@ public struct CookieJar: Sendable {
     }
 
     public func names(for host: String) -> [String] { byHost[host, default: []].map(\.name) }
-}
-
-extension Substring {
-    func trimmingCharacters(in characters: String) -> String {
-        var text = self
-        while let first = text.first, characters.contains(first) { text = text.dropFirst() }
-        while let last = text.last, characters.contains(last) { text = text.dropLast() }
-        return String(text)
-    }
 }

@@ -48,7 +48,9 @@ def without_nonce_check():
 
 def without_throttling():
     """MSAL's HTTP client without its throttle caches (Retry-After, the 60 s cache of a 400): every call goes out."""
-    throttling.ThrottledHttpClient.__init__ = throttling.ThrottledHttpClientBase.__init__
+    def unthrottled(self, http_client, **ignored):  # default_throttle_time, http_cache
+        throttling.ThrottledHttpClientBase.__init__(self, http_client)
+    throttling.ThrottledHttpClient.__init__ = unthrottled
 
 
 # MARK: broken apps
