@@ -98,7 +98,7 @@ extension Catalogue {
             journey: [.signIn(1, ["User.Read", "Calendars.Read"])],
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: "error", "access_denied", label: "the access_denied redirect"),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.answered(200...399, "the /authorize the scenario answers with access_denied (AADSTS65004)"),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
             ],
             scopes: ["User.Read", "Calendars.Read"], consentedScopes: ["User.Read"]

@@ -48,7 +48,7 @@ extension Catalogue {
             rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#),
             journey: graphCall,
             checks: [
-                Check("declares-cp1", .seen(declaresCP1), citation: Source.cae),
+                Check("declares-cp1", .seen(declaresCP1, once: .authorize), citation: Source.cae),
                 Check("passes-claims", .follows(trigger: challenged, then: tokenWithClaims), citation: Source.claimsChallenge),
                 Check("retries-once", .follows(trigger: challenged, then: ExchangeMatch.graph.answered(200...200, "a successful Graph call")), citation: Source.claimsChallenge),
                 Check("ends-with-data", .reply(step: 2, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: Source.claimsChallenge),
@@ -99,9 +99,9 @@ extension Catalogue {
             verdictRule: "FAILED when no /authorize for the reset policy follows; NOT_TESTABLE when the 90118 redirect was never served.",
             citations: [Source.b2cReset, Source.b2cErrors],
             rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#),
-            journey: [.signIn(1, policy: "B2C_1_susi")],
+            journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
-                Check("starts-reset-flow", .follows(trigger: ExchangeMatch.authorize.with(answer: "error", "access_denied", label: "the AADB2C90118 redirect"),
+                Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize the scenario answers with AADB2C90118", pathContains: "/authorize", statuses: 200...399, policy: "B2C_1_susi"),
                                                     then: ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")), citation: Source.b2cReset),
                 Check("reports-reset", .reply(step: 1, ReplyExpectation(ok: nil, errors: [.passwordResetRequested], label: "signs in after the reset or reports it")), citation: Source.b2cReset),
             ],
@@ -114,10 +114,10 @@ extension Catalogue {
             verdictRule: "FAILED when a code redemption follows or the app reports anything but a cancellation; NOT_TESTABLE when the 90091 redirect was never served.",
             citations: [Source.b2cErrors],
             rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#),
-            journey: [.signIn(1, policy: "B2C_1_susi")],
+            journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: "error", "access_denied", label: "the AADB2C90091 redirect"),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch("the /authorize the scenario answers with AADB2C90091", pathContains: "/authorize", statuses: 200...399, policy: "B2C_1_susi"),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.b2cErrors),
             ],
             scopes: [], b2c: true

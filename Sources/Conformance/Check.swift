@@ -78,8 +78,9 @@ public struct Check: Sendable {
         /// A refresh token the service refused with invalid_grant is never presented again (no retry
         /// loop on a dead grant). Decides once step `reachedBy` was answered after the refusal.
         case neverRepresentsRefusedRefreshToken(reachedBy: Int)
-        /// At least one exchange matches (the client declares a capability).
-        case seen(ExchangeMatch)
+        /// At least one exchange matches (the client declares a capability), judged once an exchange
+        /// matching `once` (where the declaration belongs) was seen.
+        case seen(ExchangeMatch, once: ExchangeMatch)
     }
 
     public var name: String

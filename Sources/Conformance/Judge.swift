@@ -63,8 +63,14 @@ public struct Judge: Sendable {
         case .someDuring(let step, let match): duringDecision(step, match, wanted: true)
         case .presentsNewestRefreshToken: rotationDecision()
         case .neverRepresentsRefusedRefreshToken(let reachedBy): deadGrantDecision(reachedBy)
-        case .seen(let match):
-            if let hit = first(match) { (.passed, "\(match) was seen", [hit], []) } else { (.failed, "\(match) was never seen", [], []) }
+        case .seen(let match, let once):
+            if let hit = first(match) {
+                (.passed, "\(match) was seen", [hit], [])
+            } else if let place = first(once) {
+                (.failed, "\(match) was never seen (\(once) came without it)", [place], [])
+            } else {
+                notSeen(once)
+            }
         }
     }
 

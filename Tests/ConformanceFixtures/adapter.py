@@ -48,6 +48,18 @@ for line in sys.stdin:
         elif kind == "signOut":
             for account in app.get_accounts(): app.remove_account(account)
             out = {"id": step["id"], "ok": True}
+        elif kind == "signIn" and step.get("policy"):
+            b2c = msal.PublicClientApplication(os.environ["FAKEENTRA_CLIENT_ID"], authority=os.environ["FAKEENTRA_B2C_AUTHORITY"], instance_discovery=False, http_client=http)
+            result = b2c.acquire_token_interactive(step["scopes"], timeout=20)
+            description = str(result.get("error_description", ""))
+            if "AADB2C90118" in description:
+                reset = msal.PublicClientApplication(os.environ["FAKEENTRA_CLIENT_ID"], authority=os.environ["FAKEENTRA_B2C_RESET_AUTHORITY"], instance_discovery=False, http_client=http)
+                result = reset.acquire_token_interactive(step["scopes"], timeout=20)
+                out = reply(step, result) if "access_token" in result else {"id": step["id"], "ok": False, "error": "password_reset_requested", "detail": str(result)[:200]}
+            elif "AADB2C90091" in description:
+                out = {"id": step["id"], "ok": False, "error": "user_canceled", "detail": description[:200]}
+            else:
+                out = reply(step, result)
         elif kind == "signIn":
             out = reply(step, interactive(step["scopes"]))
         elif kind == "getToken":

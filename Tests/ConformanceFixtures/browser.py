@@ -25,6 +25,8 @@ class Form(html.parser.HTMLParser):
                 self.submit = self.submit or (name, a.get("value", ""))
             elif kind == "password" or name in ("passwd",):
                 self.fields.append((name, os.environ["FAKEENTRA_PASSWORD"]))
+            elif name == "otc":
+                self.fields.append((name, "123456"))
             elif name in ("login", "email", "signInName", "loginfmt", "username"):
                 self.fields.append((name, os.environ["FAKEENTRA_USERNAME"]))
             else:
