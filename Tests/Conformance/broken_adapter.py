@@ -13,7 +13,6 @@ import pathlib
 import sys
 import urllib.parse
 
-import msal
 import msal.oauth2cli.authcode as authcode
 import msal.oauth2cli.oauth2 as oauth2
 import msal.oauth2cli.oidc as oidc

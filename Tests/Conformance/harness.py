@@ -143,8 +143,3 @@ class AdapterRun:
 
 def token_requests(entries):
     return [e for e in entries if e["path"].endswith("/token")]
-
-
-def request_form(entry):
-    body = entry["request"]["body"]
-    return body if isinstance(body, dict) else {}
