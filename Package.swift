@@ -52,6 +52,9 @@ let package = Package(
         .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
+        // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
+        .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
+
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
         .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
@@ -70,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -94,6 +97,7 @@ let package = Package(
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
     ]

@@ -150,7 +150,8 @@ extension Substring.UTF8View.SubSequence {
 }
 
 extension Substring {
-    func trimmingASCIISpaces() -> Substring {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    public func trimmingASCIISpaces() -> Substring {
         Substring(utf8.trimmingASCIISpaces())
     }
 }
