@@ -218,6 +218,6 @@ extension ScenarioEngine {
 
     /// The control API's one error shape, `{"error": {"code", "message"}}`.
     public static func controlError(status: Int, code: String, message: String) -> HTTPResponse {
-        ControlAPI.error(ScenarioEngineError(status: status, code: code, message: message))
+        ScenarioEngineError(status: status, code: code, message: message).response
     }
 }
