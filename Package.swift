@@ -48,8 +48,15 @@ let package = Package(
         .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
+        // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
+        .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
+
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
         .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+
+        // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
+        // its sessions bind each case's scenario to a fresh client id on the engine.
+        .target(name: "Conformance", dependencies: ["IdentityPlatform", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The web console at / and the token mint: server-rendered pages over the engine, journal and worlds.
         .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios", "LocatedJSON"], swiftSettings: swiftSettings),
@@ -57,12 +64,12 @@ let package = Package(
         .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform"], swiftSettings: swiftSettings),
 
         // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
-        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "Console", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -84,7 +91,9 @@ let package = Package(
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
     ]

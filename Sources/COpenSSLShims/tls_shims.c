@@ -92,3 +92,21 @@ int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity) {
     out[length] = 0;
     return 1;
 }
+
+int TLSShims_configureClientContext(SSL_CTX *context, const char *caFile) {
+    if (SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) != 1) return 0;
+    if (SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION) != 1) return 0;
+    SSL_CTX_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    SSL_CTX_set_mode(context, SSL_MODE_AUTO_RETRY);
+    SSL_CTX_set_verify(context, SSL_VERIFY_PEER, NULL);
+    if (SSL_CTX_load_verify_file(context, caFile) != 1) return 0;
+    static const unsigned char protocols[] = "\x08http/1.1";
+    if (SSL_CTX_set_alpn_protos(context, protocols, sizeof(protocols) - 1) != 0) return 0;
+    return 1;
+}
+
+int TLSShims_expectPeerName(SSL *ssl, const char *host, int isIPAddress) {
+    if (isIPAddress) return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1;
+    if (SSL_set_tlsext_host_name(ssl, host) != 1) return 0;
+    return SSL_set1_host(ssl, host) == 1;
+}

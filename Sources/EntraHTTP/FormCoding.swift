@@ -139,7 +139,8 @@ public enum CookieCoding {
 }
 
 extension Substring {
-    func trimmingASCIISpaces() -> Substring {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    public func trimmingASCIISpaces() -> Substring {
         var s = self
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }

@@ -1,4 +1,5 @@
-/// The client half of HTTP/1.1, for tools that drive a server (the `fakeentra-load` benchmark driver):
+/// The client half of HTTP/1.1, for tools that drive a server (the `fakeentra-load` benchmark driver,
+/// `fakeentra browse`):
 /// requests are written like any client's, response heads are read with the server decoder's field rules.
 public enum HTTPClientCodec {
     /// Appends a request with `Host`, the caller's fields and, when there is a body, `Content-Length`.
@@ -28,6 +29,18 @@ public enum HTTPClientCodec {
             if connection.contains("close") { return false }
             return version.minor >= 1 || connection.contains("keep-alive")
         }
+    }
+
+    /// The index just past the blank line that ends a response head in `bytes`, searching from `start`;
+    /// nil while the head is incomplete.
+    public static func headEnd(in bytes: [UInt8], from start: Int = 0) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        var index = start
+        while index + 3 < bytes.count {
+            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 { return index + 4 }
+            index += 1
+        }
+        return nil
     }
 
     public static func parseResponseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPDecodingError) -> ResponseHead {

@@ -102,6 +102,8 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var directives: TransportDirectives
+    /// The scenario world (binding id) that answered, for the journal; never written on the wire.
+    public var world: String?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = [:], body: [UInt8] = [], directives: TransportDirectives = .init()) {
         self.status = status

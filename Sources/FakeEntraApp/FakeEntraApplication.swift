@@ -1,4 +1,5 @@
 import B2C
+import Conformance
 import Console
 import EntraCrypto
 import EntraHTTP
@@ -17,6 +18,8 @@ public struct FakeEntraApplication: Sendable {
     public let service: IdentityService
     public let journal: RequestJournal
     public let engine: ScenarioEngine
+    /// The conformance suite's runs (`fakeentra conform`, `/_fakeentra/conformance/…`).
+    public let conformance: ConformanceSessions
     public let responder: any HTTPResponder
 
     public init(
@@ -48,8 +51,10 @@ public struct FakeEntraApplication: Sendable {
             passwords: directory.users.map(\.password) + (b2c?.localAccounts.map(\.password) ?? []),
             clientSecrets: directory.applications.flatMap { $0.secrets.map(\.value) } + (b2c?.applications.compactMap(\.secret) ?? [])
         )
+        conformance = ConformanceSessions(engine: engine, journal: journal, b2c: b2c)
+        let withConformance = ConformanceResponder(control: ConformanceControl(sessions: conformance), wrapped: worlds)
         // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
-        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: worlds) } ?? worlds
+        let served: any HTTPResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
         responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
@@ -63,5 +68,15 @@ public struct FakeEntraApplication: Sendable {
             return HTTPResponse(status: .notFound, text: body, contentType: "application/json")
         }
         return HTTPResponse(status: .notFound, text: "404 Not Found: FakeEntra serves no resource at this path.\n", contentType: "text/plain; charset=utf-8")
+    }
+}
+
+/// Routes `/_fakeentra/conformance/…` to the conformance runs; everything else to the worlds.
+struct ConformanceResponder: HTTPResponder {
+    let control: ConformanceControl
+    let wrapped: any HTTPResponder
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        ConformanceControl.owns(request) ? control.respond(to: request, context: context) : wrapped.respond(to: request, context: context)
     }
 }

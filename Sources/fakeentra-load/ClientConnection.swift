@@ -56,7 +56,7 @@ final class ClientConnection {
     private func readHead() throws -> (HTTPClientCodec.ResponseHead, Int) {
         var searched = 0
         while true {
-            if let end = Self.headEnd(in: pending, from: searched) {
+            if let end = HTTPClientCodec.headEnd(in: pending, from: searched) {
                 let head = try pending.withUnsafeBufferPointer { bytes in
                     do { return try HTTPClientCodec.parseResponseHead(UnsafeBufferPointer(rebasing: bytes[0..<(end - 4)])) } catch { throw Failure(description: "bad response head: \(error)") }
                 }
@@ -65,17 +65,6 @@ final class ClientConnection {
             searched = max(0, pending.count - 3)
             guard try fill() else { throw Failure(description: "connection closed before a response") }
         }
-    }
-
-    /// The index just past the blank line that ends a head.
-    private static func headEnd(in bytes: [UInt8], from start: Int) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        var index = start
-        while index + 3 < bytes.count {
-            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 { return index + 4 }
-            index += 1
-        }
-        return nil
     }
 
     /// Reads what the socket has; false at end of stream.

@@ -38,6 +38,15 @@ int TLSShims_handshake(SSL *ssl);
 int TLSShims_read(SSL *ssl, void *buffer, int length);
 int TLSShims_write(SSL *ssl, const void *buffer, int length);
 
+// The client policy of `fakeentra browse`, for the same macro reasons: TLS 1.2 and 1.3, peer
+// verification against the CA file `caFile` only (never the system store: the server is ours),
+// ALPN offering `http/1.1`. Returns 1 on success, 0 on failure (the error queue says why).
+int TLSShims_configureClientContext(SSL_CTX *context, const char *caFile);
+
+// Makes the handshake check that the peer's certificate names `host` (an IP address is matched
+// against the IP SANs) and sends it as SNI when it is a name (SSL_set_tlsext_host_name is a macro).
+int TLSShims_expectPeerName(SSL *ssl, const char *host, int isIPAddress);
+
 // The negotiated ALPN protocol copied into `out` (NUL-terminated); 0 when none was selected.
 int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity);
 #endif

@@ -19,6 +19,9 @@ public struct JournalEntry: Sendable {
     /// JSON text (an object, array or string) describing each body.
     public var requestBody: String
     public var responseBody: String
+    /// The scenario binding whose world answered (`b3`), nil for the default world: how a conformance
+    /// case finds its own exchanges among parallel ones.
+    public var world: String? = nil
 
     /// Approximate memory cost, for the journal's byte bound.
     var approximateSize: Int {
@@ -123,6 +126,7 @@ public struct JournalEntry: Sendable {
             ("query", object(query)),
             ("status", .raw(String(status))),
             ("durationMs", .raw(String(format: "%.3f", durationMilliseconds))),
+            ("world", world.map { .string($0) } ?? .raw("null")),
             ("request", .object([("headers", object(requestHeaders)), ("body", .raw(requestBody))])),
             ("response", .object([("headers", object(responseHeaders)), ("body", .raw(responseBody))])),
         ]).text

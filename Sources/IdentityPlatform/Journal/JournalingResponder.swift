@@ -25,7 +25,7 @@ public struct JournalingResponder: HTTPResponder {
         // journal shows what clients asked of the identity platform and Graph.
         guard !request.rawPath.lowercased().hasPrefix("/_fakeentra/") else { return response }
         let elapsed = ContinuousClock.now - started
-        journal.record(scrubbing: JournalEntry(
+        var entry = JournalEntry(
             id: 0, time: clock.now(), method: request.method, path: request.rawPath,
             query: Redaction.redact(request.query), status: response.status.code, kind: classify(request),
             durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
@@ -33,7 +33,9 @@ public struct JournalingResponder: HTTPResponder {
             responseHeaders: JournalEntry.selectedHeaders(response.headers, names: JournalEntry.responseHeaderNames),
             requestBody: JournalEntry.describeBody(request.body, contentType: request.headers["Content-Type"]),
             responseBody: JournalEntry.describeBody(response.body, contentType: response.headers["Content-Type"])
-        ))
+        )
+        entry.world = response.world
+        journal.record(scrubbing: entry)
         return response
     }
 
@@ -87,6 +89,7 @@ public struct JournalHandler: HTTPHandler {
             var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
             filter.kind = query["kind"]
             filter.method = query["method"]
+            filter.world = query["world"]
             if let since {
                 if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
                 if filter.sinceID == nil && filter.sinceTime == nil {

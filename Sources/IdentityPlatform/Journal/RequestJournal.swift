@@ -28,6 +28,8 @@ public final class RequestJournal: Sendable {
         public var sinceTime: Date?
         /// The most recent `limit` matches.
         public var limit: Int?
+        /// Entries one scenario binding's world answered (its id, as in `JournalEntry.world`).
+        public var world: String?
 
         public init(path: String? = nil, status: String? = nil, sinceID: Int? = nil, sinceTime: Date? = nil, limit: Int? = nil) {
             self.path = path
@@ -49,6 +51,7 @@ public final class RequestJournal: Sendable {
                     return false
                 }
             }
+            if let world, entry.world != world { return false }
             if let sinceID, entry.id <= sinceID { return false }
             if let sinceTime, entry.time < sinceTime { return false }
             return true

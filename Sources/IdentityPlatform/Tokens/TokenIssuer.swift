@@ -74,7 +74,11 @@ public struct TokenIssuer: Sendable {
             body.set("expires_in", expiresIn)
             body.set("ext_expires_in", extExpiresIn)
             // Entra advises refreshing half-way through long-lived tokens only.
-            if expiresIn >= 7200 { body.set("refresh_in", expiresIn / 2) }
+            if let refreshIn = directives.refreshIn {
+                body.set("refresh_in", Int(saturating: refreshIn))
+            } else if expiresIn >= 7200 {
+                body.set("refresh_in", expiresIn / 2)
+            }
         }
         body.set("access_token", accessToken)
         body.set("refresh_token", refreshToken)

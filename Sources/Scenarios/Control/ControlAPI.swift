@@ -29,7 +29,7 @@ struct ControlAPI {
         return world.responder.respond(to: request, context: context)
     }
 
-    private func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         if let secret = engine.options.controlSecret {
             let presented = request.headers["Authorization"].flatMap { header -> String? in
                 header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
@@ -219,5 +219,18 @@ struct Body {
         if let user = string("user") { return .user(user) }
         if let target = string("target"), target != "server" { throw .badRequest("\"target\" must be \"server\"; or give clientId, user or tenantAlias") }
         return .server
+    }
+}
+
+extension ScenarioEngine {
+    /// The control API's access rule (loopback only, or the bearer secret), for control endpoints
+    /// other modules serve under `/_fakeentra/` (the conformance runs): nil when the caller may proceed.
+    public func controlAccessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        ControlAPI(engine: self).accessRefusal(request, context: context)
+    }
+
+    /// The control API's one error shape, `{"error": {"code", "message"}}`.
+    public static func controlError(status: Int, code: String, message: String) -> HTTPResponse {
+        ControlAPI.error(ScenarioEngineError(status: status, code: code, message: message))
     }
 }

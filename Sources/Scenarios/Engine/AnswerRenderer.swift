@@ -153,7 +153,7 @@ struct AnswerRenderer {
             }
             response = error.tokenEndpointResponse(in: trace)
         }
-        if let retryAfter = spec.retryAfter { response.headers.set("Retry-After", String(retryAfter)) }
+        if let retryAfter = spec.retryAfterHeader(now: now) { response.headers.set("Retry-After", retryAfter) }
         return response
     }
 

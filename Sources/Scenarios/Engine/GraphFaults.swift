@@ -37,6 +37,7 @@ enum GraphFaults {
                             message: "An unspecified error has occurred.", headers: spec.retryAfter.map { ["Retry-After": String($0)] } ?? [:])
         }
         if spec.status == 429, spec.retryAfter == nil { error.headers.remove("Retry-After") }
+        if let header = spec.retryAfterHeader(now: now) { error.headers.set("Retry-After", header) }
         if let message = spec.message { error.message = message }
         return error.response(in: trace(request, now: now))
     }

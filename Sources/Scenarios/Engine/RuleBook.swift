@@ -92,6 +92,7 @@ extension RuleOutcome {
             if let value = lifetimes.accessToken { directives.accessTokenLifetime = value }
             if let value = lifetimes.refreshToken { directives.refreshTokenLifetime = value }
             if let value = lifetimes.idToken { directives.idTokenLifetime = value }
+            if let value = lifetimes.refreshIn { directives.refreshIn = value }
         case .tokenClaims(let claims):
             directives.accessTokenClaims.merge(claims.accessToken) { _, new in new }
             directives.idTokenClaims.merge(claims.idToken) { _, new in new }

@@ -59,6 +59,7 @@ extension ScenarioEngine {
             response.directives.delay = (response.directives.delay ?? .zero) + .milliseconds(outcome.delayMilliseconds)
         }
         setAffinityCookie(&response, request: request, facts: facts, world: world, context: context)
+        if world.id != "default" { response.world = world.id }
         return response
     }
 

@@ -138,7 +138,8 @@ struct ScenarioDecoder {
             switch member.key {
             case "oauthError": if let spec = oauthError(v, path: memberPath) { actions.append(.oauthError(spec)) }
             case "serviceError":
-                actions.append(.serviceError(ServiceErrorSpec(status: reader.int(v, "status") ?? 503, retryAfter: reader.int(v, "retryAfter"), message: v["message"]?.string)))
+                let format = v["retryAfterFormat"]?.string.flatMap(ServiceErrorSpec.RetryAfterFormat.init(rawValue:)) ?? .seconds
+                actions.append(.serviceError(ServiceErrorSpec(status: reader.int(v, "status") ?? 503, retryAfter: reader.int(v, "retryAfter"), message: v["message"]?.string, retryAfterFormat: format)))
                 if let status = reader.int(v, "status"), status > 429, status < 500, let statusValue = v["status"] {
                     reader.report("\"status\" must be 429 or a 5xx status, found \(status)", at: statusValue, path: JSONReader.pointer(memberPath, "status"))
                 }
@@ -154,7 +155,7 @@ struct ScenarioDecoder {
             case "requireConsent": actions.append(.requireConsent(reader.strings(value, member.key)))
             case "requireMFA": actions.append(.requireMFA)
             case "tokenLifetimes":
-                actions.append(.tokenLifetimes(TokenLifetimes(accessToken: reader.double(v, "accessToken"), refreshToken: reader.double(v, "refreshToken"), idToken: reader.double(v, "idToken"))))
+                actions.append(.tokenLifetimes(TokenLifetimes(accessToken: reader.double(v, "accessToken"), refreshToken: reader.double(v, "refreshToken"), idToken: reader.double(v, "idToken"), refreshIn: reader.double(v, "refreshIn"))))
             case "tokenClaims":
                 func claims(_ key: String) -> [String: String] {
                     Dictionary((v[key]?.members ?? []).map { ($0.key, $0.value.compactText) }, uniquingKeysWith: { _, last in last })

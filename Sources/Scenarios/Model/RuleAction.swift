@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 
 /// What a rule does when it fires. Three families:
@@ -91,11 +92,27 @@ public struct ServiceErrorSpec: Sendable, Equatable {
     public var status: Int
     public var retryAfter: Int?
     public var message: String?
+    /// How `Retry-After` is written: delay-seconds, or an HTTP-date that many seconds ahead (RFC 9110 §10.2.3
+    /// allows both; Entra sends seconds, proxies and gateways in front of a service may send dates).
+    public var retryAfterFormat: RetryAfterFormat
 
-    public init(status: Int, retryAfter: Int? = nil, message: String? = nil) {
+    public enum RetryAfterFormat: String, Sendable, Equatable { case seconds, httpDate }
+
+    public init(status: Int, retryAfter: Int? = nil, message: String? = nil, retryAfterFormat: RetryAfterFormat = .seconds) {
         self.status = status
         self.retryAfter = retryAfter
         self.message = message
+        self.retryAfterFormat = retryAfterFormat
+    }
+
+    /// The header value at `now`: a date is rounded up to the next whole second, so a client that
+    /// honours it never waits less than `retryAfter` seconds.
+    public func retryAfterHeader(now: Date) -> String? {
+        guard let retryAfter else { return nil }
+        switch retryAfterFormat {
+        case .seconds: return String(retryAfter)
+        case .httpDate: return HTTPDate.format(secondsSince1970: Int(now.timeIntervalSince1970.rounded(.up)) + retryAfter)
+        }
     }
 }
 
@@ -144,11 +161,14 @@ public struct TokenLifetimes: Sendable, Equatable {
     public var accessToken: TimeInterval?
     public var refreshToken: TimeInterval?
     public var idToken: TimeInterval?
+    /// Seconds after which the token response asks the client to refresh (`refresh_in`).
+    public var refreshIn: TimeInterval?
 
-    public init(accessToken: TimeInterval? = nil, refreshToken: TimeInterval? = nil, idToken: TimeInterval? = nil) {
+    public init(accessToken: TimeInterval? = nil, refreshToken: TimeInterval? = nil, idToken: TimeInterval? = nil, refreshIn: TimeInterval? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.idToken = idToken
+        self.refreshIn = refreshIn
     }
 }
 

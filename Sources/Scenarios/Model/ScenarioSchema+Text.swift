@@ -157,6 +157,7 @@ extension ScenarioSchema {
           "properties": {
             "status": { "type": "integer", "minimum": 429, "maximum": 599 },
             "retryAfter": { "type": "integer", "minimum": 0, "maximum": 86400 },
+            "retryAfterFormat": { "enum": ["seconds", "httpDate"], "description": "Retry-After as delay-seconds (default) or as an HTTP-date retryAfter seconds ahead of the world's clock." },
             "message": { "type": "string", "minLength": 1 }
           }
         },
@@ -197,7 +198,8 @@ extension ScenarioSchema {
           "properties": {
             "accessToken": { "type": "integer", "minimum": 1 },
             "refreshToken": { "type": "integer", "minimum": 1 },
-            "idToken": { "type": "integer", "minimum": 1 }
+            "idToken": { "type": "integer", "minimum": 1 },
+            "refreshIn": { "type": "integer", "minimum": 1, "description": "refresh_in of token responses: the client should refresh after this many seconds although the token is still valid." }
           }
         },
         "tokenClaims": {

@@ -1,0 +1,126 @@
+import Foundation
+
+extension Catalogue {
+    private static let graphCall = [JourneyStep.signIn(1), .callGraph(2)]
+
+    /// A Graph error the app must not loop on: it reports the error after at most one more call.
+    private static func graphRefusal(id: String, title: String, status: Int, code: String, message: String, service: String, correctClient: String, citations: [Citation]) -> ConformanceCase {
+        ConformanceCase(
+            id: id, title: title, level: .required, service: service, correctClient: correctClient,
+            verdictRule: "FAILED when the app reports success, or calls Graph more than once more after the \(status); NOT_TESTABLE when the \(status) was never served.",
+            citations: citations,
+            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"graphError": {"status": \#(status), "code": "\#(code)", "message": "\#(message)"}}, "times": "always"}"#),
+            journey: graphCall,
+            checks: [
+                Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, statuses: [status], label: "reports the \(status)")), citation: citations[0]),
+                Check("no-retry-loop", .atMost(count: 1, match: .graph, after: ExchangeMatch.graph.answered(status...status, "the Graph \(status)")), citation: citations[0]),
+            ]
+        )
+    }
+
+    /// Graph throttles or fails once with Retry-After: the next call waits, then the app gets its data.
+    private static func graphRetryAfter(id: String, title: String, status: Int, retryAfter: Int, service: String, citations: [Citation]) -> ConformanceCase {
+        ConformanceCase(
+            id: id, title: title, level: .required, service: service,
+            correctClient: "A correct app (or its Graph SDK's retry handler) waits Retry-After seconds, calls again and ends with the data.",
+            verdictRule: "FAILED when the next Graph call comes sooner than Retry-After or the app ends without the data; NOT_TESTABLE when the \(status) was never served.",
+            citations: citations,
+            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"serviceError": {"status": \#(status), "retryAfter": \#(retryAfter)}}}"#),
+            journey: graphCall,
+            checks: [
+                Check("waits-retry-after", .waits(trigger: ExchangeMatch.graph.answered(status...status, "the Graph \(status)"), next: .graph, seconds: Double(retryAfter), reachedBy: nil), citation: citations[0]),
+                Check("ends-with-data", .reply(step: 2, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: citations[0]),
+            ]
+        )
+    }
+
+    private static let challenged = ExchangeMatch.graph.answered(401...401).with(answer: "www-authenticate", label: "the CAE challenge (401 insufficient_claims)")
+    private static let tokenWithClaims = ExchangeMatch.tokenRequest.with(parameter: "claims", label: "a token request carrying the challenge's claims")
+    private static let declaresCP1 = ExchangeMatch("a request declaring the cp1 client capability", pathContains: "/").with(parameter: "claims", containing: "cp1", label: "a request declaring the cp1 client capability")
+
+    static let graph: [ConformanceCase] = [
+        ConformanceCase(
+            id: "graph.cae-claims-challenge", title: "CAE claims challenge", level: .required,
+            service: "Continuous access evaluation: the first Graph call is answered 401 with WWW-Authenticate error=\"insufficient_claims\" and a base64 claims challenge, as after a revoked session. Graph sends it only to tokens whose client declared cp1.",
+            correctClient: "A correct app declares cp1, decodes the challenge, gets a new token passing those claims (bypassing the cache), and retries the call once.",
+            verdictRule: "FAILED when cp1 is never declared, no token request carries the claims, or the app ends without the data; NOT_TESTABLE when no challenge was served.",
+            citations: [Source.claimsChallenge, Source.cae],
+            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#),
+            journey: graphCall,
+            checks: [
+                Check("declares-cp1", .seen(declaresCP1, once: .authorize), citation: Source.cae),
+                Check("passes-claims", .follows(trigger: challenged, then: tokenWithClaims), citation: Source.claimsChallenge),
+                Check("retries-once", .follows(trigger: challenged, then: ExchangeMatch.graph.answered(200...200, "a successful Graph call")), citation: Source.claimsChallenge),
+                Check("ends-with-data", .reply(step: 2, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: Source.claimsChallenge),
+            ]
+        ),
+        ConformanceCase(
+            id: "graph.second-challenge", title: "Claims challenge twice", level: .required,
+            service: "Graph answers the call and its retry with the CAE challenge (the new token still does not satisfy it).",
+            correctClient: "A correct app retries once only, then reports the error: it never loops between the token endpoint and Graph.",
+            verdictRule: "FAILED when the app calls Graph more than once after the first challenge or reports success; NOT_TESTABLE when no challenge was served.",
+            citations: [Source.claimsChallenge, Source.cae],
+            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"claimsChallenge": {}}, "times": 2}"#, #"{"match": {"endpoint": "graph", "after": 2}, "action": {"graphError": {"status": 401, "code": "InvalidAuthenticationToken", "message": "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp"}}, "times": "always"}"#),
+            journey: graphCall,
+            checks: [
+                Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, label: "reports the error")), citation: Source.claimsChallenge),
+                Check("retries-once", .atMost(count: 1, match: .graph, after: challenged), citation: Source.claimsChallenge),
+            ]
+        ),
+        graphRefusal(
+            id: "graph.invalid-token-401", title: "Graph 401 invalid token", status: 401, code: "InvalidAuthenticationToken", message: "Access token validation failure. Invalid audience.",
+            service: "Graph refuses every call with 401 InvalidAuthenticationToken (no claims challenge): the token is unusable for Graph.",
+            correctClient: "A correct app reports the error; at most one retry with a fresh token, never a loop.",
+            citations: [Source.rfc6750, Source.graphErrors]
+        ),
+        graphRefusal(
+            id: "graph.forbidden-403", title: "Graph 403 access denied", status: 403, code: "Authorization_RequestDenied", message: "Insufficient privileges to complete the operation.",
+            service: "Graph refuses every call with 403 Authorization_RequestDenied: the token is valid but lacks a permission.",
+            correctClient: "A correct app reports the error (403 is not retriable) and does not hammer Graph.",
+            citations: [Source.graphErrors, Source.rfc6750]
+        ),
+        graphRetryAfter(
+            id: "graph.throttled-429", title: "Graph 429 with Retry-After", status: 429, retryAfter: 2,
+            service: "Graph throttles the app: the first call gets 429 TooManyRequests with Retry-After: 2.",
+            citations: [Source.graphThrottling, Source.rfc6585]
+        ),
+        graphRetryAfter(
+            id: "graph.service-unavailable-503", title: "Graph 503 with Retry-After", status: 503, retryAfter: 2,
+            service: "Graph is briefly unavailable: the first call gets 503 serviceNotAvailable with Retry-After: 2.",
+            citations: [Source.graphErrors, Source.graphThrottling]
+        ),
+    ]
+
+    static let b2c: [ConformanceCase] = [
+        ConformanceCase(
+            id: "b2c.password-reset", title: "Forgot password (AADB2C90118)", level: .required,
+            service: "Azure AD B2C: the user clicks 'Forgot your password?' on the sign-up-or-sign-in page; B2C redirects back with error=access_denied and AADB2C90118.",
+            correctClient: "A correct app starts the password-reset user flow (a new /authorize with the reset policy) instead of reporting a failure.",
+            verdictRule: "FAILED when no /authorize for the reset policy follows; NOT_TESTABLE when the 90118 redirect was never served.",
+            citations: [Source.b2cReset, Source.b2cErrors],
+            rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#),
+            journey: [.signIn(1, [], policy: "B2C_1_susi")],
+            checks: [
+                Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize the scenario answers with AADB2C90118", pathContains: "/authorize", statuses: 200...399, policy: "B2C_1_susi"),
+                                                    then: ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")), citation: Source.b2cReset),
+                Check("reports-reset", .reply(step: 1, ReplyExpectation(ok: nil, errors: [.passwordResetRequested], label: "signs in after the reset or reports it")), citation: Source.b2cReset),
+            ],
+            scopes: [], b2c: true
+        ),
+        ConformanceCase(
+            id: "b2c.cancel", title: "User cancels (AADB2C90091)", level: .required,
+            service: "Azure AD B2C: the user clicks Cancel on the sign-in page; B2C redirects back with error=access_denied and AADB2C90091.",
+            correctClient: "A correct app reports the cancellation (user_canceled) and does not call the token endpoint.",
+            verdictRule: "FAILED when a code redemption follows or the app reports anything but a cancellation; NOT_TESTABLE when the 90091 redirect was never served.",
+            citations: [Source.b2cErrors],
+            rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#),
+            journey: [.signIn(1, [], policy: "B2C_1_susi")],
+            checks: [
+                Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch("the /authorize the scenario answers with AADB2C90091", pathContains: "/authorize", statuses: 200...399, policy: "B2C_1_susi"),
+                                                  forbidden: .codeRedemption, reachedBy: 1), citation: Source.b2cErrors),
+            ],
+            scopes: [], b2c: true
+        ),
+    ]
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+extension Catalogue {
+    private static let afterRejectedSignIn = [JourneyStep.signIn(1), .callGraph(2)]
+
+    /// An id_token claim the client must check, served wrong on the code redemption: after it, the
+    /// app must report an error and never call Graph with what it got.
+    ///
+    /// Not going on is recommended only: MSAL for Python 1.39 raises on a wrong nonce, but caches the
+    /// response's tokens before it checks, so an app written like the seed apps (silent first) then
+    /// calls Graph with them.
+    private static func badIDToken(id: String, title: String, level: CaseLevel, claims: String, service: String, citations: [Citation]) -> ConformanceCase {
+        let redeemed = ExchangeMatch.codeRedemption.answered(200...200, "the code redemption answered with the bad id_token")
+        return ConformanceCase(
+            id: id, title: title, level: level, service: service,
+            correctClient: "A correct client validates the id_token, refuses this one and reports the error to the app; it should also never use the tokens of that response (recommended: MSAL for Python caches them before its check, so a silent call finds them).",
+            verdictRule: "FAILED (WARNING for a recommended case) when the sign-in is reported as a success; WARNING when a Graph call follows the bad response; NOT_TESTABLE when the code was never redeemed.",
+            citations: citations,
+            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {"tokenClaims": {"idToken": \#(claims)}}, "times": "always"}"#),
+            journey: afterRejectedSignIn,
+            checks: [
+                Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
+                Check("no-use-of-tokens", level: .recommended, .noneAfter(trigger: redeemed, forbidden: .graph, reachedBy: 2), citation: citations[0]),
+            ]
+        )
+    }
+
+    static let protocolSafety: [ConformanceCase] = [
+        ConformanceCase(
+            id: "protocol.pkce-s256", title: "PKCE with S256", level: .required,
+            service: "Entra ID accepts an authorization request with or without PKCE for a public client, and checks code_verifier against the code_challenge when one was sent.",
+            correctClient: "A correct public client sends code_challenge with code_challenge_method=S256 on every /authorize and the matching code_verifier when it redeems the code.",
+            verdictRule: "FAILED when an /authorize lacks an S256 challenge or a redemption lacks the verifier; NOT_TESTABLE when no sign-in happened.",
+            citations: [Source.rfc7636, Source.authCodeFlow],
+            rules: "[]",
+            journey: [.signIn(1)],
+            checks: [
+                Check("s256-challenge-and-verifier", .pkceS256, citation: Source.rfc7636),
+                Check("signs-in", .reply(step: 1, .succeeds), citation: Source.authCodeFlow),
+            ]
+        ),
+        badIDToken(
+            id: "protocol.nonce-mismatch", title: "id_token with a wrong nonce", level: .required,
+            claims: #"{"nonce": "conformance-not-your-nonce"}"#,
+            service: "The code redemption returns an id_token whose nonce is not the one the client sent on /authorize (a replayed or injected token).",
+            citations: [Source.oidcNonce, Source.msalOIDC]
+        ),
+        badIDToken(
+            id: "protocol.id-token-audience", title: "id_token for another audience", level: .recommended,
+            claims: #"{"aud": "00000000-0000-0000-0000-00000000dead"}"#,
+            service: "The code redemption returns an id_token whose aud is another application (MSAL for Python accepts it on purpose since 1.38).",
+            citations: [Source.oidcIDToken]
+        ),
+        badIDToken(
+            id: "protocol.id-token-issuer", title: "id_token from another issuer", level: .recommended,
+            claims: #"{"iss": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"}"#,
+            service: "The code redemption returns an id_token whose iss is another tenant's issuer, not the authority's.",
+            citations: [Source.oidcIDToken]
+        ),
+        badIDToken(
+            id: "protocol.id-token-expired", title: "Expired id_token", level: .recommended,
+            claims: #"{"exp": 1000000000, "iat": 999996400, "nbf": 999996400}"#,
+            service: "The code redemption returns an id_token that expired in 2001.",
+            citations: [Source.oidcIDToken]
+        ),
+        ConformanceCase(
+            id: "protocol.refresh-other-user", title: "Refresh answered with another user's id_token", level: .recommended,
+            service: "A silent refresh returns an id_token naming a different user (another oid, sub and preferred_username) than the account the app signed in.",
+            correctClient: "A correct client checks that a refreshed id_token names the same subject and refuses the answer rather than silently switching users.",
+            verdictRule: "WARNING when the silent call is reported as a success (MSAL for Python accepts it); NOT_TESTABLE when no refresh happened.",
+            citations: [Source.oidcRefresh],
+            rules: Rules.list(
+                Rules.shortLivedTokens,
+                #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"tokenClaims": {"idToken": {"oid": "b8c5e1d2-7f3a-4b6c-8d9e-0a1b2c3d4e5f", "sub": "conformance-other-subject", "preferred_username": "alex.wilber@contoso.onmicrosoft.com", "name": "Alex Wilber"}}}, "times": "always"}"#
+            ),
+            journey: [.signIn(1), .getToken(2)],
+            checks: [
+                Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.oidcRefresh),
+                Check("refuses-other-user", .reply(step: 2, .fails()), citation: Source.oidcRefresh),
+            ]
+        ),
+        ConformanceCase(
+            id: "protocol.error-redirect", title: "Error on the redirect (user cancels)", level: .required,
+            service: "The user backs out of the sign-in page: /authorize redirects to the app with error=access_denied and error_subcode=cancel, and no code.",
+            correctClient: "A correct client reports the cancellation to the app and does not call the token endpoint.",
+            verdictRule: "FAILED when a code redemption follows the error redirect or the sign-in is reported as a success; NOT_TESTABLE when the error redirect was never served.",
+            citations: [Source.rfc6749Error, Source.authCodeFlow],
+            rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"oauthError": {"error": "access_denied", "errorSubcode": "cancel", "message": "The user has cancelled the sign-in."}}, "times": "always"}"#),
+            journey: [.signIn(1)],
+            checks: [
+                Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.answered(200...399, "the /authorize the scenario answers with access_denied"),
+                                                  forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
+            ]
+        ),
+    ]
+}

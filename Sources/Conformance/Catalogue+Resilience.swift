@@ -1,0 +1,81 @@
+import Foundation
+
+extension Catalogue {
+    /// A throttled or failing refresh: the client must not send another token request before the
+    /// service's wait is over, and must get a token once it is.
+    private static func throttledRefresh(id: String, title: String, level: CaseLevel = .required, status: Int, retryAfter: Int?, format: String = "seconds",
+                                         minimumWait: Double, resumesLevel: CaseLevel? = nil, service: String, correctClient: String, citations: [Citation]) -> ConformanceCase {
+        var members = [#""status": \#(status)"#]
+        if let retryAfter { members.append(#""retryAfter": \#(retryAfter)"#) }
+        if format != "seconds" { members.append(#""retryAfterFormat": "\#(format)""#) }
+        let trigger = ExchangeMatch.refresh.answered(status...status, "the \(status) refresh")
+        var journey: [JourneyStep] = [.signIn(1), .getToken(2), .getToken(3)]
+        var checks = [Check("no-early-retry", .waits(trigger: trigger, next: .tokenRequest, seconds: minimumWait, reachedBy: 3), citation: citations[0])]
+        if let retryAfter {
+            journey += [.wait(4, Double(retryAfter)), .getToken(5)]
+            checks.append(Check("resumes-after-wait", level: resumesLevel, .reply(step: 5, .succeeds), citation: citations[0]))
+        }
+        return ConformanceCase(
+            id: id, title: title, level: level, service: service, correctClient: correctClient,
+            verdictRule: "FAILED when a token request follows the \(status) sooner than \(Judge.seconds(minimumWait))" + (retryAfter == nil ? "" : ", or the app has no token once the wait is over") + "; NOT_TESTABLE when the \(status) was never served or the app stopped before asking again.",
+            citations: citations,
+            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"serviceError": {\#(members.joined(separator: ", "))}}}"#),
+            journey: journey, checks: checks
+        )
+    }
+
+    static let resilience: [ConformanceCase] = [
+        throttledRefresh(
+            id: "resilience.retry-after-seconds", title: "429 with Retry-After in seconds", status: 429, retryAfter: 3, minimumWait: 3,
+            service: "The token endpoint throttles the client: HTTP 429 with Retry-After: 3 and a temporarily_unavailable body.",
+            correctClient: "A correct client sends no token request for 3 seconds (MSAL answers from its throttling cache), then succeeds.",
+            citations: [Source.resilience, Source.msalThrottling, Source.rfc6585]
+        ),
+        throttledRefresh(
+            id: "resilience.retry-after-http-date", title: "429 with Retry-After as an HTTP-date", status: 429, retryAfter: 3, format: "httpDate", minimumWait: 3,
+            resumesLevel: .recommended,
+            service: "The token endpoint throttles the client: HTTP 429 with Retry-After given as an HTTP-date 3 seconds ahead (RFC 9110 allows both forms).",
+            correctClient: "A correct client waits until that date; resuming right after it is recommended (MSAL for Python does not read dates and waits its 60-second default).",
+            citations: [Source.rfc9110RetryAfter, Source.msalThrottling, Source.resilience]
+        ),
+        throttledRefresh(
+            id: "resilience.503-retry-after", title: "503 with Retry-After", status: 503, retryAfter: 2, minimumWait: 2,
+            service: "The token endpoint has an outage: HTTP 503 temporarily_unavailable with Retry-After: 2.",
+            correctClient: "A correct client waits the 2 seconds before the next token request, then succeeds.",
+            citations: [Source.resilience, Source.msalThrottling]
+        ),
+        throttledRefresh(
+            id: "resilience.503-no-retry-after", title: "503 without Retry-After", status: 503, retryAfter: nil, minimumWait: 5,
+            service: "The token endpoint has an outage: HTTP 503 temporarily_unavailable without Retry-After.",
+            correctClient: "A correct client backs off: no retry sooner than 5 seconds (Entra's guidance; MSAL for Python waits 60 seconds for public clients).",
+            citations: [Source.resilience, Source.msalThrottling]
+        ),
+        ConformanceCase(
+            id: "resilience.dropped-connection", title: "Dropped connection", level: .required,
+            service: "The connection is closed without an answer on the first refresh; the next request succeeds.",
+            correctClient: "A correct client reports a network error for that call (or retries once) and succeeds on the next call.",
+            verdictRule: "FAILED when the app hangs or crashes on the dropped connection, or the next call fails.",
+            citations: [Source.resilience],
+            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"dropConnection": true}}"#),
+            journey: [.signIn(1), .getToken(2, deadline: 15), .getToken(3)],
+            checks: [
+                Check("survives-drop", .reply(step: 2, ReplyExpectation(ok: nil, label: "answers")), citation: Source.resilience),
+                Check("recovers", .reply(step: 3, .succeeds), citation: Source.resilience),
+            ]
+        ),
+        ConformanceCase(
+            id: "resilience.hung-token-endpoint", title: "Hung token endpoint", level: .required,
+            service: "The first refresh is not answered for 8 seconds, as from an overloaded service behind a load balancer.",
+            correctClient: "A correct client gives up after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here, timeouts being treated like 5xx), reports the failure, and succeeds later.",
+            verdictRule: "FAILED when the app is still waiting at the step's 6-second deadline, or the next call fails.",
+            citations: [Source.resilience],
+            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"delay": 8000}}"#),
+            journey: [.signIn(1), .getToken(2, deadline: 6), .getToken(3)],
+            checks: [
+                Check("gives-up-in-time", .reply(step: 2, .fails(.timeout, .network, .serverError, .other)), citation: Source.resilience),
+                Check("recovers", .reply(step: 3, .succeeds), citation: Source.resilience),
+            ],
+            httpTimeout: 2
+        ),
+    ]
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// Every conformance case, in the order reports list them.
+public enum Catalogue {
+    public static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c
+
+    public static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
+
+    /// Cases whose id matches the glob (`*` any run of characters, `?` one), or all of them.
+    public static func select(glob: String?, level: LevelFilter = .all) -> [ConformanceCase] {
+        all.filter { conformanceCase in
+            (glob.map { Glob.matches($0, conformanceCase.id) } ?? true) && (level == .all || conformanceCase.level == .required)
+        }
+    }
+
+    public enum LevelFilter: String, Sendable, CaseIterable { case required, all }
+}
+
+/// Case-id globs: `resilience.*`, `*retry*`, `graph.?ae-*`. Several globs separated by commas.
+public enum Glob {
+    public static func matches(_ pattern: String, _ text: String) -> Bool {
+        pattern.split(separator: ",").contains { matchOne(Array($0.trimmingCharacters(in: .whitespaces)), Array(text)) }
+    }
+
+    private static func matchOne(_ pattern: [Character], _ text: [Character]) -> Bool {
+        // Iterative matching with one backtrack point per star: linear enough for ids.
+        var p = 0, t = 0, star = -1, mark = 0
+        while t < text.count {
+            if p < pattern.count, pattern[p] == "?" || pattern[p] == text[t] {
+                p += 1
+                t += 1
+            } else if p < pattern.count, pattern[p] == "*" {
+                star = p
+                mark = t
+                p += 1
+            } else if star >= 0 {
+                p = star + 1
+                mark += 1
+                t = mark
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count, pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+}
+
+/// The clauses cases cite, each written once.
+enum Source {
+    static let rfc7636 = Citation("RFC 7636 §4.2–4.5 (PKCE, S256)", "https://www.rfc-editor.org/rfc/rfc7636#section-4.2")
+    static let oidcIDToken = Citation("OIDC Core 1.0 §3.1.3.7 (ID Token validation)", "https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation")
+    static let oidcNonce = Citation("OIDC Core 1.0 §3.1.3.7 item 11, §15.5.2 (nonce)", "https://openid.net/specs/openid-connect-core-1_0.html#NonceNotes")
+    static let oidcRefresh = Citation("OIDC Core 1.0 §12.2 (refresh: iss, sub, aud must match the original ID Token)", "https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse")
+    static let rfc6749Error = Citation("RFC 6749 §4.1.2.1 (error response on the redirect)", "https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1")
+    static let rfc6749TokenError = Citation("RFC 6749 §5.2 (token endpoint errors)", "https://www.rfc-editor.org/rfc/rfc6749#section-5.2")
+    static let rfc9110RetryAfter = Citation("RFC 9110 §10.2.3 (Retry-After: HTTP-date or delay-seconds)", "https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3")
+    static let rfc6585 = Citation("RFC 6585 §4 (429 Too Many Requests)", "https://www.rfc-editor.org/rfc/rfc6585#section-4")
+    static let rfc9700Rotation = Citation("RFC 9700 §4.14.2 (refresh token rotation)", "https://www.rfc-editor.org/rfc/rfc9700#section-4.14.2")
+    static let rfc6750 = Citation("RFC 6750 §3.1 (invalid_token, insufficient_scope)", "https://www.rfc-editor.org/rfc/rfc6750#section-3.1")
+
+    static let resilience = Citation("Microsoft Entra: increase resilience of authentication in client applications", "https://learn.microsoft.com/entra/architecture/resilience-client-app")
+    static let errorCodes = Citation("Microsoft identity platform: handling error codes (branch on error/suberror, not AADSTS numbers)", "https://learn.microsoft.com/entra/identity-platform/reference-error-codes#handling-error-codes-in-your-application")
+    static let errorHandling = Citation("MSAL error handling: interaction required and its classifications", "https://learn.microsoft.com/entra/identity-platform/msal-error-handling-python")
+    static let authCodeFlow = Citation("Microsoft identity platform: OAuth 2.0 authorization code flow", "https://learn.microsoft.com/entra/identity-platform/v2-oauth2-auth-code-flow")
+    static let consent = Citation("Microsoft identity platform: permissions and consent (incremental consent)", "https://learn.microsoft.com/entra/identity-platform/permissions-consent-overview")
+    static let refreshTokens = Citation("Microsoft identity platform: refresh tokens (revocation, lifetime, rotation)", "https://learn.microsoft.com/entra/identity-platform/refresh-tokens")
+    static let accessTokens = Citation("Microsoft identity platform: access token lifetime", "https://learn.microsoft.com/entra/identity-platform/access-tokens#token-lifetime")
+    static let cae = Citation("Continuous access evaluation in apps (cp1, claims challenge)", "https://learn.microsoft.com/entra/identity-platform/app-resilience-continuous-access-evaluation")
+    static let claimsChallenge = Citation("Claims challenges, claims requests and client capabilities", "https://learn.microsoft.com/entra/identity-platform/claims-challenge")
+    static let graphThrottling = Citation("Microsoft Graph throttling guidance (Retry-After)", "https://learn.microsoft.com/graph/throttling")
+    static let graphErrors = Citation("Microsoft Graph error responses", "https://learn.microsoft.com/graph/errors")
+    static let b2cReset = Citation("Azure AD B2C: password reset with AADB2C90118", "https://learn.microsoft.com/azure/active-directory-b2c/add-password-reset-policy")
+    static let b2cErrors = Citation("Azure AD B2C error codes (AADB2C90091 cancelled)", "https://learn.microsoft.com/azure/active-directory-b2c/error-codes")
+
+    static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")
+    static let msalOIDC = Citation("MSAL for Python msal/oauth2cli/oidc.py (nonce, state)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/oauth2cli/oidc.py")
+    static let msalApplication = Citation("MSAL for Python msal/application.py (silent flow, refresh_in, token reuse)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/application.py")
+    static let msalCache = Citation("MSAL for Python msal/token_cache.py (refresh token replaced on rotation)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/token_cache.py")
+}
+
+/// Rule fragments many cases share, in scenario-file syntax.
+enum Rules {
+    /// MSAL treats an access token that expires within 5 minutes as expired: with 2-minute tokens
+    /// every silent call refreshes, which is how a case reaches the token endpoint's refresh path.
+    static let shortLivedTokens = #"{"note": "Access tokens live 2 minutes, so every silent call refreshes.", "match": {"endpoint": "token"}, "action": {"tokenLifetimes": {"accessToken": 120}}, "times": "always"}"#
+
+    static func list(_ rules: String...) -> String { list(rules) }
+    static func list(_ rules: [String]) -> String { "[\n    " + rules.joined(separator: ",\n    ") + "\n  ]" }
+}

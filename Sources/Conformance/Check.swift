@@ -1,0 +1,98 @@
+import Foundation
+
+/// What a step's reply must say for a two-sided check: the client must not only stay silent on the
+/// wire, it must also report the right outcome to its app.
+public struct ReplyExpectation: Sendable, Equatable {
+    /// nil: either.
+    public var ok: Bool?
+    /// When failing: one of these errors (empty: any error).
+    public var errors: [AdapterError]
+    /// When succeeding: the reported scopes must not contain these (declined scopes).
+    public var scopesLack: [String]
+    /// One of these statuses (a Graph call's final status); empty: any.
+    public var statuses: [Int]
+    public var label: String
+
+    public init(ok: Bool?, errors: [AdapterError] = [], scopesLack: [String] = [], statuses: [Int] = [], label: String) {
+        self.ok = ok
+        self.errors = errors
+        self.scopesLack = scopesLack
+        self.statuses = statuses
+        self.label = label
+    }
+
+    public static let succeeds = ReplyExpectation(ok: true, label: "succeeds")
+    public static func fails(_ errors: AdapterError...) -> ReplyExpectation {
+        ReplyExpectation(ok: false, errors: errors, label: errors.isEmpty ? "reports an error" : "reports " + errors.map(\.rawValue).joined(separator: " or "))
+    }
+
+    /// nil when `outcome` meets the expectation, else what is wrong.
+    func problem(with outcome: StepOutcome) -> String? {
+        if let ok, outcome.ok != ok {
+            return ok ? "expected success, the app reported \(outcome.summary)" : "expected an error, the app reported success"
+        }
+        if !outcome.ok, !errors.isEmpty, !errors.contains(outcome.error ?? .other) {
+            return "expected \(errors.map(\.rawValue).joined(separator: " or ")), the app reported \(outcome.error?.rawValue ?? "other")"
+        }
+        if outcome.ok {
+            let reported = Set((outcome.scopes ?? []).map { Self.bare($0) })
+            let claimed = scopesLack.filter { reported.contains(Self.bare($0)) }
+            if !claimed.isEmpty { return "the app reported scopes it was not granted: \(claimed.joined(separator: " "))" }
+        }
+        if !statuses.isEmpty, let status = outcome.status, !statuses.contains(status) {
+            return "expected status \(statuses.map(String.init).joined(separator: " or ")), the app saw \(status)"
+        }
+        return nil
+    }
+
+    /// `https://graph.microsoft.com/Calendars.Read` and `Calendars.Read` name the same permission.
+    static func bare(_ scope: String) -> String {
+        (scope.split(separator: "/").last.map(String.init) ?? scope).lowercased()
+    }
+}
+
+/// One judgement of a case. Negative checks ("the client did not go on") decide only once the exchange
+/// proving the client reached that point was seen; otherwise they are NOT_TESTABLE, never a silent pass.
+public struct Check: Sendable {
+    public enum Rule: Sendable {
+        /// The step's reply meets the expectation.
+        case reply(step: Int, ReplyExpectation)
+        /// Every /authorize carries an S256 `code_challenge`; every code redemption a `code_verifier`.
+        case pkceS256
+        /// After `trigger`, no `forbidden` exchange. `reachedBy`: the step whose reply proves the app
+        /// went on after the trigger (silence before it proves nothing).
+        case noneAfter(trigger: ExchangeMatch, forbidden: ExchangeMatch, reachedBy: Int?)
+        /// After `trigger`, an exchange matching `then` (the client recovered the right way).
+        case follows(trigger: ExchangeMatch, then: ExchangeMatch)
+        /// After `trigger`, the next `next` exchange comes `seconds` later at the earliest; no next one
+        /// passes only once step `reachedBy` was answered after the trigger.
+        case waits(trigger: ExchangeMatch, next: ExchangeMatch, seconds: Double, reachedBy: Int?)
+        /// After `trigger`, at most `count` more `match` exchanges (no loop).
+        case atMost(count: Int, match: ExchangeMatch, after: ExchangeMatch)
+        /// While step `step` ran, no `match` exchange (cached token reuse).
+        case noneDuring(step: Int, ExchangeMatch)
+        /// While step `step` ran, at least one `match` exchange.
+        case someDuring(step: Int, ExchangeMatch)
+        /// Each refresh request presents the refresh token most recently issued (rotation).
+        case presentsNewestRefreshToken
+        /// A refresh token the service refused with invalid_grant is never presented again (no retry
+        /// loop on a dead grant). Decides once step `reachedBy` was answered after the refusal.
+        case neverRepresentsRefusedRefreshToken(reachedBy: Int)
+        /// At least one exchange matches (the client declares a capability), judged once an exchange
+        /// matching `once` (where the declaration belongs) was seen.
+        case seen(ExchangeMatch, once: ExchangeMatch)
+    }
+
+    public var name: String
+    /// nil: the case's level. A recommended check in a required case reports WARNING when it fails.
+    public var level: CaseLevel?
+    public var rule: Rule
+    public var citation: Citation
+
+    public init(_ name: String, level: CaseLevel? = nil, _ rule: Rule, citation: Citation) {
+        self.name = name
+        self.level = level
+        self.rule = rule
+        self.citation = citation
+    }
+}

@@ -1,0 +1,138 @@
+import EntraHTTP
+import Foundation
+import Scenarios
+
+/// `/_fakeentra/conformance/…`: the conformance suite for clients that cannot be driven by a command
+/// (an iOS app under XCUITest). Same access rule as the rest of the control API.
+///
+/// - `GET  /_fakeentra/conformance/cases` — the catalogue
+/// - `POST /_fakeentra/conformance/runs` `{"cases"?: glob, "level"?: "required"|"all"}` — 201 `{"run", "cases"}`
+/// - `GET  /_fakeentra/conformance/runs/{run}` — the results so far
+/// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` — the client id, authority, user and journey
+/// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/finish` `{"outcomes": [reply…]}` — the verdict
+public struct ConformanceControl: Sendable {
+    public static let prefix = "/_fakeentra/conformance"
+    public let sessions: ConformanceSessions
+
+    public init(sessions: ConformanceSessions) { self.sessions = sessions }
+
+    public static func owns(_ request: HTTPRequest) -> Bool {
+        request.rawPath == prefix || request.rawPath.hasPrefix(prefix + "/")
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        if let refusal = sessions.engine.controlAccessRefusal(request, context: context) { return refusal }
+        let segments = Array(request.pathSegments.dropFirst(2))
+        do {
+            switch (request.method.uppercased(), segments.count) {
+            case ("GET", 1) where segments[0] == "cases":
+                return Self.json(200, Catalogue.all.map(CaseListing.init))
+            case ("POST", 1) where segments[0] == "runs":
+                let body = try Self.object(request)
+                let level = (body["level"] as? String).flatMap(Catalogue.LevelFilter.init(rawValue:)) ?? .all
+                let (id, cases) = try sessions.createRun(cases: body["cases"] as? String, level: level)
+                return Self.json(201, RunCreated(run: id, cases: cases.map(CaseListing.init)))
+            case ("GET", 2) where segments[0] == "runs":
+                return Self.json(200, RunResults(run: segments[1], results: try sessions.results(run: segments[1])))
+            case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "start":
+                return Self.json(200, try sessions.start(run: segments[1], case: segments[3], baseURL: Self.baseURL(request, context: context)))
+            case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "finish":
+                let body = try Self.object(request)
+                guard let conformanceCase = Catalogue.named(segments[3]) else { throw ConformanceError.unknownCase(segments[3]) }
+                let outcomes = try Self.outcomes(body["outcomes"], journey: conformanceCase.journey)
+                return Self.json(200, try sessions.finish(run: segments[1], case: segments[3], outcomes: outcomes, stderrTail: body["stderrTail"] as? String))
+            default:
+                throw ConformanceError(status: 404, code: "not_found", message: "no conformance endpoint \(request.method) \(request.rawPath)")
+            }
+        } catch let error as ConformanceError {
+            return ScenarioEngine.controlError(status: error.status, code: error.code, message: error.message)
+        } catch {
+            return ScenarioEngine.controlError(status: 500, code: "internal", message: "\(error)")
+        }
+    }
+
+    /// Each step's reported outcome by `id`; a step with none reported is `not_sent`.
+    static func outcomes(_ value: Any?, journey: [JourneyStep]) throws(ConformanceError) -> [StepOutcome] {
+        guard let list = value as? [[String: Any]] else {
+            throw ConformanceError(status: 422, code: "invalid_body", message: "\"outcomes\" must be an array of step replies ({\"id\", \"ok\", \"error\"?, …})")
+        }
+        return journey.map { step in
+            guard let object = list.first(where: { ($0["id"] as? Int) == step.id }) else {
+                return StepOutcome(id: step.id, step: step.step, observed: .notSent, startedAt: nil, endedAt: nil)
+            }
+            let started = (object["startedAt"] as? String).flatMap(ReportDates.parse)
+            let ended = (object["endedAt"] as? String).flatMap(ReportDates.parse)
+            return StepOutcome.reply(object, for: step, startedAt: started, endedAt: ended)
+        }
+    }
+
+    static func object(_ request: HTTPRequest) throws(ConformanceError) -> [String: Any] {
+        if request.body.isEmpty { return [:] }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            throw ConformanceError(status: 422, code: "invalid_body", message: "the body must be a JSON object")
+        }
+        return object
+    }
+
+    static func baseURL(_ request: HTTPRequest, context: RequestContext) -> String {
+        let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
+        return (context.isSecure ? "https://" : "http://") + host
+    }
+
+    static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
+        let encoder = ConformanceJSON.encoder()
+        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"], body: Array(body))
+    }
+}
+
+/// One coding of dates (ISO 8601 with milliseconds) for reports and the control API.
+public enum ConformanceJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(ReportDates.iso(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = ReportDates.parse(text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time: \(text)"))
+            }
+            return date
+        }
+        return decoder
+    }
+}
+
+public struct CaseListing: Sendable, Codable, Equatable {
+    public var id: String
+    public var title: String
+    public var area: CaseArea
+    public var level: CaseLevel
+    public var journey: [JourneyStep]
+
+    public init(_ conformanceCase: ConformanceCase) {
+        id = conformanceCase.id
+        title = conformanceCase.title
+        area = conformanceCase.area
+        level = conformanceCase.level
+        journey = conformanceCase.journey
+    }
+}
+
+public struct RunCreated: Sendable, Codable, Equatable {
+    public var run: String
+    public var cases: [CaseListing]
+}
+
+public struct RunResults: Sendable, Codable, Equatable {
+    public var run: String
+    public var results: [CaseResult]
+}

@@ -1,0 +1,190 @@
+import B2C
+import Foundation
+import IdentityPlatform
+import Scenarios
+import Synchronization
+
+/// What a client needs to run one case: its fresh client id, where to sign in, who signs in, and the journey.
+public struct CaseStart: Sendable, Codable, Equatable {
+    public struct B2CSettings: Sendable, Codable, Equatable {
+        public var authority: String
+        public var resetAuthority: String
+        public var knownAuthority: String
+        public var scopes: [String]
+        public var username: String
+        public var password: String
+    }
+
+    public struct ScenarioSummary: Sendable, Codable, Equatable {
+        public var name: String
+        public var summary: String
+        /// The scenario file the case bound (docs/scenarios.md syntax).
+        public var file: String
+    }
+
+    public var run: String
+    public var caseID: String
+    public var title: String
+    public var level: CaseLevel
+    public var clientID: String
+    public var binding: String
+    public var authority: String
+    public var redirectURI: String
+    public var graph: String
+    public var username: String
+    public var password: String
+    public var scopes: [String]
+    public var httpTimeout: Int
+    public var b2c: B2CSettings?
+    public var scenario: ScenarioSummary
+    public var journey: [JourneyStep]
+
+    /// The adapter's environment (adapter protocol version 1); `browser` is the `FAKEENTRA_BROWSER` command.
+    public func environment(certificateAuthority: String, browser: String) -> [String: String] {
+        var environment = [
+            "FAKEENTRA_CONFORMANCE_PROTOCOL": "1",
+            "FAKEENTRA_CASE": caseID,
+            "FAKEENTRA_AUTHORITY": authority,
+            "FAKEENTRA_CLIENT_ID": clientID,
+            "FAKEENTRA_REDIRECT_URI": redirectURI,
+            "FAKEENTRA_GRAPH": graph,
+            "FAKEENTRA_CA": certificateAuthority,
+            "FAKEENTRA_USERNAME": b2c?.username ?? username,
+            "FAKEENTRA_PASSWORD": b2c?.password ?? password,
+            "FAKEENTRA_BROWSER": browser,
+            "FAKEENTRA_SCOPES": scopes.joined(separator: " "),
+            "FAKEENTRA_STEP_TIMEOUT": String(httpTimeout),
+        ]
+        if let b2c {
+            environment["FAKEENTRA_B2C_AUTHORITY"] = b2c.authority
+            environment["FAKEENTRA_B2C_RESET_AUTHORITY"] = b2c.resetAuthority
+            environment["FAKEENTRA_B2C_KNOWN_AUTHORITY"] = b2c.knownAuthority
+            environment["FAKEENTRA_B2C_SCOPES"] = b2c.scopes.joined(separator: " ")
+        }
+        return environment
+    }
+}
+
+public struct ConformanceError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var code: String
+    public var message: String
+
+    public var description: String { message }
+
+    static func unknownRun(_ id: String) -> ConformanceError { .init(status: 404, code: "unknown_run", message: "no conformance run with id \"\(id)\"") }
+    static func unknownCase(_ id: String) -> ConformanceError {
+        .init(status: 404, code: "unknown_case", message: "no conformance case \"\(id)\"; `fakeentra conform --list` shows them")
+    }
+    static func notStarted(_ id: String) -> ConformanceError { .init(status: 409, code: "case_not_started", message: "case \"\(id)\" was not started in this run") }
+    static func noCases(_ glob: String) -> ConformanceError { .init(status: 422, code: "no_cases", message: "no conformance case matches \"\(glob)\"") }
+}
+
+/// Runs cases against this server's scenario engine: each case gets a fresh client id, its own
+/// binding (world, clock, counters) and its exchanges from the journal, so cases run in parallel.
+public final class ConformanceSessions: Sendable {
+    struct Started: Sendable {
+        var start: CaseStart
+        var startedAt: Date
+    }
+
+    struct Run: Sendable {
+        var cases: [String]
+        var started: [String: Started] = [:]
+        var results: [String: CaseResult] = [:]
+    }
+
+    public let engine: ScenarioEngine
+    public let journal: RequestJournal
+    public let b2c: B2CConfiguration?
+    private let runs = Mutex<[String: Run]>([:])
+
+    public init(engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?) {
+        self.engine = engine
+        self.journal = journal
+        self.b2c = b2c
+    }
+
+    /// A new run over the cases the glob selects; returns its id.
+    public func createRun(cases glob: String? = nil, level: Catalogue.LevelFilter = .all) throws(ConformanceError) -> (id: String, cases: [ConformanceCase]) {
+        let selected = Catalogue.select(glob: glob, level: level)
+        if selected.isEmpty { throw .noCases(glob ?? "*") }
+        let id = "r" + UUID().uuidString.prefix(8).lowercased()
+        runs.withLock { $0[id] = Run(cases: selected.map(\.id)) }
+        return (id, selected)
+    }
+
+    public func results(run id: String) throws(ConformanceError) -> [CaseResult] {
+        guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
+        return run.cases.compactMap { run.results[$0] }
+    }
+
+    /// Binds the case's scenario to a fresh client id registered as a public client.
+    public func start(run id: String, case caseID: String, baseURL: String) throws(ConformanceError) -> CaseStart {
+        guard let conformanceCase = Catalogue.named(caseID) else { throw .unknownCase(caseID) }
+        guard runs.withLock({ $0[id] != nil }) else { throw .unknownRun(id) }
+        let clientID = UUID().uuidString.lowercased()
+        if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
+            throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
+        }
+        let binding: BindingInfo
+        do {
+            binding = try engine.bind(scenario: conformanceCase.scenarioName, to: .client(id: clientID))
+        } catch {
+            throw ConformanceError(status: error.status, code: error.code, message: error.message)
+        }
+        let user = engine.base.currentDirectory.users.first { $0.tenantID == Directory.contosoTenantID } ?? Directory.embeddedDefault.users[0]
+        engine.world(binding: binding.id)?.service.directory.withLock { directory in
+            register(clientID: clientID, for: conformanceCase, user: user, in: &directory)
+        }
+        let start = CaseStart(
+            run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
+            authority: "\(baseURL)/\(user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
+            username: user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
+            b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
+            scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
+            journey: conformanceCase.journey
+        )
+        runs.withLock { $0[id]?.started[caseID] = Started(start: start, startedAt: Date()) }
+        return start
+    }
+
+    /// Judges the case from its world's exchanges and the reported outcomes, and removes its binding.
+    public func finish(run id: String, case caseID: String, outcomes: [StepOutcome], stderrTail: String? = nil) throws(ConformanceError) -> CaseResult {
+        guard let conformanceCase = Catalogue.named(caseID) else { throw .unknownCase(caseID) }
+        guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
+        guard let started = run.started[caseID] else { throw .notStarted(caseID) }
+        var filter = RequestJournal.Filter()
+        filter.world = started.start.binding
+        let exchanges = journal.entries(matching: filter).map(Exchange.init)
+        engine.unbind(id: started.start.binding)
+        let result = Judge(exchanges: exchanges, outcomes: outcomes)
+            .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt), stderrTail: stderrTail)
+        runs.withLock { $0[id]?.results[caseID] = result }
+        return result
+    }
+
+    /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.
+    public static let redirectURI = "http://localhost"
+
+    private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, in directory: inout Directory) {
+        directory.applications.append(Application(
+            clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: true, redirectURIs: [Self.redirectURI]
+        ))
+        let bare = conformanceCase.consentedScopes.filter { !$0.contains("/") }
+        guard !bare.isEmpty else { return }
+        directory.grantConsent(ConsentGrant(clientID: clientID, resourceAppID: Resource.graphAppID, userID: user.id, tenantID: user.tenantID, scopes: bare))
+    }
+
+    private func b2cSettings(baseURL: String) -> CaseStart.B2CSettings? {
+        guard let b2c else { return nil }
+        let tenant = b2c.tenant.domain
+        let account = b2c.localAccounts.first
+        let scopes = b2c.apis.first.map { api in api.scopes.prefix(1).map { "\(b2c.identifierURI(of: api))/\($0)" } } ?? []
+        let host = URLComponents(string: baseURL).map { ($0.host ?? "localhost") + ($0.port.map { ":\($0)" } ?? "") } ?? "localhost"
+        let signIn = b2c.policies.first { $0.kind == .susi }?.name ?? "B2C_1_susi"
+        let reset = b2c.policies.first { $0.kind == .passwordReset }?.name ?? "B2C_1_reset"
+        return .init(authority: "\(baseURL)/tfp/\(tenant)/\(signIn)", resetAuthority: "\(baseURL)/tfp/\(tenant)/\(reset)",
+                     knownAuthority: host, scopes: scopes, username: account?.email ?? "", password: account?.password ?? "")
+    }
+}

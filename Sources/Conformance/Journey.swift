@@ -1,0 +1,180 @@
+import Foundation
+
+/// One app-level step the suite asks the adapter to take (adapter protocol version 1, docs/conformance.md).
+public struct JourneyStep: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case signIn, getToken, callGraph, signOut, wait
+    }
+
+    public var id: Int
+    public var step: Kind
+    public var scopes: [String]?
+    public var prompt: String?
+    /// B2C user flow (sign-in through `FAKEENTRA_B2C_AUTHORITY`).
+    public var policy: String?
+    /// Graph path for `callGraph`, e.g. `/v1.0/me`.
+    public var path: String?
+    /// For `wait`: how long the app idles.
+    public var seconds: Double?
+    /// Seconds the adapter has to answer; nil means the protocol's default (30).
+    public var deadline: Double?
+
+    public init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil,
+                path: String? = nil, seconds: Double? = nil, deadline: Double? = nil) {
+        self.id = id
+        self.step = step
+        self.scopes = scopes
+        self.prompt = prompt
+        self.policy = policy
+        self.path = path
+        self.seconds = seconds
+        self.deadline = deadline
+    }
+
+    public static let defaultDeadline: Double = 30
+
+    public var deadlineSeconds: Double { deadline ?? Self.defaultDeadline }
+
+    /// The JSON line sent on the adapter's stdin (no trailing newline).
+    public var jsonLine: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var copy = self
+        if copy.step != .wait, copy.deadline == nil { copy.deadline = Self.defaultDeadline }
+        return String(decoding: (try? encoder.encode(copy)) ?? Data(), as: UTF8.self)
+    }
+
+    /// A short human form: `getToken User.Read`, `wait 3s`.
+    public var summary: String {
+        switch step {
+        case .wait: "wait \(seconds.map { String(format: "%g", $0) } ?? "0")s"
+        case .callGraph: "callGraph \(path ?? "/v1.0/me")"
+        case .signIn: (["signIn"] + (scopes ?? []) + (policy.map { ["(\($0))"] } ?? []) + (prompt.map { ["prompt=\($0)"] } ?? [])).joined(separator: " ")
+        default: ([step.rawValue] + (scopes ?? [])).joined(separator: " ")
+        }
+    }
+}
+
+/// Builders keep the catalogue readable: `.signIn(1)`, `.getToken(2, ["Calendars.Read"])`.
+extension JourneyStep {
+    public static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .signIn, scopes: scopes, policy: policy, deadline: deadline)
+    }
+    public static func getToken(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .getToken, scopes: scopes, deadline: deadline)
+    }
+    public static func callGraph(_ id: Int, _ path: String = "/v1.0/me", scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .callGraph, scopes: scopes, path: path, deadline: deadline)
+    }
+    public static func signOut(_ id: Int) -> JourneyStep { JourneyStep(id: id, step: .signOut) }
+    public static func wait(_ id: Int, _ seconds: Double) -> JourneyStep { JourneyStep(id: id, step: .wait, seconds: seconds) }
+}
+
+/// The error kinds an adapter may report; anything else is read as `other`.
+public enum AdapterError: String, Sendable, Codable, CaseIterable {
+    case declinedScopes = "declined_scopes"
+    case interactionRequired = "interaction_required"
+    case consentRequired = "consent_required"
+    case userCanceled = "user_canceled"
+    case invalidGrant = "invalid_grant"
+    case invalidClient = "invalid_client"
+    case serverError = "server_error"
+    case throttled
+    case network
+    case timeout
+    case rejectedToken = "rejected_token"
+    case passwordResetRequested = "password_reset_requested"
+    case graphError = "graph_error"
+    case unsupported
+    case other
+}
+
+/// What happened to one step, as the suite saw it: the adapter's reply, or no reply.
+public struct StepOutcome: Sendable, Codable, Equatable {
+    public enum Observed: String, Sendable, Codable {
+        /// The adapter answered with one JSON line.
+        case answered
+        /// No answer before the step's deadline.
+        case deadlineExceeded = "deadline_exceeded"
+        /// The adapter exited (or closed stdout) before answering.
+        case adapterExited = "adapter_exited"
+        /// The line was not a reply of this protocol.
+        case malformed
+        /// The step was never sent: an earlier one ended the case.
+        case notSent = "not_sent"
+    }
+
+    public var id: Int
+    public var step: JourneyStep.Kind
+    public var observed: Observed
+    public var ok: Bool
+    public var error: AdapterError?
+    public var suberror: String?
+    public var status: Int?
+    public var scopes: [String]?
+    public var detail: String?
+    /// When the suite sent the step and read its reply; nil when a test reported the outcome through
+    /// the control API without times (then checks that attribute requests to steps are NOT_TESTABLE).
+    public var startedAt: Date?
+    public var endedAt: Date?
+
+    public init(id: Int, step: JourneyStep.Kind, observed: Observed, ok: Bool = false, error: AdapterError? = nil, suberror: String? = nil,
+                status: Int? = nil, scopes: [String]? = nil, detail: String? = nil, startedAt: Date?, endedAt: Date?) {
+        self.id = id
+        self.step = step
+        self.observed = observed
+        self.ok = ok
+        self.error = error
+        self.suberror = suberror
+        self.status = status
+        self.scopes = scopes
+        self.detail = detail
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+    }
+
+    /// Reads the adapter's reply line to `step`; a line that is not one becomes `malformed` with the text as detail.
+    public static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            return StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: String(line.prefix(500)), startedAt: startedAt, endedAt: endedAt)
+        }
+        return reply(object, for: step, startedAt: startedAt, endedAt: endedAt, text: line)
+    }
+
+    /// An adapter reply (or a control-API outcome, which may also say `observed`) as an outcome.
+    public static func reply(_ object: [String: Any], for step: JourneyStep, startedAt: Date?, endedAt: Date?, text: String? = nil) -> StepOutcome {
+        var outcome = StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: text.map { String($0.prefix(500)) }, startedAt: startedAt, endedAt: endedAt)
+        if let observed = (object["observed"] as? String).flatMap(Observed.init(rawValue:)), observed != .answered {
+            outcome.observed = observed
+            outcome.detail = object["detail"] as? String
+            return outcome
+        }
+        guard let ok = object["ok"] as? Bool else { return outcome }
+        if let id = object["id"] as? Int, id != step.id {
+            outcome.detail = "reply id \(id) to step \(step.id): " + (outcome.detail ?? "")
+            return outcome
+        }
+        outcome.observed = .answered
+        outcome.ok = ok
+        outcome.error = (object["error"] as? String).map { AdapterError(rawValue: $0) ?? .other }
+        if !ok, outcome.error == nil { outcome.error = .other }
+        outcome.suberror = object["suberror"] as? String
+        outcome.status = object["status"] as? Int
+        outcome.scopes = object["scopes"] as? [String]
+        outcome.detail = (object["detail"] as? String).map { String($0.prefix(2000)) }
+        return outcome
+    }
+
+    /// One line for tables: `ok 200`, `error throttled`, `no answer in 30 s`.
+    public var summary: String {
+        switch observed {
+        case .answered:
+            if ok { return "ok" + (status.map { " \($0)" } ?? "") + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "") }
+            return "error \(error?.rawValue ?? "other")" + (suberror.map { "/\($0)" } ?? "") + (status.map { " \($0)" } ?? "")
+        case .deadlineExceeded: return "no answer before the deadline"
+        case .adapterExited: return "adapter exited without answering"
+        case .malformed: return "malformed reply"
+        case .notSent: return "not sent"
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// A finished run: every case's result and what decides the exit status.
+public struct ConformanceReport: Sendable, Codable, Equatable {
+    public struct Summary: Sendable, Codable, Equatable {
+        public var total: Int
+        public var passed: Int
+        public var failed: Int
+        public var warnings: Int
+        public var skipped: Int
+        public var notTestable: Int
+        /// Baseline entries whose case passed: the run fails until they are removed.
+        public var staleBaselineEntries: [String]
+        public var expectedFailures: [String]
+        public var succeeded: Bool
+    }
+
+    public var schemaVersion: Int = 1
+    public var tool: String
+    public var client: String
+    public var server: String
+    public var startedAt: Date
+    public var finishedAt: Date
+    public var strict: Bool
+    public var summary: Summary
+    public var cases: [CaseResult]
+
+    public init(tool: String, client: String, server: String, startedAt: Date, finishedAt: Date, strict: Bool, cases: [CaseResult]) {
+        self.tool = tool
+        self.client = client
+        self.server = server
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.strict = strict
+        self.cases = cases
+        let stale = cases.filter { $0.baseline?.status == .noLongerFails }.map(\.caseID)
+        let failing = cases.contains { $0.failsRun } || (strict && cases.contains { $0.verdict == .warning && $0.baseline?.status != .expectedFailure })
+        summary = Summary(
+            total: cases.count,
+            passed: cases.count { $0.verdict == .passed },
+            failed: cases.count { $0.verdict == .failed },
+            warnings: cases.count { $0.verdict == .warning },
+            skipped: cases.count { $0.verdict == .skipped },
+            notTestable: cases.count { $0.verdict == .notTestable },
+            staleBaselineEntries: stale,
+            expectedFailures: cases.filter { $0.baseline?.status == .expectedFailure }.map(\.caseID),
+            succeeded: !failing && stale.isEmpty
+        )
+    }
+
+    /// 0 when nothing required failed (with `--strict`, no warning either) and no baseline entry is stale.
+    public var exitCode: Int32 { summary.succeeded ? 0 : 1 }
+
+    public func json() -> String {
+        let encoder = ConformanceJSON.encoder()
+        encoder.outputFormatting.insert(.prettyPrinted)
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
+    }
+
+    public static func decode(_ data: Data) throws -> ConformanceReport {
+        try ConformanceJSON.decoder().decode(ConformanceReport.self, from: data)
+    }
+
+    /// The terminal table: case, level, verdict, one-line reason.
+    public func table(width: Int = 160) -> String {
+        let idWidth = max(4, cases.map(\.caseID.count).max() ?? 4)
+        var lines = [Self.pad("CASE", idWidth) + "  LEVEL        VERDICT       REASON"]
+        for result in cases {
+            var verdict = result.verdict.rawValue
+            if result.baseline?.status == .expectedFailure { verdict += "*" }
+            if result.baseline?.status == .noLongerFails { verdict += "!" }
+            let prefix = Self.pad(result.caseID, idWidth) + "  " + Self.pad(result.level.rawValue, 11) + "  " + Self.pad(verdict, 12) + "  "
+            let room = max(20, width - prefix.count)
+            let reason = result.reason.count > room ? String(result.reason.prefix(room - 1)) + "…" : result.reason
+            lines.append(prefix + reason)
+        }
+        let s = summary
+        lines.append("")
+        lines.append("\(s.total) cases: \(s.passed) passed, \(s.failed) failed, \(s.warnings) warnings, \(s.notTestable) not testable, \(s.skipped) skipped")
+        if !s.expectedFailures.isEmpty { lines.append("* expected by the baseline: \(s.expectedFailures.joined(separator: ", "))") }
+        if !s.staleBaselineEntries.isEmpty {
+            lines.append("! listed in the baseline but no longer failing (remove the entries): \(s.staleBaselineEntries.joined(separator: ", "))")
+        }
+        lines.append(s.succeeded ? "RESULT: conformant" + (strict ? " (strict)" : "") : "RESULT: not conformant")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}
+
+enum ReportDates {
+    static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    /// `12:03:04.123`, for evidence lines.
+    static func clock(_ date: Date) -> String {
+        let text = iso(date)
+        guard let t = text.firstIndex(of: "T") else { return text }
+        return String(text[text.index(after: t)...].prefix(12))
+    }
+}

@@ -1,0 +1,226 @@
+private import COpenSSL
+private import COpenSSLShims
+import EntraHTTP
+#if os(Linux)
+import Glibc
+#else
+import Darwin
+#endif
+
+/// A failed client exchange, with the reason captured where it failed (errno text, OpenSSL's queue,
+/// the certificate verification result).
+public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The trust of a TLS client: one CA file, peer and host-name verification always on.
+public final class TLSClientTrust: @unchecked Sendable {
+    // Immutable after init; OpenSSL allows SSL_new from several threads on a configured context.
+    fileprivate let context: OpaquePointer
+
+    public init(caFile: String) throws(TLSError) {
+        ERR_clear_error()
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSError("SSL_CTX_new") }
+        guard TLSShims_configureClientContext(context, caFile) == 1 else {
+            let error = TLSError("loading the CA file \(caFile)")
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.context = context
+    }
+
+    deinit { SSL_CTX_free(context) }
+}
+
+/// A small blocking HTTP/1.1 client on `HTTPClientCodec`: one connection per exchange (`Connection:
+/// close`), plain TCP or TLS, a timeout on every read and write. For command-line tools (`fakeentra
+/// browse`), never the server's event loops.
+public struct BlockingHTTPClient: Sendable {
+    public var trust: TLSClientTrust?
+    public var timeoutSeconds: Int
+
+    public init(trust: TLSClientTrust?, timeoutSeconds: Int = 10) {
+        self.trust = trust
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    public func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
+                         headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTPClientError) -> HTTPResponse {
+        let fd = try connect(host: host, port: port)
+        defer { Socket.close(fd) }
+        let stream: any ByteStream
+        if secure {
+            guard let trust else { throw HTTPClientError("https://\(host):\(port) needs a CA to trust (--ca)") }
+            stream = try TLSClientStream(fd: fd, trust: trust, host: host)
+        } else {
+            stream = PlainStream(fd: fd)
+        }
+        var request: [UInt8] = []
+        let authority = port == (secure ? 443 : 80) ? host : "\(host):\(port)"
+        HTTPClientCodec.encodeRequest(method: method, target: target, host: authority, headers: headers + [("Connection", "close")], body: body, into: &request)
+        try stream.writeAll(request)
+        var received: [UInt8] = []
+        while try stream.read(into: &received) {}
+        return try Self.parse(received)
+    }
+
+    /// The response in `bytes` (everything the server sent before closing): head, then a body framed
+    /// by Content-Length, chunked coding, or the end of the connection.
+    static func parse(_ bytes: [UInt8]) throws(HTTPClientError) -> HTTPResponse {
+        guard let headEnd = HTTPClientCodec.headEnd(in: bytes) else { throw HTTPClientError("the connection closed before a whole response head (\(bytes.count) bytes)") }
+        let head: HTTPClientCodec.ResponseHead
+        do {
+            head = try bytes.withUnsafeBufferPointer { buffer throws(HTTPDecodingError) in
+                try HTTPClientCodec.parseResponseHead(UnsafeBufferPointer(rebasing: buffer[0..<(headEnd - 4)]))
+            }
+        } catch { throw HTTPClientError("bad response head: \(error)") }
+        var body = Array(bytes[headEnd...])
+        if head.headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true {
+            body = try dechunk(body)
+        } else if let length = head.contentLength {
+            guard body.count >= length else { throw HTTPClientError("the connection closed inside a body (\(body.count) of \(length) bytes)") }
+            body = Array(body.prefix(length))
+        }
+        return HTTPResponse(status: HTTPStatus(head.status), headers: head.headers, body: body)
+    }
+
+    private static func dechunk(_ bytes: [UInt8]) throws(HTTPClientError) -> [UInt8] {
+        var body: [UInt8] = [], index = 0
+        while true {
+            guard let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }) else {
+                throw HTTPClientError("truncated chunked body")
+            }
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingASCIISpaces(), radix: 16) else { throw HTTPClientError("bad chunk size \"\(sizeText)\"") }
+            index = lineEnd + 2
+            if size == 0 { return body }
+            guard index + size <= bytes.count else { throw HTTPClientError("truncated chunk") }
+            body += bytes[index..<(index + size)]
+            index += size + 2
+        }
+    }
+
+    /// The first address of `host` that accepts, with send and receive timeouts set.
+    private func connect(host: String, port: Int) throws(HTTPClientError) -> Int32 {
+        let addresses: [Socket.ResolvedAddress]
+        do { addresses = try Socket.resolve(host: host, port: port) } catch { throw HTTPClientError("\(error)") }
+        var failures: [String] = []
+        for address in addresses {
+            #if os(Linux)
+            let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            #else
+            let fd = socket(address.family, SOCK_STREAM, 0)
+            #endif
+            guard fd >= 0 else { failures.append(SocketError.makeFailed("socket").description); continue }
+            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            #if !os(Linux)
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+            #endif
+            var storage = address.storage
+            let result = withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc_connect(fd, $0, address.length) }
+            }
+            if result == 0 { return fd }
+            failures.append("connect to \(Socket.describeWithPort(storage: storage)): \(SocketError.makeFailed("connect").message)")
+            Socket.close(fd)
+        }
+        throw HTTPClientError(failures.joined(separator: "; "))
+    }
+}
+
+@inline(__always) private func Glibc_connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    #if os(Linux)
+    Glibc.connect(fd, address, length)
+    #else
+    Darwin.connect(fd, address, length)
+    #endif
+}
+
+/// Blocking reads and writes on a connected socket, plain or through TLS.
+private protocol ByteStream {
+    /// Appends what arrived; false at the end of the stream.
+    func read(into buffer: inout [UInt8]) throws(HTTPClientError) -> Bool
+    func writeAll(_ bytes: [UInt8]) throws(HTTPClientError)
+}
+
+private struct PlainStream: ByteStream {
+    let fd: Int32
+
+    func read(into buffer: inout [UInt8]) throws(HTTPClientError) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count > 0 { buffer += chunk[0..<count]; return true }
+            if count == 0 { return false }
+            if errno == EINTR { continue }
+            throw HTTPClientError(errno == EAGAIN || errno == EWOULDBLOCK ? "timed out waiting for the answer" : SocketError.makeFailed("recv").description)
+        }
+    }
+
+    func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Socket.send(fd, UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw HTTPClientError(SocketError.makeFailed("send").description)
+            }
+            offset += written
+        }
+    }
+}
+
+/// A client `SSL` on a blocking socket; the handshake verifies the chain and the host name.
+private final class TLSClientStream: ByteStream {
+    private let ssl: OpaquePointer
+
+    init(fd: Int32, trust: TLSClientTrust, host: String) throws(HTTPClientError) {
+        ERR_clear_error()
+        guard let ssl = SSL_new(trust.context) else { throw HTTPClientError(TLSError("SSL_new").description) }
+        self.ssl = ssl
+        let isIPAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
+        guard SSL_set_fd(ssl, fd) == 1, TLSShims_expectPeerName(ssl, host, isIPAddress ? 1 : 0) == 1 else {
+            throw HTTPClientError(TLSError("setting up TLS for \(host)").description)
+        }
+        SSL_set_connect_state(ssl)
+        let result = TLSShims_handshake(ssl)
+        guard result == 1 else {
+            let verification = SSL_get_verify_result(ssl)
+            let reasons = TLSError.drainErrorQueue()
+            let detail = verification != X509_V_OK ? String(cString: X509_verify_cert_error_string(verification)) : reasons.joined(separator: "; ")
+            throw HTTPClientError("TLS handshake with \(host) failed: \(detail.isEmpty ? "errno \(errno)" : detail)")
+        }
+    }
+
+    deinit { SSL_free(ssl) }
+
+    func read(into buffer: inout [UInt8]) throws(HTTPClientError) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let result = chunk.withUnsafeMutableBytes { TLSShims_read(ssl, $0.baseAddress, Int32($0.count)) }
+        if result > 0 { buffer += chunk[0..<Int(result)]; return true }
+        let savedErrno = errno
+        switch TLSShims_classify(ssl, result) {
+        case TLSShims_Outcome_closed:
+            _ = TLSError.drainErrorQueue()
+            return false
+        default:
+            let reasons = TLSError.drainErrorQueue()
+            if reasons.isEmpty, savedErrno == 0 { return false }
+            if reasons.isEmpty, savedErrno == EAGAIN || savedErrno == EWOULDBLOCK { throw HTTPClientError("timed out waiting for the answer") }
+            throw HTTPClientError("TLS read: \(reasons.isEmpty ? "errno \(savedErrno)" : reasons.joined(separator: "; "))")
+        }
+    }
+
+    func writeAll(_ bytes: [UInt8]) throws(HTTPClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBytes { TLSShims_write(ssl, $0.baseAddress! + offset, Int32(clamping: $0.count - offset)) }
+            guard result > 0 else { throw HTTPClientError("TLS write: \(TLSError.drainErrorQueue().joined(separator: "; "))") }
+            offset += Int(result)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Why a headless sign-in stopped before it delivered a result to the app. Each case knows its message
+/// and the exit code `fakeentra browse --foreground` ends with.
+public enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The URL is not an absolute http(s) authorize URL with a `redirect_uri`.
+    case badStartURL(String)
+    /// The server could not be reached (connection, TLS, timeout).
+    case transport(url: String, reason: String)
+    /// A page the walker cannot go on from: no form, or an error status without one.
+    case deadEnd(url: String, status: Int, excerpt: String)
+    /// The same form came back again and again (a wrong password, a rule that never lets go).
+    case loop(formID: String, times: Int)
+    case tooManySteps(Int)
+    /// The app's redirect listener could not be reached.
+    case delivery(url: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .badStartURL(let url): "not an authorize URL with a redirect_uri: \(url)"
+        case .transport(let url, let reason): "cannot reach \(url): \(reason)"
+        case .deadEnd(let url, let status, let excerpt): "stuck at \(url) (HTTP \(status)), no form to go on with: \(excerpt)"
+        case .loop(let formID, let times): "the form \"\(formID)\" came back \(times) times; giving up (wrong credentials?)"
+        case .tooManySteps(let count): "no redirect to the app after \(count) pages"
+        case .delivery(let url, let reason): "cannot deliver the result to the app at \(url): \(reason)"
+        }
+    }
+
+    /// 2 for usage, 3 for the server's transport, 4 for the pages, 5 for the app.
+    public var exitCode: Int32 {
+        switch self {
+        case .badStartURL: 2
+        case .transport: 3
+        case .deadEnd, .loop, .tooManySteps: 4
+        case .delivery: 5
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import EntraHTTP
+
+/// Who signs in, and the answers the pages may ask for.
+public struct SignInCredentials: Sendable {
+    public var username: String
+    public var password: String
+    /// FakeEntra accepts any six digits for MFA and e-mail verification codes.
+    public var oneTimeCode: String
+
+    public init(username: String, password: String, oneTimeCode: String = "123456") {
+        self.username = username
+        self.password = password
+        self.oneTimeCode = oneTimeCode
+    }
+}
+
+/// Walks the sign-in pages from an authorize URL to the app's redirect URI as a person at a browser
+/// without JavaScript would: follows redirects, keeps cookies, fills each page's form from what its
+/// inputs declare (type and autocomplete, never the page's wording), ticks every consent box, presses the
+/// primary button (or the account tile of the user), and finally delivers the result to the app.
+public struct SignInWalker {
+    /// What reached the app: the redirect (GET) or the form_post (POST), and the app's answer.
+    public struct Delivery: Sendable, Equatable {
+        public var method: String
+        public var url: BrowserURL
+        public var form: FormParameters
+        public var appStatus: Int
+        public var pagesWalked: Int
+    }
+
+    public var transport: any BrowserTransport
+    public var credentials: SignInCredentials
+    public var maxSteps = 30
+    public var maxRepeatsOfAForm = 3
+    /// Kept across walks, as a browser keeps its session: the second sign-in may meet an account picker.
+    public var cookies = CookieJar()
+    /// One line per request, for `--log`.
+    public var log: (String) -> Void = { _ in }
+
+    public init(transport: any BrowserTransport, credentials: SignInCredentials) {
+        self.transport = transport
+        self.credentials = credentials
+    }
+
+    public mutating func walk(_ startText: String) throws(BrowseError) -> Delivery {
+        guard let start = BrowserURL(startText), let redirectText = start.query["redirect_uri"], let redirect = BrowserURL(redirectText) else {
+            throw .badStartURL(startText)
+        }
+        var request = BrowserRequest(method: "GET", url: start)
+        var submissions: [String: Int] = [:]
+        for step in 1...maxSteps {
+            let response = try send(request)
+            if (300..<400).contains(response.status.code), let location = response.headers["Location"] {
+                guard let next = request.url.resolving(location) else { throw .deadEnd(url: request.url.description, status: response.status.code, excerpt: "Location: \(location)") }
+                if next.isWithin(redirect) { return try deliver(BrowserRequest(method: "GET", url: next), pages: step) }
+                request = BrowserRequest(method: "GET", url: next)
+                continue
+            }
+            let page = response.bodyText
+            guard let form = HTMLForm.parse(page).first(where: { !$0.buttons.isEmpty || $0.method == "POST" }),
+                  let action = request.url.resolving(form.action) else {
+                throw .deadEnd(url: request.url.description, status: response.status.code, excerpt: Self.excerpt(page))
+            }
+            if action.isWithin(redirect) {
+                // response_mode=form_post: the page's form carries the result to the app.
+                let fields = form.submission(with: nil) { _ in nil }
+                return try deliver(Self.formRequest(method: form.method, url: action, fields: fields), pages: step)
+            }
+            let formKey = form.id ?? action.path
+            submissions[formKey, default: 0] += 1
+            if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!) }
+            let fields = form.submission(with: chooseButton(in: form), fill: fill)
+            request = Self.formRequest(method: form.method, url: action, fields: fields)
+        }
+        throw .tooManySteps(maxSteps)
+    }
+
+    /// The value a person types into `input`; nil keeps what the page put there. A checkbox answered
+    /// non-nil is ticked (consent: grant everything the app asked for).
+    func fill(_ input: HTMLForm.Input) -> String? {
+        switch (input.type, input.purpose) {
+        case ("hidden", _): nil
+        case ("checkbox", _): input.value
+        case ("password", _): credentials.password
+        case (_, "username"), ("email", _): credentials.username
+        case (_, "one-time-code"): credentials.oneTimeCode
+        default: nil
+        }
+    }
+
+    /// The user's own account tile when the page offers accounts, else the primary (forward) button,
+    /// else "use another account" on a picker without the user, else the first submit button.
+    func chooseButton(in form: HTMLForm) -> HTMLForm.Button? {
+        let submits = form.buttons.filter(\.isSubmit)
+        let tiles = submits.filter { $0.attributes["data-upn"] != nil }
+        if let mine = tiles.first(where: { $0.attributes["data-upn"]?.lowercased() == credentials.username.lowercased() }) { return mine }
+        if !tiles.isEmpty, let other = submits.first(where: { $0.id == "otherTile" }) { return other }
+        return submits.first { $0.classes.contains("primary") } ?? submits.first
+    }
+
+    private mutating func send(_ request: BrowserRequest) throws(BrowseError) -> HTTPResponse {
+        var request = request
+        if let cookie = cookies.header(for: request.url) { request.headers.set("Cookie", cookie) }
+        let response: HTTPResponse
+        do { response = try transport.send(request) } catch { throw .transport(url: request.url.description, reason: "\(error)") }
+        log("\(request.method) \(request.url) -> \(response.status.code)")
+        cookies.store(response.headers.values(for: "Set-Cookie"), from: request.url)
+        return response
+    }
+
+    private func deliver(_ request: BrowserRequest, pages: Int) throws(BrowseError) -> Delivery {
+        let response: HTTPResponse
+        do { response = try transport.send(request) } catch { throw .delivery(url: request.url.description, reason: "\(error)") }
+        log("deliver \(request.method) \(request.url) -> \(response.status.code)")
+        let form = request.method == "POST" ? FormParameters(decoding: String(decoding: request.body, as: UTF8.self)) : request.url.query
+        return Delivery(method: request.method, url: request.url, form: form, appStatus: response.status.code, pagesWalked: pages)
+    }
+
+    static func formRequest(method: String, url: BrowserURL, fields: FormParameters) -> BrowserRequest {
+        guard method == "POST" else {
+            var target = url
+            target.target = url.path + (fields.pairs.isEmpty ? "" : "?" + fields.encoded)
+            return BrowserRequest(method: "GET", url: target)
+        }
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", "application/x-www-form-urlencoded")
+        return BrowserRequest(method: "POST", url: url, headers: headers, body: Array(fields.encoded.utf8))
+    }
+
+    /// The page's text without tags, shortened: enough to see an AADSTS code in an error.
+    static func excerpt(_ page: String) -> String {
+        var text = "", inTag = false, visible = page
+        for block in ["style", "script"] {
+            while let open = visible.firstRange(of: "<\(block)"), let close = visible[open.upperBound...].firstRange(of: "</\(block)>") {
+                visible.removeSubrange(open.lowerBound..<close.upperBound)
+            }
+        }
+        for character in visible {
+            if character == "<" { inTag = true; text.append(" ") } else if character == ">" { inTag = false } else if !inTag { text.append(character) }
+        }
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+        return String(words.joined(separator: " ").prefix(300))
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import EntraHTTP
+import EntraServer
+import Foundation
+import HeadlessBrowser
+
+struct BrowseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "browse",
+        abstract: "Complete FakeEntra's sign-in pages for an authorize URL headlessly and deliver the result to the app.",
+        discussion: """
+            Follows redirects and keeps cookies, fills each page's form (user name, password, one-time codes), \
+            ticks every consent box, picks the user's account tile, and when the next stop is the app's \
+            redirect URI delivers it there: a GET with the query, or the form_post page's POST.
+
+            By default it returns at once and finishes in a detached background process, so it can be \
+            Python's BROWSER (webbrowser waits for the command, while MSAL only listens after it returns). \
+            --foreground does the work in this process and exits with: 0 delivered, 2 bad arguments, \
+            3 server unreachable or TLS failure, 4 stuck on a page, 5 the app's redirect listener unreachable.
+            """
+    )
+
+    @Argument(help: "The /authorize URL the app opens (it names the redirect_uri to deliver to).") var url: String
+    @Option(help: "The user to sign in as (default: $FAKEENTRA_USERNAME).") var username: String?
+    @Option(help: "The user's password (default: $FAKEENTRA_PASSWORD; the environment keeps it out of `ps`).") var password: String?
+    @Option(help: ArgumentHelp("The CA certificate to trust for https (default: $FAKEENTRA_CA).", valueName: "ca.pem")) var ca: String?
+    @Option(help: "Seconds to wait for each answer (default: $FAKEENTRA_STEP_TIMEOUT, else 10).") var timeout: Int?
+    @Option(help: ArgumentHelp("Append one line per request and the outcome to this file.", valueName: "file")) var log: String?
+    @Flag(help: "Do the sign-in in this process and exit with its outcome, instead of returning at once.") var foreground = false
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let username = username ?? environment["FAKEENTRA_USERNAME"], let password = password ?? environment["FAKEENTRA_PASSWORD"] else {
+            throw ValidationError("give --username and --password, or FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD")
+        }
+        guard let start = BrowserURL(url), start.query["redirect_uri"].flatMap(BrowserURL.init) != nil else {
+            throw ValidationError(BrowseError.badStartURL(url).description)
+        }
+        let caPath = ca ?? environment["FAKEENTRA_CA"]
+        if let caPath, !FileManager.default.isReadableFile(atPath: caPath) { throw ValidationError("no CA certificate at \(caPath)") }
+        if start.scheme == "https", caPath == nil { throw ValidationError("an https URL needs --ca (or FAKEENTRA_CA): the CA of the server") }
+        guard foreground else {
+            try BackgroundProcess.detach(arguments: Array(CommandLine.arguments.dropFirst()) + ["--foreground"], output: log)
+            return
+        }
+        signal(SIGPIPE, SIG_IGN)
+        let seconds = timeout ?? environment["FAKEENTRA_STEP_TIMEOUT"].flatMap { Double($0) }.map { max(1, Int($0.rounded(.up))) } ?? 10
+        let logFile = log.flatMap { FileHandle(forWritingAtPath: $0) ?? Self.create($0) }
+        logFile?.seekToEndOfFile()
+        func note(_ line: String) { logFile?.write(Data("browse: \(line)\n".utf8)) }
+        do {
+            let trust = try caPath.map { path throws in try TLSClientTrust(caFile: path) }
+            var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds)),
+                                      credentials: SignInCredentials(username: username, password: password))
+            walker.log = note
+            let delivery = try walker.walk(url)
+            note("delivered \(delivery.form.names.joined(separator: ",")) by \(delivery.method) to \(delivery.url.path) after \(delivery.pagesWalked) pages; the app answered \(delivery.appStatus)")
+        } catch let error as BrowseError {
+            note("FAILED: \(error)")
+            FileHandle.standardError.write(Data("fakeentra browse: \(error)\n".utf8))
+            throw ExitCode(error.exitCode)
+        } catch {
+            note("FAILED: \(error)")
+            FileHandle.standardError.write(Data("fakeentra browse: \(error)\n".utf8))
+            throw ExitCode(3)
+        }
+    }
+
+    private static func create(_ path: String) -> FileHandle? {
+        FileManager.default.createFile(atPath: path, contents: nil)
+        return FileHandle(forWritingAtPath: path)
+    }
+}
+
+/// The walker's requests over sockets: https to the server with the given CA, plain http only to a
+/// loopback redirect listener (a user's password never leaves the machine unencrypted).
+struct NetworkTransport: BrowserTransport {
+    let client: BlockingHTTPClient
+
+    func send(_ request: BrowserRequest) throws -> HTTPResponse {
+        let secure = request.url.scheme == "https"
+        guard secure || ["localhost", "127.0.0.1", "::1"].contains(request.url.host) else {
+            throw HTTPTransportRefusal(url: request.url.description)
+        }
+        var headers: [(String, String)] = [("User-Agent", "fakeentra-browse"), ("Accept", "text/html")]
+        headers += request.headers.fields.map { ($0.name, $0.value) }
+        return try client.exchange(secure: secure, host: request.url.host, port: request.url.port, method: request.method,
+                                   target: request.url.target, headers: headers, body: request.body)
+    }
+}
+
+struct HTTPTransportRefusal: Error, CustomStringConvertible {
+    let url: String
+    var description: String { "refusing plain http to a host that is not loopback: \(url)" }
+}

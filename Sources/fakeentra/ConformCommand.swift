@@ -1,0 +1,145 @@
+import ArgumentParser
+import Conformance
+import Foundation
+
+struct ConformCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conform",
+        abstract: "Score a client against the conformance catalogue (docs/conformance.md).",
+        discussion: """
+            Runs CMD once per case through /bin/sh with the adapter protocol (version 1): the case's \
+            settings in FAKEENTRA_* variables, steps as JSON lines on stdin, one JSON reply per step on \
+            stdout. Exit status 0 when no required case failed (with --strict, no warning either) and no \
+            baseline entry is stale.
+            """
+    )
+
+    @Option(name: .customLong("client"), help: ArgumentHelp("The adapter command, run through /bin/sh once per case.", valueName: "cmd")) var client: String?
+    @Option(name: .customLong("cases"), help: ArgumentHelp("Case ids to run: a glob (`resilience.*`), or several separated by commas.", valueName: "glob")) var cases: String?
+    @Option(name: .customLong("level"), help: "required: the required cases only; all: recommended ones too.") var level: String = "all"
+    @Option(name: .customLong("jobs"), help: "Cases run in parallel.") var jobs: Int = 4
+    @Option(name: .customLong("junit"), help: ArgumentHelp("Write a JUnit XML report.", valueName: "file")) var junitPath: String?
+    @Option(name: .customLong("json"), help: ArgumentHelp("Write the JSON report (docs/conformance-report.schema.json).", valueName: "file")) var jsonPath: String?
+    @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report.", valueName: "file")) var htmlPath: String?
+    @Option(name: .customLong("baseline"), help: ArgumentHelp("Expected failures (JSON, docs/conformance.md#baseline).", valueName: "file")) var baselinePath: String?
+    @Flag(name: .customLong("strict"), help: "Warnings (recommended cases that failed) fail the run too.") var strict = false
+    @Option(name: .customLong("server"), help: ArgumentHelp("Use this running server (its control API) instead of starting one.", valueName: "url")) var server: String?
+    @Option(name: .customLong("certs"), help: "With --server: the directory of its CA (ca.pem). Without: where the own server's CA goes (default: a temporary directory).") var certs: String?
+    @Option(name: .customLong("control-secret"), help: "With --server: its control secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
+    @Option(name: .customLong("browser"), help: ArgumentHelp("FAKEENTRA_BROWSER for the adapters (default: this binary's `browse` with the case's user).", valueName: "cmd")) var browser: String?
+    @Flag(name: .customLong("list"), help: "List the cases instead of running them.") var list = false
+    @Flag(name: .customLong("markdown"), help: "With --list: the catalogue as the Markdown of docs/conformance.md.") var markdown = false
+
+    func validate() throws {
+        guard Catalogue.LevelFilter(rawValue: level) != nil else { throw ValidationError("--level must be required or all, not \"\(level)\"") }
+        if markdown && !list { throw ValidationError("--markdown goes with --list") }
+        if list { return }
+        guard let client, !client.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--client CMD is required: the adapter command run once per case (docs/conformance.md#adapters)")
+        }
+        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
+        if let cases, Catalogue.select(glob: cases, level: .all).isEmpty { throw ValidationError("--cases \(cases) matches no case; `fakeentra conform --list` shows them") }
+        if let server {
+            guard let url = URLComponents(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--server must be an http(s) URL, not \"\(server)\"")
+            }
+        }
+        if let baselinePath, !FileManager.default.isReadableFile(atPath: baselinePath) { throw ValidationError("--baseline \(baselinePath): no such readable file") }
+    }
+
+    func run() throws {
+        let filter = Catalogue.LevelFilter(rawValue: level)!
+        let selected = Catalogue.select(glob: cases, level: filter)
+        if list {
+            print(markdown ? CatalogueMarkdown.render(Catalogue.all) : CatalogueMarkdown.listing(selected), terminator: "")
+            return
+        }
+        let baseline = try loadBaseline()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fakeentra-conform-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+
+        let host: any ConformanceHost
+        var ownServer: InProcessConformanceHost?
+        if let server {
+            host = try RemoteConformanceHost(baseURL: server, certs: certs ?? "./Certs", secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"],
+                                             cases: cases, level: filter)
+        } else {
+            let started = try InProcessConformanceHost(certs: certs ?? (scratch as NSString).appendingPathComponent("certs"), cases: cases, level: filter)
+            ownServer = started
+            host = started
+        }
+        defer { ownServer?.stop() }
+
+        let binary = Self.executablePath()
+        let browserCommand = browser
+        let runner = ConformanceRunner(
+            host: host, command: client!,
+            browser: { start in
+                browserCommand ?? ([binary, "browse", "--ca", host.certificateAuthority, "--username", start.b2c?.username ?? start.username,
+                                    "--password", start.b2c?.password ?? start.password].map(Shell.quote).joined(separator: " "))
+            },
+            jobs: jobs, scratch: scratch
+        )
+        let progress = ProgressLine(enabled: isatty(STDERR_FILENO) == 1)
+        let startedAt = Date()
+        var results = runner.run(selected) { done, total, result in progress.show("[\(done)/\(total)] \(result.caseID): \(result.verdict.rawValue)") }
+        progress.clear()
+        if let baseline { results = baseline.apply(to: results) }
+        let report = ConformanceReport(tool: "fakeentra conform", client: client!, server: host.serverDescription,
+                                       startedAt: startedAt, finishedAt: Date(), strict: strict, cases: results)
+        print(report.table(width: Self.terminalWidth()), terminator: "")
+        try write(report.junit(), to: junitPath)
+        try write(report.json(), to: jsonPath)
+        try write(report.html(), to: htmlPath)
+        if report.exitCode != 0 { throw ExitCode(report.exitCode) }
+    }
+
+    func loadBaseline() throws -> Baseline? {
+        guard let baselinePath else { return nil }
+        guard let data = FileManager.default.contents(atPath: baselinePath) else { throw failure("cannot read --baseline \(baselinePath)") }
+        switch Baseline.parse(Array(data), file: baselinePath) {
+        case .success(let baseline): return baseline
+        case .failure(let problems): throw failure("the baseline has problems:\n\(problems.description)")
+        }
+    }
+
+    func write(_ text: String, to path: String?) throws {
+        guard let path else { return }
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw failure("cannot write \(path): \(error.localizedDescription)")
+        }
+    }
+
+    /// This binary, for `FAKEENTRA_BROWSER` (`fakeentra browse`).
+    static func executablePath() -> String {
+        #if os(Linux)
+        if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
+        #endif
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+
+    static func terminalWidth() -> Int {
+        var size = winsize()
+        if isatty(STDOUT_FILENO) == 1, ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 40 { return Int(size.ws_col) }
+        return 160
+    }
+}
+
+/// One line on stderr rewritten in place while cases finish (TTY only).
+final class ProgressLine: Sendable {
+    let enabled: Bool
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func show(_ text: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
+    }
+
+    func clear() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,112 @@
+import Conformance
+import Foundation
+import Synchronization
+
+/// Where cases start and are judged: this process's own server, or a running one's control API.
+protocol ConformanceHost: Sendable {
+    var serverDescription: String { get }
+    var certificateAuthority: String { get }
+    func start(case id: String) throws -> CaseStart
+    func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult
+}
+
+/// Runs cases in parallel, one adapter process per case.
+struct ConformanceRunner: Sendable {
+    let host: any ConformanceHost
+    let command: String
+    let browser: @Sendable (CaseStart) -> String
+    let jobs: Int
+    let scratch: String
+
+    /// Every case's result, in catalogue order; `progress` is told after each case.
+    func run(_ cases: [ConformanceCase], progress: @escaping @Sendable (Int, Int, CaseResult) -> Void) -> [CaseResult] {
+        let queue = Mutex<[ConformanceCase]>(cases.reversed())
+        let results = Mutex<[String: CaseResult]>([:])
+        let group = DispatchGroup()
+        for _ in 0..<max(1, min(jobs, cases.count)) {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                while let next = queue.withLock({ $0.popLast() }) {
+                    let result = runCase(next)
+                    let done = results.withLock { stored in
+                        stored[next.id] = result
+                        return stored.count
+                    }
+                    progress(done, cases.count, result)
+                }
+            }
+        }
+        group.wait()
+        let finished = results.withLock { $0 }
+        return cases.compactMap { finished[$0.id] }
+    }
+
+    func runCase(_ conformanceCase: ConformanceCase) -> CaseResult {
+        let started = Date()
+        let start: CaseStart
+        do {
+            start = try host.start(case: conformanceCase.id)
+        } catch {
+            return Self.unrunnable(conformanceCase, reason: "the case could not start: \(error)", started: started)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser(start))) { _, new in new }
+        let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
+        let outcomes: [StepOutcome]
+        var tail = ""
+        do {
+            let adapter = try AdapterProcess(command: command, environment: environment, stderrPath: stderrPath)
+            outcomes = walk(start.journey, with: adapter)
+            adapter.terminate()
+            tail = adapter.stderrTail()
+        } catch {
+            outcomes = start.journey.map { StepOutcome(id: $0.id, step: $0.step, observed: .adapterExited, detail: "\(error)", startedAt: nil, endedAt: nil) }
+        }
+        do {
+            return try host.finish(case: conformanceCase.id, outcomes: outcomes, stderrTail: tail)
+        } catch {
+            return Self.unrunnable(conformanceCase, reason: "the case could not be judged: \(error)", started: started)
+        }
+    }
+
+    /// Sends each step and waits for its reply until the step's deadline; once a step got no reply
+    /// the adapter is in an unknown state, so later steps are not sent.
+    func walk(_ journey: [JourneyStep], with adapter: AdapterProcess) -> [StepOutcome] {
+        var outcomes: [StepOutcome] = []
+        var broken = false
+        for step in journey {
+            let sentAt = Date()
+            guard !broken else {
+                outcomes.append(StepOutcome(id: step.id, step: step.step, observed: .notSent, startedAt: nil, endedAt: nil))
+                continue
+            }
+            guard adapter.send(step.jsonLine) else {
+                outcomes.append(StepOutcome(id: step.id, step: step.step, observed: .adapterExited, detail: "the adapter stopped reading its input", startedAt: sentAt, endedAt: Date()))
+                broken = true
+                continue
+            }
+            let deadline = sentAt.addingTimeInterval(step.deadlineSeconds + (step.seconds ?? 0))
+            switch adapter.readLine(before: deadline) {
+            case .line(let line):
+                let outcome = StepOutcome.parse(line: line, for: step, startedAt: sentAt, endedAt: Date())
+                outcomes.append(outcome)
+                if outcome.observed != .answered { broken = true }
+            case .deadline:
+                outcomes.append(StepOutcome(id: step.id, step: step.step, observed: .deadlineExceeded,
+                                            detail: "no reply within \(Int(step.deadlineSeconds)) s", startedAt: sentAt, endedAt: Date()))
+                broken = true
+            case .closed:
+                outcomes.append(StepOutcome(id: step.id, step: step.step, observed: .adapterExited, detail: "the adapter exited (see its stderr)", startedAt: sentAt, endedAt: Date()))
+                broken = true
+            }
+        }
+        return outcomes
+    }
+
+    static func unrunnable(_ conformanceCase: ConformanceCase, reason: String, started: Date) -> CaseResult {
+        CaseResult(caseID: conformanceCase.id, title: conformanceCase.title, area: conformanceCase.area, level: conformanceCase.level,
+                   verdict: .notTestable, reason: reason, checks: [], outcomes: [], exchanges: [],
+                   description: conformanceCase.service, citations: conformanceCase.citations, durationSeconds: Date().timeIntervalSince(started))
+    }
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Deliberately broken conformance adapters: the MSAL Python reference adapter with ONE behaviour broken,
+chosen by the first argument (or FAKEENTRA_BROKEN). Each exists to prove that its conformance case can
+fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
+
+    broken_adapter.py no-pkce | accepts-bad-nonce | ignores-retry-after | dead-token-loop |
+                      ignores-declined-scopes | never-interactive | drops-claims-challenge |
+                      ignores-graph-retry-after | graph-401-loop | no-password-reset | cancel-as-error
+"""
+import importlib.util
+import os
+import pathlib
+import sys
+import urllib.parse
+
+import msal
+import msal.oauth2cli.oauth2 as oauth2
+import msal.oauth2cli.oidc as oidc
+import msal.throttled_http_client as throttling
+
+REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "clients" / "conformance" / "msal-python" / "adapter.py"
+_spec = importlib.util.spec_from_file_location("reference_adapter", REFERENCE)
+reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reference)
+
+
+# MARK: patches of MSAL itself (what an app that rolled its own OAuth, or tuned MSAL badly, would do)
+
+def without_pkce():
+    """Authorization requests without code_challenge, redemptions without code_verifier."""
+    original = oauth2.Client.initiate_auth_code_flow
+
+    def initiate(self, *args, **kwargs):
+        flow = original(self, *args, **kwargs)
+        parts = urllib.parse.urlsplit(flow["auth_uri"])
+        query = [(k, v) for k, v in urllib.parse.parse_qsl(parts.query) if not k.startswith("code_challenge")]
+        flow["auth_uri"] = urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query)))
+        flow["code_verifier"] = None  # requests leaves a None field out of the form
+        return flow
+    oauth2.Client.initiate_auth_code_flow = initiate
+
+
+def without_nonce_check():
+    """The OIDC layer's redemption skipped: the plain OAuth one has no nonce (nor max_age) check."""
+    oidc.Client.obtain_token_by_auth_code_flow = (
+        lambda self, flow, response, **kwargs: oauth2.Client.obtain_token_by_auth_code_flow(self, flow, response, **kwargs))
+
+
+def without_throttling():
+    """MSAL's HTTP client without its throttle caches (Retry-After, the 60 s cache of a 400): every call goes out."""
+    def unthrottled(self, http_client, **ignored):  # default_throttle_time, http_cache
+        throttling.ThrottledHttpClientBase.__init__(self, http_client)
+    throttling.ThrottledHttpClient.__init__ = unthrottled
+
+
+# MARK: broken apps
+
+class RetriesAtOnce(reference.MsalApp):
+    """Retries a failed silent call straight away, up to three times, with MSAL's throttling off."""
+    retried_errors = ("throttled", "server_error", "other", "timeout", "network")
+
+    def token(self, scopes, deadline, claims=None):
+        for attempt in range(3):
+            try:
+                return super().token(scopes, deadline, claims=claims)
+            except reference.StepFailure as failure:
+                if failure.error not in self.retried_errors or attempt == 2:
+                    raise
+
+
+class DeadTokenLoop(RetriesAtOnce):
+    """Never signs in again after invalid_grant: presents the refused refresh token again and again."""
+    goes_interactive = False
+    retried_errors = ("invalid_grant", "interaction_required")
+
+
+class NeverInteractive(reference.MsalApp):
+    goes_interactive = False
+
+
+class IgnoresDeclinedScopes(reference.MsalApp):
+    reports_granted_scopes = False
+
+
+class DropsClaimsChallenge(reference.MsalApp):
+    answers_claims_challenge = False
+
+
+class IgnoresGraphRetryAfter(reference.MsalApp):
+    honours_graph_retry_after = False
+
+
+class Graph401Loop(reference.MsalApp):
+    """Calls Graph again at once after a 401 (a token Graph refused will not become valid by retrying)."""
+
+    def retry_wait(self, response):
+        return 0 if response.status_code == 401 else super().retry_wait(response)
+
+
+class NoPasswordReset(reference.MsalApp):
+    starts_password_reset = False
+
+
+class CancelAsError(reference.MsalApp):
+    """Treats AADB2C90091 (the user cancelled) as a failure to show, not a cancellation."""
+
+    def b2c_sign_in(self, step, policy, deadline):
+        try:
+            return super().b2c_sign_in(step, policy, deadline)
+        except reference.StepFailure as failure:
+            if failure.error == "user_canceled":
+                raise reference.StepFailure("other", "sign-in failed: " + failure.detail) from failure
+            raise
+
+
+# variant → (MSAL patches, app class)
+VARIANTS = {
+    "no-pkce": ([without_pkce], reference.MsalApp),
+    "accepts-bad-nonce": ([without_nonce_check], reference.MsalApp),
+    "ignores-retry-after": ([without_throttling], RetriesAtOnce),
+    "dead-token-loop": ([without_throttling], DeadTokenLoop),
+    "ignores-declined-scopes": ([], IgnoresDeclinedScopes),
+    "never-interactive": ([], NeverInteractive),
+    "drops-claims-challenge": ([], DropsClaimsChallenge),
+    "ignores-graph-retry-after": ([], IgnoresGraphRetryAfter),
+    "graph-401-loop": ([], Graph401Loop),
+    "no-password-reset": ([], NoPasswordReset),
+    "cancel-as-error": ([], CancelAsError),
+}
+
+
+def main():
+    name = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FAKEENTRA_BROKEN", "")
+    if name not in VARIANTS:
+        sys.exit(f"usage: broken_adapter.py {{{'|'.join(VARIANTS)}}}")
+    patches, app_class = VARIANTS[name]
+    for patch in patches:
+        patch()
+    reference.serve(app_class)
+
+
+if __name__ == "__main__":
+    main()

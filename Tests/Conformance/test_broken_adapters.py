@@ -1,0 +1,58 @@
+"""Every deliberately broken adapter gets FAILED on the case made for it through the real
+`fakeentra conform`, and not on a control case its flaw does not touch: proof that each check can fail."""
+import concurrent.futures
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+
+from harness import ROOT, broken_command
+
+CONTROL = "lifecycle.cached-token-reuse"
+
+# variant → the case that must catch it (the check that decides, for the message).
+TARGETS = {
+    "no-pkce": ("protocol.pkce-s256", "s256-challenge-and-verifier"),
+    "accepts-bad-nonce": ("protocol.nonce-mismatch", "reports-error"),
+    "ignores-retry-after": ("resilience.retry-after-seconds", "no-early-retry"),
+    "dead-token-loop": ("errors.dead-grant-loop", "dead-token-not-reused"),
+    "ignores-declined-scopes": ("errors.declined-scopes", "narrow-scopes-reported"),
+    "never-interactive": ("errors.mfa-basic-action", "goes-interactive"),
+    "drops-claims-challenge": ("graph.cae-claims-challenge", "passes-claims"),
+    "ignores-graph-retry-after": ("graph.throttled-429", "waits-retry-after"),
+    "graph-401-loop": ("graph.invalid-token-401", "no-retry-loop"),
+    "no-password-reset": ("b2c.password-reset", "starts-reset-flow"),
+    "cancel-as-error": ("b2c.cancel", "reports-cancel"),
+}
+
+
+def conform(client, cases, jobs=2):
+    """Runs `fakeentra conform` with its own server; the JSON report and the process result."""
+    out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
+    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", client, "--cases", cases,
+                             "--jobs", str(jobs), "--json", out], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    with open(out) as f:
+        return json.load(f), result
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """All variants at once (each its own `conform` and server): the adapters mostly wait on sign-in pages."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        futures = {name: pool.submit(conform, broken_command(name), f"{case},{CONTROL}") for name, (case, _) in TARGETS.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+@pytest.mark.parametrize("variant", sorted(TARGETS))
+def test_broken_adapter_fails_its_case_and_only_it(reports, variant):
+    report, result = reports[variant]
+    case_id, check = TARGETS[variant]
+    verdicts = {c["caseID"]: c for c in report["cases"]}
+    target = verdicts[case_id]
+    failed_checks = [c["check"] for c in target["checks"] if c["verdict"] == "FAILED"]
+    assert target["verdict"] == "FAILED", f"{variant}: {case_id} was {target['verdict']}: {target['reason']}\n{result.stdout}"
+    assert check in failed_checks, f"{variant}: {case_id} failed on {failed_checks}, expected {check}"
+    assert verdicts[CONTROL]["verdict"] == "PASSED", f"{variant}: the control case {CONTROL} was {verdicts[CONTROL]['verdict']}: {verdicts[CONTROL]['reason']}"
+    assert result.returncode != 0, "a required case failed: conform must exit non-zero"

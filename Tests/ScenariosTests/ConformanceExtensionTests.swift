@@ -1,0 +1,59 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Testing
+@testable import Scenarios
+
+/// What the conformance catalogue added to the engine: Retry-After as an HTTP-date, `refresh_in`
+/// in token responses, and the answering world named on each response for the journal.
+@Suite struct ConformanceExtensionTests {
+    @Test func retryAfterAsHTTPDateIsThatManySecondsAheadOfTheWorldsClock() throws {
+        let scenario = try Harness.scenario(#"{"name": "dated", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"serviceError": {"status": 429, "retryAfter": 3, "retryAfterFormat": "httpDate"}}, "times": 2}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "dated", to: .server)
+        let response = harness.send(Harness.passwordGrant())
+        #expect(response.status.code == 429)
+        // The harness clock is frozen at 1_900_000_000 (a whole second): the date is 3 s later.
+        #expect(response.headers["Retry-After"] == HTTPDate.format(secondsSince1970: 1_900_000_003))
+        #expect(response.headers["Retry-After"]?.hasSuffix(" GMT") == true)
+    }
+
+    @Test func retryAfterInSecondsStaysTheDefault() throws {
+        let scenario = try Harness.scenario(#"{"name": "plain", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"serviceError": {"status": 503, "retryAfter": 2}}}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "plain", to: .server)
+        #expect(harness.send(Harness.passwordGrant()).headers["Retry-After"] == "2")
+    }
+
+    @Test func anUnknownRetryAfterFormatIsRefusedWithItsLocation() {
+        let text = #"{"name": "bad", "description": "d", "rules": [{"action": {"serviceError": {"status": 429, "retryAfter": 3, "retryAfterFormat": "minutes"}}}]}"#
+        guard case .failure(let problems) = ScenarioLibrary.parse(Array(text.utf8), file: "bad.json") else {
+            Issue.record("accepted an unknown format")
+            return
+        }
+        #expect(problems.description.contains("bad.json:1:"))
+        #expect(problems.description.contains("retryAfterFormat"))
+    }
+
+    @Test func refreshInIsSetByTheScenario() throws {
+        let scenario = try Harness.scenario(#"{"name": "soon", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"tokenLifetimes": {"refreshIn": 2}}, "times": "always"}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "soon", to: .server)
+        let body = Harness.body(harness.send(Harness.passwordGrant()))
+        #expect(body["refresh_in"] as? Int == 2)
+        #expect((body["expires_in"] as? Int ?? 0) > 2, "the token itself stays valid")
+    }
+
+    @Test func withoutTheDirectiveOnlyLongTokensCarryRefreshIn() {
+        let harness = Harness()
+        #expect(Harness.body(harness.send(Harness.passwordGrant()))["refresh_in"] == nil)
+    }
+
+    @Test func responsesNameTheBindingWorldThatAnsweredThem() throws {
+        let scenario = try Harness.scenario(#"{"name": "bound", "description": "d", "rules": []}"#)
+        let harness = Harness(scenarios: [scenario])
+        let binding = try harness.engine.bind(scenario: "bound", to: .client(id: Harness.otherApp))
+        #expect(harness.send(Harness.passwordGrant(client: Harness.otherApp)).world == binding.id)
+        #expect(harness.send(Harness.passwordGrant()).world == nil, "the default world is not named")
+    }
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""FakeEntra conformance adapter (protocol 1) for azure-identity + msgraph-sdk: an app that signs in
+with InteractiveBrowserCredential and reads Graph through the Graph SDK (kiota), the way the SDK's
+samples do. It answers the steps the SDKs can express and `unsupported` for the others:
+
+- signIn  → credential.authenticate(scopes)      (B2C: unsupported, azure-identity has no B2C policies)
+- getToken → credential.get_token(…, enable_cae=True): azure-identity's own silent-then-interactive
+- callGraph → GraphServiceClient: only `/v1.0/me`; the SDK answers claims challenges and 429s itself
+- signOut → unsupported (azure-identity has no sign-out)
+
+azure-identity does not say which scopes a token was granted, so replies carry no `scopes`.
+The protocol loop, the error vocabulary and the FAKEENTRA_* settings come from the MSAL Python
+reference adapter next door (one implementation of the protocol)."""
+import asyncio
+import importlib.util
+import pathlib
+import re
+import ssl
+import urllib.parse
+
+_spec = importlib.util.spec_from_file_location(
+    "reference_adapter", pathlib.Path(__file__).resolve().parent.parent / "msal-python" / "adapter.py")
+reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reference)
+
+import httpx  # noqa: E402 (after the reference module: it is the one that sets the CA environment)
+from azure.core.exceptions import ClientAuthenticationError  # noqa: E402
+from azure.identity import InteractiveBrowserCredential  # noqa: E402
+from kiota_abstractions.api_error import APIError  # noqa: E402
+from kiota_authentication_azure.azure_identity_authentication_provider import AzureIdentityAuthenticationProvider  # noqa: E402
+from msgraph import GraphRequestAdapter, GraphServiceClient  # noqa: E402
+from msgraph.graph_request_adapter import options as sdk_default_options  # noqa: E402
+from msgraph_core import GraphClientFactory  # noqa: E402
+
+StepFailure = reference.StepFailure
+
+
+def failure_from_authentication(error):
+    """azure-identity wraps MSAL's error dicts in ClientAuthenticationError's text: find the OAuth error."""
+    text = str(error)
+    for name in ("interaction_required", "consent_required", "invalid_grant", "invalid_client", "access_denied",
+                 "temporarily_unavailable", "server_error"):
+        if name in text:
+            return reference.classify({"error": name, "error_description": text})
+    if re.search(r"nonce|state mismatch", text, re.I):
+        return StepFailure("rejected_token", text)
+    if re.search(r"timed? ?out", text, re.I):
+        return StepFailure("timeout", text)
+    return StepFailure("other", text)
+
+
+class AzureIdentityApp(reference.AdapterApp):
+    def __init__(self, env):
+        super().__init__(env)
+        authority = urllib.parse.urlsplit(env.authority)
+        self.credential = InteractiveBrowserCredential(
+            client_id=env.client_id, authority=authority.netloc, tenant_id=authority.path.strip("/").split("/")[0],
+            disable_instance_discovery=True, timeout=int(env.timeout * 3))
+        self.loop = asyncio.new_event_loop()
+
+    def sign_in(self, step, deadline):
+        if step.get("policy"):
+            raise StepFailure("unsupported", "azure-identity has no Azure AD B2C user flows")
+        try:
+            self.credential.authenticate(scopes=reference.app_scopes(step.get("scopes") or self.env.scopes))
+        except ClientAuthenticationError as error:
+            raise failure_from_authentication(error) from error
+        return {}
+
+    def get_token(self, step, deadline):
+        try:
+            self.credential.get_token(*reference.app_scopes(step.get("scopes") or self.env.scopes), enable_cae=True)
+        except ClientAuthenticationError as error:
+            raise failure_from_authentication(error) from error
+        return {}
+
+    def call_graph(self, step, deadline):
+        if step.get("path", "/v1.0/me") != "/v1.0/me":
+            raise StepFailure("unsupported", f"this adapter reads /v1.0/me only, not {step.get('path')}")
+        scopes = reference.app_scopes(step.get("scopes") or self.env.scopes)
+        host = urllib.parse.urlsplit(self.env.graph).hostname
+        auth = AzureIdentityAuthenticationProvider(self.credential, scopes=scopes, allowed_hosts=[host], is_cae_enabled=True)
+        http = GraphClientFactory.create_with_default_middleware(
+            client=httpx.AsyncClient(verify=ssl.create_default_context(cafile=self.env.ca), timeout=self.env.timeout),
+            options=sdk_default_options)
+        adapter = GraphRequestAdapter(auth, client=http)
+        adapter.base_url = f"{self.env.graph}/v1.0"
+        client = GraphServiceClient(request_adapter=adapter)
+        try:
+            self.loop.run_until_complete(client.me.get())
+        except APIError as error:
+            status = error.response_status_code
+            raise StepFailure("throttled" if status == 429 else "graph_error", str(error)[:500], status=status) from error
+        except ClientAuthenticationError as error:
+            raise failure_from_authentication(error) from error
+        return {"status": 200}
+
+
+if __name__ == "__main__":
+    reference.serve(AzureIdentityApp)

@@ -1,0 +1,359 @@
+#!/usr/bin/env python3
+"""FakeEntra conformance adapter (protocol 1) for MSAL for Python: a public client app written the way
+Microsoft's sample apps use MSAL (the iOS/macOS tutorial's `acquireTokenSilent` then
+`acquireToken` when interaction is required, `cp1` declared, claims challenges answered, B2C's
+password reset started on AADB2C90118).
+
+The conformance suite starts it once per case and sends one JSON step per line on stdin; each step gets
+exactly one JSON reply line on stdout. See docs/conformance.md, "Adapters".
+
+The behaviours a client can get wrong are methods and class attributes of `MsalApp`, so that the
+deliberately broken adapters of Tests/Conformance change one of them each and nothing else."""
+import base64
+import json
+import logging
+import os
+import re
+import sys
+import time
+
+import msal
+import requests
+
+log = logging.getLogger("adapter")
+
+# The protocol's error vocabulary (anything else is reported as "other").
+VOCABULARY = {"declined_scopes", "interaction_required", "consent_required", "user_canceled", "invalid_grant",
+              "invalid_client", "server_error", "throttled", "network", "timeout", "rejected_token",
+              "password_reset_requested", "graph_error", "unsupported", "other"}
+
+# OAuth errors after which the seed apps go interactive (MSAL iOS: MSALErrorInteractionRequired).
+INTERACTIVE_ERRORS = {"interaction_required", "invalid_grant", "consent_required", "login_required"}
+
+
+# MSAL adds these itself and refuses them in a request (ValueError).
+RESERVED_SCOPES = {"openid", "profile", "offline_access"}
+
+
+def app_scopes(scopes):
+    return [s for s in scopes if s.lower() not in RESERVED_SCOPES]
+
+
+class StepFailure(Exception):
+    """A step's outcome that is not success: rendered as the protocol's error reply."""
+
+    def __init__(self, error, detail="", suberror=None, status=None):
+        super().__init__(detail)
+        self.error = error if error in VOCABULARY else "other"
+        self.detail, self.suberror, self.status = detail, suberror, status
+
+    def reply(self, step_id):
+        reply = {"id": step_id, "ok": False, "error": self.error, "detail": self.detail[:2000]}
+        if self.suberror:
+            reply["suberror"] = self.suberror
+        if self.status is not None:
+            reply["status"] = self.status
+        return reply
+
+
+class Environment:
+    """The suite's settings (FAKEENTRA_*), read once."""
+
+    def __init__(self, env):
+        self.authority = env["FAKEENTRA_AUTHORITY"]
+        self.client_id = env["FAKEENTRA_CLIENT_ID"]
+        self.graph = env.get("FAKEENTRA_GRAPH", "").rstrip("/")
+        self.ca = env.get("FAKEENTRA_CA")
+        self.browser = env.get("FAKEENTRA_BROWSER")
+        self.scopes = env.get("FAKEENTRA_SCOPES", "User.Read").split()
+        self.timeout = float(env.get("FAKEENTRA_STEP_TIMEOUT") or 10)
+        self.b2c_authority = env.get("FAKEENTRA_B2C_AUTHORITY")
+        self.b2c_reset_authority = env.get("FAKEENTRA_B2C_RESET_AUTHORITY")
+        self.b2c_scopes = env.get("FAKEENTRA_B2C_SCOPES", "").split()
+
+
+def classify(result):
+    """An MSAL error dict → StepFailure with the protocol's error name."""
+    error = result.get("error") or "other"
+    description = result.get("error_description") or ""
+    suberror = result.get("suberror") or result.get("classification")
+    if "AADB2C90091" in description:
+        return StepFailure("user_canceled", description, suberror)
+    if "AADB2C90118" in description:
+        return StepFailure("password_reset_requested", description, suberror)
+    if error == "access_denied":
+        return StepFailure("user_canceled", f"{error}: {description}", suberror)
+    if "timeout" in error or "timed out" in description.lower():
+        return StepFailure("timeout", f"{error}: {description}", suberror)
+    if error in ("temporarily_unavailable", "server_error") or re.search(r"\b5\d\d\b", description):
+        return StepFailure("server_error", f"{error}: {description}", suberror)
+    if "throttl" in (error + description).lower() or "429" in description:
+        return StepFailure("throttled", f"{error}: {description}", suberror)
+    if error == "unauthorized_client":
+        return StepFailure("invalid_client", f"{error}: {description}", suberror)
+    return StepFailure(error, f"{error}: {description}", suberror)
+
+
+def failure_from_exception(exc):
+    """An exception out of MSAL or requests → StepFailure."""
+    text = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, requests.exceptions.Timeout):
+        return StepFailure("timeout", text)
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return StepFailure("network", text)
+    if isinstance(exc, (RuntimeError, ValueError)) and re.search(r"nonce|state|signature|id.?token|issuer|audience", str(exc), re.I):
+        return StepFailure("rejected_token", text)
+    return StepFailure("other", text)
+
+
+def decode_claims_challenge(header):
+    """The JSON claims of a CAE `WWW-Authenticate: Bearer … error="insufficient_claims", claims="<base64>"`,
+    or None. The value is base64 (standard alphabet, padding optional); MSAL wants the decoded JSON."""
+    if not header or "insufficient_claims" not in header:
+        return None
+    match = re.search(r'claims="([^"]+)"', header)
+    if not match:
+        return None
+    raw = match.group(1)
+    raw += "=" * (-len(raw) % 4)
+    return base64.b64decode(raw.replace("-", "+").replace("_", "/")).decode("utf-8")
+
+
+class AdapterApp:
+    """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
+    (`sign_in`, `get_token`, `call_graph`, `sign_out`), each returning the reply's fields or raising
+    StepFailure; a step a subclass does not implement is answered `unsupported`."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def wait(self, step, deadline):
+        time.sleep(float(step.get("seconds", 0)))
+        return {}
+
+    STEPS = {"signIn": "sign_in", "getToken": "get_token", "callGraph": "call_graph", "signOut": "sign_out", "wait": "wait"}
+
+    def handle(self, step):
+        step_id = step.get("id")
+        deadline = time.monotonic() + float(step.get("deadline") or 30)
+        method = self.STEPS.get(step.get("step"))
+        if method is None:
+            return {"id": step_id, "ok": False, "error": "unsupported", "detail": f"unknown step {step.get('step')!r}"}
+        if not hasattr(self, method):
+            return StepFailure("unsupported", f"{type(self).__name__} cannot {step['step']}").reply(step_id)
+        try:
+            reply = getattr(self, method)(step, deadline)
+        except StepFailure as failure:
+            return failure.reply(step_id)
+        except Exception as exc:  # noqa: BLE001 (every failure becomes a reply; the traceback goes to stderr)
+            log.exception("step %s failed", step_id)
+            return failure_from_exception(exc).reply(step_id)
+        return {"id": step_id, "ok": True, **reply}
+
+
+class MsalApp(AdapterApp):
+    """One app process: a PublicClientApplication per authority, one token cache, the protocol's steps."""
+
+    # What a correct app does; Tests/Conformance/broken_adapter.py turns these off one at a time.
+    goes_interactive = True
+    honours_graph_retry_after = True
+    answers_claims_challenge = True
+    reports_granted_scopes = True
+    starts_password_reset = True
+    capabilities = ["cp1"]
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.cache = msal.TokenCache()
+        self.apps = {}
+        self.http = requests.Session()
+        if env.ca:
+            self.http.verify = env.ca
+
+    # MARK: MSAL applications
+
+    def app(self, authority=None):
+        authority = authority or self.env.authority
+        if authority not in self.apps:
+            self.apps[authority] = msal.PublicClientApplication(
+                self.env.client_id, authority=authority, token_cache=self.cache, instance_discovery=False,
+                client_capabilities=self.capabilities, timeout=self.env.timeout, verify=self.env.ca or True)
+        return self.apps[authority]
+
+    def b2c_authority(self, policy):
+        base = self.env.b2c_authority
+        if not base:
+            raise StepFailure("unsupported", "a B2C step without FAKEENTRA_B2C_AUTHORITY")
+        head, _, current = base.rstrip("/").rpartition("/")
+        return base if current.lower() == policy.lower() else f"{head}/{policy}"
+
+    def account(self, app):
+        accounts = app.get_accounts()
+        return accounts[0] if accounts else None
+
+    # MARK: token acquisition
+
+    def interactive(self, app, scopes, deadline, prompt=None, claims=None):
+        """The browser sign-in: `FAKEENTRA_BROWSER` through Python's webbrowser, MSAL's loopback listener."""
+        try:
+            result = app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims,
+                                                   timeout=max(1, int(deadline - time.monotonic() - 1)))
+        except (requests.RequestException, RuntimeError, ValueError) as exc:
+            raise failure_from_exception(exc) from exc
+        return self.outcome(result, scopes)
+
+    def silent(self, app, scopes, claims=None):
+        """None when the cache has no account; else MSAL's answer (a token or an error dict)."""
+        account = self.account(app)
+        if account is None:
+            return None
+        try:
+            return app.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims)
+        except (requests.RequestException, RuntimeError, ValueError) as exc:
+            raise failure_from_exception(exc) from exc
+
+    def token(self, scopes, deadline, claims=None):
+        """What the seed apps do: silent first; interactive once when MSAL says interaction is required."""
+        app = self.app()
+        result = self.silent(app, scopes, claims=claims)
+        if result is not None and "error" not in result:
+            return self.outcome(result, scopes)
+        if result is None or self.needs_interaction(result):
+            if not self.goes_interactive:
+                raise classify(result) if result else StepFailure("interaction_required", "no account in the cache")
+            return self.interactive(app, scopes, deadline, claims=claims)
+        raise classify(result)
+
+    def needs_interaction(self, result):
+        return result.get("error") in INTERACTIVE_ERRORS
+
+    def outcome(self, result, requested):
+        if not result:
+            raise StepFailure("other", "MSAL returned nothing")
+        if "error" in result:
+            raise classify(result)
+        return result, self.granted_scopes(result, requested)
+
+    def granted_scopes(self, result, requested):
+        """What the token is for: the token response's `scope`, else the cached entry's target."""
+        if not self.reports_granted_scopes:
+            return list(requested)
+        if result.get("scope"):
+            return result["scope"].split()
+        for entry in self.cache.search(msal.TokenCache.CredentialType.ACCESS_TOKEN, target=list(requested)):
+            if entry.get("secret") == result.get("access_token"):
+                return entry.get("target", "").split()
+        return list(requested)
+
+    # MARK: steps
+
+    def sign_in(self, step, deadline):
+        policy = step.get("policy")
+        if policy:
+            return self.b2c_sign_in(step, policy, deadline)
+        scopes = step.get("scopes") or self.env.scopes
+        app = self.app()
+        try:
+            _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"))
+        except StepFailure as failure:
+            if failure.error == "rejected_token":
+                self.forget_accounts(app)
+            raise
+        return {"scopes": granted}
+
+    def forget_accounts(self, app):
+        """Signing out, or refusing a sign-in: MSAL caches the tokens of a redemption before it checks the
+        id_token's nonce, so an app that refuses the sign-in must also drop what it left in the cache, or
+        the next silent call uses it."""
+        for account in app.get_accounts():
+            app.remove_account(account)
+
+    def b2c_sign_in(self, step, policy, deadline):
+        # A B2C app asks for its own API's scopes (full URIs); Graph-style names mean nothing to B2C.
+        scopes = self.env.b2c_scopes or [s for s in step.get("scopes") or [] if "/" in s]
+        app = self.app(self.b2c_authority(policy))
+        try:
+            _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"))
+            return {"scopes": granted}
+        except StepFailure as failure:
+            if failure.error != "password_reset_requested" or not self.starts_password_reset or not self.env.b2c_reset_authority:
+                raise
+        # AADB2C90118: the user chose "Forgot your password?"; the app runs the reset policy's flow.
+        _, granted = self.interactive(self.app(self.env.b2c_reset_authority), scopes, deadline)
+        return {"scopes": granted, "detail": "password reset through the reset policy, then signed in"}
+
+    def get_token(self, step, deadline):
+        _, granted = self.token(step.get("scopes") or self.env.scopes, deadline)
+        return {"scopes": granted}
+
+    def call_graph(self, step, deadline):
+        if not self.env.graph:
+            raise StepFailure("unsupported", "no FAKEENTRA_GRAPH")
+        scopes = step.get("scopes") or self.env.scopes
+        result, granted = self.token(scopes, deadline)
+        url = self.env.graph + step.get("path", "/v1.0/me")
+        challenged = False
+        for _attempt in range(4):
+            response = self.graph_get(url, result["access_token"])
+            if response.status_code < 300:
+                return {"scopes": granted, "status": response.status_code}
+            claims = decode_claims_challenge(response.headers.get("WWW-Authenticate"))
+            if response.status_code == 401 and claims and not challenged and self.answers_claims_challenge:
+                challenged = True
+                result, granted = self.token(scopes, deadline, claims=claims)
+                continue
+            wait = self.retry_wait(response)
+            if wait is not None and time.monotonic() + wait < deadline - 1:
+                time.sleep(wait)
+                continue
+            break
+        error = "throttled" if response.status_code == 429 else "graph_error"
+        raise StepFailure(error, f"Graph {response.status_code}: {response.text[:500]}", status=response.status_code)
+
+    def graph_get(self, url, access_token):
+        try:
+            return self.http.get(url, headers={"Authorization": f"Bearer {access_token}"}, timeout=self.env.timeout)
+        except requests.RequestException as exc:
+            raise failure_from_exception(exc)
+
+    def retry_wait(self, response):
+        """Seconds to wait before retrying a throttled or unavailable Graph call; None: do not retry."""
+        if response.status_code not in (429, 503, 504):
+            return None
+        if not self.honours_graph_retry_after:
+            return 0
+        value = response.headers.get("Retry-After", "")
+        return float(value) if value.strip().isdigit() else (5.0 if response.status_code != 429 else None)
+
+    def sign_out(self, step, deadline):
+        for app in list(self.apps.values()) or [self.app()]:
+            self.forget_accounts(app)
+        return {}
+
+
+def serve(app_class, env=None):
+    """Reads steps until stdin closes; one reply line per step on the real stdout, everything else on stderr."""
+    env = dict(env or os.environ)
+    replies = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # a stray print (MSAL's, a library's, a child's) must never reach the suite as a reply
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if env.get("FAKEENTRA_ADAPTER_DEBUG") else logging.WARNING)
+    if env.get("FAKEENTRA_CA"):
+        os.environ["REQUESTS_CA_BUNDLE"] = os.environ["SSL_CERT_FILE"] = env["FAKEENTRA_CA"]
+    if env.get("FAKEENTRA_BROWSER"):
+        # webbrowser splits BROWSER with shlex when it has %s, and waits for the command (browse returns at once).
+        os.environ["BROWSER"] = env["FAKEENTRA_BROWSER"] + " %s"
+    app = app_class(Environment(env))
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            step = json.loads(line)
+        except json.JSONDecodeError as exc:
+            replies.write(json.dumps({"id": None, "ok": False, "error": "other", "detail": f"bad step: {exc}"}) + "\n")
+            continue
+        replies.write(json.dumps(app.handle(step)) + "\n")
+        replies.flush()
+
+
+if __name__ == "__main__":
+    serve(MsalApp)
