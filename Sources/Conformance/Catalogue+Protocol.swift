@@ -80,6 +80,21 @@ extension Catalogue {
             ]
         ),
         ConformanceCase(
+            id: "protocol.state-mismatch", title: "Redirect with another state", level: .required,
+            service: "The sign-in's redirect carries a code and a state the client did not send (a forged or mixed-up response: cross-site request forgery).",
+            correctClient: "A correct client compares state with the one it sent, refuses the response and never redeems that code: it reports the error, or keeps waiting for a valid redirect (MSAL's loopback listener ignores the forged one).",
+            verdictRule: "FAILED when the code is redeemed or the sign-in is reported as a success; NOT_TESTABLE when no /authorize was seen.",
+            citations: [Source.rfc6749State, Source.msalOIDC],
+            rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"redirectState": "conformance-forged-state"}, "times": "always"}"#),
+            journey: [.signIn(1, deadline: 8)],
+            checks: [
+                Check("refuses-response", .reply(step: 1, ReplyExpectation(ok: false, waitingIsFine: true, label: "reports an error or keeps waiting")), citation: Source.rfc6749State),
+                // The /authorize answered proves the browser reached the redirect; the step ended either way.
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.answered(200...399, "the /authorize whose redirect carries the forged state"),
+                                                  forbidden: .codeRedemption, reachedBy: nil), citation: Source.rfc6749State),
+            ]
+        ),
+        ConformanceCase(
             id: "protocol.error-redirect", title: "Error on the redirect (user cancels)", level: .required,
             service: "The user backs out of the sign-in page: /authorize redirects to the app with error=access_denied and error_subcode=cancel, and no code.",
             correctClient: "A correct client reports the cancellation to the app and does not call the token endpoint.",

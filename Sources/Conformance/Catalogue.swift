@@ -52,6 +52,7 @@ enum Source {
     static let oidcIDToken = Citation("OIDC Core 1.0 §3.1.3.7 (ID Token validation)", "https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation")
     static let oidcNonce = Citation("OIDC Core 1.0 §3.1.3.7 item 11, §15.5.2 (nonce)", "https://openid.net/specs/openid-connect-core-1_0.html#NonceNotes")
     static let oidcRefresh = Citation("OIDC Core 1.0 §12.2 (refresh: iss, sub, aud must match the original ID Token)", "https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse")
+    static let rfc6749State = Citation("RFC 6749 §10.12 (state against cross-site request forgery)", "https://www.rfc-editor.org/rfc/rfc6749#section-10.12")
     static let rfc6749Error = Citation("RFC 6749 §4.1.2.1 (error response on the redirect)", "https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1")
     static let rfc6749TokenError = Citation("RFC 6749 §5.2 (token endpoint errors)", "https://www.rfc-editor.org/rfc/rfc6749#section-5.2")
     static let rfc9110RetryAfter = Citation("RFC 9110 §10.2.3 (Retry-After: HTTP-date or delay-seconds)", "https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3")

@@ -111,17 +111,19 @@ public enum FormCoding {
 }
 
 public enum CookieCoding {
-    /// Parses `Cookie: a=1; b=2` headers (RFC 6265 §5.4); the first value of a name wins.
+    /// Parses `Cookie: a=1; b=2` headers (RFC 6265 §5.4); the first value of a name wins. Split on
+    /// bytes, not Characters: a `;` or `=` next to a combining or prepend mark is still a separator
+    /// (found by fuzzing: a name ending in U+0600 swallowed the `=` after it).
     public static func parse(_ headerValues: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
         for header in headerValues {
-            for part in header.split(separator: ";") {
+            for part in header.utf8.split(separator: UInt8(ascii: ";")) {
                 let trimmed = part.trimmingASCIISpaces()
-                guard let eq = trimmed.firstIndex(of: "=") else { continue }
-                let name = String(trimmed[..<eq])
-                var value = String(trimmed[trimmed.index(after: eq)...])
-                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
-                if !name.isEmpty, cookies[name] == nil { cookies[name] = value }
+                guard let eq = trimmed.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let name = String(decoding: trimmed[..<eq], as: UTF8.self)
+                var value = trimmed[trimmed.index(after: eq)...]
+                if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") { value = value.dropFirst().dropLast() }
+                if !name.isEmpty, cookies[name] == nil { cookies[name] = String(decoding: value, as: UTF8.self) }
             }
         }
         return cookies
@@ -138,12 +140,18 @@ public enum CookieCoding {
     }
 }
 
+extension Substring.UTF8View.SubSequence {
+    func trimmingASCIISpaces() -> Self {
+        var s = self
+        while let f = s.first, f == UInt8(ascii: " ") || f == UInt8(ascii: "\t") { s = s.dropFirst() }
+        while let l = s.last, l == UInt8(ascii: " ") || l == UInt8(ascii: "\t") { s = s.dropLast() }
+        return s
+    }
+}
+
 extension Substring {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
     public func trimmingASCIISpaces() -> Substring {
-        var s = self
-        while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-        return s
+        Substring(utf8.trimmingASCIISpaces())
     }
 }

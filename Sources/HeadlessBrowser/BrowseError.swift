@@ -24,10 +24,10 @@ public enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// 2 for usage, 3 for the server's transport, 4 for the pages, 5 for the app.
+    /// 64 for usage (EX_USAGE, as ArgumentParser's own usage errors), 3 for the server's transport, 4 for the pages, 5 for the app.
     public var exitCode: Int32 {
         switch self {
-        case .badStartURL: 2
+        case .badStartURL: 64
         case .transport: 3
         case .deadEnd, .loop, .tooManySteps: 4
         case .delivery: 5

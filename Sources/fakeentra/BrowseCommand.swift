@@ -15,7 +15,7 @@ struct BrowseCommand: ParsableCommand {
 
             By default it returns at once and finishes in a detached background process, so it can be \
             Python's BROWSER (webbrowser waits for the command, while MSAL only listens after it returns). \
-            --foreground does the work in this process and exits with: 0 delivered, 2 bad arguments, \
+            --foreground does the work in this process and exits with: 0 delivered, 64 bad arguments, \
             3 server unreachable or TLS failure, 4 stuck on a page, 5 the app's redirect listener unreachable.
             """
     )

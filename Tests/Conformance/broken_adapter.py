@@ -3,7 +3,7 @@
 chosen by the first argument (or FAKEENTRA_BROKEN). Each exists to prove that its conformance case can
 fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
 
-    broken_adapter.py no-pkce | accepts-bad-nonce | ignores-retry-after | dead-token-loop |
+    broken_adapter.py no-pkce | accepts-bad-nonce | ignores-state | ignores-retry-after | dead-token-loop |
                       ignores-declined-scopes | never-interactive | drops-claims-challenge |
                       ignores-graph-retry-after | graph-401-loop | no-password-reset | cancel-as-error
 """
@@ -13,7 +13,7 @@ import pathlib
 import sys
 import urllib.parse
 
-import msal
+import msal.oauth2cli.authcode as authcode
 import msal.oauth2cli.oauth2 as oauth2
 import msal.oauth2cli.oidc as oidc
 import msal.throttled_http_client as throttling
@@ -44,6 +44,20 @@ def without_nonce_check():
     """The OIDC layer's redemption skipped: the plain OAuth one has no nonce (nor max_age) check."""
     oidc.Client.obtain_token_by_auth_code_flow = (
         lambda self, flow, response, **kwargs: oauth2.Client.obtain_token_by_auth_code_flow(self, flow, response, **kwargs))
+
+
+def without_state_check():
+    """The loopback listener takes a redirect whatever its `state`, and the redemption believes it."""
+    listen = authcode.AuthCodeReceiver.get_auth_response
+
+    def get_auth_response(self, timeout=None, **kwargs):
+        return listen(self, timeout=timeout, **dict(kwargs, state=None))
+    authcode.AuthCodeReceiver.get_auth_response = get_auth_response
+    redeem = oauth2.Client.obtain_token_by_auth_code_flow
+
+    def obtain(self, flow, response, **kwargs):
+        return redeem(self, dict(flow, state=response.get("state")), response, **kwargs)
+    oauth2.Client.obtain_token_by_auth_code_flow = obtain
 
 
 def without_throttling():
@@ -117,6 +131,7 @@ class CancelAsError(reference.MsalApp):
 VARIANTS = {
     "no-pkce": ([without_pkce], reference.MsalApp),
     "accepts-bad-nonce": ([without_nonce_check], reference.MsalApp),
+    "ignores-state": ([without_state_check], reference.MsalApp),
     "ignores-retry-after": ([without_throttling], RetriesAtOnce),
     "dead-token-loop": ([without_throttling], DeadTokenLoop),
     "ignores-declined-scopes": ([], IgnoresDeclinedScopes),

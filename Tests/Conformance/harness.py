@@ -25,16 +25,22 @@ B2C_TENANT = "fabrikamb2c.onmicrosoft.com"
 B2C_USER = "ben@fabrikam.test"
 
 
+def command(script, *args):
+    """`python <script> args…` with the script relative to the checkout (the suite and the harness run
+    adapters from there), as a user would write it in `--client`."""
+    return " ".join([shlex.quote(PYTHON), shlex.quote(str(script.relative_to(ROOT))), *args])
+
+
 def reference_command():
-    return f"{shlex.quote(PYTHON)} {shlex.quote(str(REFERENCE))}"
+    return command(REFERENCE)
 
 
 def azure_identity_command():
-    return f"{shlex.quote(PYTHON)} {shlex.quote(str(AZURE_IDENTITY))}"
+    return command(AZURE_IDENTITY)
 
 
 def broken_command(variant):
-    return f"{shlex.quote(PYTHON)} {shlex.quote(str(BROKEN))} {variant}"
+    return command(BROKEN, variant)
 
 
 class AdapterRun:
@@ -137,8 +143,3 @@ class AdapterRun:
 
 def token_requests(entries):
     return [e for e in entries if e["path"].endswith("/token")]
-
-
-def request_form(entry):
-    body = entry["request"]["body"]
-    return body if isinstance(body, dict) else {}

@@ -106,7 +106,7 @@ def test_returns_at_once_and_finishes_in_the_background(server, listener, tmp_pa
 def test_exit_codes(server, listener, tmp_path):
     url = authorize_url(server, listener.redirect_uri)
     bad_url, _ = browse("https://localhost/no-redirect-uri", ca=server.ca, tmp=tmp_path)
-    assert bad_url.returncode == 2 and "redirect_uri" in bad_url.stderr
+    assert bad_url.returncode == 64 and "redirect_uri" in bad_url.stderr
     wrong_password, log = browse(url, password="not-it", ca=server.ca, tmp=tmp_path)
     assert wrong_password.returncode == 4, wrong_password.stderr
     assert "came back" in log.read_text()

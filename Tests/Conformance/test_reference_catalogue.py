@@ -58,7 +58,7 @@ def test_html_report_in_headless_chromium(run, tmp_path):
     browser = Chromium(_any_ca(tmp_path))
     try:
         browser.driver.get((out / "report.html").as_uri())
-        text = browser.text
+        text = browser.text()
         assert "Conformant" in text, text[:500]
         rows = browser.driver.find_elements("css selector", "table.overview tbody tr")
         assert len(rows) == len(report["cases"])

@@ -103,6 +103,20 @@ import Testing
         #expect(Synthetic().check("protocol.error-redirect", "no-redemption").verdict == .notTestable)
     }
 
+    @Test func forgedStateMayBeWaitedOut() {
+        var waiting = Synthetic()
+        waiting.authorize(at: 0)
+        waiting.reply(1, .signIn, from: 0, to: 8, ok: false, observed: .deadlineExceeded)
+        #expect(waiting.judge("protocol.state-mismatch").verdict == .passed)
+        var redeemed = waiting
+        redeemed.redeem(at: 1)
+        #expect(redeemed.check("protocol.state-mismatch", "no-redemption").verdict == .failed)
+        var accepted = Synthetic()
+        accepted.authorize(at: 0)
+        accepted.reply(1, .signIn, from: 0, to: 1)
+        #expect(accepted.check("protocol.state-mismatch", "refuses-response").verdict == .failed)
+    }
+
     // MARK: Waiting
 
     func throttled(retryAt: Double?) -> Synthetic {

@@ -49,6 +49,17 @@ import Testing
         #expect(Harness.body(harness.send(Harness.passwordGrant()))["refresh_in"] == nil)
     }
 
+    @Test func redirectStateReplacesTheClientsState() throws {
+        let scenario = try Harness.scenario(#"{"name": "forged", "description": "d", "rules": [{"match": {"endpoint": "authorize"}, "action": {"redirectState": "forged-state"}}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "forged", to: .server)
+        let forged = Harness.redirectParameters(harness.send(Harness.authorize()))
+        #expect(forged["state"] == "forged-state")
+        #expect(forged["code"] != nil)
+        let honest = Harness.redirectParameters(harness.send(Harness.authorize()))
+        #expect(honest["state"] == "s-1", "the rule fired once")
+    }
+
     @Test func responsesNameTheBindingWorldThatAnsweredThem() throws {
         let scenario = try Harness.scenario(#"{"name": "bound", "description": "d", "rules": []}"#)
         let harness = Harness(scenarios: [scenario])

@@ -7,7 +7,7 @@ enum AuthorizationResponder {
     static func successParameters(code: String, request: AuthorizationRequest, user: DirectoryUser, sessionState: String?) -> [(String, String)] {
         var parameters = [("code", code)]
         if request.wantsClientInfo { parameters.append(("client_info", clientInfo(user: user))) }
-        if case .redirect(_, _, let state?) = request.reply { parameters.append(("state", state)) }
+        if case .redirect(_, _, let state?) = request.reply { parameters.append(("state", ScenarioDirectives.current.redirectState ?? state)) }
         if let sessionState { parameters.append(("session_state", sessionState)) }
         return parameters
     }

@@ -13,6 +13,8 @@ public struct ScenarioDirectives: Sendable, Equatable {
     public var accessTokenLifetime: TimeInterval?
     public var refreshTokenLifetime: TimeInterval?
     public var idTokenLifetime: TimeInterval?
+    /// The `state` the sign-in's success redirect carries instead of the client's.
+    public var redirectState: String?
     /// `refresh_in` of token responses: when the client should refresh although the token is still valid.
     public var refreshIn: TimeInterval?
     /// Claims added to (or replacing those of) issued access tokens, as JSON text per claim name.

@@ -65,6 +65,8 @@ extension ScenarioDirectives {
         result.accessTokenLifetime = other.accessTokenLifetime ?? accessTokenLifetime
         result.refreshTokenLifetime = other.refreshTokenLifetime ?? refreshTokenLifetime
         result.idTokenLifetime = other.idTokenLifetime ?? idTokenLifetime
+        result.refreshIn = other.refreshIn ?? refreshIn
+        result.redirectState = other.redirectState ?? redirectState
         result.accessTokenClaims.merge(other.accessTokenClaims) { _, new in new }
         result.idTokenClaims.merge(other.idTokenClaims) { _, new in new }
         return result
@@ -97,6 +99,7 @@ extension RuleOutcome {
             directives.accessTokenClaims.merge(claims.accessToken) { _, new in new }
             directives.idTokenClaims.merge(claims.idToken) { _, new in new }
         case .delay(let milliseconds): delayMilliseconds += milliseconds
+        case .redirectState(let state): directives.redirectState = state
         case .passThrough: break
         case .rollSigningKey, .advanceClock: worldChanges.append(action)
         }

@@ -163,6 +163,7 @@ struct ScenarioDecoder {
                 actions.append(.tokenClaims(TokenClaims(accessToken: claims("accessToken"), idToken: claims("idToken"))))
             case "delay": actions.append(.delay(milliseconds: reader.int(value, member.key) ?? 0))
             case "passThrough": actions.append(.passThrough)
+            case "redirectState": if let state = v.string { actions.append(.redirectState(state)) }
             case "rollSigningKey": actions.append(.rollSigningKey)
             case "advanceClock": actions.append(.advanceClock(seconds: reader.double(value, member.key) ?? 0))
             default: break // the schema has reported it

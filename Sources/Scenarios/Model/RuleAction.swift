@@ -20,6 +20,8 @@ public enum RuleAction: Sendable, Equatable {
     case tokenLifetimes(TokenLifetimes)
     case tokenClaims(TokenClaims)
     case delay(milliseconds: Int)
+    /// The sign-in's success redirect carries this `state` instead of the client's (a forged or mixed-up response).
+    case redirectState(String)
     /// Lets the platform answer as usual; consumes a firing (HAR replay steps that succeeded).
     case passThrough
     // World changes.
@@ -48,6 +50,7 @@ public enum RuleAction: Sendable, Equatable {
         case .tokenLifetimes: "tokenLifetimes"
         case .tokenClaims: "tokenClaims"
         case .delay: "delay"
+        case .redirectState: "redirectState"
         case .passThrough: "passThrough"
         case .rollSigningKey: "rollSigningKey"
         case .advanceClock: "advanceClock"

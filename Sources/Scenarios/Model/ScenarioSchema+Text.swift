@@ -191,6 +191,7 @@ extension ScenarioSchema {
         "declineScopes": { "$ref": "#/$defs/scopeList" },
         "requireConsent": { "$ref": "#/$defs/scopeList" },
         "requireMFA": { "const": true },
+        "redirectState": { "type": "string", "minLength": 1, "description": "The sign-in's success redirect carries this state instead of the client's (a forged or mixed-up response); on /authorize it holds for the pages of that sign-in." },
         "tokenLifetimes": {
           "type": "object",
           "additionalProperties": false,

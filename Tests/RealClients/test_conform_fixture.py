@@ -1,0 +1,39 @@
+"""`fakeentra conform` end to end with real MSAL for Python: the Swift side's fixture adapter
+(Tests/ConformanceFixtures, a stand-in until the reference adapters in clients/conformance and
+`fakeentra browse` are merged) passes five cases, and the same adapter with one deliberate fault
+fails exactly the case made for it."""
+import json, os, pathlib, subprocess, sys
+
+FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "ConformanceFixtures"
+CASES = "protocol.pkce-s256,lifecycle.cached-token-reuse,resilience.retry-after-seconds,graph.cae-claims-challenge,errors.bad-token"
+
+
+def conform(tmp_path, extra_env=None):
+    report = tmp_path / "report.json"
+    env = dict(os.environ, **(extra_env or {}))
+    result = subprocess.run(
+        [os.environ["FAKEENTRA_BINARY"], "conform",
+         "--client", f"{sys.executable} {FIXTURES / 'adapter.py'}",
+         "--browser", f"{sys.executable} {FIXTURES / 'browser.py'}",
+         "--cases", CASES, "--jobs", "4", "--json", str(report), "--junit", str(tmp_path / "report.xml")],
+        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    verdicts = {case["caseID"]: case for case in json.loads(report.read_text())["cases"]}
+    return result, verdicts
+
+
+def test_msal_python_passes(tmp_path):
+    result, verdicts = conform(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {case: v["verdict"] for case, v in verdicts.items()} == {case: "PASSED" for case in CASES.split(",")}
+    throttled = verdicts["resilience.retry-after-seconds"]["checks"][0]
+    assert throttled["evidence"][0]["status"] == 429 and throttled["citation"]["url"].startswith("https://")
+
+
+def test_an_adapter_that_ignores_its_cache_fails_only_the_reuse_case(tmp_path):
+    result, verdicts = conform(tmp_path, {"FIXTURE_BREAK": "no-cache"})
+    assert result.returncode == 1, result.stdout
+    failed = sorted(case for case, v in verdicts.items() if v["verdict"] == "FAILED")
+    assert failed == ["lifecycle.cached-token-reuse"], result.stdout
+    # Never refreshing, it never reaches the refresh-path faults: not testable, never a silent pass.
+    assert verdicts["errors.bad-token"]["verdict"] == "NOT_TESTABLE"
+    assert verdicts["resilience.retry-after-seconds"]["verdict"] == "NOT_TESTABLE"
