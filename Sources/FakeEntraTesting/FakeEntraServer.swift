@@ -92,13 +92,24 @@ public final class FakeEntraServer: Sendable {
         let listener = ListenerConfiguration(
             host: "127.0.0.1", port: 0,
             tls: certificates.map { TLSConfiguration(certificateChainPath: $0.serverCertificate, privateKeyPath: $0.serverKey) })
-        let server = try HTTPServer(configuration: ServerConfiguration(listeners: [listener], accessLog: .disabled), responder: application.responder)
+        let server = try HTTPServer(configuration: ServerConfiguration(listeners: [listener], accessLog: .disabled, eventBackend: try eventBackend()),
+                                    responder: application.responder)
         guard let bound = try server.start().first else { throw FakeEntraTestingError("the server bound no listener") }
         let trust = try certificates.map { try TLSClientTrust(caFile: $0.caCertificate) }
         return FakeEntraServer(configuration: configuration, application: application,
                                baseURL: "\(certificates == nil ? "http" : "https")://127.0.0.1:\(bound.port)", port: bound.port,
                                caCertificatePath: certificates?.caCertificate, server: server,
                                liveClient: BlockingHTTPClient(trust: trust, timeoutSeconds: 30), temporaryDirectory: temporaryDirectory)
+    }
+
+    /// The native event backend, or the one `FAKEENTRA_EVENT_BACKEND` names, as for `fakeentra serve`
+    /// (how the live tests run a second time over poll(2), the backend a Mac shares with Linux).
+    private static func eventBackend() throws -> EventBackend {
+        guard let name = ProcessInfo.processInfo.environment["FAKEENTRA_EVENT_BACKEND"], !name.isEmpty else { return .native }
+        guard let backend = EventBackend(rawValue: name), backend.isAvailable else {
+            throw FakeEntraTestingError("FAKEENTRA_EVENT_BACKEND=\(name): not an event backend of this system (\(EventBackend.allCases.filter(\.isAvailable).map(\.rawValue).joined(separator: ", ")))")
+        }
+        return backend
     }
 
     /// Stops accepting, finishes the exchanges in flight, and removes the temporary CA directory.
