@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "fakeentra", targets: ["fakeentra"]),
+        // For Swift users' tests and ours: FakeEntra in process, router and live clients, sign-ins, mints.
+        .library(name: "FakeEntraTesting", targets: ["FakeEntraTesting"]),
         // The benchmark's load driver (scripts/bench); the shipping `fakeentra` does not link it.
         .executable(name: "fakeentra-load", targets: ["fakeentra-load"]),
     ],
@@ -70,6 +72,9 @@ let package = Package(
         // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "Console", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
+        // The test library: starts the application in process (port 0 or no socket) and drives it.
+        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
+
         .executableTarget(
             name: "fakeentra",
             dependencies: [
@@ -93,7 +98,7 @@ let package = Package(
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),

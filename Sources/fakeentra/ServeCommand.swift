@@ -75,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Files named on the command line are checked before serving; the shipped library (checked by
         // the test suite) is read when a scenario is first needed.
         let needsScenarios = !(scenarioDirectories.isEmpty && serverScenarios.isEmpty && bindings.isEmpty && configuration.bindings.isEmpty)
-        let eager = needsScenarios ? try loadScenarios(directory: directory) : nil
+        let eager = needsScenarios ? try loadScenarios(configuration: configuration) : nil
         if let eager { try checkScenarioNames(in: eager, configured: configuration.bindings) }
         let paths = try certificates.ensure()
         if paths.caRegenerated {
@@ -83,11 +83,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let signing = try SigningCredential.loadOrCreate(directory: certificates.directory)
 
-        var options = configuration.identity.options
         // Flags given on the command line win over the file.
-        if strict { options.strict = true }
-        if autoLogin { options.autoLogin = true }
-        let service = IdentityService(directory: configuration.identity.directory, keys: SigningKeyRing(current: signing), options: options)
+        let service = configuration.makeService(keys: SigningKeyRing(current: signing), strict: strict, autoLogin: autoLogin)
         if let stateDirectory {
             do {
                 try SQLiteStateStore(directory: stateDirectory).attach(service)
@@ -143,11 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// The shipped library plus `--scenarios` folders; a broken file stops start-up with the whole report.
-    func loadScenarios(directory: Directory) throws -> ScenarioLibrary {
+    func loadScenarios(configuration: LoadedConfiguration) throws -> ScenarioLibrary {
         do {
-            let shipped = try ScenarioLibrary.shipped(baseDirectory: directory)
-            guard !scenarioDirectories.isEmpty else { return shipped }
-            return shipped.merging(try ScenarioLibrary.load(directories: scenarioDirectories, baseDirectory: directory))
+            return try configuration.scenarioLibrary(adding: scenarioDirectories)
         } catch {
             throw StartupFailure(message: "the scenario files have problems:\n\(error.description)")
         }
