@@ -107,11 +107,7 @@ public struct BlockingHTTPClient: Sendable {
         do { addresses = try Socket.resolve(host: host, port: port) } catch { throw HTTPClientError("\(error)") }
         var failures: [String] = []
         for address in addresses {
-            #if os(Linux)
-            let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            #else
-            let fd = socket(address.family, SOCK_STREAM, 0)
-            #endif
+            let fd = Socket.makeStreamSocket(family: address.family, nonBlocking: false)
             guard fd >= 0 else { failures.append(SocketError.makeFailed("socket").description); continue }
             var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -61,12 +61,20 @@ enum Socket {
         return result
     }
 
-    static func makeListener(_ address: ResolvedAddress, port: Int, backlog: Int32) throws(SocketError) -> Int32 {
+    /// A TCP socket, close-on-exec (and non-blocking when asked) from the start on Linux. The one place
+    /// that names the SOCK_ constants: in a whole-module (release) build they belong to whichever C
+    /// module loads <sys/socket.h> first, and COpenSSL's headers do, behind a `private import`.
+    static func makeStreamSocket(family: Int32, nonBlocking: Bool) -> Int32 {
         #if os(Linux)
-        let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        return socket(family, Int32(SOCK_STREAM.rawValue) | flags, 0)
         #else
-        let fd = socket(address.family, SOCK_STREAM, 0)
+        return socket(family, SOCK_STREAM, 0)
         #endif
+    }
+
+    static func makeListener(_ address: ResolvedAddress, port: Int, backlog: Int32) throws(SocketError) -> Int32 {
+        let fd = makeStreamSocket(family: address.family, nonBlocking: true)
         guard fd >= 0 else { throw .makeFailed("socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
