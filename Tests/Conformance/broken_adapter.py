@@ -88,6 +88,13 @@ class DeadTokenLoop(RetriesAtOnce):
     retried_errors = ("invalid_grant", "interaction_required")
 
 
+class IgnoresCache(reference.MsalApp):
+    """Never asks the token cache: every call signs in interactively again."""
+
+    def silent(self, app, scopes, claims=None):
+        return None
+
+
 class NeverInteractive(reference.MsalApp):
     goes_interactive = False
 
@@ -136,6 +143,7 @@ VARIANTS = {
     "dead-token-loop": ([without_throttling], DeadTokenLoop),
     "ignores-declined-scopes": ([], IgnoresDeclinedScopes),
     "never-interactive": ([], NeverInteractive),
+    "no-cache": ([], IgnoresCache),
     "drops-claims-challenge": ([], DropsClaimsChallenge),
     "ignores-graph-retry-after": ([], IgnoresGraphRetryAfter),
     "graph-401-loop": ([], Graph401Loop),

@@ -1,28 +1,25 @@
-"""`fakeentra conform` end to end with real MSAL for Python: the Swift side's fixture adapter
-(Tests/ConformanceFixtures, a stand-in until the reference adapters in clients/conformance and
-`fakeentra browse` are merged) passes five cases, and the same adapter with one deliberate fault
-fails exactly the case made for it."""
-import json, os, pathlib, subprocess, sys
+"""`fakeentra conform` end to end with real MSAL for Python: the reference adapter, signing in through
+`fakeentra browse`, passes five cases, and the same adapter with one deliberate fault (no token cache)
+fails exactly the case made for it while the cases it never reaches are not testable."""
+import json, os, subprocess
 
-FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "ConformanceFixtures"
+from harness import ROOT, broken_command, reference_command
+
 CASES = "protocol.pkce-s256,lifecycle.cached-token-reuse,resilience.retry-after-seconds,graph.cae-claims-challenge,errors.bad-token"
 
 
-def conform(tmp_path, extra_env=None):
+def conform(tmp_path, client):
     report = tmp_path / "report.json"
-    env = dict(os.environ, **(extra_env or {}))
     result = subprocess.run(
-        [os.environ["FAKEENTRA_BINARY"], "conform",
-         "--client", f"{sys.executable} {FIXTURES / 'adapter.py'}",
-         "--browser", f"{sys.executable} {FIXTURES / 'browser.py'}",
+        [os.environ["FAKEENTRA_BINARY"], "conform", "--client", client,
          "--cases", CASES, "--jobs", "4", "--json", str(report), "--junit", str(tmp_path / "report.xml")],
-        capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
     verdicts = {case["caseID"]: case for case in json.loads(report.read_text())["cases"]}
     return result, verdicts
 
 
 def test_msal_python_passes(tmp_path):
-    result, verdicts = conform(tmp_path)
+    result, verdicts = conform(tmp_path, reference_command())
     assert result.returncode == 0, result.stdout + result.stderr
     assert {case: v["verdict"] for case, v in verdicts.items()} == {case: "PASSED" for case in CASES.split(",")}
     throttled = verdicts["resilience.retry-after-seconds"]["checks"][0]
@@ -30,7 +27,7 @@ def test_msal_python_passes(tmp_path):
 
 
 def test_an_adapter_that_ignores_its_cache_fails_only_the_reuse_case(tmp_path):
-    result, verdicts = conform(tmp_path, {"FIXTURE_BREAK": "no-cache"})
+    result, verdicts = conform(tmp_path, broken_command("no-cache"))
     assert result.returncode == 1, result.stdout
     failed = sorted(case for case, v in verdicts.items() if v["verdict"] == "FAILED")
     assert failed == ["lifecycle.cached-token-reuse"], result.stdout
