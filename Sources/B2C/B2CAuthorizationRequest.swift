@@ -8,14 +8,14 @@ struct B2CAuthorizationRequest: Sendable {
     var redirectURI: String
     /// `code`, `id_token`, `token` or a combination (hybrid and implicit flows of web apps and old SPAs).
     var responseTypes: Set<String>
-    var responseMode: String
+    var responseMode: ResponseMode
     var state: String?
     var scopes: B2CScopeRequest
     /// `none`, `login`, `consent` or `select_account`.
-    var prompt: String?
+    var prompt: Prompt?
     var loginHint: String?
-    /// Seconds since the last sign-in after which the session no longer counts (OIDC `max_age`).
-    var maxAge: TimeInterval?
+    /// How old the last sign-in may be for the session to count, judged as Entra's flows judge it.
+    var maxAge: MaxAge?
     var nonce: String?
     var codeChallenge: String?
     var codeChallengeMethod: String?
@@ -26,10 +26,10 @@ struct B2CAuthorizationRequest: Sendable {
     /// back to the redirect URI.
     enum Failure: Error, Sendable {
         case page(IdentityError)
-        case reply(IdentityError, redirectURI: String, responseMode: String, state: String?)
+        case reply(IdentityError, redirectURI: String, responseMode: ResponseMode, state: String?)
     }
 
-    static let prompts: Set<String> = ["none", "login", "consent", "select_account"]
+    static let prompts: Set<Prompt> = [.silent, .login, .consent, .selectAccount]
 
     static func parse(_ p: [String: String], exchange: B2CExchange, directory: Directory) throws(Failure) -> B2CAuthorizationRequest {
         func value(_ name: String) -> String? { p[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -51,9 +51,10 @@ struct B2CAuthorizationRequest: Sendable {
         let types = Set(responseType.split(separator: " ").map { $0.lowercased() })
         // Tokens on the redirect never go in the query: the fragment is the default then.
         let carriesTokens = !types.isDisjoint(with: ["id_token", "token"])
-        let mode = value("response_mode")?.lowercased() ?? (carriesTokens ? "fragment" : "query")
-        guard SharedRedirect.isResponseMode(mode), !(carriesTokens && mode == "query") else {
-            throw .reply(.b2cUnsupportedResponseMode(mode), redirectURI: redirectURI, responseMode: carriesTokens ? "fragment" : "query", state: state)
+        let defaultMode: ResponseMode = carriesTokens ? .fragment : .query
+        let modeText = value("response_mode")?.lowercased() ?? defaultMode.rawValue
+        guard let mode = ResponseMode(rawValue: modeText), !(carriesTokens && mode == .query) else {
+            throw .reply(.b2cUnsupportedResponseMode(modeText), redirectURI: redirectURI, responseMode: defaultMode, state: state)
         }
         func fail(_ error: IdentityError) -> Failure { .reply(error, redirectURI: redirectURI, responseMode: mode, state: state) }
 
@@ -68,13 +69,16 @@ struct B2CAuthorizationRequest: Sendable {
         if types.contains("id_token"), !scopes.wantsIDToken { throw fail(.b2cIDTokenNeedsOpenID()) }
         if types.contains("token"), scopes.accessTokenAudience(clientID: client.clientID) == nil { throw fail(.b2cScopeNeedsResource(scopeText)) }
 
-        let prompt = value("prompt")?.lowercased()
-        if let prompt, !prompts.contains(prompt) { throw fail(.b2cInvalidPrompt()) }
+        var prompt: Prompt?
+        if let text = value("prompt") {
+            guard let parsed = Prompt(rawValue: text.lowercased()), prompts.contains(parsed) else { throw fail(.b2cInvalidPrompt()) }
+            prompt = parsed
+        }
 
-        var maxAge: TimeInterval?
+        var maxAge: MaxAge?
         if let text = value("max_age") {
-            guard let seconds = Int32(text), seconds >= 0 else { throw fail(.b2cInvalidMaxAge(text)) }
-            maxAge = TimeInterval(seconds)
+            guard let parsed = MaxAge(parameter: text, limit: Int(Int32.max)) else { throw fail(.b2cInvalidMaxAge(text)) }
+            maxAge = parsed
         }
 
         var method = value("code_challenge_method")

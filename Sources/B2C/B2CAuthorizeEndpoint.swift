@@ -16,7 +16,7 @@ enum B2CAuthorizeEndpoint {
         if let flowID = parameters[IdentityService.flowFieldName], parameters["client_id"] == nil {
             return continueFlow(flowID, parameters: parameters, exchange: exchange)
         }
-        return start(parameters: firstValues(parameters), exchange: exchange)
+        return start(parameters: parameters.firstValues, exchange: exchange)
     }
 
     static func start(parameters: [String: String], exchange: B2CExchange) -> HTTPResponse {
@@ -28,14 +28,10 @@ enum B2CAuthorizeEndpoint {
         } catch {
             return respond(to: error, exchange: exchange)
         }
-        let now = exchange.now
         // The flow's own bookkeeping lives among these parameters: a client cannot set it.
         let stored = parameters.filter { $0.key != "p" && !$0.key.hasPrefix(B2CFlow.internalPrefix) }
-        let pending = PendingAuthorization(
-            id: SecureRandom.base64URLString(byteCount: 24), parameters: stored, tenantSegment: exchange.route.tenantSegment,
-            endpointVersion: .v2, policy: exchange.policy.name, expiresAt: now.addingTimeInterval(service.options.interactiveFlowLifetime)
-        )
-        service.state.withLock { $0.purge(now: now) }
+        let pending = service.newSignInFlow(parameters: stored, tenantSegment: exchange.route.tenantSegment, version: .v2, policy: exchange.policy.name,
+                                            now: exchange.now, expiresAt: exchange.now.addingTimeInterval(service.options.interactiveFlowLifetime))
         var flow = B2CFlow(exchange: exchange, pending: pending, request: request, directory: directory)
         return flow.begin()
     }
@@ -44,10 +40,8 @@ enum B2CAuthorizeEndpoint {
     /// policy, or one that expired, cannot be continued.
     static func continueFlow(_ flowID: String, parameters: FormParameters, exchange: B2CExchange) -> HTTPResponse {
         let service = exchange.service
-        let stored = service.state.withLock { $0.pendingAuthorizations[flowID] }
-        guard let pending = stored, pending.expiresAt > exchange.now,
-              pending.policy?.caseInsensitiveCompare(exchange.policy.name) == .orderedSame else {
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+        let policyName = exchange.policy.name
+        guard let pending = service.pendingSignIn(flowID, now: exchange.now, where: { $0.policy?.caseInsensitiveCompare(policyName) == .orderedSame }) else {
             return SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
         }
         let directory = service.currentDirectory
@@ -55,7 +49,7 @@ enum B2CAuthorizeEndpoint {
         do throws(B2CAuthorizationRequest.Failure) {
             request = try B2CAuthorizationRequest.parse(pending.parameters, exchange: exchange, directory: directory)
         } catch {
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+            service.forgetSignIn(flowID)
             return respond(to: error, exchange: exchange)
         }
         var flow = B2CFlow(exchange: exchange, pending: pending, request: request, directory: directory)
@@ -72,14 +66,7 @@ enum B2CAuthorizeEndpoint {
         case .page(let error):
             return SharedPages.response(SharedPages.error(error, trace: exchange.trace), status: .badRequest)
         case .reply(let error, let uri, let mode, let state):
-            return SharedRedirect.deliver(SharedRedirect.errorParameters(error, state: state, trace: exchange.trace), uri: uri, responseMode: mode)
+            return AuthorizeErrorRedirect(error, redirectURI: uri, mode: mode, state: state).response(in: exchange.trace)
         }
-    }
-
-    /// The first value of each parameter, as the service reads a query.
-    static func firstValues(_ parameters: FormParameters) -> [String: String] {
-        var values: [String: String] = [:]
-        for (name, value) in parameters.pairs where values[name] == nil { values[name] = value }
-        return values
     }
 }

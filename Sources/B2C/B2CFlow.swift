@@ -4,57 +4,39 @@ import Foundation
 import IdentityPlatform
 
 /// One step of a B2C user flow: decides which page comes next or ends the flow with a code or an
-/// error on the redirect URI. The authorize parameters live server-side in
-/// `PlatformState.pendingAuthorizations` (with the policy); pages carry only the flow id (`ctx`), and the
-/// step the flow is at is kept with it so that no page can skip one (a password reset without its code).
-struct B2CFlow {
+/// error on the redirect URI. The pending sign-in, its session cookie (`x-ms-cpim-sso_<tenant>`) and the
+/// step it is at are the platform's `BrowserFlowCore`, as for Entra's pages; what is B2C's own is the user
+/// flow kinds, the pages' texts and element ids, and which action each step accepts (`B2CFlowActions`),
+/// so that no page can skip one (a password reset without its code).
+struct B2CFlow: BrowserFlow {
     enum Step: String {
         case signIn, signUp, editProfile, resetEmail, resetCode, resetPassword
     }
 
     static let internalPrefix = "fakeentra_b2c_"
-    static let stepKey = internalPrefix + "step"
     static let resetEmailKey = internalPrefix + "reset_email"
 
     let exchange: B2CExchange
-    var pending: PendingAuthorization
+    var core: BrowserFlowCore<Step>
     let request: B2CAuthorizationRequest
-    var directory: Directory
-    var session: BrowserSession?
-    /// Headers every answer of this step carries (the session cookie when it changed).
-    var headers: HTTPHeaders = [:]
 
-    var service: IdentityService { exchange.service }
     var policy: B2CConfiguration.Policy { exchange.policy }
     var tenantID: String { exchange.tenantID }
-    var now: Date { exchange.now }
 
     init(exchange: B2CExchange, pending: PendingAuthorization, request: B2CAuthorizationRequest, directory: Directory) {
         self.exchange = exchange
-        self.pending = pending
         self.request = request
-        self.directory = directory
-        let fromCookie = B2CSessionCookie.session(for: exchange)
-        session = fromCookie ?? pending.sessionID.flatMap { id in exchange.service.state.withLock { $0.sessions[id] } }
-        // A flow that signed in without the browser keeping the cookie hands the cookie out again.
-        if fromCookie == nil, let session {
-            headers.set("Set-Cookie", B2CSessionCookie.setCookie(sessionID: session.id, exchange: exchange))
-        }
+        core = BrowserFlowCore(exchange: exchange.base, cookie: exchange.sessionCookie, pending: pending, directory: directory)
     }
 
-    var step: Step? {
-        get { pending.parameters[Self.stepKey].flatMap(Step.init(rawValue:)) }
-        set { pending.parameters[Self.stepKey] = newValue?.rawValue }
-    }
-
-    var form: B2CPages.Form { B2CPages.Form(action: exchange.authorizeAction, flowID: pending.id) }
+    var form: PageForm { PageForm(action: exchange.authorizeAction, flowID: pending.id) }
 
     // MARK: - Starting
 
     /// Single sign-on from the B2C session where the policy allows it, else the policy's first page.
     mutating func begin() -> HTTPResponse {
-        let signedIn = request.prompt == "login" ? nil : sessionUser()
-        let silent = request.prompt == "none"
+        let signedIn = request.prompt == .login ? nil : sessionUser()
+        let silent = request.prompt == .silent
         switch policy.kind {
         case .susi, .signin, .ropc:
             if let signedIn { return useSession(signedIn) }
@@ -91,7 +73,7 @@ struct B2CFlow {
             guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
             // A password reset elsewhere ends the sessions signed in before it, as it revokes their grants.
             if let validFrom = user.tokensValidFrom, account.authTime < validFrom { continue }
-            if let maxAge = request.maxAge, now.timeIntervalSince(account.authTime) > maxAge { continue }
+            if request.maxAge?.demandsSignIn(authenticatedAt: account.authTime, now: now) == true { continue }
             return SignedInUser(account: account, user: user)
         }
         return nil
@@ -116,15 +98,6 @@ struct B2CFlow {
 
     // MARK: - Pages
 
-    /// Stores the flow at `step` and shows `page`.
-    mutating func show(_ step: Step, _ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
-        self.step = step
-        let snapshot = pending
-        service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
-        exchange.base.receipt.flow(snapshot.id, step: step.rawValue)
-        return SharedPages.response(page, status: status, headers: headers)
-    }
-
     mutating func showSignIn(login: String?, error: String?) -> HTTPResponse {
         show(.signIn, B2CPages.signIn(form: form, tenantName: exchange.configuration.tenant.displayName, login: login, error: error, offerSignUp: policy.kind == .susi))
     }
@@ -148,37 +121,27 @@ struct B2CFlow {
     // MARK: - Ending
 
     /// Back to the app with an error (`access_denied` for cancel and forgotten password, as B2C does).
-    mutating func fail(_ error: IdentityError) -> HTTPResponse {
-        let flowID = pending.id
-        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
-        let parameters = SharedRedirect.errorParameters(error, state: request.state, trace: exchange.trace)
-        return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
+    func fail(_ error: IdentityError) -> HTTPResponse {
+        core.fail(error, redirectURI: request.redirectURI, mode: request.responseMode, state: request.state)
     }
 
     /// Sends what the response type asks for to the redirect URI: the authorization code (which remembers
     /// the policy, as codes and refresh tokens are bound to it, and whether the account was just
     /// created), and for hybrid and implicit requests the id token and access token themselves.
     mutating func complete(_ user: DirectoryUser, authTime: Date? = nil) -> HTTPResponse {
-        let options = service.options
         let signedInAt = authTime ?? session?.accounts.first(where: { $0.userID == user.id })?.authTime ?? now
         let grant = GrantContext(
             clientID: request.client.clientID, userID: user.id, tenantID: tenantID, scopes: request.scopes.scopes,
             resourceAppID: request.scopes.resource?.appID, endpointVersion: .v2, authTime: signedInAt,
             sessionID: session?.sharedPublicID, authenticationMethods: ["pwd"], policy: policy.name, isNewUser: pending.isNewUser
         )
-        let flowID = pending.id
-        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+        core.end()
         var parameters: [(String, String)] = []
         var hashes: [(String, String)] = []
         if request.responseTypes.contains("code") {
             let code = B2CGrantToken.make()
-            let record = AuthorizationCodeRecord(
-                code: code, grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
-                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce, issuedAt: now,
-                expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
-            )
-            service.state.withLock { $0.authorizationCodes[code] = record }
-            exchange.base.receipt.grant(.authorizationCode, .created, handle: code)
+            core.issueCode(code, grant: grant, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
+                           codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce)
             parameters.append(("code", code))
             hashes.append(("c_hash", B2CTokenMinter.halfHash(code)))
         }
@@ -195,23 +158,10 @@ struct B2CFlow {
             return fail(error)
         }
         if let state = request.state { parameters.append(("state", state)) }
-        return SharedRedirect.deliver(parameters, uri: request.redirectURI, responseMode: request.responseMode, headers: headers)
+        return core.deliver(parameters, redirectURI: request.redirectURI, mode: request.responseMode)
     }
 
-    // MARK: - Changing state
-
-    /// Adds `user` to the browser's B2C session (creating it and its cookie if needed) and to this flow.
-    mutating func signIn(_ user: DirectoryUser) {
-        let existing = session?.id
-        let policyName = policy.name
-        let (updated, isNew) = service.state.withLock { state in
-            let result = state.recordSignIn(userID: user.id, methods: ["pwd"], at: now, sessionID: existing)
-            if result.isNew { state.sessions[result.session.id]?.policy = policyName }
-            return result
-        }
-        session = updated
-        if isNew { headers.set("Set-Cookie", B2CSessionCookie.setCookie(sessionID: updated.id, exchange: exchange)) }
-        pending.userID = user.id
-        pending.sessionID = updated.id
-    }
+    /// Adds `user` to the browser's B2C session (creating it, bound to the policy, and its cookie if needed)
+    /// and to this flow.
+    mutating func signIn(_ user: DirectoryUser) { core.signIn(user, methods: ["pwd"]) }
 }

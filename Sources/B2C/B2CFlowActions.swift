@@ -48,7 +48,7 @@ extension B2CFlow {
     }
 
     func lostState() -> HTTPResponse {
-        SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest, headers: headers)
+        core.respond(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
     }
 
     // MARK: - Sign in

@@ -89,6 +89,9 @@ struct B2CExchange {
     var origin: String { base.origin.url }
     var tenantID: String { configuration.tenant.id }
 
+    /// The B2C single sign-on cookie (`x-ms-cpim-sso_<tenant>`), separate from Entra's.
+    var sessionCookie: SessionCookie { SessionCookie(name: "x-ms-cpim-sso_\(configuration.tenant.shortName)") }
+
     /// `https://<host>/<tenant id>/v2.0/`: B2C's issuer, trailing slash included.
     var issuer: String { "\(origin)/\(tenantID)/v2.0/" }
 

@@ -8,11 +8,12 @@ enum B2CLogoutEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
         let parameters = exchange.request.method == "POST" ? exchange.request.form : exchange.request.query
         var headers: HTTPHeaders = [:]
-        if let session = B2CSessionCookie.session(for: exchange) {
+        let cookie = exchange.sessionCookie
+        if let session = cookie.session(for: exchange.base) {
             exchange.service.state.withLock { _ = $0.sessions.removeValue(forKey: session.id) }
         }
-        if exchange.request.cookies[B2CSessionCookie.name(exchange)] != nil {
-            headers.add("Set-Cookie", B2CSessionCookie.clearCookie(exchange: exchange))
+        if exchange.request.cookies[cookie.name] != nil {
+            headers.add("Set-Cookie", cookie.clearCookie(secure: exchange.base.connection.isSecure))
         }
         guard let target = parameters["post_logout_redirect_uri"], !target.isEmpty else {
             return SharedPages.response(SharedPages.signedOut(), headers: headers)

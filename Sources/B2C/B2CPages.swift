@@ -1,45 +1,29 @@
 import EntraHTTP
 import IdentityPlatform
 
-/// The pages of B2C user flows. Element ids follow the service's own pages (`localAccountForm`,
-/// `signInName`, `next`, `forgotPassword`, `createAccount`, `attributeVerification`, `continue`,
-/// `cancel`…) so that UI tests written against the real service find them. No script is needed:
-/// every action is a plain form post or link.
+/// The pages of B2C user flows: the platform's page frame and forms (`PageForm`) with B2C's texts and
+/// element ids, which follow the service's own pages (`localAccountForm`, `signInName`, `next`,
+/// `forgotPassword`, `createAccount`, `attributeVerification`, `continue`, `cancel`…) so that UI tests
+/// written against the real service find them. No script is needed: every action is a plain form post or link.
 enum B2CPages {
-    /// Where a page posts back to, and the flow it continues.
-    struct Form {
-        var action: String
-        var flowID: String
+    /// Every B2C page backs out through `cancel` (AADB2C90091 on the redirect URI).
+    static let cancel = PageButton.back(id: "cancel", label: "Cancel")
 
-        var hidden: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
-
-        /// A link that performs `action` on this flow with a GET (`Forgot your password?`, `Sign up now`).
-        func link(_ action: String) -> String {
-            SharedRedirect.url(self.action, parameters: [(IdentityService.flowFieldName, flowID), ("action", action)])
-        }
-    }
-
-    static func signIn(form: Form, tenantName: String, login: String?, error: String?, offerSignUp: Bool) -> HTML {
+    static func signIn(form: PageForm, tenantName: String, login: String?, error: String?, offerSignUp: Bool) -> HTML {
         let signUp: HTML = offerSignUp
             ? "<div class=\"create\"><p>Don't have an account? <a id=\"createAccount\" href=\"\(form.link("showSignUp"))\">Sign up now</a></p></div>"
             : .empty
         return SharedPages.document(title: "Sign up or sign in", heading: "Sign in", content: """
             <p class="muted" id="tenantName">\(tenantName)</p>
-            <form id="localAccountForm" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
-            <div class="intro"><h2>Sign in with your email address</h2></div>
-            \(HTML.alert(id: "errorMessage", message: error))
-            <label for="email">Email Address</label>
-            <input type="email" id="email" name="signInName" value="\(login)" placeholder="Email Address" autocomplete="username" required autofocus>
-            <label for="password">Password</label>
-            <input type="password" id="password" name="password" placeholder="Password" autocomplete="current-password" required>
-            <p><a id="forgotPassword" href="\(form.link("forgotPassword"))">Forgot your password?</a></p>
-            <div class="actions">
-            <button type="submit" id="next" name="action" value="signin" class="primary">Sign in</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            \(signUp)
-            </form>
+            \(form.render(id: "localAccountForm", """
+                <div class="intro"><h2>Sign in with your email address</h2></div>
+                \(HTML.alert(id: "errorMessage", message: error))
+                <label for="email">Email Address</label>
+                <input type="email" id="email" name="signInName" value="\(login)" placeholder="Email Address" autocomplete="username" required autofocus>
+                <label for="password">Password</label>
+                <input type="password" id="password" name="password" placeholder="Password" autocomplete="current-password" required>
+                <p><a id="forgotPassword" href="\(form.link("forgotPassword"))">Forgot your password?</a></p>
+                """, buttons: [.primary(id: "next", action: "signin", label: "Sign in"), cancel], after: signUp))
             """)
     }
 
@@ -50,39 +34,27 @@ enum B2CPages {
         var surname: String?
     }
 
-    static func signUp(form: Form, profile: Profile, error: String?) -> HTML {
-        SharedPages.document(title: "Sign up", heading: "Sign up", content: """
-            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
+    /// The self-asserted pages (sign-up, profile, password reset) all post `attributeVerification`.
+    private static func selfAsserted(title: String, heading: String, form: PageForm, _ fields: HTML, next: PageButton) -> HTML {
+        SharedPages.document(title: title, heading: heading, content: form.render(id: "attributeVerification", fields, buttons: [next, cancel]))
+    }
+
+    static func signUp(form: PageForm, profile: Profile, error: String?) -> HTML {
+        selfAsserted(title: "Sign up", heading: "Sign up", form: form, """
             \(HTML.alert(id: "errorMessage", message: error))
             <label for="email">Email Address</label>
             <input type="email" id="email" name="email" value="\(profile.email)" autocomplete="username" required autofocus>
-            <label for="newPassword">New Password</label>
-            <input type="password" id="newPassword" name="newPassword" autocomplete="new-password" required>
-            <label for="reenterPassword">Confirm New Password</label>
-            <input type="password" id="reenterPassword" name="reenterPassword" autocomplete="new-password" required>
+            \(newPasswordFields(autofocus: false))
             \(nameFields(profile))
-            <div class="actions">
-            <button type="submit" id="continue" name="action" value="signup" class="primary">Create</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            </form>
-            """)
+            """, next: .primary(id: "continue", action: "signup", label: "Create"))
     }
 
-    static func editProfile(form: Form, profile: Profile, error: String?) -> HTML {
-        SharedPages.document(title: "Edit profile", heading: "Edit profile", content: """
-            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
+    static func editProfile(form: PageForm, profile: Profile, error: String?) -> HTML {
+        selfAsserted(title: "Edit profile", heading: "Edit profile", form: form, """
             \(HTML.alert(id: "errorMessage", message: error))
             <p id="signInName" class="muted">\(profile.email)</p>
             \(nameFields(profile))
-            <div class="actions">
-            <button type="submit" id="continue" name="action" value="saveProfile" class="primary">Continue</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            </form>
-            """)
+            """, next: .primary(id: "continue", action: "saveProfile", label: "Continue"))
     }
 
     private static func nameFields(_ profile: Profile) -> HTML {
@@ -96,58 +68,43 @@ enum B2CPages {
         """
     }
 
+    private static func newPasswordFields(autofocus: Bool) -> HTML {
+        """
+        <label for="newPassword">New Password</label>
+        <input type="password" id="newPassword" name="newPassword" autocomplete="new-password" required\(HTML(raw: autofocus ? " autofocus" : ""))>
+        <label for="reenterPassword">Confirm New Password</label>
+        <input type="password" id="reenterPassword" name="reenterPassword" autocomplete="new-password" required>
+        """
+    }
+
     /// Password reset, step 1: the account's email address.
-    static func resetEmail(form: Form, email: String?, error: String?) -> HTML {
-        SharedPages.document(title: "Reset password", heading: "Reset your password", content: """
-            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
+    static func resetEmail(form: PageForm, email: String?, error: String?) -> HTML {
+        selfAsserted(title: "Reset password", heading: "Reset your password", form: form, """
             <p>Verification is necessary. Please click Send button.</p>
             \(HTML.alert(id: "errorMessage", message: error))
             <label for="email">Email Address</label>
             <input type="email" id="email" name="email" value="\(email)" autocomplete="username" required autofocus>
-            <div class="actions">
-            <button type="submit" id="email_ver_but_send" name="action" value="sendCode" class="primary">Send verification code</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            </form>
-            """)
+            """, next: .primary(id: "email_ver_but_send", action: "sendCode", label: "Send verification code"))
     }
 
     /// Step 2: any six digits pass (FakeEntra sends no email).
-    static func resetCode(form: Form, email: String, error: String?) -> HTML {
-        SharedPages.document(title: "Reset password", heading: "Verify your email", content: """
-            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
+    static func resetCode(form: PageForm, email: String, error: String?) -> HTML {
+        selfAsserted(title: "Reset password", heading: "Verify your email", form: form, """
             <p id="email_info">Verification code has been sent to your inbox. Please copy it to the input box below.</p>
             <p class="muted">FakeEntra sends no email: any 6-digit code is accepted.</p>
             <p id="email" class="muted">\(email)</p>
             \(HTML.alert(id: "errorMessage", message: error))
             <label for="email_ver_input">Verification code</label>
             <input type="text" id="email_ver_input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
-            <div class="actions">
-            <button type="submit" id="email_ver_but_verify" name="action" value="verifyCode" class="primary">Verify code</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            </form>
-            """)
+            """, next: .primary(id: "email_ver_but_verify", action: "verifyCode", label: "Verify code"))
     }
 
     /// Step 3: the new password.
-    static func resetPassword(form: Form, error: String?) -> HTML {
-        SharedPages.document(title: "Reset password", heading: "Choose a new password", content: """
-            <form id="attributeVerification" method="post" action="\(form.action)" novalidate>
-            \(form.hidden)
+    static func resetPassword(form: PageForm, error: String?) -> HTML {
+        selfAsserted(title: "Reset password", heading: "Choose a new password", form: form, """
             \(HTML.alert(id: "errorMessage", message: error))
-            <label for="newPassword">New Password</label>
-            <input type="password" id="newPassword" name="newPassword" autocomplete="new-password" required autofocus>
-            <label for="reenterPassword">Confirm New Password</label>
-            <input type="password" id="reenterPassword" name="reenterPassword" autocomplete="new-password" required>
-            <div class="actions">
-            <button type="submit" id="continue" name="action" value="resetPassword" class="primary">Continue</button>
-            <button type="submit" id="cancel" name="action" value="cancel" formnovalidate>Cancel</button>
-            </div>
-            </form>
-            """)
+            \(newPasswordFields(autofocus: true))
+            """, next: .primary(id: "continue", action: "resetPassword", label: "Continue"))
     }
 }
 

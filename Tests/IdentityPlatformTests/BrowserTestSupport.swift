@@ -132,11 +132,11 @@ struct RedirectResult {
     init(location: String) {
         if let hash = location.firstIndex(of: "#") {
             base = String(location[..<hash])
-            parameters = AuthorizeEndpoint.firstValues(FormParameters(decoding: String(location[location.index(after: hash)...])))
+            parameters = FormParameters(decoding: String(location[location.index(after: hash)...])).firstValues
             inFragment = true
         } else if let q = location.firstIndex(of: "?") {
             base = String(location[..<q])
-            parameters = AuthorizeEndpoint.firstValues(FormParameters(decoding: String(location[location.index(after: q)...])))
+            parameters = FormParameters(decoding: String(location[location.index(after: q)...])).firstValues
             inFragment = false
         } else {
             base = location

@@ -8,13 +8,13 @@ enum AuthorizationReply: Sendable, Equatable {
     case device(deviceCode: String)
 }
 
-enum ResponseMode: String, Sendable {
+package enum ResponseMode: String, Sendable {
     case query
     case fragment
     case formPost = "form_post"
 }
 
-enum Prompt: String, Sendable {
+package enum Prompt: String, Sendable {
     /// `prompt=none`: no page may be shown.
     case silent = "none"
     case login
@@ -39,7 +39,7 @@ struct AuthorizationRequest: Sendable {
     var prompt: Prompt?
     var loginHint: String?
     var domainHint: String?
-    var maxAge: TimeInterval?
+    var maxAge: MaxAge?
     var nonce: String?
     var claimsRequest: String?
     var clientCapabilities: [String]
@@ -52,10 +52,9 @@ struct AuthorizationRequest: Sendable {
     /// The user must type their credentials even when the browser session knows them.
     var forcesSignIn: Bool { prompt == .login || prompt == .refreshSession }
 
-    /// `max_age`: an earlier authentication older than this must be repeated; `max_age=0` always repeats it.
+    /// `max_age`: an earlier authentication older than this must be repeated (`MaxAge`, as B2C's flows judge it).
     func authenticationIsTooOld(_ authTime: Date, now: Date) -> Bool {
-        guard let maxAge else { return false }
-        return maxAge == 0 || now.timeIntervalSince(authTime) > maxAge
+        maxAge?.demandsSignIn(authenticatedAt: authTime, now: now) ?? false
     }
 
     /// Why a request cannot proceed: shown on an error page when the client or its redirect URI cannot be
@@ -132,10 +131,10 @@ struct AuthorizationRequest: Sendable {
             guard let parsed = Prompt(rawValue: text.lowercased()) else { throw fail(.invalidPrompt(text)) }
             prompt = parsed
         }
-        var maxAge: TimeInterval?
+        var maxAge: MaxAge?
         if let text = value("max_age") {
-            guard let seconds = Int(text), seconds >= 0 else { throw fail(.invalidMaxAge(text)) }
-            maxAge = TimeInterval(seconds)
+            guard let parsed = MaxAge(parameter: text) else { throw fail(.invalidMaxAge(text)) }
+            maxAge = parsed
         }
 
         var challenge = value("code_challenge")

@@ -2,7 +2,7 @@ import EntraCrypto
 import EntraHTTP
 
 /// Delivers the result of /authorize to the client's redirect URI in the response mode it asked for.
-enum AuthorizationResponder {
+package enum AuthorizationResponder {
     /// `code`, `client_info`, `state`, `session_state`, in the order the service sends them.
     /// `stateOverride`: a scenario's forged `state` (`redirectState`), sent instead of the client's.
     static func successParameters(code: String, request: AuthorizationRequest, user: DirectoryUser, sessionState: String?, stateOverride: String? = nil) -> [(String, String)] {
@@ -55,5 +55,32 @@ enum AuthorizationResponder {
             let separator = base.contains("?") ? (base.hasSuffix("?") || base.hasSuffix("&") ? "" : "&") : "?"
             return base + separator + encoded + fragment
         }
+    }
+}
+
+/// An /authorize error sent back to the client's redirect URI (query, fragment or form_post), Entra's and
+/// B2C's alike: how the error protocol renders a refusal once the client and its redirect URI are trusted.
+package struct AuthorizeErrorRedirect: HTTPResponseError, Sendable {
+    package var error: IdentityError
+    package var redirectURI: String
+    package var mode: ResponseMode
+    package var state: String?
+    /// The user backed out of the pages: `error_subcode=cancel`.
+    package var cancelled: Bool
+    /// What the answer carries besides (a session cookie set on the way).
+    package var headers: HTTPHeaders
+
+    package init(_ error: IdentityError, redirectURI: String, mode: ResponseMode, state: String?, cancelled: Bool = false, headers: HTTPHeaders = [:]) {
+        self.error = error
+        self.redirectURI = redirectURI
+        self.mode = mode
+        self.state = state
+        self.cancelled = cancelled
+        self.headers = headers
+    }
+
+    package func response(in trace: TraceContext) -> HTTPResponse {
+        let parameters = AuthorizationResponder.errorParameters(error, state: state, trace: trace, cancelled: cancelled)
+        return AuthorizationResponder.deliver(parameters, uri: redirectURI, mode: mode, headers: headers)
     }
 }

@@ -23,7 +23,7 @@ enum AuthorizeEndpoint {
             // Before the client is known nothing can be sent back to it: the real service shows the error page.
             return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
         }
-        var parameters = firstValues(exchange.parameters)
+        var parameters = exchange.parameters.firstValues
         // Only /devicelogin may tie a flow to a device code.
         parameters.removeValue(forKey: AuthorizationRequest.deviceCodeParameter)
         let lifetime = exchange.service.options.interactiveFlowLifetime
@@ -39,15 +39,8 @@ enum AuthorizeEndpoint {
         case .page(let error), .reply(let error, .device):
             return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
         case .reply(let error, .redirect(let uri, let mode, let state)):
-            return AuthorizationResponder.deliver(AuthorizationResponder.errorParameters(error, state: state, trace: exchange.trace), uri: uri, mode: mode)
+            return AuthorizeErrorRedirect(error, redirectURI: uri, mode: mode, state: state).response(in: exchange.trace)
         }
-    }
-
-    /// The first value of every parameter (ParameterScreen has already refused repeated ones).
-    static func firstValues(_ parameters: FormParameters) -> [String: String] {
-        var values: [String: String] = [:]
-        for pair in parameters.pairs where values[pair.name] == nil { values[pair.name] = pair.value }
-        return values
     }
 }
 
@@ -64,11 +57,7 @@ extension InteractiveFlow {
         let service = exchange.service
         let directory = service.currentDirectory
         return AuthorizationRequest.parse(parameters, version: version, tenantSegment: tenantSegment, directory: directory, options: service.options).map { request in
-            let pending = PendingAuthorization(
-                id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
-                endpointVersion: version, expiresAt: expiresAt
-            )
-            service.state.withLock { $0.purge(now: exchange.now) }
+            let pending = service.newSignInFlow(parameters: parameters, tenantSegment: tenantSegment, version: version, now: exchange.now, expiresAt: expiresAt)
             return InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
         }
     }
@@ -76,17 +65,24 @@ extension InteractiveFlow {
     /// The flow a page's post continues; its stored request is validated again before going on.
     static func resume(_ flowID: String, exchange: IdentityExchange) -> Result<InteractiveFlow, ResumeFailure> {
         let service = exchange.service
-        guard let pending = service.state.withLock({ $0.pendingAuthorizations[flowID] }), pending.expiresAt > exchange.now else {
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
-            return .failure(.gone)
-        }
+        guard let pending = service.pendingSignIn(flowID, now: exchange.now) else { return .failure(.gone) }
         let directory = service.currentDirectory
         switch AuthorizationRequest.parse(pending.parameters, version: pending.endpointVersion, tenantSegment: pending.tenantSegment, directory: directory, options: service.options) {
         case .success(let request):
             return .success(InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory))
         case .failure(let failure):
-            service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
+            service.forgetSignIn(flowID)
             return .failure(.invalid(failure))
         }
+    }
+}
+
+extension FormParameters {
+    /// The first value of each name, as /authorize reads its parameters (Entra's after ParameterScreen has
+    /// refused repeated ones, and B2C's).
+    package var firstValues: [String: String] {
+        var values: [String: String] = [:]
+        for pair in pairs where values[pair.name] == nil { values[pair.name] = pair.value }
+        return values
     }
 }

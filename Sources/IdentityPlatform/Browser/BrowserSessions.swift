@@ -2,12 +2,18 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 
-/// The browser session cookie and the server-side `BrowserSession` it names.
-enum SessionCookie {
-    static let name = "fakeentra_session"
+/// A browser session cookie and the server-side `BrowserSession` it names. Entra's and each B2C tenant's
+/// are separate cookies: signing in to B2C never signs in to Entra, nor the reverse.
+package struct SessionCookie: Sendable {
+    package var name: String
+
+    package init(name: String) { self.name = name }
+
+    /// Entra's (and the device login's) session.
+    package static let entra = SessionCookie(name: "fakeentra_session")
 
     /// The session the request's cookie names, if it still exists.
-    static func session(for exchange: IdentityExchange) -> BrowserSession? {
+    package func session(for exchange: IdentityExchange) -> BrowserSession? {
         guard let id = exchange.request.cookies[name], !id.isEmpty else { return nil }
         return exchange.service.state.withLock { $0.sessions[id] }
     }
@@ -15,11 +21,11 @@ enum SessionCookie {
     /// `SameSite=None` lets the cookie ride on the cross-site form posts of `response_mode=form_post`
     /// and on sign-ins started from an app's own origin; browsers accept `None` only with `Secure`, so a
     /// plain-HTTP instance falls back to `Lax` rather than have the cookie dropped.
-    static func setCookie(sessionID: String, secure: Bool) -> String {
+    package func setCookie(sessionID: String, secure: Bool) -> String {
         CookieCoding.setCookie(name: name, value: sessionID, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
     }
 
-    static func clearCookie(secure: Bool) -> String {
+    package func clearCookie(secure: Bool) -> String {
         CookieCoding.setCookie(name: name, value: "", maxAge: 0, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
     }
 }

@@ -41,7 +41,7 @@ enum DeviceLogin {
         }
         let expiry = min(record.expiresAt, now.addingTimeInterval(service.options.interactiveFlowLifetime))
         switch InteractiveFlow.begin(parameters: flowParameters(for: record), version: record.endpointVersion, tenantSegment: record.tenantSegment, expiresAt: expiry, exchange: exchange) {
-        case .success(var flow): return flow.showPage(step: "device_confirm", Pages.deviceConfirm(form: flow.form, appName: flow.appName))
+        case .success(var flow): return flow.show(.deviceConfirm, Pages.deviceConfirm(form: flow.form, appName: flow.appName))
         case .failure(let failure): return AuthorizeEndpoint.respond(to: failure, exchange: exchange)
         }
     }

@@ -33,19 +33,14 @@ extension Pages {
         return PageLayout.document(title: "Permissions requested", heading: "Permissions requested", content: """
             <p class="muted" id="consentUser">\(signInName)</p>
             <p><strong id="appName">\(appName)</strong><br><span class="muted">\(publisher)</span></p>
-            <form id="consent" method="post" action="\(form.action)">
-            \(form.hiddenFields)
-            <p>This app would like to:</p>
-            \(organization)
-            <ul class="permissions" id="permissions">
-            \(items)
-            </ul>
-            <p class="muted">Accepting these permissions means that you allow this app to use your data as specified in their terms of service and privacy statement.</p>
-            <div class="actions">
-            <button type="submit" name="action" value="\(accept)" id="idBtn_Accept" class="primary">Accept</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
-            </div>
-            </form>
+            \(form.render(id: "consent", validates: true, """
+                <p>This app would like to:</p>
+                \(organization)
+                <ul class="permissions" id="permissions">
+                \(items)
+                </ul>
+                <p class="muted">Accepting these permissions means that you allow this app to use your data as specified in their terms of service and privacy statement.</p>
+                """, buttons: [.primary(id: "idBtn_Accept", action: accept, label: "Accept"), .back(id: "idBtn_Back", label: "Cancel", skipsValidation: false)]))
             """, wide: true)
     }
 
@@ -56,12 +51,7 @@ extension Pages {
             <p><strong id="appName">\(appName)</strong> needs permission to access resources in your organization that only an admin can grant. Ask an admin to grant permission to this app before you can use it.</p>
             <ul class="permissions" id="permissions">\(items)</ul>
             \(HTML.alert(id: "errorCode", error))
-            <form id="adminconsent" method="post" action="\(form.action)">
-            \(form.hiddenFields)
-            <div class="actions">
-            <button type="submit" name="action" value="return" id="idBtn_Back" class="primary">Return to the application without consenting</button>
-            </div>
-            </form>
+            \(form.render(id: "adminconsent", validates: true, .empty, buttons: [.primary(id: "idBtn_Back", action: "return", label: "Return to the application without consenting")]))
             """, wide: true)
     }
 
@@ -131,13 +121,8 @@ extension Pages {
     static func deviceConfirm(form: PageForm, appName: String) -> HTML {
         PageLayout.document(title: "Confirm sign-in", heading: "Are you trying to sign in to \(appName)?", content: """
             <p>Only continue if you downloaded the app from a store or website that you trust.</p>
-            <form id="deviceconfirm" method="post" action="\(form.action)">
-            \(form.hiddenFields)
-            <div class="actions">
-            <button type="submit" name="action" value="continue" id="idSIButton9" class="primary">Continue</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back">Cancel</button>
-            </div>
-            </form>
+            \(form.render(id: "deviceconfirm", validates: true, .empty,
+                         buttons: [.primary(id: "idSIButton9", action: "continue", label: "Continue"), .back(id: "idBtn_Back", label: "Cancel", skipsValidation: false)]))
             """)
     }
 

@@ -5,32 +5,26 @@ import Foundation
 /// One step of an interactive sign-in (browser /authorize or /devicelogin): decides which page comes next,
 /// or ends the flow with a code, an approved device code, or an error. The authorize parameters live
 /// server-side in `PlatformState.pendingAuthorizations`; pages carry only the flow id (`ctx`).
-struct InteractiveFlow {
-    let exchange: IdentityExchange
-    var pending: PendingAuthorization
-    let request: AuthorizationRequest
-    var directory: Directory
-    var session: BrowserSession?
-    /// Headers every answer of this step carries (the session cookie when it changed).
-    var headers: HTTPHeaders = [:]
+struct InteractiveFlow: BrowserFlow {
+    /// The pages of Entra's flow, as the receipt names them.
+    enum Step: String {
+        case signIn = "sign_in", chooseAccount = "choose_account", mfa, consent
+        case adminConsentRequired = "admin_consent_required", passwordChange = "password_change"
+        case createAccount = "create_account", deviceConfirm = "device_confirm"
+    }
 
-    var service: IdentityService { exchange.service }
+    /// The pending sign-in, session and cookie handling every browser flow shares (B2C's too).
+    var core: BrowserFlowCore<Step>
+    let request: AuthorizationRequest
+
+    var exchange: IdentityExchange { core.exchange }
     var options: IdentityOptions { service.options }
-    var now: Date { exchange.now }
     var app: Application { request.application }
     var appName: String { app.displayName }
 
     init(exchange: IdentityExchange, pending: PendingAuthorization, request: AuthorizationRequest, directory: Directory) {
-        self.exchange = exchange
-        self.pending = pending
+        core = BrowserFlowCore(exchange: exchange, cookie: .entra, pending: pending, directory: directory)
         self.request = request
-        self.directory = directory
-        let cookieSession = SessionCookie.session(for: exchange)
-        session = cookieSession ?? pending.sessionID.flatMap { id in service.state.withLock { $0.sessions[id] } }
-        // A flow that signed in without the browser keeping the cookie hands the cookie out again.
-        if cookieSession == nil, let session {
-            headers.add("Set-Cookie", SessionCookie.setCookie(sessionID: session.id, secure: exchange.connection.isSecure))
-        }
     }
 
     var form: PageForm {
@@ -58,7 +52,7 @@ struct InteractiveFlow {
             guard user.mfaRegistered else { return fail(.mfaEnrollmentRequired(resource: resourceName)) }
             if request.prompt == .silent { return fail(.mfaRequiredInteractive(resource: resourceName)) }
             if options.autoLogin { return completeMFA(user) }
-            return showPage(step: "mfa", Pages.mfa(form: form, displayName: user.displayName, error: nil))
+            return show(.mfa, Pages.mfa(form: form, displayName: user.displayName, error: nil))
         }
 
         let evaluation = consentEvaluation(for: user)
@@ -68,7 +62,7 @@ struct InteractiveFlow {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             if options.autoLogin { return fail(.adminConsentRequired()) }
             exchange.receipt.answered(error: IdentityError.adminConsentRequired().prefixedCode)
-            return showPage(step: "admin_consent_required", Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
+            return show(.adminConsentRequired, Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
         }
         let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent || forOrganization
         if wantsConsent && !consentAccepted && !options.autoLogin {
@@ -119,7 +113,7 @@ struct InteractiveFlow {
             } else if users.count == 1 {
                 return autoSignIn(users[0])
             } else if users.count > 1 {
-                return showPage(step: "choose_account", Pages.accountPicker(form: form, appName: appName, accounts: users.map(tile)))
+                return show(.chooseAccount, Pages.accountPicker(form: form, appName: appName, accounts: users.map(tile)))
             }
         }
         if request.prompt == .silent { return fail(.loginRequired()) }
@@ -225,35 +219,17 @@ struct InteractiveFlow {
     // MARK: - Changing state
 
     /// Adds `user` to the browser session (creating it and its cookie if needed) and to this flow.
-    mutating func signIn(_ user: DirectoryUser, methods: [String]) {
-        let existing = session?.id
-        let (updated, isNew) = service.state.withLock { $0.signIn(userID: user.id, methods: methods, at: now, sessionID: existing) }
-        session = updated
-        if isNew {
-            headers.set("Set-Cookie", SessionCookie.setCookie(sessionID: updated.id, secure: exchange.connection.isSecure))
-        }
-        pending.userID = user.id
-        pending.authenticationMethods = methods
-        pending.sessionID = updated.id
-    }
-
-    /// Stores the flow and shows `page`, the flow's `step` (named in the receipt).
-    mutating func showPage(step: String, _ page: HTML, status: HTTPStatus = .ok) -> HTTPResponse {
-        let snapshot = pending
-        service.state.withLock { $0.pendingAuthorizations[snapshot.id] = snapshot }
-        exchange.receipt.flow(snapshot.id, step: step)
-        return PageLayout.response(page, status: status, headers: headers)
-    }
+    mutating func signIn(_ user: DirectoryUser, methods: [String]) { core.signIn(user, methods: methods) }
 
     mutating func showSignIn(login: String?, error: IdentityError?) -> HTTPResponse {
         pending.userID = nil
         // An error shown on the page (a wrong password) is the answer's error, though the page is a 200.
         if let error { exchange.receipt.answered(error: error.prefixedCode) }
-        return showPage(step: "sign_in", Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
+        return show(.signIn, Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
     }
 
     mutating func showPicker(_ candidates: [Candidate]) -> HTTPResponse {
-        showPage(step: "choose_account", Pages.accountPicker(form: form, appName: appName, accounts: candidates.map { tile($0.user) }))
+        show(.chooseAccount, Pages.accountPicker(form: form, appName: appName, accounts: candidates.map { tile($0.user) }))
     }
 
     func tile(_ user: DirectoryUser) -> Pages.AccountTile {
@@ -274,21 +250,17 @@ struct InteractiveFlow {
             return Pages.PermissionLine(scope: reserved.rawValue, title: entry.title, detail: entry.detail)
         }
         let publisher = request.client.isRegistered ? "Registered in this FakeEntra directory" : "Unverified (not registered in this FakeEntra directory)"
-        return showPage(step: "consent", Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines, forOrganization: forOrganization))
+        return show(.consent, Pages.consent(form: form, appName: appName, publisher: publisher, signInName: user.userPrincipalName, permissions: lines, forOrganization: forOrganization))
     }
 
     /// Ends the flow with an error: back to the app for a browser flow, on a page for a device.
     mutating func fail(_ error: IdentityError, cancelled: Bool = false) -> HTTPResponse {
-        let flowID = pending.id
-        service.state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
         switch request.reply {
         case .redirect(let uri, let mode, let state):
-            let parameters = AuthorizationResponder.errorParameters(error, state: state, trace: exchange.trace, cancelled: cancelled)
-            return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
+            return core.fail(error, redirectURI: uri, mode: mode, state: state, cancelled: cancelled)
         case .device(let deviceCode):
-            guard cancelled else {
-                return PageLayout.response(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest, headers: headers)
-            }
+            core.end()
+            guard cancelled else { return core.respond(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest) }
             let now = self.now
             service.state.withLock { state in
                 if var record = state.deviceCodes[deviceCode], record.status == .pending, record.expiresAt > now {
@@ -296,7 +268,7 @@ struct InteractiveFlow {
                     state.deviceCodes[deviceCode] = record
                 }
             }
-            return PageLayout.response(Pages.deviceDeclined(appName: appName), headers: headers)
+            return core.respond(Pages.deviceDeclined(appName: appName))
         }
     }
 }

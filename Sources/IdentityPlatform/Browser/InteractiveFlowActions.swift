@@ -99,7 +99,7 @@ extension InteractiveFlow {
         let digits = code.trimmingCharacters(in: .whitespaces)
         guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             exchange.receipt.answered(error: IdentityError.invalidVerificationCode().prefixedCode)
-            return showPage(step: "mfa", Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
+            return show(.mfa, Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
         }
         signIn(user, methods: pending.authenticationMethods.filter { $0 != "mfa" } + ["mfa"])
         return proceed()
@@ -108,7 +108,7 @@ extension InteractiveFlow {
     // MARK: - Expired password
 
     mutating func showPasswordChange(login: String, error: String?) -> HTTPResponse {
-        showPage(step: "password_change", Pages.passwordChange(form: form, login: login, notice: .passwordExpired(), error: error))
+        show(.passwordChange, Pages.passwordChange(form: form, login: login, notice: .passwordExpired(), error: error))
     }
 
     mutating func changePassword(login: String, current: String, new: String, confirmation: String) -> HTTPResponse {
@@ -155,7 +155,7 @@ extension InteractiveFlow {
 
     mutating func showCreateAccount(email: String?, displayName: String?, error: String?) -> HTTPResponse {
         let tenantName = signUpTenant(for: email)?.displayName ?? "your organization"
-        return showPage(step: "create_account", Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
+        return show(.createAccount, Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
     }
 
     mutating func createAccount(email rawEmail: String, displayName rawName: String, password: String) -> HTTPResponse {
@@ -206,36 +206,27 @@ extension InteractiveFlow {
             isNewUser: pending.isNewUser
         )
         grant.declinedPermissions = pending.declinedPermissions
-        let flowID = pending.id
-        let now = self.now
         switch request.reply {
         case .redirect(let uri, let mode, _):
             let code = SecureRandom.base64URLString(byteCount: 48)
-            let record = AuthorizationCodeRecord(
-                code: code, grant: grant, redirectURI: uri, codeChallenge: request.codeChallenge,
-                codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce,
-                issuedAt: now, expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime)
-            )
-            service.state.withLock { state in
-                state.pendingAuthorizations.removeValue(forKey: flowID)
-                state.authorizationCodes[code] = record
-            }
-            exchange.receipt.grant(.authorizationCode, .created, handle: code)
+            core.issueCode(code, grant: grant, redirectURI: uri, codeChallenge: request.codeChallenge,
+                           codeChallengeMethod: request.codeChallengeMethod, nonce: request.nonce)
             let parameters = AuthorizationResponder.successParameters(code: code, request: request, user: user, sessionState: session?.publicID,
                                                                       stateOverride: exchange.directives.redirectState)
-            return AuthorizationResponder.deliver(parameters, uri: uri, mode: mode, headers: headers)
+            return core.deliver(parameters, redirectURI: uri, mode: mode)
         case .device(let deviceCode):
+            core.end()
+            let now = self.now
             let approved: Bool = service.state.withLock { state in
-                state.pendingAuthorizations.removeValue(forKey: flowID)
                 guard var record = state.deviceCodes[deviceCode], record.status == .pending, record.expiresAt > now else { return false }
                 record.status = .approved(grant)
                 state.deviceCodes[deviceCode] = record
                 return true
             }
             guard approved else {
-                return PageLayout.response(Pages.deviceCodeEntry(action: "/devicelogin", code: nil, message: DeviceLogin.expiredMessage), headers: headers)
+                return core.respond(Pages.deviceCodeEntry(action: DeviceLogin.path, code: nil, message: DeviceLogin.expiredMessage))
             }
-            return PageLayout.response(Pages.deviceSignedIn(appName: appName), headers: headers)
+            return core.respond(Pages.deviceSignedIn(appName: appName))
         }
     }
 }

@@ -11,7 +11,7 @@ enum LogoutEndpoint {
         let service = exchange.service
         var headers: HTTPHeaders = [:]
 
-        if let sessionID = exchange.request.cookies[SessionCookie.name] {
+        if let sessionID = exchange.request.cookies[SessionCookie.entra.name] {
             let hint = parameters["logout_hint"]
             let directory = service.currentDirectory
             let sessionEnded: Bool = service.state.withLock { state in
@@ -25,7 +25,7 @@ enum LogoutEndpoint {
                 state.sessions.removeValue(forKey: sessionID)
                 return true
             }
-            if sessionEnded { headers.add("Set-Cookie", SessionCookie.clearCookie(secure: exchange.connection.isSecure)) }
+            if sessionEnded { headers.add("Set-Cookie", SessionCookie.entra.clearCookie(secure: exchange.connection.isSecure)) }
         }
 
         if let target = parameters["post_logout_redirect_uri"] ?? parameters["redirect_uri"], !target.isEmpty,

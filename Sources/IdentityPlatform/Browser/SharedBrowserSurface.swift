@@ -24,15 +24,8 @@ public enum SharedPages {
 
 /// Delivering an /authorize result to a redirect URI (query, fragment or form_post).
 public enum SharedRedirect {
-    /// `query`, `fragment` or `form_post`; nil for anything else.
-    public static func isResponseMode(_ text: String) -> Bool { ResponseMode(rawValue: text) != nil }
-
     public static func deliver(_ parameters: [(String, String)], uri: String, responseMode: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
         AuthorizationResponder.deliver(parameters, uri: uri, mode: ResponseMode(rawValue: responseMode) ?? .query, headers: headers)
-    }
-
-    public static func errorParameters(_ error: IdentityError, state: String?, trace: TraceContext, cancelled: Bool = false) -> [(String, String)] {
-        AuthorizationResponder.errorParameters(error, state: state, trace: trace, cancelled: cancelled)
     }
 
     public static func url(_ uri: String, parameters: [(String, String)]) -> String {

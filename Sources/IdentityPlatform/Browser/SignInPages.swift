@@ -1,9 +1,58 @@
-/// Where a page's form posts back to, and the id of the server-side flow it continues.
-struct PageForm: Sendable {
-    var action: String
-    var flowID: String
+/// Where a page's form posts back to, and the id of the server-side flow it continues. Every flow's
+/// pages (Entra's and B2C's) are built on it: the pages differ only in their texts, fields and element ids.
+package struct PageForm: Sendable {
+    package var action: String
+    package var flowID: String
 
-    var hiddenFields: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
+    package init(action: String, flowID: String) {
+        self.action = action
+        self.flowID = flowID
+    }
+
+    package var hiddenFields: HTML { HTML.hidden(IdentityService.flowFieldName, flowID) }
+
+    /// A link that performs `action` on this flow with a GET (B2C's `Forgot your password?`, `Sign up now`).
+    package func link(_ action: String) -> String {
+        AuthorizationResponder.redirectURL(self.action, parameters: [(IdentityService.flowFieldName, flowID), ("action", action)], mode: .query)
+    }
+
+    /// The page's `<form>`: the flow's `ctx`, the page's own fields, its buttons (the primary one first, so
+    /// that Enter submits it) and what follows them. `validates`: leave the browser's own checks on.
+    package func render(id: String, name: String? = nil, validates: Bool = false, _ fields: HTML, buttons: [PageButton], after: HTML = .empty) -> HTML {
+        let nameAttribute = HTML(raw: name.map { " name=\"\(HTML.escape($0))\"" } ?? "")
+        return """
+            <form id="\(id)"\(nameAttribute) method="post" action="\(action)"\(HTML(raw: validates ? "" : " novalidate"))>
+            \(hiddenFields)
+            \(fields)
+            <div class="actions">
+            \(buttons.map(\.markup))
+            </div>
+            \(after)
+            </form>
+            """
+    }
+}
+
+/// A submit button of a page: `name="action"` says what it does.
+package struct PageButton: Sendable {
+    package var id: String
+    package var action: String
+    package var label: String
+    package var isPrimary = false
+    /// Backing out needs no valid input (`formnovalidate`).
+    package var skipsValidation = false
+
+    package static func primary(id: String, action: String, label: String) -> PageButton {
+        PageButton(id: id, action: action, label: label, isPrimary: true)
+    }
+
+    package static func back(id: String, label: String, action: String = "cancel", skipsValidation: Bool = true) -> PageButton {
+        PageButton(id: id, action: action, label: label, skipsValidation: skipsValidation)
+    }
+
+    var markup: HTML {
+        "<button type=\"submit\" name=\"action\" value=\"\(action)\" id=\"\(id)\"\(HTML(raw: isPrimary ? " class=\"primary\"" : ""))\(HTML(raw: skipsValidation ? " formnovalidate" : ""))>\(label)</button>"
+    }
 }
 
 /// The pages of signing in. Element ids and field names follow Microsoft's own pages (`i0116`, `i0118`,
@@ -22,19 +71,13 @@ enum Pages {
         let knowsName = !(login ?? "").isEmpty
         return PageLayout.document(title: "Sign in to your account", heading: "Sign in", content: """
             <p id="appName" class="muted">to continue to \(appName)</p>
-            <form id="signin" name="f1" method="post" action="\(form.action)" novalidate>
-            \(form.hiddenFields)
-            \(error.map { HTML.alert(id: errorID(for: $0), $0) } ?? .empty)
-            <label for="i0116">Email, phone, or Skype</label>
-            <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required aria-required="true"\(HTML(raw: knowsName ? "" : " autofocus"))>
-            <label for="i0118">Password</label>
-            <input type="password" name="passwd" id="i0118" autocomplete="current-password" aria-required="true"\(HTML(raw: knowsName ? " autofocus" : ""))>
-            <div class="actions">
-            <button type="submit" name="action" value="signin" id="idSIButton9" class="primary">Sign in</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
-            </div>
-            \(signUp)
-            </form>
+            \(form.render(id: "signin", name: "f1", """
+                \(error.map { HTML.alert(id: errorID(for: $0), $0) } ?? .empty)
+                <label for="i0116">Email, phone, or Skype</label>
+                <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required aria-required="true"\(HTML(raw: knowsName ? "" : " autofocus"))>
+                <label for="i0118">Password</label>
+                <input type="password" name="passwd" id="i0118" autocomplete="current-password" aria-required="true"\(HTML(raw: knowsName ? " autofocus" : ""))>
+                """, buttons: [.primary(id: "idSIButton9", action: "signin", label: "Sign in"), .back(id: "idBtn_Back", label: "Back")], after: signUp))
             """)
     }
 
@@ -73,16 +116,11 @@ enum Pages {
         PageLayout.document(title: "Verify your identity", heading: "Enter code", content: """
             <p>\(displayName), enter the code displayed in the authenticator app on your mobile device.</p>
             <p class="muted">FakeEntra accepts any 6-digit code.</p>
-            <form id="mfa" method="post" action="\(form.action)" novalidate>
-            \(form.hiddenFields)
-            \(HTML.alert(id: "idSpan_SAOTCC_Error_OTC", error))
-            <label for="idTxtBx_SAOTCC_OTC">Code</label>
-            <input type="text" name="otc" id="idTxtBx_SAOTCC_OTC" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
-            <div class="actions">
-            <button type="submit" name="action" value="mfa" id="idSubmit_SAOTCC_Continue" class="primary">Verify</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
-            </div>
-            </form>
+            \(form.render(id: "mfa", """
+                \(HTML.alert(id: "idSpan_SAOTCC_Error_OTC", error))
+                <label for="idTxtBx_SAOTCC_OTC">Code</label>
+                <input type="text" name="otc" id="idTxtBx_SAOTCC_OTC" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
+                """, buttons: [.primary(id: "idSubmit_SAOTCC_Continue", action: "mfa", label: "Verify"), .back(id: "idBtn_Back", label: "Cancel")]))
             """)
     }
 
@@ -90,41 +128,31 @@ enum Pages {
         PageLayout.document(title: "Update your password", heading: "Update your password", content: """
             <p>You need to update your password because your password has expired.</p>
             <p class="muted" id="expiredNotice" data-aadsts="\(notice.code)">\(notice.prefixedCode): \(notice.message)</p>
-            <form id="passwordchange" method="post" action="\(form.action)" novalidate>
-            \(form.hiddenFields)
-            \(HTML.hidden("login", login))
-            \(HTML.alert(id: "passwordChangeError", message: error))
-            <label for="currentPassword">Current password</label>
-            <input type="password" name="currentPassword" id="currentPassword" autocomplete="current-password" required>
-            <label for="newPassword">New password</label>
-            <input type="password" name="newPassword" id="newPassword" autocomplete="new-password" required>
-            <label for="confirmNewPassword">Confirm password</label>
-            <input type="password" name="confirmNewPassword" id="confirmNewPassword" autocomplete="new-password" required>
-            <div class="actions">
-            <button type="submit" name="action" value="changepassword" id="idSIButton9" class="primary">Sign in</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Cancel</button>
-            </div>
-            </form>
+            \(form.render(id: "passwordchange", """
+                \(HTML.hidden("login", login))
+                \(HTML.alert(id: "passwordChangeError", message: error))
+                <label for="currentPassword">Current password</label>
+                <input type="password" name="currentPassword" id="currentPassword" autocomplete="current-password" required>
+                <label for="newPassword">New password</label>
+                <input type="password" name="newPassword" id="newPassword" autocomplete="new-password" required>
+                <label for="confirmNewPassword">Confirm password</label>
+                <input type="password" name="confirmNewPassword" id="confirmNewPassword" autocomplete="new-password" required>
+                """, buttons: [.primary(id: "idSIButton9", action: "changepassword", label: "Sign in"), .back(id: "idBtn_Back", label: "Cancel")]))
             """)
     }
 
     static func createAccount(form: PageForm, appName: String, tenantName: String, email: String?, displayName: String?, error: String?) -> HTML {
         PageLayout.document(title: "Create account", heading: "Create account", content: """
             <p id="appName" class="muted">to continue to \(appName) · new account in \(tenantName)</p>
-            <form id="signup" method="post" action="\(form.action)" novalidate>
-            \(form.hiddenFields)
-            \(HTML.alert(id: "signupError", message: error))
-            <label for="MemberName">Email</label>
-            <input type="email" name="email" id="MemberName" value="\(email)" autocomplete="username" required autofocus>
-            <label for="DisplayName">Name</label>
-            <input type="text" name="displayName" id="DisplayName" value="\(displayName)" autocomplete="name">
-            <label for="PasswordInput">Create a password</label>
-            <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
-            <div class="actions">
-            <button type="submit" name="action" value="create" id="idSIButton9" class="primary">Next</button>
-            <button type="submit" name="action" value="cancel" id="idBtn_Back" formnovalidate>Back</button>
-            </div>
-            </form>
+            \(form.render(id: "signup", """
+                \(HTML.alert(id: "signupError", message: error))
+                <label for="MemberName">Email</label>
+                <input type="email" name="email" id="MemberName" value="\(email)" autocomplete="username" required autofocus>
+                <label for="DisplayName">Name</label>
+                <input type="text" name="displayName" id="DisplayName" value="\(displayName)" autocomplete="name">
+                <label for="PasswordInput">Create a password</label>
+                <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
+                """, buttons: [.primary(id: "idSIButton9", action: "create", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
             """)
     }
 }

@@ -245,6 +245,8 @@ public struct PendingAuthorization: Sendable, Expiring, Codable {
     public var isNewUser: Bool
     /// Permissions the user unticked on the consent page: neither consented to nor granted.
     public var declinedPermissions: [String] = []
+    /// The step whose page the flow showed last (`BrowserFlowCore`): a page's post is judged against it.
+    package var step: String?
     public var expiresAt: Date
 
     public init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
