@@ -3,7 +3,7 @@ import IdentityPlatform
 
 /// A B2C /authorize request once validated. Derived again from the stored parameters on every page of
 /// the flow, so that nothing a page posts can change what the client asked for.
-struct B2CAuthorizationRequest: Sendable {
+struct B2CAuthorizationRequest: SignInRequest, Sendable {
     var client: ResolvedClient
     var redirectURI: String
     /// `code`, `id_token`, `token` or a combination (hybrid and implicit flows of web apps and old SPAs).
@@ -11,14 +11,9 @@ struct B2CAuthorizationRequest: Sendable {
     var responseMode: ResponseMode
     var state: String?
     var scopes: B2CScopeRequest
-    /// `none`, `login`, `consent` or `select_account`.
-    var prompt: Prompt?
-    var loginHint: String?
-    /// How old the last sign-in may be for the session to count, judged as Entra's flows judge it.
-    var maxAge: MaxAge?
-    var nonce: String?
-    var codeChallenge: String?
-    var codeChallengeMethod: String?
+    /// prompt (`none`, `login`, `consent` or `select_account`), login_hint, max_age, nonce and PKCE, read as
+    /// Entra reads them.
+    var signIn: SignInParameters
 
     var appName: String { client.application.displayName }
 
@@ -29,7 +24,13 @@ struct B2CAuthorizationRequest: Sendable {
         case reply(IdentityError, redirectURI: String, responseMode: ResponseMode, state: String?)
     }
 
-    static let prompts: Set<Prompt> = [.silent, .login, .consent, .selectAccount]
+    /// B2C's prompts, its `max_age` bound, and its AADB2C refusals; no challenge length check.
+    static let dialect = SignInParameters.Dialect(
+        prompts: [.silent, .login, .consent, .selectAccount], maxAgeLimit: Int(Int32.max),
+        invalidPrompt: { _ in .b2cInvalidPrompt() }, invalidMaxAge: { .b2cInvalidMaxAge($0) },
+        invalidChallengeMethod: { _ in .b2cUnsupportedChallengeMethod() }, invalidChallengeSize: nil,
+        missingParameter: { .b2cMissingParameter($0) }
+    )
 
     static func parse(_ p: [String: String], exchange: B2CExchange, directory: Directory) throws(Failure) -> B2CAuthorizationRequest {
         func value(_ name: String) -> String? { p[name].flatMap { $0.isEmpty ? nil : $0 } }
@@ -69,31 +70,11 @@ struct B2CAuthorizationRequest: Sendable {
         if types.contains("id_token"), !scopes.wantsIDToken { throw fail(.b2cIDTokenNeedsOpenID()) }
         if types.contains("token"), scopes.accessTokenAudience(clientID: client.clientID) == nil { throw fail(.b2cScopeNeedsResource(scopeText)) }
 
-        var prompt: Prompt?
-        if let text = value("prompt") {
-            guard let parsed = Prompt(rawValue: text.lowercased()), prompts.contains(parsed) else { throw fail(.b2cInvalidPrompt()) }
-            prompt = parsed
-        }
-
-        var maxAge: MaxAge?
-        if let text = value("max_age") {
-            guard let parsed = MaxAge(parameter: text, limit: Int(Int32.max)) else { throw fail(.b2cInvalidMaxAge(text)) }
-            maxAge = parsed
-        }
-
-        var method = value("code_challenge_method")
-        let challenge = value("code_challenge")
-        if challenge != nil {
-            let m = method ?? "plain"
-            guard m == "S256" || m == "plain" else { throw fail(.b2cUnsupportedChallengeMethod()) }
-            method = m
-        } else if method != nil {
-            throw fail(.b2cMissingParameter("code_challenge"))
-        }
+        let signIn: SignInParameters
+        do throws(IdentityError) { signIn = try SignInParameters(p, dialect: dialect) } catch { throw fail(error) }
 
         return B2CAuthorizationRequest(
-            client: client, redirectURI: redirectURI, responseTypes: types, responseMode: mode, state: state, scopes: scopes, prompt: prompt,
-            loginHint: value("login_hint"), maxAge: maxAge, nonce: p["nonce"], codeChallenge: challenge, codeChallengeMethod: method
+            client: client, redirectURI: redirectURI, responseTypes: types, responseMode: mode, state: state, scopes: scopes, signIn: signIn
         )
     }
 }

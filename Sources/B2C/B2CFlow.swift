@@ -73,7 +73,7 @@ struct B2CFlow: BrowserFlow {
             guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
             // A password reset elsewhere ends the sessions signed in before it, as it revokes their grants.
             if let validFrom = user.tokensValidFrom, account.authTime < validFrom { continue }
-            if request.maxAge?.demandsSignIn(authenticatedAt: account.authTime, now: now) == true { continue }
+            if request.demandsSignIn(authenticatedAt: account.authTime, now: now) { continue }
             return SignedInUser(account: account, user: user)
         }
         return nil

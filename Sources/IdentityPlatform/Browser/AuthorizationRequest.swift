@@ -14,7 +14,7 @@ package enum ResponseMode: String, Sendable {
     case formPost = "form_post"
 }
 
-package enum Prompt: String, Sendable {
+package enum Prompt: String, Sendable, CaseIterable {
     /// `prompt=none`: no page may be shown.
     case silent = "none"
     case login
@@ -29,33 +29,24 @@ package enum Prompt: String, Sendable {
 
 /// An /authorize request once its parameters are validated, re-derived from the stored parameters on
 /// every page of the flow so that nothing a page posts can change what the client asked for.
-struct AuthorizationRequest: Sendable {
+struct AuthorizationRequest: SignInRequest, Sendable {
     var version: EndpointVersion
     var tenantSegment: String
     var selector: TenantSelector
     var client: ResolvedClient
     var reply: AuthorizationReply
     var scopes: ScopeRequest
-    var prompt: Prompt?
-    var loginHint: String?
+    /// prompt, login_hint, max_age, nonce and PKCE, read as B2C reads them.
+    var signIn: SignInParameters
     var domainHint: String?
-    var maxAge: MaxAge?
-    var nonce: String?
     var claimsRequest: String?
     var clientCapabilities: [String]
     var wantsClientInfo: Bool
-    var codeChallenge: String?
-    var codeChallengeMethod: String?
 
     var application: Application { client.application }
 
     /// The user must type their credentials even when the browser session knows them.
     var forcesSignIn: Bool { prompt == .login || prompt == .refreshSession }
-
-    /// `max_age`: an earlier authentication older than this must be repeated (`MaxAge`, as B2C's flows judge it).
-    func authenticationIsTooOld(_ authTime: Date, now: Date) -> Bool {
-        maxAge?.demandsSignIn(authenticatedAt: authTime, now: now) ?? false
-    }
 
     /// Why a request cannot proceed: shown on an error page when the client or its redirect URI cannot be
     /// trusted, otherwise sent back to the redirect URI.
@@ -126,30 +117,8 @@ struct AuthorizationRequest: Sendable {
             }
         } catch { throw fail(error) }
 
-        var prompt: Prompt?
-        if let text = value("prompt") {
-            guard let parsed = Prompt(rawValue: text.lowercased()) else { throw fail(.invalidPrompt(text)) }
-            prompt = parsed
-        }
-        var maxAge: MaxAge?
-        if let text = value("max_age") {
-            guard let parsed = MaxAge(parameter: text) else { throw fail(.invalidMaxAge(text)) }
-            maxAge = parsed
-        }
-
-        var challenge = value("code_challenge")
-        var method = value("code_challenge_method")
-        if let given = challenge {
-            // RFC 7636 §4.2: plain unless stated; 43 to 128 characters.
-            let m = method ?? "plain"
-            guard m == "S256" || m == "plain" else { throw fail(.invalidCodeChallengeMethod(m)) }
-            guard (43...128).contains(given.count) else { throw fail(.invalidCodeChallengeSize()) }
-            method = m
-        } else if method != nil {
-            throw fail(.missingParameter("code_challenge"))
-        } else {
-            challenge = nil
-        }
+        let signIn: SignInParameters
+        do throws(IdentityError) { signIn = try SignInParameters(p, dialect: .entra) } catch { throw fail(error) }
 
         var capabilities: [String] = []
         let claims = value("claims")
@@ -159,9 +128,8 @@ struct AuthorizationRequest: Sendable {
 
         return AuthorizationRequest(
             version: version, tenantSegment: tenantSegment, selector: selector, client: client, reply: reply,
-            scopes: scopes, prompt: prompt, loginHint: value("login_hint"), domainHint: value("domain_hint"),
-            maxAge: maxAge, nonce: p["nonce"], claimsRequest: claims, clientCapabilities: capabilities,
-            wantsClientInfo: p["client_info"] == "1", codeChallenge: challenge, codeChallengeMethod: method
+            scopes: scopes, signIn: signIn, domainHint: value("domain_hint"), claimsRequest: claims, clientCapabilities: capabilities,
+            wantsClientInfo: p["client_info"] == "1"
         )
     }
 }

@@ -158,20 +158,3 @@ extension IdentityService {
         state.withLock { _ = $0.pendingAuthorizations.removeValue(forKey: flowID) }
     }
 }
-
-/// OIDC `max_age`: how old the last authentication may be before the user must sign in again. Checked one
-/// way for every flow, Entra's and B2C's: `max_age=0` always asks again, any other value when the last
-/// authentication is older than that many seconds.
-package struct MaxAge: Sendable, Equatable {
-    package var seconds: Int
-
-    /// A non-negative whole number no larger than `limit` (B2C documents 2147483647), else nil.
-    package init?(parameter text: String, limit: Int = .max) {
-        guard let seconds = Int(text), seconds >= 0, seconds <= limit else { return nil }
-        self.seconds = seconds
-    }
-
-    package func demandsSignIn(authenticatedAt authTime: Date, now: Date) -> Bool {
-        seconds == 0 || now.timeIntervalSince(authTime) > TimeInterval(seconds)
-    }
-}

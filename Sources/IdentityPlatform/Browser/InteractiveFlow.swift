@@ -121,7 +121,7 @@ struct InteractiveFlow: BrowserFlow {
     }
 
     mutating func useSessionAccount(_ account: BrowserSession.SignedInAccount, user: DirectoryUser) -> HTTPResponse {
-        if request.authenticationIsTooOld(account.authTime, now: now) {
+        if request.demandsSignIn(authenticatedAt: account.authTime, now: now) {
             if request.prompt == .silent { return fail(.loginRequired()) }
             if options.autoLogin { return autoSignIn(user) }
             return showSignIn(login: user.userPrincipalName, error: nil)
