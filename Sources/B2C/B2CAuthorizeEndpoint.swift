@@ -9,7 +9,7 @@ enum B2CAuthorizeEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
         let request = exchange.request
         guard request.method == "GET" || request.method == "POST" else {
-            return SharedPages.response(SharedPages.error(.b2cRequestFailed(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
+            return SignInErrorPage(.b2cRequestFailed(), status: .methodNotAllowed, headers: ["Allow": "GET, POST"]).response(in: exchange.trace)
         }
         var parameters = request.query
         if request.method == "POST" { for (name, value) in request.form.pairs { parameters.append(name, value) } }
@@ -42,7 +42,7 @@ enum B2CAuthorizeEndpoint {
         let service = exchange.service
         let policyName = exchange.policy.name
         guard let pending = service.pendingSignIn(flowID, now: exchange.now, where: { $0.policy?.caseInsensitiveCompare(policyName) == .orderedSame }) else {
-            return SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
+            return SignInErrorPage(.b2cLostState()).response(in: exchange.trace)
         }
         let directory = service.currentDirectory
         let request: B2CAuthorizationRequest
@@ -56,7 +56,7 @@ enum B2CAuthorizeEndpoint {
         let action = parameters["action"] ?? ""
         // Links (GET) only move between pages; anything carrying credentials or changes must be a form post.
         guard exchange.request.method == "POST" || B2CFlow.linkActions.contains(action) else {
-            return SharedPages.response(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
+            return SignInErrorPage(.b2cLostState()).response(in: exchange.trace)
         }
         return flow.perform(action, input: parameters)
     }
@@ -64,7 +64,7 @@ enum B2CAuthorizeEndpoint {
     static func respond(to failure: B2CAuthorizationRequest.Failure, exchange: B2CExchange) -> HTTPResponse {
         switch failure {
         case .page(let error):
-            return SharedPages.response(SharedPages.error(error, trace: exchange.trace), status: .badRequest)
+            return SignInErrorPage(error).response(in: exchange.trace)
         case .reply(let error, let uri, let mode, let state):
             return AuthorizeErrorRedirect(error, redirectURI: uri, mode: mode, state: state).response(in: exchange.trace)
         }

@@ -48,7 +48,7 @@ extension B2CFlow {
     }
 
     func lostState() -> HTTPResponse {
-        core.respond(SharedPages.error(.b2cLostState(), trace: exchange.trace), status: .badRequest)
+        SignInErrorPage(.b2cLostState(), headers: core.headers).response(in: exchange.trace)
     }
 
     // MARK: - Sign in

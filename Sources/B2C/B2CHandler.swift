@@ -53,7 +53,7 @@ public struct B2CHandler: ExchangeHandler {
         }
         switch route.endpoint {
         case .authorize, .logout:
-            return SharedPages.response(SharedPages.error(failure, trace: base.trace), status: HTTPStatus(failure.status))
+            return SignInErrorPage(failure, status: HTTPStatus(failure.status)).response(in: base.trace)
         case .metadata, .keys, .token:
             return failure.tokenEndpointResponse(in: base.trace)
         }

@@ -22,7 +22,7 @@ enum B2CLogoutEndpoint {
         let scheme = url?.scheme?.lowercased() ?? ""
         guard !scheme.isEmpty, (scheme != "http" && scheme != "https") || url?.host?.isEmpty == false else {
             let error = IdentityError.b2cBadPostLogoutRedirect(target)
-            return SharedPages.response(SharedPages.error(error, trace: exchange.trace), status: .badRequest, headers: headers)
+            return SignInErrorPage(error, headers: headers).response(in: exchange.trace)
         }
         let state = parameters["state"].map { [("state", $0)] } ?? []
         headers.set("Location", state.isEmpty ? target : SharedRedirect.url(target, parameters: state))

@@ -19,14 +19,6 @@ package enum AuthorizationResponder {
         return Base64URL.encode(Array(json.utf8))
     }
 
-    /// The error parameters for a redirect; a user's cancel also carries `error_subcode=cancel`.
-    static func errorParameters(_ error: IdentityError, state: String?, trace: TraceContext, cancelled: Bool = false) -> [(String, String)] {
-        var parameters = error.redirectParameters(in: trace, state: nil)
-        if cancelled { parameters.append(("error_subcode", "cancel")) }
-        if let state { parameters.append(("state", state)) }
-        return parameters
-    }
-
     static func deliver(_ parameters: [(String, String)], uri: String, mode: ResponseMode, headers: HTTPHeaders = [:]) -> HTTPResponse {
         switch mode {
         case .query, .fragment:
@@ -58,29 +50,39 @@ package enum AuthorizationResponder {
     }
 }
 
-/// An /authorize error sent back to the client's redirect URI (query, fragment or form_post), Entra's and
-/// B2C's alike: how the error protocol renders a refusal once the client and its redirect URI are trusted.
+/// An /authorize error sent back to the client's redirect URI (query, fragment or form_post): how the
+/// error protocol renders a refusal once the client and its redirect URI are trusted, for Entra's and B2C's
+/// endpoints and pages and for a scenario's scripted /authorize errors alike.
 package struct AuthorizeErrorRedirect: HTTPResponseError, Sendable {
     package var error: IdentityError
     package var redirectURI: String
     package var mode: ResponseMode
     package var state: String?
-    /// The user backed out of the pages: `error_subcode=cancel`.
-    package var cancelled: Bool
+    /// `error_subcode`: `cancel` when the user backed out of the pages (every MSAL reads it as "cancelled").
+    package var subcode: String?
+    /// A scenario's error without a service code (`code: 0`): `error` and its text only, no AADSTS prefix.
+    package var withoutCode: Bool
     /// What the answer carries besides (a session cookie set on the way).
     package var headers: HTTPHeaders
 
-    package init(_ error: IdentityError, redirectURI: String, mode: ResponseMode, state: String?, cancelled: Bool = false, headers: HTTPHeaders = [:]) {
+    package init(_ error: IdentityError, redirectURI: String, mode: ResponseMode, state: String?, subcode: String? = nil,
+                 withoutCode: Bool = false, headers: HTTPHeaders = [:]) {
         self.error = error
         self.redirectURI = redirectURI
         self.mode = mode
         self.state = state
-        self.cancelled = cancelled
+        self.subcode = subcode
+        self.withoutCode = withoutCode
         self.headers = headers
     }
 
+    /// `error`, `error_description` (with the trace), `error_uri`…, then `error_subcode` and `state`.
     package func response(in trace: TraceContext) -> HTTPResponse {
-        let parameters = AuthorizationResponder.errorParameters(error, state: state, trace: trace, cancelled: cancelled)
+        var parameters = withoutCode
+            ? [("error", error.error), ("error_description", error.message)] + (error.suberror.map { [("suberror", $0)] } ?? [])
+            : error.redirectParameters(in: trace, state: nil)
+        if let subcode { parameters.append(("error_subcode", subcode)) }
+        if let state { parameters.append(("state", state)) }
         return AuthorizationResponder.deliver(parameters, uri: redirectURI, mode: mode, headers: headers)
     }
 }

@@ -7,13 +7,13 @@ import Foundation
 enum AuthorizeEndpoint {
     static func respond(_ exchange: IdentityExchange, version: EndpointVersion) -> HTTPResponse {
         guard exchange.request.method == "GET" || exchange.request.method == "POST" else {
-            return PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
+            return SignInErrorPage(.malformedRequest(), status: .methodNotAllowed, headers: ["Allow": "GET, POST"]).response(in: exchange.trace)
         }
         let form = exchange.request.form
         if exchange.request.method == "POST", let flowID = form[IdentityService.flowFieldName] {
             switch InteractiveFlow.resume(flowID, exchange: exchange) {
             case .success(var flow): return flow.handle(form)
-            case .failure(.gone): return PageLayout.response(Pages.error(.flowExpired(), trace: exchange.trace), status: .badRequest)
+            case .failure(.gone): return SignInErrorPage(.flowExpired()).response(in: exchange.trace)
             case .failure(.invalid(let failure)): return respond(to: failure, exchange: exchange)
             }
         }
@@ -21,7 +21,7 @@ enum AuthorizeEndpoint {
             try ParameterScreen.check(exchange.parameters, version: version)
         } catch {
             // Before the client is known nothing can be sent back to it: the real service shows the error page.
-            return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
+            return SignInErrorPage(error).response(in: exchange.trace)
         }
         var parameters = exchange.parameters.firstValues
         // Only /devicelogin may tie a flow to a device code.
@@ -37,7 +37,7 @@ enum AuthorizeEndpoint {
     static func respond(to failure: AuthorizationRequest.Failure, exchange: IdentityExchange) -> HTTPResponse {
         switch failure {
         case .page(let error), .reply(let error, .device):
-            return PageLayout.response(Pages.error(error, trace: exchange.trace), status: .badRequest)
+            return SignInErrorPage(error).response(in: exchange.trace)
         case .reply(let error, .redirect(let uri, let mode, let state)):
             return AuthorizeErrorRedirect(error, redirectURI: uri, mode: mode, state: state).response(in: exchange.trace)
         }

@@ -82,7 +82,7 @@ package struct BrowserFlowCore<Step: RawRepresentable> where Step.RawValue == St
     /// Ends the flow with an error sent back to the app (`error_subcode=cancel` when the user backed out).
     package func fail(_ error: IdentityError, redirectURI: String, mode: ResponseMode, state: String?, cancelled: Bool = false) -> HTTPResponse {
         end()
-        return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: state, cancelled: cancelled, headers: headers).response(in: exchange.trace)
+        return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: state, subcode: cancelled ? "cancel" : nil, headers: headers).response(in: exchange.trace)
     }
 
     /// Ends the flow with an authorization code for `grant`, kept for the token endpoint (single use, short-lived).

@@ -20,7 +20,7 @@ enum DeviceLogin {
             if let flowID = form[IdentityService.flowFieldName] { return continueFlow(flowID, form: form, exchange: exchange) }
             return enterCode(form["otc"] ?? "", exchange: exchange)
         default:
-            return PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .methodNotAllowed, headers: ["Allow": "GET, POST"])
+            return SignInErrorPage(.malformedRequest(), status: .methodNotAllowed, headers: ["Allow": "GET, POST"]).response(in: exchange.trace)
         }
     }
 

@@ -260,7 +260,7 @@ struct InteractiveFlow: BrowserFlow {
             return core.fail(error, redirectURI: uri, mode: mode, state: state, cancelled: cancelled)
         case .device(let deviceCode):
             core.end()
-            guard cancelled else { return core.respond(Pages.error(error, trace: exchange.trace, appName: appName), status: .badRequest) }
+            guard cancelled else { return SignInErrorPage(error, appName: appName, headers: core.headers).response(in: exchange.trace) }
             let now = self.now
             service.state.withLock { state in
                 if var record = state.deviceCodes[deviceCode], record.status == .pending, record.expiresAt > now {

@@ -15,19 +15,11 @@ public enum SharedPages {
         PageLayout.response(page, status: status, headers: headers)
     }
 
-    public static func error(_ error: IdentityError, trace: TraceContext, appName: String? = nil) -> HTML {
-        Pages.error(error, trace: trace, appName: appName)
-    }
-
     public static func signedOut() -> HTML { Pages.signedOut() }
 }
 
 /// Delivering an /authorize result to a redirect URI (query, fragment or form_post).
 public enum SharedRedirect {
-    public static func deliver(_ parameters: [(String, String)], uri: String, responseMode: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
-        AuthorizationResponder.deliver(parameters, uri: uri, mode: ResponseMode(rawValue: responseMode) ?? .query, headers: headers)
-    }
-
     public static func url(_ uri: String, parameters: [(String, String)]) -> String {
         AuthorizationResponder.redirectURL(uri, parameters: parameters, mode: .query)
     }

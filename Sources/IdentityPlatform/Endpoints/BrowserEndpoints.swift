@@ -9,7 +9,7 @@ enum BrowserEndpoints {
         case .logout(let version): LogoutEndpoint.respond(exchange, version: version)
         case .deviceLogin: DeviceLogin.respond(exchange)
         case .errorLookup: ErrorLookup.respond(exchange)
-        default: PageLayout.response(Pages.error(.malformedRequest(), trace: exchange.trace), status: .notFound)
+        default: SignInErrorPage(.malformedRequest(), status: .notFound).response(in: exchange.trace)
         }
     }
 }

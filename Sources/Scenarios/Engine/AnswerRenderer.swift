@@ -61,16 +61,13 @@ struct AnswerRenderer {
             if spec.code == 0 { return codelessTokenError(error) }
             return error.tokenEndpointResponse(in: trace)
         }
-        var parameters = spec.code == 0
-            ? [("error", error.error), ("error_description", error.message)] + (error.suberror.map { [("suberror", $0)] } ?? [])
-            : error.redirectParameters(in: trace, state: nil)
-        if let subcode = spec.errorSubcode { parameters.append(("error_subcode", subcode)) }
-        if let state = facts.parameters["state"] { parameters.append(("state", state)) }
         guard !spec.asPage, facts.kind == .authorize, let redirectURI = facts.parameters["redirect_uri"], !redirectURI.isEmpty else {
             let text = spec.code == 0 ? error.message : error.description(in: trace)
             return ErrorPage.response(status: 200, detail: text, trace: trace)
         }
-        return SharedRedirect.deliver(parameters, uri: redirectURI, responseMode: facts.parameters["response_mode"] ?? "query")
+        let mode = ResponseMode(rawValue: facts.parameters["response_mode"] ?? "query") ?? .query
+        return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: facts.parameters["state"],
+                                      subcode: spec.errorSubcode, withoutCode: spec.code == 0).response(in: trace)
     }
 
     /// An error without an AADSTS code (`authorization_pending` style): no prefix, no code list.
