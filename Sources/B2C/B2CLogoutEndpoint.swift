@@ -24,10 +24,6 @@ enum B2CLogoutEndpoint {
             let error = IdentityError.b2cBadPostLogoutRedirect(target)
             return SignInErrorPage(error, headers: headers).response(in: exchange.trace)
         }
-        let state = parameters["state"].map { [("state", $0)] } ?? []
-        headers.set("Location", state.isEmpty ? target : SharedRedirect.url(target, parameters: state))
-        headers.set("Cache-Control", "no-store, no-cache")
-        headers.set("Content-Length", "0")
-        return HTTPResponse(status: .found, headers: headers)
+        return AuthorizationResponder.signedOutRedirect(to: target, state: parameters["state"], headers: headers)
     }
 }

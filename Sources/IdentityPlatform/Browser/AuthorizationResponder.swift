@@ -19,6 +19,15 @@ package enum AuthorizationResponder {
         return Base64URL.encode(Array(json.utf8))
     }
 
+    /// After sign-out (Entra's and B2C's logout): back to `post_logout_redirect_uri`, with the client's
+    /// `state` when it sent one.
+    package static func signedOutRedirect(to target: String, state: String?, headers: HTTPHeaders) -> HTTPResponse {
+        var headers = headers
+        headers.set("Location", state.map { redirectURL(target, parameters: [("state", $0)], mode: .query) } ?? target)
+        headers.set("Cache-Control", "no-store, no-cache")
+        return HTTPResponse(status: .found, headers: headers)
+    }
+
     static func deliver(_ parameters: [(String, String)], uri: String, mode: ResponseMode, headers: HTTPHeaders = [:]) -> HTTPResponse {
         switch mode {
         case .query, .fragment:

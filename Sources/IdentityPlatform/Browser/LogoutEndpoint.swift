@@ -30,11 +30,7 @@ enum LogoutEndpoint {
 
         if let target = parameters["post_logout_redirect_uri"] ?? parameters["redirect_uri"], !target.isEmpty,
            isAllowed(target, clientID: clientID(parameters), directory: service.currentDirectory, options: service.options) {
-            var redirectParameters: [(String, String)] = []
-            if let state = parameters["state"] { redirectParameters.append(("state", state)) }
-            headers.set("Location", redirectParameters.isEmpty ? target : AuthorizationResponder.redirectURL(target, parameters: redirectParameters, mode: .query))
-            headers.set("Cache-Control", "no-store, no-cache")
-            return HTTPResponse(status: .found, headers: headers)
+            return AuthorizationResponder.signedOutRedirect(to: target, state: parameters["state"], headers: headers)
         }
         return PageLayout.response(Pages.signedOut(), headers: headers)
     }
