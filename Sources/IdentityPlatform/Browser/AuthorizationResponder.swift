@@ -1,5 +1,5 @@
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 
 /// Delivers the result of /authorize to the client's redirect URI in the response mode it asked for.
 package enum AuthorizationResponder {

@@ -1,6 +1,7 @@
 import EntraCrypto
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
+import Synchronization
 
 /// What every browser sign-in flow shares, Entra's pages and B2C's user flows alike: the pending sign-in
 /// kept server-side under its `ctx` together with the step whose page it showed last, the browser session

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// A browser session cookie and the server-side `BrowserSession` it names. Entra's and each B2C tenant's
 /// are separate cookies: signing in to B2C never signs in to Entra, nor the reverse.
@@ -71,11 +72,11 @@ extension PlatformState {
 
 extension IdentityService {
     /// The form field naming the server-side flow a page continues.
-    public static let flowFieldName = "ctx"
+    package static let flowFieldName = "ctx"
 
     /// The /authorize parameters (client_id, redirect_uri, state…) a page's `ctx` continues, so that layers
     /// in front of the pages (scenario rules, logs) can tell which client a page post belongs to.
-    public func authorizeParameters(forFlow flowID: String) -> [String: String]? {
+    package func authorizeParameters(forFlow flowID: String) -> [String: String]? {
         state.withLock { $0.pendingAuthorizations[flowID]?.parameters }
     }
 }

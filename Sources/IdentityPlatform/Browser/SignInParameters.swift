@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The /authorize parameters every browser flow reads one way, Entra's and B2C's: what the flow may show
 /// (`prompt`), who is expected (`login_hint`), how old a sign-in may be (`max_age`), and the nonce and PKCE
