@@ -1,9 +1,9 @@
 /// Values that are secrets by their shape alone, wherever they turn up (a header FakeEntra does not
 /// know, a path segment, a text body): JWTs (tokens, client assertions, B2C grant tokens) and the
 /// opaque refresh tokens and device codes FakeEntra issues. The journal and the access log use it.
-public enum SecretShape {
+package enum SecretShape {
     /// `eyJ…` base64url JSON header, then at least two more dot-separated base64url parts.
-    public static func isJWT<S: StringProtocol>(_ text: S) -> Bool {
+    package static func isJWT<S: StringProtocol>(_ text: S) -> Bool {
         guard text.utf8.count >= 20, text.hasPrefix("eyJ") else { return false }
         var dots = 0
         for byte in text.utf8 {
@@ -13,17 +13,17 @@ public enum SecretShape {
     }
 
     /// FakeEntra's refresh tokens (`1.A…`, as Entra's) and device codes (`DAQABAAEAAA…`).
-    public static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool {
+    package static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool {
         guard text.utf8.count >= 60, text.hasPrefix("1.A") || text.hasPrefix("0.A") || text.hasPrefix("DAQABAAEAAA") else { return false }
         return text.utf8.allSatisfy { isBase64URL($0) || $0 == UInt8(ascii: ".") }
     }
 
-    public static func isSecret<S: StringProtocol>(_ text: S) -> Bool { isJWT(text) || isIssuedOpaqueSecret(text) }
+    package static func isSecret<S: StringProtocol>(_ text: S) -> Bool { isJWT(text) || isIssuedOpaqueSecret(text) }
 
     /// A random-looking opaque value (authorization codes, session ids, client secrets): 16 or more
     /// base64(url) characters mixing at least three of lower case, upper case, digits and symbols.
     /// GUIDs are identifiers, not secrets.
-    public static func looksRandom<S: StringProtocol>(_ text: S) -> Bool {
+    package static func looksRandom<S: StringProtocol>(_ text: S) -> Bool {
         guard text.utf8.count >= 16, !isGUID(text) else { return false }
         var lower = false, upper = false, digit = false, symbol = false
         for b in text.utf8 {

@@ -6,8 +6,8 @@ import Synchronization
 /// tokens the server issued, passwords users typed — so that the same value is redacted wherever it
 /// turns up again, whatever it is called there (a `text/plain` body, a JSON member named `note`, a
 /// `Referer`). Bounded: the oldest values are forgotten first.
-public final class SecretMemory: Sendable {
-    public static let capacity = 20_000
+package final class SecretMemory: Sendable {
+    package static let capacity = 20_000
     /// Shorter values would redact ordinary words and numbers everywhere.
     static let minimumLength = 6
 
@@ -20,12 +20,12 @@ public final class SecretMemory: Sendable {
 
     private let store = Mutex(Store())
 
-    public init() {}
+    package init() {}
 
     /// Remembers `value` if it can be a secret: a password-like name keeps any value of six or more
     /// characters; other names (codes, tokens) keep values that look random, so Graph's error `code`
     /// (`InvalidAuthenticationToken`) is not mistaken for one.
-    public func learn(_ value: String, name: String) {
+    package func learn(_ value: String, name: String) {
         guard value.utf8.count >= Self.minimumLength, value.utf8.count <= 16 * 1024 else { return }
         let lengthOnly = Redaction.isLengthOnly(name)
         guard lengthOnly || Self.looksRandom(value) else { return }
@@ -43,7 +43,7 @@ public final class SecretMemory: Sendable {
     }
 
     /// Configured secrets (users' passwords, apps' client secrets), learned at start-up.
-    public func learnConfigured(passwords: [String], clientSecrets: [String]) {
+    package func learnConfigured(passwords: [String], clientSecrets: [String]) {
         for password in Set(passwords) { learn(password, name: "password") }
         for secret in Set(clientSecrets) { learn(secret, name: "client_secret") }
     }
