@@ -1,6 +1,7 @@
 package import B2C
 import Foundation
 package import IdentityPlatform
+import LocatedJSON
 package import Scenarios
 import Synchronization
 
