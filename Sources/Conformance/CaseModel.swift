@@ -69,11 +69,14 @@ package struct ConformanceCase: Sendable {
     /// The adapter's HTTP timeout (`FAKEENTRA_STEP_TIMEOUT`).
     package var httpTimeout: Int
     package var b2c: Bool
+    /// The case's authority is a path of its own (a tenant alias bound to its world) rather than the
+    /// tenant's: requests without a client id, as discovery is, then reach the case's scenario and journal.
+    package var ownAuthority: Bool
 
     package init(
         id: String, title: String, level: CaseLevel, service: String, correctClient: String, verdictRule: String,
         citations: [Citation], rules: String, clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
-        scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false
+        scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, ownAuthority: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -91,6 +94,7 @@ package struct ConformanceCase: Sendable {
         self.consentedScopes = consentedScopes ?? scopes
         self.httpTimeout = httpTimeout
         self.b2c = b2c
+        self.ownAuthority = ownAuthority
     }
 
     /// The scenario file the case binds to its client id; the name is unique per case.

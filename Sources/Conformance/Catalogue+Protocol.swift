@@ -1,6 +1,10 @@
 import Foundation
+import IdentityPlatform
 
 extension Catalogue {
+    /// Another host than the authority's: even MSAL's host-only check for OIDC authorities refuses it.
+    package static let discoveryIssuer = "https://issuer.invalid/\(Directory.contosoTenantID)/v2.0"
+
     private static let afterRejectedSignIn = [JourneyStep.signIn(1), .callGraph(2)]
 
     /// An id_token claim the client must check, served wrong on the code redemption: after it, the
@@ -78,6 +82,21 @@ extension Catalogue {
                 Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.oidcRefresh),
                 Check("refuses-other-user", .reply(step: 2, .fails()), citation: Source.oidcRefresh),
             ]
+        ),
+        ConformanceCase(
+            id: "protocol.discovery-issuer", title: "Discovery names another issuer", level: .recommended,
+            service: "The authority's OpenID configuration names the issuer \(discoveryIssuer) instead of the authority's own: a document that is not the authority's (a DNS or proxy mix-up, or an attacker's). Discovery requests carry no client id, so this case's authority is a path of its own (a tenant alias bound to the case) and every request under it reaches the case.",
+            correctClient: "A correct client compares the document's issuer with the authority it asked (OIDC Discovery §4.3) and stops with an error before using any endpoint the document names. MSAL for Python does so with oidc_authority=, not with authority= (a tenant's Entra authority legitimately differs from its issuer's path, so it only checks the host for OIDC authorities).",
+            verdictRule: "WARNING when an /authorize, token or Graph request follows the mismatching document, or the sign-in is reported as a success; PASSED when the client stopped with an error; NOT_TESTABLE when discovery was never fetched.",
+            citations: [Source.oidcDiscoveryIssuer, Source.msalAuthority],
+            rules: Rules.list(#"{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(discoveryIssuer)"}, "times": "always"}"#),
+            journey: [.signIn(1, deadline: 20)],
+            checks: [
+                Check("stops-after-discovery", .noneAfter(trigger: ExchangeMatch.openIDConfiguration.with(answer: "issuer", discoveryIssuer, label: "the OpenID configuration naming another issuer"),
+                                                          forbidden: .usesDiscoveredEndpoints, reachedBy: 1), citation: Source.oidcDiscoveryIssuer),
+                Check("reports-error", .reply(step: 1, .fails()), citation: Source.oidcDiscoveryIssuer),
+            ],
+            ownAuthority: true
         ),
         ConformanceCase(
             id: "protocol.state-mismatch", title: "Redirect with another state", level: .required,

@@ -77,5 +77,21 @@ extension Catalogue {
             ],
             httpTimeout: 2
         ),
+        ConformanceCase(
+            id: "resilience.device-slow-down", title: "slow_down in the device flow", level: .required,
+            service: "The device authorization answers interval=1 and the first token poll is answered slow_down, while the user enters the code on /devicelogin and signs in.",
+            correctClient: "A correct client adds 5 seconds to its polling interval for that poll and every later one (MSAL for Python: 1 s becomes 6 s), keeps polling and gets the token once the user approved.",
+            verdictRule: "FAILED when a poll after the slow_down comes sooner than interval + 5 s after the one before, or the app ends without a token; NOT_TESTABLE when no poll was answered slow_down; SKIPPED when the adapter has no device flow.",
+            citations: [Source.rfc8628SlowDown, Source.deviceCodeFlow, Source.msalDeviceFlow],
+            rules: Rules.list(
+                #"{"note": "Polls every second, so the slow_down's extra 5 seconds dominate the case's time.", "match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 1}, "times": "always"}"#,
+                #"{"match": {"endpoint": "token", "grantType": "device_code", "nth": 1}, "action": {"oauthError": {"error": "slow_down", "message": "OAuth 2.0 device flow error. Authorization is pending. Polling too frequently: wait for the interval before polling again."}}}"#
+            ),
+            journey: [.signInDevice(1, deadline: 25)],
+            checks: [
+                Check("backs-off", .backsOffAfterSlowDown(reachedBy: 1), citation: Source.rfc8628SlowDown),
+                Check("ends-with-token", .reply(step: 1, .succeeds), citation: Source.deviceCodeFlow),
+            ]
+        ),
     ]
 }

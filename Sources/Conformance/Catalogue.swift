@@ -58,6 +58,8 @@ enum Source {
     static let rfc9110RetryAfter = Citation("RFC 9110 §10.2.3 (Retry-After: HTTP-date or delay-seconds)", "https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3")
     static let rfc6585 = Citation("RFC 6585 §4 (429 Too Many Requests)", "https://www.rfc-editor.org/rfc/rfc6585#section-4")
     static let rfc9700Rotation = Citation("RFC 9700 §4.14.2 (refresh token rotation)", "https://www.rfc-editor.org/rfc/rfc9700#section-4.14.2")
+    static let rfc8628SlowDown = Citation("RFC 8628 §3.5 (device flow: slow_down adds 5 seconds to the polling interval)", "https://www.rfc-editor.org/rfc/rfc8628#section-3.5")
+    static let oidcDiscoveryIssuer = Citation("OpenID Connect Discovery 1.0 §4.3 (the issuer must be the one the configuration was asked for)", "https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfigurationValidation")
     static let rfc6750 = Citation("RFC 6750 §3.1 (invalid_token, insufficient_scope)", "https://www.rfc-editor.org/rfc/rfc6750#section-3.1")
 
     static let resilience = Citation("Microsoft Entra: increase resilience of authentication in client applications", "https://learn.microsoft.com/entra/architecture/resilience-client-app")
@@ -77,6 +79,9 @@ enum Source {
     static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")
     static let msalOIDC = Citation("MSAL for Python msal/oauth2cli/oidc.py (nonce, state)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/oauth2cli/oidc.py")
     static let msalApplication = Citation("MSAL for Python msal/application.py (silent flow, refresh_in, token reuse)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/application.py")
+    static let msalDeviceFlow = Citation("MSAL for Python msal/oauth2cli/oauth2.py (device flow polling, slow_down)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/oauth2cli/oauth2.py")
+    static let deviceCodeFlow = Citation("Microsoft identity platform: OAuth 2.0 device authorization grant", "https://learn.microsoft.com/entra/identity-platform/v2-oauth2-device-code")
+    static let msalAuthority = Citation("MSAL for Python msal/authority.py (has_valid_issuer, for oidc_authority only)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/authority.py")
     static let msalCache = Citation("MSAL for Python msal/token_cache.py (refresh token replaced on rotation)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/token_cache.py")
 }
 

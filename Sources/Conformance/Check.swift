@@ -82,6 +82,10 @@ package struct Check: Sendable {
         /// A refresh token the service refused with invalid_grant is never presented again (no retry
         /// loop on a dead grant). Decides once step `reachedBy` was answered after the refusal.
         case neverRepresentsRefusedRefreshToken(reachedBy: Int)
+        /// Device flow (RFC 8628 §3.5): after a poll answered `slow_down`, each later poll comes at least
+        /// the device authorization's `interval` + 5 s after the one before. No later poll passes only
+        /// once step `reachedBy` was answered after the slow_down.
+        case backsOffAfterSlowDown(reachedBy: Int)
         /// At least one exchange matches (the client declares a capability), judged once an exchange
         /// matching `once` (where the declaration belongs) was seen.
         case seen(ExchangeMatch, once: ExchangeMatch)

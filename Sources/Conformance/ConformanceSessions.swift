@@ -1,6 +1,7 @@
 package import B2C
 import Foundation
 package import IdentityPlatform
+import LocatedJSON
 package import Scenarios
 import Synchronization
 
@@ -39,10 +40,10 @@ package struct CaseStart: Sendable, Codable, Equatable {
     package var scenario: ScenarioSummary
     package var journey: [JourneyStep]
 
-    /// The adapter's environment (adapter protocol version 1); `browser` is the `FAKEENTRA_BROWSER` command.
+    /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command.
     package func environment(certificateAuthority: String, browser: String) -> [String: String] {
         var environment = [
-            "FAKEENTRA_CONFORMANCE_PROTOCOL": "1",
+            "FAKEENTRA_CONFORMANCE_PROTOCOL": JourneyStep.protocolVersion,
             "FAKEENTRA_CASE": caseID,
             "FAKEENTRA_AUTHORITY": authority,
             "FAKEENTRA_CLIENT_ID": clientID,
@@ -127,19 +128,21 @@ package final class ConformanceSessions: Sendable {
         if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
         }
+        let user = engine.base.currentDirectory.users.first { $0.tenantID == Directory.contosoTenantID } ?? Directory.embeddedDefault.users[0]
+        // A case whose requests carry no client id (discovery) gets an authority path of its own.
+        let alias = conformanceCase.ownAuthority ? "conformance-" + clientID.prefix(8) : nil
         let binding: BindingInfo
         do {
-            binding = try engine.bind(scenario: conformanceCase.scenarioName, to: .client(id: clientID))
+            binding = try engine.bind(scenario: conformanceCase.scenarioName, to: alias.map { .tenantAlias(alias: $0, tenant: user.tenantID) } ?? .client(id: clientID))
         } catch {
             throw ConformanceError(status: error.status, code: error.code, message: error.message)
         }
-        let user = engine.base.currentDirectory.users.first { $0.tenantID == Directory.contosoTenantID } ?? Directory.embeddedDefault.users[0]
         engine.world(binding: binding.id)?.service.directory.withLock { directory in
             register(clientID: clientID, for: conformanceCase, user: user, in: &directory)
         }
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
-            authority: "\(baseURL)/\(user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
+            authority: "\(baseURL)/\(alias ?? user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
             username: user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),

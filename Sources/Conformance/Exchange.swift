@@ -17,7 +17,8 @@ package struct Exchange: Sendable, Codable, Equatable {
     /// Query and form parameters, secrets redacted (a redacted value keeps a short hash, so equal
     /// tokens stay recognisable).
     package var parameters: [String: String]
-    /// Response facts: `error`, `suberror`, `scope`, `refresh_token` (redacted), `retry-after`,
+    /// Response facts: `error`, `suberror`, `scope`, `refresh_token` (redacted), `interval` (device
+    /// authorization), `issuer` (discovery), `retry-after`,
     /// `www-authenticate`, `location`; from the receipt `error_code` (`AADSTS65004`, `AADB2C90118`, a
     /// Graph code), `flow_step` (`sign_in`, `mfa`, `consent`…) and `rules` (indexes of the rules that fired).
     package var answer: [String: String]
@@ -42,7 +43,7 @@ package struct Exchange: Sendable, Codable, Equatable {
         }
         var answer: [String: String] = [:]
         if let body = Self.object(entry.responseBody) {
-            for key in ["error", "suberror", "scope", "refresh_token", "error_codes", "refresh_in", "expires_in"] {
+            for key in ["error", "suberror", "scope", "refresh_token", "error_codes", "refresh_in", "expires_in", "interval", "issuer"] {
                 if let text = body[key] as? String { answer[key] = text }
                 if let number = body[key] as? NSNumber { answer[key] = number.stringValue }
                 if let list = body[key] as? [Any] { answer[key] = list.map { "\($0)" }.joined(separator: ",") }
@@ -148,6 +149,13 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
 
     package var description: String { label }
 
+    /// "no token request", "no code redemption": the label without its article after "no" (labels
+    /// carry one, "a token request", to read well elsewhere).
+    package var absence: String {
+        let article = ["a ", "an ", "the "].first { label.lowercased().hasPrefix($0) }
+        return "no " + (article.map { String(label.dropFirst($0.count)) } ?? label)
+    }
+
     /// The same match, restricted to some statuses.
     package func answered(_ statuses: ClosedRange<Int>, _ label: String? = nil) -> ExchangeMatch {
         var copy = self
@@ -183,4 +191,11 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     package static let codeRedemption = ExchangeMatch("the code redemption", pathContains: "/token", grantTypes: ["authorization_code"])
     package static let authorize = ExchangeMatch("an /authorize request", pathContains: "/authorize")
     package static let graph = ExchangeMatch("a Graph call", kinds: ["graph"])
+    package static let openIDConfiguration = ExchangeMatch("the OpenID configuration", pathContains: "/.well-known/openid-configuration")
+    /// What a client does with a discovery document it trusted: sign in at its authorization endpoint,
+    /// redeem at its token endpoint, call the API with the tokens.
+    package static let usesDiscoveredEndpoints = ExchangeMatch("an /authorize, token or Graph request", kinds: ["authorize", "token", "device_code", "graph"])
+    // The device flow (RFC 8628): the device authorization request and the polls of the token endpoint.
+    package static let deviceAuthorization = ExchangeMatch("the device authorization", pathContains: "/devicecode")
+    package static let devicePoll = ExchangeMatch("a device-code poll", pathContains: "/token", grantTypes: ["device_code"])
 }

@@ -1,10 +1,14 @@
 package import Foundation
 
-/// One app-level step the suite asks the adapter to take (adapter protocol version 1, docs/conformance.md).
+/// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).
 package struct JourneyStep: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
-        case signIn, getToken, callGraph, signOut, wait
+        /// `signInDevice` came with protocol 1.1; a 1.0 adapter answers it `unsupported`.
+        case signIn, signInDevice, getToken, callGraph, signOut, wait
     }
+
+    /// `FAKEENTRA_CONFORMANCE_PROTOCOL`: the minor version grows with steps an older adapter may answer `unsupported`.
+    package static let protocolVersion = "1.1"
 
     package var id: Int
     package var step: Kind
@@ -59,6 +63,9 @@ package struct JourneyStep: Sendable, Codable, Equatable {
 extension JourneyStep {
     package static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signIn, scopes: scopes, policy: policy, deadline: deadline)
+    }
+    package static func signInDevice(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .signInDevice, scopes: scopes, deadline: deadline)
     }
     package static func getToken(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .getToken, scopes: scopes, deadline: deadline)

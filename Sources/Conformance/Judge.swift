@@ -63,6 +63,7 @@ package struct Judge: Sendable {
         case .someDuring(let step, let match): duringDecision(step, match, wanted: true)
         case .presentsNewestRefreshToken: rotationDecision()
         case .neverRepresentsRefusedRefreshToken(let reachedBy): deadGrantDecision(reachedBy)
+        case .backsOffAfterSlowDown(let reachedBy): slowDownDecision(reachedBy)
         case .seen(let match, let once):
             if let hit = first(match) {
                 (.passed, "\(match) was seen", [hit], [])
@@ -128,9 +129,9 @@ package struct Judge: Sendable {
             guard let reply = outcome(reachedBy), reply.observed == .answered, reply.ended(after: triggered) else {
                 return (.notTestable, "\(trigger) was seen, but step \(reachedBy) never finished after it: silence proves nothing", [triggered], [])
             }
-            return (.passed, "no \(forbidden) after \(trigger), though the app went on to step \(reachedBy)", [triggered], [reply])
+            return (.passed, "\(forbidden.absence) after \(trigger), though the app went on to step \(reachedBy)", [triggered], [reply])
         }
-        return (.passed, "no \(forbidden) after \(trigger)", [triggered], [])
+        return (.passed, "\(forbidden.absence) after \(trigger)", [triggered], [])
     }
 
     private func followsDecision(_ trigger: ExchangeMatch, _ then: ExchangeMatch) -> Decision {
@@ -152,9 +153,9 @@ package struct Judge: Sendable {
             return (.passed, "\(next) came \(shown) after \(trigger) (at least \(Self.seconds(seconds)))", [triggered, following], [])
         }
         if let reachedBy, let reply = outcome(reachedBy), reply.observed == .answered, reply.ended(after: triggered) {
-            return (.passed, "no \(next) after \(trigger), though the app went on to step \(reachedBy)", [triggered], [reply])
+            return (.passed, "\(next.absence) after \(trigger), though the app went on to step \(reachedBy)", [triggered], [reply])
         }
-        return (.notTestable, "no \(next) after \(trigger) and no later step answered: the wait cannot be measured", [triggered], [])
+        return (.notTestable, "\(next.absence) after \(trigger) and no later step answered: the wait cannot be measured", [triggered], [])
     }
 
     private func atMostDecision(_ count: Int, _ match: ExchangeMatch, _ after: ExchangeMatch) -> Decision {
@@ -176,9 +177,9 @@ package struct Judge: Sendable {
         }
         let during = exchanges.filter { $0.time >= startedAt && $0.time <= endedAt && match.matches($0) }
         switch (wanted, during.isEmpty) {
-        case (false, true): return (.passed, "no \(match) during step \(step) (\(reply.step.rawValue))", [], [reply])
+        case (false, true): return (.passed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
         case (false, false): return (.failed, "\(during.count) × \(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
-        case (true, true): return (.failed, "no \(match) during step \(step) (\(reply.step.rawValue))", [], [reply])
+        case (true, true): return (.failed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
         case (true, false): return (.passed, "\(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
         }
     }
@@ -216,6 +217,34 @@ package struct Judge: Sendable {
             return (.notTestable, "the refusal was seen, but step \(reachedBy) never finished after it: silence proves nothing", [firstRefusal], [])
         }
         return (.passed, "no refused refresh token was presented again, though the app went on to step \(reachedBy)", Array(dead.values).sorted { $0.id < $1.id }, [reply])
+    }
+
+    /// RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests".
+    private func slowDownDecision(_ reachedBy: Int) -> Decision {
+        let slowed = ExchangeMatch.devicePoll.with(answer: "error", "slow_down", label: "the poll answered slow_down")
+        guard let trigger = first(slowed) else { return notSeen(slowed) }
+        let authorization = exchanges.last { $0.id < trigger.id && $0.status == 200 && ExchangeMatch.deviceAuthorization.matches($0) }
+        // RFC 8628 §3.2: a client assumes 5 seconds when the answer names no interval.
+        let interval = authorization.flatMap { $0.answer["interval"] }.flatMap(Double.init) ?? 5
+        let spacing = interval + 5
+        let context = [authorization].compactMap { $0 } + [trigger]
+        var previous = trigger
+        let later = all(.devicePoll, after: trigger)
+        for poll in later {
+            let gap = poll.time.timeIntervalSince(previous.time)
+            if gap + Self.timingTolerance < spacing {
+                return (.failed, "a poll came \(String(format: "%.2f", gap)) s after the one before, sooner than the interval (\(Self.seconds(interval))) + 5 s a slow_down asks for",
+                        context + (previous.id == trigger.id ? [poll] : [previous, poll]), [])
+            }
+            previous = poll
+        }
+        if later.isEmpty {
+            guard let reply = outcome(reachedBy), reply.observed == .answered, reply.ended(after: trigger) else {
+                return (.notTestable, "no poll after the slow_down and step \(reachedBy) never finished after it: the spacing cannot be measured", context, [])
+            }
+            return (.passed, "no poll after the slow_down, though the app went on to answer step \(reachedBy)", context, [reply])
+        }
+        return (.passed, "\(later.count) poll(s) after the slow_down, each at least \(Self.seconds(spacing)) (interval \(Self.seconds(interval)) + 5 s) after the one before", context + later, [])
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%g s", value) }

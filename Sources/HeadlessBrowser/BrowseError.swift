@@ -1,7 +1,7 @@
 /// Why a headless sign-in stopped before it delivered a result to the app. Each case knows its message
 /// and the exit code `fakeentra browse --foreground` ends with.
 package enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The URL is not an absolute http(s) authorize URL with a `redirect_uri`.
+    /// The URL is not an absolute http(s) authorize URL with a `redirect_uri` (nor, given a user code, a device login URL).
     case badStartURL(String)
     /// The server could not be reached (connection, TLS, timeout).
     case transport(url: String, reason: String)
@@ -15,7 +15,7 @@ package enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .badStartURL(let url): "not an authorize URL with a redirect_uri: \(url)"
+        case .badStartURL(let url): "not an authorize URL with a redirect_uri (nor a device login URL with --user-code): \(url)"
         case .transport(let url, let reason): "cannot reach \(url): \(reason)"
         case .deadEnd(let url, let status, let excerpt): "stuck at \(url) (HTTP \(status)), no form to go on with: \(excerpt)"
         case .loop(let formID, let times): "the form \"\(formID)\" came back \(times) times; giving up (wrong credentials?)"

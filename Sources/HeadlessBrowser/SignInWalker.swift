@@ -6,11 +6,14 @@ package struct SignInCredentials: Sendable {
     package var password: String
     /// FakeEntra accepts any six digits for MFA and e-mail verification codes.
     package var oneTimeCode: String
+    /// The device flow's user code, typed on the device login page (its verification URI).
+    package var userCode: String?
 
-    package init(username: String, password: String, oneTimeCode: String = "123456") {
+    package init(username: String, password: String, oneTimeCode: String = "123456", userCode: String? = nil) {
         self.username = username
         self.password = password
         self.oneTimeCode = oneTimeCode
+        self.userCode = userCode
     }
 }
 
@@ -18,8 +21,13 @@ package struct SignInCredentials: Sendable {
 /// without JavaScript would: follows redirects, keeps cookies, fills each page's form from what its
 /// inputs declare (type and autocomplete, never the page's wording), ticks every consent box, presses the
 /// primary button (or the account tile of the user), and finally delivers the result to the app.
+///
+/// Given a device login page instead (the device flow's verification URI, no `redirect_uri`) and a user
+/// code, it types the code and walks the same pages; the walk ends on the service's last page (a page
+/// without a form, answered 2xx), since the device learns the outcome by polling, not by a redirect.
 package struct SignInWalker {
-    /// What reached the app: the redirect (GET) or the form_post (POST), and the app's answer.
+    /// What reached the app: the redirect (GET) or the form_post (POST), and the app's answer. For a
+    /// device login: method `PAGE`, the last page's URL and status.
     package struct Delivery: Sendable, Equatable {
         package var method: String
         package var url: BrowserURL
@@ -43,25 +51,29 @@ package struct SignInWalker {
     }
 
     package mutating func walk(_ startText: String) throws(BrowseError) -> Delivery {
-        guard let start = BrowserURL(startText), let redirectText = start.query["redirect_uri"], let redirect = BrowserURL(redirectText) else {
-            throw .badStartURL(startText)
-        }
+        guard let start = BrowserURL(startText) else { throw .badStartURL(startText) }
+        // nil: a device login, which ends on the service's own page.
+        let redirect = start.query["redirect_uri"].flatMap(BrowserURL.init)
+        guard redirect != nil || credentials.userCode != nil else { throw .badStartURL(startText) }
         var request = BrowserRequest(method: "GET", url: start)
         var submissions: [String: Int] = [:]
         for step in 1...maxSteps {
             let response = try send(request)
             if (300..<400).contains(response.status.code), let location = response.headers["Location"] {
                 guard let next = request.url.resolving(location) else { throw .deadEnd(url: request.url.description, status: response.status.code, excerpt: "Location: \(location)") }
-                if next.isWithin(redirect) { return try deliver(BrowserRequest(method: "GET", url: next), pages: step) }
+                if let redirect, next.isWithin(redirect) { return try deliver(BrowserRequest(method: "GET", url: next), pages: step) }
                 request = BrowserRequest(method: "GET", url: next)
                 continue
             }
             let page = response.bodyText
             guard let form = HTMLForm.parse(page).first(where: { !$0.buttons.isEmpty || $0.method == "POST" }),
                   let action = request.url.resolving(form.action) else {
+                if redirect == nil, step > 1, (200..<300).contains(response.status.code) {
+                    return Delivery(method: "PAGE", url: request.url, form: FormParameters(), appStatus: response.status.code, pagesWalked: step)
+                }
                 throw .deadEnd(url: request.url.description, status: response.status.code, excerpt: Self.excerpt(page))
             }
-            if action.isWithin(redirect) {
+            if let redirect, action.isWithin(redirect) {
                 // response_mode=form_post: the page's form carries the result to the app.
                 let fields = form.submission(with: nil) { _ in nil }
                 return try deliver(Self.formRequest(method: form.method, url: action, fields: fields), pages: step)
@@ -84,6 +96,8 @@ package struct SignInWalker {
         case ("password", _): credentials.password
         case (_, "username"), ("email", _): credentials.username
         case (_, "one-time-code"): credentials.oneTimeCode
+        // The device login page's one mandatory free-text field is the code the device shows.
+        case ("text", _) where input.attributes["required"] != nil: credentials.userCode
         default: nil
         }
     }

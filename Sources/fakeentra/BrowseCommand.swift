@@ -11,7 +11,9 @@ struct BrowseCommand: ParsableCommand {
         discussion: """
             Follows redirects and keeps cookies, fills each page's form (user name, password, one-time codes), \
             ticks every consent box, picks the user's account tile, and when the next stop is the app's \
-            redirect URI delivers it there: a GET with the query, or the form_post page's POST.
+            redirect URI delivers it there: a GET with the query, or the form_post page's POST. With \
+            --user-code, the URL is the device flow's verification URI: it types the code there and signs \
+            in, ending on the service's last page (the device learns the outcome by polling).
 
             By default it returns at once and finishes in a detached background process, so it can be \
             Python's BROWSER (webbrowser waits for the command, while MSAL only listens after it returns). \
@@ -20,7 +22,8 @@ struct BrowseCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The /authorize URL the app opens (it names the redirect_uri to deliver to).") var url: String
+    @Argument(help: "The /authorize URL the app opens (it names the redirect_uri to deliver to), or with --user-code the device login URL.") var url: String
+    @Option(help: ArgumentHelp("The device flow's user code: the URL is then its verification URI (/devicelogin).", valueName: "code")) var userCode: String?
     @Option(help: "The user to sign in as (default: $FAKEENTRA_USERNAME).") var username: String?
     @Option(help: "The user's password (default: $FAKEENTRA_PASSWORD; the environment keeps it out of `ps`).") var password: String?
     @Option(help: ArgumentHelp("The CA certificate to trust for https (default: $FAKEENTRA_CA).", valueName: "ca.pem")) var ca: String?
@@ -33,7 +36,7 @@ struct BrowseCommand: ParsableCommand {
         guard let username = username ?? environment["FAKEENTRA_USERNAME"], let password = password ?? environment["FAKEENTRA_PASSWORD"] else {
             throw ValidationError("give --username and --password, or FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD")
         }
-        guard let start = BrowserURL(url), start.query["redirect_uri"].flatMap(BrowserURL.init) != nil else {
+        guard let start = BrowserURL(url), start.query["redirect_uri"].flatMap(BrowserURL.init) != nil || userCode != nil else {
             throw ValidationError(BrowseError.badStartURL(url).description)
         }
         let caPath = ca ?? environment["FAKEENTRA_CA"]
@@ -51,7 +54,7 @@ struct BrowseCommand: ParsableCommand {
         do {
             let trust = try caPath.map { path throws in try TLSClientTrust(caFile: path) }
             var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds)),
-                                      credentials: SignInCredentials(username: username, password: password))
+                                      credentials: SignInCredentials(username: username, password: password, userCode: userCode))
             walker.log = note
             let delivery = try walker.walk(url)
             note("delivered \(delivery.form.names.joined(separator: ",")) by \(delivery.method) to \(delivery.url.path) after \(delivery.pagesWalked) pages; the app answered \(delivery.appStatus)")

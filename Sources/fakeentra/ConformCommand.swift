@@ -8,7 +8,7 @@ struct ConformCommand: ParsableCommand {
         commandName: "conform",
         abstract: "Score a client against the conformance catalogue (docs/conformance.md).",
         discussion: """
-            Runs CMD once per case through /bin/sh with the adapter protocol (version 1): the case's \
+            Runs CMD once per case through /bin/sh with the adapter protocol (version 1.1): the case's \
             settings in FAKEENTRA_* variables, steps as JSON lines on stdin, one JSON reply per step on \
             stdout. Exit status 0 when no required case failed (with --strict, no warning either) and no \
             baseline entry is stale.

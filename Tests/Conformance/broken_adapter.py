@@ -5,12 +5,15 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
 
     broken_adapter.py no-pkce | accepts-bad-nonce | ignores-state | ignores-retry-after | dead-token-loop |
                       ignores-declined-scopes | never-interactive | drops-claims-challenge |
-                      ignores-graph-retry-after | graph-401-loop | no-password-reset | cancel-as-error
+                      ignores-graph-retry-after | graph-401-loop | no-password-reset | cancel-as-error |
+                      ignores-slow-down
+    broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
 """
 import importlib.util
 import os
 import pathlib
 import sys
+import time
 import urllib.parse
 
 import msal.oauth2cli.authcode as authcode
@@ -134,6 +137,28 @@ class CancelAsError(reference.MsalApp):
             raise
 
 
+class IgnoresSlowDown(reference.MsalApp):
+    """Polls the device flow at the interval it was first given, whatever slow_down says."""
+
+    def poll_device_flow(self, app, flow):
+        interval = flow["interval"]
+        while True:
+            flow["interval"] = interval  # forget the 5 seconds MSAL added after a slow_down
+            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
+            if result.get("error") not in ("authorization_pending", "slow_down") or time.time() > flow["expires_at"]:
+                return result
+            time.sleep(interval)
+
+
+# MARK: a stricter app (proof that a case the reference only warns on can pass)
+
+class ChecksIssuer(reference.MsalApp):
+    """Names its authority as an OIDC authority, so MSAL refuses a discovery document with another issuer."""
+
+    def authority_settings(self, authority):
+        return {"oidc_authority": authority.rstrip("/") + "/v2.0"}
+
+
 # variant → (MSAL patches, app class)
 VARIANTS = {
     "no-pkce": ([without_pkce], reference.MsalApp),
@@ -149,6 +174,8 @@ VARIANTS = {
     "graph-401-loop": ([], Graph401Loop),
     "no-password-reset": ([], NoPasswordReset),
     "cancel-as-error": ([], CancelAsError),
+    "ignores-slow-down": ([], IgnoresSlowDown),
+    "checks-issuer": ([], ChecksIssuer),
 }
 
 

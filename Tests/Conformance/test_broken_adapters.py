@@ -26,6 +26,7 @@ TARGETS = {
     "graph-401-loop": ("graph.invalid-token-401", "no-retry-loop"),
     "no-password-reset": ("b2c.password-reset", "starts-reset-flow"),
     "cancel-as-error": ("b2c.cancel", "reports-cancel"),
+    "ignores-slow-down": ("resilience.device-slow-down", "backs-off"),
 }
 
 

@@ -34,3 +34,32 @@ def test_an_adapter_that_ignores_its_cache_fails_only_the_reuse_case(tmp_path):
     # Never refreshing, it never reaches the refresh-path faults: not testable, never a silent pass.
     assert verdicts["errors.bad-token"]["verdict"] == "NOT_TESTABLE"
     assert verdicts["resilience.retry-after-seconds"]["verdict"] == "NOT_TESTABLE"
+
+
+NEW_CASES = "resilience.device-slow-down,protocol.discovery-issuer"
+
+
+def test_device_slow_down_passes_and_a_foreign_issuer_warns_for_msal_python(tmp_path):
+    """MSAL adds 5 s after slow_down (required: PASSED); with `authority=` it accepts discovery's foreign
+    issuer (recommended: WARNING, the run still conformant)."""
+    report = tmp_path / "report.json"
+    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", reference_command(), "--cases", NEW_CASES,
+                             "--jobs", "2", "--json", str(report)], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    verdicts = {case["caseID"]: case for case in json.loads(report.read_text())["cases"]}
+    assert result.returncode == 0, result.stdout + result.stderr
+    device = verdicts["resilience.device-slow-down"]
+    assert device["verdict"] == "PASSED", (device["reason"], device.get("stderrTail"))
+    backs_off = next(c for c in device["checks"] if c["check"] == "backs-off")
+    polls = [e for e in backs_off["evidence"] if e["parameters"].get("grant_type", "").endswith("device_code")]
+    assert len(polls) >= 2 and polls[0]["answer"].get("error") == "slow_down", backs_off["evidence"]
+    issuer = verdicts["protocol.discovery-issuer"]
+    assert issuer["verdict"] == "WARNING", (issuer["reason"], issuer.get("stderrTail"))
+
+
+def test_a_client_that_checks_the_issuer_passes_the_issuer_case(tmp_path):
+    report = tmp_path / "report.json"
+    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", broken_command("checks-issuer"),
+                             "--cases", "protocol.discovery-issuer", "--json", str(report)], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    case = json.loads(report.read_text())["cases"][0]
+    assert case["verdict"] == "PASSED", (case["reason"], case.get("stderrTail"), result.stdout)
+

@@ -49,6 +49,19 @@ def test_mfa_required_on_refresh_goes_interactive(server):
         assert later_sign_ins, "the app went interactive after interaction_required"
 
 
+def test_device_flow_user_code_entered_through_browse_and_polled_to_a_token(server):
+    """signInDevice (protocol 1.1): MSAL's device flow, the user code typed on /devicelogin by `fakeentra browse`."""
+    with AdapterRun(server, reference_command()) as run:
+        reply = run.step("signInDevice", scopes=["User.Read"], deadline=20)
+        assert reply["ok"], (reply, run.stderr())
+        assert "User.Read" in reply["scopes"]
+        journal = run.journal()
+        assert [e for e in journal if e["path"].endswith("/devicecode")], "the device authorization"
+        polls = [e for e in token_requests(journal) if "device_code" in str(e["request"]["body"])]
+        assert polls and polls[-1]["status"] == 200, [e["status"] for e in polls]
+        assert run.step("getToken", scopes=["User.Read"])["ok"], "the device flow's token is in the cache"
+
+
 def test_b2c_sign_in_through_the_susi_pages(server):
     with AdapterRun(server, reference_command(), user=B2C_USER) as run:
         reply = run.step("signIn", scopes=[], policy="B2C_1_susi")
@@ -85,6 +98,7 @@ def test_azure_identity_adapter_signs_in_and_reads_me_and_says_what_it_cannot_do
         assert graph["ok"] and graph["status"] == 200, (graph, run.stderr())
         assert run.step("signOut")["error"] == "unsupported"
         assert run.step("signIn", scopes=[], policy="B2C_1_susi")["error"] == "unsupported"
+        assert run.step("signInDevice", scopes=["User.Read"])["error"] == "unsupported"
 
 
 def test_azure_identity_adapter_answers_a_claims_challenge_through_the_sdk(server):

@@ -98,4 +98,24 @@ import Scenarios
         let cases = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [[String: Any]])
         #expect(cases.count == Catalogue.all.count)
     }
+
+    /// Discovery carries no client id: the issuer case gets an authority path of its own, and the discovery
+    /// under it (with the foreign issuer) is the case's evidence; the tenant's own discovery is not.
+    @Test func theDiscoveryCaseHasItsOwnAuthorityPath() throws {
+        let run = try #require(try json(send("POST", "/_fakeentra/conformance/runs", body: #"{"cases": "protocol.discovery-issuer"}"#))["run"] as? String)
+        let base = "/_fakeentra/conformance/runs/\(run)/cases/protocol.discovery-issuer"
+        let start = try ConformanceJSON.decoder().decode(CaseStart.self, from: Data(send("POST", base + "/start").body))
+        let path = try #require(URLComponents(string: start.authority)?.path)
+        #expect(path.hasPrefix("/conformance-") && path != "/\(Directory.contosoTenantID)", "\(start.authority)")
+        let served = try json(send("GET", path + "/v2.0/.well-known/openid-configuration"))
+        #expect(served["issuer"] as? String == Catalogue.discoveryIssuer)
+        #expect((served["authorization_endpoint"] as? String)?.contains(path + "/oauth2/v2.0/authorize") == true)
+        let tenants = try json(send("GET", "/\(Directory.contosoTenantID)/v2.0/.well-known/openid-configuration"))
+        #expect(tenants["issuer"] as? String != Catalogue.discoveryIssuer, "the tenant's own authority is untouched")
+
+        let finished = send("POST", base + "/finish", body: #"{"outcomes": [{"id": 1, "ok": false, "error": "rejected_token"}]}"#)
+        let result = try ConformanceJSON.decoder().decode(CaseResult.self, from: Data(finished.body))
+        #expect(result.exchanges.count == 1, "\(result.exchanges.map(\.summary))")
+        #expect(result.verdict == .passed, "stopped after the foreign document: \(result.reason)")
+    }
 }

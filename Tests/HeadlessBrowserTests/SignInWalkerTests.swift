@@ -147,4 +147,34 @@ import FakeEntraApp
         }
         #expect(transport.deliveries.isEmpty)
     }
+
+    /// The device flow: the app shows a user code; the walker types it on /devicelogin, confirms and signs in;
+    /// the device's next poll gets the tokens.
+    @Test func aDeviceLoginWithTheUserCodeApprovesTheDevice() throws {
+        let transport = try InProcessTransport()
+        let clientID = UUID().uuidString.lowercased()
+        func post(_ path: String, _ form: [(String, String)]) -> [String: Any] {
+            var headers = HTTPHeaders()
+            headers.set("Host", "login.microsoftonline.com")
+            headers.set("Content-Type", "application/x-www-form-urlencoded")
+            let response = transport.app.responder.respond(to: HTTPRequest(method: "POST", target: path, headers: headers, body: Array(FormParameters(form).encoded.utf8)), context: RequestContext())
+            return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+        }
+        let flow = post("/organizations/oauth2/v2.0/devicecode", [("client_id", clientID), ("scope", "openid profile offline_access User.Read")])
+        let userCode = try #require(flow["user_code"] as? String)
+        let deviceCode = try #require(flow["device_code"] as? String)
+        var walker = SignInWalker(transport: transport, credentials: SignInCredentials(username: Self.adele, password: Self.password, userCode: userCode))
+        let done = try walker.walk(try #require(flow["verification_uri"] as? String))
+        #expect(done.method == "PAGE" && done.appStatus == 200)
+        #expect(done.pagesWalked >= 4, "code, confirmation, sign-in, consent")
+        #expect(transport.deliveries.isEmpty, "nothing goes to an app")
+        let tokens = post("/organizations/oauth2/v2.0/token", [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("client_id", clientID), ("device_code", deviceCode)])
+        #expect(tokens["access_token"] != nil, "\(tokens)")
+        #expect(try Self.claims(tokens["id_token"])["preferred_username"] as? String == Self.adele, "\(tokens)")
+    }
+
+    @Test func aWrongUserCodeIsADeadEndNotASuccess() throws {
+        var walker = SignInWalker(transport: try InProcessTransport(), credentials: SignInCredentials(username: Self.adele, password: Self.password, userCode: "NOSUCHCODE"))
+        #expect(throws: BrowseError.loop(formID: "devicelogin", times: 4)) { try walker.walk("https://login.microsoftonline.com/devicelogin") }
+    }
 }

@@ -6,7 +6,8 @@ import LocatedJSON
 @testable import Scenarios
 
 /// What the conformance catalogue added to the engine: Retry-After as an HTTP-date, `refresh_in`
-/// in token responses, a forged redirect `state`, and the answering world named in each receipt.
+/// in token responses, a forged redirect `state`, the device flow's polling interval, another issuer
+/// in discovery, and the answering world named in each receipt.
 @Suite struct ConformanceExtensionTests {
     @Test func retryAfterAsHTTPDateIsThatManySecondsAheadOfTheWorldsClock() throws {
         let scenario = try Harness.scenario(#"{"name": "dated", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"serviceError": {"status": 429, "retryAfter": 3, "retryAfterFormat": "httpDate"}}, "times": 2}]}"#)
@@ -72,5 +73,58 @@ import LocatedJSON
         }
         #expect(world(Harness.passwordGrant(client: Harness.otherApp)) == binding.id)
         #expect(world(Harness.passwordGrant()) == nil, "the default world is not named")
+    }
+
+    @Test func deviceCodeIntervalIsTheAnswersIntervalAndTheTokenEndpointEnforcesIt() throws {
+        let scenario = try Harness.scenario(#"{"name": "quick", "description": "d", "rules": [{"match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 1}, "times": "always"}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "quick", to: .client(id: Harness.nativeApp))
+        let start = Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/devicecode", [("client_id", Harness.nativeApp), ("scope", "User.Read offline_access")])))
+        #expect(start["interval"] as? Int == 1)
+        let deviceCode = try #require(start["device_code"] as? String)
+        func poll() -> String? {
+            Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/token", [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("client_id", Harness.nativeApp), ("device_code", deviceCode)])))["error"] as? String
+        }
+        #expect(poll() == "authorization_pending")
+        #expect(poll() == "slow_down", "a poll within the interval (the harness clock is frozen)")
+        let unbound = Harness.body(Harness().send(Harness.post("/organizations/oauth2/v2.0/devicecode", [("client_id", Harness.nativeApp), ("scope", "User.Read")])))
+        #expect(unbound["interval"] as? Int == 5, "the service's own interval without the directive")
+    }
+
+    @Test func aScenarioCanAnswerSlowDownToADevicePoll() throws {
+        let scenario = try Harness.scenario(#"{"name": "slow", "description": "d", "rules": [{"match": {"endpoint": "token", "grantType": "device_code", "nth": 1}, "action": {"oauthError": {"error": "slow_down", "message": "Polling too frequently."}}}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "slow", to: .client(id: Harness.nativeApp))
+        let start = Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/devicecode", [("client_id", Harness.nativeApp), ("scope", "User.Read")])))
+        let deviceCode = try #require(start["device_code"] as? String)
+        let response = harness.send(Harness.post("/organizations/oauth2/v2.0/token", [("grant_type", "device_code"), ("client_id", Harness.nativeApp), ("device_code", deviceCode)]))
+        #expect(response.status.code == 400)
+        #expect(Harness.body(response)["error"] as? String == "slow_down")
+    }
+
+    @Test func discoveryIssuerIsServedOnlyToTheBindingsAuthority() throws {
+        let issuer = "https://issuer.example.net/4e9f1c6a/v2.0"
+        let scenario = try Harness.scenario(#"{"name": "other-issuer", "description": "d", "rules": [{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(issuer)"}, "times": "always"}]}"#)
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: "other-issuer", to: .tenantAlias(alias: "conformance-x1", tenant: "contoso.onmicrosoft.com"))
+        let served = Harness.body(harness.send(Harness.get("/conformance-x1/v2.0/.well-known/openid-configuration")))
+        #expect(served["issuer"] as? String == issuer)
+        #expect((served["token_endpoint"] as? String)?.contains("/conformance-x1/oauth2/v2.0/token") == true, "the rest of the document is the authority's")
+        let keys = Harness.body(harness.send(Harness.get("/conformance-x1/discovery/v2.0/keys")))
+        #expect(!(String(describing: keys).contains("issuer.example.net")), "keys keep the real issuer")
+        let elsewhere = Harness.body(harness.send(Harness.get("/contoso.onmicrosoft.com/v2.0/.well-known/openid-configuration")))
+        #expect((elsewhere["issuer"] as? String)?.hasSuffix("/v2.0") == true)
+        #expect(elsewhere["issuer"] as? String != issuer, "other authorities keep theirs")
+    }
+
+    @Test func aDiscoveryIssuerThatIsNotTextIsRefusedWithItsLocation() {
+        let text = #"{"name": "bad", "description": "d", "rules": [{"action": {"discoveryIssuer": 42, "deviceCodeInterval": 0}}]}"#
+        guard case .failure(let problems) = ScenarioLibrary.parse(Array(text.utf8), file: "bad.json") else {
+            Issue.record("accepted a number as issuer and a zero interval")
+            return
+        }
+        #expect(problems.description.contains("bad.json:1:"))
+        #expect(problems.description.contains("discoveryIssuer"))
+        #expect(problems.description.contains("deviceCodeInterval"))
     }
 }

@@ -9,6 +9,9 @@ struct OpenIDMetadata {
     let version: EndpointVersion
     /// A scenario's alias for the named tenant, written in endpoint URLs instead of its GUID (not in `issuer`).
     var pathAlias: String?
+    /// A scenario's `discoveryIssuer`: the document names this issuer instead of the tenant's (keys and
+    /// tokens keep the real one).
+    var servedIssuer: String?
 
     /// Path segment in endpoint URLs: a named tenant is shown by its GUID, the aliases as written.
     var pathTenant: String {
@@ -50,7 +53,7 @@ struct OpenIDMetadata {
         d.set("id_token_signing_alg_values_supported", ["RS256"])
         d.set("response_types_supported", ["code", "id_token", "code id_token", "id_token token"])
         d.set("scopes_supported", ["openid", "profile", "email", "offline_access"])
-        d.set("issuer", issuer)
+        d.set("issuer", servedIssuer ?? issuer)
         if version == .v1 { d.setRaw("microsoft_multi_refresh_token", "true") }
         d.setRaw("request_uri_parameter_supported", "false")
         d.set("userinfo_endpoint", "\(origin.url)/oidc/userinfo")

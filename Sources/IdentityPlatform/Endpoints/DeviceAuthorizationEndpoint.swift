@@ -34,6 +34,7 @@ enum DeviceAuthorizationEndpoint {
         }
 
         let options = exchange.service.options
+        let interval = exchange.directives.deviceCodeInterval ?? options.deviceCodePollingInterval
         let now = exchange.now
         let deviceCode = "DAQABAAEAAA" + SecureRandom.base64URLString(byteCount: 96)
         let userCode = exchange.service.state.withLock { state -> String in
@@ -43,7 +44,7 @@ enum DeviceAuthorizationEndpoint {
             var record = DeviceCodeRecord(
                 deviceCode: deviceCode, userCode: code, clientID: clientID, tenantSegment: exchange.route.tenantSegment,
                 requestedScopes: scopes.scopes, endpointVersion: version, issuedAt: now,
-                expiresAt: now.addingTimeInterval(options.deviceCodeLifetime), interval: options.deviceCodePollingInterval
+                expiresAt: now.addingTimeInterval(options.deviceCodeLifetime), interval: interval
             )
             record.status = .pending
             state.deviceCodes[deviceCode] = record
@@ -59,7 +60,7 @@ enum DeviceAuthorizationEndpoint {
         // ADAL (v1) reads `verification_url`; the v2 endpoint says `verification_uri`.
         body.set(version == .v1 ? "verification_url" : "verification_uri", verificationURI)
         body.set("expires_in", Int(saturating: options.deviceCodeLifetime))
-        body.set("interval", options.deviceCodePollingInterval)
+        body.set("interval", interval)
         body.set("message", "To sign in, use a web browser to open the page \(verificationURI) and enter the code \(userCode) to authenticate.")
         return TokenIssuer.success(body)
     }

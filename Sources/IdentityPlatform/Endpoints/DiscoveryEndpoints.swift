@@ -24,6 +24,7 @@ enum DiscoveryEndpoints {
             if case .specific(let tenant) = selector, let alias = exchange.directives.authorityAlias, directory.tenant(matching: alias)?.id == tenant.id {
                 metadata.pathAlias = alias
             }
+            metadata.servedIssuer = exchange.directives.discoveryIssuer
             return json(metadata.document())
         case .keys:
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)

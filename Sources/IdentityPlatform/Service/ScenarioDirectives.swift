@@ -26,6 +26,12 @@ package struct ScenarioDirectives: Sendable, Equatable {
     /// URLs where they would name the tenant, so a client stays on it; `issuer` keeps the tenant's id, as
     /// the real service's does for an authority written with a domain, so it matches the tokens' `iss`.
     package var authorityAlias: String?
+    /// The `interval` a device authorization answer asks the client to poll at (and the token endpoint
+    /// enforces with `slow_down`), instead of the service's 5 seconds.
+    package var deviceCodeInterval: Int?
+    /// The `issuer` the OpenID configuration document names instead of the authority's own (a document
+    /// that is not the authority's: a client should refuse it). Tokens keep their real `iss`.
+    package var discoveryIssuer: String?
 
     package init() {}
 

@@ -68,6 +68,8 @@ extension ScenarioDirectives {
         result.idTokenLifetime = other.idTokenLifetime ?? idTokenLifetime
         result.refreshIn = other.refreshIn ?? refreshIn
         result.redirectState = other.redirectState ?? redirectState
+        result.deviceCodeInterval = other.deviceCodeInterval ?? deviceCodeInterval
+        result.discoveryIssuer = other.discoveryIssuer ?? discoveryIssuer
         result.accessTokenClaims.merge(other.accessTokenClaims) { _, new in new }
         result.idTokenClaims.merge(other.idTokenClaims) { _, new in new }
         return result
@@ -101,6 +103,8 @@ extension RuleOutcome {
             directives.idTokenClaims.merge(claims.idToken) { _, new in new }
         case .delay(let milliseconds): delayMilliseconds += milliseconds
         case .redirectState(let state): directives.redirectState = state
+        case .deviceCodeInterval(let seconds): directives.deviceCodeInterval = seconds
+        case .discoveryIssuer(let issuer): directives.discoveryIssuer = issuer
         case .passThrough: break
         case .rollSigningKey, .advanceClock: worldChanges.append(action)
         }

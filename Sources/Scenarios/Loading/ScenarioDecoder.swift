@@ -164,6 +164,8 @@ struct ScenarioDecoder {
             case "delay": actions.append(.delay(milliseconds: reader.int(value, member.key) ?? 0))
             case "passThrough": actions.append(.passThrough)
             case "redirectState": if let state = v.string { actions.append(.redirectState(state)) }
+            case "deviceCodeInterval": if let seconds = reader.int(value, member.key) { actions.append(.deviceCodeInterval(seconds)) }
+            case "discoveryIssuer": if let issuer = v.string { actions.append(.discoveryIssuer(issuer)) }
             case "rollSigningKey": actions.append(.rollSigningKey)
             case "advanceClock": actions.append(.advanceClock(seconds: reader.double(value, member.key) ?? 0))
             default: break // the schema has reported it

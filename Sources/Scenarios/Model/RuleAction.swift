@@ -23,6 +23,10 @@ package enum RuleAction: Sendable, Equatable {
     case delay(milliseconds: Int)
     /// The sign-in's success redirect carries this `state` instead of the client's (a forged or mixed-up response).
     case redirectState(String)
+    /// Device authorization answers ask the client to poll every this many seconds.
+    case deviceCodeInterval(Int)
+    /// The OpenID configuration document names this `issuer` instead of the authority's.
+    case discoveryIssuer(String)
     /// Lets the platform answer as usual; consumes a firing (HAR replay steps that succeeded).
     case passThrough
     // World changes.
@@ -52,6 +56,8 @@ package enum RuleAction: Sendable, Equatable {
         case .tokenClaims: "tokenClaims"
         case .delay: "delay"
         case .redirectState: "redirectState"
+        case .deviceCodeInterval: "deviceCodeInterval"
+        case .discoveryIssuer: "discoveryIssuer"
         case .passThrough: "passThrough"
         case .rollSigningKey: "rollSigningKey"
         case .advanceClock: "advanceClock"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FakeEntra conformance adapter (protocol 1) for azure-identity + msgraph-sdk: an app that signs in
+"""FakeEntra conformance adapter (protocol 1.1) for azure-identity + msgraph-sdk: an app that signs in
 with InteractiveBrowserCredential and reads Graph through the Graph SDK (kiota), the way the SDK's
 samples do. It answers the steps the SDKs can express and `unsupported` for the others:
 
@@ -7,6 +7,8 @@ samples do. It answers the steps the SDKs can express and `unsupported` for the 
 - getToken → credential.get_token(…, enable_cae=True): azure-identity's own silent-then-interactive
 - callGraph → GraphServiceClient: only `/v1.0/me`; the SDK answers claims challenges and 429s itself
 - signOut → unsupported (azure-identity has no sign-out)
+- signInDevice → unsupported (this app signs in through the browser; azure-identity's DeviceCodeCredential
+  is a separate credential it does not use)
 
 azure-identity does not say which scopes a token was granted, so replies carry no `scopes`.
 The protocol loop, the error vocabulary and the FAKEENTRA_* settings come from the MSAL Python

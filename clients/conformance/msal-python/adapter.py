@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FakeEntra conformance adapter (protocol 1) for MSAL for Python: a public client app written the way
+"""FakeEntra conformance adapter (protocol 1.1) for MSAL for Python: a public client app written the way
 Microsoft's sample apps use MSAL (the iOS/macOS tutorial's `acquireTokenSilent` then
 `acquireToken` when interaction is required, `cp1` declared, claims challenges answered, B2C's
 password reset started on AADB2C90118).
@@ -14,6 +14,8 @@ import json
 import logging
 import os
 import re
+import shlex
+import subprocess
 import sys
 import time
 
@@ -121,7 +123,7 @@ def decode_claims_challenge(header):
 
 class AdapterApp:
     """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
-    (`sign_in`, `get_token`, `call_graph`, `sign_out`), each returning the reply's fields or raising
+    (`sign_in`, `sign_in_device`, `get_token`, `call_graph`, `sign_out`), each returning the reply's fields or raising
     StepFailure; a step a subclass does not implement is answered `unsupported`."""
 
     def __init__(self, env):
@@ -131,7 +133,8 @@ class AdapterApp:
         time.sleep(float(step.get("seconds", 0)))
         return {}
 
-    STEPS = {"signIn": "sign_in", "getToken": "get_token", "callGraph": "call_graph", "signOut": "sign_out", "wait": "wait"}
+    STEPS = {"signIn": "sign_in", "signInDevice": "sign_in_device", "getToken": "get_token", "callGraph": "call_graph",
+             "signOut": "sign_out", "wait": "wait"}
 
     def handle(self, step):
         step_id = step.get("id")
@@ -176,9 +179,14 @@ class MsalApp(AdapterApp):
         authority = authority or self.env.authority
         if authority not in self.apps:
             self.apps[authority] = msal.PublicClientApplication(
-                self.env.client_id, authority=authority, token_cache=self.cache, instance_discovery=False,
-                client_capabilities=self.capabilities, timeout=self.env.timeout, verify=self.env.ca or True)
+                self.env.client_id, token_cache=self.cache, client_capabilities=self.capabilities, timeout=self.env.timeout,
+                verify=self.env.ca or True, **self.authority_settings(authority))
         return self.apps[authority]
+
+    def authority_settings(self, authority):
+        """How the app names its authority: `authority=` as the samples do (MSAL then does not compare
+        discovery's issuer with it; it does for `oidc_authority=`)."""
+        return {"authority": authority, "instance_discovery": False}
 
     def b2c_authority(self, policy):
         base = self.env.b2c_authority
@@ -260,6 +268,40 @@ class MsalApp(AdapterApp):
                 self.forget_accounts(app)
             raise
         return {"scopes": granted}
+
+    def sign_in_device(self, step, deadline):
+        """The device code flow: show the user code (here: hand it to FAKEENTRA_BROWSER, who plays the user
+        on the verification page), then poll as MSAL does until the user approved."""
+        scopes = step.get("scopes") or self.env.scopes
+        app = self.app()
+        try:
+            flow = app.initiate_device_flow(scopes=app_scopes(scopes))
+        except requests.RequestException as exc:
+            raise failure_from_exception(exc) from exc
+        if "user_code" not in flow:
+            raise classify(flow)
+        self.enter_user_code(flow["verification_uri"], flow["user_code"])
+        # MSAL polls until the flow expires: stop before the step's deadline instead.
+        flow["expires_at"] = min(flow["expires_at"], time.time() + max(1.0, deadline - time.monotonic() - 1))
+        try:
+            result = self.poll_device_flow(app, flow)
+        except requests.RequestException as exc:
+            raise failure_from_exception(exc) from exc
+        _, granted = self.outcome(result, scopes)
+        return {"scopes": granted}
+
+    def enter_user_code(self, verification_uri, user_code):
+        """The person at another device: `$FAKEENTRA_BROWSER --user-code CODE URI` (it returns at once)."""
+        if not self.env.browser:
+            raise StepFailure("unsupported", "no FAKEENTRA_BROWSER to enter the user code with")
+        command = f"{self.env.browser} --user-code {shlex.quote(user_code)} {shlex.quote(verification_uri)}"
+        finished = subprocess.run(command, shell=True, stdout=sys.stderr, timeout=10)
+        if finished.returncode != 0:
+            raise StepFailure("other", f"FAKEENTRA_BROWSER exited with {finished.returncode}")
+
+    def poll_device_flow(self, app, flow):
+        """MSAL's own polling: every `interval` seconds, 5 more after each slow_down (RFC 8628 §3.5)."""
+        return app.acquire_token_by_device_flow(flow)
 
     def forget_accounts(self, app):
         """Signing out, or refusing a sign-in: MSAL caches the tokens of a redemption before it checks the
