@@ -134,7 +134,7 @@ struct B2CFlow: BrowserFlow {
         let grant = GrantContext(
             clientID: request.client.clientID, userID: user.id, tenantID: tenantID, scopes: request.scopes.scopes,
             resourceAppID: request.scopes.resource?.appID, endpointVersion: .v2, authTime: signedInAt,
-            sessionID: session?.sharedPublicID, authenticationMethods: ["pwd"], policy: policy.name, isNewUser: pending.isNewUser
+            sessionID: session?.publicID, authenticationMethods: ["pwd"], policy: policy.name, isNewUser: pending.isNewUser
         )
         core.end()
         var parameters: [(String, String)] = []

@@ -17,7 +17,7 @@ enum B2CLogoutEndpoint {
             headers.add("Set-Cookie", cookie.clearCookie(secure: exchange.base.connection.isSecure))
         }
         guard let target = parameters["post_logout_redirect_uri"], !target.isEmpty else {
-            return SharedPages.response(SharedPages.signedOut(), headers: headers)
+            return PageLayout.response(Pages.signedOut(), headers: headers)
         }
         let url = URLComponents(string: target)
         let scheme = url?.scheme?.lowercased() ?? ""

@@ -13,7 +13,7 @@ enum B2CPages {
         let signUp: HTML = offerSignUp
             ? "<div class=\"create\"><p>Don't have an account? <a id=\"createAccount\" href=\"\(form.link("showSignUp"))\">Sign up now</a></p></div>"
             : .empty
-        return SharedPages.document(title: "Sign up or sign in", heading: "Sign in", content: """
+        return PageLayout.document(title: "Sign up or sign in", heading: "Sign in", content: """
             <p class="muted" id="tenantName">\(tenantName)</p>
             \(form.render(id: "localAccountForm", """
                 <div class="intro"><h2>Sign in with your email address</h2></div>
@@ -36,7 +36,7 @@ enum B2CPages {
 
     /// The self-asserted pages (sign-up, profile, password reset) all post `attributeVerification`.
     private static func selfAsserted(title: String, heading: String, form: PageForm, _ fields: HTML, next: PageButton) -> HTML {
-        SharedPages.document(title: title, heading: heading, content: form.render(id: "attributeVerification", fields, buttons: [next, cancel]))
+        PageLayout.document(title: title, heading: heading, content: form.render(id: "attributeVerification", fields, buttons: [next, cancel]))
     }
 
     static func signUp(form: PageForm, profile: Profile, error: String?) -> HTML {

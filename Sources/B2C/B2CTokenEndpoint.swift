@@ -9,7 +9,7 @@ import Synchronization
 /// AADB2C ones in the token endpoint's JSON.
 enum B2CTokenEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
-        SharedTokenEndpoint.respond(exchange.base, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
+        TokenEndpoint.respond(exchange.base, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
     }
 
     static func handle(_ exchange: B2CExchange) throws(IdentityError) -> HTTPResponse {
@@ -31,7 +31,7 @@ enum B2CTokenEndpoint {
         let service = request.exchange.service
         let now = request.exchange.now
         let record: AuthorizationCodeRecord
-        do throws(IdentityError) { record = try SharedCodes.lookUp(code, now: now, service: service) } catch {
+        do throws(IdentityError) { record = try AuthorizationCodeGrant.lookUp(code, now: now, service: service) } catch {
             throw request.translateCodeError(error, code: code)
         }
         try request.checkPolicy(record.grant)
@@ -48,7 +48,7 @@ enum B2CTokenEndpoint {
         guard let user = request.directory.user(id: record.grant.userID) else { throw .b2cAccountGone() }
         try request.checkUsable(user)
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
-        do throws(IdentityError) { try SharedCodes.markRedeemed(code, now: now, service: service, receipt: request.exchange.base.receipt) } catch {
+        do throws(IdentityError) { try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: request.exchange.base.receipt) } catch {
             throw request.translateCodeError(error, code: code)
         }
         var grant = record.grant

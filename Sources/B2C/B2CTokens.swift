@@ -28,7 +28,7 @@ struct B2CTokenMinter {
     var policy: B2CConfiguration.Policy { exchange.policy }
     var signer: TokenIssuer { TokenIssuer(exchange: exchange.base, origin: exchange.origin) }
     /// Lifetimes as configured, or as an active scenario imposes them.
-    var options: IdentityOptions { signer.effectiveOptions }
+    var options: IdentityOptions { signer.options }
     var directives: ScenarioDirectives { exchange.base.directives }
     var refreshTokenWindow: TimeInterval { directives.refreshTokenLifetime ?? Self.refreshTokenSlidingWindow }
     /// Tokens say the policy as configured (`B2C_1_susi`), whatever case the URL used.
@@ -159,7 +159,7 @@ struct B2CTokenMinter {
             body.set("refresh_token_expires_in", String(Int(saturating: refreshTokenWindow)))
         }
         if wantsClientInfo { body.set("client_info", clientInfo(issue.user)) }
-        return TokenIssuer.successResponse(body)
+        return TokenIssuer.success(body)
     }
 
     /// Refresh tokens keep the grant, and with it the policy they may be redeemed at.

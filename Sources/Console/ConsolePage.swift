@@ -30,9 +30,9 @@ struct ConsolePage {
             "<a href=\"\(item.path)\" id=\"tab-\(String(item.path.split(separator: "/").last ?? "console"))\"\(HTML(raw: item == tab ? " aria-current=\"page\"" : ""))>\(item.rawValue)</a>"
         }
         let nav: HTML = tab == nil ? .empty : "<nav class=\"tabs\" id=\"nav\" aria-label=\"Console\">\(links)</nav>"
-        let page = SharedPages.document(title: "FakeEntra · \(heading)", heading: heading,
+        let page = PageLayout.document(title: "FakeEntra · \(heading)", heading: heading,
                                         content: "<p class=\"lede\">\(lede)</p>\n\(nav)\n\(content)", head: ConsoleAssets.head, fullWidth: true)
-        var response = SharedPages.response(page, status: status, headers: headers)
+        var response = PageLayout.response(page, status: status, headers: headers)
         if request.method == "HEAD" { response.body = [] }
         return response
     }

@@ -258,7 +258,7 @@ extension B2CBrowser {
         let page = browser.get(browser.authorizeURL())
         let form = try #require(ScrapedPage(page.bodyText).form("localAccountForm"))
         let ctx = try #require(form.hidden.first { $0.0 == "ctx" }?.1)
-        let viaGet = browser.get(SharedRedirect.url(form.action, parameters: [("ctx", ctx), ("action", "signin"), ("signInName", "ben@fabrikam.test"), ("password", "Passw0rd!")]))
+        let viaGet = browser.get(AuthorizationResponder.redirectURL(form.action, parameters: [("ctx", ctx), ("action", "signin"), ("signInName", "ben@fabrikam.test"), ("password", "Passw0rd!")], mode: .query))
         #expect(viaGet.status.code == 400)
         #expect(viaGet.headers["Location"] == nil)
     }

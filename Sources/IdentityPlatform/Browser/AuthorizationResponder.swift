@@ -40,7 +40,7 @@ package enum AuthorizationResponder {
         }
     }
 
-    static func redirectURL(_ uri: String, parameters: [(String, String)], mode: ResponseMode) -> String {
+    package static func redirectURL(_ uri: String, parameters: [(String, String)], mode: ResponseMode) -> String {
         let encoded = FormParameters(parameters).encoded
         switch mode {
         case .fragment:

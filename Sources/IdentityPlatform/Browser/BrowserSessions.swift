@@ -34,7 +34,7 @@ package struct SessionCookie: Sendable {
 extension BrowserSession {
     /// The session's public identifier: `session_state` on redirects and `sid` in tokens. Derived from the
     /// cookie's secret id by a one-way hash so that neither reveals the cookie.
-    var publicID: String {
+    package var publicID: String {
         Hex.guid(Digest.sha256(Array("fakeentra-sid:\(id)".utf8)))
     }
 

@@ -98,7 +98,7 @@ extension Pages {
             """
     }
 
-    static func signedOut() -> HTML {
+    package static func signedOut() -> HTML {
         PageLayout.document(title: "Signed out", heading: "You signed out of your account", content: """
             <p id="signedOut">It’s a good idea to close all browser windows.</p>
             """)

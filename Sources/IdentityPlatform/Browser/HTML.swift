@@ -1,4 +1,4 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 
 /// A fragment of markup whose interpolated strings are escaped unless they are themselves `HTML`:
@@ -76,10 +76,10 @@ package struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleBy
 }
 
 /// The frame every FakeEntra page shares: one card, inline CSS only, readable without CSS or JavaScript.
-enum PageLayout {
+package enum PageLayout {
     /// `head`: page-specific styles or scripts after the shared stylesheet; `fullWidth`: a working page
     /// (the console) rather than a dialog card.
-    static func document(title: String, heading: String, content: HTML, wide: Bool = false, footer: HTML = .empty, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
+    package static func document(title: String, heading: String, content: HTML, wide: Bool = false, footer: HTML = .empty, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -104,7 +104,7 @@ enum PageLayout {
     }
 
     /// A 200 (or other) HTML response that no cache keeps.
-    static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    package static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = headers
         headers.set("Cache-Control", "no-store, no-cache")
         headers.set("Pragma", "no-cache")

@@ -57,7 +57,7 @@ package struct PageButton: Sendable {
 
 /// The pages of signing in. Element ids and field names follow Microsoft's own pages (`i0116`, `i0118`,
 /// `idSIButton9`, `idBtn_Back`, `otc`…) so that UI tests written against the real service find them.
-enum Pages {
+package enum Pages {
     /// Which element shows an error: the user-name field's or the password field's, as on Microsoft's page.
     private static func errorID(for error: IdentityError) -> String {
         [50126, 50053, 50055].contains(error.code) ? "passwordError" : "usernameError"

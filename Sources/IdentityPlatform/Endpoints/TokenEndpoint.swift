@@ -1,12 +1,26 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// `POST /{tenant}/oauth2/v2.0/token` and the v1 `POST /{tenant}/oauth2/token`.
-enum TokenEndpoint {
+package enum TokenEndpoint {
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
     static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        SharedTokenEndpoint.respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
+        respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
+    }
+
+    /// A token endpoint's answer (Entra's and B2C's): CORS preflight, errors as JSON in `trace`, and the
+    /// caller's `Origin` allowed, because single-page apps (MSAL.js) redeem codes from the browser.
+    package static func respond(_ exchange: IdentityExchange, trace: TraceContext, _ handle: () throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
+        if exchange.request.method == "OPTIONS" { return preflight(exchange) }
+        var response: HTTPResponse
+        do {
+            response = try handle()
+        } catch {
+            response = error.tokenEndpointResponse(in: trace)
+        }
+        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
+        return response
     }
 
     /// The CORS preflight a browser sends before a cross-origin POST.

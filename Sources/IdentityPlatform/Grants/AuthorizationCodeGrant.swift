@@ -1,10 +1,10 @@
 import EntraCrypto
 import EntraHTTP
-import Foundation
+package import Foundation
 import Synchronization
 
 /// `grant_type=authorization_code`: redeems a code /authorize issued (single use, short-lived, PKCE).
-enum AuthorizationCodeGrant {
+package enum AuthorizationCodeGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
         let code = try request.required("code")
         let client = try request.authenticateClient()
@@ -44,7 +44,7 @@ enum AuthorizationCodeGrant {
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)
     }
 
-    static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
+    package static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
         let (record, evicted) = service.state.withLock { ($0.authorizationCodes[code], $0.authorizationCodes.wasEvicted(handle: code)) }
         // A code dropped because the store was full is reported as the expiry it was closest to.
         guard let record else { throw evicted ? .grantExpired() : .invalidCode() }
@@ -54,7 +54,7 @@ enum AuthorizationCodeGrant {
     }
 
     /// Marks the code used, failing if a concurrent request redeemed it first.
-    static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
+    package static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
         let won = service.state.withLock { state -> Bool in
             guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
             state.authorizationCodes[code]?.redeemedAt = now

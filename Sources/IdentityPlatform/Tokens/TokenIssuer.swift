@@ -27,7 +27,7 @@ package struct TokenIssuer: Sendable {
     }
 
     /// The service's options with the lifetimes an active scenario imposes.
-    var options: IdentityOptions {
+    package var options: IdentityOptions {
         var options = service.options
         if let v = directives.accessTokenLifetime { options.accessTokenLifetime = v }
         if let v = directives.idTokenLifetime { options.idTokenLifetime = v }
@@ -105,7 +105,7 @@ package struct TokenIssuer: Sendable {
     }
 
     /// A 200 JSON answer with the caching headers every token response carries.
-    static func success(_ body: ClaimSet) -> HTTPResponse {
+    package static func success(_ body: ClaimSet) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")

@@ -184,7 +184,7 @@ enum ErrorPage {
             <p id="error-detail">\(HTML(raw: lines.map(\.markup).joined(separator: "<br>")))</p>
             <p>Request Id: \(trace.traceID)<br>Correlation Id: \(trace.correlationID)<br>Timestamp: \(trace.formattedTimestamp)</p>
             """
-        let page = SharedPages.document(title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", content: content)
-        return SharedPages.response(page, status: HTTPStatus(status), headers: ["Cache-Control": "no-store, no-cache"])
+        let page = PageLayout.document(title: "Sign in", heading: "Sorry, but we’re having trouble signing you in.", content: content)
+        return PageLayout.response(page, status: HTTPStatus(status), headers: ["Cache-Control": "no-store, no-cache"])
     }
 }
