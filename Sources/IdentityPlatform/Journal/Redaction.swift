@@ -24,7 +24,20 @@ public enum Redaction {
     ]
 
     static func normalized(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." && $0 != " " })
+        // Names are ASCII almost always: lower-cased and filtered byte by byte, without Unicode tables.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(name.utf8.count)
+            for byte in name.utf8 where !isIgnoredInNames(byte) {
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(name.lowercased().unicodeScalars.filter { !($0.isASCII && isIgnoredInNames(UInt8($0.value))) })
+    }
+
+    private static func isIgnoredInNames(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ")
     }
 
     /// Exact names, and any name about a password or secret, or ending in `token`/`assertion`.
@@ -36,8 +49,16 @@ public enum Redaction {
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
     static func isLengthOnly(_ name: String) -> Bool { isLengthOnlyNormalized(normalized(name)) }
 
+    private static let lengthOnlyParts: [[UInt8]] = ["password", "passwd", "secret"].map { Array($0.utf8) }
+
+    /// Byte search, not Foundation's `contains` (a CFString search with locale, per name per request).
     private static func isLengthOnlyNormalized(_ n: String) -> Bool {
-        n.contains("password") || n.contains("passwd") || n.contains("secret") || n == "pwd"
+        let bytes = Array(n.utf8)
+        return n == "pwd" || lengthOnlyParts.contains { part in
+            bytes.count >= part.count && (0...(bytes.count - part.count)).contains { start in
+                bytes[start..<(start + part.count)].elementsEqual(part)
+            }
+        }
     }
 
     public static func redact(_ value: String, name: String) -> String {
@@ -208,7 +229,7 @@ public enum Redaction {
             if SecretShape.isSecret(candidate) { return redact(candidate, name: "token") }
             guard let memory else { return nil }
             if let lengthOnly = memory.lookup(candidate) { return redact(candidate, name: lengthOnly ? "password" : "token") }
-            if candidate.contains("%"), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
+            if candidate.utf8.contains(UInt8(ascii: "%")), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
                 return redact(decoded, name: lengthOnly ? "password" : "token")
             }
             return nil
