@@ -106,7 +106,8 @@ struct ConfigurationFile: Decodable {
         case includeDefaults, options, tenants, users, apps, consents
     }
 
-    /// Where the loader puts `users` it already read from the validated tree (`UserEntry.entries(validated:)`).
+    /// Where the loader puts `users` it already read from the validated tree (`UserEntry.entries(validated:)`);
+    /// the document it then decodes leaves them out.
     static let prebuiltUsersKey = CodingUserInfoKey(rawValue: "fakeentra.prebuiltUsers")!
 
     init(from decoder: any Decoder) throws {
@@ -114,7 +115,7 @@ struct ConfigurationFile: Decodable {
         includeDefaults = try container.decodeIfPresent(Bool.self, forKey: .includeDefaults)
         options = try container.decodeIfPresent(Options.self, forKey: .options)
         tenants = try container.decodeIfPresent([TenantEntry].self, forKey: .tenants)
-        if let prebuilt = decoder.userInfo[Self.prebuiltUsersKey] as? [UserEntry], container.contains(.users) {
+        if let prebuilt = decoder.userInfo[Self.prebuiltUsersKey] as? [UserEntry] {
             users = prebuilt
         } else {
             users = try container.decodeIfPresent([UserEntry].self, forKey: .users)

@@ -36,8 +36,16 @@ public enum ConfigurationLoader {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let tree = try LocatedJSON.validate(bytes, file: file, schema: ConfigurationSchema.schema)
-        if let users = ConfigurationFile.UserEntry.entries(validated: tree) { decoder.userInfo[ConfigurationFile.prebuiltUsersKey] = users }
-        let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: bytes, tree: tree, file: file, decoder: decoder)
+        var decodable = bytes
+        if let users = ConfigurationFile.UserEntry.entries(validated: tree), case .object(let members) = tree.kind {
+            // JSONDecoder then reads the rest only: the same members, so its coding paths (and the
+            // located problems made of them) are those of the whole file.
+            decoder.userInfo[ConfigurationFile.prebuiltUsersKey] = users
+            var writer = JSONWriter()
+            JSONValue(.object(members.filter { $0.key != "users" }), at: tree.location).write(to: &writer)
+            decodable = writer.bytes
+        }
+        let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: decodable, tree: tree, file: file, decoder: decoder)
         var builder = DirectoryBuilder(decoded: decoded, baseDirectory: (file as NSString).deletingLastPathComponent)
         let directory = builder.build()
         guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }

@@ -51,14 +51,16 @@ public enum Redaction {
 
     private static let lengthOnlyParts: [[UInt8]] = ["password", "passwd", "secret"].map { Array($0.utf8) }
 
-    /// Byte search, not Foundation's `contains` (a CFString search with locale, per name per request).
     private static func isLengthOnlyNormalized(_ n: String) -> Bool {
-        let bytes = Array(n.utf8)
-        return n == "pwd" || lengthOnlyParts.contains { part in
-            bytes.count >= part.count && (0...(bytes.count - part.count)).contains { start in
-                bytes[start..<(start + part.count)].elementsEqual(part)
-            }
-        }
+        n == "pwd" || lengthOnlyParts.contains { contains(n, bytes: $0) }
+    }
+
+    /// Whether `text` contains `part` byte for byte: the journal's checks on names and content types
+    /// run several times per request, and Foundation's `contains` is a CFString search with a locale.
+    static func contains(_ text: String, bytes part: [UInt8]) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= part.count else { return false }
+        return (0...(bytes.count - part.count)).contains { start in bytes[start..<(start + part.count)].elementsEqual(part) }
     }
 
     public static func redact(_ value: String, name: String) -> String {
