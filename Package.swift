@@ -1,9 +1,14 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// Every Swift target is compiled in Swift 6 language mode with the same hygiene flags.
+/// Every Swift target is compiled in Swift 6 language mode with the same hygiene flags (as Hummingbird):
+/// imports are internal unless a file says `package import`/`public import` (SE-0409), and a file sees
+/// only the members of modules it imports itself (SE-0444). Declarations that cross modules inside the
+/// package are `package`; only FakeEntraTesting's API is `public` (docs/architecture.md).
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
 let package = Package(

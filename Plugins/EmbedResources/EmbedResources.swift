@@ -53,7 +53,7 @@ struct EmbedResources: BuildToolPlugin {
                 // Sorted, so the library's order does not depend on the file system.
                 let names = try FileManager.default.contentsOfDirectory(atPath: url.path).filter { $0.hasSuffix(".json") }.sorted()
                 pieces.append("    /// \(embedding.path)/*.json, compiled in so the binary needs no files: (file name, text).\n")
-                pieces.append("    public static let \(embedding.member): [(file: String, text: String)] = [\n")
+                pieces.append("    package static let \(embedding.member): [(file: String, text: String)] = [\n")
                 for name in names {
                     let file = url.appending(path: name)
                     pieces += ["        (\"\(name)\", "] + (try literal(file)) + ["),\n"]
@@ -62,7 +62,7 @@ struct EmbedResources: BuildToolPlugin {
                 pieces.append("    ]\n")
             } else {
                 pieces.append("    /// \(embedding.path), verbatim.\n")
-                pieces += ["    public static let \(embedding.member): String = "] + (try literal(url)) + ["\n"]
+                pieces += ["    package static let \(embedding.member): String = "] + (try literal(url)) + ["\n"]
                 inputs.append(url)
             }
             pieces.append("}\n")

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// `…/{policy}/oauth2/v2.0/authorize`: a request with `client_id` starts a user flow; a page's post (or
 /// link) carrying `ctx` continues one.

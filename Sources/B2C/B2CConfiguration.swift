@@ -1,28 +1,28 @@
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// An Azure AD B2C tenant as the config file describes it: user flows and custom policies, local
 /// accounts, the web APIs whose scopes apps ask for, and the app registrations.
-public struct B2CConfiguration: Codable, Sendable, Equatable {
-    public struct TenantSettings: Codable, Sendable, Equatable {
+package struct B2CConfiguration: Codable, Sendable, Equatable {
+    package struct TenantSettings: Codable, Sendable, Equatable {
         /// Tenant id (GUID): `tid`/`utid`, and the issuer's path segment.
-        public var id: String
+        package var id: String
         /// The initial domain, `<name>.onmicrosoft.com`; `<name>.b2clogin.com` is its login host.
-        public var domain: String
-        public var displayName: String
+        package var domain: String
+        package var displayName: String
 
-        public init(id: String, domain: String, displayName: String) {
+        package init(id: String, domain: String, displayName: String) {
             self.id = id.lowercased()
             self.domain = domain.lowercased()
             self.displayName = displayName
         }
 
         /// `fabrikamb2c` for `fabrikamb2c.onmicrosoft.com`.
-        public var shortName: String { String(domain.split(separator: ".").first ?? Substring(domain)) }
+        package var shortName: String { String(domain.split(separator: ".").first ?? Substring(domain)) }
     }
 
-    public struct Policy: Codable, Sendable, Equatable {
-        public enum Kind: String, Codable, Sendable, CaseIterable {
+    package struct Policy: Codable, Sendable, Equatable {
+        package enum Kind: String, Codable, Sendable, CaseIterable {
             case susi, signin, signup, editProfile, passwordReset
             /// Resource owner password credentials: the token endpoint takes a user name and password
             /// (headless test suites use it); its authorize endpoint signs in like `signin`.
@@ -30,33 +30,33 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
         }
 
         /// As written in the portal (`B2C_1_susi`); tokens carry it in this case as `tfp`.
-        public var name: String
-        public var kind: Kind
+        package var name: String
+        package var kind: Kind
         /// Application claims the flow returns; nil means every claim FakeEntra knows (`B2CClaim`).
-        public var claims: [String]?
+        package var claims: [String]?
 
-        public init(name: String, kind: Kind, claims: [String]? = nil) {
+        package init(name: String, kind: Kind, claims: [String]? = nil) {
             self.name = name
             self.kind = kind
             self.claims = claims
         }
 
-        public func emits(_ claim: B2CClaim) -> Bool { claims.map { $0.contains(claim.rawValue) } ?? true }
+        package func emits(_ claim: B2CClaim) -> Bool { claims.map { $0.contains(claim.rawValue) } ?? true }
     }
 
-    public struct LocalAccount: Codable, Sendable, Equatable {
-        public var objectId: String
+    package struct LocalAccount: Codable, Sendable, Equatable {
+        package var objectId: String
         /// The sign-in name (local accounts sign in with their email address) and the `emails` claim.
-        public var email: String
-        public var password: String
-        public var displayName: String
-        public var givenName: String?
-        public var surname: String?
+        package var email: String
+        package var password: String
+        package var displayName: String
+        package var givenName: String?
+        package var surname: String?
         /// Set to a social provider (`facebook.com`, `google.com`) to have tokens carry `idp`; local
         /// accounts have none, as with the real service's user flows.
-        public var identityProvider: String?
+        package var identityProvider: String?
 
-        public init(objectId: String, email: String, password: String, displayName: String, givenName: String? = nil, surname: String? = nil, identityProvider: String? = nil) {
+        package init(objectId: String, email: String, password: String, displayName: String, givenName: String? = nil, surname: String? = nil, identityProvider: String? = nil) {
             self.objectId = objectId.lowercased()
             self.email = email
             self.password = password
@@ -68,26 +68,26 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     }
 
     /// A web API registration: its scopes are `https://<domain>/<name>/<scope>`.
-    public struct API: Codable, Sendable, Equatable {
-        public var name: String
-        public var appId: String
-        public var scopes: [String]
+    package struct API: Codable, Sendable, Equatable {
+        package var name: String
+        package var appId: String
+        package var scopes: [String]
 
-        public init(name: String, appId: String, scopes: [String]) {
+        package init(name: String, appId: String, scopes: [String]) {
             self.name = name
             self.appId = appId.lowercased()
             self.scopes = scopes
         }
     }
 
-    public struct ClientApplication: Codable, Sendable, Equatable {
-        public var clientId: String
-        public var displayName: String
-        public var redirectUris: [String]
+    package struct ClientApplication: Codable, Sendable, Equatable {
+        package var clientId: String
+        package var displayName: String
+        package var redirectUris: [String]
         /// A web app's secret; nil for public (mobile, desktop) clients.
-        public var secret: String?
+        package var secret: String?
 
-        public init(clientId: String, displayName: String, redirectUris: [String], secret: String? = nil) {
+        package init(clientId: String, displayName: String, redirectUris: [String], secret: String? = nil) {
             self.clientId = clientId
             self.displayName = displayName
             self.redirectUris = redirectUris
@@ -95,13 +95,13 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
         }
     }
 
-    public var tenant: TenantSettings
-    public var policies: [Policy]
-    public var localAccounts: [LocalAccount]
-    public var apis: [API]
-    public var applications: [ClientApplication]
+    package var tenant: TenantSettings
+    package var policies: [Policy]
+    package var localAccounts: [LocalAccount]
+    package var apis: [API]
+    package var applications: [ClientApplication]
 
-    public init(tenant: TenantSettings, policies: [Policy], localAccounts: [LocalAccount] = [], apis: [API] = [], applications: [ClientApplication] = []) {
+    package init(tenant: TenantSettings, policies: [Policy], localAccounts: [LocalAccount] = [], apis: [API] = [], applications: [ClientApplication] = []) {
         self.tenant = tenant
         self.policies = policies
         self.localAccounts = localAccounts
@@ -112,7 +112,7 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case tenant, policies, localAccounts, apis, applications }
 
     /// Every member may be left out of the file; without `tenant` the file is about the default one.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         tenant = try c.decodeIfPresent(TenantSettings.self, forKey: .tenant) ?? Self.embeddedDefault.tenant
         policies = try c.decodeIfPresent([Policy].self, forKey: .policies) ?? []
@@ -124,7 +124,7 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     /// What the config file's `b2c` member means. With the defaults included, a file about the default
     /// tenant adds to it, an entry named like a default one (policy name, object id, app id, client id)
     /// replacing it; a file about another tenant stands alone. nil: no B2C tenant at all.
-    public static func resolve(_ file: B2CConfiguration?, includeDefaults: Bool) -> B2CConfiguration? {
+    package static func resolve(_ file: B2CConfiguration?, includeDefaults: Bool) -> B2CConfiguration? {
         guard let file else { return includeDefaults ? .embeddedDefault : nil }
         let base = Self.embeddedDefault
         guard includeDefaults, file.tenant.id == base.tenant.id else { return file }
@@ -144,27 +144,27 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     // MARK: - Policies
 
     /// `B2C_1_…` (user flow) or `B2C_1A_…` (custom policy), in any case.
-    public static func isPolicyName(_ text: String) -> Bool { B2CRoute.isPolicyName(text) }
+    package static func isPolicyName(_ text: String) -> Bool { B2CRoute.isPolicyName(text) }
 
     /// The configured policy named `name` (any case). Unconfigured custom policies (`B2C_1A_…`, which
     /// FakeEntra cannot read as Identity Experience Framework XML) are sign-up-or-sign-in journeys; an
     /// unconfigured user flow does not exist, in either mode, as on the service (AADB2C90022, 404).
-    public func policy(named name: String) -> Policy? {
+    package func policy(named name: String) -> Policy? {
         if let configured = policies.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) { return configured }
         guard Self.isPolicyName(name), name.lowercased().hasPrefix("b2c_1a_") else { return nil }
         return Policy(name: name, kind: .susi)
     }
 
-    public func localAccount(objectID: String) -> LocalAccount? {
+    package func localAccount(objectID: String) -> LocalAccount? {
         localAccounts.first { $0.objectId == objectID.lowercased() }
     }
 
     /// `https://fabrikamb2c.onmicrosoft.com/helloapi`.
-    public func identifierURI(of api: API) -> String { "https://\(tenant.domain)/\(api.name)" }
+    package func identifierURI(of api: API) -> String { "https://\(tenant.domain)/\(api.name)" }
 
     /// What `serve` can print about the tenant: each policy's authority (the `/tfp/` form MSAL for iOS
     /// needs) and the local accounts by their sign-in address.
-    public func bannerLines(baseURL: String) -> [String] {
+    package func bannerLines(baseURL: String) -> [String] {
         var lines = ["B2C tenant \(tenant.domain) \(tenant.id) (also reached as \(tenant.shortName).b2clogin.com)"]
         for policy in policies {
             lines.append("  \(policy.kind.rawValue) authority: \(baseURL)/tfp/\(tenant.domain)/\(policy.name)")
@@ -178,7 +178,7 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
     // MARK: - Into the shared directory
 
     /// Adds the tenant, its accounts and apps to `directory` (idempotent: what is already there stays).
-    public func install(into directory: inout Directory) {
+    package func install(into directory: inout Directory) {
         if directory.tenant(id: tenant.id) == nil {
             directory.tenants.append(Tenant(id: tenant.id, displayName: tenant.displayName, domains: [tenant.domain, "\(tenant.shortName).b2clogin.com"], kind: .b2c))
         }
@@ -202,7 +202,7 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
 
     /// A B2C local account as the directory keeps it: the UPN is `<oid>@<domain>` as in a real B2C
     /// tenant, the email is the sign-in name.
-    public static func directoryUser(_ account: LocalAccount, tenant: TenantSettings) -> DirectoryUser {
+    package static func directoryUser(_ account: LocalAccount, tenant: TenantSettings) -> DirectoryUser {
         DirectoryUser(
             id: account.objectId, tenantID: tenant.id, userPrincipalName: "\(account.objectId)@\(tenant.domain)",
             displayName: account.displayName, givenName: account.givenName, surname: account.surname,
@@ -212,6 +212,6 @@ public struct B2CConfiguration: Codable, Sendable, Equatable {
 }
 
 /// The application claims a B2C policy can return (beyond the protocol claims every token has).
-public enum B2CClaim: String, Sendable, CaseIterable {
+package enum B2CClaim: String, Sendable, CaseIterable {
     case name, givenName = "given_name", familyName = "family_name", emails, oid, idp, newUser
 }

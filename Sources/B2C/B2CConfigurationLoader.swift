@@ -1,10 +1,10 @@
 import Foundation
 import IdentityPlatform
-import LocatedJSON
+package import LocatedJSON
 
 extension B2CConfiguration {
     /// `jsonSchemaFragment`, compiled once (a test proves it compiles).
-    public static let schema: JSONSchema = {
+    package static let schema: JSONSchema = {
         do { return try JSONSchema(json: Array(jsonSchemaFragment.utf8), file: "b2c.schema.json") } catch { fatalError("B2C schema: \(error)") }
     }()
 
@@ -12,7 +12,7 @@ extension B2CConfiguration {
     /// what a schema cannot see (names used twice), then resolved against the embedded default tenant
     /// (`resolve(_:includeDefaults:)`). Every problem points into `file` (line, column, and
     /// `pointerPrefix` + the pointer within the section); all are reported at once. nil: no B2C tenant.
-    public static func load(section: JSONValue?, file: String, includeDefaults: Bool = true, pointerPrefix: String = "/b2c") throws(JSONProblems) -> B2CConfiguration? {
+    package static func load(section: JSONValue?, file: String, includeDefaults: Bool = true, pointerPrefix: String = "/b2c") throws(JSONProblems) -> B2CConfiguration? {
         guard let section else { return resolve(nil, includeDefaults: includeDefaults) }
         try schema.validate(section: section, at: pointerPrefix, file: file)
         let configuration: B2CConfiguration

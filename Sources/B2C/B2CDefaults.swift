@@ -1,13 +1,13 @@
 /// The B2C tenant FakeEntra serves with no configuration: the names of Microsoft's B2C samples
 /// (the iOS Swift sample of seed 002 runs unchanged but for its host), listed in the README.
 extension B2CConfiguration {
-    public static let defaultTenantID = "5d8f1b2e-3c4a-4e6f-9a1b-7c2d3e4f5a6b"
-    public static let defaultDomain = "fabrikamb2c.onmicrosoft.com"
+    package static let defaultTenantID = "5d8f1b2e-3c4a-4e6f-9a1b-7c2d3e4f5a6b"
+    package static let defaultDomain = "fabrikamb2c.onmicrosoft.com"
     /// The client id of Microsoft's B2C mobile samples (`active-directory-b2c-ios-swift-native-msal`).
-    public static let sampleClientID = "90c0fe63-bcf2-44d5-8fb7-b8bbc0b29dc6"
-    public static let sampleAPIAppID = "e2b4a6c8-1d3f-4a5b-8c7d-9e0f1a2b3c4d"
+    package static let sampleClientID = "90c0fe63-bcf2-44d5-8fb7-b8bbc0b29dc6"
+    package static let sampleAPIAppID = "e2b4a6c8-1d3f-4a5b-8c7d-9e0f1a2b3c4d"
 
-    public static var embeddedDefault: B2CConfiguration {
+    package static var embeddedDefault: B2CConfiguration {
         B2CConfiguration(
             tenant: TenantSettings(id: defaultTenantID, domain: defaultDomain, displayName: "Fabrikam B2C"),
             policies: [

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// One step of a B2C user flow: decides which page comes next or ends the flow with a code or an
 /// error on the redirect URI. The authorize parameters live server-side in

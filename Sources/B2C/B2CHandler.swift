@@ -1,25 +1,25 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// Azure AD B2C policy authorities on FakeEntra's host: metadata, keys, authorize (with its pages),
 /// token and logout per policy. Mount it BEFORE `IdentityHandler`: B2C paths such as
 /// `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_susi` would otherwise be taken as Entra ones. Returns nil for
 /// every request that is not B2C.
-public struct B2CHandler: ExchangeHandler {
-    public let service: IdentityService
-    public let configuration: B2CConfiguration
+package struct B2CHandler: ExchangeHandler {
+    package let service: IdentityService
+    package let configuration: B2CConfiguration
     /// Standalone use (tests): Graph's default host, and this configuration's tenant as the one B2C tenant.
-    public var routes: RouteResolver { configuration.routes() }
+    package var routes: RouteResolver { configuration.routes() }
 
     /// Installs the B2C tenant, accounts and apps into the service's directory when they are not there yet.
-    public init(service: IdentityService, configuration: B2CConfiguration = .embeddedDefault) {
+    package init(service: IdentityService, configuration: B2CConfiguration = .embeddedDefault) {
         self.service = service
         self.configuration = configuration
         service.directory.withLock { configuration.install(into: &$0) }
     }
 
-    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
         guard case .b2c(let route) = context.route else { return nil }
         context.receipt.update { $0.isComplete = true }
         let base = IdentityExchange(
@@ -62,13 +62,13 @@ public struct B2CHandler: ExchangeHandler {
 
 extension B2CConfiguration {
     /// The application's routes with this configuration's tenant as B2C's (`/{tenant}/…?p=B2C_1_…`).
-    public func routes(graphHosts: Set<String> = RouteResolver().graphHosts) -> RouteResolver {
+    package func routes(graphHosts: Set<String> = RouteResolver().graphHosts) -> RouteResolver {
         let configuration = self
         return RouteResolver(graphHosts: graphHosts, isB2CTenant: { configuration.matchesTenant($0) })
     }
 
     /// The tenant's GUID, domain, bare name (`fabrikamb2c`) or login host name, ignoring case.
-    public func matchesTenant(_ segment: String) -> Bool {
+    package func matchesTenant(_ segment: String) -> Bool {
         let wanted = segment.lowercased()
         return wanted == tenant.id || wanted == tenant.domain || wanted == tenant.shortName || wanted == "\(tenant.shortName).b2clogin.com"
     }

@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// `…/{policy}/oauth2/v2.0/logout`: ends the browser's B2C session, then returns to
 /// `post_logout_redirect_uri` (any absolute URI, as the service allows) or shows the signed-out page.

@@ -1,4 +1,5 @@
 import IdentityPlatform
+import Foundation
 
 /// A B2C `scope` parameter: the OpenID Connect scopes, the client's own id (an access token for the app
 /// itself) and the scopes of at most one web API (`https://<domain>/<api>/<scope>`). B2C has no user

@@ -1,5 +1,6 @@
 import EntraHTTP
 import IdentityPlatform
+import Synchronization
 
 /// The B2C single sign-on cookie (`x-ms-cpim-sso_<tenant>`), naming a server-side `BrowserSession`.
 /// Separate from the Entra session cookie: signing in to B2C never signs in to Entra, nor the reverse.

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// `POST …/{policy}/oauth2/v2.0/token`: the authorization code and refresh token grants of B2C. Codes
 /// and refresh tokens are bound to the policy that issued them (AADB2C90088 elsewhere); errors are

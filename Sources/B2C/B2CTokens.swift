@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// What one B2C token response is about, decided by a grant.
 struct B2CTokenIssue {

@@ -1,21 +1,21 @@
 import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 /// Expected failures: `{"version": 1, "expectedFailures": [{"case": "graph.forbidden-403", "reason": "…"}]}`.
 /// A listed case that FAILED (or WARNED) is not counted against the run; a listed case that now
 /// passes fails the run until its entry is removed, so baselines cannot rot.
-public struct Baseline: Sendable, Equatable {
-    public struct Entry: Sendable, Equatable {
-        public var caseID: String
-        public var reason: String
+package struct Baseline: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
+        package var caseID: String
+        package var reason: String
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(entries: [Entry]) { self.entries = entries }
+    package init(entries: [Entry]) { self.entries = entries }
 
     /// Every problem at once, as `file:line:column: message`.
-    public static func parse(_ bytes: [UInt8], file: String) -> Result<Baseline, JSONProblems> {
+    package static func parse(_ bytes: [UInt8], file: String) -> Result<Baseline, JSONProblems> {
         let document: JSONValue
         do {
             document = try LocatedJSON.parse(bytes, file: file)
@@ -62,7 +62,7 @@ public struct Baseline: Sendable, Equatable {
 
     /// Marks the listed cases: expected failures, or entries that no longer fail. Cases that were not
     /// decided (SKIPPED, NOT_TESTABLE) or not run leave their entry alone: nothing proves it stale.
-    public func apply(to results: [CaseResult]) -> [CaseResult] {
+    package func apply(to results: [CaseResult]) -> [CaseResult] {
         results.map { result in
             guard let entry = entries.first(where: { $0.caseID == result.caseID }) else { return result }
             var marked = result

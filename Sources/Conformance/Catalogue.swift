@@ -1,24 +1,24 @@
 import Foundation
 
 /// Every conformance case, in the order reports list them.
-public enum Catalogue {
-    public static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c
+package enum Catalogue {
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c
 
-    public static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
+    package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 
     /// Cases whose id matches the glob (`*` any run of characters, `?` one), or all of them.
-    public static func select(glob: String?, level: LevelFilter = .all) -> [ConformanceCase] {
+    package static func select(glob: String?, level: LevelFilter = .all) -> [ConformanceCase] {
         all.filter { conformanceCase in
             (glob.map { Glob.matches($0, conformanceCase.id) } ?? true) && (level == .all || conformanceCase.level == .required)
         }
     }
 
-    public enum LevelFilter: String, Sendable, CaseIterable { case required, all }
+    package enum LevelFilter: String, Sendable, CaseIterable { case required, all }
 }
 
 /// Case-id globs: `resilience.*`, `*retry*`, `graph.?ae-*`. Several globs separated by commas.
-public enum Glob {
-    public static func matches(_ pattern: String, _ text: String) -> Bool {
+package enum Glob {
+    package static func matches(_ pattern: String, _ text: String) -> Bool {
         pattern.split(separator: ",").contains { matchOne(Array($0.trimmingCharacters(in: .whitespaces)), Array(text)) }
     }
 

@@ -2,21 +2,21 @@ import Foundation
 
 /// What a step's reply must say for a two-sided check: the client must not only stay silent on the
 /// wire, it must also report the right outcome to its app.
-public struct ReplyExpectation: Sendable, Equatable {
+package struct ReplyExpectation: Sendable, Equatable {
     /// nil: either.
-    public var ok: Bool?
+    package var ok: Bool?
     /// When failing: one of these errors (empty: any error).
-    public var errors: [AdapterError]
+    package var errors: [AdapterError]
     /// When succeeding: the reported scopes must not contain these (declined scopes).
-    public var scopesLack: [String]
+    package var scopesLack: [String]
     /// One of these statuses (a Graph call's final status); empty: any.
-    public var statuses: [Int]
+    package var statuses: [Int]
     /// No reply before the deadline is also right: an app waiting for a valid redirect (the forged one
     /// ignored, as MSAL's loopback listener does) is behaving correctly.
-    public var waitingIsFine: Bool = false
-    public var label: String
+    package var waitingIsFine: Bool = false
+    package var label: String
 
-    public init(ok: Bool?, errors: [AdapterError] = [], scopesLack: [String] = [], statuses: [Int] = [], waitingIsFine: Bool = false, label: String) {
+    package init(ok: Bool?, errors: [AdapterError] = [], scopesLack: [String] = [], statuses: [Int] = [], waitingIsFine: Bool = false, label: String) {
         self.waitingIsFine = waitingIsFine
         self.ok = ok
         self.errors = errors
@@ -25,8 +25,8 @@ public struct ReplyExpectation: Sendable, Equatable {
         self.label = label
     }
 
-    public static let succeeds = ReplyExpectation(ok: true, label: "succeeds")
-    public static func fails(_ errors: AdapterError...) -> ReplyExpectation {
+    package static let succeeds = ReplyExpectation(ok: true, label: "succeeds")
+    package static func fails(_ errors: AdapterError...) -> ReplyExpectation {
         ReplyExpectation(ok: false, errors: errors, label: errors.isEmpty ? "reports an error" : "reports " + errors.map(\.rawValue).joined(separator: " or "))
     }
 
@@ -57,8 +57,8 @@ public struct ReplyExpectation: Sendable, Equatable {
 
 /// One judgement of a case. Negative checks ("the client did not go on") decide only once the exchange
 /// proving the client reached that point was seen; otherwise they are NOT_TESTABLE, never a silent pass.
-public struct Check: Sendable {
-    public enum Rule: Sendable {
+package struct Check: Sendable {
+    package enum Rule: Sendable {
         /// The step's reply meets the expectation.
         case reply(step: Int, ReplyExpectation)
         /// Every /authorize carries an S256 `code_challenge`; every code redemption a `code_verifier`.
@@ -87,13 +87,13 @@ public struct Check: Sendable {
         case seen(ExchangeMatch, once: ExchangeMatch)
     }
 
-    public var name: String
+    package var name: String
     /// nil: the case's level. A recommended check in a required case reports WARNING when it fails.
-    public var level: CaseLevel?
-    public var rule: Rule
-    public var citation: Citation
+    package var level: CaseLevel?
+    package var rule: Rule
+    package var citation: Citation
 
-    public init(_ name: String, level: CaseLevel? = nil, _ rule: Rule, citation: Citation) {
+    package init(_ name: String, level: CaseLevel? = nil, _ rule: Rule, citation: Citation) {
         self.name = name
         self.level = level
         self.rule = rule

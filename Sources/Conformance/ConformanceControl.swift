@@ -1,5 +1,5 @@
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 import Scenarios
 
 /// `/_fakeentra/conformance/…`: the conformance suite for clients that cannot be driven by a command
@@ -10,17 +10,17 @@ import Scenarios
 /// - `GET  /_fakeentra/conformance/runs/{run}` — the results so far
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` — the client id, authority, user and journey
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/finish` `{"outcomes": [reply…]}` — the verdict
-public struct ConformanceControl: Sendable {
-    public static let prefix = "/_fakeentra/conformance"
-    public let sessions: ConformanceSessions
+package struct ConformanceControl: Sendable {
+    package static let prefix = "/_fakeentra/conformance"
+    package let sessions: ConformanceSessions
 
-    public init(sessions: ConformanceSessions) { self.sessions = sessions }
+    package init(sessions: ConformanceSessions) { self.sessions = sessions }
 
-    public static func owns(_ request: HTTPRequest) -> Bool {
+    package static func owns(_ request: HTTPRequest) -> Bool {
         request.rawPath == prefix || request.rawPath.hasPrefix(prefix + "/")
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         if let refusal = sessions.engine.controlAccessRefusal(request, context: context) { return refusal }
         let segments = Array(request.pathSegments.dropFirst(2))
         do {
@@ -87,8 +87,8 @@ public struct ConformanceControl: Sendable {
 }
 
 /// One coding of dates (ISO 8601 with milliseconds) for reports and the control API.
-public enum ConformanceJSON {
-    public static func encoder() -> JSONEncoder {
+package enum ConformanceJSON {
+    package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -98,7 +98,7 @@ public enum ConformanceJSON {
         return encoder
     }
 
-    public static func decoder() -> JSONDecoder {
+    package static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -111,14 +111,14 @@ public enum ConformanceJSON {
     }
 }
 
-public struct CaseListing: Sendable, Codable, Equatable {
-    public var id: String
-    public var title: String
-    public var area: CaseArea
-    public var level: CaseLevel
-    public var journey: [JourneyStep]
+package struct CaseListing: Sendable, Codable, Equatable {
+    package var id: String
+    package var title: String
+    package var area: CaseArea
+    package var level: CaseLevel
+    package var journey: [JourneyStep]
 
-    public init(_ conformanceCase: ConformanceCase) {
+    package init(_ conformanceCase: ConformanceCase) {
         id = conformanceCase.id
         title = conformanceCase.title
         area = conformanceCase.area
@@ -127,12 +127,12 @@ public struct CaseListing: Sendable, Codable, Equatable {
     }
 }
 
-public struct RunCreated: Sendable, Codable, Equatable {
-    public var run: String
-    public var cases: [CaseListing]
+package struct RunCreated: Sendable, Codable, Equatable {
+    package var run: String
+    package var cases: [CaseListing]
 }
 
-public struct RunResults: Sendable, Codable, Equatable {
-    public var run: String
-    public var results: [CaseResult]
+package struct RunResults: Sendable, Codable, Equatable {
+    package var run: String
+    package var results: [CaseResult]
 }

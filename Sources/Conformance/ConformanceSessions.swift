@@ -1,46 +1,46 @@
-import B2C
+package import B2C
 import Foundation
-import IdentityPlatform
-import Scenarios
+package import IdentityPlatform
+package import Scenarios
 import Synchronization
 
 /// What a client needs to run one case: its fresh client id, where to sign in, who signs in, and the journey.
-public struct CaseStart: Sendable, Codable, Equatable {
-    public struct B2CSettings: Sendable, Codable, Equatable {
-        public var authority: String
-        public var resetAuthority: String
-        public var knownAuthority: String
-        public var scopes: [String]
-        public var username: String
-        public var password: String
+package struct CaseStart: Sendable, Codable, Equatable {
+    package struct B2CSettings: Sendable, Codable, Equatable {
+        package var authority: String
+        package var resetAuthority: String
+        package var knownAuthority: String
+        package var scopes: [String]
+        package var username: String
+        package var password: String
     }
 
-    public struct ScenarioSummary: Sendable, Codable, Equatable {
-        public var name: String
-        public var summary: String
+    package struct ScenarioSummary: Sendable, Codable, Equatable {
+        package var name: String
+        package var summary: String
         /// The scenario file the case bound (docs/scenarios.md syntax).
-        public var file: String
+        package var file: String
     }
 
-    public var run: String
-    public var caseID: String
-    public var title: String
-    public var level: CaseLevel
-    public var clientID: String
-    public var binding: String
-    public var authority: String
-    public var redirectURI: String
-    public var graph: String
-    public var username: String
-    public var password: String
-    public var scopes: [String]
-    public var httpTimeout: Int
-    public var b2c: B2CSettings?
-    public var scenario: ScenarioSummary
-    public var journey: [JourneyStep]
+    package var run: String
+    package var caseID: String
+    package var title: String
+    package var level: CaseLevel
+    package var clientID: String
+    package var binding: String
+    package var authority: String
+    package var redirectURI: String
+    package var graph: String
+    package var username: String
+    package var password: String
+    package var scopes: [String]
+    package var httpTimeout: Int
+    package var b2c: B2CSettings?
+    package var scenario: ScenarioSummary
+    package var journey: [JourneyStep]
 
     /// The adapter's environment (adapter protocol version 1); `browser` is the `FAKEENTRA_BROWSER` command.
-    public func environment(certificateAuthority: String, browser: String) -> [String: String] {
+    package func environment(certificateAuthority: String, browser: String) -> [String: String] {
         var environment = [
             "FAKEENTRA_CONFORMANCE_PROTOCOL": "1",
             "FAKEENTRA_CASE": caseID,
@@ -65,12 +65,12 @@ public struct CaseStart: Sendable, Codable, Equatable {
     }
 }
 
-public struct ConformanceError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var status: Int
-    public var code: String
-    public var message: String
+package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var status: Int
+    package var code: String
+    package var message: String
 
-    public var description: String { message }
+    package var description: String { message }
 
     static func unknownRun(_ id: String) -> ConformanceError { .init(status: 404, code: "unknown_run", message: "no conformance run with id \"\(id)\"") }
     static func unknownCase(_ id: String) -> ConformanceError {
@@ -82,7 +82,7 @@ public struct ConformanceError: Error, Sendable, Equatable, CustomStringConverti
 
 /// Runs cases against this server's scenario engine: each case gets a fresh client id, its own
 /// binding (world, clock, counters) and its exchanges from the journal, so cases run in parallel.
-public final class ConformanceSessions: Sendable {
+package final class ConformanceSessions: Sendable {
     struct Started: Sendable {
         var start: CaseStart
         var startedAt: Date
@@ -94,19 +94,19 @@ public final class ConformanceSessions: Sendable {
         var results: [String: CaseResult] = [:]
     }
 
-    public let engine: ScenarioEngine
-    public let journal: RequestJournal
-    public let b2c: B2CConfiguration?
+    package let engine: ScenarioEngine
+    package let journal: RequestJournal
+    package let b2c: B2CConfiguration?
     private let runs = Mutex<[String: Run]>([:])
 
-    public init(engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?) {
+    package init(engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?) {
         self.engine = engine
         self.journal = journal
         self.b2c = b2c
     }
 
     /// A new run over the cases the glob selects; returns its id.
-    public func createRun(cases glob: String? = nil, level: Catalogue.LevelFilter = .all) throws(ConformanceError) -> (id: String, cases: [ConformanceCase]) {
+    package func createRun(cases glob: String? = nil, level: Catalogue.LevelFilter = .all) throws(ConformanceError) -> (id: String, cases: [ConformanceCase]) {
         let selected = Catalogue.select(glob: glob, level: level)
         if selected.isEmpty { throw .noCases(glob ?? "*") }
         let id = "r" + UUID().uuidString.prefix(8).lowercased()
@@ -114,13 +114,13 @@ public final class ConformanceSessions: Sendable {
         return (id, selected)
     }
 
-    public func results(run id: String) throws(ConformanceError) -> [CaseResult] {
+    package func results(run id: String) throws(ConformanceError) -> [CaseResult] {
         guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
         return run.cases.compactMap { run.results[$0] }
     }
 
     /// Binds the case's scenario to a fresh client id registered as a public client.
-    public func start(run id: String, case caseID: String, baseURL: String) throws(ConformanceError) -> CaseStart {
+    package func start(run id: String, case caseID: String, baseURL: String) throws(ConformanceError) -> CaseStart {
         guard let conformanceCase = Catalogue.named(caseID) else { throw .unknownCase(caseID) }
         guard runs.withLock({ $0[id] != nil }) else { throw .unknownRun(id) }
         let clientID = UUID().uuidString.lowercased()
@@ -150,7 +150,7 @@ public final class ConformanceSessions: Sendable {
     }
 
     /// Judges the case from its world's exchanges and the reported outcomes, and removes its binding.
-    public func finish(run id: String, case caseID: String, outcomes: [StepOutcome], stderrTail: String? = nil) throws(ConformanceError) -> CaseResult {
+    package func finish(run id: String, case caseID: String, outcomes: [StepOutcome], stderrTail: String? = nil) throws(ConformanceError) -> CaseResult {
         guard let conformanceCase = Catalogue.named(caseID) else { throw .unknownCase(caseID) }
         guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
         guard let started = run.started[caseID] else { throw .notStarted(caseID) }
@@ -165,7 +165,7 @@ public final class ConformanceSessions: Sendable {
     }
 
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.
-    public static let redirectURI = "http://localhost"
+    package static let redirectURI = "http://localhost"
 
     private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, in directory: inout Directory) {
         directory.applications.append(Application(

@@ -1,28 +1,28 @@
-import Foundation
-import IdentityPlatform
+package import Foundation
+package import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.
 ///
 /// The one place that reads journal entries: request facts from the entry, what the platform did from
 /// its receipt (the error code it answered, the page it showed, the scenario rules that fired), so the
 /// judge never reads a rendered page.
-public struct Exchange: Sendable, Codable, Equatable {
-    public var id: Int
-    public var time: Date
-    public var method: String
-    public var path: String
+package struct Exchange: Sendable, Codable, Equatable {
+    package var id: Int
+    package var time: Date
+    package var method: String
+    package var path: String
     /// The journal's endpoint kind: `token`, `authorize`, `graph`, `b2c`, `openid_configuration`…
-    public var kind: String
-    public var status: Int
+    package var kind: String
+    package var status: Int
     /// Query and form parameters, secrets redacted (a redacted value keeps a short hash, so equal
     /// tokens stay recognisable).
-    public var parameters: [String: String]
+    package var parameters: [String: String]
     /// Response facts: `error`, `suberror`, `scope`, `refresh_token` (redacted), `retry-after`,
     /// `www-authenticate`, `location`; from the receipt `error_code` (`AADSTS65004`, `AADB2C90118`, a
     /// Graph code), `flow_step` (`sign_in`, `mfa`, `consent`…) and `rules` (indexes of the rules that fired).
-    public var answer: [String: String]
+    package var answer: [String: String]
 
-    public init(id: Int, time: Date, method: String, path: String, kind: String, status: Int,
+    package init(id: Int, time: Date, method: String, path: String, kind: String, status: Int,
                 parameters: [String: String] = [:], answer: [String: String] = [:]) {
         self.id = id
         self.time = time
@@ -34,7 +34,7 @@ public struct Exchange: Sendable, Codable, Equatable {
         self.answer = answer
     }
 
-    public init(_ entry: JournalEntry) {
+    package init(_ entry: JournalEntry) {
         var parameters: [String: String] = [:]
         for (name, value) in entry.query where parameters[name] == nil { parameters[name] = value }
         if let form = Self.object(entry.requestBody) {
@@ -72,10 +72,10 @@ public struct Exchange: Sendable, Codable, Equatable {
         return try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
     }
 
-    public var grantType: String? { parameters["grant_type"] }
+    package var grantType: String? { parameters["grant_type"] }
 
     /// `POST /token grant_type=refresh_token → 400 invalid_grant/bad_token`.
-    public var summary: String {
+    package var summary: String {
         var text = "\(method) \(Self.shortPath(path))"
         if let grantType { text += " grant_type=\(grantType.replacingOccurrences(of: "urn:ietf:params:oauth:grant-type:", with: ""))" }
         if kind == "authorize" || path.hasSuffix("/authorize"), let policy = parameters["p"] { text += " p=\(policy)" }
@@ -95,23 +95,23 @@ public struct Exchange: Sendable, Codable, Equatable {
 }
 
 /// Which exchanges a check is about.
-public struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
-    public var kinds: [String] = []
+package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
+    package var kinds: [String] = []
     /// Substring of the path (`/token`, `/authorize`).
-    public var pathContains: String?
-    public var grantTypes: [String] = []
-    public var statuses: ClosedRange<Int>?
+    package var pathContains: String?
+    package var grantTypes: [String] = []
+    package var statuses: ClosedRange<Int>?
     /// A B2C policy, named in the path (`/tfp/{tenant}/{policy}/…`) or as `p=`.
-    public var policy: String?
+    package var policy: String?
     /// Each named parameter must be present (nil value) or equal.
-    public var parameters: [String: String?] = [:]
+    package var parameters: [String: String?] = [:]
     /// Each named parameter must contain this text (the `claims` parameter declaring `cp1`).
-    public var parameterContains: [String: String] = [:]
+    package var parameterContains: [String: String] = [:]
     /// Each named answer fact must be present (nil value) or equal.
-    public var answer: [String: String?] = [:]
-    public var label: String
+    package var answer: [String: String?] = [:]
+    package var label: String
 
-    public init(_ label: String, kinds: [String] = [], pathContains: String? = nil, grantTypes: [String] = [], statuses: ClosedRange<Int>? = nil,
+    package init(_ label: String, kinds: [String] = [], pathContains: String? = nil, grantTypes: [String] = [], statuses: ClosedRange<Int>? = nil,
                 policy: String? = nil, parameters: [String: String?] = [:], answer: [String: String?] = [:]) {
         self.label = label
         self.policy = policy
@@ -123,7 +123,7 @@ public struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
         self.answer = answer
     }
 
-    public func matches(_ exchange: Exchange) -> Bool {
+    package func matches(_ exchange: Exchange) -> Bool {
         if !kinds.isEmpty, !kinds.contains(exchange.kind) { return false }
         if let pathContains, !exchange.path.lowercased().contains(pathContains.lowercased()) { return false }
         if !grantTypes.isEmpty, !grantTypes.contains(where: { exchange.grantType?.hasSuffix($0) ?? false }) { return false }
@@ -146,31 +146,31 @@ public struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
         return true
     }
 
-    public var description: String { label }
+    package var description: String { label }
 
     /// The same match, restricted to some statuses.
-    public func answered(_ statuses: ClosedRange<Int>, _ label: String? = nil) -> ExchangeMatch {
+    package func answered(_ statuses: ClosedRange<Int>, _ label: String? = nil) -> ExchangeMatch {
         var copy = self
         copy.statuses = statuses
         copy.label = label ?? "\(self.label) answered \(statuses.lowerBound == statuses.upperBound ? "\(statuses.lowerBound)" : "\(statuses)")"
         return copy
     }
 
-    public func with(answer name: String, _ value: String? = nil, label: String) -> ExchangeMatch {
+    package func with(answer name: String, _ value: String? = nil, label: String) -> ExchangeMatch {
         var copy = self
         copy.answer[name] = .some(value)
         copy.label = label
         return copy
     }
 
-    public func with(parameter name: String, containing text: String, label: String) -> ExchangeMatch {
+    package func with(parameter name: String, containing text: String, label: String) -> ExchangeMatch {
         var copy = self
         copy.parameterContains[name] = text
         copy.label = label
         return copy
     }
 
-    public func with(parameter name: String, _ value: String? = nil, label: String) -> ExchangeMatch {
+    package func with(parameter name: String, _ value: String? = nil, label: String) -> ExchangeMatch {
         var copy = self
         copy.parameters[name] = .some(value)
         copy.label = label
@@ -178,9 +178,9 @@ public struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     }
 
     // Token endpoint requests (Entra and B2C alike).
-    public static let tokenRequest = ExchangeMatch("a token request", pathContains: "/token")
-    public static let refresh = ExchangeMatch("a refresh-token request", pathContains: "/token", grantTypes: ["refresh_token"])
-    public static let codeRedemption = ExchangeMatch("the code redemption", pathContains: "/token", grantTypes: ["authorization_code"])
-    public static let authorize = ExchangeMatch("an /authorize request", pathContains: "/authorize")
-    public static let graph = ExchangeMatch("a Graph call", kinds: ["graph"])
+    package static let tokenRequest = ExchangeMatch("a token request", pathContains: "/token")
+    package static let refresh = ExchangeMatch("a refresh-token request", pathContains: "/token", grantTypes: ["refresh_token"])
+    package static let codeRedemption = ExchangeMatch("the code redemption", pathContains: "/token", grantTypes: ["authorization_code"])
+    package static let authorize = ExchangeMatch("an /authorize request", pathContains: "/authorize")
+    package static let graph = ExchangeMatch("a Graph call", kinds: ["graph"])
 }

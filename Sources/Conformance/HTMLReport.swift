@@ -4,7 +4,7 @@ import IdentityPlatform
 /// A self-contained HTML report: no script, no external resource; every text goes through the
 /// platform's one HTML escaper.
 extension ConformanceReport {
-    public func html() -> String {
+    package func html() -> String {
         let e = HTML.escape
         var body = """
             <h1>FakeEntra client conformance</h1>

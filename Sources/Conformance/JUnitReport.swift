@@ -4,7 +4,7 @@ import IdentityPlatform
 /// JUnit XML as CI systems read it (the common JUnit XSD: testsuites / testsuite / properties /
 /// testcase / failure / skipped / system-out): one suite per area, one test case per conformance case.
 extension ConformanceReport {
-    public func junit() -> String {
+    package func junit() -> String {
         let seconds = finishedAt.timeIntervalSince(startedAt)
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"
         xml += #"<testsuites name="fakeentra conform" tests="\#(cases.count)" failures="\#(cases.count(where: junitFails))" errors="0" time="\#(Self.time(seconds))">"# + "\n"

@@ -1,25 +1,25 @@
-import Foundation
+package import Foundation
 
 /// One app-level step the suite asks the adapter to take (adapter protocol version 1, docs/conformance.md).
-public struct JourneyStep: Sendable, Codable, Equatable {
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+package struct JourneyStep: Sendable, Codable, Equatable {
+    package enum Kind: String, Sendable, Codable, CaseIterable {
         case signIn, getToken, callGraph, signOut, wait
     }
 
-    public var id: Int
-    public var step: Kind
-    public var scopes: [String]?
-    public var prompt: String?
+    package var id: Int
+    package var step: Kind
+    package var scopes: [String]?
+    package var prompt: String?
     /// B2C user flow (sign-in through `FAKEENTRA_B2C_AUTHORITY`).
-    public var policy: String?
+    package var policy: String?
     /// Graph path for `callGraph`, e.g. `/v1.0/me`.
-    public var path: String?
+    package var path: String?
     /// For `wait`: how long the app idles.
-    public var seconds: Double?
+    package var seconds: Double?
     /// Seconds the adapter has to answer; nil means the protocol's default (30).
-    public var deadline: Double?
+    package var deadline: Double?
 
-    public init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil,
+    package init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil,
                 path: String? = nil, seconds: Double? = nil, deadline: Double? = nil) {
         self.id = id
         self.step = step
@@ -31,12 +31,12 @@ public struct JourneyStep: Sendable, Codable, Equatable {
         self.deadline = deadline
     }
 
-    public static let defaultDeadline: Double = 30
+    package static let defaultDeadline: Double = 30
 
-    public var deadlineSeconds: Double { deadline ?? Self.defaultDeadline }
+    package var deadlineSeconds: Double { deadline ?? Self.defaultDeadline }
 
     /// The JSON line sent on the adapter's stdin (no trailing newline).
-    public var jsonLine: String {
+    package var jsonLine: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var copy = self
@@ -45,7 +45,7 @@ public struct JourneyStep: Sendable, Codable, Equatable {
     }
 
     /// A short human form: `getToken User.Read`, `wait 3s`.
-    public var summary: String {
+    package var summary: String {
         switch step {
         case .wait: "wait \(seconds.map { String(format: "%g", $0) } ?? "0")s"
         case .callGraph: "callGraph \(path ?? "/v1.0/me")"
@@ -57,21 +57,21 @@ public struct JourneyStep: Sendable, Codable, Equatable {
 
 /// Builders keep the catalogue readable: `.signIn(1)`, `.getToken(2, ["Calendars.Read"])`.
 extension JourneyStep {
-    public static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
+    package static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signIn, scopes: scopes, policy: policy, deadline: deadline)
     }
-    public static func getToken(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
+    package static func getToken(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .getToken, scopes: scopes, deadline: deadline)
     }
-    public static func callGraph(_ id: Int, _ path: String = "/v1.0/me", scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
+    package static func callGraph(_ id: Int, _ path: String = "/v1.0/me", scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .callGraph, scopes: scopes, path: path, deadline: deadline)
     }
-    public static func signOut(_ id: Int) -> JourneyStep { JourneyStep(id: id, step: .signOut) }
-    public static func wait(_ id: Int, _ seconds: Double) -> JourneyStep { JourneyStep(id: id, step: .wait, seconds: seconds) }
+    package static func signOut(_ id: Int) -> JourneyStep { JourneyStep(id: id, step: .signOut) }
+    package static func wait(_ id: Int, _ seconds: Double) -> JourneyStep { JourneyStep(id: id, step: .wait, seconds: seconds) }
 }
 
 /// The error kinds an adapter may report; anything else is read as `other`.
-public enum AdapterError: String, Sendable, Codable, CaseIterable {
+package enum AdapterError: String, Sendable, Codable, CaseIterable {
     case declinedScopes = "declined_scopes"
     case interactionRequired = "interaction_required"
     case consentRequired = "consent_required"
@@ -90,8 +90,8 @@ public enum AdapterError: String, Sendable, Codable, CaseIterable {
 }
 
 /// What happened to one step, as the suite saw it: the adapter's reply, or no reply.
-public struct StepOutcome: Sendable, Codable, Equatable {
-    public enum Observed: String, Sendable, Codable {
+package struct StepOutcome: Sendable, Codable, Equatable {
+    package enum Observed: String, Sendable, Codable {
         /// The adapter answered with one JSON line.
         case answered
         /// No answer before the step's deadline.
@@ -104,21 +104,21 @@ public struct StepOutcome: Sendable, Codable, Equatable {
         case notSent = "not_sent"
     }
 
-    public var id: Int
-    public var step: JourneyStep.Kind
-    public var observed: Observed
-    public var ok: Bool
-    public var error: AdapterError?
-    public var suberror: String?
-    public var status: Int?
-    public var scopes: [String]?
-    public var detail: String?
+    package var id: Int
+    package var step: JourneyStep.Kind
+    package var observed: Observed
+    package var ok: Bool
+    package var error: AdapterError?
+    package var suberror: String?
+    package var status: Int?
+    package var scopes: [String]?
+    package var detail: String?
     /// When the suite sent the step and read its reply; nil when a test reported the outcome through
     /// the control API without times (then checks that attribute requests to steps are NOT_TESTABLE).
-    public var startedAt: Date?
-    public var endedAt: Date?
+    package var startedAt: Date?
+    package var endedAt: Date?
 
-    public init(id: Int, step: JourneyStep.Kind, observed: Observed, ok: Bool = false, error: AdapterError? = nil, suberror: String? = nil,
+    package init(id: Int, step: JourneyStep.Kind, observed: Observed, ok: Bool = false, error: AdapterError? = nil, suberror: String? = nil,
                 status: Int? = nil, scopes: [String]? = nil, detail: String? = nil, startedAt: Date?, endedAt: Date?) {
         self.id = id
         self.step = step
@@ -134,7 +134,7 @@ public struct StepOutcome: Sendable, Codable, Equatable {
     }
 
     /// Reads the adapter's reply line to `step`; a line that is not one becomes `malformed` with the text as detail.
-    public static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
+    package static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
             return StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: String(line.prefix(500)), startedAt: startedAt, endedAt: endedAt)
         }
@@ -142,7 +142,7 @@ public struct StepOutcome: Sendable, Codable, Equatable {
     }
 
     /// An adapter reply (or a control-API outcome, which may also say `observed`) as an outcome.
-    public static func reply(_ object: [String: Any], for step: JourneyStep, startedAt: Date?, endedAt: Date?, text: String? = nil) -> StepOutcome {
+    package static func reply(_ object: [String: Any], for step: JourneyStep, startedAt: Date?, endedAt: Date?, text: String? = nil) -> StepOutcome {
         var outcome = StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: text.map { String($0.prefix(500)) }, startedAt: startedAt, endedAt: endedAt)
         if let observed = (object["observed"] as? String).flatMap(Observed.init(rawValue:)), observed != .answered {
             outcome.observed = observed
@@ -166,7 +166,7 @@ public struct StepOutcome: Sendable, Codable, Equatable {
     }
 
     /// One line for tables: `ok 200`, `error throttled`, `no answer in 30 s`.
-    public var summary: String {
+    package var summary: String {
         switch observed {
         case .answered:
             if ok { return "ok" + (status.map { " \($0)" } ?? "") + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "") }

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Judges a case from its client's exchanges (the journal entries of its world) and the adapter's replies.
-public struct Judge: Sendable {
+package struct Judge: Sendable {
     /// Journal times are taken when an answer is ready and the client's next request when it is
     /// answered: a client that waited exactly Retry-After may still show a few milliseconds less.
-    public static let timingTolerance: Double = 0.2
+    package static let timingTolerance: Double = 0.2
 
-    public let exchanges: [Exchange]
-    public let outcomes: [StepOutcome]
+    package let exchanges: [Exchange]
+    package let outcomes: [StepOutcome]
 
-    public init(exchanges: [Exchange], outcomes: [StepOutcome]) {
+    package init(exchanges: [Exchange], outcomes: [StepOutcome]) {
         self.exchanges = exchanges.sorted { $0.id < $1.id }
         self.outcomes = outcomes
     }
 
-    public func judge(_ conformanceCase: ConformanceCase, clientID: String? = nil, durationSeconds: Double = 0, stderrTail: String? = nil) -> CaseResult {
+    package func judge(_ conformanceCase: ConformanceCase, clientID: String? = nil, durationSeconds: Double = 0, stderrTail: String? = nil) -> CaseResult {
         var checks = conformanceCase.checks.map { evaluate($0, caseLevel: conformanceCase.level) }
         // An adapter that cannot take a step makes the case untested, not failed.
         if let unsupported = outcomes.first(where: { $0.observed == .answered && $0.error == .unsupported }) {
@@ -41,7 +41,7 @@ public struct Judge: Sendable {
         )
     }
 
-    public func evaluate(_ check: Check, caseLevel: CaseLevel) -> CheckResult {
+    package func evaluate(_ check: Check, caseLevel: CaseLevel) -> CheckResult {
         let level = check.level ?? caseLevel
         let (verdict, reason, evidence, replies) = decide(check.rule)
         // A failed recommended check warns: MSAL skips that hardening on purpose.

@@ -1,31 +1,31 @@
-import Foundation
+package import Foundation
 
 /// A finished run: every case's result and what decides the exit status.
-public struct ConformanceReport: Sendable, Codable, Equatable {
-    public struct Summary: Sendable, Codable, Equatable {
-        public var total: Int
-        public var passed: Int
-        public var failed: Int
-        public var warnings: Int
-        public var skipped: Int
-        public var notTestable: Int
+package struct ConformanceReport: Sendable, Codable, Equatable {
+    package struct Summary: Sendable, Codable, Equatable {
+        package var total: Int
+        package var passed: Int
+        package var failed: Int
+        package var warnings: Int
+        package var skipped: Int
+        package var notTestable: Int
         /// Baseline entries whose case passed: the run fails until they are removed.
-        public var staleBaselineEntries: [String]
-        public var expectedFailures: [String]
-        public var succeeded: Bool
+        package var staleBaselineEntries: [String]
+        package var expectedFailures: [String]
+        package var succeeded: Bool
     }
 
-    public var schemaVersion: Int = 1
-    public var tool: String
-    public var client: String
-    public var server: String
-    public var startedAt: Date
-    public var finishedAt: Date
-    public var strict: Bool
-    public var summary: Summary
-    public var cases: [CaseResult]
+    package var schemaVersion: Int = 1
+    package var tool: String
+    package var client: String
+    package var server: String
+    package var startedAt: Date
+    package var finishedAt: Date
+    package var strict: Bool
+    package var summary: Summary
+    package var cases: [CaseResult]
 
-    public init(tool: String, client: String, server: String, startedAt: Date, finishedAt: Date, strict: Bool, cases: [CaseResult]) {
+    package init(tool: String, client: String, server: String, startedAt: Date, finishedAt: Date, strict: Bool, cases: [CaseResult]) {
         self.tool = tool
         self.client = client
         self.server = server
@@ -49,20 +49,20 @@ public struct ConformanceReport: Sendable, Codable, Equatable {
     }
 
     /// 0 when nothing required failed (with `--strict`, no warning either) and no baseline entry is stale.
-    public var exitCode: Int32 { summary.succeeded ? 0 : 1 }
+    package var exitCode: Int32 { summary.succeeded ? 0 : 1 }
 
-    public func json() -> String {
+    package func json() -> String {
         let encoder = ConformanceJSON.encoder()
         encoder.outputFormatting.insert(.prettyPrinted)
         return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self) + "\n"
     }
 
-    public static func decode(_ data: Data) throws -> ConformanceReport {
+    package static func decode(_ data: Data) throws -> ConformanceReport {
         try ConformanceJSON.decoder().decode(ConformanceReport.self, from: data)
     }
 
     /// The terminal table: case, level, verdict, one-line reason.
-    public func table(width: Int = 160) -> String {
+    package func table(width: Int = 160) -> String {
         let idWidth = max(4, cases.map(\.caseID.count).max() ?? 4)
         var lines = [Self.pad("CASE", idWidth) + "  LEVEL        VERDICT       REASON"]
         for result in cases {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The results of the OpenID Foundation's suite, less REVIEW: a check either decides or says why it cannot.
-public enum Verdict: String, Sendable, Codable, CaseIterable, Comparable {
+package enum Verdict: String, Sendable, Codable, CaseIterable, Comparable {
     case passed = "PASSED"
     case failed = "FAILED"
     case warning = "WARNING"
@@ -19,21 +19,21 @@ public enum Verdict: String, Sendable, Codable, CaseIterable, Comparable {
         }
     }
 
-    public static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.severity < rhs.severity }
+    package static func < (lhs: Verdict, rhs: Verdict) -> Bool { lhs.severity < rhs.severity }
 }
 
 /// One check's judgement with the exchanges and replies that decided it.
-public struct CheckResult: Sendable, Codable, Equatable {
-    public var check: String
-    public var level: CaseLevel
-    public var verdict: Verdict
-    public var reason: String
-    public var evidence: [Exchange]
+package struct CheckResult: Sendable, Codable, Equatable {
+    package var check: String
+    package var level: CaseLevel
+    package var verdict: Verdict
+    package var reason: String
+    package var evidence: [Exchange]
     /// Step replies the verdict rests on (two-sided checks).
-    public var replies: [StepOutcome]
-    public var citation: Citation?
+    package var replies: [StepOutcome]
+    package var citation: Citation?
 
-    public init(check: String, level: CaseLevel, verdict: Verdict, reason: String, evidence: [Exchange] = [], replies: [StepOutcome] = [], citation: Citation? = nil) {
+    package init(check: String, level: CaseLevel, verdict: Verdict, reason: String, evidence: [Exchange] = [], replies: [StepOutcome] = [], citation: Citation? = nil) {
         self.check = check
         self.level = level
         self.verdict = verdict
@@ -45,27 +45,27 @@ public struct CheckResult: Sendable, Codable, Equatable {
 }
 
 /// A case's verdict, its checks, the adapter's replies and everything a report shows.
-public struct CaseResult: Sendable, Codable, Equatable {
-    public var caseID: String
-    public var title: String
-    public var area: CaseArea
-    public var level: CaseLevel
-    public var verdict: Verdict
-    public var reason: String
-    public var checks: [CheckResult]
-    public var outcomes: [StepOutcome]
+package struct CaseResult: Sendable, Codable, Equatable {
+    package var caseID: String
+    package var title: String
+    package var area: CaseArea
+    package var level: CaseLevel
+    package var verdict: Verdict
+    package var reason: String
+    package var checks: [CheckResult]
+    package var outcomes: [StepOutcome]
     /// Every exchange of the case's client id, in order.
-    public var exchanges: [Exchange]
-    public var description: String
-    public var citations: [Citation]
-    public var clientID: String?
-    public var durationSeconds: Double
+    package var exchanges: [Exchange]
+    package var description: String
+    package var citations: [Citation]
+    package var clientID: String?
+    package var durationSeconds: Double
     /// The last 64 KiB of the adapter's stderr (CLI runs).
-    public var stderrTail: String?
+    package var stderrTail: String?
     /// Set when a baseline entry expected this case to fail.
-    public var baseline: BaselineNote?
+    package var baseline: BaselineNote?
 
-    public init(caseID: String, title: String, area: CaseArea, level: CaseLevel, verdict: Verdict, reason: String, checks: [CheckResult],
+    package init(caseID: String, title: String, area: CaseArea, level: CaseLevel, verdict: Verdict, reason: String, checks: [CheckResult],
                 outcomes: [StepOutcome], exchanges: [Exchange], description: String, citations: [Citation], clientID: String? = nil,
                 durationSeconds: Double = 0, stderrTail: String? = nil, baseline: BaselineNote? = nil) {
         self.caseID = caseID
@@ -86,16 +86,16 @@ public struct CaseResult: Sendable, Codable, Equatable {
     }
 
     /// A required case that FAILED and is not an expected failure: what makes a run fail.
-    public var failsRun: Bool { verdict == .failed && level == .required && baseline?.status != .expectedFailure }
+    package var failsRun: Bool { verdict == .failed && level == .required && baseline?.status != .expectedFailure }
 }
 
-public struct BaselineNote: Sendable, Codable, Equatable {
-    public enum Status: String, Sendable, Codable {
+package struct BaselineNote: Sendable, Codable, Equatable {
+    package enum Status: String, Sendable, Codable {
         /// Listed, and it did fail: not counted against the run.
         case expectedFailure = "expected_failure"
         /// Listed, but it passed: the baseline has rotted, and the run fails until the entry goes.
         case noLongerFails = "no_longer_fails"
     }
-    public var status: Status
-    public var reason: String
+    package var status: Status
+    package var reason: String
 }

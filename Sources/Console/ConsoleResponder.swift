@@ -1,16 +1,16 @@
-import B2C
+package import B2C
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import IdentityPlatform
-import Scenarios
+package import IdentityPlatform
+package import Scenarios
 
 /// What the console shows besides the live state: the local CA people must trust.
-public struct ConsoleSettings: Sendable {
+package struct ConsoleSettings: Sendable {
     /// Path of `ca.pem`, for the trust instructions and the download; nil: no CA section (tests).
-    public var certificateAuthorityPath: String?
+    package var certificateAuthorityPath: String?
 
-    public init(certificateAuthorityPath: String? = nil) {
+    package init(certificateAuthorityPath: String? = nil) {
         self.certificateAuthorityPath = certificateAuthorityPath
     }
 }
@@ -18,16 +18,16 @@ public struct ConsoleSettings: Sendable {
 /// The server's front door for people: the web console at `/` and `/_fakeentra/console/…`, and the
 /// token mint at `POST /_fakeentra/tokens`. Every other request goes to `inner`, and the JWTs it carries
 /// are noted in the ledger so the console can decode what the journal redacts.
-public struct ConsoleResponder: ExchangeResponder {
+package struct ConsoleResponder: ExchangeResponder {
     static let base = RouteResolver.consolePath
     static let mintPath = RouteResolver.mintPath
 
     let inner: any ExchangeResponder
     let console: Console
 
-    public var routes: RouteResolver { inner.routes }
+    package var routes: RouteResolver { inner.routes }
 
-    public init(wrapping inner: any ExchangeResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
+    package init(wrapping inner: any ExchangeResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
                 settings: ConsoleSettings = .init(), ledger: TokenLedger = TokenLedger()) {
         self.inner = inner
         console = Console(engine: engine, journal: journal, ledger: ledger, b2c: b2c,
@@ -35,7 +35,7 @@ public struct ConsoleResponder: ExchangeResponder {
                           access: ControlAccess(secret: engine.options.controlSecret), formGuard: FormGuard(), inner: inner)
     }
 
-    public func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         switch context.route {
         case .console where request.rawPath == Self.mintPath:
             return TokenMintEndpoint(console: console).respond(to: request, context: context.connection)

@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import LocatedJSON
+import Scenarios
 
 extension ConsolePage {
     /// `…/tokens`: the token mint as a form. GET shows it; POST mints and shows the token, ready to copy

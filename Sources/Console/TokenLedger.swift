@@ -1,13 +1,13 @@
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 import Synchronization
 
 /// The JWTs that crossed the wire recently, by SHA-256, so the console can decode a token the journal
 /// shows only as `[redacted … sha256:…]`. The journal stays redacted (it is exported, shared, attached to
 /// bug reports); the console, behind the control API's access rule, decodes what it names.
-public final class TokenLedger: Sendable {
+package final class TokenLedger: Sendable {
     struct Entry: Sendable {
         var token: String
         var hexDigest: String
@@ -21,15 +21,15 @@ public final class TokenLedger: Sendable {
         var head = 0
     }
 
-    public let capacity: Int
+    package let capacity: Int
     private let store = Mutex(Store())
 
-    public init(capacity: Int = 4096) { self.capacity = max(1, capacity) }
+    package init(capacity: Int = 4096) { self.capacity = max(1, capacity) }
 
     /// Records every JWT in the request (Authorization, query, form body) and those of the response: the
     /// receipt's when a platform handler answered (it names every token it signed), else the ones found in
     /// the body and `Location` (answers a scenario rule gave).
-    public func observe(_ request: HTTPRequest, _ response: HTTPResponse, receipt: Receipt) {
+    package func observe(_ request: HTTPRequest, _ response: HTTPResponse, receipt: Receipt) {
         var found: [String] = []
         if let authorization = request.headers["Authorization"] { found += JWTScanner.tokens(in: Array(authorization.utf8)) }
         if let query = request.rawQuery { found += JWTScanner.tokens(in: Array(query.utf8)) }
@@ -48,7 +48,7 @@ public final class TokenLedger: Sendable {
 
     static let largestScannedBody = 256 * 1024
 
-    public func record(_ token: String) {
+    package func record(_ token: String) {
         let hex = Self.hexDigest(token)
         let prefix = String(hex.prefix(8))
         store.withLock { store in
@@ -69,7 +69,7 @@ public final class TokenLedger: Sendable {
     }
 
     /// The token whose SHA-256 (hex) starts with `hashPrefix` (at least eight digits), if seen.
-    public func token(hashPrefix: String) -> String? {
+    package func token(hashPrefix: String) -> String? {
         let wanted = hashPrefix.lowercased()
         guard wanted.count >= 8 else { return nil }
         return store.withLock { store in
@@ -77,7 +77,7 @@ public final class TokenLedger: Sendable {
         }
     }
 
-    public var count: Int { store.withLock { $0.order.count } }
+    package var count: Int { store.withLock { $0.order.count } }
 
     static func hexDigest(_ token: String) -> String {
         Hex.lowercase(Digest.sha256(Array(token.utf8)))

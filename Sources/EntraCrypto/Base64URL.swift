@@ -1,5 +1,5 @@
 /// RFC 4648 §5 base64url, as JOSE uses it (RFC 7515 §2): no padding on output.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -8,19 +8,19 @@ public enum Base64URL {
         return table
     }()
 
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         encode(bytes, alphabet: alphabet)
     }
 
     /// Appends the encoding to `buffer` (tokens are assembled in one byte buffer).
-    public static func append(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+    package static func append(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
         append(bytes, alphabet: alphabet, to: &buffer)
     }
 
     /// Decodes base64url with or without `=` padding. Rejects the standard alphabet's `+` and `/`,
     /// whitespace, impossible lengths and non-zero unused trailing bits, so that one token has
     /// exactly one spelling (signatures cannot be made malleable by re-spelling them).
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var characters = Array(text.utf8)
         if let firstPad = characters.firstIndex(of: UInt8(ascii: "=")) {
             let padding = characters.count - firstPad
@@ -50,7 +50,7 @@ public enum Base64URL {
     }
 
     /// Standard base64 with padding (RFC 4648 §4), as the JWK `x5c` member requires (RFC 7517 §4.7).
-    public static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
+    package static func encodeStandard(_ bytes: some Collection<UInt8>) -> String {
         let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         var text = encode(bytes, alphabet: standard)
         while text.utf8.count % 4 != 0 { text.append("=") }

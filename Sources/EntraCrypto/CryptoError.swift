@@ -4,8 +4,8 @@ private import COpenSSL
 ///
 /// `reason` is captured from OpenSSL's per-thread error queue in the same synchronous call that
 /// failed, so it never describes somebody else's failure. Errors are equal when their codes are.
-public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
-    public enum Code: String, Sendable {
+package struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
+    package enum Code: String, Sendable {
         case invalidPEM
         case invalidKey
         case unsupportedKey
@@ -18,21 +18,21 @@ public struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable {
         case fileSystem
     }
 
-    public let code: Code
-    public let reason: String
-    public let file: String
-    public let line: Int
+    package let code: Code
+    package let reason: String
+    package let file: String
+    package let line: Int
 
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.file = file
         self.line = line
     }
 
-    public var description: String { "CryptoError.\(code.rawValue): \(reason) (\(file):\(line))" }
+    package var description: String { "CryptoError.\(code.rawValue): \(reason) (\(file):\(line))" }
 
-    public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
 
     /// Builds an error from `context` and drains OpenSSL's error queue into its reason.
     static func openSSL(_ code: Code, _ context: String, file: String = #fileID, line: Int = #line) -> CryptoError {

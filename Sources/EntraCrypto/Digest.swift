@@ -1,9 +1,9 @@
 private import COpenSSL
 
 /// One-shot message digests.
-public enum Digest {
-    public static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha256Algorithm.pointer) }
-    public static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha1Algorithm.pointer) }
+package enum Digest {
+    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha256Algorithm.pointer) }
+    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha1Algorithm.pointer) }
 
     /// Fetched once: `EVP_sha256()` makes every `EVP_Digest` look the implementation up again in
     /// OpenSSL 3's provider tables, which costs more than hashing a short input (a GUID's seed, a token).
@@ -35,8 +35,8 @@ private struct FetchedDigest: @unchecked Sendable {
 }
 
 /// Bytes from OpenSSL's CSPRNG.
-public enum SecureRandom {
-    public static func bytes(count: Int) -> [UInt8] {
+package enum SecureRandom {
+    package static func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0, "negative byte count")
         var output = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return output }
@@ -47,14 +47,14 @@ public enum SecureRandom {
     }
 
     /// A URL-safe random string (authorization codes, refresh tokens, nonces).
-    public static func base64URLString(byteCount: Int) -> String {
+    package static func base64URLString(byteCount: Int) -> String {
         Base64URL.encode(bytes(count: byteCount))
     }
 }
 
 /// Comparison whose time depends only on the lengths, never on where the inputs first differ.
-public enum ConstantTime {
-    public static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
+package enum ConstantTime {
+    package static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for (left, right) in zip(lhs, rhs) { difference |= left ^ right }

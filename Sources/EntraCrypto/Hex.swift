@@ -1,11 +1,11 @@
 /// Hexadecimal text of bytes (digests, thumbprints, GUIDs) without Foundation's `String(format:)`, which
 /// costs a formatter per byte on paths that run for every token.
-public enum Hex {
-    public static func lowercase(_ bytes: [UInt8]) -> String { text(bytes, digits: lower) }
-    public static func uppercase(_ bytes: [UInt8]) -> String { text(bytes, digits: upper) }
+package enum Hex {
+    package static func lowercase(_ bytes: [UInt8]) -> String { text(bytes, digits: lower) }
+    package static func uppercase(_ bytes: [UInt8]) -> String { text(bytes, digits: upper) }
 
     /// The first 16 bytes in GUID form: `8-4-4-4-12` lowercase hex digits.
-    public static func guid(_ bytes: [UInt8]) -> String {
+    package static func guid(_ bytes: [UInt8]) -> String {
         precondition(bytes.count >= 16, "a GUID needs 16 bytes")
         var text: [UInt8] = []
         text.reserveCapacity(36)

@@ -1,11 +1,11 @@
 import Foundation
 
 /// Compact JWS (RFC 7515 §7.1) with RS256, the only algorithm Entra ID uses for tokens.
-public enum JWS {
+package enum JWS {
     /// Signs `payloadJSON` under `headerJSON` (a JSON object). `"alg":"RS256"` is added when the header
     /// has no `alg`; a header naming another algorithm is refused. The header bytes are otherwise kept
     /// exactly as given, so callers control member order (Entra puts `typ` first).
-    public static func signRS256(headerJSON: [UInt8], payloadJSON: [UInt8], key: RSAPrivateKey) throws -> String {
+    package static func signRS256(headerJSON: [UInt8], payloadJSON: [UInt8], key: RSAPrivateKey) throws -> String {
         let header = try headerWithAlgorithm(headerJSON)
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(payloadJSON)
         let signature = try key.signSHA256(Array(signingInput.utf8))
@@ -14,7 +14,7 @@ public enum JWS {
 
     /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it. The token is
     /// written into one buffer: the key's pre-encoded header, the payload, then the signature.
-    public static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
+    package static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
         let header = credential.jwtHeaderSegment
         var token: [UInt8] = []
         token.reserveCapacity(header.count + 1 + (payloadJSON.count + 2) / 3 * 4 + 1 + 342)
@@ -28,7 +28,7 @@ public enum JWS {
     }
 
     /// Splits and decodes without verifying (nil unless three base64url segments with a non-empty header).
-    public static func decode(_ compact: String) -> DecodedJWS? {
+    package static func decode(_ compact: String) -> DecodedJWS? {
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty,
               let header = Base64URL.decode(String(parts[0])),
@@ -39,7 +39,7 @@ public enum JWS {
     }
 
     /// Verifies RS256 against the key; false for any other `alg` (notably `none`).
-    public static func verifyRS256(_ token: DecodedJWS, key: RSAPublicKey) -> Bool {
+    package static func verifyRS256(_ token: DecodedJWS, key: RSAPublicKey) -> Bool {
         guard token.algorithm == "RS256" else { return false }
         return key.verifySHA256(signature: token.signature, data: token.signingInput)
     }
@@ -67,19 +67,19 @@ public enum JWS {
 }
 
 /// A compact JWS split into its parts; nothing about it has been verified.
-public struct DecodedJWS: Sendable, Equatable {
-    public let headerJSON: [UInt8]
-    public let payloadJSON: [UInt8]
-    public let signature: [UInt8]
+package struct DecodedJWS: Sendable, Equatable {
+    package let headerJSON: [UInt8]
+    package let payloadJSON: [UInt8]
+    package let signature: [UInt8]
     /// ASCII `b64header.b64payload`, exactly as received.
-    public let signingInput: [UInt8]
+    package let signingInput: [UInt8]
 
-    public var algorithm: String? { headerString("alg") }
-    public var keyID: String? { headerString("kid") }
-    public var x5t: String? { headerString("x5t") }
+    package var algorithm: String? { headerString("alg") }
+    package var keyID: String? { headerString("kid") }
+    package var x5t: String? { headerString("x5t") }
 
     /// A string member of the header, nil when absent, not a string, or the header is not an object.
-    public func headerString(_ name: String) -> String? {
+    package func headerString(_ name: String) -> String? {
         let object = try? JSONSerialization.jsonObject(with: Data(headerJSON)) as? [String: Any]
         return object?[name] as? String
     }

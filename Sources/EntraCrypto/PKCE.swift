@@ -1,7 +1,7 @@
 /// RFC 7636 Proof Key for Code Exchange.
-public enum PKCE {
+package enum PKCE {
     /// `code_challenge` for a `code_verifier` (RFC 7636 §4.2): S256 is BASE64URL(SHA256(ASCII(verifier))).
-    public static func challenge(for verifier: String, method: PKCEMethod) -> String {
+    package static func challenge(for verifier: String, method: PKCEMethod) -> String {
         switch method {
         case .plain: verifier
         case .s256: Base64URL.encode(Digest.sha256(Array(verifier.utf8)))
@@ -9,13 +9,13 @@ public enum PKCE {
     }
 
     /// Server-side check (RFC 7636 §4.6), comparing in constant time.
-    public static func verify(verifier: String, challenge: String, method: PKCEMethod) -> Bool {
+    package static func verify(verifier: String, challenge: String, method: PKCEMethod) -> Bool {
         ConstantTime.equals(Array(Self.challenge(for: verifier, method: method).utf8), Array(challenge.utf8))
     }
 
     /// RFC 7636 §4.1: 43 to 128 characters from the unreserved set `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`.
     /// The same grammar applies to `code_challenge` (§4.2).
-    public static func isWellFormed(_ verifierOrChallenge: String) -> Bool {
+    package static func isWellFormed(_ verifierOrChallenge: String) -> Bool {
         let bytes = Array(verifierOrChallenge.utf8)
         guard (43...128).contains(bytes.count) else { return false }
         return bytes.allSatisfy { byte in
@@ -29,7 +29,7 @@ public enum PKCE {
     }
 }
 
-public enum PKCEMethod: String, Sendable {
+package enum PKCEMethod: String, Sendable {
     case s256 = "S256"
     case plain
 }

@@ -5,7 +5,7 @@ private import COpenSSL
 // verify RSASSA-PSS as Entra does.
 extension RSAPublicKey {
     /// RSASSA-PSS with SHA-256 and MGF1-SHA-256 (JWS `PS256`, RFC 7518 §3.5); any salt length is accepted.
-    public func verifySHA256PSS(signature: [UInt8], data: some Collection<UInt8>) -> Bool {
+    package func verifySHA256PSS(signature: [UInt8], data: some Collection<UInt8>) -> Bool {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }
         guard let context = EVP_MD_CTX_new() else { return false }

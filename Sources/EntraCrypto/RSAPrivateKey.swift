@@ -1,12 +1,12 @@
 private import COpenSSL
 
 /// An RSA private key, used for RS256 token signatures and TLS/CA certificates.
-public struct RSAPrivateKey: Sendable {
+package struct RSAPrivateKey: Sendable {
     let backing: PKeyBacking
-    public let publicKey: RSAPublicKey
+    package let publicKey: RSAPublicKey
 
     /// A fresh key from OpenSSL's default provider. `bits` must be 2048…16384.
-    public static func generate(bits: Int = 2048) throws -> RSAPrivateKey {
+    package static func generate(bits: Int = 2048) throws -> RSAPrivateKey {
         guard (2048...16384).contains(bits) else {
             throw CryptoError(.keyGeneration, "RSA key size \(bits) is outside 2048…16384 bits")
         }
@@ -26,7 +26,7 @@ public struct RSAPrivateKey: Sendable {
 
     /// Parses PKCS#8 (`BEGIN PRIVATE KEY`) or traditional (`BEGIN RSA PRIVATE KEY`) PEM.
     /// Encrypted keys are refused rather than prompting for a passphrase.
-    public init(pem: String) throws {
+    package init(pem: String) throws {
         if let key = Self.decodeRSAPEM(pem) {
             try self.init(taking: key)
             return
@@ -58,7 +58,7 @@ public struct RSAPrivateKey: Sendable {
     }
 
     /// Builds a key from its JWK members (RFC 7518 §6.3.2: n, e, d, p, q, dp, dq, qi).
-    public init(modulus: [UInt8], publicExponent: [UInt8], privateExponent: [UInt8],
+    package init(modulus: [UInt8], publicExponent: [UInt8], privateExponent: [UInt8],
                 prime1: [UInt8], prime2: [UInt8], exponent1: [UInt8], exponent2: [UInt8], coefficient: [UInt8]) throws {
         OpenSSLErrorQueue.clear()
         // The factor names are built by macro string pasting in core_names.h, which Swift cannot import.
@@ -96,14 +96,14 @@ public struct RSAPrivateKey: Sendable {
     }
 
     /// PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), unencrypted: store it with mode 0600.
-    public var pem: String {
+    package var pem: String {
         (try? MemoryBIO.writing("private key") {
             PEM_write_bio_PrivateKey($0, backing.pointer, nil, nil, 0, nil, nil)
         }) ?? ""
     }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS `RS256`); deterministic for a given key and input.
-    public func signSHA256(_ data: some Collection<UInt8>) throws -> [UInt8] {
+    package func signSHA256(_ data: some Collection<UInt8>) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL(.signing, "cannot allocate a digest context") }
         defer { EVP_MD_CTX_free(context) }

@@ -2,20 +2,20 @@ import Foundation
 private import COpenSSL
 
 /// An RSA public key (SubjectPublicKeyInfo).
-public struct RSAPublicKey: Sendable, Equatable {
+package struct RSAPublicKey: Sendable, Equatable {
     let backing: PKeyBacking
-    public let modulus: [UInt8]
-    public let exponent: [UInt8]
+    package let modulus: [UInt8]
+    package let exponent: [UInt8]
 
     /// Parses a `-----BEGIN PUBLIC KEY-----` (SubjectPublicKeyInfo) PEM.
-    public init(pem: String) throws {
+    package init(pem: String) throws {
         try self.init(taking: MemoryBIO.readPEM(pem, expecting: "a PEM public key (SubjectPublicKeyInfo)", as: .invalidPEM) {
             PEM_read_bio_PUBKEY($0, nil, refusePassphrase, nil)
         })
     }
 
     /// Builds a key from JWK `n` and `e` (big-endian magnitudes).
-    public init(modulus: [UInt8], exponent: [UInt8]) throws {
+    package init(modulus: [UInt8], exponent: [UInt8]) throws {
         OpenSSLErrorQueue.clear()
         let key = try KeyImport.rsa(selection: .publicKey, [("n", modulus), ("e", exponent)])
         try self.init(taking: key)
@@ -34,20 +34,20 @@ public struct RSAPublicKey: Sendable, Equatable {
 
     /// DER SubjectPublicKeyInfo. Encoded on demand: OpenSSL 3's encoders cost start-up time, and the
     /// key's identity is its modulus and exponent.
-    public var derRepresentation: [UInt8] {
+    package var derRepresentation: [UInt8] {
         (try? DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(backing.pointer, $0) }) ?? []
     }
 
-    public var pem: String {
+    package var pem: String {
         // Encoding a valid in-memory key into a memory BIO cannot fail short of allocation failure.
         (try? MemoryBIO.writing("public key") { PEM_write_bio_PUBKEY($0, backing.pointer) }) ?? ""
     }
 
     /// Size of the modulus in bits.
-    public var bits: Int { Int(EVP_PKEY_get_bits(backing.pointer)) }
+    package var bits: Int { Int(EVP_PKEY_get_bits(backing.pointer)) }
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS `RS256`, RFC 7518 §3.3).
-    public func verifySHA256(signature: [UInt8], data: some Collection<UInt8>) -> Bool {
+    package func verifySHA256(signature: [UInt8], data: some Collection<UInt8>) -> Bool {
         OpenSSLErrorQueue.clear()
         defer { OpenSSLErrorQueue.clear() }   // a failed verification is an answer, not an error
         guard let context = EVP_MD_CTX_new() else { return false }
@@ -62,7 +62,7 @@ public struct RSAPublicKey: Sendable, Equatable {
         return result == 1
     }
 
-    public static func == (lhs: RSAPublicKey, rhs: RSAPublicKey) -> Bool {
+    package static func == (lhs: RSAPublicKey, rhs: RSAPublicKey) -> Bool {
         lhs.modulus == rhs.modulus && lhs.exponent == rhs.exponent
     }
 }

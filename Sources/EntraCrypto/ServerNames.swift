@@ -1,7 +1,7 @@
 /// The loopback names every local certificate covers, whatever `--hostname` adds: the server answers
 /// as them too (the served-host check), so both read this one list.
-public enum LocalServerNames {
-    public static let alwaysIncluded = ["localhost", "127.0.0.1", "::1"]
+package enum LocalServerNames {
+    package static let alwaysIncluded = ["localhost", "127.0.0.1", "::1"]
 }
 
 /// The names a local TLS certificate covers, validated and normalised, and the X.509 name

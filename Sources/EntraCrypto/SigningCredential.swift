@@ -1,16 +1,16 @@
-import Foundation
+package import Foundation
 
 /// A token-signing key with its self-signed certificate; kid == x5t == base64url(SHA-1(cert DER)),
 /// as Entra ID publishes them.
-public struct SigningCredential: Sendable {
-    public let privateKey: RSAPrivateKey
-    public let certificate: X509Certificate
-    public let keyID: String
+package struct SigningCredential: Sendable {
+    package let privateKey: RSAPrivateKey
+    package let certificate: X509Certificate
+    package let keyID: String
     /// base64url of the JWT header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes
     /// it: the same for every token this key signs, so it is encoded once.
     let jwtHeaderSegment: [UInt8]
 
-    public init(privateKey: RSAPrivateKey, certificate: X509Certificate) throws {
+    package init(privateKey: RSAPrivateKey, certificate: X509Certificate) throws {
         guard try certificate.publicKey == privateKey.publicKey else {
             throw CryptoError(.invalidKey, "the signing certificate does not belong to the private key")
         }
@@ -24,7 +24,7 @@ public struct SigningCredential: Sendable {
         jwtHeaderSegment = segment
     }
 
-    public static func generate(commonName: String = "FakeEntra token signing",
+    package static func generate(commonName: String = "FakeEntra token signing",
                                 validFor: TimeInterval = 2 * 365 * 86400) throws -> SigningCredential {
         try issue(for: RSAPrivateKey.generate(), commonName: commonName, validFor: validFor, now: Date())
     }
@@ -32,11 +32,11 @@ public struct SigningCredential: Sendable {
     /// Loads `<directory>/<name>.key.pem` + `<name>.cert.pem` or creates them (key mode 0600), so tokens
     /// issued before a restart still verify after it. A key without its certificate keeps the key and
     /// gets a new certificate; an expired certificate is renewed for the same key.
-    public static func loadOrCreate(directory: String, name: String = "token-signing") throws -> SigningCredential {
+    package static func loadOrCreate(directory: String, name: String = "token-signing") throws -> SigningCredential {
         try loadOrCreate(directory: directory, name: name, now: Date())
     }
 
-    public static func loadOrCreate(directory: String, name: String, now: Date) throws -> SigningCredential {
+    package static func loadOrCreate(directory: String, name: String, now: Date) throws -> SigningCredential {
         let keyPath = "\(directory)/\(name).key.pem"
         let certificatePath = "\(directory)/\(name).cert.pem"
         try SecureFile.createDirectory(directory)
@@ -77,7 +77,7 @@ public struct SigningCredential: Sendable {
     }
 
     /// The JWKS entry for this key (`issuer` is what Entra's v2.0 keys endpoint adds per key).
-    public func jwk(issuer: String? = nil) -> JSONWebKey {
+    package func jwk(issuer: String? = nil) -> JSONWebKey {
         JSONWebKey(kty: "RSA", use: "sig", kid: keyID, x5t: keyID,
                    n: Base64URL.encode(privateKey.publicKey.modulus),
                    e: Base64URL.encode(privateKey.publicKey.exponent),
@@ -86,23 +86,23 @@ public struct SigningCredential: Sendable {
 }
 
 /// One RSA key of a JWKS document (RFC 7517), in the shape Entra ID publishes.
-public struct JSONWebKey: Codable, Sendable, Equatable {
-    public var kty: String
-    public var use: String
-    public var kid: String
-    public var x5t: String
-    public var n: String
-    public var e: String
-    public var x5c: [String]
-    public var issuer: String?
+package struct JSONWebKey: Codable, Sendable, Equatable {
+    package var kty: String
+    package var use: String
+    package var kid: String
+    package var x5t: String
+    package var n: String
+    package var e: String
+    package var x5c: [String]
+    package var issuer: String?
 
-    public init(kty: String, use: String, kid: String, x5t: String, n: String, e: String, x5c: [String], issuer: String? = nil) {
+    package init(kty: String, use: String, kid: String, x5t: String, n: String, e: String, x5c: [String], issuer: String? = nil) {
         self.kty = kty; self.use = use; self.kid = kid; self.x5t = x5t
         self.n = n; self.e = e; self.x5c = x5c; self.issuer = issuer
     }
 
     /// The public key described by `n` and `e`.
-    public func rsaPublicKey() throws -> RSAPublicKey {
+    package func rsaPublicKey() throws -> RSAPublicKey {
         guard kty == "RSA" else { throw CryptoError(.unsupportedKey, "JWK kty '\(kty)' is not RSA") }
         guard let modulus = Base64URL.decode(n), let exponent = Base64URL.decode(e) else {
             throw CryptoError(.invalidKey, "JWK n/e are not base64url")
@@ -111,7 +111,7 @@ public struct JSONWebKey: Codable, Sendable, Equatable {
     }
 }
 
-public struct JSONWebKeySet: Codable, Sendable, Equatable {
-    public var keys: [JSONWebKey]
-    public init(keys: [JSONWebKey]) { self.keys = keys }
+package struct JSONWebKeySet: Codable, Sendable, Equatable {
+    package var keys: [JSONWebKey]
+    package init(keys: [JSONWebKey]) { self.keys = keys }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 extension LocalCertificateAuthority {
     /// Commands that make common clients trust the local CA, with the CA's path filled in.
-    public static func trustInstructions(caPath: String) -> String {
+    package static func trustInstructions(caPath: String) -> String {
         let ca = shellQuoted(caPath)
         let certificate = try? X509Certificate(pem: SecureFile.read(caPath))
         var text = "FakeEntra's local CA: \(caPath)\n"

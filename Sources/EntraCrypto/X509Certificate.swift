@@ -1,18 +1,18 @@
-import Foundation
+package import Foundation
 private import COpenSSL
 
 /// A parsed X.509 certificate (read-only view).
-public struct X509Certificate: Sendable, Equatable {
+package struct X509Certificate: Sendable, Equatable {
     let backing: X509Backing
-    public let der: [UInt8]
+    package let der: [UInt8]
 
-    public init(pem: String) throws {
+    package init(pem: String) throws {
         try self.init(taking: MemoryBIO.readPEM(pem, expecting: "a PEM certificate", as: .invalidCertificate) {
             PEM_read_bio_X509($0, nil, refusePassphrase, nil)
         })
     }
 
-    public init(der: [UInt8]) throws {
+    package init(der: [UInt8]) throws {
         OpenSSLErrorQueue.clear()
         let certificate: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
@@ -23,7 +23,7 @@ public struct X509Certificate: Sendable, Equatable {
     }
 
     /// Every certificate of a PEM bundle, in order; throws when there is none or one is damaged.
-    public static func parseAll(pem: String) throws -> [X509Certificate] {
+    package static func parseAll(pem: String) throws -> [X509Certificate] {
         let marker = "-----BEGIN CERTIFICATE-----"
         var blocks: [String] = []
         var rest = Substring(pem)
@@ -43,11 +43,11 @@ public struct X509Certificate: Sendable, Equatable {
         der = try DEREncoding.encode("certificate", as: .invalidCertificate) { i2d_X509(certificate, $0) }
     }
 
-    public var pem: String {
+    package var pem: String {
         (try? MemoryBIO.writing("certificate") { PEM_write_bio_X509($0, backing.pointer) }) ?? ""
     }
 
-    public var publicKey: RSAPublicKey {
+    package var publicKey: RSAPublicKey {
         get throws {
             OpenSSLErrorQueue.clear()
             guard let key = X509_get_pubkey(backing.pointer) else {
@@ -57,10 +57,10 @@ public struct X509Certificate: Sendable, Equatable {
         }
     }
 
-    public var sha1Thumbprint: [UInt8] { Digest.sha1(der) }
-    public var sha256Thumbprint: [UInt8] { Digest.sha256(der) }
+    package var sha1Thumbprint: [UInt8] { Digest.sha1(der) }
+    package var sha256Thumbprint: [UInt8] { Digest.sha256(der) }
 
-    public var subjectCommonName: String? {
+    package var subjectCommonName: String? {
         guard let name = X509_get_subject_name(backing.pointer) else { return nil }
         let index = X509_NAME_get_index_by_NID(name, NID_commonName, -1)
         guard index >= 0, let entry = X509_NAME_get_entry(name, index),
@@ -69,7 +69,7 @@ public struct X509Certificate: Sendable, Equatable {
     }
 
     /// DNS names as written and IP addresses in their usual text form, in certificate order.
-    public var subjectAlternativeNames: [String] {
+    package var subjectAlternativeNames: [String] {
         guard let raw = X509_get_ext_d2i(backing.pointer, NID_subject_alt_name, nil, nil) else {
             OpenSSLErrorQueue.clear()
             return []
@@ -123,16 +123,16 @@ public struct X509Certificate: Sendable, Equatable {
     /// Whether the basic-constraints extension marks this certificate as a CA.
     var isCertificateAuthority: Bool { X509_check_ca(backing.pointer) != 0 }
 
-    public var notBefore: Date { ASN1Text.date(X509_get0_notBefore(backing.pointer)) }
-    public var notAfter: Date { ASN1Text.date(X509_get0_notAfter(backing.pointer)) }
+    package var notBefore: Date { ASN1Text.date(X509_get0_notBefore(backing.pointer)) }
+    package var notAfter: Date { ASN1Text.date(X509_get0_notAfter(backing.pointer)) }
 
     /// Whether `issuer`'s key produced this certificate's signature.
-    public func isSigned(by issuer: RSAPublicKey) -> Bool {
+    package func isSigned(by issuer: RSAPublicKey) -> Bool {
         defer { OpenSSLErrorQueue.clear() }
         return X509_verify(backing.pointer, issuer.backing.pointer) == 1
     }
 
-    public static func == (lhs: X509Certificate, rhs: X509Certificate) -> Bool { lhs.der == rhs.der }
+    package static func == (lhs: X509Certificate, rhs: X509Certificate) -> Bool { lhs.der == rhs.der }
 }
 
 fileprivate enum ASN1Text {

@@ -1,12 +1,12 @@
 /// Ordered name/value pairs from a query string or an `application/x-www-form-urlencoded` body.
-public struct FormParameters: Sendable, Equatable {
-    public private(set) var pairs: [(name: String, value: String)]
+package struct FormParameters: Sendable, Equatable {
+    package private(set) var pairs: [(name: String, value: String)]
 
-    public init() { pairs = [] }
-    public init(_ pairs: [(String, String)]) { self.pairs = pairs.map { (name: $0.0, value: $0.1) } }
+    package init() { pairs = [] }
+    package init(_ pairs: [(String, String)]) { self.pairs = pairs.map { (name: $0.0, value: $0.1) } }
 
     /// Decodes `a=1&b=x+y`; `+` is a space; a malformed escape keeps the raw text.
-    public init(decoding encoded: String) {
+    package init(decoding encoded: String) {
         var text = encoded
         pairs = text.withUTF8 { bytes in
             bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part in
@@ -20,26 +20,26 @@ public struct FormParameters: Sendable, Equatable {
     }
 
     /// The first value of `name`.
-    public subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
+    package subscript(name: String) -> String? { pairs.first { $0.name == name }?.value }
 
-    public func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
+    package func values(_ name: String) -> [String] { pairs.filter { $0.name == name }.map(\.value) }
 
-    public var names: [String] { pairs.map(\.name) }
+    package var names: [String] { pairs.map(\.name) }
 
-    public mutating func append(_ name: String, _ value: String) { pairs.append((name: name, value: value)) }
+    package mutating func append(_ name: String, _ value: String) { pairs.append((name: name, value: value)) }
 
-    public var encoded: String {
+    package var encoded: String {
         pairs.map { FormCoding.encodeComponent($0.name) + "=" + FormCoding.encodeComponent($0.value) }.joined(separator: "&")
     }
 
-    public static func == (lhs: FormParameters, rhs: FormParameters) -> Bool {
+    package static func == (lhs: FormParameters, rhs: FormParameters) -> Bool {
         lhs.pairs.count == rhs.pairs.count && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
-public enum FormCoding {
+package enum FormCoding {
     /// Decodes `%XX` escapes; nil when an escape is malformed or the bytes are not UTF-8.
-    public static func percentDecode(_ text: String) -> String? {
+    package static func percentDecode(_ text: String) -> String? {
         guard text.utf8.contains(UInt8(ascii: "%")) else { return text }   // the usual case: nothing to decode
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
@@ -95,7 +95,7 @@ public enum FormCoding {
     }
 
     /// Encodes everything but RFC 3986 unreserved characters.
-    public static func encodeComponent(_ text: String) -> String {
+    package static func encodeComponent(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for byte in text.utf8 {
@@ -125,11 +125,11 @@ public enum FormCoding {
     }
 }
 
-public enum CookieCoding {
+package enum CookieCoding {
     /// Parses `Cookie: a=1; b=2` headers (RFC 6265 §5.4); the first value of a name wins. Split on
     /// bytes, not Characters: a `;` or `=` next to a combining or prepend mark is still a separator
     /// (found by fuzzing: a name ending in U+0600 swallowed the `=` after it).
-    public static func parse(_ headerValues: [String]) -> [String: String] {
+    package static func parse(_ headerValues: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
         for header in headerValues {
             for part in header.utf8.split(separator: UInt8(ascii: ";")) {
@@ -145,7 +145,7 @@ public enum CookieCoding {
     }
 
     /// A `Set-Cookie` value. Session cookies unless `maxAge` is given; `maxAge: 0` deletes.
-    public static func setCookie(name: String, value: String, path: String = "/", maxAge: Int? = nil, secure: Bool = true, httpOnly: Bool = true, sameSite: String = "None") -> String {
+    package static func setCookie(name: String, value: String, path: String = "/", maxAge: Int? = nil, secure: Bool = true, httpOnly: Bool = true, sameSite: String = "None") -> String {
         var parts = ["\(name)=\(value)", "Path=\(path)"]
         if let maxAge { parts.append("Max-Age=\(maxAge)") }
         if secure { parts.append("Secure") }
@@ -166,7 +166,7 @@ extension Substring.UTF8View.SubSequence {
 
 extension Substring {
     /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    public func trimmingASCIISpaces() -> Substring {
+    package func trimmingASCIISpaces() -> Substring {
         Substring(utf8.trimmingASCIISpaces())
     }
 }

@@ -1,9 +1,9 @@
 /// The client half of HTTP/1.1, for tools that drive a server (the `fakeentra-load` benchmark driver,
 /// `fakeentra browse`):
 /// requests are written like any client's, response heads are read with the server decoder's field rules.
-public enum HTTPClientCodec {
+package enum HTTPClientCodec {
     /// Appends a request with `Host`, the caller's fields and, when there is a body, `Content-Length`.
-    public static func encodeRequest(method: String, target: String, host: String, headers: [(String, String)] = [], body: [UInt8] = [], into buffer: inout [UInt8]) {
+    package static func encodeRequest(method: String, target: String, host: String, headers: [(String, String)] = [], body: [UInt8] = [], into buffer: inout [UInt8]) {
         buffer.append(contentsOf: "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n".utf8)
         for (name, value) in headers { buffer.append(contentsOf: "\(name): \(value)\r\n".utf8) }
         if !body.isEmpty || method == "POST" { buffer.append(contentsOf: "Content-Length: \(body.count)\r\n".utf8) }
@@ -12,19 +12,19 @@ public enum HTTPClientCodec {
     }
 
     /// A response head: the status line and its fields (the blank line excluded).
-    public struct ResponseHead: Sendable {
-        public var version: HTTPVersion
-        public var status: Int
-        public var headers: HTTPHeaders
+    package struct ResponseHead: Sendable {
+        package var version: HTTPVersion
+        package var status: Int
+        package var headers: HTTPHeaders
 
         /// The body length the head declares; nil when the body runs to the end of the connection.
-        public var contentLength: Int? {
+        package var contentLength: Int? {
             guard let value = headers["Content-Length"] else { return status == 204 || status == 304 ? 0 : nil }
             return Int(Substring(value).trimmingASCIISpaces())
         }
 
         /// Whether the server keeps the connection open after this response (RFC 9112 §9.3).
-        public var keepsAlive: Bool {
+        package var keepsAlive: Bool {
             let connection = headers["Connection"]?.lowercased() ?? ""
             if connection.contains("close") { return false }
             return version.minor >= 1 || connection.contains("keep-alive")
@@ -33,7 +33,7 @@ public enum HTTPClientCodec {
 
     /// The index just past the blank line that ends a response head in `bytes`, searching from `start`;
     /// nil while the head is incomplete.
-    public static func headEnd(in bytes: [UInt8], from start: Int = 0) -> Int? {
+    package static func headEnd(in bytes: [UInt8], from start: Int = 0) -> Int? {
         guard bytes.count >= 4 else { return nil }
         var index = start
         while index + 3 < bytes.count {
@@ -43,7 +43,7 @@ public enum HTTPClientCodec {
         return nil
     }
 
-    public static func parseResponseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPDecodingError) -> ResponseHead {
+    package static func parseResponseHead(_ bytes: UnsafeBufferPointer<UInt8>) throws(HTTPDecodingError) -> ResponseHead {
         var lines = HTTPHeadParser.LineIterator(bytes: bytes)
         guard let statusLine = lines.next(), statusLine.count >= 12, statusLine.starts(with: "HTTP/1.".utf8) else {
             throw HTTPDecodingError(.malformedRequestLine, "status line must be: HTTP/1.x SP status SP reason")

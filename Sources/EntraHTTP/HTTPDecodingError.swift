@@ -1,6 +1,6 @@
 /// Why a request could not be decoded. It renders the response the server sends before closing.
-public struct HTTPDecodingError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable, Hashable {
+package struct HTTPDecodingError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable, Hashable {
         /// Request line plus header section (or the trailer section) exceeds the head limit.
         case headersTooLarge
         /// The declared `Content-Length` or the sum of chunk sizes exceeds the body limit.
@@ -23,18 +23,18 @@ public struct HTTPDecodingError: HTTPResponseError, Sendable, Equatable, CustomS
         case requestTimedOut
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// A short human explanation, sent as the body.
-    public let detail: String
+    package let detail: String
     /// The request that was refused, when its request line could be read (for the access log).
-    public internal(set) var requestLine: HTTPRequestLine?
+    package internal(set) var requestLine: HTTPRequestLine?
 
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch kind {
         case .headersTooLarge: HTTPStatus(431)
         case .bodyTooLarge: HTTPStatus(413)
@@ -48,23 +48,23 @@ public struct HTTPDecodingError: HTTPResponseError, Sendable, Equatable, CustomS
     }
 
     /// The plain-text answer; the connection is always closed after it.
-    public func response(in _: Void) -> HTTPResponse {
+    package func response(in _: Void) -> HTTPResponse {
         var response = HTTPResponse(status: status, text: "\(status.code) \(status.reason): \(detail)\n", contentType: "text/plain; charset=utf-8")
         response.directives.closeAfterResponse = true
         return response
     }
 
-    public var description: String { "\(status.code) \(detail)" }
+    package var description: String { "\(status.code) \(detail)" }
 
-    public static func == (lhs: HTTPDecodingError, rhs: HTTPDecodingError) -> Bool { lhs.kind == rhs.kind }
+    package static func == (lhs: HTTPDecodingError, rhs: HTTPDecodingError) -> Bool { lhs.kind == rhs.kind }
 }
 
 /// The method and origin-form target of a request, known before the whole request has arrived.
-public struct HTTPRequestLine: Sendable, Equatable {
-    public var method: String
-    public var target: String
+package struct HTTPRequestLine: Sendable, Equatable {
+    package var method: String
+    package var target: String
 
-    public init(method: String, target: String) {
+    package init(method: String, target: String) {
         self.method = method
         self.target = target
     }

@@ -50,7 +50,7 @@ enum RequestFraming: Equatable {
 
 extension HTTPRequest {
     /// Whether the connection may carry another request after this one (RFC 9112 §9.3).
-    public var wantsKeepAlive: Bool {
+    package var wantsKeepAlive: Bool {
         var sawKeepAlive = false
         for value in headers.values(for: "Connection") {
             for option in value.split(separator: ",") {
@@ -63,5 +63,5 @@ extension HTTPRequest {
     }
 
     /// HEAD responses carry the headers of a GET, Content-Length included, but no body.
-    public var isHead: Bool { method == "HEAD" }
+    package var isHead: Bool { method == "HEAD" }
 }

@@ -1,20 +1,20 @@
 /// A decoded HTTP/1.1 request. Built by `HTTPRequestDecoder` or directly in tests.
-public struct HTTPRequest: Sendable, Equatable {
-    public var method: String
+package struct HTTPRequest: Sendable, Equatable {
+    package var method: String
     /// The request-target in origin form (path plus optional query). An absolute-form target
     /// (`https://host/path?q`, RFC 9112 §3.2.2) is reduced to its path and query, its authority kept in
     /// `authority`; `*` (OPTIONS) stays `*`.
-    public var target: String
+    package var target: String
     /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
     /// also puts it in `Host`, which RFC 9112 §3.2.2 says it replaces.
-    public var authority: String?
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    package var authority: String?
+    package var version: HTTPVersion
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
     /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
-    public var trailers: HTTPHeaders = [:]
+    package var trailers: HTTPHeaders = [:]
 
-    public init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
+    package init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
                 headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method
         self.target = target
@@ -25,14 +25,14 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// The path part of the target, still percent-encoded.
-    public var rawPath: String {
+    package var rawPath: String {
         // Scanned as bytes: handlers ask for it on every request, and Character iteration is slow.
         if let q = target.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return String(target[..<q]) }
         return target
     }
 
     /// The path split on `/`, each segment percent-decoded; empty segments dropped.
-    public var pathSegments: [String] {
+    package var pathSegments: [String] {
         // Split as bytes: routing asks for the segments several times per request.
         rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
             let segment = String(Substring(bytes))
@@ -41,17 +41,17 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// The raw query string after `?`, without the fragment.
-    public var rawQuery: String? {
+    package var rawQuery: String? {
         guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
         var query = target[target.utf8.index(after: q)...]
         if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
         return String(query)
     }
 
-    public var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
+    package var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
 
     /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty.
-    public var form: FormParameters {
+    package var form: FormParameters {
         guard let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             return FormParameters()
         }
@@ -59,86 +59,86 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 
     /// Cookies from every `Cookie` header, first occurrence of a name wins.
-    public var cookies: [String: String] { CookieCoding.parse(headers.values(for: "Cookie")) }
+    package var cookies: [String: String] { CookieCoding.parse(headers.values(for: "Cookie")) }
 
     /// The host name from the `Host` header without its port, lowercased.
-    public var hostName: String? {
+    package var hostName: String? {
         guard let host = headers["Host"]?.lowercased() else { return nil }
         if host.hasPrefix("[") { return host.split(separator: "]").first.map { String($0) + "]" } }
         return host.split(separator: ":").first.map(String.init)
     }
 }
 
-public struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
-    public var major: Int
-    public var minor: Int
-    public init(major: Int, minor: Int) {
+package struct HTTPVersion: Sendable, Equatable, CustomStringConvertible {
+    package var major: Int
+    package var minor: Int
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
-    public static let http11 = HTTPVersion(major: 1, minor: 1)
-    public static let http10 = HTTPVersion(major: 1, minor: 0)
-    public var description: String { "HTTP/\(major).\(minor)" }
+    package static let http11 = HTTPVersion(major: 1, minor: 1)
+    package static let http10 = HTTPVersion(major: 1, minor: 0)
+    package var description: String { "HTTP/\(major).\(minor)" }
 }
 
 /// What the transport should do besides writing the response.
-public struct TransportDirectives: Sendable, Equatable {
+package struct TransportDirectives: Sendable, Equatable {
     /// Wait this long (real time) before the response is written.
-    public var delay: Duration?
+    package var delay: Duration?
     /// Close the connection after this response even if keep-alive was negotiated.
-    public var closeAfterResponse: Bool
+    package var closeAfterResponse: Bool
     /// Close the connection without writing any response (a network failure, as a client sees it).
-    public var dropConnection: Bool
+    package var dropConnection: Bool
 
-    public init(delay: Duration? = nil, closeAfterResponse: Bool = false, dropConnection: Bool = false) {
+    package init(delay: Duration? = nil, closeAfterResponse: Bool = false, dropConnection: Bool = false) {
         self.delay = delay
         self.closeAfterResponse = closeAfterResponse
         self.dropConnection = dropConnection
     }
 }
 
-public struct HTTPResponse: Sendable, Equatable {
-    public var status: HTTPStatus
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
-    public var directives: TransportDirectives
+package struct HTTPResponse: Sendable, Equatable {
+    package var status: HTTPStatus
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
+    package var directives: TransportDirectives
 
-    public init(status: HTTPStatus, headers: HTTPHeaders = [:], body: [UInt8] = [], directives: TransportDirectives = .init()) {
+    package init(status: HTTPStatus, headers: HTTPHeaders = [:], body: [UInt8] = [], directives: TransportDirectives = .init()) {
         self.status = status
         self.headers = headers
         self.body = body
         self.directives = directives
     }
 
-    public init(status: HTTPStatus, headers: HTTPHeaders = [:], text: String, contentType: String) {
+    package init(status: HTTPStatus, headers: HTTPHeaders = [:], text: String, contentType: String) {
         var headers = headers
         headers.set("Content-Type", contentType)
         self.init(status: status, headers: headers, body: Array(text.utf8))
     }
 
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-public struct HTTPStatus: Sendable, Equatable, Hashable {
-    public var code: Int
-    public var reason: String
-    public init(_ code: Int, _ reason: String? = nil) {
+package struct HTTPStatus: Sendable, Equatable, Hashable {
+    package var code: Int
+    package var reason: String
+    package init(_ code: Int, _ reason: String? = nil) {
         self.code = code
         self.reason = reason ?? HTTPStatus.standardReason(code)
     }
 
-    public static let ok = HTTPStatus(200)
-    public static let found = HTTPStatus(302)
-    public static let badRequest = HTTPStatus(400)
-    public static let unauthorized = HTTPStatus(401)
-    public static let forbidden = HTTPStatus(403)
-    public static let notFound = HTTPStatus(404)
-    public static let methodNotAllowed = HTTPStatus(405)
-    public static let tooManyRequests = HTTPStatus(429)
-    public static let internalServerError = HTTPStatus(500)
-    public static let serviceUnavailable = HTTPStatus(503)
+    package static let ok = HTTPStatus(200)
+    package static let found = HTTPStatus(302)
+    package static let badRequest = HTTPStatus(400)
+    package static let unauthorized = HTTPStatus(401)
+    package static let forbidden = HTTPStatus(403)
+    package static let notFound = HTTPStatus(404)
+    package static let methodNotAllowed = HTTPStatus(405)
+    package static let tooManyRequests = HTTPStatus(429)
+    package static let internalServerError = HTTPStatus(500)
+    package static let serviceUnavailable = HTTPStatus(503)
 
-    public static func standardReason(_ code: Int) -> String {
+    package static func standardReason(_ code: Int) -> String {
         switch code {
         case 100: "Continue"
         case 200: "OK"
@@ -174,44 +174,44 @@ public struct HTTPStatus: Sendable, Equatable, Hashable {
 }
 
 /// Facts about the connection a request came on, for handlers that build absolute URLs or check loopback.
-public struct RequestContext: Sendable, Equatable {
-    public var remoteAddress: String
-    public var isSecure: Bool
-    public var localPort: Int
+package struct RequestContext: Sendable, Equatable {
+    package var remoteAddress: String
+    package var isSecure: Bool
+    package var localPort: Int
 
-    public init(remoteAddress: String = "127.0.0.1", isSecure: Bool = true, localPort: Int = 443) {
+    package init(remoteAddress: String = "127.0.0.1", isSecure: Bool = true, localPort: Int = 443) {
         self.remoteAddress = remoteAddress
         self.isSecure = isSecure
         self.localPort = localPort
     }
 
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         remoteAddress.hasPrefix("127.") || remoteAddress == "::1" || remoteAddress.hasPrefix("::ffff:127.")
     }
 }
 
 /// One part of the application: answers the requests that are its own and returns nil for the rest.
 /// Handlers are synchronous and pure; delays and connection drops are expressed as `TransportDirectives`.
-public protocol HTTPHandler: Sendable {
+package protocol HTTPHandler: Sendable {
     func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse?
 }
 
 /// What the server calls: always an answer.
-public protocol HTTPResponder: Sendable {
+package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
 }
 
 /// Tries handlers in order; the first non-nil answer wins, else `fallback`.
-public struct HandlerChain: HTTPResponder {
-    public let handlers: [any HTTPHandler]
-    public let fallback: @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
+package struct HandlerChain: HTTPResponder {
+    package let handlers: [any HTTPHandler]
+    package let fallback: @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
 
-    public init(_ handlers: [any HTTPHandler], fallback: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse) {
+    package init(_ handlers: [any HTTPHandler], fallback: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse) {
         self.handlers = handlers
         self.fallback = fallback
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         for handler in handlers {
             if let response = handler.handle(request, context: context) { return response }
         }

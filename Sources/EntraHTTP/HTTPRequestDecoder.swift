@@ -1,5 +1,5 @@
 /// What the decoder found in the bytes fed so far.
-public enum HTTPDecoderEvent: Sendable, Equatable {
+package enum HTTPDecoderEvent: Sendable, Equatable {
     /// The head asked `Expect: 100-continue` and its body has not started: write `100 Continue` now.
     case continueExpected
     /// A complete request, body included. Pipelined requests come out in the order they were sent.
@@ -8,14 +8,14 @@ public enum HTTPDecoderEvent: Sendable, Equatable {
 
 /// An incremental HTTP/1.1 request decoder: feed bytes as they arrive, pull events until nil.
 /// After it throws, it stays failed (the connection must answer `error.response` and close).
-public struct HTTPRequestDecoder: Sendable {
-    public struct Limits: Sendable, Equatable {
+package struct HTTPRequestDecoder: Sendable {
+    package struct Limits: Sendable, Equatable {
         /// Request line plus header fields (and, separately, the trailer section). Beyond → 431.
-        public var maxHeadBytes: Int
+        package var maxHeadBytes: Int
         /// Declared or chunked body size. Beyond → 413.
-        public var maxBodyBytes: Int
+        package var maxBodyBytes: Int
 
-        public init(maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 1024 * 1024) {
+        package init(maxHeadBytes: Int = 64 * 1024, maxBodyBytes: Int = 1024 * 1024) {
             self.maxHeadBytes = maxHeadBytes
             self.maxBodyBytes = maxBodyBytes
         }
@@ -32,7 +32,7 @@ public struct HTTPRequestDecoder: Sendable {
         case failed(HTTPDecodingError)
     }
 
-    public let limits: Limits
+    package let limits: Limits
     private var buffer: [UInt8] = []
     private var readIndex = 0
     private var state: State = .head(lineStart: 0, scanned: 0)
@@ -40,23 +40,23 @@ public struct HTTPRequestDecoder: Sendable {
     private var bodySize = 0
     private var continuePending = false
 
-    public init(limits: Limits = Limits()) { self.limits = limits }
+    package init(limits: Limits = Limits()) { self.limits = limits }
 
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         compact()
         buffer.append(contentsOf: bytes)
     }
 
-    public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+    package mutating func append(contentsOf bytes: some Sequence<UInt8>) {
         compact()
         buffer.append(contentsOf: bytes)
     }
 
     /// Bytes received and not yet consumed by a complete request.
-    public var bufferedByteCount: Int { buffer.count - readIndex }
+    package var bufferedByteCount: Int { buffer.count - readIndex }
 
     /// True between the first byte of a request and its last: a timeout now deserves a 408.
-    public var isInsideRequest: Bool {
+    package var isInsideRequest: Bool {
         switch state {
         case .head: return bufferedByteCount > 0 && !onlyBlankLinesBuffered
         case .failed: return false
@@ -65,7 +65,7 @@ public struct HTTPRequestDecoder: Sendable {
     }
 
     /// True once a head was decoded and its body is still arriving.
-    public var isReadingBody: Bool {
+    package var isReadingBody: Bool {
         switch state {
         case .fixedBody, .chunkSize, .chunkData, .chunkDataEnd, .trailers: true
         case .head, .failed: false
@@ -73,7 +73,7 @@ public struct HTTPRequestDecoder: Sendable {
     }
 
     /// Pulls the next event, or nil when more bytes are needed.
-    public mutating func next() throws(HTTPDecodingError) -> HTTPDecoderEvent? {
+    package mutating func next() throws(HTTPDecodingError) -> HTTPDecoderEvent? {
         do {
             return try step()
         } catch {
@@ -86,7 +86,7 @@ public struct HTTPRequestDecoder: Sendable {
 
     /// The request being received, once its request line is complete: for logs about a request that
     /// timed out or was refused before it was whole. Nil between requests.
-    public var currentRequestLine: HTTPRequestLine? {
+    package var currentRequestLine: HTTPRequestLine? {
         if let pending { return HTTPRequestLine(method: pending.method, target: pending.target) }
         guard case .head = state else { return nil }
         return buffer.withUnsafeBufferPointer { all in

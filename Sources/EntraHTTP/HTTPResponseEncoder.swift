@@ -2,13 +2,13 @@
 /// transport owns (`Content-Length`, `Connection`), which handlers cannot override. `Date` is the
 /// transport's unless the handler set one: Graph dates its answers by the virtual clock, so a client
 /// under a scenario that moved time sees the same instant in `Date` as in the tokens.
-public enum HTTPResponseEncoder {
+package enum HTTPResponseEncoder {
     /// The interim response written when the decoder reports `.continueExpected`.
-    public static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    package static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// Appends `response` to `buffer`. `isHead`: keep Content-Length, omit the body.
     /// `keepAlive` false writes `Connection: close`. `date` is an IMF-fixdate (see `HTTPDate`).
-    public static func encode(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, date: String, into buffer: inout [UInt8]) {
+    package static func encode(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool, date: String, into buffer: inout [UInt8]) {
         let code = response.status.code
         buffer.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(code, to: &buffer)
@@ -36,7 +36,7 @@ public enum HTTPResponseEncoder {
     }
 
     /// Convenience for tests and one-off answers.
-    public static func encode(_ response: HTTPResponse, isHead: Bool = false, keepAlive: Bool, date: String) -> [UInt8] {
+    package static func encode(_ response: HTTPResponse, isHead: Bool = false, keepAlive: Bool, date: String) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(256 + response.body.count)
         encode(response, isHead: isHead, keepAlive: keepAlive, date: date, into: &buffer)
@@ -85,8 +85,8 @@ public enum HTTPResponseEncoder {
 }
 
 /// IMF-fixdate (RFC 9110 §5.6.7) without Foundation: `Sun, 06 Nov 1994 08:49:37 GMT`.
-public enum HTTPDate {
-    public static func format(secondsSince1970 seconds: Int) -> String {
+package enum HTTPDate {
+    package static func format(secondsSince1970 seconds: Int) -> String {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (index 4).
@@ -100,7 +100,7 @@ public enum HTTPDate {
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-    public static func civilDate(daysSinceEpoch daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
+    package static func civilDate(daysSinceEpoch daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
         let z = daysSince1970 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
@@ -116,24 +116,24 @@ public enum HTTPDate {
 /// The instants every date formatter here can spell: years 0001–9999. Instants outside (a token claiming
 /// `exp` 1e300, `Date.distantFuture`, NaN…) are shown at the nearest end of that range: a timestamp in a
 /// response must never trap.
-public enum CalendarRange {
+package enum CalendarRange {
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z in seconds since 1970.
-    public static let earliest: Double = -62_135_596_800
-    public static let latest: Double = 253_402_300_799
+    package static let earliest: Double = -62_135_596_800
+    package static let latest: Double = 253_402_300_799
 
-    public static func clamp(_ seconds: Double) -> Double {
+    package static func clamp(_ seconds: Double) -> Double {
         guard seconds.isFinite else { return seconds > 0 ? latest : earliest }
         return min(max(seconds, earliest), latest)
     }
 
     /// Whole seconds (rounded down) of the clamped instant: an `Int` conversion that cannot trap.
-    public static func wholeSeconds(_ seconds: Double) -> Int { Int(clamp(seconds).rounded(.down)) }
+    package static func wholeSeconds(_ seconds: Double) -> Int { Int(clamp(seconds).rounded(.down)) }
 }
 
 /// RFC 3339 timestamps in UTC without Foundation's formatters, which page in ICU's time-zone data:
 /// `2025-01-06T09:00:00.000Z`, and Entra's error timestamp `2025-01-06 09:00:00Z`.
-public enum InternetDate {
-    public static func format(secondsSince1970 seconds: Double, fractionalDigits: Int = 3) -> String {
+package enum InternetDate {
+    package static func format(secondsSince1970 seconds: Double, fractionalDigits: Int = 3) -> String {
         let seconds = representable(seconds)
         let whole = Int(seconds.rounded(.down))
         let (date, time) = parts(whole)
@@ -145,7 +145,7 @@ public enum InternetDate {
     }
 
     /// The `timestamp` of Entra's error bodies.
-    public static func entraTimestamp(secondsSince1970 seconds: Double) -> String {
+    package static func entraTimestamp(secondsSince1970 seconds: Double) -> String {
         let (date, time) = parts(Int(representable(seconds).rounded(.down)))
         return "\(date) \(time)Z"
     }

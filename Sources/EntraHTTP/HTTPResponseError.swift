@@ -4,11 +4,11 @@
 ///
 /// `Trace` is what the answer quotes of the request it refuses (trace and correlation ids, the time);
 /// an error that quotes nothing has `Void` and a plain `response`.
-public protocol HTTPResponseError: Error {
+package protocol HTTPResponseError: Error {
     associatedtype Trace = Void
     func response(in trace: Trace) -> HTTPResponse
 }
 
 extension HTTPResponseError where Trace == Void {
-    public var response: HTTPResponse { response(in: ()) }
+    package var response: HTTPResponse { response(in: ()) }
 }

@@ -2,24 +2,24 @@
 /// know, a path segment, a text body): JWTs (tokens, client assertions, B2C grant tokens) and the
 /// opaque refresh tokens and device codes FakeEntra issues. The journal and the access log use it.
 ///
-/// Every check runs over the UTF-8 bytes in one non-generic pass: the public entry points are generic
+/// Every check runs over the UTF-8 bytes in one non-generic pass: the package entry points are generic
 /// over `StringProtocol`, which callers in other modules get unspecialised (a witness-table call per
 /// character, half a million instructions per token checked).
-public enum SecretShape {
+package enum SecretShape {
     /// `eyJ…` base64url JSON header, then at least two more dot-separated base64url parts.
-    public static func isJWT<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isJWT(bytes:)) }
+    package static func isJWT<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isJWT(bytes:)) }
 
     /// FakeEntra's refresh tokens (`1.A…`, as Entra's) and device codes (`DAQABAAEAAA…`).
-    public static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isIssuedOpaqueSecret(bytes:)) }
+    package static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isIssuedOpaqueSecret(bytes:)) }
 
-    public static func isSecret<S: StringProtocol>(_ text: S) -> Bool {
+    package static func isSecret<S: StringProtocol>(_ text: S) -> Bool {
         withBytes(text) { isJWT(bytes: $0) || isIssuedOpaqueSecret(bytes: $0) }
     }
 
     /// A random-looking opaque value (authorization codes, session ids, client secrets): 16 or more
     /// base64(url) characters mixing at least three of lower case, upper case, digits and symbols.
     /// GUIDs are identifiers, not secrets.
-    public static func looksRandom<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, looksRandom(bytes:)) }
+    package static func looksRandom<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, looksRandom(bytes:)) }
 
     static func isGUID<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isGUID(bytes:)) }
 

@@ -4,8 +4,8 @@ import EntraHTTP
 /// parameter names are kept: `/token?grant_type=…&code=…`; a query piece without `=` (which may be a
 /// bare value) and a path segment shaped like a token or a random opaque value (`SecretShape`) are
 /// shown as `…`.
-public enum AccessLog {
-    public static func redactedTarget(_ target: String) -> String {
+package enum AccessLog {
+    package static func redactedTarget(_ target: String) -> String {
         var path = target
         if target.utf8.contains(where: { $0 == UInt8(ascii: "#") }), let hash = path.firstIndex(of: "#") { path = String(path[..<hash]) }
         let question = path.utf8.contains(where: { $0 == UInt8(ascii: "?") }) ? path.firstIndex(of: "?") : nil
@@ -20,7 +20,7 @@ public enum AccessLog {
         return shownPath + (names.isEmpty ? "" : "?" + names.joined(separator: "&"))
     }
 
-    public static func line(method: String, target: String, status: Int, nanoseconds: UInt64) -> String {
+    package static func line(method: String, target: String, status: Int, nanoseconds: UInt64) -> String {
         let tenths = (nanoseconds + 50_000) / 100_000
         return "\(sanitised(method)) \(sanitised(redactedTarget(target))) \(status) \(tenths / 10).\(tenths % 10)ms"
     }

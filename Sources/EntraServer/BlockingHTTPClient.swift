@@ -1,6 +1,6 @@
 private import COpenSSL
 private import COpenSSLShims
-import EntraHTTP
+package import EntraHTTP
 #if os(Linux)
 import Glibc
 #else
@@ -9,17 +9,17 @@ import Darwin
 
 /// A failed client exchange, with the reason captured where it failed (errno text, OpenSSL's queue,
 /// the certificate verification result).
-public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+package struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }
 
 /// The trust of a TLS client: one CA file, peer and host-name verification always on.
-public final class TLSClientTrust: @unchecked Sendable {
+package final class TLSClientTrust: @unchecked Sendable {
     // Immutable after init; OpenSSL allows SSL_new from several threads on a configured context.
     fileprivate let context: OpaquePointer
 
-    public init(caFile: String) throws(TLSError) {
+    package init(caFile: String) throws(TLSError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSError("SSL_CTX_new") }
         guard TLSShims_configureClientContext(context, caFile) == 1 else {
@@ -36,16 +36,16 @@ public final class TLSClientTrust: @unchecked Sendable {
 /// A small blocking HTTP/1.1 client on `HTTPClientCodec`: one connection per exchange (`Connection:
 /// close`), plain TCP or TLS, a timeout on every read and write. For command-line tools (`fakeentra
 /// browse`), never the server's event loops.
-public struct BlockingHTTPClient: Sendable {
-    public var trust: TLSClientTrust?
-    public var timeoutSeconds: Int
+package struct BlockingHTTPClient: Sendable {
+    package var trust: TLSClientTrust?
+    package var timeoutSeconds: Int
 
-    public init(trust: TLSClientTrust?, timeoutSeconds: Int = 10) {
+    package init(trust: TLSClientTrust?, timeoutSeconds: Int = 10) {
         self.trust = trust
         self.timeoutSeconds = timeoutSeconds
     }
 
-    public func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
+    package func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
                          headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTPClientError) -> HTTPResponse {
         let fd = try connect(host: host, port: port)
         defer { Socket.close(fd) }

@@ -38,11 +38,11 @@ protocol EventQueue: AnyObject {
 
 /// Which kernel API the loops use: epoll on Linux, kqueue on Darwin, or poll(2), which runs on both
 /// and is the path a Mac takes when tested here (`--event-backend poll`, `FAKEENTRA_EVENT_BACKEND=poll`).
-public enum EventBackend: String, Sendable, CaseIterable {
+package enum EventBackend: String, Sendable, CaseIterable {
     case epoll, kqueue, poll
 
     /// This platform's native backend.
-    public static var native: EventBackend {
+    package static var native: EventBackend {
         #if os(Linux)
         .epoll
         #else
@@ -50,7 +50,7 @@ public enum EventBackend: String, Sendable, CaseIterable {
         #endif
     }
 
-    public var isAvailable: Bool {
+    package var isAvailable: Bool {
         switch self {
         case .poll: true
         case .epoll: Self.native == .epoll

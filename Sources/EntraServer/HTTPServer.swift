@@ -1,4 +1,4 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -14,11 +14,11 @@ import Darwin
 ///     let addresses = try server.start()      // listening when this returns
 ///     server.stopOnSignals()                  // SIGINT/SIGTERM → graceful shutdown
 ///     await server.waitUntilStopped()
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     private let core: ServerCore
 
     /// Loads the TLS certificates now, so a bad path fails before anything listens.
-    public init(configuration: ServerConfiguration, responder: any HTTPResponder) throws {
+    package init(configuration: ServerConfiguration, responder: any HTTPResponder) throws {
         try configuration.validate()
         var contexts: [TLSContext?] = []
         for listener in configuration.listeners {
@@ -29,30 +29,30 @@ public final class HTTPServer: Sendable {
 
     /// Binds every listener, starts the event loops and returns the bound addresses (port 0 resolved).
     @discardableResult
-    public func start() throws -> [BoundAddress] {
+    package func start() throws -> [BoundAddress] {
         try core.start()
     }
 
-    public var boundAddresses: [BoundAddress] { core.boundAddresses }
+    package var boundAddresses: [BoundAddress] { core.boundAddresses }
 
     /// Stops accepting, closes idle connections, lets in-flight requests finish within the grace
     /// period, then closes everything. Returns at once; see `waitUntilStopped()`. Safe from any thread.
-    public func beginShutdown() { core.beginShutdown() }
+    package func beginShutdown() { core.beginShutdown() }
 
     /// Graceful shutdown, returning once every loop has stopped.
-    public func shutdown() async {
+    package func shutdown() async {
         core.beginShutdown()
         await core.waitUntilStopped()
     }
 
     /// Returns once the server has stopped (immediately if it never started).
-    public func waitUntilStopped() async { await core.waitUntilStopped() }
+    package func waitUntilStopped() async { await core.waitUntilStopped() }
 
     /// Blocking variant for callers without async context (threads, tests' helpers).
-    public func waitUntilStoppedBlocking() { core.waitUntilStoppedBlocking() }
+    package func waitUntilStoppedBlocking() { core.waitUntilStoppedBlocking() }
 
     /// Installs handlers so SIGINT and SIGTERM start a graceful shutdown; a second signal exits at once.
-    public func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) {
+    package func stopOnSignals(_ signals: [Int32] = [SIGINT, SIGTERM]) {
         core.stopOnSignals(signals)
     }
 }

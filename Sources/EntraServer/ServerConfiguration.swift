@@ -1,4 +1,4 @@
-import EntraHTTP
+package import EntraHTTP
 #if os(Linux)
 import Glibc
 #else
@@ -6,13 +6,13 @@ import Darwin
 #endif
 
 /// One listening endpoint. `port: 0` lets the system choose; read it from `HTTPServer.start()`.
-public struct ListenerConfiguration: Sendable, Equatable {
-    public var host: String
-    public var port: Int
+package struct ListenerConfiguration: Sendable, Equatable {
+    package var host: String
+    package var port: Int
     /// nil: plain HTTP.
-    public var tls: TLSConfiguration?
+    package var tls: TLSConfiguration?
 
-    public init(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration? = nil) {
+    package init(host: String = "127.0.0.1", port: Int, tls: TLSConfiguration? = nil) {
         self.host = host
         self.port = port
         self.tls = tls
@@ -20,44 +20,44 @@ public struct ListenerConfiguration: Sendable, Equatable {
 }
 
 /// Where access log lines go: one line per request, `METHOD /path?name=… STATUS 12.3ms`.
-public enum AccessLogDestination: Sendable {
+package enum AccessLogDestination: Sendable {
     case standardError
     case disabled
     case custom(@Sendable (String) -> Void)
 }
 
-public struct ServerConfiguration: Sendable {
-    public var listeners: [ListenerConfiguration]
-    public var limits: HTTPRequestDecoder.Limits
+package struct ServerConfiguration: Sendable {
+    package var listeners: [ListenerConfiguration]
+    package var limits: HTTPRequestDecoder.Limits
     /// From accept (or the first byte of a later request) until the whole head has arrived → 408.
-    public var headerTimeout: Duration
+    package var headerTimeout: Duration
     /// From the end of a request's head until its whole body has arrived → 408. One deadline for the
     /// whole body, so a client trickling a byte at a time cannot hold the connection. (A body that stops
     /// arriving altogether times out sooner: `headerTimeout` after its last byte.)
-    public var bodyTimeout: Duration
+    package var bodyTimeout: Duration
     /// A keep-alive connection with nothing in flight is closed after this.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// From accept until the TLS handshake completes.
-    public var handshakeTimeout: Duration
-    public var maxConnections: Int
+    package var handshakeTimeout: Duration
+    package var maxConnections: Int
     /// Event loop threads; defaults to the number of online processors.
-    public var eventLoopCount: Int
+    package var eventLoopCount: Int
     /// The kernel readiness API the loops use (epoll on Linux, kqueue on Darwin, or poll(2) on both).
-    public var eventBackend: EventBackend
+    package var eventBackend: EventBackend
     /// TLS handshakes in progress at once (shared among the loops). Each holds OpenSSL's buffers
     /// (~60 KB when a client stalls mid-record); connections beyond wait, unread, for a slot.
-    public var maxPendingHandshakes: Int
+    package var maxPendingHandshakes: Int
     /// Threads that run the responder (handlers never run on an event loop); defaults to the number
     /// of online processors.
-    public var workerCount: Int
+    package var workerCount: Int
     /// How long graceful shutdown lets in-flight requests finish before closing everything.
-    public var shutdownGracePeriod: Duration
+    package var shutdownGracePeriod: Duration
     /// After the last answer on a closing connection, how long the peer's remaining input is drained
     /// (so it reads that answer instead of a reset) before the descriptor is closed anyway.
-    public var lingerTimeout: Duration
-    public var accessLog: AccessLogDestination
+    package var lingerTimeout: Duration
+    package var accessLog: AccessLogDestination
 
-    public init(
+    package init(
         listeners: [ListenerConfiguration],
         limits: HTTPRequestDecoder.Limits = .init(),
         headerTimeout: Duration = .seconds(10),
@@ -90,23 +90,23 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The usual shape: HTTPS on `tlsPort`, and plain HTTP on `plainPort` when given.
-    public init(host: String = "127.0.0.1", tlsPort: Int, tls: TLSConfiguration, plainPort: Int? = nil) {
+    package init(host: String = "127.0.0.1", tlsPort: Int, tls: TLSConfiguration, plainPort: Int? = nil) {
         var listeners = [ListenerConfiguration(host: host, port: tlsPort, tls: tls)]
         if let plainPort { listeners.append(ListenerConfiguration(host: host, port: plainPort)) }
         self.init(listeners: listeners)
     }
 
-    public static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    package static var onlineProcessorCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// The longest timeout the server takes (about 11.5 days). Deadlines are instants of the monotonic
     /// clock in 64-bit nanoseconds; a bound far below their range keeps every sum exact.
-    public static let longestTimeoutSeconds: Double = 1_000_000
+    package static let longestTimeoutSeconds: Double = 1_000_000
     /// Timers fire with millisecond precision; anything shorter would be zero.
-    public static let shortestTimeoutSeconds: Double = 0.001
+    package static let shortestTimeoutSeconds: Double = 0.001
 
     /// Why `seconds` cannot be a timeout, or nil when it can. The one rule for the command line and the
     /// library: finite, positive, within `shortestTimeoutSeconds...longestTimeoutSeconds`.
-    public static func timeoutProblem(seconds: Double) -> String? {
+    package static func timeoutProblem(seconds: Double) -> String? {
         guard !seconds.isNaN else { return "is not a number" }
         guard seconds > 0 else { return "must be positive (timeouts must be positive)" }
         guard seconds.isFinite, seconds <= longestTimeoutSeconds else {
@@ -135,17 +135,17 @@ public struct ServerConfiguration: Sendable {
 }
 
 /// A configuration the server refuses to start with (a timeout out of range, …).
-public struct ServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
+package struct ServerConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let description: String
 }
 
 /// An endpoint the server is listening on, once `start()` returned.
-public struct BoundAddress: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var isTLS: Bool
+package struct BoundAddress: Sendable, Equatable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var isTLS: Bool
 
-    public var description: String {
+    package var description: String {
         let scheme = isTLS ? "https" : "http"
         return host.contains(":") ? "\(scheme)://[\(host)]:\(port)" : "\(scheme)://\(host):\(port)"
     }

@@ -5,10 +5,10 @@ import Darwin
 #endif
 
 /// A failed system call, with errno and its text captured where it failed.
-public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let operation: String
-    public let code: Int32
-    public let message: String
+package struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let operation: String
+    package let code: Int32
+    package let message: String
 
     static func makeFailed(_ operation: String, code: Int32 = errno) -> SocketError {
         SocketError(operation: operation, code: code, message: String(cString: strerror(code)))
@@ -20,7 +20,7 @@ public struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    public var description: String { "\(operation) failed: \(message) (errno \(code))" }
+    package var description: String { "\(operation) failed: \(message) (errno \(code))" }
 }
 
 /// Thin wrappers over POSIX sockets; every descriptor is non-blocking and close-on-exec.

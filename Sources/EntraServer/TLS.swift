@@ -7,27 +7,27 @@ import Darwin
 #endif
 
 /// Where the server certificate chain and its private key live (PEM files).
-public struct TLSConfiguration: Sendable, Equatable {
-    public var certificateChainPath: String
-    public var privateKeyPath: String
+package struct TLSConfiguration: Sendable, Equatable {
+    package var certificateChainPath: String
+    package var privateKeyPath: String
 
-    public init(certificateChainPath: String, privateKeyPath: String) {
+    package init(certificateChainPath: String, privateKeyPath: String) {
         self.certificateChainPath = certificateChainPath
         self.privateKeyPath = privateKeyPath
     }
 }
 
 /// An OpenSSL failure with the error queue read in the same call that failed.
-public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let operation: String
-    public let reasons: [String]
+package struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let operation: String
+    package let reasons: [String]
 
     init(_ operation: String) {
         self.operation = operation
         self.reasons = TLSError.drainErrorQueue()
     }
 
-    public var description: String {
+    package var description: String {
         reasons.isEmpty ? "\(operation) failed" : "\(operation) failed: \(reasons.joined(separator: "; "))"
     }
 

@@ -1,12 +1,12 @@
-import LocatedJSON
-import Scenarios
+package import LocatedJSON
+package import Scenarios
 
 /// A `bindings` entry of the config file: a scenario active from start-up, with where it was written so
 /// that an unknown scenario or a taken target is reported as `file:line:col`.
-public struct ConfiguredBinding: Sendable {
-    public var scenario: String
-    public var target: BindingTarget
-    public var problemLocation: @Sendable (String) -> JSONProblem
+package struct ConfiguredBinding: Sendable {
+    package var scenario: String
+    package var target: BindingTarget
+    package var problemLocation: @Sendable (String) -> JSONProblem
 
     /// The entries of the (already schema-checked) `bindings` section.
     static func parse(section: JSONValue?, file: String) throws(JSONProblems) -> [ConfiguredBinding] {
@@ -37,14 +37,14 @@ public struct ConfiguredBinding: Sendable {
 
 extension ConfiguredBinding {
     /// The entry's problem when its scenario is not in `library`, else nil.
-    public func unknownScenarioProblem(in library: ScenarioLibrary) -> JSONProblem? {
+    package func unknownScenarioProblem(in library: ScenarioLibrary) -> JSONProblem? {
         library[scenario] == nil ? problemLocation("no scenario named \"\(scenario)\" (`fakeentra scenarios list` shows them)") : nil
     }
 }
 
 extension FakeEntraApplication {
     /// Activates the config file's bindings; every failure is reported at its entry.
-    public func activate(_ bindings: [ConfiguredBinding]) throws(JSONProblems) {
+    package func activate(_ bindings: [ConfiguredBinding]) throws(JSONProblems) {
         var problems: [JSONProblem] = []
         for binding in bindings {
             do {

@@ -1,12 +1,12 @@
-import B2C
-import Conformance
-import Console
+package import B2C
+package import Conformance
+package import Console
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import Graph
-import IdentityPlatform
-import Scenarios
+package import Graph
+package import IdentityPlatform
+package import Scenarios
 
 /// Everything `serve` needs to answer requests, assembled from the modules. The executable only parses
 /// arguments and hands them here, so tests can build the same application in-process.
@@ -14,17 +14,17 @@ import Scenarios
 /// Order of the layers: the journal sees every exchange (including answers a scenario gives by itself);
 /// the scenario engine picks the world a request belongs to (the default one, or a binding's isolated
 /// copy) and either answers or passes the request to that world's handler chain.
-public struct FakeEntraApplication: Sendable {
-    public let service: IdentityService
-    public let journal: RequestJournal
-    public let engine: ScenarioEngine
+package struct FakeEntraApplication: Sendable {
+    package let service: IdentityService
+    package let journal: RequestJournal
+    package let engine: ScenarioEngine
     /// The conformance suite's runs (`fakeentra conform`, `/_fakeentra/conformance/…`).
-    public let conformance: ConformanceSessions
-    public let responder: any HTTPResponder
+    package let conformance: ConformanceSessions
+    package let responder: any HTTPResponder
     /// How every request is routed (Graph's host names, the B2C tenant): worked out once per request.
-    public let routes: RouteResolver
+    package let routes: RouteResolver
 
-    public init(
+    package init(
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),
         scenarioOptions: ScenarioEngineOptions = .init(), journal: RequestJournal = RequestJournal(),

@@ -1,21 +1,21 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 import LocatedJSON
 import Scenarios
 
 /// `GET /_fakeentra/health`: liveness for scripts and CI fixtures that wait for readiness.
-public struct HealthHandler: HTTPHandler {
-    public static let path = "/_fakeentra/health"
-    public let version: String
+package struct HealthHandler: HTTPHandler {
+    package static let path = "/_fakeentra/health"
+    package let version: String
     /// Measured on the monotonic clock: uptime must not jump when the virtual clock moves.
-    public let startedAt: ContinuousClock.Instant
+    package let startedAt: ContinuousClock.Instant
 
-    public init(version: String, startedAt: ContinuousClock.Instant = .now) {
+    package init(version: String, startedAt: ContinuousClock.Instant = .now) {
         self.version = version
         self.startedAt = startedAt
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         guard request.rawPath == Self.path else { return nil }
         guard request.method == "GET" || request.method == "HEAD" else {
             // A control endpoint: its refusal is in the control API's one error shape.

@@ -1,21 +1,21 @@
-import B2C
+package import B2C
 import Foundation
-import Graph
-import IdentityPlatform
-import LocatedJSON
+package import Graph
+package import IdentityPlatform
+package import LocatedJSON
 
 /// The whole `--config` file: the identity platform's part plus the sections other modules own, each
 /// checked by its module so that every problem still names the file, line and column.
-public struct LoadedConfiguration: Sendable {
+package struct LoadedConfiguration: Sendable {
     /// The identity directory, with the B2C tenant and its local accounts installed.
-    public var identity: IdentityConfiguration
-    public var graph: GraphDataset
+    package var identity: IdentityConfiguration
+    package var graph: GraphDataset
     /// nil: no B2C tenant (no `b2c` section and `includeDefaults: false`).
-    public var b2c: B2CConfiguration?
+    package var b2c: B2CConfiguration?
     /// Scenarios the file activates at start-up.
-    public var bindings: [ConfiguredBinding]
+    package var bindings: [ConfiguredBinding]
 
-    public init(identity: IdentityConfiguration, graph: GraphDataset, b2c: B2CConfiguration?, bindings: [ConfiguredBinding] = []) {
+    package init(identity: IdentityConfiguration, graph: GraphDataset, b2c: B2CConfiguration?, bindings: [ConfiguredBinding] = []) {
         var identity = identity
         b2c?.install(into: &identity.directory)
         self.identity = identity
@@ -24,12 +24,12 @@ public struct LoadedConfiguration: Sendable {
         self.bindings = bindings
     }
 
-    public static var embeddedDefault: LoadedConfiguration {
+    package static var embeddedDefault: LoadedConfiguration {
         LoadedConfiguration(identity: .embeddedDefault, graph: .embeddedDefault, b2c: .embeddedDefault)
     }
 
     /// nil: the embedded defaults.
-    public static func load(file: String?) throws(JSONProblems) -> LoadedConfiguration {
+    package static func load(file: String?) throws(JSONProblems) -> LoadedConfiguration {
         guard let file else { return .embeddedDefault }
         let identity = try ConfigurationLoader.load(file: file)
         let baseDirectory = (file as NSString).deletingLastPathComponent

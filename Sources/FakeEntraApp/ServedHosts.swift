@@ -1,4 +1,4 @@
-import EntraHTTP
+package import EntraHTTP
 import IdentityPlatform
 import Foundation
 
@@ -8,19 +8,19 @@ import Foundation
 /// Issuers, discovery documents and links are built from the Host header (so a hosts-file override of
 /// login.microsoftonline.com yields issuers on that host). A Host that is none of these names must not
 /// become a token's `iss`: such a request is answered as if it had named the primary name.
-public struct ServedHosts: Sendable, Equatable {
+package struct ServedHosts: Sendable, Equatable {
     /// Lowercased names without brackets or ports; `*.x.y` matches exactly one label before `.x.y`.
-    public let names: [String]
+    package let names: [String]
     /// What an unserved Host is replaced by, without a port (`127.0.0.1`, `::1`, `localhost`).
-    public let primary: String
+    package let primary: String
 
-    public init(names: [String], primary: String) {
+    package init(names: [String], primary: String) {
         self.names = names.map(Self.bare)
         self.primary = Self.bare(primary)
     }
 
     /// Whether a Host header value (`name`, `name:port`, `[v6]:port`) names one of the served names.
-    public func serves(host header: String) -> Bool {
+    package func serves(host header: String) -> Bool {
         let host = Self.bare(Self.hostPart(of: header))
         guard !host.isEmpty else { return false }
         return names.contains { name in
@@ -34,7 +34,7 @@ public struct ServedHosts: Sendable, Equatable {
 
     /// The Host header the application sees: the client's when served, else the primary name on the
     /// port the connection arrived at (omitted when it is the scheme's default).
-    public func effectiveHost(_ header: String?, context: RequestContext) -> String? {
+    package func effectiveHost(_ header: String?, context: RequestContext) -> String? {
         guard let header, !serves(host: header) else { return header }
         let name = primary.contains(":") ? "[\(primary)]" : primary
         let defaultPort = context.isSecure ? 443 : 80

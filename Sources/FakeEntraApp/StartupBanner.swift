@@ -1,10 +1,10 @@
-import B2C
-import IdentityPlatform
+package import B2C
+package import IdentityPlatform
 
 /// What `serve` prints once it accepts connections: the base URL alone on the first line (scripts read
 /// it), then the directory a person can sign in with.
-public enum StartupBanner {
-    public static func lines(baseURL: String, plainURL: String?, directory: Directory, b2c: B2CConfiguration?, certificateAuthority: String) -> [String] {
+package enum StartupBanner {
+    package static func lines(baseURL: String, plainURL: String?, directory: Directory, b2c: B2CConfiguration?, certificateAuthority: String) -> [String] {
         var lines = [baseURL, "FakeEntra \(FakeEntraVersion.current) is ready."]
         if let plainURL { lines.append("Plain HTTP also at \(plainURL)") }
         lines.append("Authority (v2): \(baseURL)/<tenant>/v2.0   Graph: \(baseURL)/v1.0")

@@ -1,3 +1,3 @@
-public enum FakeEntraVersion {
-    public static let current = "0.1.0"
+package enum FakeEntraVersion {
+    package static let current = "0.1.0"
 }

@@ -1,5 +1,5 @@
 import EntraCrypto
-import Foundation
+public import Foundation
 
 /// A token minted by the platform's own claims builder and signing key: it validates against the
 /// published JWKS exactly like one from a sign-in.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a `FakeEntraServer` starts: which directory it serves, how it listens, and how its clock runs.
 ///

@@ -7,6 +7,7 @@ import HeadlessBrowser
 import IdentityPlatform
 import Console
 import Scenarios
+import LocatedJSON
 
 /// FakeEntra running inside the test process: the same application `fakeentra serve` runs, started on
 /// port 0 and ready when `start` returns.

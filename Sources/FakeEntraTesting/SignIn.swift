@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import HeadlessBrowser
+import Synchronization
 
 /// What a sign-in through the pages gave the app: the authorization code, and the tokens it was
 /// redeemed for.

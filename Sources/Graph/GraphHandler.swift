@@ -1,40 +1,40 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// What the scenario engine sees of a Graph request once its token is valid, to decide whether to answer it
 /// itself (an error, throttling, a claims challenge) instead of the resource.
-public struct GraphCall: Sendable {
-    public let request: HTTPRequest
-    public let route: GraphRoute
-    public let token: GraphAccessToken
-    public let exchange: GraphExchange
+package struct GraphCall: Sendable {
+    package let request: HTTPRequest
+    package let route: GraphRoute
+    package let token: GraphAccessToken
+    package let exchange: GraphExchange
 }
 
 /// Microsoft Graph as FakeEntra serves it: `/v1.0/…` and `/beta/…` on FakeEntra's host, every path when the
 /// Host header is `graph.microsoft.com`, and the UserInfo endpoint `/oidc/userinfo`. Returns nil for
 /// everything else so the identity handlers get it.
-public struct GraphHandler: ExchangeHandler {
+package struct GraphHandler: ExchangeHandler {
     /// Runs after token validation and before the resource; a non-nil error is the answer.
-    public typealias Intervention = @Sendable (GraphCall) -> GraphError?
+    package typealias Intervention = @Sendable (GraphCall) -> GraphError?
 
-    public let service: IdentityService
-    public let dataset: GraphDataset
-    public let options: GraphOptions
-    public let intervene: Intervention?
+    package let service: IdentityService
+    package let dataset: GraphDataset
+    package let options: GraphOptions
+    package let intervene: Intervention?
 
     /// `dataset` must have its photo files inlined (`GraphDataset.inliningPhotoFiles(relativeTo:)`): the handler
     /// never touches the file system.
-    public init(service: IdentityService, dataset: GraphDataset = .embeddedDefault, options: GraphOptions = .init(), intervene: Intervention? = nil) {
+    package init(service: IdentityService, dataset: GraphDataset = .embeddedDefault, options: GraphOptions = .init(), intervene: Intervention? = nil) {
         self.service = service
         self.dataset = dataset
         self.options = options
         self.intervene = intervene
     }
 
-    public var routes: RouteResolver { options.routes }
+    package var routes: RouteResolver { options.routes }
 
-    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
         guard case .graph(let route) = context.route else { return nil }
         context.receipt.update { $0.isComplete = true }
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
@@ -48,18 +48,18 @@ public struct GraphHandler: ExchangeHandler {
     }
 
     /// This handler with `intervention` consulted after token validation (replacing any earlier one).
-    public func intervening(_ intervention: @escaping Intervention) -> GraphHandler {
+    package func intervening(_ intervention: @escaping Intervention) -> GraphHandler {
         GraphHandler(service: service, dataset: dataset, options: options, intervene: intervention)
     }
 
     /// Renders `error` as this handler would answer `request` (fresh request id, the client's correlation id,
     /// the platform clock): for the scenario engine when it answers a Graph request before the handler runs.
-    public func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    package func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         GraphExchange(request: request, context: context, service: service, options: options).failure(error)
     }
 
     /// True when `request` is one this handler answers (for the engine's routing and the journal).
-    public func claims(_ request: HTTPRequest) -> Bool {
+    package func claims(_ request: HTTPRequest) -> Bool {
         if case .graph = routes.route(request) { return true }
         return false
     }

@@ -1,6 +1,6 @@
 /// Why a headless sign-in stopped before it delivered a result to the app. Each case knows its message
 /// and the exit code `fakeentra browse --foreground` ends with.
-public enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not an absolute http(s) authorize URL with a `redirect_uri`.
     case badStartURL(String)
     /// The server could not be reached (connection, TLS, timeout).
@@ -13,7 +13,7 @@ public enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The app's redirect listener could not be reached.
     case delivery(url: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badStartURL(let url): "not an authorize URL with a redirect_uri: \(url)"
         case .transport(let url, let reason): "cannot reach \(url): \(reason)"
@@ -25,7 +25,7 @@ public enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// 64 for usage (EX_USAGE, as ArgumentParser's own usage errors), 3 for the server's transport, 4 for the pages, 5 for the app.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .badStartURL: 64
         case .transport: 3

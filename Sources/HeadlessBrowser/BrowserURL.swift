@@ -1,15 +1,15 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// An absolute http(s) URL as a browser needs it: where to connect and what to ask for. Only what the
 /// sign-in pages use (no userinfo, no IPv6 literals, no fragments kept).
-public struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
-    public var scheme: String
-    public var host: String
-    public var port: Int
+package struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
+    package var scheme: String
+    package var host: String
+    package var port: Int
     /// Path and query, as sent in the request line (`/a/b?c=d`).
-    public var target: String
+    package var target: String
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let withoutFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? text
         guard let schemeEnd = withoutFragment.firstRange(of: "://") else { return nil }
         let scheme = withoutFragment[..<schemeEnd.lowerBound].lowercased()
@@ -35,26 +35,26 @@ public struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `host` or `host:port` when the port is not the scheme's default: the `Host` header's value.
-    public var authority: String { port == (scheme == "https" ? 443 : 80) ? host : "\(host):\(port)" }
+    package var authority: String { port == (scheme == "https" ? 443 : 80) ? host : "\(host):\(port)" }
 
-    public var path: String { String(target.prefix { $0 != "?" }) }
+    package var path: String { String(target.prefix { $0 != "?" }) }
 
-    public var query: FormParameters {
+    package var query: FormParameters {
         guard let mark = target.firstIndex(of: "?") else { return FormParameters() }
         return FormParameters(decoding: String(target[target.index(after: mark)...]))
     }
 
-    public var description: String { "\(scheme)://\(authority)\(target)" }
+    package var description: String { "\(scheme)://\(authority)\(target)" }
 
     /// Whether `self` is `other` or below it: same origin, and a path that starts with the other's
     /// (how a browser run stops at an app's redirect URI).
-    public func isWithin(_ other: BrowserURL) -> Bool {
+    package func isWithin(_ other: BrowserURL) -> Bool {
         scheme == other.scheme && host == other.host && port == other.port && path.hasPrefix(other.path)
     }
 
     /// A reference from a page (a `Location`, a form's `action`) resolved against this URL (RFC 3986 §5.2,
     /// without dot-segment removal: the pages never use them).
-    public func resolving(_ reference: String) -> BrowserURL? {
+    package func resolving(_ reference: String) -> BrowserURL? {
         if reference.contains("://") { return BrowserURL(reference) }
         var resolved = self
         if reference.isEmpty { return resolved }

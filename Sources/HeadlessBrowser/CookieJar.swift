@@ -2,12 +2,12 @@ import EntraHTTP
 
 /// The cookies a browser keeps between pages: per host (ports share cookies, as in browsers), set by
 /// `Set-Cookie`, removed by `Max-Age=0`. Paths and expiry dates are not modelled: a sign-in lasts seconds.
-public struct CookieJar: Sendable {
+package struct CookieJar: Sendable {
     private var byHost: [String: [(name: String, value: String)]] = [:]
 
-    public init() {}
+    package init() {}
 
-    public mutating func store(_ response: [String], from url: BrowserURL) {
+    package mutating func store(_ response: [String], from url: BrowserURL) {
         for header in response {
             let parts = header.split(separator: ";").map { String($0.trimmingASCIISpaces()) }
             guard let pair = parts.first, let eq = pair.firstIndex(of: "=") else { continue }
@@ -21,10 +21,10 @@ public struct CookieJar: Sendable {
     }
 
     /// The `Cookie` header for a request to `url`, nil when there is none.
-    public func header(for url: BrowserURL) -> String? {
+    package func header(for url: BrowserURL) -> String? {
         guard let cookies = byHost[url.host], !cookies.isEmpty else { return nil }
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
 
-    public func names(for host: String) -> [String] { byHost[host, default: []].map(\.name) }
+    package func names(for host: String) -> [String] { byHost[host, default: []].map(\.name) }
 }

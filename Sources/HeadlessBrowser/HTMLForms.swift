@@ -1,38 +1,38 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// The forms of a server-rendered page, read the way a browser without JavaScript reads them: each
 /// `<form>` with its action, method, inputs and submit buttons. Tolerant by design (unknown tags and
 /// text are skipped); what it keeps is attributes, never page text, so the walker never depends on wording.
-public struct HTMLForm: Sendable, Equatable {
-    public struct Input: Sendable, Equatable {
-        public var attributes: [String: String]
-        public var type: String { attributes["type"]?.lowercased() ?? "text" }
-        public var name: String? { attributes["name"] }
-        public var value: String { attributes["value"] ?? (type == "checkbox" || type == "radio" ? "on" : "") }
-        public var isChecked: Bool { attributes["checked"] != nil }
+package struct HTMLForm: Sendable, Equatable {
+    package struct Input: Sendable, Equatable {
+        package var attributes: [String: String]
+        package var type: String { attributes["type"]?.lowercased() ?? "text" }
+        package var name: String? { attributes["name"] }
+        package var value: String { attributes["value"] ?? (type == "checkbox" || type == "radio" ? "on" : "") }
+        package var isChecked: Bool { attributes["checked"] != nil }
         /// The autocomplete token says what a field is for (`username`, `current-password`, `one-time-code`).
-        public var purpose: String { attributes["autocomplete"]?.lowercased() ?? "" }
+        package var purpose: String { attributes["autocomplete"]?.lowercased() ?? "" }
     }
 
-    public struct Button: Sendable, Equatable {
-        public var attributes: [String: String]
-        public var name: String? { attributes["name"] }
-        public var value: String { attributes["value"] ?? "" }
-        public var id: String? { attributes["id"] }
-        public var isSubmit: Bool { (attributes["type"]?.lowercased() ?? "submit") == "submit" }
-        public var classes: [String] { (attributes["class"] ?? "").split(separator: " ").map(String.init) }
+    package struct Button: Sendable, Equatable {
+        package var attributes: [String: String]
+        package var name: String? { attributes["name"] }
+        package var value: String { attributes["value"] ?? "" }
+        package var id: String? { attributes["id"] }
+        package var isSubmit: Bool { (attributes["type"]?.lowercased() ?? "submit") == "submit" }
+        package var classes: [String] { (attributes["class"] ?? "").split(separator: " ").map(String.init) }
     }
 
-    public var attributes: [String: String]
-    public var inputs: [Input] = []
-    public var buttons: [Button] = []
+    package var attributes: [String: String]
+    package var inputs: [Input] = []
+    package var buttons: [Button] = []
 
-    public var id: String? { attributes["id"] }
-    public var action: String { attributes["action"] ?? "" }
-    public var method: String { attributes["method"]?.uppercased() == "POST" ? "POST" : "GET" }
+    package var id: String? { attributes["id"] }
+    package var action: String { attributes["action"] ?? "" }
+    package var method: String { attributes["method"]?.uppercased() == "POST" ? "POST" : "GET" }
 
     /// Every form in `html`, in document order.
-    public static func parse(_ html: String) -> [HTMLForm] {
+    package static func parse(_ html: String) -> [HTMLForm] {
         var forms: [HTMLForm] = []
         var open = false
         for tag in HTMLTags(html) {
@@ -59,7 +59,7 @@ public struct HTMLForm: Sendable, Equatable {
 
     /// The name/value pairs a browser submits with `button` (or with none): hidden and typed inputs,
     /// checked boxes, then the button's own pair. `fill` supplies a value for an input, or nil to keep it.
-    public func submission(with button: Button?, fill: (Input) -> String?) -> FormParameters {
+    package func submission(with button: Button?, fill: (Input) -> String?) -> FormParameters {
         var parameters = FormParameters()
         for input in inputs {
             guard let name = input.name, !name.isEmpty else { continue }

@@ -1,13 +1,13 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// Who signs in, and the answers the pages may ask for.
-public struct SignInCredentials: Sendable {
-    public var username: String
-    public var password: String
+package struct SignInCredentials: Sendable {
+    package var username: String
+    package var password: String
     /// FakeEntra accepts any six digits for MFA and e-mail verification codes.
-    public var oneTimeCode: String
+    package var oneTimeCode: String
 
-    public init(username: String, password: String, oneTimeCode: String = "123456") {
+    package init(username: String, password: String, oneTimeCode: String = "123456") {
         self.username = username
         self.password = password
         self.oneTimeCode = oneTimeCode
@@ -18,31 +18,31 @@ public struct SignInCredentials: Sendable {
 /// without JavaScript would: follows redirects, keeps cookies, fills each page's form from what its
 /// inputs declare (type and autocomplete, never the page's wording), ticks every consent box, presses the
 /// primary button (or the account tile of the user), and finally delivers the result to the app.
-public struct SignInWalker {
+package struct SignInWalker {
     /// What reached the app: the redirect (GET) or the form_post (POST), and the app's answer.
-    public struct Delivery: Sendable, Equatable {
-        public var method: String
-        public var url: BrowserURL
-        public var form: FormParameters
-        public var appStatus: Int
-        public var pagesWalked: Int
+    package struct Delivery: Sendable, Equatable {
+        package var method: String
+        package var url: BrowserURL
+        package var form: FormParameters
+        package var appStatus: Int
+        package var pagesWalked: Int
     }
 
-    public var transport: any BrowserTransport
-    public var credentials: SignInCredentials
-    public var maxSteps = 30
-    public var maxRepeatsOfAForm = 3
+    package var transport: any BrowserTransport
+    package var credentials: SignInCredentials
+    package var maxSteps = 30
+    package var maxRepeatsOfAForm = 3
     /// Kept across walks, as a browser keeps its session: the second sign-in may meet an account picker.
-    public var cookies = CookieJar()
+    package var cookies = CookieJar()
     /// One line per request, for `--log`.
-    public var log: (String) -> Void = { _ in }
+    package var log: (String) -> Void = { _ in }
 
-    public init(transport: any BrowserTransport, credentials: SignInCredentials) {
+    package init(transport: any BrowserTransport, credentials: SignInCredentials) {
         self.transport = transport
         self.credentials = credentials
     }
 
-    public mutating func walk(_ startText: String) throws(BrowseError) -> Delivery {
+    package mutating func walk(_ startText: String) throws(BrowseError) -> Delivery {
         guard let start = BrowserURL(startText), let redirectText = start.query["redirect_uri"], let redirect = BrowserURL(redirectText) else {
             throw .badStartURL(startText)
         }

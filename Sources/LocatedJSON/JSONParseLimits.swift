@@ -1,17 +1,17 @@
 /// Bounds that keep broken or hostile input from exhausting the stack, memory or time.
 /// Exceeding one is reported as a located problem, never a crash.
-public struct JSONParseLimits: Sendable, Hashable {
+package struct JSONParseLimits: Sendable, Hashable {
     /// Deepest allowed nesting of arrays and objects.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// Largest accepted input, in bytes.
-    public var maximumBytes: Int
+    package var maximumBytes: Int
 
-    public init(maximumDepth: Int = 512, maximumBytes: Int = 64 * 1024 * 1024) {
+    package init(maximumDepth: Int = 512, maximumBytes: Int = 64 * 1024 * 1024) {
         self.maximumDepth = maximumDepth
         self.maximumBytes = maximumBytes
     }
 
-    public static let `default` = JSONParseLimits()
+    package static let `default` = JSONParseLimits()
 }
 
 /// Byte values the parser switches on.

@@ -38,7 +38,7 @@ extension JSONValue {
     }
 
     /// The value a JSON pointer (RFC 6901, e.g. `/apps/0/redirectUris`) designates.
-    public func value(atPointer pointer: String) -> JSONValue? {
+    package func value(atPointer pointer: String) -> JSONValue? {
         guard let tokens = JSONPointer.tokens(from: pointer) else { return nil }
         var current = self
         for token in tokens {
@@ -50,7 +50,7 @@ extension JSONValue {
 
     /// The value a `Codable` coding path designates (as found in `DecodingError` contexts).
     /// Integer keys index arrays; string keys name object members.
-    public func value(atCodingPath codingPath: [any CodingKey]) -> JSONValue? {
+    package func value(atCodingPath codingPath: [any CodingKey]) -> JSONValue? {
         let found = deepestValue(alongCodingPath: codingPath)
         return found.path.count == codingPath.count ? found.value : nil
     }
@@ -58,7 +58,7 @@ extension JSONValue {
     /// A problem about the value at `pointer`, located at that value or, when the pointer leads
     /// past what the document contains, at the deepest enclosing value that exists. This is how
     /// checks made after decoding (unknown references, duplicate ids) report in the same format.
-    public func problem(at pointer: String, file: String, _ message: String) -> JSONProblem {
+    package func problem(at pointer: String, file: String, _ message: String) -> JSONProblem {
         var current = self
         var reached: [String] = []
         for token in JSONPointer.tokens(from: pointer) ?? [] {

@@ -2,34 +2,34 @@
 ///
 /// Renders as `file:line:column: message`, the format compilers use, so editors and terminals
 /// can jump to it.
-public struct JSONProblem: Error, Sendable, Hashable, CustomStringConvertible {
+package struct JSONProblem: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file name as given by the caller (used only for display).
-    public var file: String
-    public var location: SourceLocation
+    package var file: String
+    package var location: SourceLocation
     /// RFC 6901 JSON pointer of the value concerned ("" for the document itself).
-    public var path: String
-    public var message: String
+    package var path: String
+    package var message: String
 
-    public init(file: String, location: SourceLocation, path: String, message: String) {
+    package init(file: String, location: SourceLocation, path: String, message: String) {
         self.file = file
         self.location = location
         self.path = path
         self.message = message
     }
 
-    public var description: String { "\(file):\(location.line):\(location.column): \(message)" }
+    package var description: String { "\(file):\(location.line):\(location.column): \(message)" }
 }
 
 /// Every problem found in a file, in document order; thrown by parsing, validation and decoding.
 ///
 /// A syntax error stops parsing, so it comes alone; validation reports all problems at once.
-public struct JSONProblems: Error, Sendable, Hashable, CustomStringConvertible {
-    public var problems: [JSONProblem]
+package struct JSONProblems: Error, Sendable, Hashable, CustomStringConvertible {
+    package var problems: [JSONProblem]
 
-    public init(_ problems: [JSONProblem]) {
+    package init(_ problems: [JSONProblem]) {
         self.problems = problems
     }
 
     /// One problem per line.
-    public var description: String { problems.map(\.description).joined(separator: "\n") }
+    package var description: String { problems.map(\.description).joined(separator: "\n") }
 }

@@ -3,14 +3,14 @@
 
 extension JSONProblems {
     /// The same problems with `pointer` (`/b2c`, `/graph`) put in front of their paths.
-    public func under(_ pointer: String) -> JSONProblems {
+    package func under(_ pointer: String) -> JSONProblems {
         JSONProblems(problems.map { $0.under(pointer) })
     }
 }
 
 extension JSONProblem {
     /// The same problem with `pointer` put in front of its path.
-    public func under(_ pointer: String) -> JSONProblem {
+    package func under(_ pointer: String) -> JSONProblem {
         var moved = self
         moved.path = pointer + path
         return moved
@@ -19,7 +19,7 @@ extension JSONProblem {
 
 extension JSONSchema {
     /// Validates one section of a larger document; problems carry `pointer` + their path in the section.
-    public func validate(section: JSONValue, at pointer: String, file: String) throws(JSONProblems) {
+    package func validate(section: JSONValue, at pointer: String, file: String) throws(JSONProblems) {
         let problems = validate(section, file: file)
         guard problems.isEmpty else { throw JSONProblems(problems).under(pointer) }
     }

@@ -13,23 +13,23 @@ import Foundation
 /// `minProperties`, `maxProperties`, `allOf`, `anyOf`, `oneOf`, `$ref` (local `#...` pointers), `$defs`.
 /// Annotations (`$schema`, `$id`, `$comment`, `title`, `description`, `default`, `examples`, ...)
 /// and `x-` extensions are ignored.
-public struct JSONSchema: Sendable {
+package struct JSONSchema: Sendable {
     let root: SchemaNode
     /// Every subschema by its `$ref` form ("#/$defs/tenant"), for resolving references.
     let targets: [String: SchemaNode]
 
     /// Compiles a schema document held in memory; `file` names it in problems.
-    public init(json: [UInt8], file: String = "schema.json") throws(JSONProblems) {
+    package init(json: [UInt8], file: String = "schema.json") throws(JSONProblems) {
         try self.init(document: LocatedJSON.parse(json, file: file), file: file)
     }
 
     /// Loads and compiles a schema file.
-    public init(file path: String) throws(JSONProblems) {
+    package init(file path: String) throws(JSONProblems) {
         try self.init(json: LocatedJSON.readFile(path), file: path)
     }
 
     /// Compiles an already parsed schema document.
-    public init(document: JSONValue, file: String) throws(JSONProblems) {
+    package init(document: JSONValue, file: String) throws(JSONProblems) {
         var compiler = SchemaCompiler(document: document, file: file)
         let root = compiler.compileDocument()
         guard compiler.problems.isEmpty else { throw JSONProblems(compiler.problems.sortedByLocation()) }
@@ -38,7 +38,7 @@ public struct JSONSchema: Sendable {
     }
 
     /// Every way `value` breaks the schema, in document order (empty when it conforms).
-    public func validate(_ value: JSONValue, file: String) -> [JSONProblem] {
+    package func validate(_ value: JSONValue, file: String) -> [JSONProblem] {
         let validator = SchemaValidator(targets: targets)
         return validator.validate(value, against: root, at: [])
             .map { $0.problem(in: file) }

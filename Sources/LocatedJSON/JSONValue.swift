@@ -1,6 +1,6 @@
 /// A parsed JSON value that remembers where each of its parts was written.
-public struct JSONValue: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
+package struct JSONValue: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         case null
         case bool(Bool)
         case number(JSONNumber)
@@ -10,11 +10,11 @@ public struct JSONValue: Sendable, Equatable {
         case object([JSONMember])
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Where the value starts: its first character (`{`, `[`, `"`, digit, `-`, `t`, `f`, `n`).
-    public var location: SourceLocation
+    package var location: SourceLocation
 
-    public init(_ kind: Kind, at location: SourceLocation) {
+    package init(_ kind: Kind, at location: SourceLocation) {
         self.kind = kind
         self.location = location
     }
@@ -24,34 +24,34 @@ public struct JSONValue: Sendable, Equatable {
 ///
 /// Keeping the literal means integers beyond 2^53 stay exact (`int64`) and messages quote the
 /// number the way the user wrote it.
-public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
-    public var literal: String
-    public var double: Double
+package struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
+    package var literal: String
+    package var double: Double
 
-    public init(literal: String, double: Double) {
+    package init(literal: String, double: Double) {
         self.literal = literal
         self.double = double
     }
 
     /// True when the literal has no fraction and no exponent ("12", not "12.0" or "1e3").
-    public var isIntegerLiteral: Bool { !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
+    package var isIntegerLiteral: Bool { !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
 
     /// The exact integer value, when the literal is an integer that fits in Int64.
-    public var int64: Int64? { isIntegerLiteral ? Int64(literal) : nil }
+    package var int64: Int64? { isIntegerLiteral ? Int64(literal) : nil }
 
     /// True when the value is mathematically an integer (JSON Schema's "integer": 1.0 counts).
-    public var isInteger: Bool { double.isFinite && double.rounded(.towardZero) == double }
+    package var isInteger: Bool { double.isFinite && double.rounded(.towardZero) == double }
 
-    public var description: String { literal }
+    package var description: String { literal }
 }
 
 /// One `"key": value` pair of an object, with the location of the key itself.
-public struct JSONMember: Sendable, Equatable {
-    public var key: String
-    public var keyLocation: SourceLocation
-    public var value: JSONValue
+package struct JSONMember: Sendable, Equatable {
+    package var key: String
+    package var keyLocation: SourceLocation
+    package var value: JSONValue
 
-    public init(key: String, keyLocation: SourceLocation, value: JSONValue) {
+    package init(key: String, keyLocation: SourceLocation, value: JSONValue) {
         self.key = key
         self.keyLocation = keyLocation
         self.value = value
@@ -59,50 +59,50 @@ public struct JSONMember: Sendable, Equatable {
 }
 
 extension JSONValue {
-    public var isNull: Bool { kind == .null }
+    package var isNull: Bool { kind == .null }
 
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let value) = kind { return value }
         return nil
     }
 
-    public var number: JSONNumber? {
+    package var number: JSONNumber? {
         if case .number(let value) = kind { return value }
         return nil
     }
 
-    public var string: String? {
+    package var string: String? {
         if case .string(let value) = kind { return value }
         return nil
     }
 
-    public var array: [JSONValue]? {
+    package var array: [JSONValue]? {
         if case .array(let value) = kind { return value }
         return nil
     }
 
-    public var members: [JSONMember]? {
+    package var members: [JSONMember]? {
         if case .object(let value) = kind { return value }
         return nil
     }
 
     /// The member named `key` of an object (nil for other kinds or a missing key).
-    public func member(_ key: String) -> JSONMember? {
+    package func member(_ key: String) -> JSONMember? {
         members?.first(where: { $0.key == key })
     }
 
     /// The value of member `key` of an object.
-    public subscript(key: String) -> JSONValue? { member(key)?.value }
+    package subscript(key: String) -> JSONValue? { member(key)?.value }
 
     /// Element `index` of an array.
-    public subscript(index: Int) -> JSONValue? {
+    package subscript(index: Int) -> JSONValue? {
         guard let elements = array, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
 
     /// JSON equality as JSON Schema defines it: locations and member order are ignored, numbers
     /// compare by value (1 equals 1.0).
-    public func sameJSON(as other: JSONValue) -> Bool {
+    package func sameJSON(as other: JSONValue) -> Bool {
         switch (kind, other.kind) {
         case (.null, .null):
             return true

@@ -1,67 +1,67 @@
 /// The one JSON writer: appends JSON text to a byte buffer. Token responses, error bodies, journals and
 /// Graph documents all render through it, so the hot path (a token per request) makes no intermediate
 /// strings and every writer escapes exactly alike.
-public struct JSONWriter: Sendable {
-    public var bytes: [UInt8]
+package struct JSONWriter: Sendable {
+    package var bytes: [UInt8]
     /// Whether the next member or element needs a comma before it.
     private var needsSeparator = false
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
-    public mutating func beginObject() {
+    package mutating func beginObject() {
         separate()
         bytes.append(UInt8(ascii: "{"))
         needsSeparator = false
     }
 
-    public mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsSeparator = true
     }
 
-    public mutating func beginArray() {
+    package mutating func beginArray() {
         separate()
         bytes.append(UInt8(ascii: "["))
         needsSeparator = false
     }
 
-    public mutating func endArray() {
+    package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsSeparator = true
     }
 
     /// A member name; the value written next belongs to it.
-    public mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         separate()
         Self.appendQuoted(name, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
         needsSeparator = false
     }
 
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         separate()
         Self.appendQuoted(value, to: &bytes)
         needsSeparator = true
     }
 
-    public mutating func int(_ value: Int) {
+    package mutating func int(_ value: Int) {
         separate()
         bytes.append(contentsOf: String(value).utf8)   // a small string: no allocation
         needsSeparator = true
     }
 
     /// Text that already is JSON (`true`, `null`, a nested document).
-    public mutating func raw(_ json: String) {
+    package mutating func raw(_ json: String) {
         separate()
         bytes.append(contentsOf: json.utf8)
         needsSeparator = true
     }
 
     /// Bytes that already are JSON.
-    public mutating func raw(_ json: some Sequence<UInt8>) {
+    package mutating func raw(_ json: some Sequence<UInt8>) {
         separate()
         bytes.append(contentsOf: json)
         needsSeparator = true
@@ -74,7 +74,7 @@ public struct JSONWriter: Sendable {
     /// `string` as a JSON string literal (RFC 8259 §7): quotes, backslashes and control characters
     /// escaped; `/` and non-ASCII characters as they are. Swift strings are valid UTF-8 and no byte of a
     /// multi-byte sequence is below 0x80, so working on bytes escapes exactly the right characters.
-    public static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
+    package static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         var text = string   // withUTF8 needs a mutable copy (it makes bridged strings contiguous); no bytes are copied
         text.withUTF8 { appendEscaped($0, to: &buffer) }
@@ -106,7 +106,7 @@ public struct JSONWriter: Sendable {
 
 extension JSONValue {
     /// `string` as a JSON string literal (see `JSONWriter.appendQuoted`).
-    public static func quoted(_ string: String) -> String {
+    package static func quoted(_ string: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(string.utf8.count + 2)
         JSONWriter.appendQuoted(string, to: &bytes)
@@ -116,7 +116,7 @@ extension JSONValue {
 
 extension JSONValue {
     /// Writes the value compactly: members in source order, numbers as written.
-    public func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout JSONWriter) {
         switch kind {
         case .null: writer.raw("null")
         case .bool(let flag): writer.raw(flag ? "true" : "false")
@@ -137,7 +137,7 @@ extension JSONValue {
     }
 
     /// Compact JSON text (see `write(to:)`), for claims and bodies carried verbatim.
-    public var compactText: String {
+    package var compactText: String {
         var writer = JSONWriter()
         write(to: &writer)
         return String(decoding: writer.bytes, as: UTF8.self)

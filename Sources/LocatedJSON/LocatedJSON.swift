@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// Entry points: read, parse, validate and decode JSON files so that every problem comes back as
 /// `file:line:column: message`.
@@ -7,11 +7,11 @@ import Foundation
 /// let schema = try JSONSchema(file: "Schemas/config.schema.json")
 /// let config = try LocatedJSON.decode(Config.self, fromFile: "config.json", schema: schema)
 /// ```
-public enum LocatedJSON {
+package enum LocatedJSON {
     /// Parses strict RFC 8259 JSON into a located tree.
     ///
     /// Throws the first syntax error alone, or every duplicate key at once.
-    public static func parse(_ bytes: [UInt8], file: String, limits: JSONParseLimits = .default) throws(JSONProblems) -> JSONValue {
+    package static func parse(_ bytes: [UInt8], file: String, limits: JSONParseLimits = .default) throws(JSONProblems) -> JSONValue {
         var parser = JSONParser(bytes: bytes, file: file, limits: limits)
         let value: JSONValue
         do {
@@ -24,7 +24,7 @@ public enum LocatedJSON {
     }
 
     /// The bytes of a file, or a problem naming it when it cannot be read.
-    public static func readFile(_ path: String) throws(JSONProblems) -> [UInt8] {
+    package static func readFile(_ path: String) throws(JSONProblems) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw JSONProblems([JSONProblem(file: path, location: .startOfFile, path: "", message: "cannot read the file")])
         }
@@ -32,7 +32,7 @@ public enum LocatedJSON {
     }
 
     /// Parses and validates; throws every schema violation at once, in document order.
-    public static func validate(_ bytes: [UInt8], file: String, schema: JSONSchema) throws(JSONProblems) -> JSONValue {
+    package static func validate(_ bytes: [UInt8], file: String, schema: JSONSchema) throws(JSONProblems) -> JSONValue {
         let tree = try parse(bytes, file: file)
         let problems = schema.validate(tree, file: file)
         guard problems.isEmpty else { throw JSONProblems(problems) }
@@ -43,7 +43,7 @@ public enum LocatedJSON {
     ///
     /// A `DecodingError` that the schema did not anticipate is still reported at the location of
     /// the value it concerns.
-    public static func decode<T: Decodable>(
+    package static func decode<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], file: String, schema: JSONSchema? = nil,
         decoder: JSONDecoder = JSONDecoder()
     ) throws(JSONProblems) -> T {
@@ -52,7 +52,7 @@ public enum LocatedJSON {
 
     /// Decodes as `decode(_:from:file:schema:decoder:)` does and keeps the located tree, for
     /// checks that only make sense on the decoded value but must still point into the file.
-    public static func decodeDocument<T: Decodable>(
+    package static func decodeDocument<T: Decodable>(
         _ type: T.Type, from bytes: [UInt8], file: String, schema: JSONSchema? = nil,
         decoder: JSONDecoder = JSONDecoder()
     ) throws(JSONProblems) -> DecodedJSON<T> {
@@ -73,7 +73,7 @@ public enum LocatedJSON {
     }
 
     /// Reads a file, then decodes it as `decode(_:from:file:schema:decoder:)` does.
-    public static func decode<T: Decodable>(
+    package static func decode<T: Decodable>(
         _ type: T.Type, fromFile path: String, schema: JSONSchema? = nil, decoder: JSONDecoder = JSONDecoder()
     ) throws(JSONProblems) -> T {
         try decode(type, from: readFile(path), file: path, schema: schema, decoder: decoder)
@@ -81,7 +81,7 @@ public enum LocatedJSON {
 
     /// Locates an error thrown while decoding `tree` (a `DecodingError`'s coding path is followed
     /// through the tree; other errors are reported at the start of the document).
-    public static func problem(for error: any Error, in tree: JSONValue, file: String) -> JSONProblem {
+    package static func problem(for error: any Error, in tree: JSONValue, file: String) -> JSONProblem {
         guard let decodingError = error as? DecodingError else {
             return JSONProblem(file: file, location: tree.location, path: "", message: String(describing: error))
         }
@@ -128,19 +128,19 @@ public enum LocatedJSON {
 }
 
 /// A decoded value together with the located tree it came from.
-public struct DecodedJSON<Value> {
-    public var value: Value
-    public var tree: JSONValue
-    public var file: String
+package struct DecodedJSON<Value> {
+    package var value: Value
+    package var tree: JSONValue
+    package var file: String
 
-    public init(value: Value, tree: JSONValue, file: String) {
+    package init(value: Value, tree: JSONValue, file: String) {
         self.value = value
         self.tree = tree
         self.file = file
     }
 
     /// A problem about the value at a JSON pointer (see `JSONValue.problem(at:file:_:)`).
-    public func problem(at pointer: String, _ message: String) -> JSONProblem {
+    package func problem(at pointer: String, _ message: String) -> JSONProblem {
         tree.problem(at: pointer, file: file, message)
     }
 }

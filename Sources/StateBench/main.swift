@@ -6,6 +6,7 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import CMallocStats
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,10 +2,10 @@ private import CSQLite
 import Foundation
 
 /// A failed SQLite call, with the library's own message read at the failure site.
-public struct SQLiteError: Error, CustomStringConvertible {
-    public let code: Int32
-    public let message: String
-    public var description: String { "SQLite error \(code): \(message)" }
+package struct SQLiteError: Error, CustomStringConvertible {
+    package let code: Int32
+    package let message: String
+    package var description: String { "SQLite error \(code): \(message)" }
 }
 
 /// One SQLite connection and its prepared statements; the only owner of SQLite's pointers. Unchecked

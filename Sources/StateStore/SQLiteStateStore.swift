@@ -1,19 +1,19 @@
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 import Synchronization
 
 /// `serve --state DIR`: the platform's state in one SQLite database, `DIR/fakeentra.sqlite3`. WAL mode,
 /// and every change is its own transaction, committed before the request that made it is answered: a
 /// `kill -9` loses at most the request in flight and never leaves a half-written store. (`synchronous =
 /// NORMAL`: a committed transaction survives the process dying; only a power cut can lose the last few.)
-public final class SQLiteStateStore: Sendable {
-    public static let fileName = "fakeentra.sqlite3"
+package final class SQLiteStateStore: Sendable {
+    package static let fileName = "fakeentra.sqlite3"
     static let schemaVersion = "1"
 
     private let database: Mutex<SQLiteDatabase>
-    public let path: String
+    package let path: String
 
-    public init(directory: String) throws(SQLiteError) {
+    package init(directory: String) throws(SQLiteError) {
         path = (directory as NSString).appendingPathComponent(Self.fileName)
         // Sessions, refresh tokens and users' passwords live here: owner-only, like the signing key.
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -40,7 +40,7 @@ public final class SQLiteStateStore: Sendable {
 
     /// Loads `world`'s persisted directory and records into `service`, forgetting those already due, and
     /// from then on writes every change of it here.
-    public func attach(_ service: IdentityService, world: String = "default") throws(SQLiteError) {
+    package func attach(_ service: IdentityService, world: String = "default") throws(SQLiteError) {
         let persistence = WorldPersistence(store: self, world: world)
         let now = service.clock.now()
         let (snapshot, rows): ([UInt8]?, [PersistedRecord]) = try withDatabase { database throws(SQLiteError) in

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Conformance
 import Foundation
+import LocatedJSON
 
 struct ConformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import FakeEntraApp
 import Foundation
 import IdentityPlatform
 import Scenarios
+import LocatedJSON
 
 struct ScenariosCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import B2C
 import IdentityPlatform
+import EntraCrypto
 
 @Suite struct B2CRoutingTests {
     func route(_ target: String) -> B2CRoute? {

@@ -5,6 +5,7 @@ import FakeEntraApp
 import Foundation
 import IdentityPlatform
 import Testing
+import Scenarios
 
 /// `/_fakeentra/conformance/…` for clients driven by their own test runner (XCUITest): create a run,
 /// start a case (fresh client id, its scenario bound), let the client talk to the server, finish with

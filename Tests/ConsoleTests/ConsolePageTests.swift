@@ -2,6 +2,8 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import Testing
+import FakeEntraApp
+import Scenarios
 
 @Suite struct ConsolePageTests {
     @Test func rootAndConsolePathServeTheOverview() {

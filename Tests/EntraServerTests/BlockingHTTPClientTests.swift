@@ -1,5 +1,6 @@
 @testable import EntraServer
 import Testing
+import EntraHTTP
 
 /// The response framing of `fakeentra browse`'s client, from bytes: Content-Length, chunked, to the end.
 @Suite struct BlockingHTTPClientTests {

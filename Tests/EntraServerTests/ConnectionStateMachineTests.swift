@@ -1,6 +1,7 @@
 import EntraHTTP
 @testable import EntraServer
 import Testing
+import Foundation
 
 /// A peer and a socket made of arrays, and a clock made of a number: the driver performs the
 /// machine's actions the way `Connection` does, so every phase, limit and timeout is tested without

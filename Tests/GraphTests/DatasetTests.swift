@@ -2,6 +2,7 @@ import Foundation
 import IdentityPlatform
 import LocatedJSON
 import Testing
+import EntraHTTP
 @testable import Graph
 
 @Suite("Graph dataset, event times and dates")

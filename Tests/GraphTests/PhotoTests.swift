@@ -1,6 +1,7 @@
 import Foundation
 import IdentityPlatform
 import Testing
+import EntraHTTP
 @testable import Graph
 
 @Suite("Profile photos")

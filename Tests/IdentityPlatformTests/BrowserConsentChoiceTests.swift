@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import Testing
+import Synchronization
 @testable import IdentityPlatform
 
 /// The consent page's boxes: a permission the user unticks is neither consented to nor granted.

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Testing
+import Synchronization
 @testable import IdentityPlatform
 
 @Suite struct ClientCredentialsGrantTests {

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Testing
+import Synchronization
 @testable import IdentityPlatform
 
 /// Expiry by a time-ordered index: expired records leave without any request scanning the stores, browser

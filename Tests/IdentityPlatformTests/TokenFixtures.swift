@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 @testable import IdentityPlatform
 
 /// A directory, a frozen clock and a signing key for the token-side tests.

@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import Testing
+import Synchronization
 @testable import Scenarios
 
 /// Bindings keep their worlds apart: counters, tokens, clocks and keys never leak between them.

@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import Testing
+import LocatedJSON
 @testable import Scenarios
 
 /// What the conformance catalogue added to the engine: Retry-After as an HTTP-date, `refresh_in`

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LocatedJSON
 @testable import Scenarios
 
 @Suite struct LibraryTests {

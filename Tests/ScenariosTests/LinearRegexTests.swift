@@ -2,6 +2,7 @@ import Foundation
 import IdentityPlatform
 import LocatedJSON
 import Testing
+import EntraHTTP
 @testable import Scenarios
 
 /// Issue 12, defect 3: scenario regexes run on the request path, so matching must have a bound.

@@ -4,6 +4,7 @@ import Foundation
 import IdentityPlatform
 import StateStore
 import Testing
+import Synchronization
 
 /// `--state DIR`: what one process stored, the next one finds.
 @Suite("State store: SQLite persistence")

@@ -1,4 +1,5 @@
 import Foundation
+import EntraHTTP
 
 /// `$filter` on events: `start/dateTime` and `end/dateTime` compared with a date-time (no offset = UTC),
 /// `subject` (`eq`, `ne`, `startswith`, ignoring case), `isAllDay`/`isOnlineMeeting` with a boolean,

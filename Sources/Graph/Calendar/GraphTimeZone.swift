@@ -1,21 +1,21 @@
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 
 /// A time zone as Outlook names them: `UTC`, Windows names (`Pacific Standard Time`) or IANA ids
 /// (`Europe/Paris`). Offsets, daylight saving included, come from the system's tz database.
-public struct GraphTimeZone: Sendable, Equatable {
+package struct GraphTimeZone: Sendable, Equatable {
     /// The name as the client or config wrote it; responses label times with it.
-    public let name: String
+    package let name: String
     private let identifier: String
 
-    public static let utc = GraphTimeZone(name: "UTC", identifier: "UTC")
+    package static let utc = GraphTimeZone(name: "UTC", identifier: "UTC")
 
     private init(name: String, identifier: String) {
         self.name = name
         self.identifier = identifier
     }
 
-    public init?(named name: String) {
+    package init?(named name: String) {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         if ["utc", "etc/utc", "coordinated universal time", "gmt", "z"].contains(trimmed.lowercased()) {
             self.init(name: trimmed, identifier: "UTC")
@@ -27,21 +27,21 @@ public struct GraphTimeZone: Sendable, Equatable {
     }
 
     /// Seconds east of UTC at `instant`.
-    public func offset(at instant: Date) -> Int {
+    package func offset(at instant: Date) -> Int {
         identifier == "UTC" ? 0 : TimeZone(identifier: identifier)?.secondsFromGMT(for: instant) ?? 0
     }
 
     /// The instant a wall-clock reading in this zone names (the first one when DST repeats an hour).
-    public func instant(of time: CivilTime) -> Date {
+    package func instant(of time: CivilTime) -> Date {
         let guess = time.instant(offset: 0)
         let first = time.instant(offset: offset(at: guess))
         return time.instant(offset: offset(at: first))
     }
 
-    public func civil(_ instant: Date) -> CivilTime { CivilTime(instant, offset: offset(at: instant)) }
+    package func civil(_ instant: Date) -> CivilTime { CivilTime(instant, offset: offset(at: instant)) }
 
     /// The zone asked for with `Prefer: outlook.timezone="…"`, if any and known.
-    public static func preferred(by headers: HTTPHeaders) -> GraphTimeZone? {
+    package static func preferred(by headers: HTTPHeaders) -> GraphTimeZone? {
         for value in headers.values(for: "Prefer") {
             for preference in value.split(separator: ",") {
                 let parts = preference.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }

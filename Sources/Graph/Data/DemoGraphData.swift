@@ -3,7 +3,7 @@
 /// platform clock's current week in each mailbox's time zone, so `calendarView` for "this week" always has
 /// something.
 extension GraphDataset {
-    public static var embeddedDefault: GraphDataset {
+    package static var embeddedDefault: GraphDataset {
         let adele = GraphEventSpec.Address(name: "Adele Vance", address: "adele.vance@contoso.onmicrosoft.com")
         let alex = GraphEventSpec.Attendee(name: "Alex Wilber", address: "alex.wilber@contoso.onmicrosoft.com")
         let adeleAttendee = GraphEventSpec.Attendee(name: adele.name, address: adele.address, response: "accepted")

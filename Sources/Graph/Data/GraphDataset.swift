@@ -1,24 +1,24 @@
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// What Graph holds beyond the directory: per user, a profile photo and calendar events.
 /// Lives in the config file under `graph` (schema: `GraphDataset.jsonSchema`); `embeddedDefault` serves the
 /// demo users with no configuration.
-public struct GraphDataset: Sendable, Codable, Equatable {
+package struct GraphDataset: Sendable, Codable, Equatable {
     /// Keyed by a user's UPN (or any sign-in name) or object id, compared ignoring case.
-    public var users: [String: GraphUserContent]
+    package var users: [String: GraphUserContent]
 
-    public init(users: [String: GraphUserContent] = [:]) { self.users = users }
+    package init(users: [String: GraphUserContent] = [:]) { self.users = users }
 
     /// The content for `user`, by object id first, then by sign-in name.
-    public func content(for user: DirectoryUser) -> GraphUserContent? {
+    package func content(for user: DirectoryUser) -> GraphUserContent? {
         if let byID = users.first(where: { $0.key.lowercased() == user.id }) { return byID.value }
         return users.first { user.answers(to: $0.key) }?.value
     }
 
     /// A copy whose `photo.path` entries are replaced by the files' bytes (base64), so that serving never reads
     /// the file system. Relative paths are resolved against `directory` (the config file's folder).
-    public func inliningPhotoFiles(relativeTo directory: String) throws -> GraphDataset {
+    package func inliningPhotoFiles(relativeTo directory: String) throws -> GraphDataset {
         var copy = self
         for (key, content) in users {
             guard let path = content.photo?.path else { continue }
@@ -32,7 +32,7 @@ public struct GraphDataset: Sendable, Codable, Equatable {
 
     /// Problems a config loader should report (unreadable event times, unknown zones, photos that are not
     /// images), each as a JSON pointer into the `graph` section and a message.
-    public func validationIssues() -> [(pointer: String, message: String)] {
+    package func validationIssues() -> [(pointer: String, message: String)] {
         var issues: [(pointer: String, message: String)] = []
         for (key, content) in users.sorted(by: { $0.key < $1.key }) {
             let base = "/users/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
@@ -57,32 +57,32 @@ public struct GraphDataset: Sendable, Codable, Equatable {
     }
 
     /// `validationIssues()` as text: `graph/users/…/start: message`.
-    public func validationProblems() -> [String] {
+    package func validationProblems() -> [String] {
         validationIssues().map { "graph\($0.pointer): \($0.message)" }
     }
 }
 
 /// A configured photo file that is not a PNG, JPEG or GIF image.
-public struct PhotoFileError: Error, CustomStringConvertible {
-    public var path: String
-    public var description: String { "\(path) is not a PNG, JPEG or GIF image" }
+package struct PhotoFileError: Error, CustomStringConvertible {
+    package var path: String
+    package var description: String { "\(path) is not a PNG, JPEG or GIF image" }
 }
 
 /// One user's Graph content.
-public struct GraphUserContent: Sendable, Codable, Equatable {
-    public var photo: GraphPhotoSource?
+package struct GraphUserContent: Sendable, Codable, Equatable {
+    package var photo: GraphPhotoSource?
     /// The mailbox's time zone (`mailboxSettings.timeZone`, default UTC), in which the user's event times
     /// without a zone of their own are read.
-    public var timeZone: String?
-    public var events: [GraphEventSpec]
+    package var timeZone: String?
+    package var events: [GraphEventSpec]
 
-    public init(photo: GraphPhotoSource? = nil, timeZone: String? = nil, events: [GraphEventSpec] = []) {
+    package init(photo: GraphPhotoSource? = nil, timeZone: String? = nil, events: [GraphEventSpec] = []) {
         self.photo = photo
         self.timeZone = timeZone
         self.events = events
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         photo = try c.decodeIfPresent(GraphPhotoSource.self, forKey: .photo)
         timeZone = try c.decodeIfPresent(String.self, forKey: .timeZone)
@@ -90,30 +90,30 @@ public struct GraphUserContent: Sendable, Codable, Equatable {
     }
 
     /// The mailbox zone, UTC when unset or unknown.
-    public var mailboxZone: GraphTimeZone { timeZone.flatMap(GraphTimeZone.init(named:)) ?? .utc }
+    package var mailboxZone: GraphTimeZone { timeZone.flatMap(GraphTimeZone.init(named:)) ?? .utc }
 }
 
 /// Where a profile photo comes from: a file, inline base64 bytes, or an initials avatar drawn here.
-public struct GraphPhotoSource: Sendable, Codable, Equatable {
-    public var path: String?
-    public var base64: String?
-    public var generated: GeneratedPhoto?
+package struct GraphPhotoSource: Sendable, Codable, Equatable {
+    package var path: String?
+    package var base64: String?
+    package var generated: GeneratedPhoto?
 
-    public init(path: String? = nil, base64: String? = nil, generated: GeneratedPhoto? = nil) {
+    package init(path: String? = nil, base64: String? = nil, generated: GeneratedPhoto? = nil) {
         self.path = path
         self.base64 = base64
         self.generated = generated
     }
 
-    public struct GeneratedPhoto: Sendable, Codable, Equatable {
+    package struct GeneratedPhoto: Sendable, Codable, Equatable {
         /// `#RRGGBB`.
-        public var background: String
+        package var background: String
         /// Pixels per side (default 96).
-        public var size: Int?
+        package var size: Int?
         /// Letters drawn (default: the user's given-name and surname initials).
-        public var initials: String?
+        package var initials: String?
 
-        public init(background: String, size: Int? = nil, initials: String? = nil) {
+        package init(background: String, size: Int? = nil, initials: String? = nil) {
             self.background = background
             self.size = size
             self.initials = initials
@@ -125,31 +125,31 @@ public struct GraphPhotoSource: Sendable, Codable, Equatable {
 /// offset = the event's `timeZone`) or relative to the platform clock's current week, so demo calendars are
 /// never empty: `mon 09:00` (this ISO week), `next tue 14:30`, `last fri 10:00`, `today 15:00`,
 /// `tomorrow 09:00`, `yesterday 16:00`; all-day events give a day only (`wed`, `2025-03-05`).
-public struct GraphEventSpec: Sendable, Codable, Equatable {
+package struct GraphEventSpec: Sendable, Codable, Equatable {
     /// Fixed id; default: derived from the user, the subject and the start.
-    public var id: String?
-    public var subject: String
-    public var body: String?
+    package var id: String?
+    package var subject: String
+    package var body: String?
     /// `text` (default) or `html`.
-    public var bodyContentType: String?
-    public var start: String
+    package var bodyContentType: String?
+    package var start: String
     /// Default: `durationMinutes` after `start`.
-    public var end: String?
-    public var durationMinutes: Int?
-    public var isAllDay: Bool?
+    package var end: String?
+    package var durationMinutes: Int?
+    package var isAllDay: Bool?
     /// Zone of relative and offset-less times, and the event's `originalStartTimeZone` (default: the
     /// mailbox's `timeZone`, else UTC).
-    public var timeZone: String?
-    public var location: String?
+    package var timeZone: String?
+    package var location: String?
     /// Default: the user themselves.
-    public var organizer: Address?
-    public var attendees: [Attendee]?
-    public var showAs: String?
-    public var importance: String?
-    public var categories: [String]?
-    public var isOnlineMeeting: Bool?
+    package var organizer: Address?
+    package var attendees: [Attendee]?
+    package var showAs: String?
+    package var importance: String?
+    package var categories: [String]?
+    package var isOnlineMeeting: Bool?
 
-    public init(
+    package init(
         id: String? = nil, subject: String, body: String? = nil, bodyContentType: String? = nil, start: String, end: String? = nil,
         durationMinutes: Int? = nil, isAllDay: Bool? = nil, timeZone: String? = nil, location: String? = nil,
         organizer: Address? = nil, attendees: [Attendee]? = nil, showAs: String? = nil, importance: String? = nil,
@@ -173,23 +173,23 @@ public struct GraphEventSpec: Sendable, Codable, Equatable {
         self.isOnlineMeeting = isOnlineMeeting
     }
 
-    public struct Address: Sendable, Codable, Equatable {
-        public var name: String?
-        public var address: String
-        public init(name: String? = nil, address: String) {
+    package struct Address: Sendable, Codable, Equatable {
+        package var name: String?
+        package var address: String
+        package init(name: String? = nil, address: String) {
             self.name = name
             self.address = address
         }
     }
 
-    public struct Attendee: Sendable, Codable, Equatable {
-        public var name: String?
-        public var address: String
+    package struct Attendee: Sendable, Codable, Equatable {
+        package var name: String?
+        package var address: String
         /// `required` (default), `optional` or `resource`.
-        public var type: String?
+        package var type: String?
         /// `none` (default), `accepted`, `tentativelyAccepted`, `declined`.
-        public var response: String?
-        public init(name: String? = nil, address: String, type: String? = nil, response: String? = nil) {
+        package var response: String?
+        package init(name: String? = nil, address: String, type: String? = nil, response: String? = nil) {
             self.name = name
             self.address = address
             self.type = type

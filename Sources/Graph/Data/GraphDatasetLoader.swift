@@ -1,9 +1,9 @@
 import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 extension GraphDataset {
     /// `jsonSchema`, compiled once (a test proves it compiles).
-    public static let schema: JSONSchema = {
+    package static let schema: JSONSchema = {
         do { return try JSONSchema(json: Array(jsonSchema.utf8), file: "graph.schema.json") } catch { fatalError("Graph schema: \(error)") }
     }()
 
@@ -11,7 +11,7 @@ extension GraphDataset {
     /// what a schema cannot see (event times, time zones, image bytes), photo files read and inlined. Every
     /// problem points into `file` (line, column, and `pointerPrefix` + the pointer within the section); all are
     /// reported at once. No section: `embeddedDefault`. A section replaces the default entirely.
-    public static func load(section: JSONValue?, file: String, baseDirectory: String, pointerPrefix: String = "/graph") throws(JSONProblems) -> GraphDataset {
+    package static func load(section: JSONValue?, file: String, baseDirectory: String, pointerPrefix: String = "/graph") throws(JSONProblems) -> GraphDataset {
         guard let section else { return .embeddedDefault }
         func located(_ problems: [JSONProblem]) -> JSONProblems {
             JSONProblems(problems.map { problem in

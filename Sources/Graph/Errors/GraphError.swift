@@ -1,5 +1,5 @@
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 
 /// An error of Microsoft Graph. It renders itself as Graph does:
 /// `{"error":{"code":…,"message":…,"innerError":{"date":…,"request-id":…,"client-request-id":…}}}` with its
@@ -7,16 +7,16 @@ import Foundation
 ///
 /// The scenario engine builds one with the catalogue below (or its own code and message) and calls
 /// `response(in:)` or `GraphHandler.render(_:for:context:)`.
-public struct GraphError: HTTPResponseError, Sendable, Equatable {
-    public var status: HTTPStatus
-    public var code: String
-    public var message: String
+package struct GraphError: HTTPResponseError, Sendable, Equatable {
+    package var status: HTTPStatus
+    package var code: String
+    package var message: String
     /// `innerError.code`, which some workloads add (`throttledRequest` on SharePoint/OneDrive throttling).
-    public var innerCode: String?
+    package var innerCode: String?
     /// Headers the error carries besides the ones every Graph answer has.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
 
-    public init(status: HTTPStatus, code: String, message: String, innerCode: String? = nil, headers: HTTPHeaders = [:]) {
+    package init(status: HTTPStatus, code: String, message: String, innerCode: String? = nil, headers: HTTPHeaders = [:]) {
         self.status = status
         self.code = code
         self.message = message
@@ -25,7 +25,7 @@ public struct GraphError: HTTPResponseError, Sendable, Equatable {
     }
 
     /// The JSON body for one request.
-    public func body(in trace: GraphTrace) -> GraphJSON {
+    package func body(in trace: GraphTrace) -> GraphJSON {
         var inner: [GraphJSON.Member] = []
         if let innerCode { inner.append(.init("code", .string(innerCode))) }
         inner += [
@@ -43,7 +43,7 @@ public struct GraphError: HTTPResponseError, Sendable, Equatable {
     }
 
     /// The complete answer: status, Graph's common headers, this error's own headers and the JSON body.
-    public func response(in trace: GraphTrace) -> HTTPResponse {
+    package func response(in trace: GraphTrace) -> HTTPResponse {
         var response = HTTPResponse(status: status, headers: trace.commonHeaders, body: body(in: trace).bytes)
         response.headers.set("Content-Type", "application/json")
         for field in headers { response.headers.set(field.name, field.value) }
@@ -52,21 +52,21 @@ public struct GraphError: HTTPResponseError, Sendable, Equatable {
 }
 
 /// The ids and instant one Graph request is answered with; every error and success carries them.
-public struct GraphTrace: Sendable, Equatable {
+package struct GraphTrace: Sendable, Equatable {
     /// Graph's `request-id`: new for every request.
-    public var requestID: String
+    package var requestID: String
     /// The client's `client-request-id`, or the request id when the client sent none (as Graph does).
-    public var clientRequestID: String
-    public var date: Date
+    package var clientRequestID: String
+    package var date: Date
 
-    public init(requestID: String, clientRequestID: String? = nil, date: Date) {
+    package init(requestID: String, clientRequestID: String? = nil, date: Date) {
         self.requestID = requestID
         self.clientRequestID = clientRequestID ?? requestID
         self.date = date
     }
 
     /// `request-id`, `client-request-id`, `Date`, `x-ms-ags-diagnostic`, `Strict-Transport-Security`.
-    public var commonHeaders: HTTPHeaders {
+    package var commonHeaders: HTTPHeaders {
         var headers = HTTPHeaders()
         headers.add("request-id", requestID)
         headers.add("client-request-id", clientRequestID)

@@ -1,5 +1,5 @@
 import EntraHTTP
-import Foundation
+package import Foundation
 import IdentityPlatform
 
 /// The errors Graph returns, with the codes and messages of responses the real service sent, as quoted in
@@ -13,7 +13,7 @@ import IdentityPlatform
 extension GraphError {
     /// `Bearer realm="", authorization_uri="<login origin>/common/oauth2/authorize", client_id="<Graph app id>"`,
     /// optionally followed by more parameters (a CAE challenge).
-    public static func bearerChallenge(authorityOrigin: String, extra: [(String, String)] = []) -> String {
+    package static func bearerChallenge(authorityOrigin: String, extra: [(String, String)] = []) -> String {
         var parts = [
             #"realm="""#,
             #"authorization_uri="\#(authorityOrigin)/common/oauth2/authorize""#,
@@ -24,7 +24,7 @@ extension GraphError {
     }
 
     /// 401 `InvalidAuthenticationToken` with the bearer challenge.
-    public static func invalidAuthenticationToken(_ message: String, authorityOrigin: String) -> GraphError {
+    package static func invalidAuthenticationToken(_ message: String, authorityOrigin: String) -> GraphError {
         GraphError(
             status: .unauthorized, code: "InvalidAuthenticationToken", message: message,
             headers: ["WWW-Authenticate": bearerChallenge(authorityOrigin: authorityOrigin)]
@@ -32,17 +32,17 @@ extension GraphError {
     }
 
     /// 403 `Authorization_RequestDenied`: the token lacks every permission the directory resource accepts.
-    public static let insufficientPrivileges = GraphError(
+    package static let insufficientPrivileges = GraphError(
         status: .forbidden, code: "Authorization_RequestDenied", message: "Insufficient privileges to complete the operation."
     )
 
     /// 403 as the Outlook workload (mail, calendar) answers a token without the permission.
-    public static let accessDenied = GraphError(
+    package static let accessDenied = GraphError(
         status: .forbidden, code: "ErrorAccessDenied", message: "Access is denied. Check credentials and try again."
     )
 
     /// 404 for a user (or other directory object) that does not exist or is not visible in the token's tenant.
-    public static func resourceNotFound(_ id: String) -> GraphError {
+    package static func resourceNotFound(_ id: String) -> GraphError {
         GraphError(
             status: .notFound, code: "Request_ResourceNotFound",
             message: "Resource '\(id)' does not exist or one of its queried reference-property objects are not present."
@@ -50,27 +50,27 @@ extension GraphError {
     }
 
     /// 400 for a path segment Graph does not know.
-    public static func segmentNotFound(_ segment: String) -> GraphError {
+    package static func segmentNotFound(_ segment: String) -> GraphError {
         GraphError(status: .badRequest, code: "BadRequest", message: "Resource not found for the segment '\(segment)'.")
     }
 
     /// 400 for an API version other than v1.0 and beta.
-    public static func invalidVersion(_ version: String) -> GraphError {
+    package static func invalidVersion(_ version: String) -> GraphError {
         GraphError(status: .badRequest, code: "BadRequest", message: "Invalid version: \(version)")
     }
 
     /// 400 for a `$`-option the resource does not support.
-    public static func unsupportedQueryOption(_ name: String) -> GraphError {
+    package static func unsupportedQueryOption(_ name: String) -> GraphError {
         GraphError(status: .badRequest, code: "BadRequest", message: "The query parameter '\(name)' is not supported.")
     }
 
     /// 400 for `?api-version=` on a Graph resource (as answered to SDKs that appended Azure AD Graph's).
-    public static let apiVersionNotAllowed = GraphError(
+    package static let apiVersionNotAllowed = GraphError(
         status: .badRequest, code: "BadRequest", message: "Query parameter api-version not allowed"
     )
 
     /// 400 for a `$select`/`$orderby` property the type does not have.
-    public static func unknownProperty(_ name: String, type: String, inSelect: Bool) -> GraphError {
+    package static func unknownProperty(_ name: String, type: String, inSelect: Bool) -> GraphError {
         let prefix = inSelect ? "Parsing OData Select and Expand failed: " : ""
         return GraphError(
             status: .badRequest, code: "BadRequest",
@@ -79,7 +79,7 @@ extension GraphError {
     }
 
     /// 400 for a `$top`/`$skip` value that is not a non-negative integer.
-    public static func invalidIntegerOption(_ name: String, value: String) -> GraphError {
+    package static func invalidIntegerOption(_ name: String, value: String) -> GraphError {
         GraphError(
             status: .badRequest, code: "BadRequest",
             message: "Invalid value '\(value)' for \(name) query option found. The \(name) query option requires a non-negative integer value."
@@ -87,7 +87,7 @@ extension GraphError {
     }
 
     /// 400 for `$top` beyond the directory's page limit.
-    public static func invalidPageSize(_ value: Int) -> GraphError {
+    package static func invalidPageSize(_ value: Int) -> GraphError {
         GraphError(
             status: .badRequest, code: "Request_UnsupportedQuery",
             message: "Invalid page size specified: '\(value)'. Must be between 1 and 999 inclusive."
@@ -95,51 +95,51 @@ extension GraphError {
     }
 
     /// 400 for a `$filter` the directory cannot evaluate.
-    public static let unsupportedQuery = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Unsupported Query.")
+    package static let unsupportedQuery = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Unsupported Query.")
 
     /// 400 for `/me` with an app-only token.
-    public static let meRequiresDelegatedFlow = GraphError(
+    package static let meRequiresDelegatedFlow = GraphError(
         status: .badRequest, code: "BadRequest", message: "/me request is only valid with delegated authentication flow."
     )
 
     /// 404 for a user without a profile photo (the current service's wording).
-    public static let imageNotFound = GraphError(
+    package static let imageNotFound = GraphError(
         status: .notFound, code: "ImageNotFound",
         message: "Exception of type 'Microsoft.Fast.Profile.Core.Exception.ImageNotFoundException' was thrown."
     )
 
     /// 400 for `calendarView` without its time window.
-    public static let calendarViewWindowRequired = GraphError(
+    package static let calendarViewWindowRequired = GraphError(
         status: .badRequest, code: "ErrorInvalidParameter",
         message: "This request requires a time window specified by the query string parameters StartDateTime and EndDateTime."
     )
 
     /// 400 for a `startDateTime`/`endDateTime` that is not an ISO 8601 date and time.
-    public static func invalidDateTimeParameter(_ name: String, value: String) -> GraphError {
+    package static func invalidDateTimeParameter(_ name: String, value: String) -> GraphError {
         GraphError(status: .badRequest, code: "ErrorInvalidParameter", message: "The value '\(value)' of parameter '\(name)' is invalid.")
     }
 
     /// 400 for a `calendarView` window whose end is before its start (an empty window, end == start, is
     /// allowed). Graph's code for window errors; the exact wording of this one was not found in public
     /// captures, so it is written in the style of the other window errors.
-    public static let calendarViewWindowReversed = GraphError(
+    package static let calendarViewWindowReversed = GraphError(
         status: .badRequest, code: "ErrorInvalidParameter",
         message: "The value of parameter 'EndDateTime' must be later than or equal to the value of parameter 'StartDateTime'."
     )
 
     /// 404 for an event id the mailbox does not hold.
-    public static let eventNotFound = GraphError(
+    package static let eventNotFound = GraphError(
         status: .notFound, code: "ErrorItemNotFound", message: "The specified object was not found in the store."
     )
 
     /// 405 for a method the resource does not accept.
-    public static let methodNotAllowed = GraphError(
+    package static let methodNotAllowed = GraphError(
         status: .methodNotAllowed, code: "Request_BadRequest", message: "Specified HTTP method is not allowed for the request target."
     )
 
     /// 429 with `Retry-After` (seconds). Defaults to the gateway's generic throttling answer; pass a workload's
     /// own code and message (e.g. `activityLimitReached` + inner `throttledRequest`) to imitate it.
-    public static func throttled(
+    package static func throttled(
         retryAfter seconds: Int, code: String = "TooManyRequests", message: String = "Too many requests. Please try again later.",
         innerCode: String? = nil
     ) -> GraphError {
@@ -147,7 +147,7 @@ extension GraphError {
     }
 
     /// 503 with `Retry-After`, as Graph answers during an outage.
-    public static func serviceUnavailable(retryAfter seconds: Int? = nil) -> GraphError {
+    package static func serviceUnavailable(retryAfter seconds: Int? = nil) -> GraphError {
         GraphError(
             status: .serviceUnavailable, code: "serviceNotAvailable", message: "Service unavailable. Please try again later.",
             headers: seconds.map { ["Retry-After": String(max(0, $0))] } ?? [:]
@@ -158,7 +158,7 @@ extension GraphError {
     /// and `claims` (base64 of `{"access_token":{"nbf":{"essential":true, "value":"<epoch>"}}}`, byte for byte as
     /// Graph sends it). Only clients that declared the `cp1` capability receive one: nil for any other token,
     /// so the caller lets the request through as the real service would.
-    public static func claimsChallenge(
+    package static func claimsChallenge(
         for token: GraphAccessToken, notBefore: Date, authorityOrigin: String,
         reason: String = "TokenIssuedBeforeRevocationTimestamp"
     ) -> GraphError? {

@@ -1,16 +1,16 @@
 /// The media type and pixel size of a photo's bytes (PNG, JPEG or GIF), read from their headers.
-public struct ImageInfo: Sendable, Equatable {
-    public var contentType: String
-    public var width: Int
-    public var height: Int
+package struct ImageInfo: Sendable, Equatable {
+    package var contentType: String
+    package var width: Int
+    package var height: Int
 
-    public init(contentType: String, width: Int, height: Int) {
+    package init(contentType: String, width: Int, height: Int) {
         self.contentType = contentType
         self.width = width
         self.height = height
     }
 
-    public init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         if bytes.starts(with: PNGEncoder.signature), bytes.count >= 24, Array(bytes[12..<16]) == Array("IHDR".utf8) {
             self.init(contentType: "image/png", width: Self.uint32(bytes, 16), height: Self.uint32(bytes, 20))
         } else if bytes.starts(with: Array("GIF8".utf8)), bytes.count >= 10 {

@@ -1,8 +1,8 @@
 /// A square profile picture: the person's initials in white on a coloured background, as Microsoft 365
 /// shows people without a photo. Letters come from a 5×7 bitmap font scaled to the picture.
-public enum InitialsAvatar {
+package enum InitialsAvatar {
     /// PNG bytes of a `size`×`size` avatar. `background` is `#RRGGBB` (invalid → Microsoft blue).
-    public static func png(initials: String, background: String, size: Int = 96) -> [UInt8] {
+    package static func png(initials: String, background: String, size: Int = 96) -> [UInt8] {
         let colour = rgb(hex: background) ?? (0x00, 0x78, 0xD4)
         var pixels = [UInt8](repeating: 0, count: size * size * 3)
         for i in 0..<(size * size) {

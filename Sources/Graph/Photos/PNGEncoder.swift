@@ -1,10 +1,10 @@
 /// Writes truecolour PNG files with no compression library: the image data goes in zlib "stored" deflate
 /// blocks, with the CRC-32 of every chunk and the Adler-32 of the zlib stream computed here.
-public enum PNGEncoder {
-    public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+package enum PNGEncoder {
+    package static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// `rgb` holds `width × height` pixels, 3 bytes each, row by row.
-    public static func encode(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
+    package static func encode(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
         precondition(width > 0 && height > 0 && rgb.count == width * height * 3, "pixel buffer does not match the size")
         var header: [UInt8] = []
         header += bigEndian(UInt32(width))
@@ -20,7 +20,7 @@ public enum PNGEncoder {
     }
 
     /// A zlib stream (RFC 1950) of uncompressed deflate blocks (RFC 1951 §3.2.4), at most 65 535 bytes each.
-    public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    package static func zlibStored(_ data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x78, 0x01] // 32 KiB window, fastest level; 0x7801 is a multiple of 31
         var offset = 0
         repeat {
@@ -42,7 +42,7 @@ public enum PNGEncoder {
     }
 
     /// CRC-32 as PNG (and zip, and Ethernet) define it: reflected polynomial 0xEDB88320.
-    public static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func crc32(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
@@ -51,7 +51,7 @@ public enum PNGEncoder {
     }
 
     /// Adler-32 (RFC 1950 §8.2).
-    public static func adler32(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func adler32(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var a: UInt32 = 1, b: UInt32 = 0
         for byte in bytes {
             a = (a + UInt32(byte)) % 65_521

@@ -1,5 +1,6 @@
 import Foundation
 import IdentityPlatform
+import EntraHTTP
 
 /// The `$filter` subset the directory answers without advanced queries: `prop eq 'value'` and
 /// `startswith(prop,'value')` on a few string properties. Anything else is 400 `Request_UnsupportedQuery`,

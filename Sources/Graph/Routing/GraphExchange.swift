@@ -1,27 +1,27 @@
-import EntraHTTP
-import Foundation
-import IdentityPlatform
+package import EntraHTTP
+package import Foundation
+package import IdentityPlatform
 
 /// One Graph request with everything its answer needs. Built once per request so every instant and id in
 /// one answer agrees.
-public struct GraphExchange: Sendable {
-    public let request: HTTPRequest
-    public let context: RequestContext
-    public let service: IdentityService
-    public let options: GraphOptions
-    public let trace: GraphTrace
-    public let now: Date
+package struct GraphExchange: Sendable {
+    package let request: HTTPRequest
+    package let context: RequestContext
+    package let service: IdentityService
+    package let options: GraphOptions
+    package let trace: GraphTrace
+    package let now: Date
     /// `https://host[:port]` as the client reached Graph: `@odata.nextLink` and photo links point here.
-    public let origin: String
+    package let origin: String
     /// Where the bearer challenge sends clients to sign in.
-    public let authorityOrigin: String
-    public let query: ODataQuery
+    package let authorityOrigin: String
+    package let query: ODataQuery
     /// `v1.0` or `beta` (`v1.0` for UserInfo).
-    public let version: String
+    package let version: String
     /// Where an error answered is noted (nil when rendered outside an exchange).
-    public let receipt: ReceiptRecorder?
+    package let receipt: ReceiptRecorder?
 
-    public init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0",
+    package init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0",
                 requestID: String = IdentityExchange.newGUID(), receipt: ReceiptRecorder? = nil) {
         self.receipt = receipt
         self.request = request
@@ -39,10 +39,10 @@ public struct GraphExchange: Sendable {
     }
 
     /// `https://graph.microsoft.com/v1.0/$metadata`: the base of every `@odata.context` (Graph always names itself).
-    public var metadataURL: String { "https://graph.microsoft.com/\(version)/$metadata" }
+    package var metadataURL: String { "https://graph.microsoft.com/\(version)/$metadata" }
 
     /// A 200 JSON answer with Graph's headers.
-    public func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+    package func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
         var response = HTTPResponse(status: .ok, headers: trace.commonHeaders, body: body.bytes)
         response.headers.set("Content-Type", "application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8")
         response.headers.set("OData-Version", "4.0")
@@ -52,31 +52,31 @@ public struct GraphExchange: Sendable {
         return response
     }
 
-    public func failure(_ error: GraphError) -> HTTPResponse {
+    package func failure(_ error: GraphError) -> HTTPResponse {
         receipt?.answered(error: error.code)
         return error.response(in: trace)
     }
 }
 
 /// Settings of the Graph half.
-public struct GraphOptions: Sendable, Equatable {
+package struct GraphOptions: Sendable, Equatable {
     /// Host names that make every path Graph's (a hosts-file override of `graph.microsoft.com`).
-    public var graphHosts: Set<String> = ["graph.microsoft.com"]
+    package var graphHosts: Set<String> = ["graph.microsoft.com"]
     /// Tolerance on token `exp`/`nbf` (IdentityModel's default, which Graph uses: 5 minutes).
-    public var clockSkew: TimeInterval = 300
+    package var clockSkew: TimeInterval = 300
     /// Origin named in `WWW-Authenticate`'s `authorization_uri`. Nil: `https://login.microsoftonline.com` when
     /// reached as graph.microsoft.com, else the request's own origin (FakeEntra serves both).
-    public var authorityOrigin: String?
+    package var authorityOrigin: String?
     /// Page size when neither `$top` nor `Prefer: odata.maxpagesize` says one (Graph: 10 events, 100 users).
-    public var eventPageSize = 10
-    public var userPageSize = 100
+    package var eventPageSize = 10
+    package var userPageSize = 100
 
-    public init() {}
+    package init() {}
 
     func isGraphHost(_ request: HTTPRequest) -> Bool {
         request.hostName.map { graphHosts.contains($0) } ?? false
     }
 
     /// The routes of an application serving Graph with these options (and no B2C).
-    public var routes: RouteResolver { RouteResolver(graphHosts: graphHosts) }
+    package var routes: RouteResolver { RouteResolver(graphHosts: graphHosts) }
 }

@@ -1,20 +1,20 @@
 import Foundation
-import EntraHTTP
+package import EntraHTTP
 
 /// The OData system query options of one request (`$select`, `$top`, …), parsed and checked against what a
 /// resource supports. Option names compare ignoring case, as Graph's do.
-public struct ODataQuery: Sendable, Equatable {
-    public struct OrderKey: Sendable, Equatable {
-        public var property: String
-        public var descending: Bool
+package struct ODataQuery: Sendable, Equatable {
+    package struct OrderKey: Sendable, Equatable {
+        package var property: String
+        package var descending: Bool
     }
 
     /// Every `$` option present, by lowercased name, with its raw value.
-    public private(set) var options: [String: String] = [:]
+    package private(set) var options: [String: String] = [:]
     /// Parameters without `$` (calendarView's `startDateTime`, …).
-    public private(set) var parameters: FormParameters = FormParameters()
+    package private(set) var parameters: FormParameters = FormParameters()
 
-    public init(_ query: FormParameters) {
+    package init(_ query: FormParameters) {
         for pair in query.pairs {
             if pair.name.hasPrefix("$") {
                 let name = pair.name.lowercased()
@@ -26,20 +26,20 @@ public struct ODataQuery: Sendable, Equatable {
     }
 
     /// Rejects the first option not in `allowed` (lowercased names with `$`) with Graph's 400.
-    public func requireOnly(_ allowed: Set<String>) throws(GraphError) {
+    package func requireOnly(_ allowed: Set<String>) throws(GraphError) {
         if let extra = options.keys.sorted().first(where: { !allowed.contains($0) }) {
             throw .unsupportedQueryOption(extra)
         }
     }
 
     /// `$select=a,b` as written (trimmed, empty items dropped); nil when absent.
-    public var select: [String]? {
+    package var select: [String]? {
         guard let raw = options["$select"] else { return nil }
         let names = raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return names.isEmpty ? nil : names
     }
 
-    public func integer(_ name: String) throws(GraphError) -> Int? {
+    package func integer(_ name: String) throws(GraphError) -> Int? {
         guard let raw = options[name] else { return nil }
         guard let value = Int(raw.trimmingCharacters(in: .whitespaces)), value >= 0 else {
             throw .invalidIntegerOption(name, value: raw)
@@ -47,11 +47,11 @@ public struct ODataQuery: Sendable, Equatable {
         return value
     }
 
-    public var top: Int? { get throws(GraphError) { try integer("$top") } }
-    public var skip: Int? { get throws(GraphError) { try integer("$skip") } }
+    package var top: Int? { get throws(GraphError) { try integer("$top") } }
+    package var skip: Int? { get throws(GraphError) { try integer("$skip") } }
 
     /// `$orderby=start/dateTime desc,subject`.
-    public var orderBy: [OrderKey] {
+    package var orderBy: [OrderKey] {
         guard let raw = options["$orderby"] else { return [] }
         return raw.split(separator: ",").compactMap { item in
             let words = item.split(separator: " ", omittingEmptySubsequences: true)
@@ -62,7 +62,7 @@ public struct ODataQuery: Sendable, Equatable {
 
     /// Resolves `$select` names against a type's properties (ignoring case) to their canonical spelling,
     /// deduplicated in request order; nil when there is no `$select`.
-    public func selected(from properties: [String], type: String) throws(GraphError) -> [String]? {
+    package func selected(from properties: [String], type: String) throws(GraphError) -> [String]? {
         guard let names = select else { return nil }
         var resolved: [String] = []
         for name in names {

@@ -1,17 +1,17 @@
 import EntraHTTP
-import Foundation
+package import Foundation
 
 /// A wall-clock date and time with no zone attached, and the arithmetic between it and instants.
 /// Hand-written (days-from-civil) so formatting never depends on a shared `DateFormatter` or the host's locale.
-public struct CivilTime: Sendable, Equatable, Comparable {
-    public var year: Int
-    public var month: Int
-    public var day: Int
-    public var hour: Int
-    public var minute: Int
-    public var second: Int
+package struct CivilTime: Sendable, Equatable, Comparable {
+    package var year: Int
+    package var month: Int
+    package var day: Int
+    package var hour: Int
+    package var minute: Int
+    package var second: Int
 
-    public init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
+    package init(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0) {
         self.year = year
         self.month = month
         self.day = day
@@ -22,7 +22,7 @@ public struct CivilTime: Sendable, Equatable, Comparable {
 
     /// The wall-clock reading of `instant` at `offset` seconds east of UTC (whole seconds). Total: an
     /// instant outside the years 0001–9999 (a far-moved virtual clock) reads as the nearest end of them.
-    public init(_ instant: Date, offset: Int = 0) {
+    package init(_ instant: Date, offset: Int = 0) {
         let total = CalendarRange.wholeSeconds(instant.timeIntervalSince1970 + Double(offset))
         let days = total >= 0 ? total / 86400 : (total - 86399) / 86400
         let secondsOfDay = total - days * 86400
@@ -31,35 +31,35 @@ public struct CivilTime: Sendable, Equatable, Comparable {
     }
 
     /// The instant this wall-clock reading names at `offset` seconds east of UTC.
-    public func instant(offset: Int = 0) -> Date {
+    package func instant(offset: Int = 0) -> Date {
         let days = CivilTime.days(fromCivil: year, month, day)
         return Date(timeIntervalSince1970: TimeInterval(days * 86400 + hour * 3600 + minute * 60 + second - offset))
     }
 
     /// Days since 1970-01-01.
-    public var daysSinceEpoch: Int { CivilTime.days(fromCivil: year, month, day) }
+    package var daysSinceEpoch: Int { CivilTime.days(fromCivil: year, month, day) }
 
     /// 1 = Monday … 7 = Sunday (ISO 8601).
-    public var isoWeekday: Int {
+    package var isoWeekday: Int {
         let d = daysSinceEpoch
         // 1970-01-01 was a Thursday (4).
         return ((d % 7 + 7) % 7 + 3) % 7 + 1
     }
 
-    public static func < (a: CivilTime, b: CivilTime) -> Bool {
+    package static func < (a: CivilTime, b: CivilTime) -> Bool {
         (a.year, a.month, a.day, a.hour, a.minute, a.second) < (b.year, b.month, b.day, b.hour, b.minute, b.second)
     }
 
     /// `2025-01-01T12:00:00`
-    public var isoSeconds: String {
+    package var isoSeconds: String {
         "\(pad(year, 4))-\(pad(month))-\(pad(day))T\(pad(hour)):\(pad(minute)):\(pad(second))"
     }
 
     /// `2025-01-01T12:00:00.0000000`: the form of Graph's `dateTimeTimeZone.dateTime`.
-    public var isoSevenDigits: String { isoSeconds + ".0000000" }
+    package var isoSevenDigits: String { isoSeconds + ".0000000" }
 
     /// `Wed, 01 Jan 2025 12:00:00 GMT` (RFC 9110 IMF-fixdate); meaningful for a UTC reading.
-    public var httpDate: String {
+    package var httpDate: String {
         let weekdays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return "\(weekdays[isoWeekday - 1]), \(pad(day)) \(months[month - 1]) \(pad(year, 4)) \(pad(hour)):\(pad(minute)):\(pad(second)) GMT"
@@ -90,7 +90,7 @@ public struct CivilTime: Sendable, Equatable, Comparable {
 extension CivilTime {
     /// Parses `2025-01-06`, `2025-01-06T09:00`, `…T09:00:00`, `…T09:00:00.1234567`, each optionally followed by
     /// `Z` or `±hh:mm`. Returns the wall-clock reading and the offset it carried (nil when none was written).
-    public static func parseISO(_ text: String) -> (time: CivilTime, offset: Int?)? {
+    package static func parseISO(_ text: String) -> (time: CivilTime, offset: Int?)? {
         let chars = Array(text.trimmingCharacters(in: .whitespaces))
         var index = 0
         func number(_ width: Int) -> Int? {

@@ -1,10 +1,10 @@
 import Foundation
 import IdentityPlatform
-import LocatedJSON
+package import LocatedJSON
 
 /// A JSON value whose object members keep their order: Graph writes `@odata.context` first and the
 /// properties in a fixed order, and clients' captures and our tests compare bodies as text.
-public indirect enum GraphJSON: Sendable, Equatable {
+package indirect enum GraphJSON: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -12,30 +12,30 @@ public indirect enum GraphJSON: Sendable, Equatable {
     case array([GraphJSON])
     case object([Member])
 
-    public struct Member: Sendable, Equatable {
-        public var name: String
-        public var value: GraphJSON
-        public init(_ name: String, _ value: GraphJSON) {
+    package struct Member: Sendable, Equatable {
+        package var name: String
+        package var value: GraphJSON
+        package init(_ name: String, _ value: GraphJSON) {
             self.name = name
             self.value = value
         }
     }
 
     /// `nil` becomes `null`, as Graph writes unset properties.
-    public static func string(_ value: String?) -> GraphJSON { value.map { .string($0) } ?? .null }
+    package static func string(_ value: String?) -> GraphJSON { value.map { .string($0) } ?? .null }
 
-    public static func strings(_ values: [String]) -> GraphJSON { .array(values.map { .string($0) }) }
+    package static func strings(_ values: [String]) -> GraphJSON { .array(values.map { .string($0) }) }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Rendered by the one `JSONWriter`, straight into bytes.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         write(to: &writer)
         return writer.bytes
     }
 
-    public func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout JSONWriter) {
         switch self {
         case .null: writer.raw("null")
         case .bool(let b): writer.raw(b ? "true" : "false")
@@ -56,7 +56,7 @@ public indirect enum GraphJSON: Sendable, Equatable {
     }
 
     /// The member named `name` of an object (exact spelling), else nil.
-    public subscript(name: String) -> GraphJSON? {
+    package subscript(name: String) -> GraphJSON? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.name == name }?.value
     }

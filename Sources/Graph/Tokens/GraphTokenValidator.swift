@@ -1,10 +1,10 @@
-import EntraCrypto
-import Foundation
-import IdentityPlatform
+package import EntraCrypto
+package import Foundation
+package import IdentityPlatform
 
 /// Why Graph refused a bearer token; each case carries the message the real service sends with
 /// 401 `InvalidAuthenticationToken`.
-public enum TokenRejection: Error, Sendable, Equatable {
+package enum TokenRejection: Error, Sendable, Equatable {
     case empty
     case malformed
     case invalidSignature
@@ -15,7 +15,7 @@ public enum TokenRejection: Error, Sendable, Equatable {
     case invalidIssuer
     case missingClaims
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .empty: "Access token is empty."
         case .malformed:
@@ -38,18 +38,18 @@ public enum TokenRejection: Error, Sendable, Equatable {
 /// Graph (app id or `https://graph.microsoft.com`), and an issuer of ours: `<any origin>/<tid>/` or
 /// `<any origin>/<tid>/v2.0` whose tenant is the token's `tid` and exists in the directory. The origin is not
 /// compared because a client may reach the login host and Graph under different names (hosts-file override).
-public struct GraphTokenValidator: Sendable {
+package struct GraphTokenValidator: Sendable {
     /// Tolerance on `exp` and `nbf`. Graph uses IdentityModel's default of five minutes, so a token stays usable
     /// up to 5 minutes after `exp`; set 0 for exact expiry.
-    public var clockSkew: TimeInterval
+    package var clockSkew: TimeInterval
 
-    public init(clockSkew: TimeInterval = 300) { self.clockSkew = clockSkew }
+    package init(clockSkew: TimeInterval = 300) { self.clockSkew = clockSkew }
 
-    public static let graphAudiences: Set<String> = [
+    package static let graphAudiences: Set<String> = [
         Resource.graphAppID, "https://graph.microsoft.com", "https://graph.microsoft.com/",
     ]
 
-    public func validate(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) -> Result<GraphAccessToken, TokenRejection> {
+    package func validate(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) -> Result<GraphAccessToken, TokenRejection> {
         Result { () throws(TokenRejection) in try validated(authorization: authorization, keys: keys, directory: directory, now: now) }
     }
 

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `/{tenant}/oauth2/v2.0/authorize` and v1 `/{tenant}/oauth2/authorize`: GET (or POST) with the client's
 /// parameters starts a flow; a POST carrying `ctx` continues one from a page.

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// The browser session cookie and the server-side `BrowserSession` it names.
 enum SessionCookie {
@@ -65,11 +66,11 @@ extension PlatformState {
 
 extension IdentityService {
     /// The form field naming the server-side flow a page continues.
-    public static let flowFieldName = "ctx"
+    package static let flowFieldName = "ctx"
 
     /// The /authorize parameters (client_id, redirect_uri, state…) a page's `ctx` continues, so that layers
     /// in front of the pages (scenario rules, logs) can tell which client a page post belongs to.
-    public func authorizeParameters(forFlow flowID: String) -> [String: String]? {
+    package func authorizeParameters(forFlow flowID: String) -> [String: String]? {
         state.withLock { $0.pendingAuthorizations[flowID]?.parameters }
     }
 }

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `/devicelogin` (the device flow's `verification_uri`): the person types the user code, confirms the
 /// app, then goes through the same sign-in and consent pages as /authorize. Approving or declining is

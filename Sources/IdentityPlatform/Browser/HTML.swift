@@ -1,39 +1,40 @@
 import EntraHTTP
+import Foundation
 
 /// A fragment of markup whose interpolated strings are escaped unless they are themselves `HTML`:
 /// forgetting to escape a display name, a redirect URI or a state takes an explicit `HTML(raw:)`.
-public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
-    public private(set) var markup: String
+package struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
+    package private(set) var markup: String
 
-    public init(raw markup: String) { self.markup = markup }
+    package init(raw markup: String) { self.markup = markup }
 
-    public init(stringLiteral value: String) { markup = value }
+    package init(stringLiteral value: String) { markup = value }
 
-    public init(stringInterpolation: StringInterpolation) { markup = stringInterpolation.markup }
+    package init(stringInterpolation: StringInterpolation) { markup = stringInterpolation.markup }
 
-    public var description: String { markup }
+    package var description: String { markup }
 
-    public static let empty = HTML(raw: "")
+    package static let empty = HTML(raw: "")
 
-    public static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(raw: lhs.markup + rhs.markup) }
+    package static func + (lhs: HTML, rhs: HTML) -> HTML { HTML(raw: lhs.markup + rhs.markup) }
 
-    public struct StringInterpolation: StringInterpolationProtocol {
+    package struct StringInterpolation: StringInterpolationProtocol {
         var markup = ""
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
+        package init(literalCapacity: Int, interpolationCount: Int) {
             markup.reserveCapacity(literalCapacity + interpolationCount * 16)
         }
 
-        public mutating func appendLiteral(_ literal: String) { markup += literal }
-        public mutating func appendInterpolation(_ text: String) { markup += HTML.escape(text) }
-        public mutating func appendInterpolation(_ text: String?) { markup += HTML.escape(text ?? "") }
-        public mutating func appendInterpolation(_ number: Int) { markup += String(number) }
-        public mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
-        public mutating func appendInterpolation(_ list: [HTML]) { markup += list.map(\.markup).joined(separator: "\n") }
+        package mutating func appendLiteral(_ literal: String) { markup += literal }
+        package mutating func appendInterpolation(_ text: String) { markup += HTML.escape(text) }
+        package mutating func appendInterpolation(_ text: String?) { markup += HTML.escape(text ?? "") }
+        package mutating func appendInterpolation(_ number: Int) { markup += String(number) }
+        package mutating func appendInterpolation(_ html: HTML) { markup += html.markup }
+        package mutating func appendInterpolation(_ list: [HTML]) { markup += list.map(\.markup).joined(separator: "\n") }
     }
 
     /// Escapes for text and for quoted attribute values alike.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {
@@ -50,25 +51,25 @@ public struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleByS
     }
 
     /// The inverse of `escape` (for reading back what a page carries).
-    public static func unescape(_ text: String) -> String {
+    package static func unescape(_ text: String) -> String {
         guard text.contains("&") else { return text }
         return text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
             .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")
     }
 
     /// `<input type="hidden">`.
-    public static func hidden(_ name: String, _ value: String) -> HTML {
+    package static func hidden(_ name: String, _ value: String) -> HTML {
         "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">"
     }
 
     /// `<div role="alert">` carrying the AADSTS code in `data-aadsts` so scripts need not parse prose.
-    public static func alert(id: String, _ error: IdentityError?) -> HTML {
+    package static func alert(id: String, _ error: IdentityError?) -> HTML {
         guard let error else { return .empty }
         return "<div class=\"alert\" id=\"\(id)\" role=\"alert\" data-aadsts=\"\(error.code)\">\(error.prefixedCode): \(error.message)</div>"
     }
 
     /// A plain message alert without a service code.
-    public static func alert(id: String, message: String?) -> HTML {
+    package static func alert(id: String, message: String?) -> HTML {
         guard let message else { return .empty }
         return "<div class=\"alert\" id=\"\(id)\" role=\"alert\">\(message)</div>"
     }

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// One step of an interactive sign-in (browser /authorize or /devicelogin): decides which page comes next,
 /// or ends the flow with a code, an approved device code, or an error. The authorize parameters live

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// What the pages post back (`action=` plus the page's own fields), and how the flow ends.
 extension InteractiveFlow {

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `/{tenant}/oauth2/v2.0/logout` and v1 `/{tenant}/oauth2/logout`: ends the browser session (or, with
 /// `logout_hint`, one account of it) and returns to `post_logout_redirect_uri` when that URI is one the

@@ -1,64 +1,64 @@
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 
 // Public doors onto the browser and grant helpers for the Azure AD B2C module (issue 4), which reuses
 // this module's pages, redirects, sessions and code redemption instead of keeping a second copy.
 // Each member forwards to the internal helper it names; behaviour lives there.
 
 /// Page frame, HTML responses and the shared error and signed-out pages.
-public enum SharedPages {
-    public static func document(title: String, heading: String, content: HTML, wide: Bool = false, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
+package enum SharedPages {
+    package static func document(title: String, heading: String, content: HTML, wide: Bool = false, head: HTML = .empty, fullWidth: Bool = false) -> HTML {
         PageLayout.document(title: title, heading: heading, content: content, wide: wide, head: head, fullWidth: fullWidth)
     }
 
-    public static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    package static func response(_ page: HTML, status: HTTPStatus = .ok, headers: HTTPHeaders = [:]) -> HTTPResponse {
         PageLayout.response(page, status: status, headers: headers)
     }
 
-    public static func error(_ error: IdentityError, trace: TraceContext, appName: String? = nil) -> HTML {
+    package static func error(_ error: IdentityError, trace: TraceContext, appName: String? = nil) -> HTML {
         Pages.error(error, trace: trace, appName: appName)
     }
 
-    public static func signedOut() -> HTML { Pages.signedOut() }
+    package static func signedOut() -> HTML { Pages.signedOut() }
 }
 
 /// Delivering an /authorize result to a redirect URI (query, fragment or form_post).
-public enum SharedRedirect {
+package enum SharedRedirect {
     /// `query`, `fragment` or `form_post`; nil for anything else.
-    public static func isResponseMode(_ text: String) -> Bool { ResponseMode(rawValue: text) != nil }
+    package static func isResponseMode(_ text: String) -> Bool { ResponseMode(rawValue: text) != nil }
 
-    public static func deliver(_ parameters: [(String, String)], uri: String, responseMode: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+    package static func deliver(_ parameters: [(String, String)], uri: String, responseMode: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
         AuthorizationResponder.deliver(parameters, uri: uri, mode: ResponseMode(rawValue: responseMode) ?? .query, headers: headers)
     }
 
-    public static func errorParameters(_ error: IdentityError, state: String?, trace: TraceContext, cancelled: Bool = false) -> [(String, String)] {
+    package static func errorParameters(_ error: IdentityError, state: String?, trace: TraceContext, cancelled: Bool = false) -> [(String, String)] {
         AuthorizationResponder.errorParameters(error, state: state, trace: trace, cancelled: cancelled)
     }
 
-    public static func url(_ uri: String, parameters: [(String, String)]) -> String {
+    package static func url(_ uri: String, parameters: [(String, String)]) -> String {
         AuthorizationResponder.redirectURL(uri, parameters: parameters, mode: .query)
     }
 }
 
 /// Authorization-code bookkeeping shared by every token endpoint (single use, expiry, atomic redemption).
-public enum SharedCodes {
+package enum SharedCodes {
     /// The stored code; throws the Entra errors (70000 unknown, 54005 redeemed, 70008 expired).
-    public static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
+    package static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
         try AuthorizationCodeGrant.lookUp(code, now: now, service: service)
     }
 
-    public static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
+    package static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
         try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: receipt)
     }
 }
 
 /// The token endpoint's CORS preflight (single-page apps call /token from the browser).
-public enum SharedTokenEndpoint {
-    public static func preflight(_ exchange: IdentityExchange) -> HTTPResponse { TokenEndpoint.preflight(exchange) }
+package enum SharedTokenEndpoint {
+    package static func preflight(_ exchange: IdentityExchange) -> HTTPResponse { TokenEndpoint.preflight(exchange) }
 
     /// A token endpoint's answer: CORS preflight, errors as JSON in `trace`, and the caller's `Origin`
     /// allowed, because single-page apps (MSAL.js) redeem codes from the browser.
-    public static func respond(_ exchange: IdentityExchange, trace: TraceContext, _ handle: () throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
+    package static func respond(_ exchange: IdentityExchange, trace: TraceContext, _ handle: () throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
         if exchange.request.method == "OPTIONS" { return TokenEndpoint.preflight(exchange) }
         var response: HTTPResponse
         do {
@@ -73,20 +73,20 @@ public enum SharedTokenEndpoint {
 
 extension PlatformState {
     /// Records a sign-in in the named browser session or a new one (see `signIn(userID:methods:at:sessionID:)`).
-    public mutating func recordSignIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, isNew: Bool) {
+    package mutating func recordSignIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, isNew: Bool) {
         signIn(userID: userID, methods: methods, at: now, sessionID: sessionID)
     }
 }
 
 extension BrowserSession {
     /// The session's public id (`sid`, `session_state`).
-    public var sharedPublicID: String { publicID }
+    package var sharedPublicID: String { publicID }
 }
 
 extension TokenIssuer {
     /// The service's options with the lifetimes an active scenario imposes.
-    public var effectiveOptions: IdentityOptions { options }
+    package var effectiveOptions: IdentityOptions { options }
 
     /// A 200 JSON token response with the no-store headers every token response carries.
-    public static func successResponse(_ body: ClaimSet) -> HTTPResponse { success(body) }
+    package static func successResponse(_ body: ClaimSet) -> HTTPResponse { success(body) }
 }

@@ -1,5 +1,5 @@
 import EntraCrypto
-import Foundation
+package import Foundation
 
 /// Validates a `client_assertion` (RFC 7523): an RS256 JWT signed with the key of a certificate
 /// registered on the app, addressed to a token endpoint, issued by and about the client, in date.
@@ -90,27 +90,27 @@ enum ClientAssertionValidator {
 }
 
 extension IdentityError {
-    public static func malformedClientAssertion(_ detail: String) -> IdentityError {
+    package static func malformedClientAssertion(_ detail: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 50027, message: "Invalid client assertion. \(detail)")
     }
 
-    public static func clientAssertionSignatureInvalid(clientID: String) -> IdentityError {
+    package static func clientAssertionSignatureInvalid(clientID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 7000274, message: "Key was found, but use of the key to verify the signature failed. Client assertion failed signature validation for app '\(clientID)'.")
     }
 
-    public static func clientAssertionCertificateNotRegistered(thumbprint: String, clientID: String) -> IdentityError {
+    package static func clientAssertionCertificateNotRegistered(thumbprint: String, clientID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 700027, message: "The certificate with identifier used to sign the client assertion is not registered on application. [Reason - The key was not found., Thumbprint of key used by client: '\(thumbprint)', Please visit the Azure Portal, Graph Explorer or directly use MS Graph to see configured keys for app Id '\(clientID)'.]")
     }
 
-    public static func clientAssertionAudienceInvalid(_ audience: String) -> IdentityError {
+    package static func clientAssertionAudienceInvalid(_ audience: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 700021, message: "Client assertion audience claim does not match Realm issuer. Audience '\(audience)' is not a token endpoint of this service.")
     }
 
-    public static func clientAssertionSubjectInvalid(clientID: String) -> IdentityError {
+    package static func clientAssertionSubjectInvalid(clientID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 700023, message: "Client assertion contains an invalid issuer or subject: both must be the client id '\(clientID)'.")
     }
 
-    public static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {
+    package static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {
         // Any number a client wrote must print without trapping (Int(1e300) would).
         let from = notBefore.map { String(format: "%.0f", $0.timeIntervalSince1970) } ?? "unspecified"
         return IdentityError(error: "invalid_client", code: 700024, message: "Client assertion is not within its valid time range. Current time: \(isoString(now)), assertion valid from \(from), expiry time of assertion \(isoString(expiry)). Review the documentation at https://aka.ms/msal-client-assertion.")

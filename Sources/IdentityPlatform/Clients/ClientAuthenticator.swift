@@ -1,33 +1,33 @@
 import EntraCrypto
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 
 /// How a client proved who it is; the value of `appidacr`/`azpacr` in its tokens.
-public enum ClientAuthenticationMethod: Int, Sendable, Equatable {
+package enum ClientAuthenticationMethod: Int, Sendable, Equatable {
     case none = 0
     case secret = 1
     case certificate = 2
 }
 
 /// The client credentials a /token request carries (body, or HTTP Basic for the secret).
-public struct PresentedClientCredentials: Sendable, Equatable {
-    public var clientID: String?
-    public var secret: String?
-    public var assertionType: String?
-    public var assertion: String?
+package struct PresentedClientCredentials: Sendable, Equatable {
+    package var clientID: String?
+    package var secret: String?
+    package var assertionType: String?
+    package var assertion: String?
 
-    public init(clientID: String? = nil, secret: String? = nil, assertionType: String? = nil, assertion: String? = nil) {
+    package init(clientID: String? = nil, secret: String? = nil, assertionType: String? = nil, assertion: String? = nil) {
         self.clientID = clientID
         self.secret = secret
         self.assertionType = assertionType
         self.assertion = assertion
     }
 
-    public static let jwtBearerAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    package static let jwtBearerAssertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
     /// Reads `client_id`, `client_secret`, `client_assertion_type`, `client_assertion` and an
     /// `Authorization: Basic` header (RFC 6749 §2.3.1: both halves form-encoded).
-    public init(parameters: FormParameters, headers: HTTPHeaders) {
+    package init(parameters: FormParameters, headers: HTTPHeaders) {
         clientID = parameters["client_id"].flatMap { $0.isEmpty ? nil : $0 }
         secret = parameters["client_secret"].flatMap { $0.isEmpty ? nil : $0 }
         assertionType = parameters["client_assertion_type"]
@@ -43,19 +43,19 @@ public struct PresentedClientCredentials: Sendable, Equatable {
     }
 }
 
-public struct AuthenticatedClient: Sendable, Equatable {
-    public var client: ResolvedClient
-    public var method: ClientAuthenticationMethod
+package struct AuthenticatedClient: Sendable, Equatable {
+    package var client: ResolvedClient
+    package var method: ClientAuthenticationMethod
 
-    public var application: Application { client.application }
-    public var isConfidential: Bool { method != .none }
+    package var application: Application { client.application }
+    package var isConfidential: Bool { method != .none }
 }
 
-public enum ClientAuthenticator {
+package enum ClientAuthenticator {
     /// Authenticates the client of a /token request. A lenient (unregistered) client presenting a secret
     /// is registered as a confidential client bound to that secret. `requireCredential` is set by the
     /// grants only confidential clients may use (client credentials, on-behalf-of).
-    public static func authenticate(
+    package static func authenticate(
         _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, now: Date,
         requireCredential: Bool = false
     ) throws(IdentityError) -> AuthenticatedClient {
@@ -146,7 +146,7 @@ extension Application {
 }
 
 extension IdentityError {
-    public static func invalidClientAssertionType(_ type: String?) -> IdentityError {
+    package static func invalidClientAssertionType(_ type: String?) -> IdentityError {
         IdentityError(error: "invalid_client", code: 70002, message: "Error validating credentials. The client_assertion_type '\(type ?? "")' is not supported; use 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'.")
     }
 }

@@ -1,23 +1,23 @@
 import Foundation
 
 /// A client as one request sees it: a configured app, or (lenient mode) an app FakeEntra stands in for.
-public struct ResolvedClient: Sendable, Equatable {
-    public var application: Application
+package struct ResolvedClient: Sendable, Equatable {
+    package var application: Application
     /// False when the client id is unknown and lenient mode accepted it.
-    public var isRegistered: Bool
+    package var isRegistered: Bool
 
-    public init(application: Application, isRegistered: Bool) {
+    package init(application: Application, isRegistered: Bool) {
         self.application = application
         self.isRegistered = isRegistered
     }
 
-    public var clientID: String { application.clientID }
+    package var clientID: String { application.clientID }
 }
 
-public enum ClientResolver {
+package enum ClientResolver {
     /// The app named by `clientID`. Unknown ids are public clients in lenient mode and AADSTS700016 in
     /// strict mode. `tenant` (the authority's tenant, nil for common/organizations/consumers) only words the error.
-    public static func resolve(clientID: String, directory: Directory, options: IdentityOptions, tenant: Tenant? = nil) throws(IdentityError) -> ResolvedClient {
+    package static func resolve(clientID: String, directory: Directory, options: IdentityOptions, tenant: Tenant? = nil) throws(IdentityError) -> ResolvedClient {
         if let app = directory.application(clientID: clientID) {
             if let home = app.tenantID, let tenant, tenant.id != home {
                 throw .applicationNotFound(clientID, tenant: tenant.id)
@@ -37,7 +37,7 @@ public enum ClientResolver {
 
     /// What an unknown client id stands for: a multi-tenant public client configured with Graph
     /// `User.Read`, like a fresh app registration.
-    public static func lenientApplication(clientID: String) -> Application {
+    package static func lenientApplication(clientID: String) -> Application {
         Application(
             clientID: clientID, displayName: clientID, isPublicClient: true,
             requiredResourceAccess: [.init(resource: Resource.graphAppID, scopes: ["User.Read"])]
@@ -45,7 +45,7 @@ public enum ClientResolver {
     }
 
     /// Redirect URIs an unknown (lenient) client may use: the native-client forms MSAL and CLIs use.
-    public static func isNativeRedirectURI(_ uri: String) -> Bool {
+    package static func isNativeRedirectURI(_ uri: String) -> Bool {
         let lower = uri.lowercased()
         if lower == "urn:ietf:wg:oauth:2.0:oob" { return true }
         if lower.hasPrefix("msauth://code/") { return true }
@@ -64,7 +64,7 @@ public enum ClientResolver {
     /// Checks a `redirect_uri` against the app (AADSTS50011). Registered URIs match exactly, except that a
     /// loopback URI matches on any port, as Entra allows for native apps. An app with no registered URIs
     /// (and every lenient client) accepts the native forms.
-    public static func validateRedirectURI(_ uri: String, for client: ResolvedClient) throws(IdentityError) {
+    package static func validateRedirectURI(_ uri: String, for client: ResolvedClient) throws(IdentityError) {
         let registered = client.application.redirectURIs
         if registered.isEmpty {
             guard isNativeRedirectURI(uri) else { throw .redirectURIMismatch(uri, clientID: client.clientID) }

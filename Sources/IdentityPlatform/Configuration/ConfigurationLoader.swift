@@ -1,19 +1,19 @@
 import EntraCrypto
 import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 /// What a `--config` file yields: the directory and options of the identity platform, plus the raw
 /// (located) sections other modules own.
-public struct IdentityConfiguration: Sendable {
-    public var directory: Directory
-    public var options: IdentityOptions
+package struct IdentityConfiguration: Sendable {
+    package var directory: Directory
+    package var options: IdentityOptions
     /// `graph`, `b2c`: validated against their (module-owned) subschemas, decoded by their modules.
-    public var sections: [String: JSONValue]
-    public var file: String
+    package var sections: [String: JSONValue]
+    package var file: String
     /// Whether the embedded defaults (the demo tenants, and each module's own demo data) are merged in.
-    public var includeDefaults: Bool
+    package var includeDefaults: Bool
 
-    public init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String, includeDefaults: Bool = true) {
+    package init(directory: Directory, options: IdentityOptions, sections: [String: JSONValue] = [:], file: String, includeDefaults: Bool = true) {
         self.directory = directory
         self.options = options
         self.sections = sections
@@ -22,17 +22,17 @@ public struct IdentityConfiguration: Sendable {
     }
 
     /// What FakeEntra serves with no `--config`.
-    public static let embeddedDefault = IdentityConfiguration(directory: .embeddedDefault, options: IdentityOptions(), file: "")
+    package static let embeddedDefault = IdentityConfiguration(directory: .embeddedDefault, options: IdentityOptions(), file: "")
 }
 
-public enum ConfigurationLoader {
+package enum ConfigurationLoader {
     /// Reads, validates (schema, then cross-references) and builds. Every problem names the file,
     /// line and column and what was expected; all are reported at once.
-    public static func load(file path: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
+    package static func load(file path: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
         try load(bytes: LocatedJSON.readFile(path), file: path, options: options)
     }
 
-    public static func load(bytes: [UInt8], file: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
+    package static func load(bytes: [UInt8], file: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         let tree = try LocatedJSON.validate(bytes, file: file, schema: ConfigurationSchema.schema)

@@ -1,11 +1,11 @@
-import LocatedJSON
+package import LocatedJSON
 
 /// The JSON Schema of `--config` files. Its `text` is docs/schemas/config.schema.json, compiled in by the
 /// EmbedResources plugin, so editors and the loader agree.
 /// The `graph` and `b2c` sections belong to their modules: extend their subschemas here.
-public enum ConfigurationSchema {
+package enum ConfigurationSchema {
     /// Compiled once; the literal is checked by tests, so compiling it cannot fail at run time.
-    public static let schema: JSONSchema = {
+    package static let schema: JSONSchema = {
         do {
             return try JSONSchema(json: Array(text.utf8), file: "config.schema.json")
         } catch {

@@ -1,14 +1,14 @@
 /// Delegated permissions granted to a client for a resource, by one user or by an admin for everyone.
-public struct ConsentGrant: Sendable, Codable, Equatable {
-    public var clientID: String
+package struct ConsentGrant: Sendable, Codable, Equatable {
+    package var clientID: String
     /// The resource's app id.
-    public var resourceAppID: String
+    package var resourceAppID: String
     /// nil: admin consent on behalf of every user of `tenantID`.
-    public var userID: String?
-    public var tenantID: String
-    public var scopes: [String]
+    package var userID: String?
+    package var tenantID: String
+    package var scopes: [String]
 
-    public init(clientID: String, resourceAppID: String, userID: String?, tenantID: String, scopes: [String]) {
+    package init(clientID: String, resourceAppID: String, userID: String?, tenantID: String, scopes: [String]) {
         self.clientID = clientID
         self.resourceAppID = resourceAppID.lowercased()
         self.userID = userID?.lowercased()

@@ -1,9 +1,9 @@
 /// The directory FakeEntra serves with no configuration at all: listed at start-up and in the README.
 extension Directory {
-    public static let demoPassword = "Passw0rd!"
-    public static let contosoTenantID = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
+    package static let demoPassword = "Passw0rd!"
+    package static let contosoTenantID = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
 
-    public static var embeddedDefault: Directory {
+    package static var embeddedDefault: Directory {
         let contoso = Tenant(id: contosoTenantID, displayName: "Contoso", domains: ["contoso.onmicrosoft.com", "contoso.com"], kind: .organization)
         let consumers = Tenant(id: Tenant.consumersTenantID, displayName: "Microsoft Accounts", domains: ["live.com", "outlook.com", "hotmail.com"], kind: .consumers)
         let users = [

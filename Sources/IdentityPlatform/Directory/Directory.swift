@@ -2,13 +2,13 @@ import Foundation
 
 /// Everything the identity platform knows about tenants, users, apps and consents.
 /// A value: the service keeps one behind a lock, scenarios copy and extend it.
-public struct Directory: Sendable, Equatable {
-    public var tenants: [Tenant]
-    public var users: [DirectoryUser]
-    public var applications: [Application]
-    public var consents: [ConsentGrant]
+package struct Directory: Sendable, Equatable {
+    package var tenants: [Tenant]
+    package var users: [DirectoryUser]
+    package var applications: [Application]
+    package var consents: [ConsentGrant]
 
-    public init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
+    package init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
         self.tenants = tenants
         self.users = users
         self.applications = applications
@@ -16,30 +16,30 @@ public struct Directory: Sendable, Equatable {
     }
 
     /// A tenant by GUID or by any of its domains, ignoring case.
-    public func tenant(matching segment: String) -> Tenant? {
+    package func tenant(matching segment: String) -> Tenant? {
         let wanted = segment.lowercased()
         return tenants.first { $0.id == wanted || $0.domains.contains(wanted) }
     }
 
-    public func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.lowercased() } }
+    package func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.lowercased() } }
 
-    public func user(id: String) -> DirectoryUser? { users.first { $0.id == id.lowercased() } }
+    package func user(id: String) -> DirectoryUser? { users.first { $0.id == id.lowercased() } }
 
     /// A user by sign-in name, optionally within one tenant.
-    public func user(signInName: String, tenantID: String? = nil) -> DirectoryUser? {
+    package func user(signInName: String, tenantID: String? = nil) -> DirectoryUser? {
         users.first { $0.answers(to: signInName) && (tenantID == nil || $0.tenantID == tenantID!.lowercased()) }
     }
 
-    public func users(inTenant tenantID: String) -> [DirectoryUser] {
+    package func users(inTenant tenantID: String) -> [DirectoryUser] {
         users.filter { $0.tenantID == tenantID.lowercased() }
     }
 
-    public func application(clientID: String) -> Application? {
+    package func application(clientID: String) -> Application? {
         applications.first { $0.clientID.caseInsensitiveCompare(clientID) == .orderedSame }
     }
 
     /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
-    public func resource(named identifier: String) -> Resource? {
+    package func resource(named identifier: String) -> Resource? {
         if Resource.microsoftGraph.isNamed(identifier) { return .microsoftGraph }
         let wanted = identifier.lowercased().trimmingSuffix("/")
         guard let app = applications.first(where: { app in
@@ -58,7 +58,7 @@ public struct Directory: Sendable, Equatable {
     }
 
     /// Scopes a user (or an admin for everyone in the tenant) has granted `clientID` on `resourceAppID`.
-    public func grantedScopes(clientID: String, resourceAppID: String, userID: String?, tenantID: String) -> Set<String> {
+    package func grantedScopes(clientID: String, resourceAppID: String, userID: String?, tenantID: String) -> Set<String> {
         var granted = Set<String>()
         for grant in consents where grant.clientID.caseInsensitiveCompare(clientID) == .orderedSame
             && grant.resourceAppID == resourceAppID.lowercased() && grant.tenantID == tenantID.lowercased()
@@ -69,7 +69,7 @@ public struct Directory: Sendable, Equatable {
     }
 
     /// Records consent, merging with an existing grant for the same user, client and resource.
-    public mutating func grantConsent(_ grant: ConsentGrant) {
+    package mutating func grantConsent(_ grant: ConsentGrant) {
         if let index = consents.firstIndex(where: {
             $0.clientID == grant.clientID && $0.resourceAppID == grant.resourceAppID && $0.userID == grant.userID && $0.tenantID == grant.tenantID
         }) {

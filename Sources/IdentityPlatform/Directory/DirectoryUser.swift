@@ -1,34 +1,34 @@
-import Foundation
+package import Foundation
 
 /// A user account as Entra ID (and Graph's `user` resource) knows it.
-public struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
+package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
     /// Object id (`oid`), a lowercase GUID.
-    public var id: String
-    public var tenantID: String
-    public var userPrincipalName: String
-    public var displayName: String
-    public var givenName: String?
-    public var surname: String?
-    public var mail: String?
-    public var jobTitle: String?
-    public var officeLocation: String?
-    public var mobilePhone: String?
-    public var businessPhones: [String]
-    public var preferredLanguage: String?
-    public var password: String
+    package var id: String
+    package var tenantID: String
+    package var userPrincipalName: String
+    package var displayName: String
+    package var givenName: String?
+    package var surname: String?
+    package var mail: String?
+    package var jobTitle: String?
+    package var officeLocation: String?
+    package var mobilePhone: String?
+    package var businessPhones: [String]
+    package var preferredLanguage: String?
+    package var password: String
     /// Registered for multi-factor authentication (sign-in pages ask for a second factor).
-    public var mfaRegistered: Bool
+    package var mfaRegistered: Bool
     /// Conditional Access demands MFA for this user: non-interactive grants get AADSTS50076.
-    public var mfaRequired: Bool
-    public var accountEnabled: Bool
-    public var locked: Bool
-    public var passwordExpired: Bool
+    package var mfaRequired: Bool
+    package var accountEnabled: Bool
+    package var locked: Bool
+    package var passwordExpired: Bool
     /// Refresh tokens issued before this instant are revoked (AADSTS50173), as after a password change.
-    public var tokensValidFrom: Date?
+    package var tokensValidFrom: Date?
     /// Sign-in names other than the UPN (B2C local accounts sign in with an email address).
-    public var otherMails: [String]
+    package var otherMails: [String]
 
-    public init(
+    package init(
         id: String, tenantID: String, userPrincipalName: String, displayName: String,
         givenName: String? = nil, surname: String? = nil, mail: String? = nil, jobTitle: String? = nil,
         officeLocation: String? = nil, mobilePhone: String? = nil, businessPhones: [String] = [],
@@ -59,7 +59,7 @@ public struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
     }
 
     /// True when `name` is one of this user's sign-in names (UPN, mail, other mails), ignoring case.
-    public func answers(to name: String) -> Bool {
+    package func answers(to name: String) -> Bool {
         let wanted = name.lowercased()
         return userPrincipalName.lowercased() == wanted || mail?.lowercased() == wanted
             || otherMails.contains { $0.lowercased() == wanted }

@@ -1,26 +1,27 @@
+import Foundation
 /// Something an access token can be for: Microsoft Graph (built in) or an app that exposes an API.
-public struct Resource: Sendable, Equatable {
-    public struct DelegatedPermission: Sendable, Equatable, Codable {
-        public var name: String
+package struct Resource: Sendable, Equatable {
+    package struct DelegatedPermission: Sendable, Equatable, Codable {
+        package var name: String
         /// Only an administrator can consent (AADSTS90094 for a user alone).
-        public var adminConsentRequired: Bool
-        public init(_ name: String, adminConsentRequired: Bool = false) {
+        package var adminConsentRequired: Bool
+        package init(_ name: String, adminConsentRequired: Bool = false) {
             self.name = name
             self.adminConsentRequired = adminConsentRequired
         }
     }
 
     /// The resource's app id (`aud` of v2 tokens).
-    public var appID: String
+    package var appID: String
     /// Its App ID URI (`aud` of v1 tokens, the prefix of its scopes).
-    public var identifierURI: String
-    public var displayName: String
-    public var delegatedPermissions: [DelegatedPermission]
-    public var applicationPermissions: [String]
+    package var identifierURI: String
+    package var displayName: String
+    package var delegatedPermissions: [DelegatedPermission]
+    package var applicationPermissions: [String]
     /// 1 or 2.
-    public var accessTokenVersion: Int
+    package var accessTokenVersion: Int
 
-    public init(appID: String, identifierURI: String, displayName: String, delegatedPermissions: [DelegatedPermission], applicationPermissions: [String], accessTokenVersion: Int) {
+    package init(appID: String, identifierURI: String, displayName: String, delegatedPermissions: [DelegatedPermission], applicationPermissions: [String], accessTokenVersion: Int) {
         self.appID = appID.lowercased()
         self.identifierURI = identifierURI
         self.displayName = displayName
@@ -29,24 +30,24 @@ public struct Resource: Sendable, Equatable {
         self.accessTokenVersion = accessTokenVersion
     }
 
-    public func delegatedPermission(named name: String) -> DelegatedPermission? {
+    package func delegatedPermission(named name: String) -> DelegatedPermission? {
         delegatedPermissions.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 
-    public func applicationPermission(named name: String) -> String? {
+    package func applicationPermission(named name: String) -> String? {
         applicationPermissions.first { $0.caseInsensitiveCompare(name) == .orderedSame }
     }
 
     /// True when `identifier` names this resource (app id or identifier URI, trailing `/` ignored).
-    public func isNamed(_ identifier: String) -> Bool {
+    package func isNamed(_ identifier: String) -> Bool {
         let wanted = identifier.lowercased().trimmingSuffix("/")
         return wanted == appID || wanted == identifierURI.lowercased().trimmingSuffix("/")
     }
 
-    public static let graphAppID = "00000003-0000-0000-c000-000000000000"
+    package static let graphAppID = "00000003-0000-0000-c000-000000000000"
 
     /// Microsoft Graph with its common permissions (names as Graph spells them).
-    public static let microsoftGraph = Resource(
+    package static let microsoftGraph = Resource(
         appID: graphAppID,
         identifierURI: "https://graph.microsoft.com",
         displayName: "Microsoft Graph",

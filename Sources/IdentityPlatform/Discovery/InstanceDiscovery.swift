@@ -24,7 +24,7 @@ struct InstanceDiscovery {
 }
 
 extension IdentityError {
-    public static func invalidInstance() -> IdentityError {
+    package static func invalidInstance() -> IdentityError {
         IdentityError(error: "invalid_instance", code: 50049, message: "Unknown or invalid instance.")
     }
 }

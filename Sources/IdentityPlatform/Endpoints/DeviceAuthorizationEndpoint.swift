@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `POST /{tenant}/oauth2/v2.0/devicecode` (and v1 `/oauth2/devicecode`): starts a device flow. The
 /// person enters the user code at `<origin>/devicelogin`; the client polls /token with the device code.

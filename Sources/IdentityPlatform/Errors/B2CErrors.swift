@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 /// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them. They
 /// live beside the AADSTS ones so that `ErrorCatalogue` lists both families from one place.
@@ -8,164 +8,164 @@ extension IdentityError {
         IdentityError(error: error, code: code, message: message, status: status, family: .aadb2c)
     }
 
-    public static func b2cRedirectURINotRegistered(_ uri: String, clientID: String) -> IdentityError {
+    package static func b2cRedirectURINotRegistered(_ uri: String, clientID: String) -> IdentityError {
         .b2c("redirect_uri_mismatch", 90006, "The redirect URI '\(uri)' provided in the request is not registered for the client id '\(clientID)'.")
     }
 
-    public static func b2cMissingClientID() -> IdentityError {
+    package static func b2cMissingClientID() -> IdentityError {
         .b2c("invalid_request", 90008, "The request does not contain a client id parameter.")
     }
 
-    public static func b2cMissingScope() -> IdentityError {
+    package static func b2cMissingScope() -> IdentityError {
         .b2c("invalid_request", 90010, "The request does not contain a scope parameter.")
     }
 
-    public static func b2cUnsupportedResponseType(_ type: String) -> IdentityError {
+    package static func b2cUnsupportedResponseType(_ type: String) -> IdentityError {
         .b2c("unsupported_response_type", 90013, "The requested response type '\(type)' provided in the request is not supported.")
     }
 
-    public static func b2cUnsupportedResponseMode(_ mode: String) -> IdentityError {
+    package static func b2cUnsupportedResponseMode(_ mode: String) -> IdentityError {
         .b2c("invalid_request", 90014, "The requested response mode '\(mode)' provided in the request is not supported.")
     }
 
-    public static func b2cClientNotRegistered(_ clientID: String, tenant: String) -> IdentityError {
+    package static func b2cClientNotRegistered(_ clientID: String, tenant: String) -> IdentityError {
         .b2c("unauthorized_client", 90018, "The client id '\(clientID)' specified in the request is not registered in tenant '\(tenant)'.")
     }
 
-    public static func b2cPolicyNotFound(_ policy: String, tenant: String) -> IdentityError {
+    package static func b2cPolicyNotFound(_ policy: String, tenant: String) -> IdentityError {
         .b2c("invalid_request", 90022, "Unable to return metadata for the policy '\(policy)' in tenant '\(tenant)'.", status: 404)
     }
 
-    public static func b2cTenantNotFound(_ tenant: String) -> IdentityError {
+    package static func b2cTenantNotFound(_ tenant: String) -> IdentityError {
         .b2c("invalid_tenant", 90002, "The tenant '\(tenant)' could not be found.", status: 404)
     }
 
-    public static func b2cInvalidPrompt() -> IdentityError {
+    package static func b2cInvalidPrompt() -> IdentityError {
         .b2c("invalid_request", 90043, "The prompt included in the request contains invalid values. Expected 'none', 'login', 'consent' or 'select_account'.")
     }
 
-    public static func b2cScopeNeedsResource(_ scope: String) -> IdentityError {
+    package static func b2cScopeNeedsResource(_ scope: String) -> IdentityError {
         .b2c("invalid_scope", 90055, "The scope '\(scope)' provided in request must specify a resource, such as 'https://example.com/calendar.read'.")
     }
 
-    public static func b2cNoSession(prompt: String) -> IdentityError {
+    package static func b2cNoSession(prompt: String) -> IdentityError {
         .b2c("interaction_required", 90077, "User does not have an existing session and request prompt parameter has a value of '\(prompt)'.")
     }
 
-    public static func b2cMissingClientSecret() -> IdentityError {
+    package static func b2cMissingClientSecret() -> IdentityError {
         .b2c("invalid_request", 90079, "Clients must send a client_secret when redeeming a confidential grant.")
     }
 
-    public static func b2cGrantExpired(now: Date, issuedAt: Date, slidingExpiry: Date) -> IdentityError {
+    package static func b2cGrantExpired(now: Date, issuedAt: Date, slidingExpiry: Date) -> IdentityError {
         .b2c("invalid_grant", 90080, "The provided grant has expired. Please re-authenticate and try again. Current time: \(Int(saturating: now.timeIntervalSince1970)), Grant issued time: \(Int(saturating: issuedAt.timeIntervalSince1970)), Grant sliding window expiration time: \(Int(saturating: slidingExpiry.timeIntervalSince1970)).")
     }
 
-    public static func b2cWrongClientSecret() -> IdentityError {
+    package static func b2cWrongClientSecret() -> IdentityError {
         .b2c("invalid_client", 90081, "The specified client_secret does not match the expected value for this client. Please correct the client_secret and try again.", status: 400)
     }
 
-    public static func b2cMissingParameter(_ name: String) -> IdentityError {
+    package static func b2cMissingParameter(_ name: String) -> IdentityError {
         .b2c("invalid_request", 90083, "The request is missing required parameter: \(name).")
     }
 
-    public static func b2cPublicClientSentSecret() -> IdentityError {
+    package static func b2cPublicClientSentSecret() -> IdentityError {
         .b2c("invalid_request", 90084, "Public clients should not send a client_secret when redeeming a publicly acquired grant.")
     }
 
-    public static func b2cUnsupportedGrantType(_ grant: String) -> IdentityError {
+    package static func b2cUnsupportedGrantType(_ grant: String) -> IdentityError {
         .b2c("unsupported_grant_type", 90086, "The supplied grant_type [\(grant)] is not supported.")
     }
 
     /// A code or refresh token of another policy: the real service names both.
-    public static func b2cGrantForOtherPolicy(actual: String, expected: String) -> IdentityError {
+    package static func b2cGrantForOtherPolicy(actual: String, expected: String) -> IdentityError {
         .b2c("invalid_grant", 90088, "The provided grant has not been issued for this endpoint. Actual Value : \(actual) and Expected Value : \(expected)")
     }
 
     /// B2C codes and refresh tokens are JWEs: anything that is not five segments is refused like this.
-    public static func b2cMalformedGrant() -> IdentityError {
+    package static func b2cMalformedGrant() -> IdentityError {
         .b2c("invalid_grant", 90090, "The provided JWE is not a valid 5 segment token.")
     }
 
     /// A well-formed grant FakeEntra never issued (the service cannot decrypt it).
-    public static func b2cUnknownGrant() -> IdentityError {
+    package static func b2cUnknownGrant() -> IdentityError {
         .b2c("invalid_grant", 90090, "The provided JWE could not be decrypted with any key of this tenant.")
     }
 
-    public static func b2cCancelled() -> IdentityError {
+    package static func b2cCancelled() -> IdentityError {
         .b2c("access_denied", 90091, "The user has cancelled entering self-asserted information.")
     }
 
-    public static func b2cAccountLocked() -> IdentityError {
+    package static func b2cAccountLocked() -> IdentityError {
         .b2c("access_denied", 90111, "Your account has been locked. Contact your support person to unlock it, then try again.")
     }
 
-    public static func b2cInvalidMaxAge(_ text: String) -> IdentityError {
+    package static func b2cInvalidMaxAge(_ text: String) -> IdentityError {
         .b2c("invalid_request", 90120, "The max age parameter '\(text)' specified in the request is invalid. Max age must be an integer between '0' and '2147483647' inclusive.")
     }
 
-    public static func b2cIDTokenNeedsOpenID() -> IdentityError {
+    package static func b2cIDTokenNeedsOpenID() -> IdentityError {
         .b2c("invalid_request", 90110, "The scope parameter must include 'openid' when requesting a response_type that includes 'id_token'.")
     }
 
-    public static func b2cUnsupportedScope(_ scope: String) -> IdentityError {
+    package static func b2cUnsupportedScope(_ scope: String) -> IdentityError {
         .b2c("invalid_scope", 90117, "The scope '\(scope)' provided in the request is not supported.")
     }
 
-    public static func b2cForgotPassword() -> IdentityError {
+    package static func b2cForgotPassword() -> IdentityError {
         .b2c("access_denied", 90118, "The user has forgotten their password.")
     }
 
-    public static func b2cInvalidCredentials() -> IdentityError {
+    package static func b2cInvalidCredentials() -> IdentityError {
         .b2c("invalid_grant", 90225, "The username or password provided in the request are invalid.")
     }
 
-    public static func b2cAccountGone() -> IdentityError {
+    package static func b2cAccountGone() -> IdentityError {
         .b2c("invalid_grant", 90128, "The account associated with this grant no longer exists. Please reauthenticate and try again.")
     }
 
-    public static func b2cGrantRevoked() -> IdentityError {
+    package static func b2cGrantRevoked() -> IdentityError {
         .b2c("invalid_grant", 90129, "The provided grant has been revoked. Please reauthenticate and try again.")
     }
 
-    public static func b2cMultipleResources(_ scope: String) -> IdentityError {
+    package static func b2cMultipleResources(_ scope: String) -> IdentityError {
         .b2c("invalid_scope", 90146, "The scope '\(scope)' provided in request specifies more than one resource for an access token, which is not supported.")
     }
 
-    public static func b2cPKCEMismatch() -> IdentityError {
+    package static func b2cPKCEMismatch() -> IdentityError {
         .b2c("invalid_grant", 90182, "The supplied code_verifier does not match associated code_challenge.")
     }
 
-    public static func b2cInvalidCodeVerifier() -> IdentityError {
+    package static func b2cInvalidCodeVerifier() -> IdentityError {
         .b2c("invalid_request", 90183, "The supplied code_verifier is invalid.")
     }
 
-    public static func b2cUnsupportedChallengeMethod() -> IdentityError {
+    package static func b2cUnsupportedChallengeMethod() -> IdentityError {
         .b2c("invalid_request", 90184, "The supplied code_challenge_method is not supported. Supported values are plain or S256.")
     }
 
-    public static func b2cPostOnly() -> IdentityError {
+    package static func b2cPostOnly() -> IdentityError {
         .b2c("invalid_request", 90226, "The specified token exchange is only supported over HTTP POST.", status: 405)
     }
 
-    public static func b2cClientMismatch(_ clientID: String, expected: String) -> IdentityError {
+    package static func b2cClientMismatch(_ clientID: String, expected: String) -> IdentityError {
         .b2c("invalid_grant", 90011, "The client id '\(clientID)' provided in the request does not match client id '\(expected)' registered in policy.")
     }
 
     /// The service's generic answer to a request it cannot process.
-    public static func b2cRequestFailed() -> IdentityError {
+    package static func b2cRequestFailed() -> IdentityError {
         .b2c("invalid_request", 90037, "An error occurred while processing the request. Please contact administrator of the site you are trying to access.")
     }
 
-    public static func b2cLostState() -> IdentityError {
+    package static func b2cLostState() -> IdentityError {
         .b2c("server_error", 90046, "We are having trouble loading your current state. You might want to try starting your session over from the beginning.")
     }
 
-    public static func b2cBadPostLogoutRedirect(_ uri: String) -> IdentityError {
+    package static func b2cBadPostLogoutRedirect(_ uri: String) -> IdentityError {
         .b2c("invalid_request", 90067, "The post logout redirect URI '\(uri)' has an invalid format. Specify an https based URL such as 'https://example.com/return' or for native clients use the IETF native client URI 'urn:ietf:wg:oauth:2.0:oob'.")
     }
 
     /// An Entra error raised by shared code (client resolution and authentication) in B2C's words.
-    public static func b2cTranslated(_ error: IdentityError, tenant: String) -> IdentityError {
+    package static func b2cTranslated(_ error: IdentityError, tenant: String) -> IdentityError {
         guard error.family == .aadsts else { return error }
         return switch error.code {
         case 700016: .b2cClientNotRegistered(error.message.between("'", "'") ?? "", tenant: tenant)

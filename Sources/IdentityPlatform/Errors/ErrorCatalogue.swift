@@ -1,27 +1,27 @@
 import EntraHTTP
-import Foundation
+package import Foundation
 
 /// The AADSTS errors FakeEntra returns, with the real service's `error`, suberror and message text.
 /// Add a code here rather than building an `IdentityError` inline, so every endpoint words it alike.
 extension IdentityError {
-    public static func missingParameter(_ name: String) -> IdentityError {
+    package static func missingParameter(_ name: String) -> IdentityError {
         IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: '\(name)'.")
     }
 
-    public static func malformedRequest() -> IdentityError {
+    package static func malformedRequest() -> IdentityError {
         IdentityError(error: "invalid_request", code: 9002313, message: "Invalid request. Request is malformed or invalid.")
     }
 
-    public static func tenantNotFound(_ tenant: String) -> IdentityError {
+    package static func tenantNotFound(_ tenant: String) -> IdentityError {
         IdentityError(error: "invalid_tenant", code: 90002, message: "Tenant '\(tenant)' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud. Check with your subscription administrator, this may happen if there are no active subscriptions for the tenant.")
     }
 
-    public static func duplicatedParameter(_ name: String) -> IdentityError {
+    package static func duplicatedParameter(_ name: String) -> IdentityError {
         IdentityError(error: "invalid_request", code: 9000411, message: "The request is not properly formatted. The parameter '\(echoed(name))' is duplicated.")
     }
 
     /// The v2.0 endpoints take scopes; `resource` belongs to v1.0.
-    public static func resourceNotSupported() -> IdentityError {
+    package static func resourceNotSupported() -> IdentityError {
         IdentityError(error: "invalid_request", code: 901002, message: "The 'resource' request parameter is not supported.")
     }
 
@@ -32,115 +32,115 @@ extension IdentityError {
         return clean.count > 256 ? String(clean.prefix(256)) + "…" : clean
     }
 
-    public static func applicationNotFound(_ clientID: String, tenant: String) -> IdentityError {
+    package static func applicationNotFound(_ clientID: String, tenant: String) -> IdentityError {
         IdentityError(error: "unauthorized_client", code: 700016, message: "Application with identifier '\(echoed(clientID))' was not found in the directory '\(tenant)'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.")
     }
 
-    public static func redirectURIMismatch(_ uri: String, clientID: String) -> IdentityError {
+    package static func redirectURIMismatch(_ uri: String, clientID: String) -> IdentityError {
         IdentityError(error: "invalid_request", code: 50011, message: "The redirect URI '\(uri)' specified in the request does not match the redirect URIs configured for the application '\(clientID)'. Make sure the redirect URI sent in the request matches one added to your application in the Azure portal. Navigate to https://aka.ms/redirectUriMismatchError to learn more about how to fix this.")
     }
 
-    public static func invalidCredentials() -> IdentityError {
+    package static func invalidCredentials() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50126, message: "Error validating credentials due to invalid username or password.")
     }
 
-    public static func userNotFound(_ name: String, tenant: String) -> IdentityError {
+    package static func userNotFound(_ name: String, tenant: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50034, message: "The user account {EUII Hidden} does not exist in the \(tenant) directory. To sign into this application, the account must be added to the directory.")
     }
 
-    public static func accountLocked() -> IdentityError {
+    package static func accountLocked() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50053, message: "The account is locked, you've tried to sign in too many times with an incorrect user ID or password.")
     }
 
-    public static func accountDisabled() -> IdentityError {
+    package static func accountDisabled() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50057, message: "The user account is disabled.")
     }
 
-    public static func passwordExpired() -> IdentityError {
+    package static func passwordExpired() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50055, message: "The password is expired.", suberror: "user_password_expired")
     }
 
-    public static func loginRequired() -> IdentityError {
+    package static func loginRequired() -> IdentityError {
         IdentityError(error: "login_required", code: 50058, message: "A silent sign-in request was sent but no user is signed in.")
     }
 
-    public static func mfaRequired(resource: String) -> IdentityError {
+    package static func mfaRequired(resource: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50076, message: "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access '\(resource)'.", suberror: "basic_action")
     }
 
-    public static func mfaEnrollmentRequired(resource: String) -> IdentityError {
+    package static func mfaEnrollmentRequired(resource: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50079, message: "Due to a configuration change made by your administrator, or because you moved to a new location, you must enroll in multi-factor authentication to access '\(resource)'.", suberror: "basic_action")
     }
 
-    public static func grantRevoked(issuedAt: Date, validFrom: Date) -> IdentityError {
+    package static func grantRevoked(issuedAt: Date, validFrom: Date) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50173, message: "The provided grant has expired due to it being revoked, a fresh auth token is needed. The user might have changed or reset their password. The grant was issued on '\(isoString(issuedAt))' and the TokensValidFrom date (before which tokens are not valid) for this user is '\(isoString(validFrom))'.")
     }
 
-    public static func conditionalAccessBlocked() -> IdentityError {
+    package static func conditionalAccessBlocked() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 53003, message: "Access has been blocked by Conditional Access policies. The access policy does not allow token issuance.", suberror: "message_only")
     }
 
-    public static func codeAlreadyRedeemed() -> IdentityError {
+    package static func codeAlreadyRedeemed() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 54005, message: "OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.")
     }
 
-    public static func consentRequired(clientID: String, appName: String) -> IdentityError {
+    package static func consentRequired(clientID: String, appName: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 65001, message: "The user or administrator has not consented to use the application with ID '\(clientID)' named '\(appName)'. Send an interactive authorization request for this user and resource.", suberror: "consent_required")
     }
 
-    public static func consentDeclined() -> IdentityError {
+    package static func consentDeclined() -> IdentityError {
         IdentityError(error: "access_denied", code: 65004, message: "User declined to consent to access the app.")
     }
 
-    public static func invalidGrant() -> IdentityError {
+    package static func invalidGrant() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 70000, message: "Provided grant is invalid or malformed.")
     }
 
-    public static func invalidCode() -> IdentityError {
+    package static func invalidCode() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 70000, message: "The provided value for the 'code' parameter is not valid.")
     }
 
-    public static func grantExpired() -> IdentityError {
+    package static func grantExpired() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 70008, message: "The provided authorization code or refresh token has expired due to inactivity. Send a new interactive authorization request for this user and resource.")
     }
 
-    public static func refreshTokenExpired(issuedAt: Date, inactiveFor: TimeInterval) -> IdentityError {
+    package static func refreshTokenExpired(issuedAt: Date, inactiveFor: TimeInterval) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 700082, message: "The refresh token has expired due to inactivity. The token was issued on \(isoString(issuedAt)) and was inactive for \(timeSpan(inactiveFor)).")
     }
 
-    public static func invalidScope(_ scope: String) -> IdentityError {
+    package static func invalidScope(_ scope: String) -> IdentityError {
         IdentityError(error: "invalid_scope", code: 70011, message: "The provided value for the input parameter 'scope' is not valid. The scope \(scope) is not valid.")
     }
 
-    public static func multipleResources(_ scope: String) -> IdentityError {
+    package static func multipleResources(_ scope: String) -> IdentityError {
         IdentityError(error: "invalid_scope", code: 28000, message: "Provided value for the input parameter scope is not valid because it contains more than one resource. Scope \(scope) is not valid.")
     }
 
-    public static func adminConsentRequired() -> IdentityError {
+    package static func adminConsentRequired() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 90094, message: "The grant requires admin permission.", suberror: "consent_required")
     }
 
-    public static func missingClientCredential() -> IdentityError {
+    package static func missingClientCredential() -> IdentityError {
         IdentityError(error: "invalid_client", code: 7000218, message: "The request body must contain the following parameter: 'client_assertion' or 'client_secret'.")
     }
 
-    public static func invalidClientSecret(clientID: String) -> IdentityError {
+    package static func invalidClientSecret(clientID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 7000215, message: "Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app '\(clientID)'.")
     }
 
-    public static func clientSecretExpired(clientID: String) -> IdentityError {
+    package static func clientSecretExpired(clientID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 7000222, message: "The provided client secret keys for app '\(clientID)' are expired. Visit the Azure portal to create new keys for your app: https://aka.ms/NewClientSecret, or consider using certificate credentials for added security: https://aka.ms/certCreds.")
     }
 
-    public static func publicClientSentSecret() -> IdentityError {
+    package static func publicClientSentSecret() -> IdentityError {
         IdentityError(error: "invalid_client", code: 700025, message: "Client is public so neither 'client_assertion' nor 'client_secret' should be presented.")
     }
 
-    public static func pkceMismatch() -> IdentityError {
+    package static func pkceMismatch() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 501481, message: "The Code_Verifier does not match the code_challenge supplied in the authorization request.")
     }
 
-    public static func unsupportedGrantType(_ grant: String) -> IdentityError {
+    package static func unsupportedGrantType(_ grant: String) -> IdentityError {
         IdentityError(error: "unsupported_grant_type", code: 70003, message: "The app requested an unsupported grant type '\(grant)'.")
     }
 

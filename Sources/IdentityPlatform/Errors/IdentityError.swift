@@ -1,25 +1,25 @@
-import EntraHTTP
-import Foundation
-import LocatedJSON
+package import EntraHTTP
+package import Foundation
+package import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
 /// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.
-public struct IdentityError: HTTPResponseError, Sendable, Equatable {
+package struct IdentityError: HTTPResponseError, Sendable, Equatable {
     /// The OAuth `error` value (`invalid_grant`, `interaction_required`, …).
-    public var error: String
+    package var error: String
     /// The service's numeric code: AADSTS<code> for Entra, AADB2C<code> for B2C.
-    public var code: Int
+    package var code: Int
     /// The message after `AADSTSnnnn: `.
-    public var message: String
-    public var suberror: String?
+    package var message: String
+    package var suberror: String?
     /// A claims challenge (JSON text) the client must pass back on its next /authorize.
-    public var claims: String?
-    public var status: Int
-    public var family: Family
+    package var claims: String?
+    package var status: Int
+    package var family: Family
 
-    public enum Family: String, Sendable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
+    package enum Family: String, Sendable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
 
-    public init(error: String, code: Int, message: String, suberror: String? = nil, claims: String? = nil, status: Int? = nil, family: Family = .aadsts) {
+    package init(error: String, code: Int, message: String, suberror: String? = nil, claims: String? = nil, status: Int? = nil, family: Family = .aadsts) {
         self.error = error
         self.code = code
         self.message = message
@@ -32,22 +32,22 @@ public struct IdentityError: HTTPResponseError, Sendable, Equatable {
     static func defaultStatus(for error: String) -> Int { error == "invalid_client" ? 401 : 400 }
 
     /// The status when it is not the one its `error` implies (a catalogue entry's own, such as 429).
-    public var explicitStatus: Int? { status == Self.defaultStatus(for: error) ? nil : status }
+    package var explicitStatus: Int? { status == Self.defaultStatus(for: error) ? nil : status }
 
-    public var prefixedCode: String { "\(family.rawValue)\(code)" }
+    package var prefixedCode: String { "\(family.rawValue)\(code)" }
 }
 
 /// Trace and correlation ids of one request, as they appear in every error the service returns.
-public struct TraceContext: Sendable, Equatable {
-    public var traceID: String
-    public var correlationID: String
-    public var timestamp: Date
+package struct TraceContext: Sendable, Equatable {
+    package var traceID: String
+    package var correlationID: String
+    package var timestamp: Date
     /// `https://host[:port]`: error URIs point at FakeEntra itself.
-    public var origin: String
+    package var origin: String
     /// Where an error rendered in this trace is noted as the exchange's answer (not part of equality).
-    public var receipt: ReceiptRecorder?
+    package var receipt: ReceiptRecorder?
 
-    public init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil) {
+    package init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil) {
         self.traceID = traceID
         self.correlationID = correlationID
         self.timestamp = timestamp
@@ -55,18 +55,18 @@ public struct TraceContext: Sendable, Equatable {
         self.receipt = receipt
     }
 
-    public static func == (lhs: TraceContext, rhs: TraceContext) -> Bool {
+    package static func == (lhs: TraceContext, rhs: TraceContext) -> Bool {
         lhs.traceID == rhs.traceID && lhs.correlationID == rhs.correlationID && lhs.timestamp == rhs.timestamp && lhs.origin == rhs.origin
     }
 
     /// Entra's timestamp format: `2025-01-01 12:00:00Z`.
-    public var formattedTimestamp: String { InternetDate.entraTimestamp(secondsSince1970: timestamp.timeIntervalSince1970) }
+    package var formattedTimestamp: String { InternetDate.entraTimestamp(secondsSince1970: timestamp.timeIntervalSince1970) }
 }
 
 extension IdentityError {
     /// `AADSTS700082: message\r\nTrace ID: …\r\nCorrelation ID: …\r\nTimestamp: …`
     /// Every rendering of an error (JSON, redirect, page) writes this text, so it notes the error in the receipt.
-    public func description(in trace: TraceContext) -> String {
+    package func description(in trace: TraceContext) -> String {
         trace.receipt?.answered(error: prefixedCode)
         return switch family {
         case .aadsts:
@@ -78,10 +78,10 @@ extension IdentityError {
 
     /// The token endpoint's JSON error body with its status (AADSTS and AADB2C alike); an /authorize
     /// error travels as `redirectParameters` or a page instead.
-    public func response(in trace: TraceContext) -> HTTPResponse { tokenEndpointResponse(in: trace) }
+    package func response(in trace: TraceContext) -> HTTPResponse { tokenEndpointResponse(in: trace) }
 
     /// The token endpoint's JSON error body with its status.
-    public func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
         var body: [(String, JSONFragment)] = [
             ("error", .string(error)),
             ("error_description", .string(description(in: trace))),
@@ -102,7 +102,7 @@ extension IdentityError {
     }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
-    public func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {
+    package func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {
         var parameters = [("error", error), ("error_description", description(in: trace))]
         if family == .aadsts { parameters.append(("error_uri", "\(trace.origin)/error?code=\(code)")) }
         if let suberror { parameters.append(("suberror", suberror)) }
@@ -114,23 +114,23 @@ extension IdentityError {
 
 /// An ordered JSON tree for bodies whose member order matters to readers of captures and journals,
 /// rendered by the one `JSONWriter` straight into bytes.
-public enum JSONFragment: Sendable {
+package enum JSONFragment: Sendable {
     case string(String)
     case raw(String)
     case object([(String, JSONFragment)])
     case strings([String])
 
-    public var utf8: [UInt8] { bytes }
+    package var utf8: [UInt8] { bytes }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = JSONWriter()
         write(to: &writer)
         return writer.bytes
     }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    public func write(to writer: inout JSONWriter) {
+    package func write(to writer: inout JSONWriter) {
         switch self {
         case .string(let s): writer.string(s)
         case .raw(let r): writer.raw(r)
@@ -148,5 +148,5 @@ public enum JSONFragment: Sendable {
         }
     }
 
-    public static func quote(_ s: String) -> String { JSONValue.quoted(s) }
+    package static func quote(_ s: String) -> String { JSONValue.quoted(s) }
 }

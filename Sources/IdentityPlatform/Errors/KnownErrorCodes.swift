@@ -4,13 +4,13 @@ import Foundation
 /// scenarios produce, one instance each with placeholders where the text names a value. The `/error`
 /// lookup page shows it; a scenario names a code (`{"oauthError": {"code": "AADSTS700082"}}`) and gets
 /// this wording, its placeholders filled in from the request (`{client_id}`, `{tenant}`, `{issued}`…).
-public enum ErrorCatalogue {
+package enum ErrorCatalogue {
     /// The entry for a code, or nil when FakeEntra has no wording for it.
-    public static func entry(_ family: IdentityError.Family, code: Int) -> IdentityError? {
+    package static func entry(_ family: IdentityError.Family, code: Int) -> IdentityError? {
         entries.first { $0.family == family && $0.code == code }
     }
 
-    public static let entries: [IdentityError] = platform + scenarioOnly + b2c
+    package static let entries: [IdentityError] = platform + scenarioOnly + b2c
 
     /// A date in a catalogue text; rendering puts the request's own dates there.
     static let placeholderDate = Date(timeIntervalSince1970: 1_735_689_600)

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `grant_type=authorization_code`: redeems a code /authorize issued (single use, short-lived, PKCE).
 enum AuthorizationCodeGrant {

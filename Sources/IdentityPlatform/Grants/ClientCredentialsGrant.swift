@@ -27,7 +27,7 @@ enum ClientCredentialsGrant {
 }
 
 extension IdentityError {
-    public static func noTenantIdentifyingInformation() -> IdentityError {
+    package static func noTenantIdentifyingInformation() -> IdentityError {
         IdentityError(error: "invalid_request", code: 50059, message: "No tenant-identifying information found in either the request or implied by any provided credentials.")
     }
 }

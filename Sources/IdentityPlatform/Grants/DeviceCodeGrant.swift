@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `grant_type=urn:ietf:params:oauth:grant-type:device_code`: the polling side of the device flow.
 /// The /devicelogin page (browser endpoints) approves or declines the record.
@@ -44,23 +45,23 @@ enum DeviceCodeGrant {
 }
 
 extension IdentityError {
-    public static func authorizationPending() -> IdentityError {
+    package static func authorizationPending() -> IdentityError {
         IdentityError(error: "authorization_pending", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Continue polling.")
     }
 
-    public static func slowDown() -> IdentityError {
+    package static func slowDown() -> IdentityError {
         IdentityError(error: "slow_down", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Polling too frequently: wait for the interval before polling again.")
     }
 
-    public static func deviceAuthorizationDeclined() -> IdentityError {
+    package static func deviceAuthorizationDeclined() -> IdentityError {
         IdentityError(error: "authorization_declined", code: 70000, message: "The user has declined to authorize the device login request.")
     }
 
-    public static func deviceCodeExpired() -> IdentityError {
+    package static func deviceCodeExpired() -> IdentityError {
         IdentityError(error: "expired_token", code: 70019, message: "Verification code expired.")
     }
 
-    public static func badVerificationCode() -> IdentityError {
+    package static func badVerificationCode() -> IdentityError {
         IdentityError(error: "bad_verification_code", code: 70000, message: "The provided value for the 'device_code' parameter is not valid.")
     }
 }

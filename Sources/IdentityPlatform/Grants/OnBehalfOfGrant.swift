@@ -52,19 +52,19 @@ enum OnBehalfOfGrant {
 }
 
 extension IdentityError {
-    public static func unsupportedRequestedTokenUse(_ value: String) -> IdentityError {
+    package static func unsupportedRequestedTokenUse(_ value: String) -> IdentityError {
         IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: 'requested_token_use' with value 'on_behalf_of'. Received '\(value)'.")
     }
 
-    public static func oboAssertionInvalid(_ detail: String) -> IdentityError {
+    package static func oboAssertionInvalid(_ detail: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50027, message: "JWT token is invalid or malformed. \(detail)")
     }
 
-    public static func oboAssertionExpired() -> IdentityError {
+    package static func oboAssertionExpired() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token.")
     }
 
-    public static func oboAudienceMismatch(audience: String, expected: String) -> IdentityError {
+    package static func oboAudienceMismatch(audience: String, expected: String) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50013, message: "Assertion failed signature validation. [Reason - Assertion audience does not match the Client app presenting the assertion. The audience in the assertion was '\(audience)' and the expected audience is '\(expected)' or one of the Application Uris of this application with App ID '\(expected)'.]")
     }
 }

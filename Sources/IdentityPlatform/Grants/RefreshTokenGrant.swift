@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import Synchronization
 
 /// `grant_type=refresh_token`: Entra refresh tokens are multi-resource and rotate; an earlier token stays
 /// usable until its own inactivity expiry. Family refresh tokens (FOCI) serve every app of the family.

@@ -1,26 +1,26 @@
 import EntraHTTP
-import Foundation
+package import Foundation
 import LocatedJSON
 
 /// One request and its response as the journal keeps them: secrets redacted, bodies parsed when possible.
-public struct JournalEntry: Sendable {
-    public var id: Int
-    public var time: Date
-    public var method: String
-    public var path: String
+package struct JournalEntry: Sendable {
+    package var id: Int
+    package var time: Date
+    package var method: String
+    package var path: String
     /// Query parameters, redacted.
-    public var query: [(String, String)]
-    public var status: Int
+    package var query: [(String, String)]
+    package var status: Int
     /// `token`, `authorize`, `instance_discovery`, `graph`, `b2c`, … (`RequestRoute.journalKind`).
-    public var kind: String
-    public var durationMilliseconds: Double
-    public var requestHeaders: [(String, String)]
-    public var responseHeaders: [(String, String)]
+    package var kind: String
+    package var durationMilliseconds: Double
+    package var requestHeaders: [(String, String)]
+    package var responseHeaders: [(String, String)]
     /// JSON text (an object, array or string) describing each body.
-    public var requestBody: String
-    public var responseBody: String
+    package var requestBody: String
+    package var responseBody: String
     /// What the platform did (tokens issued, codes, the flow step, the error, the rules that fired); no secrets.
-    public var receipt: Receipt = Receipt()
+    package var receipt: Receipt = Receipt()
 
     /// Approximate memory cost, for the journal's byte bound.
     var approximateSize: Int {
@@ -104,7 +104,7 @@ public struct JournalEntry: Sendable {
         return copy
     }
 
-    public var json: String {
+    package var json: String {
         // Repeated names (Set-Cookie, repeated query parameters) become arrays.
         func object(_ pairs: [(String, String)]) -> JSONFragment {
             var order: [String] = []

@@ -5,10 +5,10 @@ import LocatedJSON
 /// The journal as a HAR 1.2 log (http://www.softwareishard.com/blog/har-12-spec/), the format browser dev
 /// tools, Proxyman and Charles export and `fakeentra replay` reads. Everything comes from the journal, so
 /// secrets and tokens stay redacted; bodies the journal only describes (pages, images) keep that description.
-public enum JournalHAR {
+package enum JournalHAR {
     /// `scheme` and `defaultHost` build each request's absolute URL: an entry's own `Host` header wins,
     /// since one server answers for several names (127.0.0.1, login.microsoftonline.com, graph.microsoft.com).
-    public static func render(_ entries: [JournalEntry], scheme: String, defaultHost: String, creatorVersion: String) -> String {
+    package static func render(_ entries: [JournalEntry], scheme: String, defaultHost: String, creatorVersion: String) -> String {
         JSONFragment.object([
             ("log", .object([
                 ("version", .string("1.2")),

@@ -1,22 +1,22 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 
 /// Wraps the server's responder so that every exchange (Entra, B2C, Graph alike) lands in the journal,
 /// with its route's kind and the receipt of what the platform did.
-public struct JournalingResponder: ExchangeResponder {
-    public let inner: any ExchangeResponder
-    public let journal: RequestJournal
-    public let clock: any TimeSource
+package struct JournalingResponder: ExchangeResponder {
+    package let inner: any ExchangeResponder
+    package let journal: RequestJournal
+    package let clock: any TimeSource
 
-    public var routes: RouteResolver { inner.routes }
+    package var routes: RouteResolver { inner.routes }
 
-    public init(wrapping inner: any ExchangeResponder, journal: RequestJournal, clock: any TimeSource) {
+    package init(wrapping inner: any ExchangeResponder, journal: RequestJournal, clock: any TimeSource) {
         self.inner = inner
         self.journal = journal
         self.clock = clock
     }
 
-    public func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         let response = inner.respond(to: request, context: context)
         let receipt = context.receipt.current
         // Secrets named in either direction are remembered first, so the entry (and every later one)
@@ -45,18 +45,18 @@ public struct JournalingResponder: ExchangeResponder {
 
 /// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`) and
 /// `DELETE /_fakeentra/journal`; loopback callers only. `format=har` answers a HAR 1.2 log instead.
-public struct JournalHandler: HTTPHandler {
-    public static let path = "/_fakeentra/journal"
-    public let journal: RequestJournal
+package struct JournalHandler: HTTPHandler {
+    package static let path = "/_fakeentra/journal"
+    package let journal: RequestJournal
     /// The server's version, named as the HAR log's creator.
-    public let serverVersion: String
+    package let serverVersion: String
 
-    public init(journal: RequestJournal, serverVersion: String = "dev") {
+    package init(journal: RequestJournal, serverVersion: String = "dev") {
         self.journal = journal
         self.serverVersion = serverVersion
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         let path = request.rawPath.lowercased()
         guard path == Self.path || path == Self.path + "/" else { return nil }
         guard context.isLoopback else {

@@ -1,39 +1,39 @@
 import EntraCrypto
 import EntraHTTP
-import Foundation
+package import Foundation
 import Synchronization
 
 /// What the platform did while answering one request, returned beside the response so that the layers
 /// above (journal, scenario engine, console, conformance judge) never re-read a body the platform rendered.
 /// Rendered in the journal's JSON as `receipt` (docs/architecture.md); secrets never appear in it.
-public struct Receipt: Sendable, Equatable {
-    public var tokens: [IssuedToken] = []
+package struct Receipt: Sendable, Equatable {
+    package var tokens: [IssuedToken] = []
     /// Authorization codes, refresh tokens and device codes created or redeemed.
-    public var grants: [GrantHandleEvent] = []
+    package var grants: [GrantHandleEvent] = []
     /// The browser sign-in flow the answer belongs to, and the page it shows.
-    public var flow: FlowStep?
+    package var flow: FlowStep?
     /// The error code answered (`AADSTS50126`, `AADB2C90118`, a Graph code such as `InvalidAuthenticationToken`).
-    public var error: String?
+    package var error: String?
     /// The scenario rules that fired for this request.
-    public var rules: [FiredRule] = []
+    package var rules: [FiredRule] = []
     /// The scenario binding whose world answered (`b3`); nil for the default world. How a conformance
     /// case finds its own exchanges among parallel ones.
-    public var world: String?
+    package var world: String?
     /// The raw tokens and codes this exchange created, for in-process readers (the console's token ledger, the
     /// journal's redaction memory). Never rendered, and dropped before the journal stores the receipt.
-    public var secrets: [String] = []
+    package var secrets: [String] = []
     /// The JWTs among `secrets` (access and id tokens), for the console's ledger. Never rendered.
-    public var signedTokens: [String] = []
+    package var signedTokens: [String] = []
     /// True once a platform handler (Entra, B2C, Graph) answered: every secret it created is in `secrets`,
     /// so readers need not scan the body for them.
-    public var isComplete = false
+    package var isComplete = false
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && rules.isEmpty }
+    package var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && rules.isEmpty }
 
     /// A copy without the raw secrets, as the journal keeps it.
-    public var withoutSecrets: Receipt {
+    package var withoutSecrets: Receipt {
         var copy = self
         copy.secrets = []
         copy.signedTokens = []
@@ -42,25 +42,25 @@ public struct Receipt: Sendable, Equatable {
 
     /// `sha256:` and the first 16 hex digits of a token's or code's SHA-256: stable, safe to show, and
     /// prefixed by the journal's 8-digit redaction hash of the same value.
-    public static func handleID(_ secret: String) -> String {
+    package static func handleID(_ secret: String) -> String {
         "sha256:" + Hex.lowercase(Array(Digest.sha256(Array(secret.utf8)).prefix(8)))
     }
 
-    public struct IssuedToken: Sendable, Equatable {
-        public enum Kind: String, Sendable { case access, id, refresh }
-        public var kind: Kind
+    package struct IssuedToken: Sendable, Equatable {
+        package enum Kind: String, Sendable { case access, id, refresh }
+        package var kind: Kind
         /// `handleID` of the token.
-        public var id: String
-        public var subject: String?
-        public var objectID: String?
-        public var clientID: String?
-        public var scopes: [String]
-        public var audience: String?
-        public var expiresAt: Date?
+        package var id: String
+        package var subject: String?
+        package var objectID: String?
+        package var clientID: String?
+        package var scopes: [String]
+        package var audience: String?
+        package var expiresAt: Date?
         /// The signing key's `kid` (nil for refresh tokens, which are not signed).
-        public var keyID: String?
+        package var keyID: String?
 
-        public init(kind: Kind, id: String, subject: String? = nil, objectID: String? = nil, clientID: String? = nil,
+        package init(kind: Kind, id: String, subject: String? = nil, objectID: String? = nil, clientID: String? = nil,
                     scopes: [String] = [], audience: String? = nil, expiresAt: Date? = nil, keyID: String? = nil) {
             self.kind = kind
             self.id = id
@@ -74,39 +74,39 @@ public struct Receipt: Sendable, Equatable {
         }
     }
 
-    public struct GrantHandleEvent: Sendable, Equatable {
-        public enum Kind: String, Sendable { case authorizationCode = "authorization_code", refreshToken = "refresh_token", deviceCode = "device_code" }
-        public enum Action: String, Sendable { case created, redeemed }
-        public var kind: Kind
-        public var action: Action
+    package struct GrantHandleEvent: Sendable, Equatable {
+        package enum Kind: String, Sendable { case authorizationCode = "authorization_code", refreshToken = "refresh_token", deviceCode = "device_code" }
+        package enum Action: String, Sendable { case created, redeemed }
+        package var kind: Kind
+        package var action: Action
         /// `handleID` of the code or token.
-        public var id: String
+        package var id: String
 
-        public init(kind: Kind, action: Action, id: String) {
+        package init(kind: Kind, action: Action, id: String) {
             self.kind = kind
             self.action = action
             self.id = id
         }
     }
 
-    public struct FlowStep: Sendable, Equatable {
+    package struct FlowStep: Sendable, Equatable {
         /// The flow id a page hands out (the `ctx` form field).
-        public var id: String
+        package var id: String
         /// `sign_in`, `password`, `mfa`, `consent`, `choose_account`, `device_code`, … as the page is named.
-        public var step: String
+        package var step: String
 
-        public init(id: String, step: String) {
+        package init(id: String, step: String) {
             self.id = id
             self.step = step
         }
     }
 
-    public struct FiredRule: Sendable, Equatable {
-        public var scenario: String
+    package struct FiredRule: Sendable, Equatable {
+        package var scenario: String
         /// 0-based index of the rule in the scenario's `rules`.
-        public var index: Int
+        package var index: Int
 
-        public init(scenario: String, index: Int) {
+        package init(scenario: String, index: Int) {
             self.scenario = scenario
             self.index = index
         }
@@ -115,18 +115,18 @@ public struct Receipt: Sendable, Equatable {
 
 /// Where the handlers of one exchange write what they did; the layer that made the `ExchangeContext`
 /// reads the finished `Receipt` beside the response. Shared by every copy of the context.
-public final class ReceiptRecorder: Sendable {
+package final class ReceiptRecorder: Sendable {
     private let receipt = Mutex(Receipt())
 
-    public init() {}
+    package init() {}
 
-    public var current: Receipt { receipt.withLock { $0 } }
+    package var current: Receipt { receipt.withLock { $0 } }
 
-    public func update(_ change: (inout Receipt) -> Void) {
+    package func update(_ change: (inout Receipt) -> Void) {
         receipt.withLock { change(&$0) }
     }
 
-    public func issued(_ token: Receipt.IssuedToken, secret: String) {
+    package func issued(_ token: Receipt.IssuedToken, secret: String) {
         update {
             $0.tokens.append(token)
             $0.secrets.append(secret)
@@ -134,26 +134,26 @@ public final class ReceiptRecorder: Sendable {
         }
     }
 
-    public func grant(_ kind: Receipt.GrantHandleEvent.Kind, _ action: Receipt.GrantHandleEvent.Action, handle: String) {
+    package func grant(_ kind: Receipt.GrantHandleEvent.Kind, _ action: Receipt.GrantHandleEvent.Action, handle: String) {
         update {
             $0.grants.append(.init(kind: kind, action: action, id: Receipt.handleID(handle)))
             if action == .created { $0.secrets.append(handle) }
         }
     }
 
-    public func flow(_ id: String, step: String) {
+    package func flow(_ id: String, step: String) {
         update { $0.flow = Receipt.FlowStep(id: id, step: step) }
     }
 
     /// The first error answered wins: an inner handler's code is more precise than a wrapper's.
-    public func answered(error code: String) {
+    package func answered(error code: String) {
         update { if $0.error == nil { $0.error = code } }
     }
 }
 
 extension Receipt {
     /// The receipt as the journal's `receipt` member (see docs/architecture.md for the shape).
-    public var json: JSONFragment {
+    package var json: JSONFragment {
         func optional(_ text: String?) -> JSONFragment { text.map { .string($0) } ?? .raw("null") }
         func array(_ items: [JSONFragment]) -> JSONFragment { .raw("[" + items.map(\.text).joined(separator: ",") + "]") }
         let tokenItems: [JSONFragment] = tokens.map { token in
@@ -180,7 +180,7 @@ extension Receipt {
 
 extension Receipt.IssuedToken {
     /// A signed token as its claims say it (read from the claim set it was signed from, never from the token).
-    public init(kind: Kind, token: String, claims: ClaimSet, keyID: String) {
+    package init(kind: Kind, token: String, claims: ClaimSet, keyID: String) {
         let scopes = claims.string("scp").map { $0.split(separator: " ").map(String.init) } ?? claims.strings("roles") ?? []
         let audience = claims.string("aud")
         self.init(
@@ -194,7 +194,7 @@ extension Receipt.IssuedToken {
 
 extension ReceiptRecorder {
     /// A refresh token stored for `record`'s grant: a token issued and a handle created.
-    public func storedRefreshToken(_ token: String, record: RefreshTokenRecord) {
+    package func storedRefreshToken(_ token: String, record: RefreshTokenRecord) {
         let grant = record.grant
         issued(Receipt.IssuedToken(kind: .refresh, id: Receipt.handleID(token), subject: grant.userID, objectID: grant.userID,
                                    clientID: grant.clientID, scopes: grant.scopes, expiresAt: record.expiresAt), secret: token)

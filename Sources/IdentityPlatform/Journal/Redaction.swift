@@ -1,5 +1,5 @@
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 import LocatedJSON
 
@@ -10,9 +10,9 @@ import LocatedJSON
 /// whatever its value's type) and by what a value is (`SecretShape`: JWTs, issued refresh tokens and
 /// device codes; `SecretMemory`: any value the journal saw under a secret's name, or configured as a
 /// password or client secret), wherever it turns up.
-public enum Redaction {
+package enum Redaction {
     /// Names (lower case, without `_`, `-`, `.`) whose values are credentials or tokens.
-    public static let sensitiveNames: Set<String> = [
+    package static let sensitiveNames: Set<String> = [
         "clientsecret", "password", "code", "codeverifier", "refreshtoken", "assertion", "clientassertion",
         "accesstoken", "idtoken", "devicecode", "usercode", "idtokenhint", "token", "otc", "newpassword", "currentpassword",
         // The sign-in pages' password fields (Microsoft's names).
@@ -41,7 +41,7 @@ public enum Redaction {
     }
 
     /// Exact names, and any name about a password or secret, or ending in `token`/`assertion`.
-    public static func isSensitive(_ name: String) -> Bool {
+    package static func isSensitive(_ name: String) -> Bool {
         let n = normalized(name)
         return sensitiveNames.contains(n) || isLengthOnlyNormalized(n) || n.hasSuffix("token") || n.hasSuffix("tokens") || n.hasSuffix("assertion")
     }
@@ -63,7 +63,7 @@ public enum Redaction {
         return (0...(bytes.count - part.count)).contains { start in bytes[start..<(start + part.count)].elementsEqual(part) }
     }
 
-    public static func redact(_ value: String, name: String) -> String {
+    package static func redact(_ value: String, name: String) -> String {
         if isLengthOnly(name) { return "[redacted \(value.count) chars]" }
         return "[redacted \(value.count) chars sha256:\(shortHash(value))]"
     }
@@ -73,12 +73,12 @@ public enum Redaction {
     }
 
     /// Name/value pairs with sensitive values replaced.
-    public static func redact(_ parameters: FormParameters) -> [(String, String)] {
+    package static func redact(_ parameters: FormParameters) -> [(String, String)] {
         parameters.pairs.map { ($0.name, isSensitive($0.name) ? redact($0.value, name: $0.name) : $0.value) }
     }
 
     /// A header value as the journal shows it.
-    public static func redactHeader(name: String, value: String) -> String {
+    package static func redactHeader(name: String, value: String) -> String {
         switch name.lowercased() {
         case "authorization", "proxy-authorization":
             let parts = value.split(separator: " ", maxSplits: 1)
@@ -103,7 +103,7 @@ public enum Redaction {
     }
 
     /// A URL with sensitive query and fragment parameters redacted (redirects carry codes and tokens).
-    public static func redactURL(_ url: String) -> String {
+    package static func redactURL(_ url: String) -> String {
         var rest = Substring(url)
         var fragment: Substring?
         if let hash = rest.firstIndex(of: "#") {
@@ -222,7 +222,7 @@ public enum Redaction {
 
     /// `text` with every value that is a secret by shape or remembered by `memory` replaced, whatever
     /// surrounds it. Percent-encoded values are recognised too.
-    public static func scrub(_ text: String, memory: SecretMemory?) -> String {
+    package static func scrub(_ text: String, memory: SecretMemory?) -> String {
         let bytes = Array(text.utf8)
         var output: [UInt8] = []
         var copied = 0

@@ -1,37 +1,37 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 /// A bounded in-memory log of requests and responses: the oldest entries go first once either the
 /// entry count or the total size passes its limit.
-public final class RequestJournal: Sendable {
-    public struct Limits: Sendable, Equatable {
-        public var maximumEntries: Int
-        public var maximumBytes: Int
-        public init(maximumEntries: Int = 1000, maximumBytes: Int = 8 * 1024 * 1024) {
+package final class RequestJournal: Sendable {
+    package struct Limits: Sendable, Equatable {
+        package var maximumEntries: Int
+        package var maximumBytes: Int
+        package init(maximumEntries: Int = 1000, maximumBytes: Int = 8 * 1024 * 1024) {
             self.maximumEntries = maximumEntries
             self.maximumBytes = maximumBytes
         }
     }
 
     /// What a reader asks for (`GET /_fakeentra/journal?path=&status=&since=&limit=&kind=&method=`).
-    public struct Filter: Sendable, Equatable {
+    package struct Filter: Sendable, Equatable {
         /// Substring of the path, ignoring case.
-        public var path: String?
+        package var path: String?
         /// The endpoint kind (`token`, `authorize`, `graph`, …).
-        public var kind: String?
-        public var method: String?
+        package var kind: String?
+        package var method: String?
         /// An exact status (`400`) or a class (`4xx`).
-        public var status: String?
+        package var status: String?
         /// Entries with a larger id than this.
-        public var sinceID: Int?
+        package var sinceID: Int?
         /// Entries at or after this time.
-        public var sinceTime: Date?
+        package var sinceTime: Date?
         /// The most recent `limit` matches.
-        public var limit: Int?
+        package var limit: Int?
         /// Entries one scenario binding's world answered (its id, as in the receipt's `world`).
-        public var world: String?
+        package var world: String?
 
-        public init(path: String? = nil, status: String? = nil, sinceID: Int? = nil, sinceTime: Date? = nil, limit: Int? = nil) {
+        package init(path: String? = nil, status: String? = nil, sinceID: Int? = nil, sinceTime: Date? = nil, limit: Int? = nil) {
             self.path = path
             self.status = status
             self.sinceID = sinceID
@@ -65,12 +65,12 @@ public final class RequestJournal: Sendable {
         var dropped = 0
     }
 
-    public let limits: Limits
+    package let limits: Limits
     private let store = Mutex(Store())
     /// Values redacted wherever they appear (see `Redaction.scrub`).
-    public let secrets: SecretMemory
+    package let secrets: SecretMemory
 
-    public init(limits: Limits = .init(), secrets: SecretMemory = SecretMemory()) {
+    package init(limits: Limits = .init(), secrets: SecretMemory = SecretMemory()) {
         self.limits = limits
         self.secrets = secrets
     }
@@ -82,7 +82,7 @@ public final class RequestJournal: Sendable {
 
     /// Adds an entry (its id is assigned here) and evicts the oldest beyond the limits.
     @discardableResult
-    public func record(_ entry: JournalEntry) -> Int {
+    package func record(_ entry: JournalEntry) -> Int {
         store.withLock { store in
             var entry = entry
             entry.id = store.nextID
@@ -104,17 +104,17 @@ public final class RequestJournal: Sendable {
         }
     }
 
-    public func entries(matching filter: Filter = .init()) -> [JournalEntry] {
+    package func entries(matching filter: Filter = .init()) -> [JournalEntry] {
         let matching = store.withLock { $0.entries.filter(filter.matches) }
         guard let limit = filter.limit, limit >= 0, matching.count > limit else { return matching }
         return Array(matching.suffix(limit))
     }
 
     /// How many entries the bounds have pushed out since start (or the last clear).
-    public var droppedCount: Int { store.withLock { $0.dropped } }
-    public var totalBytes: Int { store.withLock { $0.totalBytes } }
+    package var droppedCount: Int { store.withLock { $0.dropped } }
+    package var totalBytes: Int { store.withLock { $0.totalBytes } }
 
-    public func clear() {
+    package func clear() {
         store.withLock { store in
             store.entries.removeAll()
             store.totalBytes = 0

@@ -6,8 +6,8 @@ import Synchronization
 /// tokens the server issued, passwords users typed — so that the same value is redacted wherever it
 /// turns up again, whatever it is called there (a `text/plain` body, a JSON member named `note`, a
 /// `Referer`). Bounded: the oldest values are forgotten first.
-public final class SecretMemory: Sendable {
-    public static let capacity = 20_000
+package final class SecretMemory: Sendable {
+    package static let capacity = 20_000
     /// Shorter values would redact ordinary words and numbers everywhere.
     static let minimumLength = 6
 
@@ -33,12 +33,12 @@ public final class SecretMemory: Sendable {
 
     private let store = Mutex(Store())
 
-    public init() {}
+    package init() {}
 
     /// Remembers `value` if it can be a secret: a password-like name keeps any value of six or more
     /// characters; other names (codes, tokens) keep values that look random, so Graph's error `code`
     /// (`InvalidAuthenticationToken`) is not mistaken for one.
-    public func learn(_ value: String, name: String) {
+    package func learn(_ value: String, name: String) {
         guard Self.isStorable(value) else { return }
         let lengthOnly = Redaction.isLengthOnly(name)
         guard lengthOnly || Self.looksRandom(value) else { return }
@@ -47,7 +47,7 @@ public final class SecretMemory: Sendable {
 
     /// Configured secrets (users' passwords, apps' client secrets), learned at start-up: what `learn`
     /// does with the names `password` and `client_secret`, under one lock (a config can hold 100,000 users).
-    public func learnConfigured(passwords: [String], clientSecrets: [String]) {
+    package func learnConfigured(passwords: [String], clientSecrets: [String]) {
         let passwordsLengthOnly = Redaction.isLengthOnly("password")
         let secretsLengthOnly = Redaction.isLengthOnly("client_secret")
         store.withLock { s in

@@ -1,12 +1,12 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// Which B2C endpoint a request names, in any of the authority forms clients use:
 /// `/tfp/{tenant}/{policy}/…`, `/{tenant}/{policy}/…` (policy recognised by its `B2C_1_`/`B2C_1A_`
 /// prefix, any case) and `/{tenant}/…?p={policy}`; the same paths on `{t}.b2clogin.com`.
-public struct B2CRoute: Sendable, Equatable {
-    public enum Endpoint: Sendable, Equatable { case metadata, keys, authorize, token, logout }
+package struct B2CRoute: Sendable, Equatable {
+    package enum Endpoint: Sendable, Equatable { case metadata, keys, authorize, token, logout }
 
-    public enum Form: Sendable, Equatable {
+    package enum Form: Sendable, Equatable {
         /// `/tfp/{tenant}/{policy}/…`: the form MSAL for iOS/macOS recognises as B2C.
         case trustFrameworkPolicy
         /// `/{tenant}/{policy}/…`.
@@ -16,13 +16,13 @@ public struct B2CRoute: Sendable, Equatable {
     }
 
     /// As written in the path (a domain, a tenant GUID, or on b2clogin.com the bare tenant name).
-    public var tenantSegment: String
+    package var tenantSegment: String
     /// As written by the client; matched against the configuration ignoring case.
-    public var policySegment: String
-    public var endpoint: Endpoint
-    public var form: Form
+    package var policySegment: String
+    package var endpoint: Endpoint
+    package var form: Form
 
-    public init(tenantSegment: String, policySegment: String, endpoint: Endpoint, form: Form) {
+    package init(tenantSegment: String, policySegment: String, endpoint: Endpoint, form: Form) {
         self.tenantSegment = tenantSegment
         self.policySegment = policySegment
         self.endpoint = endpoint
@@ -31,7 +31,7 @@ public struct B2CRoute: Sendable, Equatable {
 
     /// nil when the request is not a B2C one. `isB2CTenant` decides whether `/{tenant}/…?p=` belongs to
     /// B2C: on an Entra tenant the same path is Entra's and must fall through to its handler.
-    public static func parse(_ request: HTTPRequest, isB2CTenant: (String) -> Bool) -> B2CRoute? {
+    package static func parse(_ request: HTTPRequest, isB2CTenant: (String) -> Bool) -> B2CRoute? {
         let segments = request.pathSegments
         guard segments.count >= 2 else { return nil }
         if segments[0].lowercased() == "tfp", segments.count >= 4, let endpoint = endpoint(segments.dropFirst(3)) {
@@ -48,7 +48,7 @@ public struct B2CRoute: Sendable, Equatable {
     }
 
     /// `B2C_1_…` (user flow) or `B2C_1A_…` (custom policy), in any case.
-    public static func isPolicyName(_ text: String) -> Bool {
+    package static func isPolicyName(_ text: String) -> Bool {
         let lower = text.lowercased()
         return lower.count > 6 && lower.hasPrefix("b2c_1_") || lower.count > 7 && lower.hasPrefix("b2c_1a_")
     }
@@ -66,7 +66,7 @@ public struct B2CRoute: Sendable, Equatable {
 
     /// The absolute URL of `endpoint` in this route's authority form, as the metadata document lists
     /// them (the service writes the policy in lower case).
-    public func url(of endpoint: Endpoint, origin: String, tenant: String) -> String {
+    package func url(of endpoint: Endpoint, origin: String, tenant: String) -> String {
         let policy = policySegment.lowercased()
         let path = switch endpoint {
         case .metadata: "v2.0/.well-known/openid-configuration"

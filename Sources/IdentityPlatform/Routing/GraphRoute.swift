@@ -1,13 +1,14 @@
-import EntraHTTP
+package import EntraHTTP
+import Foundation
 
 /// Whose data a path names: the signed-in user (`/me`) or a user by object id or UPN (`/users/{id}`).
-public enum GraphSubject: Sendable, Equatable {
+package enum GraphSubject: Sendable, Equatable {
     case me
     case user(String)
 }
 
 /// The Graph resource a request path names, once the version segment is read.
-public enum GraphResourcePath: Sendable, Equatable {
+package enum GraphResourcePath: Sendable, Equatable {
     /// `/v1.0` itself.
     case serviceRoot
     case users
@@ -27,7 +28,7 @@ public enum GraphResourcePath: Sendable, Equatable {
 }
 
 /// Which part of Graph a request is for; nil from `parse` when the request is not Graph's.
-public enum GraphRoute: Sendable, Equatable {
+package enum GraphRoute: Sendable, Equatable {
     /// The OpenID Connect UserInfo endpoint Graph hosts (`/oidc/userinfo`).
     case userInfo
     /// `/{version}/…` with version `v1.0` or `beta`.
@@ -35,12 +36,12 @@ public enum GraphRoute: Sendable, Equatable {
     /// A version segment Graph does not serve (only under Graph's own host name).
     case invalidVersion(String)
 
-    public static let versions = ["v1.0", "beta"]
+    package static let versions = ["v1.0", "beta"]
 
     /// A stable name for scenario rules and logs: `me`, `user`, `users`, `photo`, `photoValue`, `photos`,
     /// `events`, `event`, `calendarView`, `calendar`, `calendars`, `mailboxSettings`, `userInfo`, `serviceRoot`,
     /// `unknown`.
-    public var endpointName: String {
+    package var endpointName: String {
         switch self {
         case .userInfo: return "userInfo"
         case .invalidVersion: return "unknown"
@@ -66,7 +67,7 @@ public enum GraphRoute: Sendable, Equatable {
 
     /// `graphHost` is true when the request came to Graph's own host name (hosts-file override): then every
     /// path is Graph's. On FakeEntra's host only `/v1.0/…`, `/beta/…` and `/oidc/userinfo` are.
-    public static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
+    package static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
         let segments = request.pathSegments
         if segments.map({ $0.lowercased() }) == ["oidc", "userinfo"] { return .userInfo }
         guard let first = segments.first else { return graphHost ? .invalidVersion("") : nil }

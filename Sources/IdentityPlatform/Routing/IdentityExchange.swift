@@ -1,20 +1,20 @@
 import EntraCrypto
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
 
 /// One request to an Entra endpoint, with what every endpoint needs to answer it.
-public struct IdentityExchange: Sendable {
-    public let request: HTTPRequest
+package struct IdentityExchange: Sendable {
+    package let request: HTTPRequest
     /// The exchange's context: route, scenario directives, request id, receipt.
-    public let context: ExchangeContext
-    public let route: IdentityRoute
-    public let service: IdentityService
-    public let origin: PublicOrigin
-    public let trace: TraceContext
+    package let context: ExchangeContext
+    package let route: IdentityRoute
+    package let service: IdentityService
+    package let origin: PublicOrigin
+    package let trace: TraceContext
     /// Read once per request so every time in one answer agrees.
-    public let now: Date
+    package let now: Date
 
-    public init(request: HTTPRequest, context: ExchangeContext, route: IdentityRoute, service: IdentityService) {
+    package init(request: HTTPRequest, context: ExchangeContext, route: IdentityRoute, service: IdentityService) {
         self.request = request
         self.context = context
         self.route = route
@@ -25,18 +25,18 @@ public struct IdentityExchange: Sendable {
         self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt)
     }
 
-    public var connection: RequestContext { context.connection }
+    package var connection: RequestContext { context.connection }
     /// What an active scenario changes for this request.
-    public var directives: ScenarioDirectives { context.directives }
-    public var receipt: ReceiptRecorder { context.receipt }
+    package var directives: ScenarioDirectives { context.directives }
+    package var receipt: ReceiptRecorder { context.receipt }
 
     /// Body parameters for POST, query parameters otherwise.
-    public var parameters: FormParameters {
+    package var parameters: FormParameters {
         request.method == "POST" ? request.form : request.query
     }
 
     /// Runs an endpoint whose errors are answered as the token endpoint's JSON.
-    public func answeringErrorsAsJSON(_ endpoint: (IdentityExchange) throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
+    package func answeringErrorsAsJSON(_ endpoint: (IdentityExchange) throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
         do {
             return try endpoint(self)
         } catch {
@@ -44,27 +44,27 @@ public struct IdentityExchange: Sendable {
         }
     }
 
-    public func tenantSelector(directory: Directory) throws(IdentityError) -> TenantSelector {
+    package func tenantSelector(directory: Directory) throws(IdentityError) -> TenantSelector {
         try TenantSelector(segment: route.tenantSegment, directory: directory)
     }
 
     /// A random lowercase GUID, as the service uses for trace and correlation ids.
-    public static func newGUID() -> String {
+    package static func newGUID() -> String {
         Hex.guid(SecureRandom.bytes(count: 16))
     }
 }
 
 /// Answers Entra ID requests (v1 and v2) at their endpoints and adds the headers every answer carries.
-public struct IdentityHandler: ExchangeHandler {
-    public let service: IdentityService
-    public let routes: RouteResolver
+package struct IdentityHandler: ExchangeHandler {
+    package let service: IdentityService
+    package let routes: RouteResolver
 
-    public init(service: IdentityService, routes: RouteResolver = .init()) {
+    package init(service: IdentityService, routes: RouteResolver = .init()) {
         self.service = service
         self.routes = routes
     }
 
-    public func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
         guard case .entra(let route) = context.route else { return nil }
         context.receipt.update { $0.isComplete = true }
         let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
@@ -84,7 +84,7 @@ public struct IdentityHandler: ExchangeHandler {
 
     /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it
     /// back (MSAL sends `return-client-request-id=true`), whoever produced the answer.
-    public static func addStandardHeaders(to response: inout HTTPResponse, request: HTTPRequest, parameters: FormParameters, trace: TraceContext) {
+    package static func addStandardHeaders(to response: inout HTTPResponse, request: HTTPRequest, parameters: FormParameters, trace: TraceContext) {
         response.headers.set("x-ms-request-id", trace.traceID)
         let wantsEcho = (request.headers["return-client-request-id"] ?? parameters["return-client-request-id"])?.lowercased() == "true"
         if wantsEcho, let id = request.headers["client-request-id"] ?? parameters["client-request-id"] {

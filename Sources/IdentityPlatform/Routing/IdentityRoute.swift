@@ -1,8 +1,8 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// Which Entra endpoint a request path names, before the tenant segment is resolved.
-public struct IdentityRoute: Sendable, Equatable {
-    public enum Endpoint: Sendable, Equatable {
+package struct IdentityRoute: Sendable, Equatable {
+    package enum Endpoint: Sendable, Equatable {
         case instanceDiscovery
         case openIDConfiguration(EndpointVersion)
         case keys
@@ -18,16 +18,16 @@ public struct IdentityRoute: Sendable, Equatable {
     }
 
     /// `common`, `organizations`, `consumers`, a tenant GUID or a domain, as written in the path.
-    public var tenantSegment: String
-    public var endpoint: Endpoint
+    package var tenantSegment: String
+    package var endpoint: Endpoint
 
-    public init(tenantSegment: String, endpoint: Endpoint) {
+    package init(tenantSegment: String, endpoint: Endpoint) {
         self.tenantSegment = tenantSegment
         self.endpoint = endpoint
     }
 
     /// Parses `/{tenant}/oauth2/v2.0/token` and its siblings; nil when the path is not an Entra endpoint.
-    public static func parse(_ request: HTTPRequest) -> IdentityRoute? {
+    package static func parse(_ request: HTTPRequest) -> IdentityRoute? {
         let segments = request.pathSegments
         guard let first = segments.first else { return nil }
         if segments.count == 1 {
@@ -64,7 +64,7 @@ public struct IdentityRoute: Sendable, Equatable {
 }
 
 /// The tenant an authority names, once resolved against the directory.
-public enum TenantSelector: Sendable, Equatable {
+package enum TenantSelector: Sendable, Equatable {
     /// Work, school or personal accounts.
     case common
     /// Work or school accounts only.
@@ -73,7 +73,7 @@ public enum TenantSelector: Sendable, Equatable {
     case consumers
     case specific(Tenant)
 
-    public init(segment: String, directory: Directory) throws(IdentityError) {
+    package init(segment: String, directory: Directory) throws(IdentityError) {
         switch segment.lowercased() {
         case "common": self = .common
         case "organizations": self = .organizations
@@ -85,7 +85,7 @@ public enum TenantSelector: Sendable, Equatable {
     }
 
     /// Whether a user of `tenant` may sign in through this authority.
-    public func admits(_ tenant: Tenant) -> Bool {
+    package func admits(_ tenant: Tenant) -> Bool {
         switch self {
         case .common: tenant.kind != .b2c
         case .organizations: tenant.kind == .organization
@@ -97,20 +97,20 @@ public enum TenantSelector: Sendable, Equatable {
 
 /// `https://host[:port]` as the client reached FakeEntra: the Host header decides, so that a hosts-file
 /// override of login.microsoftonline.com yields issuers on that host.
-public struct PublicOrigin: Sendable, Equatable {
-    public var scheme: String
+package struct PublicOrigin: Sendable, Equatable {
+    package var scheme: String
     /// Host and port as in the Host header (`127.0.0.1:8443`, `login.microsoftonline.com`).
-    public var authority: String
+    package var authority: String
 
-    public init(scheme: String, authority: String) {
+    package init(scheme: String, authority: String) {
         self.scheme = scheme
         self.authority = authority
     }
 
-    public init(request: HTTPRequest, context: RequestContext) {
+    package init(request: HTTPRequest, context: RequestContext) {
         scheme = context.isSecure ? "https" : "http"
         authority = request.headers["Host"]?.lowercased() ?? "localhost:\(context.localPort)"
     }
 
-    public var url: String { "\(scheme)://\(authority)" }
+    package var url: String { "\(scheme)://\(authority)" }
 }

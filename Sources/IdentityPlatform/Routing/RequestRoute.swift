@@ -1,9 +1,9 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// Which part of FakeEntra a request is for, decided once per request by `RouteResolver` and handed down
 /// in the `ExchangeContext`. The handlers, the journal and the scenario engine all read this one value, so
 /// they cannot disagree about a request (they did: `?p=` on an Entra tenant, Graph's host name).
-public enum RequestRoute: Sendable, Equatable {
+package enum RequestRoute: Sendable, Equatable {
     /// The web console (`/`, `/_fakeentra/console/…`) and the token mint (`/_fakeentra/tokens`).
     case console
     /// The rest of `/_fakeentra/…`: health, journal, scenarios, directory edits.
@@ -17,7 +17,7 @@ public enum RequestRoute: Sendable, Equatable {
     case unrouted
 
     /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil off Entra and B2C.
-    public var tenantSegment: String? {
+    package var tenantSegment: String? {
         switch self {
         case .entra(let route): route.tenantSegment
         case .b2c(let route): route.tenantSegment
@@ -26,18 +26,18 @@ public enum RequestRoute: Sendable, Equatable {
     }
 
     /// The B2C user flow or custom policy as the client wrote it.
-    public var policy: String? {
+    package var policy: String? {
         if case .b2c(let route) = self { return route.policySegment }
         return nil
     }
 
-    public var isB2C: Bool {
+    package var isB2C: Bool {
         if case .b2c = self { return true }
         return false
     }
 
     /// The endpoint's name in the journal (`kind`): Entra endpoints by name, else `graph`, `b2c`, `admin`, `other`.
-    public var journalKind: String {
+    package var journalKind: String {
         switch self {
         case .console, .control: "admin"
         case .graph: "graph"
@@ -63,23 +63,23 @@ public enum RequestRoute: Sendable, Equatable {
 /// Works out a request's `RequestRoute`. It knows what the served application knows: the host names that
 /// make a request Graph's (a hosts-file override of `graph.microsoft.com`) and which tenants are B2C ones,
 /// which decides whether `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_…` is B2C's or Entra's.
-public struct RouteResolver: Sendable {
-    public static let controlPrefix = "/_fakeentra"
-    public static let consolePath = "/_fakeentra/console"
-    public static let mintPath = "/_fakeentra/tokens"
+package struct RouteResolver: Sendable {
+    package static let controlPrefix = "/_fakeentra"
+    package static let consolePath = "/_fakeentra/console"
+    package static let mintPath = "/_fakeentra/tokens"
 
-    public var graphHosts: Set<String>
+    package var graphHosts: Set<String>
     /// nil when no B2C is served: policy paths are then nobody's.
-    public var isB2CTenant: (@Sendable (String) -> Bool)?
+    package var isB2CTenant: (@Sendable (String) -> Bool)?
 
-    public init(graphHosts: Set<String> = ["graph.microsoft.com"], isB2CTenant: (@Sendable (String) -> Bool)? = nil) {
+    package init(graphHosts: Set<String> = ["graph.microsoft.com"], isB2CTenant: (@Sendable (String) -> Bool)? = nil) {
         self.graphHosts = graphHosts
         self.isB2CTenant = isB2CTenant
     }
 
     /// In the order the application answers: the console and control API, Graph (which owns every path on
     /// its own host name), B2C policy authorities, then Entra.
-    public func route(_ request: HTTPRequest) -> RequestRoute {
+    package func route(_ request: HTTPRequest) -> RequestRoute {
         let path = request.rawPath
         if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") || path == Self.mintPath { return .console }
         // Any case: `/_FAKEENTRA/journal` is the journal's too (its handler compares lowercased), and not journaled.

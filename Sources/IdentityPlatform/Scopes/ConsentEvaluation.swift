@@ -2,23 +2,23 @@ import Foundation
 
 /// Where a user stands with the delegated permissions a request asks of one resource: shared by
 /// /authorize (which pages to show) and /token (consent_required for silent scope changes).
-public struct ConsentEvaluation: Sendable, Equatable {
-    public var resource: Resource?
+package struct ConsentEvaluation: Sendable, Equatable {
+    package var resource: Resource?
     /// The permissions the request amounts to (`.default` expanded), as the resource spells them.
-    public var permissions: [String]
-    public var alreadyGranted: [String]
+    package var permissions: [String]
+    package var alreadyGranted: [String]
     /// Not yet granted, and a user may grant them on the consent page.
-    public var needingUserConsent: [String]
+    package var needingUserConsent: [String]
     /// Not yet granted, and only an administrator may (AADSTS90094).
-    public var needingAdminConsent: [String]
+    package var needingAdminConsent: [String]
 
-    public var isSatisfied: Bool { needingUserConsent.isEmpty && needingAdminConsent.isEmpty }
+    package var isSatisfied: Bool { needingUserConsent.isEmpty && needingAdminConsent.isEmpty }
 }
 
 extension Directory {
     /// The delegated permissions `request` amounts to for `client` and one user: explicit permissions,
     /// or for `.default` the app's configured permissions plus whatever was already granted.
-    public func delegatedPermissions(for request: ScopeRequest, client: Application, userID: String?, tenantID: String) -> [String] {
+    package func delegatedPermissions(for request: ScopeRequest, client: Application, userID: String?, tenantID: String) -> [String] {
         guard let resource = request.resource else { return [] }
         var permissions = request.permissions
         if request.isDefault {
@@ -33,7 +33,7 @@ extension Directory {
     }
 
     /// Which of the request's delegated permissions `user` has yet to consent to for `client`.
-    public func evaluateConsent(_ request: ScopeRequest, client: Application, user: DirectoryUser) -> ConsentEvaluation {
+    package func evaluateConsent(_ request: ScopeRequest, client: Application, user: DirectoryUser) -> ConsentEvaluation {
         guard let resource = request.resource else {
             return ConsentEvaluation(resource: nil, permissions: [], alreadyGranted: [], needingUserConsent: [], needingAdminConsent: [])
         }
@@ -53,7 +53,7 @@ extension Directory {
     }
 
     /// Records that `user` (or, with `forWholeTenant`, an administrator for every user) granted `permissions`.
-    public mutating func recordConsent(client: Application, resource: Resource, permissions: [String], user: DirectoryUser, forWholeTenant: Bool = false) {
+    package mutating func recordConsent(client: Application, resource: Resource, permissions: [String], user: DirectoryUser, forWholeTenant: Bool = false) {
         guard !permissions.isEmpty else { return }
         grantConsent(ConsentGrant(
             clientID: client.clientID, resourceAppID: resource.appID, userID: forWholeTenant ? nil : user.id,
@@ -63,7 +63,7 @@ extension Directory {
 
     /// The application permissions (app roles) a client-credentials `.default` request yields: the roles
     /// the app is configured with on that resource, or every role of the resource when none are.
-    public func applicationPermissions(for request: ScopeRequest, client: Application) -> [String] {
+    package func applicationPermissions(for request: ScopeRequest, client: Application) -> [String] {
         guard let resource = request.resource else { return [] }
         let configured = client.requiredResourceAccess.filter { resource.isNamed($0.resource) }.flatMap(\.roles)
         if configured.isEmpty { return resource.applicationPermissions }
@@ -75,7 +75,7 @@ extension ScopeRequest {
     /// The `scope` value of a token response: the permissions granted, named the way the client named
     /// the resource (bare for bare Graph permissions), then the `.default` scope if asked, then the
     /// reserved scopes asked — so every scope the client asked for appears when all were granted.
-    public func responseScopes(granted permissions: [String]) -> [String] {
+    package func responseScopes(granted permissions: [String]) -> [String] {
         let prefix = resourceName.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
         var scopes = permissions.map { (prefix ?? "") + $0 }
         if isDefault, let asked = self.scopes.first(where: { $0.lowercased().hasSuffix(".default") }) {

@@ -2,32 +2,32 @@ import Foundation
 
 /// The OpenID Connect scopes: they shape the response (id_token, refresh token, profile claims) and are
 /// never part of an access token's `scp`.
-public enum ReservedScope: String, Sendable, CaseIterable {
+package enum ReservedScope: String, Sendable, CaseIterable {
     case openid, profile, email
     case offlineAccess = "offline_access"
 
-    public init?(scope: String) { self.init(rawValue: scope.lowercased()) }
+    package init?(scope: String) { self.init(rawValue: scope.lowercased()) }
 }
 
 /// A `scope` (v2) or `resource` (v1) parameter understood against the directory: the reserved OIDC
 /// scopes apart, and at most one resource with the permissions asked of it.
-public struct ScopeRequest: Sendable, Equatable {
+package struct ScopeRequest: Sendable, Equatable {
     /// The scopes as the client wrote them, deduplicated; what a `GrantContext` keeps and re-parses.
-    public var scopes: [String]
-    public var reserved: [ReservedScope]
+    package var scopes: [String]
+    package var reserved: [ReservedScope]
     /// nil when only reserved scopes were asked.
-    public var resource: Resource?
+    package var resource: Resource?
     /// How the client named the resource (`https://graph.microsoft.com`, `api://…`, an app id); nil for
     /// bare Graph permissions. Prefixes the granted scopes and is the `aud` of v1-format tokens.
-    public var resourceName: String?
+    package var resourceName: String?
     /// Permission names as the resource spells them; `.default` is not among them.
-    public var permissions: [String]
+    package var permissions: [String]
     /// `<resource>/.default`: the statically configured (or already granted) permissions.
-    public var isDefault: Bool
+    package var isDefault: Bool
     /// The v1 endpoint's `resource=` parameter named the resource.
-    public var fromV1Resource: Bool
+    package var fromV1Resource: Bool
 
-    public init(scopes: [String] = [], reserved: [ReservedScope] = [], resource: Resource? = nil, resourceName: String? = nil, permissions: [String] = [], isDefault: Bool = false, fromV1Resource: Bool = false) {
+    package init(scopes: [String] = [], reserved: [ReservedScope] = [], resource: Resource? = nil, resourceName: String? = nil, permissions: [String] = [], isDefault: Bool = false, fromV1Resource: Bool = false) {
         self.scopes = scopes
         self.reserved = reserved
         self.resource = resource
@@ -37,12 +37,12 @@ public struct ScopeRequest: Sendable, Equatable {
         self.fromV1Resource = fromV1Resource
     }
 
-    public func includes(_ scope: ReservedScope) -> Bool { reserved.contains(scope) }
-    public var wantsIDToken: Bool { includes(.openid) }
-    public var wantsRefreshToken: Bool { includes(.offlineAccess) || fromV1Resource }
+    package func includes(_ scope: ReservedScope) -> Bool { reserved.contains(scope) }
+    package var wantsIDToken: Bool { includes(.openid) }
+    package var wantsRefreshToken: Bool { includes(.offlineAccess) || fromV1Resource }
 
     /// Whether `permission` of this request's resource is named in `scopes`, bare or resource-qualified.
-    public func matches(_ permission: String, any scopes: [String]) -> Bool {
+    package func matches(_ permission: String, any scopes: [String]) -> Bool {
         guard let resource, !scopes.isEmpty else { return false }
         return scopes.contains { scope in
             let (name, candidate) = ScopeRequest.split(scope)
@@ -54,11 +54,11 @@ public struct ScopeRequest: Sendable, Equatable {
     static let maximumScopeCount = 500
 
     /// Parses a space-separated v2 `scope` parameter.
-    public static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
+    package static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
         try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)
     }
 
-    public static func parse(scopes raw: [String], directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
+    package static func parse(scopes raw: [String], directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
         // Far beyond any real request; keeps a hostile parameter from costing more than a glance.
         guard raw.count <= maximumScopeCount else { throw .invalidScope(String(raw.prefix(3).joined(separator: " ")) + " …") }
         var request = ScopeRequest()
@@ -103,7 +103,7 @@ public struct ScopeRequest: Sendable, Equatable {
     }
 
     /// Parses the v1 endpoint's `resource` parameter (plus an optional `scope`, where only reserved scopes count).
-    public static func parse(v1Resource: String, scope: String?, directory: Directory) throws(IdentityError) -> ScopeRequest {
+    package static func parse(v1Resource: String, scope: String?, directory: Directory) throws(IdentityError) -> ScopeRequest {
         guard let resource = directory.resource(named: v1Resource) else { throw .resourceNotFound(v1Resource) }
         var reserved: [ReservedScope] = [.openid]
         for word in (scope ?? "").split(separator: " ") {
@@ -140,15 +140,15 @@ public struct ScopeRequest: Sendable, Equatable {
 }
 
 extension IdentityError {
-    public static func resourceNotFound(_ resource: String) -> IdentityError {
+    package static func resourceNotFound(_ resource: String) -> IdentityError {
         IdentityError(error: "invalid_resource", code: 500011, message: "The resource principal named \(resource) was not found in the tenant. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You might have sent your authentication request to the wrong tenant.")
     }
 
-    public static func scopeNotOnResource(scope: String, resourceAppID: String) -> IdentityError {
+    package static func scopeNotOnResource(scope: String, resourceAppID: String) -> IdentityError {
         IdentityError(error: "invalid_client", code: 650053, message: "The application asked for scope '\(scope)' that doesn't exist on the resource '\(resourceAppID)'. Contact the app vendor.", status: 400)
     }
 
-    public static func clientCredentialsNeedDefaultScope(_ scope: String) -> IdentityError {
+    package static func clientCredentialsNeedDefaultScope(_ scope: String) -> IdentityError {
         IdentityError(error: "invalid_scope", code: 1002012, message: "The provided value for scope \(scope) is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).")
     }
 }

@@ -1,33 +1,33 @@
-import Foundation
+package import Foundation
 
 /// What an active scenario asks the platform to do differently for one request, beyond answers the
 /// scenario engine gives by itself (errors, throttling, delays). Grants and pages consult it; the
 /// engine fills it. Empty means "behave as the real service".
-public struct ScenarioDirectives: Sendable, Equatable {
+package struct ScenarioDirectives: Sendable, Equatable {
     /// Granted scopes omit these (declined scopes): the response `scope` lacks them.
-    public var declinedScopes: [String] = []
+    package var declinedScopes: [String] = []
     /// Treat these scopes as not consented (65001 on silent grants, consent page on /authorize).
-    public var consentRequiredScopes: [String] = []
+    package var consentRequiredScopes: [String] = []
     /// Demand multi-factor authentication (50076 on non-interactive grants, MFA page on /authorize).
-    public var requireMFA: Bool = false
-    public var accessTokenLifetime: TimeInterval?
-    public var refreshTokenLifetime: TimeInterval?
-    public var idTokenLifetime: TimeInterval?
+    package var requireMFA: Bool = false
+    package var accessTokenLifetime: TimeInterval?
+    package var refreshTokenLifetime: TimeInterval?
+    package var idTokenLifetime: TimeInterval?
     /// The `state` the sign-in's success redirect carries instead of the client's.
-    public var redirectState: String?
+    package var redirectState: String?
     /// `refresh_in` of token responses: when the client should refresh although the token is still valid.
-    public var refreshIn: TimeInterval?
+    package var refreshIn: TimeInterval?
     /// Claims added to (or replacing those of) issued access tokens, as JSON text per claim name.
-    public var accessTokenClaims: [String: String] = [:]
+    package var accessTokenClaims: [String: String] = [:]
     /// Claims added to (or replacing those of) issued id tokens, as JSON text per claim name.
-    public var idTokenClaims: [String: String] = [:]
+    package var idTokenClaims: [String: String] = [:]
 
     /// The tenant alias a binding serves (`/{alias}/…`): discovery documents name it in their endpoint
     /// URLs where they would name the tenant, so a client stays on it; `issuer` keeps the tenant's id, as
     /// the real service's does for an authority written with a domain, so it matches the tokens' `iss`.
-    public var authorityAlias: String?
+    package var authorityAlias: String?
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { self == ScenarioDirectives() }
+    package var isEmpty: Bool { self == ScenarioDirectives() }
 }

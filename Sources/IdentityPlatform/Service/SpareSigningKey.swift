@@ -1,5 +1,5 @@
 import Dispatch
-import EntraCrypto
+package import EntraCrypto
 import Foundation
 import Synchronization
 
@@ -7,8 +7,8 @@ import Synchronization
 /// on the request path instead of spending an RSA key generation there (tens to hundreds of milliseconds of
 /// CPU on the worker, while the requests queued behind it wait). Never on an event loop: requests are
 /// answered on the server's workers, and the spare is made on a separate thread.
-public final class SpareSigningKey: Sendable {
-    public static let threadName = "fakeentra-keygen"
+package final class SpareSigningKey: Sendable {
+    package static let threadName = "fakeentra-keygen"
 
     private enum State: Sendable {
         case empty
@@ -20,12 +20,12 @@ public final class SpareSigningKey: Sendable {
     private let generations = DispatchGroup()
     private let generate: @Sendable () throws -> SigningCredential
 
-    public init(generate: @escaping @Sendable () throws -> SigningCredential = { try SigningCredential.generate() }) {
+    package init(generate: @escaping @Sendable () throws -> SigningCredential = { try SigningCredential.generate() }) {
         self.generate = generate
     }
 
     /// Starts making a spare unless one is ready or under way.
-    public func prepare() {
+    package func prepare() {
         let starts = state.withLock { state -> Bool in
             guard case .empty = state else { return false }
             state = .generating
@@ -44,7 +44,7 @@ public final class SpareSigningKey: Sendable {
 
     /// The spare when it is ready (and the next one started), else a key made now on the caller's thread
     /// (a worker: the first rollover of a scenario bound a moment ago, or two rollovers in a row).
-    public func take() throws -> SigningCredential {
+    package func take() throws -> SigningCredential {
         let ready = state.withLock { state -> SigningCredential? in
             guard case .ready(let credential) = state else { return nil }
             state = .empty
@@ -56,11 +56,11 @@ public final class SpareSigningKey: Sendable {
     }
 
     /// Blocks until the spare under way (if any) is made: for tests, which must not sleep.
-    public func waitUntilPrepared() {
+    package func waitUntilPrepared() {
         generations.wait()
     }
 
-    public var isReady: Bool {
+    package var isReady: Bool {
         state.withLock { if case .ready = $0 { true } else { false } }
     }
 }

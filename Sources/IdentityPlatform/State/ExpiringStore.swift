@@ -1,7 +1,7 @@
-import Foundation
+package import Foundation
 
 /// A record that can be forgotten once a point in (virtual) time has passed.
-public protocol Expiring: Sendable {
+package protocol Expiring: Sendable {
     /// When the store may drop the record. Later than the protocol expiry where the expired record must
     /// still answer with its own error (an expired refresh token says AADSTS700082, not "unknown grant").
     var forgetAt: Date { get }
@@ -14,7 +14,7 @@ public protocol Expiring: Sendable {
 ///
 /// The heap is lazy: changing a record's `forgetAt` pushes a new heap entry and leaves the old one to be
 /// skipped when it surfaces; the heap is rebuilt from the live entries when stale ones outnumber them.
-public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable {
+package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable {
     private struct Slot: Sendable {
         var value: Value
         var due: Double
@@ -28,12 +28,12 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     private var slots: [Key: Slot] = [:]
     private var heap: [Due] = []
     /// At most this many entries; inserting a new key beyond it evicts the entry due soonest.
-    public let capacity: Int
+    package let capacity: Int
     /// Heap entries examined by purges and evictions since creation: how tests see that a purge did not
     /// scan the store.
-    public private(set) var purgeWork = 0
+    package private(set) var purgeWork = 0
     /// Entries dropped because the store was full.
-    public private(set) var evictions = 0
+    package private(set) var evictions = 0
     /// The keys evicted last (a bounded ring), so that a client presenting one is told its grant expired
     /// rather than that it never existed.
     private var recentlyEvicted: Set<Key> = []
@@ -43,17 +43,17 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     var observer: (@Sendable (Key, Value?) -> Void)?
     private static var evictionMemory: Int { 4096 }
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "a store holds at least one entry")
         self.capacity = capacity
     }
 
-    public var count: Int { slots.count }
-    public var isEmpty: Bool { slots.isEmpty }
-    public var keys: [Key] { Array(slots.keys) }
-    public var values: [Value] { slots.values.map(\.value) }
+    package var count: Int { slots.count }
+    package var isEmpty: Bool { slots.isEmpty }
+    package var keys: [Key] { Array(slots.keys) }
+    package var values: [Value] { slots.values.map(\.value) }
 
-    public subscript(key: Key) -> Value? {
+    package subscript(key: Key) -> Value? {
         get { slots[key]?.value }
         set {
             if let newValue { store(newValue, for: key) } else { _ = removeValue(forKey: key) }
@@ -61,10 +61,10 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     }
 
     /// True when `key` was dropped recently because the store was full.
-    public func wasEvicted(_ key: Key) -> Bool { recentlyEvicted.contains(key) }
+    package func wasEvicted(_ key: Key) -> Bool { recentlyEvicted.contains(key) }
 
     @discardableResult
-    public mutating func removeValue(forKey key: Key) -> Value? {
+    package mutating func removeValue(forKey key: Key) -> Value? {
         // Its heap entry goes stale and is skipped when it surfaces.
         guard let removed = slots.removeValue(forKey: key) else { return nil }
         observer?(key, nil)
@@ -74,7 +74,7 @@ public struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendable
     /// Drops up to `limit` entries whose `forgetAt` is at or before `now`, soonest first.
     /// Returns how many were dropped.
     @discardableResult
-    public mutating func purge(now: Date, limit: Int = 64) -> Int {
+    package mutating func purge(now: Date, limit: Int = 64) -> Int {
         let horizon = now.timeIntervalSinceReferenceDate
         var dropped = 0
         var examined = 0

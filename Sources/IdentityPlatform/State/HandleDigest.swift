@@ -4,16 +4,16 @@ import Foundation
 /// A secret handle (refresh token, authorization code, device code) as the stores key it: 128 bits of its
 /// SHA-256. Fixed-size and inline, so a million refresh tokens do not keep a million 131-byte strings, and
 /// a store written to disk never holds a handle a client could present.
-public struct HandleDigest: Hashable, Sendable {
-    public let high: UInt64
-    public let low: UInt64
+package struct HandleDigest: Hashable, Sendable {
+    package let high: UInt64
+    package let low: UInt64
 
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
-    public init(_ handle: String) {
+    package init(_ handle: String) {
         let digest = Digest.sha256(handle.utf8)
         var high: UInt64 = 0
         var low: UInt64 = 0
@@ -27,15 +27,15 @@ public struct HandleDigest: Hashable, Sendable {
 
 /// Stores of secret handles are read and written by the handle a client presents.
 extension ExpiringStore where Key == HandleDigest {
-    public subscript(handle: String) -> Value? {
+    package subscript(handle: String) -> Value? {
         get { self[HandleDigest(handle)] }
         set { self[HandleDigest(handle)] = newValue }
     }
 
-    public func wasEvicted(handle: String) -> Bool { wasEvicted(HandleDigest(handle)) }
+    package func wasEvicted(handle: String) -> Bool { wasEvicted(HandleDigest(handle)) }
 
     @discardableResult
-    public mutating func removeValue(forHandle handle: String) -> Value? {
+    package mutating func removeValue(forHandle handle: String) -> Value? {
         removeValue(forKey: HandleDigest(handle))
     }
 }

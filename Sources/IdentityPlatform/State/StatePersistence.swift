@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 /// Where a world's state goes when it must outlive the process (`serve --state DIR`). The platform
 /// encodes records itself; a persistence only keeps rows, each change durably and atomically.
-public protocol StatePersistence: AnyObject, Sendable {
+package protocol StatePersistence: AnyObject, Sendable {
     /// A record was stored or replaced.
     func upsert(store: String, key: String, value: [UInt8], forgetAt: Date)
     /// A record left (used, expired, evicted, removed).
@@ -15,12 +15,12 @@ public protocol StatePersistence: AnyObject, Sendable {
 }
 
 /// A row as a persistence hands it back on start.
-public struct PersistedRecord: Sendable {
-    public var store: String
-    public var key: String
-    public var value: [UInt8]
+package struct PersistedRecord: Sendable {
+    package var store: String
+    package var key: String
+    package var value: [UInt8]
 
-    public init(store: String, key: String, value: [UInt8]) {
+    package init(store: String, key: String, value: [UInt8]) {
         self.store = store
         self.key = key
         self.value = value
@@ -71,7 +71,7 @@ extension ExpiringStore where Value: Codable {
 
 extension PlatformState {
     /// Loads persisted records, then sends every later change to `persistence`.
-    public mutating func attach(_ persistence: any StatePersistence, restoring records: [PersistedRecord]) {
+    package mutating func attach(_ persistence: any StatePersistence, restoring records: [PersistedRecord]) {
         for record in records {
             switch record.store {
             case PersistedStore.codes: authorizationCodes.restore(record, key: HandleDigest(hex: record.key))
@@ -93,7 +93,7 @@ extension PlatformState {
     }
 
     /// The start state (`POST /_fakeentra/reset`): empty stores with the same limits, still persisted.
-    public func emptied() -> PlatformState {
+    package func emptied() -> PlatformState {
         var fresh = PlatformState(limits: limits)
         if let persistence {
             persistence.deleteAll()
@@ -112,12 +112,12 @@ struct DirectorySnapshot: Codable {
 
 extension Directory {
     /// The users, apps and consents, encoded for a persistence.
-    public var persistedSnapshot: [UInt8] {
+    package var persistedSnapshot: [UInt8] {
         (try? JSONEncoder().encode(DirectorySnapshot(users: users, applications: applications, consents: consents))).map { Array($0) } ?? []
     }
 
     /// Replaces users, apps and consents with a persisted snapshot; false (and unchanged) if it does not decode.
-    public mutating func restore(persistedSnapshot bytes: [UInt8]) -> Bool {
+    package mutating func restore(persistedSnapshot bytes: [UInt8]) -> Bool {
         guard let snapshot = try? JSONDecoder().decode(DirectorySnapshot.self, from: Data(bytes)) else { return false }
         users = snapshot.users
         applications = snapshot.applications
@@ -128,19 +128,19 @@ extension Directory {
 
 /// The directory behind its lock. With a persistence attached, every change made under the lock is saved
 /// before the lock is released, so the next reader and the disk agree.
-public final class DirectoryCell: Sendable {
+package final class DirectoryCell: Sendable {
     private let cell: Mutex<(directory: Directory, persistence: (any StatePersistence)?)>
 
-    public init(_ directory: Directory) { cell = Mutex((directory, nil)) }
+    package init(_ directory: Directory) { cell = Mutex((directory, nil)) }
 
-    public func attach(_ persistence: any StatePersistence) {
+    package func attach(_ persistence: any StatePersistence) {
         cell.withLock { $0.persistence = persistence }
     }
 
     /// A snapshot for one request's reads.
-    public var current: Directory { cell.withLock { $0.directory } }
+    package var current: Directory { cell.withLock { $0.directory } }
 
-    public func withLock<Result: Sendable, Failure: Error>(_ body: (inout Directory) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result: Sendable, Failure: Error>(_ body: (inout Directory) throws(Failure) -> Result) throws(Failure) -> Result {
         try cell.withLock { state throws(Failure) -> Result in
             guard let persistence = state.persistence else { return try body(&state.directory) }
             let before = state.directory

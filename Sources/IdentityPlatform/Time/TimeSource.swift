@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 /// Every instant the identity platform reads (issue, expiry, code lifetime, polling interval) comes from
 /// here, so tests and scenarios move time without sleeping.
-public protocol TimeSource: Sendable {
+package protocol TimeSource: Sendable {
     func now() -> Date
 }
 
@@ -13,10 +13,10 @@ public protocol TimeSource: Sendable {
 /// The offset stays within `offsetRange` (±100 years): every reading then lies well inside the years
 /// 0001–9999 that timestamps, JWT NumericDates and HTTP dates can spell, so no clock move can make
 /// formatting or integer conversion overflow. A move that would leave the range is refused.
-public final class VirtualClock: TimeSource {
+package final class VirtualClock: TimeSource {
     /// ±100 Julian years (36,525 days) in seconds.
-    public static let offsetLimit: TimeInterval = 3_155_760_000
-    public static let offsetRange: ClosedRange<TimeInterval> = -offsetLimit...offsetLimit
+    package static let offsetLimit: TimeInterval = 3_155_760_000
+    package static let offsetRange: ClosedRange<TimeInterval> = -offsetLimit...offsetLimit
 
     private enum Base: Sendable {
         case real
@@ -26,12 +26,12 @@ public final class VirtualClock: TimeSource {
     private let state: Mutex<(base: Base, offset: TimeInterval)>
 
     /// Follows real time.
-    public init() { state = Mutex((base: .real, offset: 0)) }
+    package init() { state = Mutex((base: .real, offset: 0)) }
 
     /// Stands still at `instant` until advanced.
-    public init(frozenAt instant: Date) { state = Mutex((base: .frozen(instant), offset: 0)) }
+    package init(frozenAt instant: Date) { state = Mutex((base: .frozen(instant), offset: 0)) }
 
-    public func now() -> Date {
+    package func now() -> Date {
         state.withLock { s in
             switch s.base {
             case .real: Date().addingTimeInterval(s.offset)
@@ -40,11 +40,11 @@ public final class VirtualClock: TimeSource {
         }
     }
 
-    public var offset: TimeInterval { state.withLock { $0.offset } }
+    package var offset: TimeInterval { state.withLock { $0.offset } }
 
     /// Moves the clock by `seconds`; false (and the clock unchanged) when the offset would leave `offsetRange`.
     @discardableResult
-    public func advance(by seconds: TimeInterval) -> Bool {
+    package func advance(by seconds: TimeInterval) -> Bool {
         state.withLock { s in
             let moved = s.offset + seconds
             guard Self.offsetRange.contains(moved) else { return false }
@@ -56,7 +56,7 @@ public final class VirtualClock: TimeSource {
     /// Moves the clock so that `now()` returns `instant`; false (and the clock unchanged) when that is
     /// further from the base than `offsetRange` allows.
     @discardableResult
-    public func set(to instant: Date) -> Bool {
+    package func set(to instant: Date) -> Bool {
         state.withLock { s in
             let base: Date = switch s.base {
             case .real: Date()
@@ -69,5 +69,5 @@ public final class VirtualClock: TimeSource {
         }
     }
 
-    public func resetOffset() { state.withLock { $0.offset = 0 } }
+    package func resetOffset() { state.withLock { $0.offset = 0 } }
 }

@@ -1,33 +1,33 @@
-import Foundation
+package import Foundation
 import LocatedJSON
 
 /// An ordered JSON object for token payloads and response bodies: members appear in the order the real
 /// service writes them, which keeps captures and journals readable and diffable.
-public struct ClaimSet: Sendable {
-    public private(set) var members: [(String, JSONFragment)] = []
+package struct ClaimSet: Sendable {
+    package private(set) var members: [(String, JSONFragment)] = []
 
-    public init() {}
+    package init() {}
 
-    public mutating func set(_ name: String, _ value: String?) {
+    package mutating func set(_ name: String, _ value: String?) {
         guard let value else { return }
         members.append((name, .string(value)))
     }
 
-    public mutating func set(_ name: String, _ value: Int) {
+    package mutating func set(_ name: String, _ value: Int) {
         members.append((name, .raw(String(value))))
     }
 
-    public mutating func set(_ name: String, _ values: [String]) {
+    package mutating func set(_ name: String, _ values: [String]) {
         members.append((name, .strings(values)))
     }
 
     /// A value already written as JSON (`true`, `null`, a nested object).
-    public mutating func setRaw(_ name: String, _ json: String) {
+    package mutating func setRaw(_ name: String, _ json: String) {
         members.append((name, .raw(json)))
     }
 
     /// Replaces a member (or appends it) with JSON text, as scenario claim overrides ask.
-    public mutating func override(_ name: String, json: String) {
+    package mutating func override(_ name: String, json: String) {
         if let index = members.firstIndex(where: { $0.0 == name }) {
             members[index].1 = .raw(json)
         } else {
@@ -35,19 +35,19 @@ public struct ClaimSet: Sendable {
         }
     }
 
-    public mutating func override(with claims: [String: String]) {
+    package mutating func override(with claims: [String: String]) {
         for name in claims.keys.sorted() { override(name, json: claims[name]!) }
     }
 
     /// NumericDate: whole seconds since the epoch.
-    public mutating func set(_ name: String, _ date: Date) {
+    package mutating func set(_ name: String, _ date: Date) {
         set(name, Int(saturating: date.timeIntervalSince1970.rounded(.down)))
     }
 
-    public var json: String { String(decoding: bytes, as: UTF8.self) }
+    package var json: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The last value set as a string under `name` (what a token says, read without rendering it).
-    public func string(_ name: String) -> String? {
+    package func string(_ name: String) -> String? {
         for (member, value) in members.reversed() where member == name {
             if case .string(let text) = value { return text }
             return nil
@@ -56,7 +56,7 @@ public struct ClaimSet: Sendable {
     }
 
     /// A whole number set under `name` (NumericDate claims), also when a scenario wrote it as JSON text.
-    public func integer(_ name: String) -> Int? {
+    package func integer(_ name: String) -> Int? {
         for (member, value) in members.reversed() where member == name {
             if case .raw(let text) = value { return Int(text) }
             return nil
@@ -64,7 +64,7 @@ public struct ClaimSet: Sendable {
         return nil
     }
 
-    public func strings(_ name: String) -> [String]? {
+    package func strings(_ name: String) -> [String]? {
         for (member, value) in members.reversed() where member == name {
             if case .strings(let list) = value { return list }
             return nil
@@ -72,7 +72,7 @@ public struct ClaimSet: Sendable {
         return nil
     }
 
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         JSONFragment.object(members).write(to: &writer)
         return writer.bytes
@@ -82,7 +82,7 @@ public struct ClaimSet: Sendable {
 extension Int {
     /// Seconds as an integer even when a scenario or client asked for an absurd amount (no overflow trap).
     /// Public for the B2C module's token responses (issue 4).
-    public init(saturating value: Double) {
+    package init(saturating value: Double) {
         if let exact = Int(exactly: value.rounded(.towardZero)) {
             self = exact
         } else {

@@ -4,12 +4,12 @@ import Foundation
 /// The header and payload of a compact JWT, read as JSON objects (for tokens other parties made:
 /// client assertions, our own tokens coming back as on-behalf-of assertions, a bearer token scenario
 /// rules match on).
-public struct ParsedJWT {
+package struct ParsedJWT {
     let jws: DecodedJWS
     let header: [String: Any]
     let claims: [String: Any]
 
-    public init?(_ compact: String) {
+    package init?(_ compact: String) {
         guard let jws = JWS.decode(compact),
               let header = try? JSONSerialization.jsonObject(with: Data(jws.headerJSON)) as? [String: Any],
               let claims = try? JSONSerialization.jsonObject(with: Data(jws.payloadJSON)) as? [String: Any]
@@ -19,7 +19,7 @@ public struct ParsedJWT {
         self.claims = claims
     }
 
-    public func string(_ name: String) -> String? { claims[name] as? String }
+    package func string(_ name: String) -> String? { claims[name] as? String }
 
     /// NumericDate claims (`exp`, `nbf`, `iat`), as integers or decimals.
     func date(_ name: String) -> Date? {
@@ -28,7 +28,7 @@ public struct ParsedJWT {
         return nil
     }
 
-    public func strings(_ name: String) -> [String] {
+    package func strings(_ name: String) -> [String] {
         if let list = claims[name] as? [String] { return list }
         if let text = claims[name] as? String { return text.split(separator: " ").map(String.init) }
         return []

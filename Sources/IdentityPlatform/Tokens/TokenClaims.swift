@@ -1,23 +1,23 @@
-import Foundation
+package import Foundation
 
 /// What one token response is about, decided by a grant; the claims builders read only this.
-public struct TokenIssue: Sendable {
-    public var client: AuthenticatedClient
+package struct TokenIssue: Sendable {
+    package var client: AuthenticatedClient
     /// The tenant the tokens are issued in (`tid`): the user's home tenant, or the app-only tenant.
-    public var tenant: Tenant
+    package var tenant: Tenant
     /// nil for app-only tokens (client credentials).
-    public var user: DirectoryUser?
-    public var scopeRequest: ScopeRequest
+    package var user: DirectoryUser?
+    package var scopeRequest: ScopeRequest
     /// Delegated permissions (`scp`) for user tokens, app roles (`roles`) for app-only tokens.
-    public var permissions: [String]
+    package var permissions: [String]
     /// User flows: what survives into refresh tokens (auth time, session, capabilities).
-    public var grant: GrantContext?
-    public var nonce: String?
-    public var endpointVersion: EndpointVersion
+    package var grant: GrantContext?
+    package var nonce: String?
+    package var endpointVersion: EndpointVersion
     /// The `ipaddr` claim.
-    public var clientAddress: String?
+    package var clientAddress: String?
 
-    public init(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopeRequest: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil, endpointVersion: EndpointVersion, clientAddress: String? = nil) {
+    package init(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopeRequest: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil, endpointVersion: EndpointVersion, clientAddress: String? = nil) {
         self.client = client
         self.tenant = tenant
         self.user = user
@@ -33,23 +33,23 @@ public struct TokenIssue: Sendable {
 }
 
 /// Builds the claims of id and access tokens, in the real service's formats.
-public struct TokenClaimsBuilder: Sendable {
-    public var origin: String
-    public var now: Date
-    public var options: IdentityOptions
+package struct TokenClaimsBuilder: Sendable {
+    package var origin: String
+    package var now: Date
+    package var options: IdentityOptions
 
-    public init(origin: String, now: Date, options: IdentityOptions) {
+    package init(origin: String, now: Date, options: IdentityOptions) {
         self.origin = origin
         self.now = now
         self.options = options
     }
 
-    public func issuerV2(tenantID: String) -> String { "\(origin)/\(tenantID)/v2.0" }
-    public func issuerV1(tenantID: String) -> String { "\(origin)/\(tenantID)/" }
+    package func issuerV2(tenantID: String) -> String { "\(origin)/\(tenantID)/v2.0" }
+    package func issuerV1(tenantID: String) -> String { "\(origin)/\(tenantID)/" }
 
     /// The access token's audience: v2 format → the resource's app id; v1 format → the resource as the
     /// client named it (`resource=` on v1; on v2 Graph is named by its app id, others by their URI).
-    public func accessTokenAudience(_ issue: TokenIssue) -> String {
+    package func accessTokenAudience(_ issue: TokenIssue) -> String {
         guard let resource = issue.scopeRequest.resource else { return Resource.graphAppID }
         if resource.accessTokenVersion == 2 { return resource.appID }
         // v1 tokens name the resource exactly as the client did, trailing slash included: a token for
@@ -60,7 +60,7 @@ public struct TokenClaimsBuilder: Sendable {
         return issue.scopeRequest.resourceName ?? resource.identifierURI
     }
 
-    public func accessTokenClaims(_ issue: TokenIssue) -> ClaimSet {
+    package func accessTokenClaims(_ issue: TokenIssue) -> ClaimSet {
         let version = issue.scopeRequest.resource?.accessTokenVersion ?? 1
         let tid = issue.tenant.id
         var c = ClaimSet()
@@ -134,7 +134,7 @@ public struct TokenClaimsBuilder: Sendable {
     }
 
     /// The v2 id_token (v1 endpoint: the v1 id_token). nil for app-only issues.
-    public func idTokenClaims(_ issue: TokenIssue) -> ClaimSet? {
+    package func idTokenClaims(_ issue: TokenIssue) -> ClaimSet? {
         guard let user = issue.user else { return nil }
         let tid = issue.tenant.id
         let request = issue.scopeRequest

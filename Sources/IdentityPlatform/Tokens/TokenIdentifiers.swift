@@ -1,21 +1,21 @@
 import EntraCrypto
-import Foundation
+package import Foundation
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same
 /// across restarts, as the real service's do; the per-token ones are random.
-public enum TokenIdentifiers {
+package enum TokenIdentifiers {
     /// The pairwise `sub`: one value per user and application, 43 base64url characters like Entra's.
-    public static func pairwiseSubject(objectID: String, clientID: String) -> String {
+    package static func pairwiseSubject(objectID: String, clientID: String) -> String {
         Base64URL.encode(Digest.sha256(Array("sub|\(objectID.lowercased())|\(clientID.lowercased())".utf8)))
     }
 
     /// `login_hint` claim: opaque, stable for the account, accepted back as `login_hint` by /authorize.
-    public static func loginHint(objectID: String, tenantID: String) -> String {
+    package static func loginHint(objectID: String, tenantID: String) -> String {
         "O." + Base64URL.encode(Array("{\"oid\":\"\(objectID)\",\"tid\":\"\(tenantID)\"}".utf8))
     }
 
     /// Reads a `login_hint` claim value back (the browser endpoint accepts it as a hint).
-    public static func objectID(fromLoginHint hint: String) -> (objectID: String, tenantID: String)? {
+    package static func objectID(fromLoginHint hint: String) -> (objectID: String, tenantID: String)? {
         guard hint.hasPrefix("O."), let bytes = Base64URL.decode(String(hint.dropFirst(2))),
               let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String],
               let oid = object["oid"], let tid = object["tid"] else { return nil }
@@ -23,17 +23,17 @@ public enum TokenIdentifiers {
     }
 
     /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens).
-    public static func servicePrincipalID(clientID: String, tenantID: String) -> String {
+    package static func servicePrincipalID(clientID: String, tenantID: String) -> String {
         guid(from: "sp|\(tenantID.lowercased())|\(clientID.lowercased())")
     }
 
     /// A stable session id when the grant carries none (`sid`).
-    public static func sessionID(userID: String, authTime: Date) -> String {
+    package static func sessionID(userID: String, authTime: Date) -> String {
         guid(from: "sid|\(userID)|\(Int(saturating: authTime.timeIntervalSince1970))")
     }
 
     /// A version-4-shaped GUID derived from `seed`.
-    public static func guid(from seed: String) -> String {
+    package static func guid(from seed: String) -> String {
         var bytes = Array(Digest.sha256(Array(seed.utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
@@ -41,17 +41,17 @@ public enum TokenIdentifiers {
     }
 
     /// `uti`: unique per token.
-    public static func uniqueTokenID() -> String { SecureRandom.base64URLString(byteCount: 16) }
+    package static func uniqueTokenID() -> String { SecureRandom.base64URLString(byteCount: 16) }
 
     /// `aio` and `rh`: opaque internal values on real tokens; random here.
-    public static func opaqueInternal() -> String { SecureRandom.base64URLString(byteCount: 48) }
-    public static func resourceHint() -> String { "0.A" + SecureRandom.base64URLString(byteCount: 48) + "." }
+    package static func opaqueInternal() -> String { SecureRandom.base64URLString(byteCount: 48) }
+    package static func resourceHint() -> String { "0.A" + SecureRandom.base64URLString(byteCount: 48) + "." }
 
     /// Refresh tokens are opaque, as Entra's are.
-    public static func refreshToken() -> String { "1.A" + SecureRandom.base64URLString(byteCount: 96) }
+    package static func refreshToken() -> String { "1.A" + SecureRandom.base64URLString(byteCount: 96) }
 
     /// `client_info`: base64url of `{"uid":oid,"utid":tid}` (MSAL's home account id is `uid.utid`).
-    public static func clientInfo(objectID: String, tenantID: String) -> String {
+    package static func clientInfo(objectID: String, tenantID: String) -> String {
         Base64URL.encode(Array("{\"uid\":\"\(objectID)\",\"utid\":\"\(tenantID)\"}".utf8))
     }
 }

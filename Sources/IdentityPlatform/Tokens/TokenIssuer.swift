@@ -1,18 +1,19 @@
 import EntraCrypto
-import EntraHTTP
-import Foundation
+package import EntraHTTP
+package import Foundation
+import Synchronization
 
 /// Turns a `TokenIssue` into signed tokens, a stored refresh token and the token endpoint's JSON answer.
-public struct TokenIssuer: Sendable {
-    public let service: IdentityService
-    public let origin: String
-    public let now: Date
+package struct TokenIssuer: Sendable {
+    package let service: IdentityService
+    package let origin: String
+    package let now: Date
     /// What an active scenario changes (lifetimes, claims); empty for the console's mint.
-    public let directives: ScenarioDirectives
+    package let directives: ScenarioDirectives
     /// Where each token signed or refresh token stored is noted; nil for the console's mint.
-    public let receipt: ReceiptRecorder?
+    package let receipt: ReceiptRecorder?
 
-    public init(service: IdentityService, origin: String, now: Date, directives: ScenarioDirectives = .init(), receipt: ReceiptRecorder? = nil) {
+    package init(service: IdentityService, origin: String, now: Date, directives: ScenarioDirectives = .init(), receipt: ReceiptRecorder? = nil) {
         self.service = service
         self.origin = origin
         self.now = now
@@ -21,7 +22,7 @@ public struct TokenIssuer: Sendable {
     }
 
     /// The issuer of one exchange: its scenario directives and its receipt.
-    public init(exchange: IdentityExchange, origin: String) {
+    package init(exchange: IdentityExchange, origin: String) {
         self.init(service: exchange.service, origin: origin, now: exchange.now, directives: exchange.directives, receipt: exchange.receipt)
     }
 
@@ -38,7 +39,7 @@ public struct TokenIssuer: Sendable {
 
     /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens).
     /// `kind` names the token in the exchange's receipt.
-    public func sign(_ payload: ClaimSet, kind: Receipt.IssuedToken.Kind = .access) throws(IdentityError) -> String {
+    package func sign(_ payload: ClaimSet, kind: Receipt.IssuedToken.Kind = .access) throws(IdentityError) -> String {
         let credential = service.keys.current
         do {
             let token = try JWS.signJWT(payloadJSON: payload.bytes, credential: credential)
@@ -51,7 +52,7 @@ public struct TokenIssuer: Sendable {
 
     /// Issues every token the issue calls for and renders the response.
     /// `wantsClientInfo`: the request said `client_info=1`.
-    public func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
+    package func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
         let options = self.options
         var accessClaims = claims.accessTokenClaims(issue)
         accessClaims.override(with: directives.accessTokenClaims)

@@ -1,39 +1,39 @@
-import Foundation
+package import Foundation
 
 /// What `POST /_fakeentra/tokens` and `fakeentra token` ask for: a token for a user or an app, minted
 /// without a sign-in, for tests of a web API. The claims come from the same builder and the signature
 /// from the same key as the tokens the endpoints issue, so a mint validates exactly like a real one.
-public struct TokenMintRequest: Sendable, Equatable {
-    public enum Kind: String, Sendable { case access, id }
+package struct TokenMintRequest: Sendable, Equatable {
+    package enum Kind: String, Sendable { case access, id }
 
-    public var kind: Kind = .access
+    package var kind: Kind = .access
     /// The client the token is for (`azp`/`appid`, and `aud` of an id token). Default: Azure CLI's
     /// public client id, the client of `az account get-access-token`.
-    public var clientID: String = TokenMintRequest.defaultClientID
+    package var clientID: String = TokenMintRequest.defaultClientID
     /// A UPN, sign-in name or object id; nil mints an app-only token (client credentials).
-    public var user: String?
+    package var user: String?
     /// App-only tokens: the tenant (id or domain); default the app's home tenant, else the first organization.
-    public var tenant: String?
+    package var tenant: String?
     /// Scopes as a client writes them (`api://my-api/read`, `User.Read`, `https://graph.microsoft.com/.default`):
     /// they name the resource (`aud`) and, for a user, the `scp`. A resource the directory does not know
     /// is taken as the caller's own API with v2 tokens.
-    public var scopes: [String] = []
+    package var scopes: [String] = []
     /// App roles: `roles` of an app-only token, or added to a user's token as assigned roles.
-    public var roles: [String] = []
+    package var roles: [String] = []
     /// Replaces `aud`.
-    public var audience: String?
+    package var audience: String?
     /// Seconds until `exp` (default: the server's access or id token lifetime).
-    public var lifetime: TimeInterval?
+    package var lifetime: TimeInterval?
     /// `1` or `2`: the access token format, whatever the resource accepts.
-    public var version: Int?
+    package var version: Int?
     /// Claims added or replaced last, as JSON texts by name (`{"groups": ["g1"]}` → `"groups": "[\"g1\"]"`).
-    public var extraClaims: [(String, String)] = []
+    package var extraClaims: [(String, String)] = []
 
-    public static let defaultClientID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+    package static let defaultClientID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 
-    public init() {}
+    package init() {}
 
-    public static func == (lhs: TokenMintRequest, rhs: TokenMintRequest) -> Bool {
+    package static func == (lhs: TokenMintRequest, rhs: TokenMintRequest) -> Bool {
         lhs.kind == rhs.kind && lhs.clientID == rhs.clientID && lhs.user == rhs.user && lhs.tenant == rhs.tenant
             && lhs.scopes == rhs.scopes && lhs.roles == rhs.roles && lhs.audience == rhs.audience && lhs.lifetime == rhs.lifetime
             && lhs.version == rhs.version && lhs.extraClaims.elementsEqual(rhs.extraClaims, by: { $0 == $1 })
@@ -41,28 +41,28 @@ public struct TokenMintRequest: Sendable, Equatable {
 }
 
 /// A refused mint: the message says what to change.
-public struct TokenMintError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Reason: String, Sendable { case unknownUser = "unknown_user", unknownTenant = "unknown_tenant", unknownBinding = "unknown_binding", invalidRequest = "invalid_request" }
-    public var reason: Reason
-    public var message: String
-    public var description: String { message }
+package struct TokenMintError: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Reason: String, Sendable { case unknownUser = "unknown_user", unknownTenant = "unknown_tenant", unknownBinding = "unknown_binding", invalidRequest = "invalid_request" }
+    package var reason: Reason
+    package var message: String
+    package var description: String { message }
 
-    public init(reason: Reason, message: String) {
+    package init(reason: Reason, message: String) {
         self.reason = reason
         self.message = message
     }
 }
 
 /// A minted token with what went into it.
-public struct MintedToken: Sendable {
-    public var token: String
-    public var claims: ClaimSet
-    public var expiresOn: Date
+package struct MintedToken: Sendable {
+    package var token: String
+    package var claims: ClaimSet
+    package var expiresOn: Date
 }
 
 extension TokenIssuer {
     /// Mints the token `request` asks for, at `now`, with this issuer's origin and the service's current key.
-    public func mint(_ request: TokenMintRequest) throws(TokenMintError) -> MintedToken {
+    package func mint(_ request: TokenMintRequest) throws(TokenMintError) -> MintedToken {
         let directory = service.currentDirectory
         var user: DirectoryUser?
         if let name = request.user {

@@ -1,4 +1,4 @@
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 import IdentityPlatform
 import LocatedJSON
@@ -212,12 +212,12 @@ struct Body {
 extension ScenarioEngine {
     /// The control API's access rule (loopback only, or the bearer secret), for control endpoints
     /// other modules serve under `/_fakeentra/` (the conformance runs): nil when the caller may proceed.
-    public func controlAccessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    package func controlAccessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         ControlAPI(engine: self).accessRefusal(request, context: context)
     }
 
     /// The control API's one error shape, `{"error": {"code", "message"}}`.
-    public static func controlError(status: Int, code: String, message: String) -> HTTPResponse {
+    package static func controlError(status: Int, code: String, message: String) -> HTTPResponse {
         ScenarioEngineError(status: status, code: code, message: message).response
     }
 }

@@ -1,11 +1,11 @@
-import EntraHTTP
+package import EntraHTTP
 import LocatedJSON
 
 /// The control API's errors render themselves in its one documented shape (docs/scenarios.md):
 /// `{"error": {"code", "message", "problems"?}}`, problems as `{file, line, column, path, message, text}`.
 /// The console's token mint and the unknown-path answer under `/_fakeentra/` use it too.
 extension ScenarioEngineError: HTTPResponseError {
-    public func response(in _: Void) -> HTTPResponse {
+    package func response(in _: Void) -> HTTPResponse {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("error")
@@ -43,15 +43,15 @@ extension ScenarioEngineError: HTTPResponseError {
         return HTTPResponse(status: HTTPStatus(status), headers: headers, body: writer.bytes)
     }
 
-    public static func unauthorized() -> ScenarioEngineError {
+    package static func unauthorized() -> ScenarioEngineError {
         ScenarioEngineError(status: 401, code: "unauthorized", message: "the control API requires Authorization: Bearer <secret>")
     }
 
-    public static func loopbackOnly() -> ScenarioEngineError {
+    package static func loopbackOnly() -> ScenarioEngineError {
         ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely")
     }
 
-    public static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
+    package static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "not_found", message: "No control endpoint at \(path). See GET /_fakeentra/health.")
     }
 }

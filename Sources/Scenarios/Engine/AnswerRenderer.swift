@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// Renders a rule's answer in the format of the endpoint it replaces: token-endpoint JSON, an
 /// /authorize error redirect or page, or a Graph error.

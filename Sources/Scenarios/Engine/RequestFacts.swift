@@ -1,40 +1,40 @@
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 import Graph
-import IdentityPlatform
+package import IdentityPlatform
 
 /// What rules match on, read once from a request (and from the world's state, for the owner of a
 /// refresh token or code).
-public struct RequestFacts: Sendable, Equatable {
-    public var kind: EndpointKind
-    public var isB2C: Bool
-    public var method: String
-    public var path: String
+package struct RequestFacts: Sendable, Equatable {
+    package var kind: EndpointKind
+    package var isB2C: Bool
+    package var method: String
+    package var path: String
     /// The Graph resource the request names (`me`, `events`…), as the Graph module calls it.
-    public var graphResource: String?
+    package var graphResource: String?
     /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil for Graph.
-    public var tenantSegment: String?
-    public var policy: String?
+    package var tenantSegment: String?
+    package var policy: String?
     /// The tenant segment and, once resolved against the world's directory, the tenant's id and domains (lowercased).
-    public var tenantNames: Set<String> = []
-    public var grantType: String?
-    public var clientID: String?
+    package var tenantNames: Set<String> = []
+    package var grantType: String?
+    package var clientID: String?
     /// Names the request's user goes by: sign-in names and object id, lowercased.
-    public var userNames: Set<String>
+    package var userNames: Set<String>
     /// Requested scopes, lowercased, Graph's prefix removed.
-    public var scopes: [String]
-    public var parameters: FormParameters
-    public var headers: HTTPHeaders
+    package var scopes: [String]
+    package var parameters: FormParameters
+    package var headers: HTTPHeaders
 
     /// A refresh token, code, device code, user code or sign-in flow id the request carries (for binding affinity).
-    public var grantHandles: [String]
+    package var grantHandles: [String]
     /// The bearer token of a Graph call.
-    public var bearerToken: String?
+    package var bearerToken: String?
     /// Client capabilities the bearer token declares (`xms_cc`, `cp1` for continuous access evaluation).
-    public var clientCapabilities: [String] = []
+    package var clientCapabilities: [String] = []
 
-    public init(kind: EndpointKind, isB2C: Bool = false, method: String = "GET", path: String = "/", tenantSegment: String? = nil, policy: String? = nil,
+    package init(kind: EndpointKind, isB2C: Bool = false, method: String = "GET", path: String = "/", tenantSegment: String? = nil, policy: String? = nil,
                 grantType: String? = nil, clientID: String? = nil, userNames: Set<String> = [], scopes: [String] = [],
                 parameters: FormParameters = .init(), headers: HTTPHeaders = [:], grantHandles: [String] = [], bearerToken: String? = nil) {
         self.kind = kind
@@ -54,12 +54,12 @@ public struct RequestFacts: Sendable, Equatable {
     }
 
     /// Routes `request` with `routes` and reads its facts (tests, HAR import; the engine has the route already).
-    public static func classify(_ request: HTTPRequest, routes: RouteResolver = .init()) -> RequestFacts {
+    package static func classify(_ request: HTTPRequest, routes: RouteResolver = .init()) -> RequestFacts {
         RequestFacts(request, route: routes.route(request))
     }
 
     /// The facts of a routed request without any world: route, parameters, headers, bearer claims.
-    public init(_ request: HTTPRequest, route: RequestRoute) {
+    package init(_ request: HTTPRequest, route: RequestRoute) {
         var parameters = request.query
         for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
         self.init(kind: EndpointKind(route), isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
@@ -96,7 +96,7 @@ public struct RequestFacts: Sendable, Equatable {
 
     /// Completes the facts from a world: the owner of a refresh token, code or device code the
     /// request carries, every name of the users named, the tenant's id and domains.
-    public mutating func resolve(state: PlatformState, directory: Directory) {
+    package mutating func resolve(state: PlatformState, directory: Directory) {
         // A page posted back (sign-in, consent, MFA) continues an /authorize: its parameters count as this request's.
         if let flowID = parameters[IdentityService.flowFieldName], let original = state.pendingAuthorizations[flowID]?.parameters {
             for (name, value) in original.sorted(by: { $0.key < $1.key }) where parameters[name] == nil { parameters.append(name, value) }

@@ -1,20 +1,21 @@
-import Foundation
-import IdentityPlatform
+package import Foundation
+package import IdentityPlatform
+import EntraHTTP
 
 /// What the rules decided for one request.
-public struct RuleOutcome: Sendable, Equatable {
+package struct RuleOutcome: Sendable, Equatable {
     /// What the platform is told for this request (declined scopes, consent, MFA, lifetimes, claims).
-    public var directives = ScenarioDirectives()
+    package var directives = ScenarioDirectives()
     /// Real-time delay before the answer, in milliseconds.
-    public var delayMilliseconds = 0
+    package var delayMilliseconds = 0
     /// The answer the engine gives by itself, if a rule gave one.
-    public var answer: RuleAction?
+    package var answer: RuleAction?
     /// Clock moves and key rolls, applied before the request is answered.
-    public var worldChanges: [RuleAction] = []
+    package var worldChanges: [RuleAction] = []
     /// Indexes of the rules that fired, in order.
-    public var firedRules: [Int] = []
+    package var firedRules: [Int] = []
 
-    public init() {}
+    package init() {}
 }
 
 /// A scenario's rules with their counters: the part of a binding's world that `reset` rewinds.
@@ -24,18 +25,18 @@ public struct RuleOutcome: Sendable, Equatable {
 /// order; a rule fires when its conditions hold, its `nth`/`after` count is reached and it has
 /// firings left. Directives of every firing rule accumulate; the first firing rule with an answer
 /// wins, and no later rule fires (they still count the request).
-public struct RuleBook: Sendable {
-    public let rules: [Rule]
-    public private(set) var matchCounts: [Int]
-    public private(set) var firings: [Int]
+package struct RuleBook: Sendable {
+    package let rules: [Rule]
+    package private(set) var matchCounts: [Int]
+    package private(set) var firings: [Int]
 
-    public init(rules: [Rule]) {
+    package init(rules: [Rule]) {
         self.rules = rules
         matchCounts = Array(repeating: 0, count: rules.count)
         firings = Array(repeating: 0, count: rules.count)
     }
 
-    public mutating func evaluate(_ facts: RequestFacts, now: Date, start: Date) -> RuleOutcome {
+    package mutating func evaluate(_ facts: RequestFacts, now: Date, start: Date) -> RuleOutcome {
         var outcome = RuleOutcome()
         for (index, rule) in rules.enumerated() where rule.match.conditionsHold(for: facts, now: now, start: start) && rule.reaches(facts) {
             matchCounts[index] += 1
@@ -108,7 +109,7 @@ extension RuleOutcome {
 
 extension RuleMatch {
     /// Every condition except the `nth` / `after` count.
-    public func conditionsHold(for facts: RequestFacts, now: Date, start: Date) -> Bool {
+    package func conditionsHold(for facts: RequestFacts, now: Date, start: Date) -> Bool {
         if !endpoints.isEmpty, !endpoints.contains(where: { $0 == facts.kind || ($0 == .b2c && facts.isB2C) }) { return false }
         if let method, method != facts.method { return false }
         if let path, !path.matches(facts.path) { return false }
@@ -131,7 +132,7 @@ extension RuleMatch {
         return true
     }
 
-    public func countReached(_ count: Int) -> Bool {
+    package func countReached(_ count: Int) -> Bool {
         if let nth { return count == nth }
         if let after { return count > after }
         return true

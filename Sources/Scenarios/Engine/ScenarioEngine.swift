@@ -1,38 +1,38 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
-import IdentityPlatform
-import LocatedJSON
+package import IdentityPlatform
+package import LocatedJSON
 import Synchronization
 
-public struct ScenarioEngineOptions: Sendable {
+package struct ScenarioEngineOptions: Sendable {
     /// When set, the control API requires `Authorization: Bearer <secret>` (from any address);
     /// when nil it answers loopback clients only.
-    public var controlSecret: String?
+    package var controlSecret: String?
     /// Binding clocks stand still unless advanced (deterministic tests); otherwise they follow real time.
-    public var frozenClocks: Bool
+    package var frozenClocks: Bool
 
-    public init(controlSecret: String? = nil, frozenClocks: Bool = false) {
+    package init(controlSecret: String? = nil, frozenClocks: Bool = false) {
         self.controlSecret = controlSecret
         self.frozenClocks = frozenClocks
     }
 }
 
-public struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var status: Int
-    public var code: String
-    public var message: String
+package struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var status: Int
+    package var code: String
+    package var message: String
     /// Located problems of a refused body (`file:line:column`), rendered as the error's `problems`.
-    public var problems: [JSONProblem] = []
+    package var problems: [JSONProblem] = []
 
-    public init(status: Int, code: String, message: String, problems: [JSONProblem] = []) {
+    package init(status: Int, code: String, message: String, problems: [JSONProblem] = []) {
         self.status = status
         self.code = code
         self.message = message
         self.problems = problems
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     static func unknownScenario(_ name: String, known: [String]) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "unknown_scenario", message: "no scenario named \"\(name)\" (loaded: \(known.joined(separator: ", ")))")
@@ -50,15 +50,15 @@ public struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConve
 }
 
 /// A binding as the control API and the CLI show it.
-public struct BindingInfo: Sendable, Equatable {
-    public var id: String
-    public var scenario: String
-    public var target: BindingTarget
+package struct BindingInfo: Sendable, Equatable {
+    package var id: String
+    package var scenario: String
+    package var target: BindingTarget
 }
 
 /// Runs scenarios: picks the world a request belongs to, evaluates its rules, answers by itself or
 /// lets the world's platform chain answer under the rules' directives.
-public final class ScenarioEngine: Sendable {
+package final class ScenarioEngine: Sendable {
     struct Binding {
         var info: BindingInfo
         var world: ScenarioWorld
@@ -89,15 +89,15 @@ public final class ScenarioEngine: Sendable {
         var tokenOrder: [String] = []
     }
 
-    public let base: IdentityService
-    public let options: ScenarioEngineOptions
+    package let base: IdentityService
+    package let options: ScenarioEngineOptions
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
     /// The key the next `rollSigningKey` signs with, made ahead on its own thread once a scenario that rolls is bound.
-    public let spareKey = SpareSigningKey()
+    package let spareKey = SpareSigningKey()
 
     /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded).
-    public init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
+    package init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
         base = service
         self.options = options
         baseStart = (service.currentDirectory, service.keys.current)
@@ -106,7 +106,7 @@ public final class ScenarioEngine: Sendable {
 
     /// The responder the server runs: `makeChain` builds the normal app chain for a world's service.
     /// `routes` routes requests that reach the engine without a context (the engine used on its own).
-    public func responder(base makeChain: @escaping @Sendable (IdentityService) -> any ExchangeResponder, routes: RouteResolver = .init()) -> any ExchangeResponder {
+    package func responder(base makeChain: @escaping @Sendable (IdentityService) -> any ExchangeResponder, routes: RouteResolver = .init()) -> any ExchangeResponder {
         state.withLock { s in
             s.makeResponder = makeChain
             s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeChain)
@@ -123,10 +123,10 @@ public final class ScenarioEngine: Sendable {
 
     // MARK: Library
 
-    public var library: ScenarioLibrary { state.withLock { $0.library } }
+    package var library: ScenarioLibrary { state.withLock { $0.library } }
 
     /// Validates and adds a scenario file; nothing changes when it has problems.
-    public func load(file bytes: [UInt8], name: String) -> Result<Scenario, JSONProblemsReport> {
+    package func load(file bytes: [UInt8], name: String) -> Result<Scenario, JSONProblemsReport> {
         switch ScenarioLibrary.parse(bytes, file: name, baseDirectory: base.currentDirectory) {
         case .success(let scenario):
             state.withLock { $0.library.add(scenario) }
@@ -138,10 +138,10 @@ public final class ScenarioEngine: Sendable {
 
     // MARK: Bindings
 
-    public var bindings: [BindingInfo] { state.withLock { $0.bindings.map(\.info) } }
+    package var bindings: [BindingInfo] { state.withLock { $0.bindings.map(\.info) } }
 
     @discardableResult
-    public func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
+    package func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
         let now = base.clock.now()
         let result: Result<BindingInfo, ScenarioEngineError> = state.withLock { s in
             let library = s.library
@@ -169,7 +169,7 @@ public final class ScenarioEngine: Sendable {
     }
 
     @discardableResult
-    public func unbind(id: String) -> Bool {
+    package func unbind(id: String) -> Bool {
         state.withLock { s in
             let before = s.bindings.count
             s.bindings.removeAll { $0.info.id == id }
@@ -181,7 +181,7 @@ public final class ScenarioEngine: Sendable {
 
     /// The world of a binding, or for nil the world unbound requests go to: the server binding's
     /// when there is one (`--scenario NAME`), else the default world.
-    public func world(binding id: String? = nil) -> ScenarioWorld? {
+    package func world(binding id: String? = nil) -> ScenarioWorld? {
         state.withLock { s in
             guard let id else { return s.bindings.first { $0.info.target == .server }?.world ?? s.defaultWorld }
             if id == "default" { return s.defaultWorld }
@@ -190,7 +190,7 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// Restores the start state: of one binding, or of every world (the default one included) when nil.
-    public func reset(binding id: String? = nil) throws(ScenarioEngineError) {
+    package func reset(binding id: String? = nil) throws(ScenarioEngineError) {
         let now = base.clock.now()
         let found: Bool = state.withLock { s in
             if id == nil || id == "default" { resetDefaultWorld(&s) }
@@ -232,8 +232,8 @@ public final class ScenarioEngine: Sendable {
 }
 
 /// The problems of a rejected scenario file.
-public struct JSONProblemsReport: Error, Sendable {
-    public var problems: [JSONProblem]
+package struct JSONProblemsReport: Error, Sendable {
+    package var problems: [JSONProblem]
 }
 
 /// Stands in for a world's chain until `responder(base:)` provides the real one.

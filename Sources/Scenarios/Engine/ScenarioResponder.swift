@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import Synchronization
 
 /// The server's front responder: control API, then world selection, rules, and the world's chain.
 struct ScenarioResponder: ExchangeResponder {

@@ -1,11 +1,11 @@
 import EntraCrypto
 import EntraHTTP
-import Foundation
-import IdentityPlatform
+package import Foundation
+package import IdentityPlatform
 import Synchronization
 
 /// Whom a binding applies to.
-public enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
+package enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
     /// Every request no other binding claims (`--scenario NAME`).
     case server
     case client(id: String)
@@ -14,7 +14,7 @@ public enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
     /// A made-up tenant segment (`scenario-expired-rt`) the app's authority names, standing for a real tenant.
     case tenantAlias(alias: String, tenant: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .server: "server"
         case .client(let id): "client \(id)"
@@ -24,7 +24,7 @@ public enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The command-line and config form: `server`, `client:<id>`, `user:<upn or id>`, `alias:<alias>=<tenant>`.
-    public init(parsing text: String) throws(ScenarioEngineError) {
+    package init(parsing text: String) throws(ScenarioEngineError) {
         let (kind, value) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, "")
         switch (kind.lowercased(), value) {
         case ("server", ""): self = .server
@@ -42,13 +42,13 @@ public enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
 
 /// One isolated copy of the platform: its own directory, state, clock, keys, rule counters.
 /// The default world wraps the server's own service; every binding gets a fresh one.
-public final class ScenarioWorld: Sendable {
-    public let id: String
-    public let scenario: Scenario?
-    public let target: BindingTarget?
-    public let service: IdentityService
+package final class ScenarioWorld: Sendable {
+    package let id: String
+    package let scenario: Scenario?
+    package let target: BindingTarget?
+    package let service: IdentityService
     /// Virtual time at which the world started (windows count from here).
-    public let startedAt: Date
+    package let startedAt: Date
     let book: Mutex<RuleBook>
     let responder: any ExchangeResponder
     /// Directives that started an interactive flow, by flow id: its pages (sign-in, MFA, consent) get them too.
@@ -64,15 +64,15 @@ public final class ScenarioWorld: Sendable {
         responder = makeResponder(service)
     }
 
-    public var virtualClock: VirtualClock? { service.clock as? VirtualClock }
+    package var virtualClock: VirtualClock? { service.clock as? VirtualClock }
 
     /// Match and firing counts per rule, for the control API and tests.
-    public var counters: [(matched: Int, fired: Int)] {
+    package var counters: [(matched: Int, fired: Int)] {
         book.withLock { book in Array(zip(book.matchCounts, book.firings)).map { (matched: $0.0, fired: $0.1) } }
     }
 
     /// Seconds of virtual time since the world started.
-    public var elapsed: TimeInterval { service.clock.now().timeIntervalSince(startedAt) }
+    package var elapsed: TimeInterval { service.clock.now().timeIntervalSince(startedAt) }
 }
 
 /// What a world starts from, kept so `reset` can restore it exactly.

@@ -1,46 +1,46 @@
 import Foundation
-import IdentityPlatform
-import LocatedJSON
+package import IdentityPlatform
+package import LocatedJSON
 
 /// The published schema, compiled once.
-public enum ScenarioSchema {
-    public static let compiled: JSONSchema = {
+package enum ScenarioSchema {
+    package static let compiled: JSONSchema = {
         do { return try JSONSchema(json: Array(text.utf8), file: "scenario.schema.json") }
         catch { preconditionFailure("the embedded scenario schema does not compile: \(error)") }
     }()
 }
 
 /// Every problem found in a set of scenario files, each as `file:line:column: message`.
-public struct ScenarioValidationReport: Error, Sendable, CustomStringConvertible {
-    public var problems: [JSONProblem]
-    public var scenarios: [Scenario]
-    public var files: [String]
+package struct ScenarioValidationReport: Error, Sendable, CustomStringConvertible {
+    package var problems: [JSONProblem]
+    package var scenarios: [Scenario]
+    package var files: [String]
 
-    public var isValid: Bool { problems.isEmpty }
+    package var isValid: Bool { problems.isEmpty }
 
-    public var description: String {
+    package var description: String {
         if problems.isEmpty { return "\(files.count) file(s), \(scenarios.count) scenario(s): valid" }
         return problems.map(\.description).joined(separator: "\n")
     }
 }
 
 /// Scenarios by name, loaded from the shipped library and users' folders.
-public struct ScenarioLibrary: Sendable {
-    public private(set) var scenarios: [String: Scenario]
+package struct ScenarioLibrary: Sendable {
+    package private(set) var scenarios: [String: Scenario]
 
-    public init(_ scenarios: [Scenario] = []) {
+    package init(_ scenarios: [Scenario] = []) {
         self.scenarios = Dictionary(scenarios.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public subscript(name: String) -> Scenario? { scenarios[name] }
+    package subscript(name: String) -> Scenario? { scenarios[name] }
 
-    public var names: [String] { scenarios.keys.sorted() }
+    package var names: [String] { scenarios.keys.sorted() }
 
     /// Adds or replaces a scenario (the control API's load).
-    public mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
+    package mutating func add(_ scenario: Scenario) { scenarios[scenario.name] = scenario }
 
     /// The library shipped with FakeEntra (`Scenarios/*.json`, compiled in).
-    public static func shipped(baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
+    package static func shipped(baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
         var problems: [JSONProblem] = []
         var scenarios: [Scenario] = []
         for (file, text) in shippedFiles {
@@ -55,14 +55,14 @@ public struct ScenarioLibrary: Sendable {
     }
 
     /// This library with `other`'s scenarios added; a scenario of `other` replaces one of the same name.
-    public func merging(_ other: ScenarioLibrary) -> ScenarioLibrary {
+    package func merging(_ other: ScenarioLibrary) -> ScenarioLibrary {
         var merged = self
         for scenario in other.scenarios.values { merged.add(scenario) }
         return merged
     }
 
     /// Every `*.json` file of `directories` (sorted by name), all or nothing: one bad file throws the whole report.
-    public static func load(directories: [String], baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
+    package static func load(directories: [String], baseDirectory: Directory = .embeddedDefault) throws(ScenarioValidationReport) -> ScenarioLibrary {
         let files = directories.flatMap(files(in:))
         let report = validate(files: files, baseDirectory: baseDirectory)
         guard report.isValid else { throw report }
@@ -70,7 +70,7 @@ public struct ScenarioLibrary: Sendable {
     }
 
     /// Validates files; names must be unique across all of them.
-    public static func validate(files: [String], baseDirectory: Directory = .embeddedDefault) -> ScenarioValidationReport {
+    package static func validate(files: [String], baseDirectory: Directory = .embeddedDefault) -> ScenarioValidationReport {
         var problems: [JSONProblem] = []
         var scenarios: [Scenario] = []
         var nameLocations: [String: String] = [:]
@@ -98,7 +98,7 @@ public struct ScenarioLibrary: Sendable {
     }
 
     /// One scenario document: syntax, schema, then meaning; every problem at once when the syntax is sound.
-    public static func parse(_ bytes: [UInt8], file: String, baseDirectory: Directory = .embeddedDefault) -> Result<Scenario, JSONProblems> {
+    package static func parse(_ bytes: [UInt8], file: String, baseDirectory: Directory = .embeddedDefault) -> Result<Scenario, JSONProblems> {
         let root: JSONValue
         do { root = try LocatedJSON.parse(bytes, file: file) } catch { return .failure(error) }
         let schemaProblems = ScenarioSchema.compiled.validate(root, file: file)
@@ -111,7 +111,7 @@ public struct ScenarioLibrary: Sendable {
     }
 
     /// The `*.json` files of a directory, sorted by name; a path that is not a directory is returned as is.
-    public static func files(in directory: String) -> [String] {
+    package static func files(in directory: String) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [directory] }
         guard isDirectory.boolValue else { return [directory] }

@@ -1,12 +1,12 @@
 import EntraHTTP
-import Foundation
-import IdentityPlatform
+package import Foundation
+package import IdentityPlatform
 
 /// What a rule does when it fires. Three families:
 /// - answers (terminal): the engine replies by itself and the platform never sees the request;
 /// - directives: the platform answers, told to behave differently (ScenarioDirectives, delays);
 /// - world changes: the binding's world changes (clock, keys), then the platform answers.
-public enum RuleAction: Sendable, Equatable {
+package enum RuleAction: Sendable, Equatable {
     // Answers.
     case oauthError(OAuthErrorSpec)
     case serviceError(ServiceErrorSpec)
@@ -29,7 +29,7 @@ public enum RuleAction: Sendable, Equatable {
     case rollSigningKey
     case advanceClock(seconds: TimeInterval)
 
-    public var isTerminal: Bool {
+    package var isTerminal: Bool {
         switch self {
         case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response: true
         default: false
@@ -37,7 +37,7 @@ public enum RuleAction: Sendable, Equatable {
     }
 
     /// The name used in scenario files.
-    public var fileName: String {
+    package var fileName: String {
         switch self {
         case .oauthError: "oauthError"
         case .serviceError: "serviceError"
@@ -61,22 +61,22 @@ public enum RuleAction: Sendable, Equatable {
 
 /// An OAuth error as the identity platform words it; `code` picks the catalogue's text when the
 /// scenario gives none.
-public struct OAuthErrorSpec: Sendable, Equatable {
-    public var error: String
-    public var code: Int
-    public var family: ErrorFamily
+package struct OAuthErrorSpec: Sendable, Equatable {
+    package var error: String
+    package var code: Int
+    package var family: ErrorFamily
     /// nil: the catalogue's wording for `code`, completed with the request's details when rendered.
-    public var message: String?
-    public var suberror: String?
+    package var message: String?
+    package var suberror: String?
     /// `error_subcode` on /authorize redirects (`cancel` when the user backs out of sign-in).
-    public var errorSubcode: String?
+    package var errorSubcode: String?
     /// JSON text of a claims challenge.
-    public var claims: String?
-    public var status: Int?
+    package var claims: String?
+    package var status: Int?
     /// On /authorize: show an error page instead of redirecting to the app.
-    public var asPage: Bool
+    package var asPage: Bool
 
-    public init(error: String, code: Int, family: ErrorFamily = .aadsts, message: String? = nil, suberror: String? = nil, errorSubcode: String? = nil, claims: String? = nil, status: Int? = nil, asPage: Bool = false) {
+    package init(error: String, code: Int, family: ErrorFamily = .aadsts, message: String? = nil, suberror: String? = nil, errorSubcode: String? = nil, claims: String? = nil, status: Int? = nil, asPage: Bool = false) {
         self.error = error
         self.code = code
         self.family = family
@@ -90,20 +90,20 @@ public struct OAuthErrorSpec: Sendable, Equatable {
 }
 
 /// AADSTS or AADB2C: the identity platform's own families.
-public typealias ErrorFamily = IdentityError.Family
+package typealias ErrorFamily = IdentityError.Family
 
 /// HTTP 429 or 5xx with an optional `Retry-After`, the body in the endpoint's own error format.
-public struct ServiceErrorSpec: Sendable, Equatable {
-    public var status: Int
-    public var retryAfter: Int?
-    public var message: String?
+package struct ServiceErrorSpec: Sendable, Equatable {
+    package var status: Int
+    package var retryAfter: Int?
+    package var message: String?
     /// How `Retry-After` is written: delay-seconds, or an HTTP-date that many seconds ahead (RFC 9110 §10.2.3
     /// allows both; Entra sends seconds, proxies and gateways in front of a service may send dates).
-    public var retryAfterFormat: RetryAfterFormat
+    package var retryAfterFormat: RetryAfterFormat
 
-    public enum RetryAfterFormat: String, Sendable, Equatable { case seconds, httpDate }
+    package enum RetryAfterFormat: String, Sendable, Equatable { case seconds, httpDate }
 
-    public init(status: Int, retryAfter: Int? = nil, message: String? = nil, retryAfterFormat: RetryAfterFormat = .seconds) {
+    package init(status: Int, retryAfter: Int? = nil, message: String? = nil, retryAfterFormat: RetryAfterFormat = .seconds) {
         self.status = status
         self.retryAfter = retryAfter
         self.message = message
@@ -112,7 +112,7 @@ public struct ServiceErrorSpec: Sendable, Equatable {
 
     /// The header value at `now`: a date is rounded up to the next whole second, so a client that
     /// honours it never waits less than `retryAfter` seconds.
-    public func retryAfterHeader(now: Date) -> String? {
+    package func retryAfterHeader(now: Date) -> String? {
         guard let retryAfter else { return nil }
         switch retryAfterFormat {
         case .seconds: return String(retryAfter)
@@ -122,13 +122,13 @@ public struct ServiceErrorSpec: Sendable, Equatable {
 }
 
 /// A Microsoft Graph error (`{"error":{"code":…,"message":…,"innerError":{…}}}`).
-public struct GraphErrorSpec: Sendable, Equatable {
-    public var status: Int
-    public var code: String
-    public var message: String
-    public var retryAfter: Int?
+package struct GraphErrorSpec: Sendable, Equatable {
+    package var status: Int
+    package var code: String
+    package var message: String
+    package var retryAfter: Int?
 
-    public init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
+    package init(status: Int, code: String, message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
@@ -137,39 +137,39 @@ public struct GraphErrorSpec: Sendable, Equatable {
 }
 
 /// A continuous access evaluation challenge: 401 with `WWW-Authenticate … error="insufficient_claims"`.
-public struct ClaimsChallengeSpec: Sendable, Equatable {
+package struct ClaimsChallengeSpec: Sendable, Equatable {
     /// JSON text of the claims the client must pass back; nil means `{"access_token":{"nbf":{"essential":true,"value":"<now>"}}}`.
-    public var claims: String?
+    package var claims: String?
 
-    public init(claims: String? = nil) { self.claims = claims }
+    package init(claims: String? = nil) { self.claims = claims }
 }
 
 /// A literal response (HAR replay of something FakeEntra has no model for).
-public struct CannedResponse: Sendable, Equatable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: String
+package struct CannedResponse: Sendable, Equatable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: String
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: String = "") {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: String = "") {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
-    public static func == (lhs: CannedResponse, rhs: CannedResponse) -> Bool {
+    package static func == (lhs: CannedResponse, rhs: CannedResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 }
 
-public struct TokenLifetimes: Sendable, Equatable {
-    public var accessToken: TimeInterval?
-    public var refreshToken: TimeInterval?
-    public var idToken: TimeInterval?
+package struct TokenLifetimes: Sendable, Equatable {
+    package var accessToken: TimeInterval?
+    package var refreshToken: TimeInterval?
+    package var idToken: TimeInterval?
     /// Seconds after which the token response asks the client to refresh (`refresh_in`).
-    public var refreshIn: TimeInterval?
+    package var refreshIn: TimeInterval?
 
-    public init(accessToken: TimeInterval? = nil, refreshToken: TimeInterval? = nil, idToken: TimeInterval? = nil, refreshIn: TimeInterval? = nil) {
+    package init(accessToken: TimeInterval? = nil, refreshToken: TimeInterval? = nil, idToken: TimeInterval? = nil, refreshIn: TimeInterval? = nil) {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.idToken = idToken
@@ -178,11 +178,11 @@ public struct TokenLifetimes: Sendable, Equatable {
 }
 
 /// Claims added to issued tokens, as JSON text per claim name.
-public struct TokenClaims: Sendable, Equatable {
-    public var accessToken: [String: String]
-    public var idToken: [String: String]
+package struct TokenClaims: Sendable, Equatable {
+    package var accessToken: [String: String]
+    package var idToken: [String: String]
 
-    public init(accessToken: [String: String] = [:], idToken: [String: String] = [:]) {
+    package init(accessToken: [String: String] = [:], idToken: [String: String] = [:]) {
         self.accessToken = accessToken
         self.idToken = idToken
     }

@@ -1,22 +1,22 @@
-import Foundation
-import IdentityPlatform
+package import Foundation
+package import IdentityPlatform
 
 /// A scripted behaviour of the identity platform: what the real service would do in one situation
 /// (an expired refresh token, a throttled endpoint, a claims challenge), written as ordered rules.
-public struct Scenario: Sendable, Equatable {
+package struct Scenario: Sendable, Equatable {
     /// Kebab-case, unique across the loaded library.
-    public var name: String
+    package var name: String
     /// What the real service does, which client behaviour it exercises, what a correct MSAL client ends with.
-    public var description: String
+    package var description: String
     /// Users, apps, consents and tenants added to the directory of every world this scenario is bound to.
-    public var directory: DirectoryAdditions
+    package var directory: DirectoryAdditions
     /// Where the world's virtual clock starts, relative to the server's clock.
-    public var clockOffset: TimeInterval
-    public var rules: [Rule]
+    package var clockOffset: TimeInterval
+    package var rules: [Rule]
     /// The file it came from (display only).
-    public var source: String
+    package var source: String
 
-    public init(name: String, description: String, directory: DirectoryAdditions = .init(), clockOffset: TimeInterval = 0, rules: [Rule], source: String = "") {
+    package init(name: String, description: String, directory: DirectoryAdditions = .init(), clockOffset: TimeInterval = 0, rules: [Rule], source: String = "") {
         self.name = name
         self.description = description
         self.directory = directory
@@ -26,7 +26,7 @@ public struct Scenario: Sendable, Equatable {
     }
 
     /// The description's first sentence, for one-line listings.
-    public var summary: String {
+    package var summary: String {
         let firstLine = description.split(separator: "\n").first.map(String.init) ?? description
         guard let end = firstLine.range(of: ". ") else { return firstLine }
         return String(firstLine[..<end.lowerBound]) + "."
@@ -34,23 +34,23 @@ public struct Scenario: Sendable, Equatable {
 }
 
 /// Directory entries a scenario needs besides the server's own directory.
-public struct DirectoryAdditions: Sendable, Equatable {
-    public var tenants: [Tenant] = []
-    public var users: [DirectoryUser] = []
-    public var applications: [Application] = []
-    public var consents: [ConsentGrant] = []
+package struct DirectoryAdditions: Sendable, Equatable {
+    package var tenants: [Tenant] = []
+    package var users: [DirectoryUser] = []
+    package var applications: [Application] = []
+    package var consents: [ConsentGrant] = []
 
-    public init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
+    package init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
         self.tenants = tenants
         self.users = users
         self.applications = applications
         self.consents = consents
     }
 
-    public var isEmpty: Bool { tenants.isEmpty && users.isEmpty && applications.isEmpty && consents.isEmpty }
+    package var isEmpty: Bool { tenants.isEmpty && users.isEmpty && applications.isEmpty && consents.isEmpty }
 
     /// The directory with these entries added; an entry with the id of an existing one replaces it.
-    public func applied(to base: Directory) -> Directory {
+    package func applied(to base: Directory) -> Directory {
         var directory = base
         for tenant in tenants {
             directory.tenants.removeAll { $0.id == tenant.id }
@@ -70,32 +70,32 @@ public struct DirectoryAdditions: Sendable, Equatable {
 }
 
 /// One step of a scenario: when `match` holds and firings remain, `actions` apply.
-public struct Rule: Sendable, Equatable {
-    public var note: String?
-    public var match: RuleMatch
+package struct Rule: Sendable, Equatable {
+    package var note: String?
+    package var match: RuleMatch
     /// Applied in order; at most one of them answers the request by itself (see `RuleAction.isTerminal`).
-    public var actions: [RuleAction]
-    public var times: FiringLimit
+    package var actions: [RuleAction]
+    package var times: FiringLimit
 
-    public init(note: String? = nil, match: RuleMatch = .init(), actions: [RuleAction], times: FiringLimit = .once) {
+    package init(note: String? = nil, match: RuleMatch = .init(), actions: [RuleAction], times: FiringLimit = .once) {
         self.note = note
         self.match = match
         self.actions = actions
         self.times = times
     }
 
-    public var terminalAction: RuleAction? { actions.first { $0.isTerminal } }
+    package var terminalAction: RuleAction? { actions.first { $0.isTerminal } }
 }
 
 /// How many times a rule may fire. The default is once: scripted faults are events, and a client
 /// that recovers correctly must then see the service behave normally again.
-public enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
+package enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
     case times(Int)
     case always
 
-    public static let once = FiringLimit.times(1)
+    package static let once = FiringLimit.times(1)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .times(1): "once"
         case .times(let n): "\(n) times"
@@ -105,57 +105,57 @@ public enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// The kinds of request a rule can name. `b2c` is any request to a B2C policy endpoint.
-public enum EndpointKind: String, Sendable, CaseIterable, Codable {
+package enum EndpointKind: String, Sendable, CaseIterable, Codable {
     case discovery, metadata, keys, authorize, token, devicecode, devicelogin, logout, userrealm, graph, b2c, other
 }
 
 /// Conditions on a request; every one given must hold.
-public struct RuleMatch: Sendable, Equatable {
-    public var endpoints: [EndpointKind] = []
-    public var method: String?
-    public var path: TextPattern?
+package struct RuleMatch: Sendable, Equatable {
+    package var endpoints: [EndpointKind] = []
+    package var method: String?
+    package var path: TextPattern?
     /// Graph resources by the Graph module's names (`me`, `events`, `calendarView`…).
-    public var graphResources: [String] = []
-    public var grantTypes: [String] = []
-    public var clientIDs: [String] = []
+    package var graphResources: [String] = []
+    package var grantTypes: [String] = []
+    package var clientIDs: [String] = []
     /// A UPN, sign-in name or object id.
-    public var user: String?
+    package var user: String?
     /// A tenant segment, id or domain.
-    public var tenant: String?
+    package var tenant: String?
     /// A B2C user flow or custom policy, case-insensitive.
-    public var policy: String?
+    package var policy: String?
     /// The requested scopes must contain all of these (case-insensitive; a bare name means Graph).
-    public var scopes: [String] = []
+    package var scopes: [String] = []
     /// Holds when the requested scopes miss at least one of these (a Graph call: the bearer token's `scp`).
-    public var lacksScopes: [String] = []
-    public var parameters: [ValueCondition] = []
-    public var headers: [ValueCondition] = []
+    package var lacksScopes: [String] = []
+    package var parameters: [ValueCondition] = []
+    package var headers: [ValueCondition] = []
     /// Only the n-th request that meets the other conditions (1-based).
-    public var nth: Int?
+    package var nth: Int?
     /// Every request after the n-th that meets the other conditions.
-    public var after: Int?
-    public var window: TimeWindow?
+    package var after: Int?
+    package var window: TimeWindow?
 
-    public init() {}
+    package init() {}
 }
 
 /// A text condition: equality, a regular expression, or presence.
-public struct ValueCondition: Sendable, Equatable {
-    public enum Test: Sendable, Equatable {
+package struct ValueCondition: Sendable, Equatable {
+    package enum Test: Sendable, Equatable {
         case equals(String)
         case matches(TextPattern)
         case present(Bool)
     }
 
-    public var name: String
-    public var test: Test
+    package var name: String
+    package var test: Test
 
-    public init(name: String, test: Test) {
+    package init(name: String, test: Test) {
         self.name = name
         self.test = test
     }
 
-    public func holds(for value: String?) -> Bool {
+    package func holds(for value: String?) -> Bool {
         switch test {
         case .equals(let expected): value == expected
         case .matches(let pattern): value.map(pattern.matches) ?? false
@@ -165,26 +165,26 @@ public struct ValueCondition: Sendable, Equatable {
 }
 
 /// A glob (`*` within a path segment, `**` across segments) or a regular expression.
-public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable { case glob, regex }
-    public var source: String
-    public var kind: Kind
+package struct TextPattern: Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable { case glob, regex }
+    package var source: String
+    package var kind: Kind
     private let compiled: LinearRegex
 
-    public init(glob: String) throws(PatternError) {
+    package init(glob: String) throws(PatternError) {
         source = glob
         kind = .glob
         compiled = try Self.compile("^" + TextPattern.regexSource(forGlob: glob) + "$", shown: glob)
     }
 
-    public init(regex: String) throws(PatternError) {
+    package init(regex: String) throws(PatternError) {
         source = regex
         kind = .regex
         compiled = try Self.compile(regex, shown: regex)
     }
 
     /// Linear in `text` whatever the pattern (see `LinearRegex`).
-    public func matches(_ text: String) -> Bool { compiled.matches(text) }
+    package func matches(_ text: String) -> Bool { compiled.matches(text) }
 
     /// The refusal names the character at fault.
     private static func compile(_ source: String, shown: String) throws(PatternError) -> LinearRegex {
@@ -195,9 +195,9 @@ public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { kind == .glob ? source : "/\(source)/" }
+    package var description: String { kind == .glob ? source : "/\(source)/" }
 
-    public static func == (lhs: TextPattern, rhs: TextPattern) -> Bool { lhs.source == rhs.source && lhs.kind == rhs.kind }
+    package static func == (lhs: TextPattern, rhs: TextPattern) -> Bool { lhs.source == rhs.source && lhs.kind == rhs.kind }
 
     static func regexSource(forGlob glob: String) -> String {
         var out = ""
@@ -220,13 +220,13 @@ public struct TextPattern: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-public struct PatternError: Error, Sendable, Equatable {
-    public var message: String
+package struct PatternError: Error, Sendable, Equatable {
+    package var message: String
 }
 
 /// A span of virtual time: bounds are seconds since the binding started, or absolute instants.
-public struct TimeWindow: Sendable, Equatable {
-    public enum Bound: Sendable, Equatable {
+package struct TimeWindow: Sendable, Equatable {
+    package enum Bound: Sendable, Equatable {
         case sinceStart(TimeInterval)
         case instant(Date)
 
@@ -239,16 +239,16 @@ public struct TimeWindow: Sendable, Equatable {
     }
 
     /// Inclusive.
-    public var from: Bound?
+    package var from: Bound?
     /// Exclusive.
-    public var until: Bound?
+    package var until: Bound?
 
-    public init(from: Bound? = nil, until: Bound? = nil) {
+    package init(from: Bound? = nil, until: Bound? = nil) {
         self.from = from
         self.until = until
     }
 
-    public func contains(_ now: Date, start: Date) -> Bool {
+    package func contains(_ now: Date, start: Date) -> Bool {
         if let from, now < from.resolve(start: start) { return false }
         if let until, now >= until.resolve(start: start) { return false }
         return true
@@ -257,7 +257,7 @@ public struct TimeWindow: Sendable, Equatable {
 
 extension Scenario {
     /// True when a rule rolls the signing key: binding it prepares the next key ahead (`SpareSigningKey`).
-    public var rollsSigningKey: Bool {
+    package var rollsSigningKey: Bool {
         rules.contains { rule in rule.actions.contains { if case .rollSigningKey = $0 { true } else { false } } }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a HAR capture's bytes come from. The importer reads a capture three times, one entry at a
 /// time, so a 50,000-entry export never sits in memory as one object graph (it took 1.5 GB that way).
-public enum HARSource: Sendable {
+package enum HARSource: Sendable {
     case bytes([UInt8])
     case file(path: String)
 

@@ -1,10 +1,11 @@
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import LocatedJSON
 
-public struct HARImportError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
+package struct HARImportError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
+    package var description: String { message }
 }
 
 /// Turns a HAR 1.2 capture of a real client talking to login.microsoftonline.com, *.b2clogin.com and
@@ -12,7 +13,7 @@ public struct HARImportError: Error, Sendable, Equatable, CustomStringConvertibl
 /// n-th request of its kind, answering with the captured failure (status, error, Retry-After,
 /// WWW-Authenticate, delay) or letting FakeEntra answer when the capture succeeded, since tokens
 /// are re-minted with FakeEntra's own keys. Personal data is replaced by demo data.
-public enum HARImporter {
+package enum HARImporter {
     /// Hosts whose traffic is replayed; everything else in the capture is ignored. Loopback hosts are
     /// FakeEntra itself (`fakeentra journal --har`), so its own exports replay too.
     static func isReplayed(host: String) -> Bool {
@@ -26,20 +27,20 @@ public enum HARImporter {
     static let delayThresholdMilliseconds = 1000
 
     /// A kebab-case scenario name from a capture's file name: `Sign-in Failure (2).har` → `sign-in-failure-2`.
-    public static func scenarioName(fromFile path: String) -> String {
+    package static func scenarioName(fromFile path: String) -> String {
         let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent.lowercased()
         let words = base.split(whereSeparator: { !($0.isASCII && ($0.isLetter || $0.isNumber)) })
         return words.isEmpty ? "replayed-capture" : words.joined(separator: "-")
     }
 
     /// The scenario file text (pretty-printed JSON, stable member order).
-    public static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
+    package static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
         try convert(.bytes(bytes), name: name, source: source)
     }
 
     /// The scenario file text for a capture read entry by entry: once for the client ids to keep, once
     /// for the identities to replace, once for the rules. Only the scenario's own text is held whole.
-    public static func convert(_ capture: HARSource, name: String, source: String = "capture.har") throws(HARImportError) -> String {
+    package static func convert(_ capture: HARSource, name: String, source: String = "capture.har") throws(HARImportError) -> String {
         guard name.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil else {
             throw HARImportError(message: "scenario name \"\(name)\" must be kebab-case (a-z, 0-9, single dashes)")
         }

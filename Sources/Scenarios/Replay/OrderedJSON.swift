@@ -1,10 +1,10 @@
 import Foundation
 import IdentityPlatform
-import LocatedJSON
+package import LocatedJSON
 
 /// JSON written for people: members in the order given, two-space indentation, short arrays of
 /// scalars on one line. Generated scenario files stay readable and diff well.
-public indirect enum OrderedJSON: Sendable {
+package indirect enum OrderedJSON: Sendable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -13,7 +13,7 @@ public indirect enum OrderedJSON: Sendable {
     case array([OrderedJSON])
     case object([(String, OrderedJSON)])
 
-    public func pretty(indent: Int = 0) -> String {
+    package func pretty(indent: Int = 0) -> String {
         let pad = String(repeating: "  ", count: indent)
         let inner = String(repeating: "  ", count: indent + 1)
         switch self {
@@ -43,7 +43,7 @@ public indirect enum OrderedJSON: Sendable {
     }
 
     /// From a parsed document, members in their written order (the console shows bodies as sent).
-    public init(_ value: JSONValue) {
+    package init(_ value: JSONValue) {
         switch value.kind {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)
