@@ -2,8 +2,13 @@ private import COpenSSL
 
 /// One-shot message digests.
 package enum Digest {
-    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, EVP_sha256()) }
-    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, EVP_sha1()) }
+    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha256Algorithm.pointer) }
+    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha1Algorithm.pointer) }
+
+    /// Fetched once: `EVP_sha256()` makes every `EVP_Digest` look the implementation up again in
+    /// OpenSSL 3's provider tables, which costs more than hashing a short input (a GUID's seed, a token).
+    private static let sha256Algorithm = FetchedDigest(name: "SHA256", fallback: EVP_sha256())
+    private static let sha1Algorithm = FetchedDigest(name: "SHA1", fallback: EVP_sha1())
 
     private static func digest(_ bytes: some Collection<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
         let input = Array(bytes)
@@ -16,6 +21,16 @@ package enum Digest {
         // provider); carrying on would hand out wrong thumbprints, so stop loudly.
         precondition(ok == 1, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
         return Array(output.prefix(Int(length)))
+    }
+}
+
+/// An `EVP_MD` fetched from the default provider, kept for the life of the process (never freed: it
+/// is shared by every thread, and OpenSSL's fetched methods are immutable and reference counted).
+private struct FetchedDigest: @unchecked Sendable {
+    let pointer: OpaquePointer?
+
+    init(name: String, fallback: OpaquePointer?) {
+        pointer = EVP_MD_fetch(nil, name, nil) ?? fallback
     }
 }
 

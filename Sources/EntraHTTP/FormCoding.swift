@@ -7,11 +7,15 @@ package struct FormParameters: Sendable, Equatable {
 
     /// Decodes `a=1&b=x+y`; `+` is a space; a malformed escape keeps the raw text.
     package init(decoding encoded: String) {
-        pairs = encoded.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part in
-            guard let eq = part.firstIndex(of: UInt8(ascii: "=")) else {
-                return (name: FormCoding.decodeComponent(part), value: "")
+        var text = encoded
+        pairs = text.withUTF8 { bytes in
+            bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part in
+                guard let eq = part.firstIndex(of: UInt8(ascii: "=")) else {
+                    return (name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part)), value: "")
+                }
+                return (name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[..<eq])),
+                        value: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[(eq + 1)...])))
             }
-            return (name: FormCoding.decodeComponent(part[..<eq]), value: FormCoding.decodeComponent(part[part.index(after: eq)...]))
         }
     }
 
@@ -51,26 +55,37 @@ package enum FormCoding {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    static func decodeComponent(_ raw: String) -> String { decodeComponent(Substring(raw).utf8) }
+    static func decodeComponent(_ raw: String) -> String {
+        var text = raw
+        return text.withUTF8(decodeComponent)
+    }
+
+    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
+        if let decoded = raw.withContiguousStorageIfAvailable(decodeComponent) { return decoded }
+        return decodeComponent(String(Substring(raw)))
+    }
 
     /// `+` as a space, then `%XX` escapes; the text with only `+` replaced when an escape is malformed or
-    /// the result is not UTF-8. Works on the bytes: a form body is decoded several times per request.
-    static func decodeComponent(_ raw: Substring.UTF8View) -> String {
+    /// the result is not UTF-8. Works on contiguous bytes: a form body is decoded several times per request.
+    static func decodeComponent(_ raw: UnsafeBufferPointer<UInt8>) -> String {
+        // The usual parameter has nothing to decode: one pass to find out, one copy.
+        if !raw.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) {
+            return String(decoding: raw, as: UTF8.self)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(raw.count)
-        var index = raw.startIndex
+        var index = 0
         var malformed = false
-        while index < raw.endIndex {
+        while index < raw.count {
             let byte = raw[index]
-            raw.formIndex(after: &index)
+            index += 1
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%"), !malformed {
-                guard index < raw.endIndex, let high = hexValue(raw[index]) else { malformed = true; continue }
-                let next = raw.index(after: index)
-                guard next < raw.endIndex, let low = hexValue(raw[next]) else { malformed = true; continue }
+                guard index < raw.count, let high = hexValue(raw[index]) else { malformed = true; continue }
+                guard index + 1 < raw.count, let low = hexValue(raw[index + 1]) else { malformed = true; continue }
                 bytes.append(high << 4 | low)
-                index = raw.index(after: next)
+                index += 2
             } else {
                 bytes.append(byte)
             }

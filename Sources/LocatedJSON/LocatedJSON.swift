@@ -57,6 +57,14 @@ package enum LocatedJSON {
         decoder: JSONDecoder = JSONDecoder()
     ) throws(JSONProblems) -> DecodedJSON<T> {
         let tree = if let schema { try validate(bytes, file: file, schema: schema) } else { try parse(bytes, file: file) }
+        return try decodeDocument(type, from: bytes, tree: tree, file: file, decoder: decoder)
+    }
+
+    /// Decodes `bytes` whose located `tree` the caller already has (parsed and validated), for a
+    /// caller that reads part of the tree itself first; decoding errors are located as above.
+    package static func decodeDocument<T: Decodable>(
+        _ type: T.Type, from bytes: [UInt8], tree: JSONValue, file: String, decoder: JSONDecoder
+    ) throws(JSONProblems) -> DecodedJSON<T> {
         do {
             return DecodedJSON(value: try decoder.decode(type, from: Data(bytes)), tree: tree, file: file)
         } catch {

@@ -121,9 +121,10 @@ struct ServeCommand: AsyncParsableCommand {
 
         let baseURL = Self.displayURL(bound.first { $0.isTLS })
         let plainURL = bound.first { !$0.isTLS }.map(Self.displayURL)
-        let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, b2c: configuration.b2c, certificateAuthority: paths.caCertificate)
-        // The ready file first: if it cannot be written, nothing has announced readiness yet.
+        // The ready file first: if it cannot be written, nothing has announced readiness yet. The banner
+        // (a line per configured user) is composed after it, off the start-to-ready path.
         if let readyFile { try Self.writeAtomically(baseURL + "\n", to: readyFile) }
+        let banner = StartupBanner.lines(baseURL: baseURL, plainURL: plainURL, directory: service.currentDirectory, b2c: configuration.b2c, certificateAuthority: paths.caCertificate)
         // One write, so a reader waiting for the URL line gets the whole banner at once.
         FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
 

@@ -1,4 +1,5 @@
 import Foundation
+import LocatedJSON
 
 /// The decoded shape of a `--config` file (see `ConfigurationSchema`). Field names follow the file.
 struct ConfigurationFile: Decodable {
@@ -100,4 +101,82 @@ struct ConfigurationFile: Decodable {
     var users: [UserEntry]?
     var apps: [AppEntry]?
     var consents: [ConsentEntry]?
+
+    private enum CodingKeys: String, CodingKey {
+        case includeDefaults, options, tenants, users, apps, consents
+    }
+
+    /// Where the loader puts `users` it already read from the validated tree (`UserEntry.entries(validated:)`);
+    /// the document it then decodes leaves them out.
+    static let prebuiltUsersKey = CodingUserInfoKey(rawValue: "fakeentra.prebuiltUsers")!
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        includeDefaults = try container.decodeIfPresent(Bool.self, forKey: .includeDefaults)
+        options = try container.decodeIfPresent(Options.self, forKey: .options)
+        tenants = try container.decodeIfPresent([TenantEntry].self, forKey: .tenants)
+        if let prebuilt = decoder.userInfo[Self.prebuiltUsersKey] as? [UserEntry] {
+            users = prebuilt
+        } else {
+            users = try container.decodeIfPresent([UserEntry].self, forKey: .users)
+        }
+        apps = try container.decodeIfPresent([AppEntry].self, forKey: .apps)
+        consents = try container.decodeIfPresent([ConsentEntry].self, forKey: .consents)
+    }
+}
+
+extension ConfigurationFile.UserEntry {
+    /// The `users` of a schema-valid tree, read straight from it: through JSONDecoder (a keyed container
+    /// with a hashed lookup per declared field, present or not) they were a quarter of the start-up of
+    /// a 100,000-user config. The schema fixes each member's type; nil when anything differs from what
+    /// this reader expects, and the file then goes through JSONDecoder and its errors as before.
+    static func entries(validated tree: JSONValue) -> [Self]? {
+        guard let list = tree["users"]?.array else { return nil }
+        var entries: [Self] = []
+        entries.reserveCapacity(list.count)
+        for value in list {
+            guard let entry = Self(validated: value) else { return nil }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    private init?(validated value: JSONValue) {
+        guard case .object(let members) = value.kind else { return nil }
+        var upn: String?
+        var name: String?
+        func texts(_ value: JSONValue) -> [String]? {
+            guard let array = value.array else { return nil }
+            let strings = array.compactMap(\.string)
+            return strings.count == array.count ? strings : nil
+        }
+        for member in members {
+            let value = member.value
+            switch member.key {
+            case "userPrincipalName": guard let v = value.string else { return nil }; upn = v
+            case "displayName": guard let v = value.string else { return nil }; name = v
+            case "id": guard let v = value.string else { return nil }; id = v
+            case "tenant": guard let v = value.string else { return nil }; tenant = v
+            case "givenName": guard let v = value.string else { return nil }; givenName = v
+            case "surname": guard let v = value.string else { return nil }; surname = v
+            case "mail": guard let v = value.string else { return nil }; mail = v
+            case "jobTitle": guard let v = value.string else { return nil }; jobTitle = v
+            case "officeLocation": guard let v = value.string else { return nil }; officeLocation = v
+            case "mobilePhone": guard let v = value.string else { return nil }; mobilePhone = v
+            case "preferredLanguage": guard let v = value.string else { return nil }; preferredLanguage = v
+            case "password": guard let v = value.string else { return nil }; password = v
+            case "otherMails": guard let v = texts(value) else { return nil }; otherMails = v
+            case "businessPhones": guard let v = texts(value) else { return nil }; businessPhones = v
+            case "mfaRegistered": guard let v = value.bool else { return nil }; mfaRegistered = v
+            case "mfaRequired": guard let v = value.bool else { return nil }; mfaRequired = v
+            case "accountEnabled": guard let v = value.bool else { return nil }; accountEnabled = v
+            case "locked": guard let v = value.bool else { return nil }; locked = v
+            case "passwordExpired": guard let v = value.bool else { return nil }; passwordExpired = v
+            default: return nil
+            }
+        }
+        guard let upn, let name else { return nil }
+        userPrincipalName = upn
+        displayName = name
+    }
 }

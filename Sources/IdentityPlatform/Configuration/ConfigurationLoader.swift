@@ -35,7 +35,17 @@ package enum ConfigurationLoader {
     package static func load(bytes: [UInt8], file: String, options: IdentityOptions = .init()) throws(JSONProblems) -> IdentityConfiguration {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: bytes, file: file, schema: ConfigurationSchema.schema, decoder: decoder)
+        let tree = try LocatedJSON.validate(bytes, file: file, schema: ConfigurationSchema.schema)
+        var decodable = bytes
+        if let users = ConfigurationFile.UserEntry.entries(validated: tree), case .object(let members) = tree.kind {
+            // JSONDecoder then reads the rest only: the same members, so its coding paths (and the
+            // located problems made of them) are those of the whole file.
+            decoder.userInfo[ConfigurationFile.prebuiltUsersKey] = users
+            var writer = JSONWriter()
+            JSONValue(.object(members.filter { $0.key != "users" }), at: tree.location).write(to: &writer)
+            decodable = writer.bytes
+        }
+        let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: decodable, tree: tree, file: file, decoder: decoder)
         var builder = DirectoryBuilder(decoded: decoded, baseDirectory: (file as NSString).deletingLastPathComponent)
         let directory = builder.build()
         guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }
@@ -96,11 +106,12 @@ struct DirectoryBuilder {
         var unique: [(Int, Entry)] = []
         for (i, entry) in (entries ?? []).enumerated() {
             let value = key(entry)
-            if let first = seen[value.lowercased()] {
+            let folded = value.lowercased()
+            if let first = seen[folded] {
                 report("/\(section)/\(i)/\(member)", "\(what) \"\(value)\" is already used by /\(section)/\(first); expected a unique \(what)")
                 continue
             }
-            seen[value.lowercased()] = i
+            seen[folded] = i
             unique.append((i, entry))
         }
         return unique
@@ -138,7 +149,7 @@ struct DirectoryBuilder {
             if let name = entry.tenant {
                 tenant = self.tenant(named: name, at: "/users/\(i)/tenant")
             } else {
-                let domain = String(upn.split(separator: "@").last ?? "")
+                let domain = Self.domain(ofLowercasedUPN: upn)
                 tenant = directory.tenants.first { $0.domains.contains(domain) }
                 if tenant == nil { report("/users/\(i)/userPrincipalName", "no tenant owns the domain \"\(domain)\"; expected \"tenant\" naming the user's tenant, or a tenant with that domain") }
             }
@@ -154,6 +165,20 @@ struct DirectoryBuilder {
                 passwordExpired: entry.passwordExpired ?? false, otherMails: entry.otherMails ?? []
             ))
         }
+    }
+
+    /// The last non-empty part after an `@`. Split on bytes when the name is ASCII (splitting on
+    /// Characters, with grapheme breaking, cost more than the rest of a user's loading).
+    static func domain(ofLowercasedUPN upn: String) -> String {
+        if upn.utf8.allSatisfy({ $0 < 0x80 }) {
+            let bytes = Array(upn.utf8)
+            var end = bytes.count
+            while end > 0, bytes[end - 1] == UInt8(ascii: "@") { end -= 1 }
+            var start = end
+            while start > 0, bytes[start - 1] != UInt8(ascii: "@") { start -= 1 }
+            return String(decoding: bytes[start..<end], as: UTF8.self)
+        }
+        return String(upn.split(separator: "@").last ?? "")
     }
 
     /// Adds `users`, dropping directory users that share an id or UPN with one of them, and of

@@ -51,13 +51,14 @@ package struct JournalEntry: Sendable {
     static func describeBody(_ body: [UInt8], contentType: String?) -> String {
         guard !body.isEmpty else { return "null" }
         let type = contentType?.lowercased() ?? ""
-        if type.contains("json"), body.count <= maximumBodyText * 4, let parsed = try? LocatedJSON.parse(body, file: "body") {
+        let isJSON = Redaction.contains(type, bytes: Array("json".utf8))
+        if isJSON, body.count <= maximumBodyText * 4, let parsed = try? LocatedJSON.parse(body, file: "body") {
             var writer = JSONWriter(capacity: body.count)
             Redaction.writeRedacted(parsed, to: &writer)
             return String(decoding: writer.bytes, as: UTF8.self)
         }
         // What the strict parser refuses (a repeated member name) is still shown, as Foundation reads it.
-        if type.contains("json"), body.count <= maximumBodyText * 4,
+        if isJSON, body.count <= maximumBodyText * 4,
            let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
            let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
             return String(decoding: data, as: UTF8.self)

@@ -24,7 +24,20 @@ package enum Redaction {
     ]
 
     static func normalized(_ name: String) -> String {
-        String(name.lowercased().unicodeScalars.filter { $0 != "_" && $0 != "-" && $0 != "." && $0 != " " })
+        // Names are ASCII almost always: lower-cased and filtered byte by byte, without Unicode tables.
+        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(name.utf8.count)
+            for byte in name.utf8 where !isIgnoredInNames(byte) {
+                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return String(name.lowercased().unicodeScalars.filter { !($0.isASCII && isIgnoredInNames(UInt8($0.value))) })
+    }
+
+    private static func isIgnoredInNames(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: " ")
     }
 
     /// Exact names, and any name about a password or secret, or ending in `token`/`assertion`.
@@ -36,8 +49,18 @@ package enum Redaction {
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
     static func isLengthOnly(_ name: String) -> Bool { isLengthOnlyNormalized(normalized(name)) }
 
+    private static let lengthOnlyParts: [[UInt8]] = ["password", "passwd", "secret"].map { Array($0.utf8) }
+
     private static func isLengthOnlyNormalized(_ n: String) -> Bool {
-        n.contains("password") || n.contains("passwd") || n.contains("secret") || n == "pwd"
+        n == "pwd" || lengthOnlyParts.contains { contains(n, bytes: $0) }
+    }
+
+    /// Whether `text` contains `part` byte for byte: the journal's checks on names and content types
+    /// run several times per request, and Foundation's `contains` is a CFString search with a locale.
+    static func contains(_ text: String, bytes part: [UInt8]) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= part.count else { return false }
+        return (0...(bytes.count - part.count)).contains { start in bytes[start..<(start + part.count)].elementsEqual(part) }
     }
 
     package static func redact(_ value: String, name: String) -> String {
@@ -208,7 +231,7 @@ package enum Redaction {
             if SecretShape.isSecret(candidate) { return redact(candidate, name: "token") }
             guard let memory else { return nil }
             if let lengthOnly = memory.lookup(candidate) { return redact(candidate, name: lengthOnly ? "password" : "token") }
-            if candidate.contains("%"), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
+            if candidate.utf8.contains(UInt8(ascii: "%")), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
                 return redact(decoded, name: lengthOnly ? "password" : "token")
             }
             return nil

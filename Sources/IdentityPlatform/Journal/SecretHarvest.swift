@@ -68,7 +68,8 @@ enum SecretHarvest {
         guard !body.isEmpty, body.count <= 256 * 1024 else { return }
         let type = contentType?.lowercased() ?? ""
         let text = String(decoding: body, as: UTF8.self)
-        if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]), parsed is [String: Any] || parsed is [Any] {
+        if mayBeJSONContainer(body), let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
+           parsed is [String: Any] || parsed is [Any] {
             for found in Redaction.sensitiveStrings(in: parsed) { memory.learn(found.value, name: found.name) }
         } else if type.hasPrefix("text/html") {
             for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
@@ -77,6 +78,15 @@ enum SecretHarvest {
                 for pair in FormParameters(decoding: String(line)).pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
             }
         }
+    }
+
+    /// False when the body cannot hold a JSON object or array, so a form body skips Foundation's parser
+    /// (a failed parse costs more than the rest of the harvest): its first character is printable ASCII
+    /// other than `{` or `[`. UTF-16/32 bodies and byte order marks start with 0x00 or a byte ≥ 0x80,
+    /// and still go to the parser, which recognises them.
+    static func mayBeJSONContainer(_ body: [UInt8]) -> Bool {
+        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return false }
+        return !(0x21...0x7E).contains(first) || first == UInt8(ascii: "{") || first == UInt8(ascii: "[")
     }
 
     /// `<input … name="code" value="…">` pairs of a page (form_post answers carry codes and tokens).

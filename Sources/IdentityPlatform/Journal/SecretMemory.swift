@@ -16,6 +16,19 @@ package final class SecretMemory: Sendable {
         var values: [String: Bool] = [:]
         var order: [String] = []
         var head = 0
+
+        /// Bounded: once full, the newest value takes the oldest's place.
+        mutating func remember(_ value: String, lengthOnly: Bool) {
+            guard values[value] == nil else { return }
+            values[value] = lengthOnly
+            if order.count < SecretMemory.capacity {
+                order.append(value)
+            } else {
+                values[order[head]] = nil
+                order[head] = value
+                head = (head + 1) % SecretMemory.capacity
+            }
+        }
     }
 
     private let store = Mutex(Store())
@@ -26,26 +39,29 @@ package final class SecretMemory: Sendable {
     /// characters; other names (codes, tokens) keep values that look random, so Graph's error `code`
     /// (`InvalidAuthenticationToken`) is not mistaken for one.
     package func learn(_ value: String, name: String) {
-        guard value.utf8.count >= Self.minimumLength, value.utf8.count <= 16 * 1024 else { return }
+        guard Self.isStorable(value) else { return }
         let lengthOnly = Redaction.isLengthOnly(name)
         guard lengthOnly || Self.looksRandom(value) else { return }
+        store.withLock { $0.remember(value, lengthOnly: lengthOnly) }
+    }
+
+    /// Configured secrets (users' passwords, apps' client secrets), learned at start-up: what `learn`
+    /// does with the names `password` and `client_secret`, under one lock (a config can hold 100,000 users).
+    package func learnConfigured(passwords: [String], clientSecrets: [String]) {
+        let passwordsLengthOnly = Redaction.isLengthOnly("password")
+        let secretsLengthOnly = Redaction.isLengthOnly("client_secret")
         store.withLock { s in
-            guard s.values[value] == nil else { return }
-            s.values[value] = lengthOnly
-            if s.order.count < Self.capacity {
-                s.order.append(value)
-            } else {
-                s.values[s.order[s.head]] = nil
-                s.order[s.head] = value
-                s.head = (s.head + 1) % Self.capacity
+            for password in Set(passwords) where Self.isStorable(password) && (passwordsLengthOnly || Self.looksRandom(password)) {
+                s.remember(password, lengthOnly: passwordsLengthOnly)
+            }
+            for secret in Set(clientSecrets) where Self.isStorable(secret) && (secretsLengthOnly || Self.looksRandom(secret)) {
+                s.remember(secret, lengthOnly: secretsLengthOnly)
             }
         }
     }
 
-    /// Configured secrets (users' passwords, apps' client secrets), learned at start-up.
-    package func learnConfigured(passwords: [String], clientSecrets: [String]) {
-        for password in Set(passwords) { learn(password, name: "password") }
-        for secret in Set(clientSecrets) { learn(secret, name: "client_secret") }
+    private static func isStorable(_ value: String) -> Bool {
+        value.utf8.count >= minimumLength && value.utf8.count <= 16 * 1024
     }
 
     /// nil when `value` is not a remembered secret; else whether only its length may be shown.
