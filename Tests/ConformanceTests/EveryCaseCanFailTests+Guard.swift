@@ -64,12 +64,28 @@ extension EveryCaseCanFailTests {
             } else if proof.hasPrefix("swift:") {
                 let name = proof.dropFirst("swift:".count).split(separator: ".").map(String.init)
                 let declared = name.count == 2 && swiftSources.contains {
-                    ($0.contains("struct \(name[0])") || $0.contains("extension \(name[0])")) && $0.contains("func \(name[1])(") && $0.contains("\"\(caseID)\"")
+                    ($0.contains("struct \(name[0])") || $0.contains("extension \(name[0])")) && Self.test(name[1], in: $0, names: caseID)
                 }
                 #expect(declared, "\(caseID): \(proof) is not a test naming this case")
             } else {
                 Issue.record("\(caseID): \(proof) is neither swift: nor adapter:")
             }
         }
+    }
+
+    /// True when test `name` (its `@Test` attributes, arguments and body, up to the next `@Test`) names
+    /// the case: as a literal id, or through a `static let` holding it. A helper of the same name is no test.
+    static func test(_ name: String, in source: String, names caseID: String) -> Bool {
+        let constants = source.split(separator: "\n").filter { $0.contains("static let ") && $0.hasSuffix(" = \"\(caseID)\"") }
+            .compactMap { $0.components(separatedBy: "static let ").last?.components(separatedBy: " ").first }
+        var searched = source.startIndex..<source.endIndex
+        while let declaration = source.range(of: "func \(name)(", range: searched) {
+            searched = declaration.upperBound..<source.endIndex
+            guard let start = source.range(of: "@Test", options: .backwards, range: source.startIndex..<declaration.lowerBound)?.lowerBound,
+                  !source[start..<declaration.lowerBound].contains("func ") else { continue }
+            let test = source[start..<(source.range(of: "@Test", range: searched)?.lowerBound ?? source.endIndex)]
+            if test.contains("\"\(caseID)\"") || constants.contains(where: { test.contains("Self.\($0)") }) { return true }
+        }
+        return false
     }
 }
