@@ -1,0 +1,141 @@
+import Conformance
+import Foundation
+import Testing
+
+/// Protocol, Graph and resilience cases shown able to fail.
+extension EveryCaseCanFailTests {
+    // MARK: id_tokens the client must refuse (recommended: a failure warns)
+
+    @Test(arguments: ["protocol.id-token-issuer", "protocol.id-token-expired"])
+    func badIDTokenIsRefused(caseID: String) {
+        var accepted = Synthetic()
+        accepted.signedIn()
+        accepted.reply(2, .callGraph, from: 1.2, to: 1.5, status: 200)
+        accepted.graph(at: 1.3)
+        accepted.expect(caseID, .warning, decidedBy: "reports-error")
+        #expect(accepted.check(caseID, "no-use-of-tokens").verdict == .warning)
+        #expect(!accepted.judge(caseID).failsRun)
+
+        var refused = Synthetic()
+        refused.authorize(at: 0)
+        refused.redeem(at: 1)
+        refused.reply(1, .signIn, from: 0, to: 1.1, ok: false, error: .rejectedToken)
+        refused.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .interactionRequired)
+        refused.expectPassed(caseID)
+    }
+
+    @Test func refreshOtherUser() {
+        var switched = Synthetic()
+        switched.signedIn()
+        switched.refresh(at: 1.3)
+        switched.reply(2, .getToken, from: 1.2, to: 1.4)
+        switched.expect("protocol.refresh-other-user", .warning, decidedBy: "refuses-other-user")
+
+        var refused = switched
+        refused.outcomes[1].ok = false
+        refused.outcomes[1].error = .rejectedToken
+        refused.expectPassed("protocol.refresh-other-user")
+    }
+
+    // MARK: Graph
+
+    @Test func graphForbidden() {
+        var reported = Synthetic()
+        reported.signedIn()
+        reported.graph(at: 1.3, status: 403)
+        reported.reply(2, .callGraph, from: 1.2, to: 1.4, ok: false, error: .graphError, status: 403)
+        reported.expectPassed("graph.forbidden-403")
+
+        var hammers = reported
+        hammers.graph(at: 1.35, status: 403)
+        hammers.graph(at: 1.38, status: 403)
+        hammers.expect("graph.forbidden-403", .failed, decidedBy: "no-retry-loop")
+
+        var hides = Synthetic()
+        hides.signedIn()
+        hides.graph(at: 1.3, status: 403)
+        hides.reply(2, .callGraph, from: 1.2, to: 1.4, status: 200)
+        hides.expect("graph.forbidden-403", .failed, decidedBy: "reports-error")
+    }
+
+    @Test func graphServiceUnavailable() {
+        var patient = Synthetic()
+        patient.signedIn()
+        patient.graph(at: 1.3, status: 503)
+        patient.graph(at: 3.4)
+        patient.reply(2, .callGraph, from: 1.2, to: 3.5, status: 200)
+        patient.expectPassed("graph.service-unavailable-503")
+
+        var hasty = Synthetic()
+        hasty.signedIn()
+        hasty.graph(at: 1.3, status: 503)
+        hasty.graph(at: 1.6)
+        hasty.reply(2, .callGraph, from: 1.2, to: 1.7, status: 200)
+        hasty.expect("graph.service-unavailable-503", .failed, decidedBy: "waits-retry-after")
+    }
+
+    // MARK: Token endpoint outages
+
+    /// Steps 1–3 of a throttled refresh: the outage answers step 2's refresh at 1 s; `retryAt`: the next token request.
+    func outage(status: Int, retryAfter: String?, retryAt: Double?, recovers: Bool = true) -> Synthetic {
+        var s = Synthetic()
+        s.signedIn(until: 0.6)
+        s.refresh(at: 1, status: status, error: "temporarily_unavailable", retryAfter: retryAfter)
+        s.reply(2, .getToken, from: 0.9, to: 1.1, ok: false, error: .serverError)
+        if let retryAt { s.refresh(at: retryAt) }
+        s.reply(3, .getToken, from: 1.2, to: 1.3, ok: false, error: .serverError)
+        s.reply(4, .wait, from: 1.3, to: 3.3)
+        s.reply(5, .getToken, from: 3.3, to: 3.6, ok: recovers)
+        return s
+    }
+
+    @Test func serviceUnavailableWithRetryAfter() {
+        outage(status: 503, retryAfter: "2", retryAt: 3.4).expectPassed("resilience.503-retry-after")
+        outage(status: 503, retryAfter: "2", retryAt: nil).expectPassed("resilience.503-retry-after")
+        outage(status: 503, retryAfter: "2", retryAt: 1.25).expect("resilience.503-retry-after", .failed, decidedBy: "no-early-retry")
+        outage(status: 503, retryAfter: "2", retryAt: 3.4, recovers: false).expect("resilience.503-retry-after", .failed, decidedBy: "resumes-after-wait")
+    }
+
+    /// No Retry-After: 5 seconds of back-off are due. The case's journey has no wait step.
+    @Test func serviceUnavailableWithoutRetryAfter() {
+        var s = outage(status: 503, retryAfter: nil, retryAt: nil)
+        s.outcomes.removeAll { $0.id > 3 }
+        s.expectPassed("resilience.503-no-retry-after")
+        s.refresh(at: 6.1)
+        s.expectPassed("resilience.503-no-retry-after")
+
+        var early = outage(status: 503, retryAfter: nil, retryAt: 3.4)
+        early.outcomes.removeAll { $0.id > 3 }
+        let check = early.check("resilience.503-no-retry-after", "no-early-retry")
+        #expect(check.reason.contains("2.40 s"), "\(check.reason)")
+        early.expect("resilience.503-no-retry-after", .failed, decidedBy: "no-early-retry")
+    }
+
+    func connectionTrouble(step2: StepOutcome.Observed, error: AdapterError?, recovers: Bool) -> Synthetic {
+        var s = Synthetic()
+        s.signedIn()
+        s.add(at: 1.3, "POST", Synthetic.tenant + "/oauth2/v2.0/token", status: 0, kind: "token", form: ["grant_type": "refresh_token", "refresh_token": "rt1"])
+        s.reply(2, .getToken, from: 1.2, to: step2 == .answered ? 3.3 : 7.2, ok: false, error: error, observed: step2)
+        s.refresh(at: 7.5)
+        s.reply(3, .getToken, from: 7.4, to: 7.6, ok: recovers, error: recovers ? nil : .network)
+        return s
+    }
+
+    @Test func droppedConnection() {
+        connectionTrouble(step2: .answered, error: .network, recovers: true).expectPassed("resilience.dropped-connection")
+        connectionTrouble(step2: .deadlineExceeded, error: nil, recovers: true).expect("resilience.dropped-connection", .failed, decidedBy: "survives-drop")
+        connectionTrouble(step2: .adapterExited, error: nil, recovers: true).expect("resilience.dropped-connection", .failed, decidedBy: "survives-drop")
+        connectionTrouble(step2: .answered, error: .network, recovers: false).expect("resilience.dropped-connection", .failed, decidedBy: "recovers")
+    }
+
+    @Test func hungTokenEndpoint() {
+        connectionTrouble(step2: .answered, error: .timeout, recovers: true).expectPassed("resilience.hung-token-endpoint")
+        connectionTrouble(step2: .deadlineExceeded, error: nil, recovers: true).expect("resilience.hung-token-endpoint", .failed, decidedBy: "gives-up-in-time")
+        connectionTrouble(step2: .answered, error: .timeout, recovers: false).expect("resilience.hung-token-endpoint", .failed, decidedBy: "recovers")
+        // Waiting the full 8 seconds and reporting success is not giving up.
+        var waited = connectionTrouble(step2: .answered, error: nil, recovers: true)
+        waited.outcomes[1].ok = true
+        waited.outcomes[1].error = nil
+        waited.expect("resilience.hung-token-endpoint", .failed, decidedBy: "gives-up-in-time")
+    }
+}
