@@ -71,7 +71,7 @@ extension Catalogue {
             id: "protocol.refresh-other-user", title: "Refresh answered with another user's id_token", level: .recommended,
             service: "A silent refresh returns an id_token naming a different user (another oid, sub and preferred_username) than the account the app signed in.",
             correctClient: "A correct client checks that a refreshed id_token names the same subject and refuses the answer rather than silently switching users.",
-            verdictRule: "WARNING when the silent call is reported as a success (MSAL for Python accepts it); NOT_TESTABLE when no refresh happened.",
+            verdictRule: "WARNING when the silent call is reported as a success (MSAL for Python accepts it), or when step 2 makes no refresh although the tokens it holds are short-lived (it served an expired token instead); NOT_TESTABLE when the app never got to step 2.",
             citations: [Source.oidcRefresh],
             rules: Rules.list(
                 Rules.shortLivedTokens,
