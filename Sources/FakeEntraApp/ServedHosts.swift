@@ -20,15 +20,55 @@ package struct ServedHosts: Sendable, Equatable {
     }
 
     /// Whether a Host header value (`name`, `name:port`, `[v6]:port`) names one of the served names.
+    /// Runs on every request, so it reads bytes: a Host header is ASCII (RFC 9110 §7.2, IDNA names in
+    /// their ASCII form), and one that is not is never served (it gets the primary name instead).
     package func serves(host header: String) -> Bool {
-        let host = Self.bare(Self.hostPart(of: header))
-        guard !host.isEmpty else { return false }
-        return names.contains { name in
-            guard name.hasPrefix("*.") else { return name == host }
-            let suffix = name.dropFirst(1)  // ".b2clogin.com"
-            guard host.hasSuffix(suffix) else { return false }
-            let label = host.dropLast(suffix.count)
-            return !label.isEmpty && !label.contains(".")
+        var header = header
+        return header.withUTF8 { bytes in
+            guard let host = Self.bareHost(bytes) else { return false }
+            return names.contains { name in
+                var name = name
+                return name.withUTF8 { Self.matches(host: host, name: $0) }
+            }
+        }
+    }
+
+    /// The lower-cased name of a Host value without its port, brackets or trailing dot; nil when empty or
+    /// not ASCII.
+    private static func bareHost(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var start = 0, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        if start < end, bytes[start] == UInt8(ascii: "[") {
+            // `[v6]` or `[v6]:port`: the literal between the brackets.
+            guard let close = (start..<end).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
+            start += 1
+            end = close
+        } else {
+            let colons = (start..<end).filter { bytes[$0] == UInt8(ascii: ":") }
+            if colons.count == 1 { end = colons[0] }  // `name:port`; more colons are a bare IPv6 literal
+        }
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        if end > start, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+        guard start < end else { return nil }
+        var host: [UInt8] = []
+        host.reserveCapacity(end - start)
+        for byte in bytes[start..<end] {
+            guard byte < 0x80 else { return nil }
+            host.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+        return host
+    }
+
+    /// `name` is bare and lower-cased; `*.x.y` matches exactly one label before `.x.y`.
+    private static func matches(host: [UInt8], name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count >= 2, name[0] == UInt8(ascii: "*"), name[1] == UInt8(ascii: ".") else { return host.elementsEqual(name) }
+        let suffix = name[1...]  // ".b2clogin.com"
+        guard host.count > suffix.count, host[(host.count - suffix.count)...].elementsEqual(suffix) else { return false }
+        // One DNS label: letters, digits and hyphens (`*.b2clogin.com` itself is no host).
+        return host[..<(host.count - suffix.count)].allSatisfy { byte in
+            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
         }
     }
 
@@ -39,18 +79,6 @@ package struct ServedHosts: Sendable, Equatable {
         let name = primary.contains(":") ? "[\(primary)]" : primary
         let defaultPort = context.isSecure ? 443 : 80
         return context.localPort == defaultPort ? name : "\(name):\(context.localPort)"
-    }
-
-    /// `name:port` → `name`, `[::1]:8443` → `[::1]`; a bare IPv6 literal is kept whole.
-    static func hostPart(of header: String) -> String {
-        let text = header.trimmingCharacters(in: .whitespaces)
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return text }
-            return String(text[...close])
-        }
-        let colons = text.filter { $0 == ":" }.count
-        guard colons == 1, let colon = text.firstIndex(of: ":") else { return text }
-        return String(text[..<colon])
     }
 
     /// Lowercased, brackets and a trailing dot removed.

@@ -11,14 +11,15 @@ import Testing
     static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
 
     @Test(arguments: ["localhost:8443", "127.0.0.1", "[::1]:8443", "LOGIN.microsoftonline.com", "login.microsoftonline.com.:443",
-                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443"])
+                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", " localhost :8443", "\tLocalHost."])
     func servedNamesAreKept(host: String) {
         #expect(Self.hosts.serves(host: host))
         #expect(Self.hosts.effectiveHost(host, context: Self.context) == host)
     }
 
     @Test(arguments: ["evil.example", "evil.example:8443", "b2clogin.com", "a.b.b2clogin.com", "login.microsoftonline.com.evil.example",
-                      "[::2]:8443", "127.0.0.2", "", "127.0.0.1@evil.example"])
+                      "[::2]:8443", "127.0.0.2", "", "127.0.0.1@evil.example",
+                      "l\u{043E}calhost", "\u{FF4C}ocalhost", "[::1", ":8443", "*.b2clogin.com", "localhost:8443:1"])
     func otherNamesBecomeThePrimaryName(host: String) {
         #expect(!Self.hosts.serves(host: host))
         #expect(Self.hosts.effectiveHost(host, context: Self.context) == "127.0.0.1:8443")

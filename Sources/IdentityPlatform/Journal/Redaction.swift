@@ -46,6 +46,30 @@ package enum Redaction {
         return sensitiveNames.contains(n) || isLengthOnlyNormalized(n) || n.hasSuffix("token") || n.hasSuffix("tokens") || n.hasSuffix("assertion")
     }
 
+    /// False only when no name in `bytes` (JSON members, form fields, a page's inputs) can be sensitive:
+    /// the text is ASCII without escapes (`\`, `%`, `&#`), and no stem of a sensitive name appears once
+    /// the characters names ignore (and `+`, a form's space) are dropped and letters lower-cased. Every
+    /// answer's body is harvested, and most (health, discovery, keys, Graph) name no secret.
+    static func mayNameSecrets(_ bytes: [UInt8]) -> Bool {
+        var folded: [UInt8] = []
+        folded.reserveCapacity(bytes.count)
+        var previous: UInt8 = 0
+        for byte in bytes {
+            if byte >= 0x80 || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") || (previous == UInt8(ascii: "&") && byte == UInt8(ascii: "#")) {
+                return true
+            }
+            previous = byte
+            if isIgnoredInNames(byte) || byte == UInt8(ascii: "+") { continue }
+            folded.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+        }
+        return sensitiveStems.contains { stem in
+            folded.count >= stem.count && (0...(folded.count - stem.count)).contains { start in folded[start..<(start + stem.count)].elementsEqual(stem) }
+        }
+    }
+
+    /// A part of every sensitive name (`sensitiveNames`, `isLengthOnly`, the `token`/`assertion` suffixes).
+    private static let sensitiveStems: [[UInt8]] = ["code", "token", "assertion", "otc", "secret", "password", "passwd", "pwd"].map { Array($0.utf8) }
+
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
     static func isLengthOnly(_ name: String) -> Bool { isLengthOnlyNormalized(normalized(name)) }
 
@@ -197,6 +221,16 @@ package enum Redaction {
     }
 
     /// Every string under a sensitive name in a parsed JSON value (to remember them).
+    static func sensitiveStrings(in value: JSONValue, name: String? = nil) -> [(name: String, value: String)] {
+        switch value.kind {
+        case .object(let members): members.flatMap { sensitiveStrings(in: $0.value, name: isSensitive($0.key) ? $0.key : name) }
+        case .array(let elements): elements.flatMap { sensitiveStrings(in: $0, name: name) }
+        case .string(let text): name.map { [($0, text)] } ?? []
+        default: []
+        }
+    }
+
+    /// Every string under a sensitive name in a value Foundation parsed.
     static func sensitiveStrings(in value: Any, name: String? = nil) -> [(name: String, value: String)] {
         if let object = value as? [String: Any] {
             return object.flatMap { key, member in sensitiveStrings(in: member, name: isSensitive(key) ? key : name) }

@@ -59,7 +59,12 @@ package final class RequestJournal: Sendable {
     }
 
     private struct Store: Sendable {
-        var entries: [JournalEntry] = []
+        /// The kept entries are `entries[first...]`. An evicted entry's slot is emptied at once (its memory
+        /// goes back) and the slots are dropped from the front in batches, when they are half the array, so
+        /// recording does not move the whole journal every time.
+        var entries: [JournalEntry?] = []
+        var first = 0
+        var kept: [JournalEntry] { entries[first...].compactMap { $0 } }
         var totalBytes = 0
         var nextID = 1
         var dropped = 0
@@ -91,21 +96,27 @@ package final class RequestJournal: Sendable {
             store.totalBytes += entry.approximateSize
             var evict = 0
             var bytes = store.totalBytes
-            while store.entries.count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && store.entries.count - evict > 1) {
-                bytes -= store.entries[evict].approximateSize
+            let count = store.entries.count - store.first
+            while count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && count - evict > 1) {
+                bytes -= store.entries[store.first + evict]?.approximateSize ?? 0
+                store.entries[store.first + evict] = nil
                 evict += 1
             }
             if evict > 0 {
-                store.entries.removeFirst(evict)
+                store.first += evict
                 store.totalBytes = bytes
                 store.dropped += evict
+                if store.first * 2 >= store.entries.count {
+                    store.entries.removeFirst(store.first)
+                    store.first = 0
+                }
             }
             return entry.id
         }
     }
 
     package func entries(matching filter: Filter = .init()) -> [JournalEntry] {
-        let matching = store.withLock { $0.entries.filter(filter.matches) }
+        let matching = store.withLock { $0.kept.filter(filter.matches) }
         guard let limit = filter.limit, limit >= 0, matching.count > limit else { return matching }
         return Array(matching.suffix(limit))
     }
@@ -117,6 +128,7 @@ package final class RequestJournal: Sendable {
     package func clear() {
         store.withLock { store in
             store.entries.removeAll()
+            store.first = 0
             store.totalBytes = 0
             store.dropped = 0
         }

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import LocatedJSON
 
 /// Finds the values an exchange carries under a secret's name — in the query, a form, JSON or
 /// `text/plain` body, Basic credentials, cookies, a redirect's `Location`, a form_post page's hidden
@@ -65,19 +66,37 @@ enum SecretHarvest {
     }
 
     private static func learn(body: [UInt8], contentType: String?, into memory: SecretMemory) {
-        guard !body.isEmpty, body.count <= 256 * 1024 else { return }
+        guard !body.isEmpty, body.count <= 256 * 1024, Redaction.mayNameSecrets(body) else { return }
         let type = contentType?.lowercased() ?? ""
         let text = String(decoding: body, as: UTF8.self)
-        if mayBeJSONContainer(body), let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
-           parsed is [String: Any] || parsed is [Any] {
-            for found in Redaction.sensitiveStrings(in: parsed) { memory.learn(found.value, name: found.name) }
+        if mayBeJSONContainer(body), let found = sensitiveJSONStrings(body) {
+            for found in found { memory.learn(found.value, name: found.name) }
         } else if type.hasPrefix("text/html") {
             for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
-        } else if text.contains("=") {
-            for line in text.split(whereSeparator: \.isNewline) {
-                for pair in FormParameters(decoding: String(line)).pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+        } else if body.contains(UInt8(ascii: "=")) {
+            // name=value pairs, one per line or joined by '&'; an ASCII body is split on bytes.
+            let lines = body.allSatisfy { $0 < 0x80 }
+                ? body.split(whereSeparator: { (0x0A...0x0D).contains($0) }).map { String(decoding: $0, as: UTF8.self) }
+                : text.split(whereSeparator: \.isNewline).map(String.init)
+            for line in lines {
+                for pair in FormParameters(decoding: line).pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
             }
         }
+    }
+
+    /// The strings under sensitive names of a JSON object or array; nil when the body is neither. The
+    /// strict parser reads it (every answer's body goes through here: Foundation's costs several times
+    /// more); Foundation's reads what it refuses, a repeated member name or UTF-16.
+    private static func sensitiveJSONStrings(_ body: [UInt8]) -> [(name: String, value: String)]? {
+        if let parsed = try? LocatedJSON.parse(body, file: "body") {
+            switch parsed.kind {
+            case .object, .array: return Redaction.sensitiveStrings(in: parsed)
+            default: return nil
+            }
+        }
+        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
+              parsed is [String: Any] || parsed is [Any] else { return nil }
+        return Redaction.sensitiveStrings(in: parsed)
     }
 
     /// False when the body cannot hold a JSON object or array, so a form body skips Foundation's parser

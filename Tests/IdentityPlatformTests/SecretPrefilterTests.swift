@@ -1,0 +1,68 @@
+import EntraHTTP
+import Testing
+@testable import IdentityPlatform
+
+/// The harvest skips a body no sensitive name can be in (`Redaction.mayNameSecrets`): that shortcut must
+/// never skip a body whose names `Redaction.isSensitive` would take.
+@Suite struct SecretPrefilterTests {
+    static func body(naming name: String) -> [UInt8] { Array("{\"\(name)\":\"value\"}".utf8) }
+
+    @Test func everySensitiveNameAndItsSpellingsPassTheFilter() {
+        for name in Redaction.sensitiveNames {
+            let spellings = [name, name.uppercased(), name.map(String.init).joined(separator: "_"),
+                             name.map(String.init).joined(separator: "-"), name.map(String.init).joined(separator: ". ")]
+            for spelling in spellings {
+                #expect(Redaction.isSensitive(spelling), "\(spelling)")
+                #expect(Redaction.mayNameSecrets(Self.body(naming: spelling)), "\(spelling)")
+                #expect(Redaction.mayNameSecrets(Array("a=1&\(spelling)=2".utf8)), "\(spelling) in a form")
+            }
+        }
+    }
+
+    /// Names joined from pieces of the sensitive names, other words and the characters names ignore, in
+    /// mixed case: whenever one is sensitive, the filter lets its body through (a fixed generator, so a
+    /// failure reproduces).
+    @Test func noGeneratedSensitiveNameIsSkipped() {
+        let pieces = ["co", "de", "to", "ken", "s", "pass", "word", "wd", "p", "sec", "ret", "assert", "ion", "ot", "c",
+                      "_", "-", ".", " ", "user", "id", "hint", "new", "x", "PW", "D", "Tok", "EN"]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33) % bound
+        }
+        var sensitive = 0
+        for _ in 0..<20_000 {
+            var name = ""
+            for _ in 0..<(1 + next(5)) {
+                let piece = pieces[next(pieces.count)]
+                name += next(4) == 0 ? piece.uppercased() : piece
+            }
+            guard Redaction.isSensitive(name) else {
+                continue
+            }
+            sensitive += 1
+            #expect(Redaction.mayNameSecrets(Self.body(naming: name)), "\(name)")
+        }
+        #expect(sensitive > 200, "the generator reaches sensitive names (\(sensitive))")
+    }
+
+    @Test func bodiesWithoutSensitiveNamesAreSkipped() {
+        #expect(!Redaction.mayNameSecrets(Array(#"{"status":"ok","version":"1.0","uptimeSeconds":12.345}"#.utf8)))
+        #expect(Redaction.mayNameSecrets(Array(#"{"error":{"code_x":1}}"#.utf8)), "a stem passes in a name that is not sensitive")
+        #expect(!Redaction.mayNameSecrets(Array("grant_type=client_credentials&scope=openid".utf8)))
+    }
+
+    @Test func escapedOrEncodedNamesAlwaysPass() {
+        for text in [#"{"\u0063ode":"x"}"#, "client%5Fsecret=x", #"<input name="&#99;ode" value="x">"#, "{\"c\u{00F6}de\":1}"] {
+            #expect(Redaction.mayNameSecrets(Array(text.utf8)), "\(text)")
+        }
+    }
+
+    @Test func anEscapedNameIsStillHarvested() {
+        let memory = SecretMemory()
+        let request = HTTPRequest(method: "POST", target: "/_fakeentra/users", headers: ["Content-Type": "application/json"],
+                                  body: Array(#"{"new_pass\u0077ord":"Correct-Horse-7"}"#.utf8))
+        SecretHarvest.learn(from: request, response: HTTPResponse(status: .ok), receipt: Receipt(), into: memory)
+        #expect(Redaction.scrub("typed Correct-Horse-7 here", memory: memory) != "typed Correct-Horse-7 here")
+    }
+}
