@@ -199,6 +199,14 @@ package protocol HTTPHandler: Sendable {
 /// What the server calls: always an answer.
 package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
+    /// True for a request whose answer takes constant, tiny time and no lock a handler holds for long
+    /// (a health probe): the event loop answers it itself instead of handing it to a worker and waiting
+    /// to be woken with the answer. Everything else goes to the workers.
+    func answersOnLoop(_ request: HTTPRequest) -> Bool
+}
+
+extension HTTPResponder {
+    package func answersOnLoop(_ request: HTTPRequest) -> Bool { false }
 }
 
 /// Tries handlers in order; the first non-nil answer wins, else `fallback`.

@@ -113,7 +113,13 @@ final class Connection {
         case .read: read()
         case .write: write()
         case .dispatch(let request):
-            loop.dispatch(request, context: context, for: self)
+            if let response = loop.answerOnLoop(request, context: context) {
+                // Fed straight back: `run()` goes on with what the answer makes the machine do next.
+                machine.date = loop.currentDate
+                machine.responseReady(response, at: loop.now)
+            } else {
+                loop.dispatch(request, context: context, for: self)
+            }
         case .log(let entry):
             loop.log(AccessLog.line(method: entry.method, target: entry.target, status: entry.status, nanoseconds: entry.nanoseconds) + (entry.dropped ? " dropped" : ""))
         case .shutDownWrites:

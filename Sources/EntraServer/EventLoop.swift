@@ -88,6 +88,13 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// The answer to a request the responder answers on the loop (see `HTTPResponder.answersOnLoop`),
+    /// else nil: the request goes to `dispatch`.
+    func answerOnLoop(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        let responder = server.responder
+        return responder.answersOnLoop(request) ? responder.respond(to: request, context: context) : nil
+    }
+
     func addListener(_ listener: ListenerInfo) {
         listeners[listener.fd] = listener
         // Every loop waits on every listener; epoll wakes one of them per connection.

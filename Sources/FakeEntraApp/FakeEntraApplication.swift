@@ -62,8 +62,9 @@ package struct FakeEntraApplication: Sendable {
         let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ConsoleResponder(wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
-                                     engine: engine, journal: journal, b2c: b2c, settings: console)
+        responder = ApplicationResponder(wrapped: ConsoleResponder(
+            wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
+            engine: engine, journal: journal, b2c: b2c, settings: console))
     }
 
     /// Unknown paths: the control API answers JSON, anything else a short text like the real hosts.
@@ -73,6 +74,19 @@ package struct FakeEntraApplication: Sendable {
         }
         return HTTPResponse(status: .notFound, text: "404 Not Found: FakeEntra serves no resource at this path.\n", contentType: "text/plain; charset=utf-8")
     }
+}
+
+/// The application as the server sees it: every request goes through the whole stack (console, journal,
+/// served hosts, conformance, scenarios); health probes are answered on the event loop, their answer
+/// being a constant-time JSON object that no scenario rule or world touches.
+struct ApplicationResponder: HTTPResponder {
+    let wrapped: any HTTPResponder
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        wrapped.respond(to: request, context: context)
+    }
+
+    func answersOnLoop(_ request: HTTPRequest) -> Bool { HealthHandler.isProbe(request) }
 }
 
 /// Routes `/_fakeentra/conformance/…` to the conformance runs; everything else to the worlds.

@@ -15,6 +15,11 @@ package struct HealthHandler: HTTPHandler {
         self.startedAt = startedAt
     }
 
+    /// A GET or HEAD of the health path: what the event loop answers itself.
+    static func isProbe(_ request: HTTPRequest) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && request.rawPath == path
+    }
+
     package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         guard request.rawPath == Self.path else { return nil }
         guard request.method == "GET" || request.method == "HEAD" else {

@@ -70,7 +70,7 @@ struct BrowseCommand: ParsableCommand {
     }
 
     private static func create(_ path: String) -> FileHandle? {
-        FileManager.default.createFile(atPath: path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
         return FileHandle(forWritingAtPath: path)
     }
 }

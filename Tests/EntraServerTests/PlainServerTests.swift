@@ -29,6 +29,26 @@ import Testing
         }
     }
 
+    /// What the responder says it answers on the loop is answered there, even while every worker is busy,
+    /// and in order with what the workers answer on the same connection.
+    @Test func requestsTheResponderAnswersOnTheLoopSkipTheWorkers() async throws {
+        let responder = TestResponder()
+        try await withServer(responder: responder, configure: { $0.workerCount = 1 }) { server in
+            let blocker = try RawClient(port: server.plainPort)
+            try blocker.send("GET /block HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(responder.arrivals.wait(for: "/block"), "the only worker is taken")
+            let client = try RawClient(port: server.plainPort)
+            try client.send("GET /on-loop HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.readResponse()?.text == "on loop", "answered while the worker is blocked")
+            // Behind the blocked worker: the loop's answer waits for the one before it on this connection.
+            try client.send("GET /hello HTTP/1.1\r\nHost: h\r\n\r\nGET /on-loop HTTP/1.1\r\nHost: h\r\n\r\n")
+            responder.gate.open()
+            #expect(blocker.readResponse()?.text == "unblocked")
+            let bodies = (0..<2).compactMap { _ in client.readResponse()?.text }
+            #expect(bodies == ["hello", "on loop"])
+        }
+    }
+
     @Test func chunkedRequestBodyWithTrailer() async throws {
         try await withServer { server in
             let client = try RawClient(port: server.plainPort)

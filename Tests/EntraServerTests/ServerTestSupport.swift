@@ -36,10 +36,16 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(status: .ok, text: "unblocked", contentType: "text/plain")
         case "/_fakeentra/health":
             return HTTPResponse(status: .ok, text: "{\"status\":\"ok\"}", contentType: "application/json")
+        case "/on-loop":
+            return HTTPResponse(status: .ok, text: "on loop", contentType: "text/plain")
         default:
             return HTTPResponse(status: .notFound, text: "no route", contentType: "text/plain")
         }
     }
+}
+
+extension TestResponder {
+    func answersOnLoop(_ request: HTTPRequest) -> Bool { request.rawPath == "/on-loop" }
 }
 
 /// Closed until `open()`; `wait()` is bounded so a broken test cannot hang the suite.

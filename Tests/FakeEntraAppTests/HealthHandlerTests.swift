@@ -1,3 +1,6 @@
+import EntraCrypto
+import EntraHTTP
+import IdentityPlatform
 import Testing
 @testable import FakeEntraApp
 
@@ -6,5 +9,19 @@ import Testing
                       (.microseconds(1_999), "0.001"), (.seconds(86_400 * 365), "31536000.000")])
     func uptimeIsSecondsWithMilliseconds(uptime: Duration, text: String) {
         #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
+    }
+
+    /// Only health probes are answered on the event loop; a POST to the health path (a 405) and every
+    /// other request go to the workers.
+    @Test func onlyHealthProbesAreAnsweredOnTheLoop() throws {
+        let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
+        #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
+        #expect(app.responder.answersOnLoop(HTTPRequest(method: "HEAD", target: "/_fakeentra/health?x=1")))
+        for (method, target) in [("POST", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
+                                 ("GET", "/common/v2.0/.well-known/openid-configuration"), ("POST", "/common/oauth2/v2.0/token")] {
+            #expect(!app.responder.answersOnLoop(HTTPRequest(method: method, target: target)), "\(method) \(target)")
+        }
+        let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))
+        #expect(probe.status.code == 200)
     }
 }
