@@ -62,7 +62,7 @@ package struct FakeEntraApplication: Sendable {
         let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ApplicationResponder(wrapped: ConsoleResponder(
+        responder = ApplicationResponder(health: health, wrapped: ConsoleResponder(
             wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
             engine: engine, journal: journal, b2c: b2c, settings: console))
     }
@@ -77,13 +77,16 @@ package struct FakeEntraApplication: Sendable {
 }
 
 /// The application as the server sees it: every request goes through the whole stack (console, journal,
-/// served hosts, conformance, scenarios); health probes are answered on the event loop, their answer
-/// being a constant-time JSON object that no scenario rule or world touches.
+/// served hosts, conformance, scenarios) except health probes. A probe's answer is a constant-time JSON
+/// object that no scenario rule, world or Host changes and the journal does not keep (a control route):
+/// it is answered at once, on the event loop.
 struct ApplicationResponder: HTTPResponder {
+    let health: HealthHandler
     let wrapped: any HTTPResponder
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        wrapped.respond(to: request, context: context)
+        if HealthHandler.isProbe(request), let probe = health.handle(request, context: context) { return probe }
+        return wrapped.respond(to: request, context: context)
     }
 
     func answersOnLoop(_ request: HTTPRequest) -> Bool { HealthHandler.isProbe(request) }

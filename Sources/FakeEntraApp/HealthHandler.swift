@@ -15,9 +15,10 @@ package struct HealthHandler: HTTPHandler {
         self.startedAt = startedAt
     }
 
-    /// A GET or HEAD of the health path: what the event loop answers itself.
+    /// A GET of the health path, which needs no control credentials (`ControlAPI`): what the event loop
+    /// answers itself. HEAD goes the long way, behind the control API's guard.
     static func isProbe(_ request: HTTPRequest) -> Bool {
-        (request.method == "GET" || request.method == "HEAD") && request.rawPath == path
+        request.method == "GET" && request.rawPath == path
     }
 
     package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {

@@ -11,13 +11,13 @@ import Testing
         #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
     }
 
-    /// Only health probes are answered on the event loop; a POST to the health path (a 405) and every
-    /// other request go to the workers.
+    /// Only health probes (GET, which needs no control credentials) are answered on the event loop; HEAD
+    /// and POST of the health path and every other request go to the workers.
     @Test func onlyHealthProbesAreAnsweredOnTheLoop() throws {
         let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
-        #expect(app.responder.answersOnLoop(HTTPRequest(method: "HEAD", target: "/_fakeentra/health?x=1")))
-        for (method, target) in [("POST", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
+        #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health?x=1")))
+        for (method, target) in [("POST", "/_fakeentra/health"), ("HEAD", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
                                  ("GET", "/common/v2.0/.well-known/openid-configuration"), ("POST", "/common/oauth2/v2.0/token")] {
             #expect(!app.responder.answersOnLoop(HTTPRequest(method: method, target: target)), "\(method) \(target)")
         }
