@@ -116,7 +116,7 @@ final class Connection {
             if let response = loop.answerOnLoop(request, context: context) {
                 // Fed straight back: `run()` goes on with what the answer makes the machine do next.
                 machine.date = loop.currentDate
-                machine.responseReady(response, at: loop.now)
+                machine.responseReady(response, at: loop.now, onLoop: true)
             } else {
                 loop.dispatch(request, context: context, for: self)
             }

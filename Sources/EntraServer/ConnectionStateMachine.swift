@@ -211,8 +211,10 @@ struct ConnectionStateMachine {
     /// An I/O error, a refused TLS session, a failed handshake: the connection is over.
     mutating func failed() { mustClose = true }
 
-    /// A worker answered the request in flight.
-    mutating func responseReady(_ response: HTTPResponse, at now: UInt64) {
+    /// A worker answered the request in flight; `onLoop`: the loop answered it while handling this
+    /// connection's readiness, so the wake-up's read budget is not renewed (a client pipelining such
+    /// requests would otherwise keep the loop on its connection for ever).
+    mutating func responseReady(_ response: HTTPResponse, at now: UInt64, onLoop: Bool = false) {
         self.now = now
         guard phase != .closed, let request = inFlight else { return }
         inFlight = nil
@@ -227,7 +229,7 @@ struct ConnectionStateMachine {
             delayed = DelayedResponse(response: response, due: request.started.saturatingAdding(delay.nanoseconds), request: request, keepAlive: keepAlive)
             return
         }
-        send(response, for: request, keepAlive: keepAlive)
+        send(response, for: request, keepAlive: keepAlive, renewsReads: !onLoop)
     }
 
     /// The deadline has passed (or may have: the loop scans coarsely).
@@ -411,11 +413,11 @@ struct ConnectionStateMachine {
         return output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outputOffset..<(outputOffset + length)])) }
     }
 
-    private mutating func send(_ response: HTTPResponse, for request: InFlight, keepAlive: Bool) {
+    private mutating func send(_ response: HTTPResponse, for request: InFlight, keepAlive: Bool, renewsReads: Bool = true) {
         queue(response, isHead: request.isHead, keepAlive: keepAlive)
         pendingLog = AccessEntry(method: request.method, target: request.target, status: response.status.code, nanoseconds: now - request.started)
         // Requests and input held back by backpressure can go on now.
-        readsThisWakeUp = 0
+        if renewsReads { readsThisWakeUp = 0 }
     }
 
     private mutating func queue(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {

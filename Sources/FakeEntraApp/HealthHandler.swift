@@ -15,10 +15,11 @@ package struct HealthHandler: HTTPHandler {
         self.startedAt = startedAt
     }
 
-    /// A GET of the health path, which needs no control credentials (`ControlAPI`): what the event loop
-    /// answers itself. HEAD goes the long way, behind the control API's guard.
+    /// A GET of the health path without a body, which needs no control credentials (`ControlAPI`): what
+    /// the event loop answers itself. HEAD, and a GET with a body (the control API reads it, and refuses
+    /// one that is not JSON), go the long way.
     static func isProbe(_ request: HTTPRequest) -> Bool {
-        request.method == "GET" && request.rawPath == path
+        request.method == "GET" && request.body.isEmpty && request.rawPath == path
     }
 
     package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
@@ -42,10 +43,11 @@ package struct HealthHandler: HTTPHandler {
         return HTTPResponse(status: .ok, headers: ["Cache-Control": "no-store", "Content-Type": "application/json"], body: writer.bytes)
     }
 
-    /// `12.345`: a probe's answer is formatted without `String(format:)`, which costs more than the rest
-    /// of the request.
+    /// `12.345`, rounded to the millisecond as `%.3f` did: a probe's answer is formatted without
+    /// `String(format:)`, which cost more than the rest of the request.
     static func secondsWithMilliseconds(_ duration: Duration) -> String {
-        let milliseconds = max(0, duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        let milliseconds = max(0, (microseconds + 500) / 1000)
         let fraction = String(milliseconds % 1000)
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }

@@ -33,29 +33,34 @@ package struct ServedHosts: Sendable, Equatable {
         }
     }
 
-    /// The lower-cased name of a Host value without its port, brackets or trailing dot; nil when empty or
-    /// not ASCII.
+    /// The lower-cased name of a Host value without its port, brackets or trailing dot; nil when empty, not
+    /// ASCII, or not of the form `name`, `name:port`, `[literal]`, `[literal]:port` or a bare IPv6 literal
+    /// (a port is digits; nothing else may follow the name).
     private static func bareHost(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        func isPort(_ range: Range<Int>) -> Bool { !range.isEmpty && range.allSatisfy { (0x30...0x39).contains(bytes[$0]) } }
         var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
         if start < end, bytes[start] == UInt8(ascii: "[") {
-            // `[v6]` or `[v6]:port`: the literal between the brackets.
+            // `[v6]` or `[v6]:port`: the literal between the brackets, taken as it is.
             guard let close = (start..<end).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { return nil }
+            guard close + 1 == end || (bytes[close + 1] == UInt8(ascii: ":") && isPort((close + 2)..<end)) else { return nil }
             start += 1
             end = close
         } else {
             let colons = (start..<end).filter { bytes[$0] == UInt8(ascii: ":") }
-            if colons.count == 1 { end = colons[0] }  // `name:port`; more colons are a bare IPv6 literal
+            if colons.count == 1 {  // `name:port`; more colons are a bare IPv6 literal
+                guard isPort((colons[0] + 1)..<end) else { return nil }
+                end = colons[0]
+            }
         }
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
         if end > start, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
         guard start < end else { return nil }
         var host: [UInt8] = []
         host.reserveCapacity(end - start)
         for byte in bytes[start..<end] {
-            guard byte < 0x80 else { return nil }
+            guard byte < 0x80, !isSpace(byte) else { return nil }
             host.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
         }
         return host

@@ -30,6 +30,13 @@ struct FakeConnection {
     var handshakeSteps: Int? = 1
     var slotsFree = true
     let readSize = 1024
+    /// Answers the loop gives itself (`HTTPResponder.answersOnLoop`); nil: every request goes to a worker.
+    var answerOnLoop: ((HTTPRequest) -> HTTPResponse?)?
+    /// Text the peer sends again whenever the connection has read what it had: a peer that never stops.
+    var endlessInput: String?
+    /// Set instead of failing when the machine takes 10,000 steps without settling.
+    var recordsRunaway = false
+    var ranAway = false
 
     init(tls: Bool = false, limits: HTTPRequestDecoder.Limits = .init(maxHeadBytes: 1024, maxBodyBytes: 4096)) {
         machine = ConnectionStateMachine(isTLS: tls, decoderLimits: limits, spans: Self.spans, acceptedAt: 0)
@@ -72,6 +79,10 @@ struct FakeConnection {
         var steps = 0
         while let action = machine.nextAction() {
             steps += 1
+            if recordsRunaway, steps >= 10_000 {
+                ranAway = true
+                return
+            }
             precondition(steps < 10_000, "the machine never settles")
             perform(action)
         }
@@ -94,6 +105,7 @@ struct FakeConnection {
             }
         case .read:
             reads += 1
+            if let endlessInput { while peerInput.count < readSize { peerInput += Array(endlessInput.utf8) } }
             if peerInput.isEmpty {
                 if peerFinished { machine.readEOF() } else { machine.readBlocked(wantsWrite: false) }
             } else {
@@ -110,7 +122,12 @@ struct FakeConnection {
                 if sendRoom != .max { sendRoom -= count }
                 machine.wrote(count, at: now)
             }
-        case .dispatch(let request): dispatched.append(request)
+        case .dispatch(let request):
+            if let response = answerOnLoop?(request) {
+                machine.responseReady(response, at: now, onLoop: true)
+            } else {
+                dispatched.append(request)
+            }
         case .log(let entry): logged.append(entry)
         case .shutDownWrites: writesShut = true
         case .discardInput:
@@ -147,6 +164,26 @@ struct FakeConnection {
         #expect(!connection.closed)
         connection.advance(to: 32 * Self.second)
         #expect(connection.closed)
+    }
+
+    /// A peer that pipelines requests the loop answers itself, and never stops: one wake-up still reads
+    /// at most `readsPerWakeUp` times, so the loop gets back to its other connections.
+    @Test func answersOnTheLoopDoNotRenewAWakeUpsReads() {
+        var connection = FakeConnection()
+        connection.answerOnLoop = { _ in HTTPResponse(status: .ok, text: "ok", contentType: "text/plain") }
+        connection.endlessInput = Self.get
+        connection.recordsRunaway = true
+        connection.peerSends(Self.get)
+        // Values, not the connection, in the expectations: a failure would print megabytes of state.
+        let (ranAway, reads, limit) = (connection.ranAway, connection.reads, connection.machine.limits.readsPerWakeUp)
+        #expect(!ranAway)
+        #expect(reads <= limit)
+        let (dispatched, answers) = (connection.dispatched.count, connection.sentText.components(separatedBy: "HTTP/1.1 200").count - 1)
+        #expect(dispatched == 0)
+        #expect(answers > 100, "it answered what it read")
+        connection.wake(readable: true)
+        let readsAfter = connection.reads
+        #expect(readsAfter > reads, "the next wake-up reads again")
     }
 
     @Test func pipelinedRequestsAreAnsweredOneAtATimeInOrder() {

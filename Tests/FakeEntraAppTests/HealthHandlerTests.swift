@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct HealthHandlerTests {
     @Test(arguments: [(Duration.milliseconds(12_345), "12.345"), (.milliseconds(7), "0.007"), (.zero, "0.000"),
-                      (.microseconds(1_999), "0.001"), (.seconds(86_400 * 365), "31536000.000")])
+                      (.microseconds(1_999), "0.002"), (.microseconds(1_499), "0.001"), (.microseconds(999_500), "1.000"), (.seconds(86_400 * 365), "31536000.000")])
     func uptimeIsSecondsWithMilliseconds(uptime: Duration, text: String) {
         #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
     }
@@ -21,6 +21,8 @@ import Testing
                                  ("GET", "/common/v2.0/.well-known/openid-configuration"), ("POST", "/common/oauth2/v2.0/token")] {
             #expect(!app.responder.answersOnLoop(HTTPRequest(method: method, target: target)), "\(method) \(target)")
         }
+        #expect(!app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health", body: Array("{".utf8))),
+                "a body goes the long way (the control API refuses one that is not JSON)")
         let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))
         #expect(probe.status.code == 200)
     }

@@ -11,7 +11,7 @@ import Testing
     static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
 
     @Test(arguments: ["localhost:8443", "127.0.0.1", "[::1]:8443", "LOGIN.microsoftonline.com", "login.microsoftonline.com.:443",
-                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", " localhost :8443", "\tLocalHost."])
+                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", "\tLocalHost.", "[::1]", "::1", "my-tenant2.b2clogin.com"])
     func servedNamesAreKept(host: String) {
         #expect(Self.hosts.serves(host: host))
         #expect(Self.hosts.effectiveHost(host, context: Self.context) == host)
@@ -19,7 +19,11 @@ import Testing
 
     @Test(arguments: ["evil.example", "evil.example:8443", "b2clogin.com", "a.b.b2clogin.com", "login.microsoftonline.com.evil.example",
                       "[::2]:8443", "127.0.0.2", "", "127.0.0.1@evil.example",
-                      "l\u{043E}calhost", "\u{FF4C}ocalhost", "[::1", ":8443", "*.b2clogin.com", "localhost:8443:1"])
+                      "l\u{043E}calhost", "\u{FF4C}ocalhost", "[::1", ":8443", "*.b2clogin.com", "localhost:8443:1",
+                      // Accepted before the byte rewrite: a port that is no number, text after the brackets, spaces
+                      // inside the name, a label that is no DNS label, a Kelvin sign lower-casing to `k`.
+                      "localhost:evil", "localhost:", "[::1].evil.example", "[::1]@evil", "[ ::1 ]:8443", " localhost :8443",
+                      "x_y.b2clogin.com", "\u{212A}ontoso.b2clogin.com"])
     func otherNamesBecomeThePrimaryName(host: String) {
         #expect(!Self.hosts.serves(host: host))
         #expect(Self.hosts.effectiveHost(host, context: Self.context) == "127.0.0.1:8443")

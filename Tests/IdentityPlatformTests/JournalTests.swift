@@ -96,6 +96,24 @@ import Testing
         #expect(byBytes.entries().map(\.id) == [4, 5])
     }
 
+    /// Many times the limit: evicted slots are dropped from the front in batches; ids, counts and bytes stay
+    /// exact through every batch.
+    @Test func evictionStaysExactAcrossManyBatches() {
+        let journal = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
+        for i in 1...50 {
+            journal.record(entry(path: "/p\(i)", body: String(repeating: "x", count: i)))
+            let kept = journal.entries()
+            #expect(kept.map(\.id) == Array(max(1, i - 2)...i))
+            #expect(journal.droppedCount == max(0, i - 3))
+            #expect(journal.totalBytes == kept.map(\.approximateSize).reduce(0, +))
+        }
+        #expect(journal.entries(matching: .init(limit: 2)).map(\.path) == ["/p49", "/p50"])
+        journal.clear()
+        #expect(journal.entries().isEmpty && journal.totalBytes == 0 && journal.droppedCount == 0)
+        journal.record(entry(path: "/after"))
+        #expect(journal.entries().map(\.id) == [51])
+    }
+
     @Test func filters() {
         let journal = RequestJournal()
         journal.record(entry(path: "/a/token", status: 200))

@@ -58,6 +58,26 @@ import Testing
         }
     }
 
+    /// JSON in UTF-16 or UTF-32 without a byte order mark: ASCII bytes with zeros between the letters.
+    @Test func wideTextAlwaysPasses() {
+        let text = #"{"refresh_token":"R3fr3sh-T0ken-Value-42"}"#
+        let utf16LE = text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let utf16BE = text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let utf32LE = text.unicodeScalars.flatMap { [UInt8($0.value & 0xFF), 0, 0, 0] }
+        for body in [utf16LE, utf16BE, utf32LE] { #expect(Redaction.mayNameSecrets(body)) }
+        let memory = SecretMemory()
+        let request = HTTPRequest(method: "POST", target: "/_fakeentra/users", headers: ["Content-Type": "application/json"], body: utf16LE)
+        SecretHarvest.learn(from: request, response: HTTPResponse(status: .ok), receipt: Receipt(), into: memory)
+        #expect(Redaction.scrub("the token R3fr3sh-T0ken-Value-42", memory: memory) != "the token R3fr3sh-T0ken-Value-42", "Foundation reads UTF-16 JSON")
+    }
+
+    /// A form_post page's hidden inputs: names with entities.
+    @Test func pagesWithSensitiveInputsPass() {
+        #expect(Redaction.mayNameSecrets(Array(#"<input type="hidden" name="code" value="x">"#.utf8)))
+        #expect(Redaction.mayNameSecrets(Array(#"<input type="hidden" name="id&#95;token" value="x">"#.utf8)))
+        #expect(!Redaction.mayNameSecrets(Array(#"<input type="hidden" name="state" value="x">"#.utf8)))
+    }
+
     @Test func anEscapedNameIsStillHarvested() {
         let memory = SecretMemory()
         let request = HTTPRequest(method: "POST", target: "/_fakeentra/users", headers: ["Content-Type": "application/json"],

@@ -47,7 +47,7 @@ package enum Redaction {
     }
 
     /// False only when no name in `bytes` (JSON members, form fields, a page's inputs) can be sensitive:
-    /// the text is ASCII without escapes (`\`, `%`, `&#`), and no stem of a sensitive name appears once
+    /// the text is printable ASCII without escapes (`\`, `%`, `&#`), and no stem of a sensitive name appears once
     /// the characters names ignore (and `+`, a form's space) are dropped and letters lower-cased. Every
     /// answer's body is harvested, and most (health, discovery, keys, Graph) name no secret.
     static func mayNameSecrets(_ bytes: [UInt8]) -> Bool {
@@ -55,7 +55,10 @@ package enum Redaction {
         folded.reserveCapacity(bytes.count)
         var previous: UInt8 = 0
         for byte in bytes {
-            if byte >= 0x80 || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") || (previous == UInt8(ascii: "&") && byte == UInt8(ascii: "#")) {
+            // Not plain ASCII text (UTF-16 or UTF-32 JSON without a byte order mark has zero bytes between
+            // the letters), or an escape that can spell a name's letters: the body is parsed.
+            let isControl = byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
+            if byte >= 0x80 || isControl || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") || (previous == UInt8(ascii: "&") && byte == UInt8(ascii: "#")) {
                 return true
             }
             previous = byte
