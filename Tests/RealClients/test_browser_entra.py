@@ -202,9 +202,11 @@ def test_console_journal_shows_the_sign_in_with_decoded_claims(server, chromium,
     app.redeem()
     # As a person would: the console's home, then its Journal tab, filtered by the app's client id.
     chromium.open(console)
-    chromium.wait_for("tab-journal").click()
+    chromium.wait_for("tab-journal")
+    chromium.click("tab-journal")
     chromium.wait_for("f-client").send_keys(app.client_id)
-    chromium.wait_for("applyFilters").click()
+    # The filter is a form: wait for the filtered page, not the journal of the page being left.
+    chromium.click("applyFilters")
     journal = chromium.wait_for("journal")
     entries = journal.find_elements("css selector", "[data-entry-id]")
     ours = [e for e in entries if app.client_id in e.text and "token" in e.text.lower()] or \
