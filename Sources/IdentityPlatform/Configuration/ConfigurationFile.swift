@@ -145,35 +145,50 @@ extension ConfigurationFile.UserEntry {
         guard case .object(let members) = value.kind else { return nil }
         var upn: String?
         var name: String?
-        func texts(_ value: JSONValue) -> [String]? {
-            guard let array = value.array else { return nil }
-            let strings = array.compactMap(\.string)
-            return strings.count == array.count ? strings : nil
+        /// A member whose JSON type is not the one this reader expects: the file takes the JSONDecoder path.
+        struct Unexpected: Error {}
+        func text(_ value: JSONValue) throws(Unexpected) -> String {
+            guard let text = value.string else { throw Unexpected() }
+            return text
         }
-        for member in members {
-            let value = member.value
-            switch member.key {
-            case "userPrincipalName": guard let v = value.string else { return nil }; upn = v
-            case "displayName": guard let v = value.string else { return nil }; name = v
-            case "id": guard let v = value.string else { return nil }; id = v
-            case "tenant": guard let v = value.string else { return nil }; tenant = v
-            case "givenName": guard let v = value.string else { return nil }; givenName = v
-            case "surname": guard let v = value.string else { return nil }; surname = v
-            case "mail": guard let v = value.string else { return nil }; mail = v
-            case "jobTitle": guard let v = value.string else { return nil }; jobTitle = v
-            case "officeLocation": guard let v = value.string else { return nil }; officeLocation = v
-            case "mobilePhone": guard let v = value.string else { return nil }; mobilePhone = v
-            case "preferredLanguage": guard let v = value.string else { return nil }; preferredLanguage = v
-            case "password": guard let v = value.string else { return nil }; password = v
-            case "otherMails": guard let v = texts(value) else { return nil }; otherMails = v
-            case "businessPhones": guard let v = texts(value) else { return nil }; businessPhones = v
-            case "mfaRegistered": guard let v = value.bool else { return nil }; mfaRegistered = v
-            case "mfaRequired": guard let v = value.bool else { return nil }; mfaRequired = v
-            case "accountEnabled": guard let v = value.bool else { return nil }; accountEnabled = v
-            case "locked": guard let v = value.bool else { return nil }; locked = v
-            case "passwordExpired": guard let v = value.bool else { return nil }; passwordExpired = v
-            default: return nil
+        func flag(_ value: JSONValue) throws(Unexpected) -> Bool {
+            guard let flag = value.bool else { throw Unexpected() }
+            return flag
+        }
+        func texts(_ value: JSONValue) throws(Unexpected) -> [String] {
+            guard let array = value.array else { throw Unexpected() }
+            let strings = array.compactMap(\.string)
+            guard strings.count == array.count else { throw Unexpected() }
+            return strings
+        }
+        do {
+            for member in members {
+                let value = member.value
+                switch member.key {
+                case "userPrincipalName": upn = try text(value)
+                case "displayName": name = try text(value)
+                case "id": id = try text(value)
+                case "tenant": tenant = try text(value)
+                case "givenName": givenName = try text(value)
+                case "surname": surname = try text(value)
+                case "mail": mail = try text(value)
+                case "jobTitle": jobTitle = try text(value)
+                case "officeLocation": officeLocation = try text(value)
+                case "mobilePhone": mobilePhone = try text(value)
+                case "preferredLanguage": preferredLanguage = try text(value)
+                case "password": password = try text(value)
+                case "otherMails": otherMails = try texts(value)
+                case "businessPhones": businessPhones = try texts(value)
+                case "mfaRegistered": mfaRegistered = try flag(value)
+                case "mfaRequired": mfaRequired = try flag(value)
+                case "accountEnabled": accountEnabled = try flag(value)
+                case "locked": locked = try flag(value)
+                case "passwordExpired": passwordExpired = try flag(value)
+                default: throw Unexpected()
+                }
             }
+        } catch {
+            return nil
         }
         guard let upn, let name else { return nil }
         userPrincipalName = upn

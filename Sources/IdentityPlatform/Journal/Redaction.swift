@@ -65,9 +65,7 @@ package enum Redaction {
             if isIgnoredInNames(byte) || byte == UInt8(ascii: "+") { continue }
             folded.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
         }
-        return sensitiveStems.contains { stem in
-            folded.count >= stem.count && (0...(folded.count - stem.count)).contains { start in folded[start..<(start + stem.count)].elementsEqual(stem) }
-        }
+        return sensitiveStems.contains { contains(folded, bytes: $0) }
     }
 
     /// A part of every sensitive name (`sensitiveNames`, `isLengthOnly`, the `token`/`assertion` suffixes).
@@ -85,7 +83,10 @@ package enum Redaction {
     /// Whether `text` contains `part` byte for byte: the journal's checks on names and content types
     /// run several times per request, and Foundation's `contains` is a CFString search with a locale.
     static func contains(_ text: String, bytes part: [UInt8]) -> Bool {
-        let bytes = Array(text.utf8)
+        contains(Array(text.utf8), bytes: part)
+    }
+
+    static func contains(_ bytes: [UInt8], bytes part: [UInt8]) -> Bool {
         guard bytes.count >= part.count else { return false }
         return (0...(bytes.count - part.count)).contains { start in bytes[start..<(start + part.count)].elementsEqual(part) }
     }
