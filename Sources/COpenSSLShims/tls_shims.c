@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #endif
 #include "TLSShims.h"
+#include "CryptoShims.h"
 #include <string.h>
 
 #ifdef __linux__
@@ -109,4 +110,30 @@ int TLSShims_expectPeerName(SSL *ssl, const char *host, int isIPAddress) {
     if (isIPAddress) return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1;
     if (SSL_set_tlsext_host_name(ssl, host) != 1) return 0;
     return SSL_set1_host(ssl, host) == 1;
+}
+
+// Key files are a few kilobytes; the cap keeps a wrong path (a device, a huge file) from filling memory.
+enum { TLSShims_maximumKeyFileSize = 1 << 20 };
+
+int TLSShims_usePrivateKeyFile(SSL_CTX *context, const char *path) {
+    BIO *file = BIO_new_file(path, "rb");
+    if (file == NULL) return 0;
+    BIO *contents = BIO_new(BIO_s_mem());
+    char chunk[4096];
+    int read, ok = contents != NULL;
+    while (ok && (read = BIO_read(file, chunk, sizeof chunk)) > 0) {
+        ok = BIO_write(contents, chunk, read) == read && BIO_ctrl_pending(contents) <= TLSShims_maximumKeyFileSize;
+    }
+    BIO_free(file);
+    EVP_PKEY *key = NULL;
+    if (ok) {
+        char *pem = NULL;
+        long length = BIO_get_mem_data(contents, &pem);
+        key = FakeEntraShims_readPrivateKeyPEM(pem, length > 0 ? (size_t)length : 0);
+    }
+    BIO_free(contents);
+    if (key == NULL) return 0;
+    int used = SSL_CTX_use_PrivateKey(context, key);
+    EVP_PKEY_free(key);
+    return used;
 }

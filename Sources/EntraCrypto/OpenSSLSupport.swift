@@ -59,10 +59,6 @@ enum MemoryBIO {
     }
 }
 
-/// Refuses every passphrase prompt: OpenSSL's default callback would read the terminal and hang a
-/// server that was handed an encrypted key. Encrypted PEM fails cleanly instead.
-let refusePassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = { _, _, _, _ in -1 }
-
 /// The `i2d_*` two-step: ask for the length, then encode into a buffer of that size.
 enum DEREncoding {
     static func encode(_ what: String, as code: CryptoError.Code,

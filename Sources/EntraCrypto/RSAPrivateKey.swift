@@ -1,4 +1,5 @@
 private import COpenSSL
+private import COpenSSLShims
 
 /// An RSA private key, used for RS256 token signatures and TLS/CA certificates.
 package struct RSAPrivateKey: Sendable {
@@ -27,34 +28,11 @@ package struct RSAPrivateKey: Sendable {
     /// Parses PKCS#8 (`BEGIN PRIVATE KEY`) or traditional (`BEGIN RSA PRIVATE KEY`) PEM.
     /// Encrypted keys are refused rather than prompting for a passphrase.
     package init(pem: String) throws {
-        if let key = Self.decodeRSAPEM(pem) {
-            try self.init(taking: key)
-            return
-        }
-        try self.init(taking: MemoryBIO.readPEM(pem, expecting: "an unencrypted PEM private key", as: .invalidPEM) {
-            PEM_read_bio_PrivateKey($0, nil, refusePassphrase, nil)
-        })
-    }
-
-    /// The PEM read as an RSA key, or nil (then the generic reader above runs, with its errors).
-    /// `PEM_read_bio_PrivateKey` builds a decoder chain for every key type OpenSSL 3 knows, which was
-    /// a third of FakeEntra's start-up (it reads three keys); naming the type first is a short chain.
-    /// Encrypted PEM is left to the generic reader, which refuses the passphrase prompt.
-    private static func decodeRSAPEM(_ pem: String) -> OpaquePointer? {
-        guard !pem.utf8.split(separator: UInt8(ascii: "\n")).contains(where: { $0.starts(with: "Proc-Type:".utf8) || $0.starts(with: "-----BEGIN ENCRYPTED".utf8) }) else { return nil }
         OpenSSLErrorQueue.clear()
-        defer { OpenSSLErrorQueue.clear() }
-        var key: OpaquePointer?
-        let selection = Int32(OSSL_KEYMGMT_SELECT_PRIVATE_KEY | OSSL_KEYMGMT_SELECT_PUBLIC_KEY
-            | OSSL_KEYMGMT_SELECT_DOMAIN_PARAMETERS | OSSL_KEYMGMT_SELECT_OTHER_PARAMETERS)
-        guard let context = OSSL_DECODER_CTX_new_for_pkey(&key, "PEM", nil, "RSA", selection, nil, nil) else { return nil }
-        defer { OSSL_DECODER_CTX_free(context) }
-        let decoded: Int32 = (try? MemoryBIO.reading(pem) { bio -> Int32 in OSSL_DECODER_from_bio(context, bio) }) ?? 0
-        guard decoded == 1, let key else {
-            if let key { EVP_PKEY_free(key) }
-            return nil
-        }
-        return key
+        var text = pem
+        let key = text.withUTF8 { FakeEntraShims_readPrivateKeyPEM($0.baseAddress, $0.count) }
+        guard let key else { throw CryptoError.openSSL(.invalidPEM, "not an unencrypted PEM private key") }
+        try self.init(taking: key)
     }
 
     /// Builds a key from its JWK members (RFC 7518 §6.3.2: n, e, d, p, q, dp, dq, qi).

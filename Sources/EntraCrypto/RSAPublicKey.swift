@@ -1,5 +1,6 @@
 import Foundation
 private import COpenSSL
+private import COpenSSLShims
 
 /// An RSA public key (SubjectPublicKeyInfo).
 package struct RSAPublicKey: Sendable, Equatable {
@@ -10,7 +11,7 @@ package struct RSAPublicKey: Sendable, Equatable {
     /// Parses a `-----BEGIN PUBLIC KEY-----` (SubjectPublicKeyInfo) PEM.
     package init(pem: String) throws {
         try self.init(taking: MemoryBIO.readPEM(pem, expecting: "a PEM public key (SubjectPublicKeyInfo)", as: .invalidPEM) {
-            PEM_read_bio_PUBKEY($0, nil, refusePassphrase, nil)
+            PEM_read_bio_PUBKEY($0, nil, FakeEntraShims_refusePassphrase, nil)
         })
     }
 

@@ -1,5 +1,6 @@
 package import Foundation
 private import COpenSSL
+private import COpenSSLShims
 
 /// A parsed X.509 certificate (read-only view).
 package struct X509Certificate: Sendable, Equatable {
@@ -8,7 +9,7 @@ package struct X509Certificate: Sendable, Equatable {
 
     package init(pem: String) throws {
         try self.init(taking: MemoryBIO.readPEM(pem, expecting: "a PEM certificate", as: .invalidCertificate) {
-            PEM_read_bio_X509($0, nil, refusePassphrase, nil)
+            PEM_read_bio_X509($0, nil, FakeEntraShims_refusePassphrase, nil)
         })
     }
 

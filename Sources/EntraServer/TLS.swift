@@ -58,7 +58,7 @@ final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateChainPath) == 1 else {
             throw TLSError("loading certificate chain \(configuration.certificateChainPath)")
         }
-        guard SSL_CTX_use_PrivateKey_file(context, configuration.privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
+        guard TLSShims_usePrivateKeyFile(context, configuration.privateKeyPath) == 1 else {
             throw TLSError("loading private key \(configuration.privateKeyPath)")
         }
         guard SSL_CTX_check_private_key(context) == 1 else {

@@ -1,6 +1,6 @@
 import ArgumentParser
+import Dispatch
 
-@main
 struct FakeEntraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fakeentra",
@@ -8,4 +8,21 @@ struct FakeEntraCommand: AsyncParsableCommand {
         subcommands: [ServeCommand.self, CertsCommand.self, ConformCommand.self, ScenariosCommand.self, JournalCommand.self, TokenCommand.self, ReplayCommand.self, SchemaCommand.self, BrowseCommand.self],
         defaultSubcommand: ServeCommand.self
     )
+}
+
+/// The process entry point: runs the command on a task and keeps the main thread waiting for it.
+/// An `async` main would instead hand the main thread to `dispatch_main()`, which ends it with
+/// `pthread_exit`; that unwinds the thread, and in the static executable the first unwind makes libgcc
+/// sort every unwind-table entry of the binary (3.5 MB read and kept resident) during start-up.
+/// Nothing here runs on the main actor, so no work waits for the main thread.
+@main
+enum FakeEntraMain {
+    static func main() {
+        let finished = DispatchSemaphore(value: 0)
+        Task.detached {
+            await FakeEntraCommand.main()
+            finished.signal()
+        }
+        finished.wait()
+    }
 }

@@ -117,6 +117,52 @@ import Testing
         }
     }
 
+    /// The server key is read through the RSA-only decoder first and the generic reader after it:
+    /// both RSA PEM layouts and a key of another type (ECDSA) must serve, each checked by curl.
+    @Test(arguments: [
+        ("rsa-pkcs8", ["req", "-x509", "-newkey", "rsa:2048"], [String]()),
+        ("rsa-traditional", ["req", "-x509", "-newkey", "rsa:2048"], ["rsa", "-traditional"]),
+        ("ecdsa-p256", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], [String]()),
+    ])
+    func serverKeysOfEachLayoutServe(name: String, request: [String], conversion: [String]) async throws {
+        let directory = try temporaryKeyDirectory(name)
+        let certificate = directory + "/cert.pem", key = directory + "/key.pem"
+        let made = try run("/usr/bin/openssl", request + ["-nodes", "-days", "2", "-subj", "/CN=localhost",
+                           "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate])
+        #expect(made.status == 0, "\(made.stderr)")
+        if !conversion.isEmpty {
+            let converted = try run("/usr/bin/openssl", conversion + ["-in", key, "-out", key + ".converted"])
+            #expect(converted.status == 0, "\(converted.stderr)")
+            try FileManager.default.removeItem(atPath: key)
+            try FileManager.default.moveItem(atPath: key + ".converted", toPath: key)
+            #expect(try String(contentsOfFile: key, encoding: .utf8).hasPrefix("-----BEGIN RSA PRIVATE KEY-----"))
+        }
+        try await withServer(tls: TLSConfiguration(certificateChainPath: certificate, privateKeyPath: key)) { server in
+            let result = try run("/usr/bin/curl", ["-s", "--max-time", "15", "--cacert", certificate,
+                                                   "--resolve", "localhost:\(server.tlsPort):127.0.0.1",
+                                                   "https://localhost:\(server.tlsPort)/hello"])
+            #expect(result.stdout == "hello")
+        }
+    }
+
+    /// An encrypted key is refused (never prompted for: OpenSSL's default callback reads the terminal).
+    @Test func encryptedServerKeyFailsAtInit() throws {
+        let directory = try temporaryKeyDirectory("encrypted")
+        let key = directory + "/key.pem"
+        let made = try run("/usr/bin/openssl", ["pkey", "-in", tls.privateKeyPath, "-aes256", "-passout", "pass:secret", "-out", key])
+        #expect(made.status == 0, "\(made.stderr)")
+        let encrypted = TLSConfiguration(certificateChainPath: tls.certificateChainPath, privateKeyPath: key)
+        #expect(throws: TLSError.self) {
+            _ = try HTTPServer(configuration: ServerConfiguration(tlsPort: 0, tls: encrypted), responder: TestResponder())
+        }
+    }
+
+    private func temporaryKeyDirectory(_ name: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("entraserver-keys-\(getpid())-\(name)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     @Test func badCertificatePathFailsAtInit() {
         let missing = TLSConfiguration(certificateChainPath: "/nonexistent/cert.pem", privateKeyPath: "/nonexistent/key.pem")
         #expect(throws: TLSError.self) {

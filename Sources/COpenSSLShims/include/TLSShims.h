@@ -20,6 +20,11 @@ int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t
 // Returns 1 on success, 0 on failure (the OpenSSL error queue says why).
 int TLSShims_configureServerContext(SSL_CTX *context);
 
+// Loads the server's private key from a PEM file through FakeEntraShims_readPrivateKeyPEM (an RSA
+// key skips the decoder chain SSL_CTX_use_PrivateKey_file builds for every key type; an encrypted
+// key is refused, never prompted for). Returns 1 on success, 0 on failure (the error queue says why).
+int TLSShims_usePrivateKeyFile(SSL_CTX *context, const char *path);
+
 // SSL_get_error's codes are macros with values Swift sees as Int32 constants, but naming the
 // outcomes once here keeps the Swift side free of magic numbers.
 enum TLSShims_Outcome {
