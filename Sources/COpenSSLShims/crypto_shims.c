@@ -39,7 +39,11 @@ static EVP_PKEY *decodeAsRSA(BIO *bio) {
 }
 
 EVP_PKEY *FakeEntraShims_readPrivateKeyPEM(const char *pem, size_t length) {
-    if (length > INT_MAX) return NULL;
+    if (pem == NULL) { pem = ""; length = 0; }
+    if (length > INT_MAX) {
+        ERR_raise_data(ERR_LIB_PEM, ERR_R_PASSED_INVALID_ARGUMENT, "a PEM key of %zu bytes", length);
+        return NULL;
+    }
     if (!looksEncrypted(pem, length)) {
         BIO *bio = BIO_new_mem_buf(pem, (int)length);
         if (bio == NULL) return NULL;

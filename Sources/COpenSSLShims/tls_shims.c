@@ -120,9 +120,16 @@ int TLSShims_usePrivateKeyFile(SSL_CTX *context, const char *path) {
     if (file == NULL) return 0;
     BIO *contents = BIO_new(BIO_s_mem());
     char chunk[4096];
-    int read, ok = contents != NULL;
+    int read = 0, ok = contents != NULL;
     while (ok && (read = BIO_read(file, chunk, sizeof chunk)) > 0) {
-        ok = BIO_write(contents, chunk, read) == read && BIO_ctrl_pending(contents) <= TLSShims_maximumKeyFileSize;
+        ok = BIO_write(contents, chunk, read) == read;
+        if (ok && BIO_ctrl_pending(contents) > TLSShims_maximumKeyFileSize) {
+            ERR_raise_data(ERR_LIB_PEM, ERR_R_PASSED_INVALID_ARGUMENT, "%s is larger than a key file (over 1 MiB)", path);
+            ok = 0;
+        }
+    }
+    if (ok && read < 0) {  // a directory, an unreadable file: BIO_read has queued the reason
+        ok = 0;
     }
     BIO_free(file);
     EVP_PKEY *key = NULL;

@@ -41,6 +41,7 @@ struct ScenariosCommand: ParsableCommand {
 
     struct Validate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Validate scenario files; without files, the shipped library and every --scenarios folder.",
             discussion: "Every problem is printed as file:line:column: message. Exit status 1 when a file is invalid."
         )
@@ -66,7 +67,8 @@ struct ScenariosCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Name and one-line summary of every scenario `serve` would load.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Name and one-line summary of every scenario `serve` would load.")
 
         @OptionGroup var sources: Sources
 
