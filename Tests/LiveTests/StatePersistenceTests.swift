@@ -42,12 +42,19 @@ struct StatePersistenceTests {
         try await run("/usr/bin/sqlite3", [database, "PRAGMA integrity_check;"]).out.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Redeems every token; returns those that did not answer 200.
-    func unredeemable(_ tokens: [String], on server: LiveServer) async throws -> [String] {
+    /// Redeems every token; returns those that did not answer 200, each with what the server answered
+    /// (status and the start of the body), so that a failure says why.
+    func unredeemable(_ tokens: [String], on server: LiveServer) async throws -> [(token: String, answer: String)] {
         guard !tokens.isEmpty else { return [] }
         let output = try await run("/usr/bin/curl", curlArguments(server, tokens.map(Self.refreshGrant)), timeout: .seconds(60)).out
-        let statuses = output.components(separatedBy: "status=").dropFirst().map { $0.prefix(3) }
-        return zip(tokens, statuses).filter { $0.1 != "200" }.map(\.0) + tokens.dropFirst(statuses.count)
+        // curlArguments' -w puts "\nstatus=NNN\n" after each body: part i starts with answer i's status and
+        // goes on with answer i+1's body.
+        let parts = output.components(separatedBy: "status=")
+        let answers = parts.indices.dropFirst().map { index in
+            (status: parts[index].prefix(3), body: index == 1 ? parts[0][...] : parts[index - 1].dropFirst(4))
+        }
+        let refused = zip(tokens, answers).filter { $0.1.status != "200" }.map { ($0.0, "\($0.1.status) \($0.1.body.prefix(400))") }
+        return refused + tokens.dropFirst(answers.count).map { ($0, "no answer") }
     }
 
     @Test func killNineDuringLoadNeverCorruptsTheStoreNorLosesAnAnsweredToken() async throws {
@@ -56,18 +63,23 @@ struct StatePersistenceTests {
         let database = state + "/fakeentra.sqlite3"
         var answered: [String] = []
         var previousRun: [String] = []
+        var killedServerErrors = ""
         for iteration in 0..<20 {
             let server = try await LiveServer.start(certs: certs, ["--state", state, "--quiet"])
             defer { server.stop() }
             let lost = try await unredeemable(previousRun, on: server)
-            #expect(lost.isEmpty, "iteration \(iteration): \(lost.count) of \(previousRun.count) tokens answered before the kill no longer redeem")
+            #expect(lost.isEmpty, """
+                iteration \(iteration): \(lost.count) of \(previousRun.count) tokens answered before the kill no longer redeem \
+                (of \(previousRun.count), in order: \(previousRun.map { lost.map(\.token).contains($0) ? "lost" : "ok" })): \
+                \(lost.map(\.answer)); the killed server's stderr: \(killedServerErrors)
+                """)
 
             // Load, and kill -9 after a different number of answers each time, while requests are in flight.
             let load = try ChildProcess("/usr/bin/curl", curlArguments(server, Array(repeating: Self.passwordGrant(), count: 40)))
             let threshold = 1 + iteration % 9
             _ = await load.wait(timeout: .seconds(30)) { $0.out.components(separatedBy: "status=200").count > threshold || $0.hasExited }
             server.process.signal(SIGKILL)
-            _ = await server.process.finish()
+            killedServerErrors = await server.process.finish().err
             let output = await load.finish(timeout: .seconds(30)).out
             previousRun = Self.refreshTokens(in: output)
             #expect(previousRun.count >= threshold, "iteration \(iteration): the load got \(previousRun.count) tokens")
@@ -77,7 +89,7 @@ struct StatePersistenceTests {
         let server = try await LiveServer.start(certs: certs, ["--state", state, "--quiet"])
         defer { server.stop() }
         let lost = try await unredeemable(answered, on: server)
-        #expect(lost.isEmpty, "\(lost.count) of \(answered.count) tokens answered before a kill no longer redeem")
+        #expect(lost.isEmpty, "\(lost.count) of \(answered.count) tokens answered before a kill no longer redeem: \(lost.map(\.answer))")
         #expect(answered.count >= 20 * 2)
     }
 
@@ -92,6 +104,6 @@ struct StatePersistenceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: certs) == before)
         server = try await LiveServer.start(certs: certs, ["--quiet"])
         defer { server.stop() }
-        #expect(try await unredeemable([token], on: server) == [token])
+        #expect(try await unredeemable([token], on: server).map(\.token) == [token])
     }
 }
