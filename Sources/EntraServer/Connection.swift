@@ -41,9 +41,13 @@ final class Connection {
 
     /// The loop calls this when a worker has answered this connection's request.
     func responseReady(_ response: HTTPResponse) {
-        machine.date = loop.currentDate
-        machine.responseReady(response, at: loop.now)
+        deliver(response, onLoop: false)
         run()
+    }
+
+    private func deliver(_ response: HTTPResponse, onLoop: Bool) {
+        machine.date = loop.currentDate
+        machine.responseReady(response, at: loop.now, onLoop: onLoop)
     }
 
     /// The loop calls this when the connection's deadline has passed.
@@ -115,8 +119,7 @@ final class Connection {
         case .dispatch(let request):
             if let response = loop.answerOnLoop(request, context: context) {
                 // Fed straight back: `run()` goes on with what the answer makes the machine do next.
-                machine.date = loop.currentDate
-                machine.responseReady(response, at: loop.now, onLoop: true)
+                deliver(response, onLoop: true)
             } else {
                 loop.dispatch(request, context: context, for: self)
             }

@@ -8,7 +8,8 @@ import Darwin
 
 /// Turns SIGINT/SIGTERM into calls on a normal thread with the self-pipe trick. A sigaction handler
 /// is in place the moment `install` returns, so a signal sent right after the server reports
-/// readiness is never lost (a DispatchSource arms itself asynchronously, leaving such a window).
+/// readiness is never lost (a DispatchSource arms itself asynchronously, leaving such a window), and
+/// the relay thread accepts the signals of the first `install` whatever the other threads block.
 enum SignalRelay {
     private static let state = Mutex<(installed: Set<Int32>, listeners: [@Sendable (Int32) -> Void], readFD: Int32)>(([], [], -1))
 
@@ -26,7 +27,10 @@ enum SignalRelay {
             return fds[0]
         }
         if let readFD = pipeToStart {
-            let thread = Thread { relay(from: readFD) }
+            let thread = Thread {
+                acceptOnThisThread(signals)
+                relay(from: readFD)
+            }
             thread.name = "fakeentra-signals"
             thread.start()
         }
@@ -49,6 +53,17 @@ enum SignalRelay {
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)
         }
+    }
+
+    /// Every other thread may block the signals: Dispatch's worker threads block all asynchronous ones,
+    /// the threads started from them inherit that mask, and a parent may start the process with them
+    /// blocked. The relay thread takes them, so a handler always runs (a signal sent before this line
+    /// stays pending until it does).
+    private static func acceptOnThisThread(_ signals: [Int32]) {
+        var accepted = sigset_t()
+        sigemptyset(&accepted)
+        for number in signals { sigaddset(&accepted, number) }
+        pthread_sigmask(SIG_UNBLOCK, &accepted, nil)
     }
 
     private static func relay(from fd: Int32) {

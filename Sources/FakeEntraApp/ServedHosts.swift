@@ -49,10 +49,11 @@ package struct ServedHosts: Sendable, Equatable {
             start += 1
             end = close
         } else {
-            let colons = (start..<end).filter { bytes[$0] == UInt8(ascii: ":") }
-            if colons.count == 1 {  // `name:port`; more colons are a bare IPv6 literal
-                guard isPort((colons[0] + 1)..<end) else { return nil }
-                end = colons[0]
+            // `name:port`; more colons are a bare IPv6 literal. (Searched, not collected: this runs per request.)
+            if let colon = (start..<end).first(where: { bytes[$0] == UInt8(ascii: ":") }),
+               !((colon + 1)..<end).contains(where: { bytes[$0] == UInt8(ascii: ":") }) {
+                guard isPort((colon + 1)..<end) else { return nil }
+                end = colon
             }
         }
         if end > start, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }

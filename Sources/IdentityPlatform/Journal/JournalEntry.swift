@@ -44,6 +44,8 @@ package struct JournalEntry: Sendable {
         headers.fields.filter { names.contains($0.name.lowercased()) }.map { ($0.name, Redaction.redactHeader(name: $0.name, value: $0.value)) }
     }
 
+    private static let jsonMarker = Array("json".utf8)
+
     /// Bodies longer than this keep only their length (pages, photos).
     static let maximumBodyText = 16 * 1024
 
@@ -51,7 +53,7 @@ package struct JournalEntry: Sendable {
     static func describeBody(_ body: [UInt8], contentType: String?) -> String {
         guard !body.isEmpty else { return "null" }
         let type = contentType?.lowercased() ?? ""
-        let isJSON = Redaction.contains(type, bytes: Array("json".utf8))
+        let isJSON = Redaction.contains(type, bytes: jsonMarker)
         if isJSON, body.count <= maximumBodyText * 4, let parsed = try? LocatedJSON.parse(body, file: "body") {
             var writer = JSONWriter(capacity: body.count)
             Redaction.writeRedacted(parsed, to: &writer)

@@ -83,12 +83,19 @@ package enum Redaction {
     /// Whether `text` contains `part` byte for byte: the journal's checks on names and content types
     /// run several times per request, and Foundation's `contains` is a CFString search with a locale.
     static func contains(_ text: String, bytes part: [UInt8]) -> Bool {
-        contains(Array(text.utf8), bytes: part)
+        var text = text
+        return text.withUTF8 { contains($0, bytes: part) }
     }
 
-    static func contains(_ bytes: [UInt8], bytes part: [UInt8]) -> Bool {
+    static func contains(_ bytes: some RandomAccessCollection<UInt8>, bytes part: [UInt8]) -> Bool {
         guard bytes.count >= part.count else { return false }
-        return (0...(bytes.count - part.count)).contains { start in bytes[start..<(start + part.count)].elementsEqual(part) }
+        var start = bytes.startIndex
+        let last = bytes.index(bytes.endIndex, offsetBy: -part.count)
+        while true {
+            if bytes[start..<bytes.index(start, offsetBy: part.count)].elementsEqual(part) { return true }
+            if start == last { return false }
+            bytes.formIndex(after: &start)
+        }
     }
 
     package static func redact(_ value: String, name: String) -> String {
