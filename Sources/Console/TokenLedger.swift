@@ -31,11 +31,12 @@ package final class TokenLedger: Sendable {
     /// the body and `Location` (answers a scenario rule gave).
     package func observe(_ request: HTTPRequest, _ response: HTTPResponse, receipt: Receipt) {
         var found: [String] = []
+        var hashed: [Receipt.SignedToken] = []
         if let authorization = request.headers["Authorization"] { found += JWTScanner.tokens(in: Array(authorization.utf8)) }
         if let query = request.rawQuery { found += JWTScanner.tokens(in: Array(query.utf8)) }
         if request.body.count <= Self.largestScannedBody { found += JWTScanner.tokens(in: request.body) }
         if receipt.isComplete {
-            found += receipt.signedTokens
+            hashed = receipt.signedTokens
         } else {
             if let location = response.headers["Location"] { found += JWTScanner.tokens(in: Array(location.utf8)) }
             let type = response.headers["Content-Type"]?.lowercased() ?? ""
@@ -44,12 +45,16 @@ package final class TokenLedger: Sendable {
             }
         }
         for token in found { record(token) }
+        for signed in hashed { record(signed.token, hexDigest: Hex.lowercase(signed.sha256)) }
     }
 
     static let largestScannedBody = 256 * 1024
 
     package func record(_ token: String) {
-        let hex = Self.hexDigest(token)
+        record(token, hexDigest: Self.hexDigest(token))
+    }
+
+    private func record(_ token: String, hexDigest hex: String) {
         let prefix = String(hex.prefix(8))
         store.withLock { store in
             if store.byPrefix[prefix]?.contains(where: { $0.hexDigest == hex }) == true { return }

@@ -69,29 +69,32 @@ package enum Base64URL {
     }
 
     private static func append(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + (input.count + 2) / 3 * 4)
-        alphabet.withUnsafeBufferPointer { alphabet in
-            var index = 0
-            while index + 3 <= input.count {
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                output.append(alphabet[Int(chunk >> 18 & 63)])
-                output.append(alphabet[Int(chunk >> 12 & 63)])
-                output.append(alphabet[Int(chunk >> 6 & 63)])
-                output.append(alphabet[Int(chunk & 63)])
-                index += 3
-            }
-            switch input.count - index {
-            case 1:
-                let chunk = UInt32(input[index]) << 16
-                output.append(alphabet[Int(chunk >> 18 & 63)])
-                output.append(alphabet[Int(chunk >> 12 & 63)])
-            case 2:
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                output.append(alphabet[Int(chunk >> 18 & 63)])
-                output.append(alphabet[Int(chunk >> 12 & 63)])
-                output.append(alphabet[Int(chunk >> 6 & 63)])
-            default:
-                break
+        let remainder = input.count % 3
+        let length = input.count / 3 * 4 + (remainder == 0 ? 0 : remainder + 1)
+        let start = output.count
+        // Written in place into the grown buffer: appending byte by byte checked capacity for each one,
+        // and a token's JWT is encoded on every request.
+        output.append(contentsOf: repeatElement(0, count: length))
+        output.withUnsafeMutableBufferPointer { buffer in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var out = start
+                func put(_ sextet: UInt32) {
+                    buffer[out] = alphabet[Int(sextet & 63)]
+                    out += 1
+                }
+                var index = 0
+                while index + 3 <= input.count {
+                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    put(chunk >> 18); put(chunk >> 12); put(chunk >> 6); put(chunk)
+                    index += 3
+                }
+                if remainder == 1 {
+                    let chunk = UInt32(input[index]) << 16
+                    put(chunk >> 18); put(chunk >> 12)
+                } else if remainder == 2 {
+                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                    put(chunk >> 18); put(chunk >> 12); put(chunk >> 6)
+                }
             }
         }
     }

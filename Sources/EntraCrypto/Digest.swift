@@ -1,4 +1,5 @@
 private import COpenSSL
+import Synchronization
 
 /// One-shot message digests.
 package enum Digest {
@@ -7,7 +8,7 @@ package enum Digest {
 
     /// Fetched once: `EVP_sha256()` makes every `EVP_Digest` look the implementation up again in
     /// OpenSSL 3's provider tables, which costs more than hashing a short input (a GUID's seed, a token).
-    private static let sha256Algorithm = FetchedDigest(name: "SHA256", fallback: EVP_sha256())
+    static let sha256Algorithm = FetchedDigest(name: "SHA256", fallback: EVP_sha256())
     private static let sha1Algorithm = FetchedDigest(name: "SHA1", fallback: EVP_sha1())
 
     private static func digest(_ bytes: some Collection<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
@@ -26,7 +27,7 @@ package enum Digest {
 
 /// An `EVP_MD` fetched from the default provider, kept for the life of the process (never freed: it
 /// is shared by every thread, and OpenSSL's fetched methods are immutable and reference counted).
-private struct FetchedDigest: @unchecked Sendable {
+struct FetchedDigest: @unchecked Sendable {
     let pointer: OpaquePointer?
 
     init(name: String, fallback: OpaquePointer?) {
@@ -38,17 +39,46 @@ private struct FetchedDigest: @unchecked Sendable {
 package enum SecureRandom {
     package static func bytes(count: Int) -> [UInt8] {
         precondition(count >= 0, "negative byte count")
+        guard count > 0 else { return [] }
+        guard count <= RandomPool.largestServed else { return drawn(count: count) }
+        return pool.withLock { $0.take(count) }
+    }
+
+    /// A URL-safe random string (authorization codes, refresh tokens, nonces).
+    package static func base64URLString(byteCount: Int) -> String {
+        Base64URL.encode(bytes(count: byteCount))
+    }
+
+    private static func drawn(count: Int) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: count)
-        guard count > 0 else { return output }
         let ok = output.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) }
         // Returning predictable "random" codes or secrets would be worse than stopping.
         precondition(ok == 1, "RAND_bytes failed: \(OpenSSLErrorQueue.drain())")
         return output
     }
 
-    /// A URL-safe random string (authorization codes, refresh tokens, nonces).
-    package static func base64URLString(byteCount: Int) -> String {
-        Base64URL.encode(bytes(count: byteCount))
+    /// Small draws come from a block drawn from OpenSSL at once: every `RAND_bytes` call takes the
+    /// DRBG's lock and makes a `getpid` system call (its fork check), and one token asks five times.
+    private static let pool = Mutex(RandomPool())
+
+    private struct RandomPool {
+        static let largestServed = 256
+        static let blockSize = 4096
+        var block: [UInt8] = []
+        var next = 0
+
+        /// Bytes handed out are zeroed in the block, so it never keeps a copy of a secret made from them.
+        mutating func take(_ count: Int) -> [UInt8] {
+            if next + count > block.count {
+                block = SecureRandom.drawn(count: Self.blockSize)
+                next = 0
+            }
+            let range = next..<(next + count)
+            let output = Array(block[range])
+            block.replaceSubrange(range, with: repeatElement(0, count: count))
+            next += count
+            return output
+        }
     }
 }
 

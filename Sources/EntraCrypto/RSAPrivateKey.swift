@@ -1,10 +1,12 @@
 private import COpenSSL
 private import COpenSSLShims
+import Synchronization
 
 /// An RSA private key, used for RS256 token signatures and TLS/CA certificates.
 package struct RSAPrivateKey: Sendable {
     let backing: PKeyBacking
     package let publicKey: RSAPublicKey
+    private let signingTemplate: SigningTemplate
 
     /// A fresh key from OpenSSL's default provider. `bits` must be 2048…16384.
     package static func generate(bits: Int = 2048) throws -> RSAPrivateKey {
@@ -64,6 +66,7 @@ package struct RSAPrivateKey: Sendable {
         BN_clear_free(privateExponent)
         self.backing = backing
         self.publicKey = try Self.publicPart(of: key)
+        signingTemplate = SigningTemplate(key: backing)
     }
 
     /// A public-only copy, so that handing out `publicKey` never hands out the private key. Built from
@@ -83,20 +86,55 @@ package struct RSAPrivateKey: Sendable {
     /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS `RS256`); deterministic for a given key and input.
     package func signSHA256(_ data: some Collection<UInt8>) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL(.signing, "cannot allocate a digest context") }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit_ex(context, nil, CName.sha256, nil, nil, backing.pointer, nil) == 1 else {
+        let digest = Digest.sha256(data)
+        // A copy of a context set up once: setting one up per signature looked the algorithms up by
+        // name in OpenSSL's provider tables every time, and every token is signed.
+        guard let context = try signingTemplate.copy() else {
             throw CryptoError.openSSL(.signing, "cannot start an RS256 signature")
         }
-        let input = Array(data)
+        defer { EVP_PKEY_CTX_free(context) }
         var length = 0
-        guard EVP_DigestSign(context, nil, &length, input, input.count) == 1 else {
+        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
             throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
         }
         var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &signature, &length, input, input.count) == 1 else {
+        guard EVP_PKEY_sign(context, &signature, &length, digest, digest.count) == 1 else {
             throw CryptoError.openSSL(.signing, "RS256 signing failed")
         }
         return Array(signature.prefix(length))
+    }
+}
+
+/// An `EVP_PKEY_CTX` ready for RS256 signatures with one key, made on first use; each signature works
+/// on a copy (a context is not to be shared between threads).
+final class SigningTemplate: @unchecked Sendable {
+    private let key: PKeyBacking
+    // Guarded by `lock`.
+    private let lock = Mutex<Void>(())
+    private var template: OpaquePointer?
+
+    init(key: PKeyBacking) { self.key = key }
+
+    deinit { if let template { EVP_PKEY_CTX_free(template) } }
+
+    /// A fresh copy of the template, to be freed by the caller; nil when OpenSSL refuses the key.
+    func copy() throws -> OpaquePointer? {
+        try lock.withLock { _ in
+            if template == nil { template = try Self.make(key.pointer) }
+            return EVP_PKEY_CTX_dup(template)
+        }
+    }
+
+    private static func make(_ key: OpaquePointer) throws -> OpaquePointer {
+        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key, nil) else {
+            throw CryptoError.openSSL(.signing, "cannot make an RS256 signing context")
+        }
+        guard EVP_PKEY_sign_init(context) == 1,
+              EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
+              EVP_PKEY_CTX_set_signature_md(context, Digest.sha256Algorithm.pointer) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            throw CryptoError.openSSL(.signing, "cannot set up an RS256 signing context")
+        }
+        return context
     }
 }

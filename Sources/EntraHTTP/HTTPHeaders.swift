@@ -56,8 +56,17 @@ extension String {
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
+        // Byte by byte on the strings' storage: every header lookup of every request comes here.
+        let compared = a.withContiguousStorageIfAvailable { a in
+            b.withContiguousStorageIfAvailable { b in
+                for index in 0..<a.count where asciiLower(a[index]) != asciiLower(b[index]) { return false }
+                return true
+            }
+        }
+        if let compared, let compared { return compared }
         return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
     }
+
 }
 
 @inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 {

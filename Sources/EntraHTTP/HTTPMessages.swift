@@ -4,13 +4,22 @@ package struct HTTPRequest: Sendable, Equatable {
     /// The request-target in origin form (path plus optional query). An absolute-form target
     /// (`https://host/path?q`, RFC 9112 §3.2.2) is reduced to its path and query, its authority kept in
     /// `authority`; `*` (OPTIONS) stays `*`.
-    package var target: String
+    package var target: String {
+        didSet {
+            rawPath = Self.path(of: target)
+            pathSegments = Self.segments(of: rawPath)
+        }
+    }
     /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
     /// also puts it in `Host`, which RFC 9112 §3.2.2 says it replaces.
     package var authority: String?
     package var version: HTTPVersion
-    package var headers: HTTPHeaders
-    package var body: [UInt8]
+    package var headers: HTTPHeaders {
+        didSet { form = Self.form(headers: headers, body: body) }
+    }
+    package var body: [UInt8] {
+        didSet { form = Self.form(headers: headers, body: body) }
+    }
     /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
     package var trailers: HTTPHeaders = [:]
 
@@ -18,23 +27,30 @@ package struct HTTPRequest: Sendable, Equatable {
                 headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.method = method
         self.target = target
+        self.rawPath = Self.path(of: target)
+        self.pathSegments = Self.segments(of: rawPath)
         self.authority = authority
         self.version = version
         self.headers = headers
         self.body = body
+        self.form = Self.form(headers: headers, body: body)
     }
 
-    /// The path part of the target, still percent-encoded.
-    package var rawPath: String {
-        // Scanned as bytes: handlers ask for it on every request, and Character iteration is slow.
+    /// The path part of the target, still percent-encoded. Kept with the target: routing, the
+    /// journal and the handlers ask for it a few dozen times per request.
+    package private(set) var rawPath: String
+
+    private static func path(of target: String) -> String {
         if let q = target.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return String(target[..<q]) }
         return target
     }
 
-    /// The path split on `/`, each segment percent-decoded; empty segments dropped.
-    package var pathSegments: [String] {
-        // Split as bytes: routing asks for the segments several times per request.
-        rawPath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
+    /// The path split on `/`, each segment percent-decoded; empty segments dropped. Kept with the
+    /// target: each router (Graph, B2C, Entra) reads them.
+    package private(set) var pathSegments: [String]
+
+    private static func segments(of path: String) -> [String] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
             let segment = String(Substring(bytes))
             return FormCoding.percentDecode(segment) ?? segment
         }
@@ -50,9 +66,12 @@ package struct HTTPRequest: Sendable, Equatable {
 
     package var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
 
-    /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty.
-    package var form: FormParameters {
-        guard let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
+    /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty. Decoded with
+    /// the body: the token endpoint, the scenario engine and the journal each read it.
+    package private(set) var form: FormParameters
+
+    private static func form(headers: HTTPHeaders, body: [UInt8]) -> FormParameters {
+        guard !body.isEmpty, let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
             return FormParameters()
         }
         return FormParameters(decoding: String(decoding: body, as: UTF8.self))
@@ -199,9 +218,10 @@ package protocol HTTPHandler: Sendable {
 /// What the server calls: always an answer.
 package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
-    /// True for a request whose answer takes constant, tiny time and no lock a handler holds for long
-    /// (a health probe): the event loop answers it itself instead of handing it to a worker and waiting
-    /// to be woken with the answer. Everything else goes to the workers.
+    /// True for a request whose answer takes bounded time, no more than a TLS handshake the loop does
+    /// itself, and no lock a handler holds for long (a health probe, a token signed with no scenario
+    /// rule in play): the event loop answers it itself instead of handing it to a worker and waiting to
+    /// be woken with the answer. Everything else goes to the workers.
     func answersOnLoop(_ request: HTTPRequest) -> Bool
 }
 

@@ -62,7 +62,7 @@ package struct FakeEntraApplication: Sendable {
         let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ApplicationResponder(health: health, wrapped: ConsoleResponder(
+        responder = ApplicationResponder(health: health, engine: engine, wrapped: ConsoleResponder(
             wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
             engine: engine, journal: journal, b2c: b2c, settings: console))
     }
@@ -79,9 +79,11 @@ package struct FakeEntraApplication: Sendable {
 /// The application as the server sees it: every request goes through the whole stack (console, journal,
 /// served hosts, conformance, scenarios) except health probes. A probe's answer is a constant-time JSON
 /// object that no scenario rule, world or Host changes and the journal does not keep (a control route):
-/// it is answered at once, on the event loop.
+/// it is answered at once. Probes, and token requests while no scenario is bound, are answered on the
+/// event loop (see `answersOnLoop`); everything else on a worker.
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
+    let engine: ScenarioEngine
     let wrapped: any HTTPResponder
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
@@ -89,7 +91,13 @@ struct ApplicationResponder: HTTPResponder {
         return wrapped.respond(to: request, context: context)
     }
 
-    func answersOnLoop(_ request: HTTPRequest) -> Bool { HealthHandler.isProbe(request) }
+    /// Health probes; and token requests while no scenario is bound, whose answer costs about one RSA
+    /// signature, what a TLS handshake already costs the loop: handing them to a worker and being woken
+    /// with the answer added two thread switches to every token (about 5 % of its CPU). A bound scenario's
+    /// rules can delay an answer or make a key on the spot, so its requests go to the workers.
+    func answersOnLoop(_ request: HTTPRequest) -> Bool {
+        HealthHandler.isProbe(request) || (IdentityRoute.isTokenPost(request) && !engine.hasBindings)
+    }
 }
 
 /// Routes `/_fakeentra/conformance/…` to the conformance runs; everything else to the worlds.

@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 
 /// Everything the identity platform knows about tenants, users, apps and consents.
@@ -35,7 +36,7 @@ package struct Directory: Sendable, Equatable {
     }
 
     package func application(clientID: String) -> Application? {
-        applications.first { $0.clientID.caseInsensitiveCompare(clientID) == .orderedSame }
+        applications.first { $0.clientID.equalsIgnoringCase(clientID) }
     }
 
     /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
@@ -50,7 +51,7 @@ package struct Directory: Sendable, Equatable {
             identifierURI: app.identifierURIs.first ?? "api://\(app.clientID)",
             displayName: app.displayName,
             delegatedPermissions: app.exposedScopes.map { scope in
-                .init(scope, adminConsentRequired: app.adminConsentScopes.contains { $0.caseInsensitiveCompare(scope) == .orderedSame })
+                .init(scope, adminConsentRequired: app.adminConsentScopes.contains { $0.equalsIgnoringCase(scope) })
             },
             applicationPermissions: app.appRoles,
             accessTokenVersion: app.accessTokenAcceptedVersion ?? 1
@@ -78,5 +79,14 @@ package struct Directory: Sendable, Equatable {
         } else {
             consents.append(grant)
         }
+    }
+}
+
+extension String {
+    /// `caseInsensitiveCompare(other) == .orderedSame`, without Foundation's locale-aware CFString
+    /// comparison when both are ASCII (client ids, scopes, permission names on every token request).
+    package func equalsIgnoringCase(_ other: String) -> Bool {
+        if utf8.allSatisfy({ $0 < 0x80 }), other.utf8.allSatisfy({ $0 < 0x80 }) { return equalsIgnoringASCIICase(other) }
+        return caseInsensitiveCompare(other) == .orderedSame
     }
 }

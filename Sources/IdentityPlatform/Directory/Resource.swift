@@ -31,11 +31,11 @@ package struct Resource: Sendable, Equatable {
     }
 
     package func delegatedPermission(named name: String) -> DelegatedPermission? {
-        delegatedPermissions.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        delegatedPermissions.first { $0.name.equalsIgnoringCase(name) }
     }
 
     package func applicationPermission(named name: String) -> String? {
-        applicationPermissions.first { $0.caseInsensitiveCompare(name) == .orderedSame }
+        applicationPermissions.first { $0.equalsIgnoringCase(name) }
     }
 
     /// True when `identifier` names this resource (app id or identifier URI, trailing `/` ignored).

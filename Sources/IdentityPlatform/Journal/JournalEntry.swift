@@ -40,8 +40,9 @@ package struct JournalEntry: Sendable {
         "client-request-id", "request-id", "cache-control",
     ]
 
-    static func selectedHeaders(_ headers: HTTPHeaders, names: Set<String>) -> [(String, String)] {
-        headers.fields.filter { names.contains($0.name.lowercased()) }.map { ($0.name, Redaction.redactHeader(name: $0.name, value: $0.value)) }
+    /// The headers named in `names`, not yet redacted (`RecordedExchange.described` redacts them).
+    static func keptHeaders(_ headers: HTTPHeaders, names: Set<String>) -> [(String, String)] {
+        headers.fields.filter { names.contains($0.name.lowercased()) }.map { ($0.name, $0.value) }
     }
 
     private static let jsonMarker = Array("json".utf8)
@@ -49,29 +50,52 @@ package struct JournalEntry: Sendable {
     /// Bodies longer than this keep only their length (pages, photos).
     static let maximumBodyText = 16 * 1024
 
+    /// How a body is described: by its content type and size.
+    private enum BodyKind {
+        case empty, json, form, plainText, sizeOnly
+    }
+
+    private static func kind(of body: [UInt8], contentType: String?) -> BodyKind {
+        guard !body.isEmpty else { return .empty }
+        let type = contentType?.lowercased() ?? ""
+        if Redaction.contains(type, bytes: jsonMarker) { return body.count <= maximumBodyText * 4 ? .json : .sizeOnly }
+        if type.hasPrefix("application/x-www-form-urlencoded"), body.count <= maximumBodyText * 4 { return .form }
+        // HTML pages can carry codes and tokens (form_post): only their size is kept.
+        if type.hasPrefix("text/plain"), body.count <= maximumBodyText { return .plainText }
+        return .sizeOnly
+    }
+
+    /// True when describing the body means parsing it (what `RecordedBody` defers).
+    static func isParsedWhenDescribed(_ body: [UInt8], contentType: String?) -> Bool {
+        switch kind(of: body, contentType: contentType) {
+        case .json, .form, .plainText: true
+        case .empty, .sizeOnly: false
+        }
+    }
+
     /// A body as JSON text: JSON parsed and redacted, forms as redacted objects, text truncated, the rest described.
     static func describeBody(_ body: [UInt8], contentType: String?) -> String {
-        guard !body.isEmpty else { return "null" }
-        let type = contentType?.lowercased() ?? ""
-        let isJSON = Redaction.contains(type, bytes: jsonMarker)
-        if isJSON, body.count <= maximumBodyText * 4, let parsed = try? LocatedJSON.parse(body, file: "body") {
-            var writer = JSONWriter(capacity: body.count)
-            Redaction.writeRedacted(parsed, to: &writer)
-            return String(decoding: writer.bytes, as: UTF8.self)
-        }
-        // What the strict parser refuses (a repeated member name) is still shown, as Foundation reads it.
-        if isJSON, body.count <= maximumBodyText * 4,
-           let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
-           let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
-            return String(decoding: data, as: UTF8.self)
-        }
-        if type.hasPrefix("application/x-www-form-urlencoded"), body.count <= maximumBodyText * 4 {
+        switch kind(of: body, contentType: contentType) {
+        case .empty:
+            return "null"
+        case .json:
+            if let parsed = try? LocatedJSON.parse(body, file: "body") {
+                var writer = JSONWriter(capacity: body.count)
+                Redaction.writeRedacted(parsed, to: &writer)
+                return String(decoding: writer.bytes, as: UTF8.self)
+            }
+            // What the strict parser refuses (a repeated member name) is still shown, as Foundation reads it.
+            if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
+               let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
+                return String(decoding: data, as: UTF8.self)
+            }
+        case .form:
             let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
             return JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
-        }
-        // HTML pages can carry codes and tokens (form_post): only their size is kept.
-        if type.hasPrefix("text/plain"), body.count <= maximumBodyText {
+        case .plainText:
             return JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self)))
+        case .sizeOnly:
+            break
         }
         return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
     }

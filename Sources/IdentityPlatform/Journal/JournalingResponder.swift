@@ -29,14 +29,14 @@ package struct JournalingResponder: ExchangeResponder {
         default: break
         }
         let elapsed = ContinuousClock.now - context.startedAt
-        journal.record(scrubbing: JournalEntry(
-            id: 0, time: clock.now(), method: request.method, path: request.rawPath,
-            query: Redaction.redact(request.query), status: response.status.code, kind: context.route.journalKind,
+        journal.record(RecordedExchange(
+            time: clock.now(), method: request.method, path: request.rawPath, rawQuery: request.rawQuery,
+            status: response.status.code, kind: context.route.journalKind,
             durationMilliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-            requestHeaders: JournalEntry.selectedHeaders(request.headers, names: JournalEntry.requestHeaderNames),
-            responseHeaders: JournalEntry.selectedHeaders(response.headers, names: JournalEntry.responseHeaderNames),
-            requestBody: JournalEntry.describeBody(request.body, contentType: request.headers["Content-Type"]),
-            responseBody: JournalEntry.describeBody(response.body, contentType: response.headers["Content-Type"]),
+            requestHeaders: JournalEntry.keptHeaders(request.headers, names: JournalEntry.requestHeaderNames),
+            responseHeaders: JournalEntry.keptHeaders(response.headers, names: JournalEntry.responseHeaderNames),
+            requestBody: RecordedBody(request.body, contentType: request.headers["Content-Type"]),
+            responseBody: RecordedBody(response.body, contentType: response.headers["Content-Type"]),
             receipt: receipt.withoutSecrets
         ))
         return response

@@ -22,8 +22,9 @@ package struct Receipt: Sendable, Equatable {
     /// The raw tokens and codes this exchange created, for in-process readers (the console's token ledger, the
     /// journal's redaction memory). Never rendered, and dropped before the journal stores the receipt.
     package var secrets: [String] = []
-    /// The JWTs among `secrets` (access and id tokens), for the console's ledger. Never rendered.
-    package var signedTokens: [String] = []
+    /// The JWTs among `secrets` (access and id tokens) with their SHA-256, for the console's ledger.
+    /// Never rendered.
+    package var signedTokens: [SignedToken] = []
     /// True once a platform handler (Entra, B2C, Graph) answered: every secret it created is in `secrets`,
     /// so readers need not scan the body for them.
     package var isComplete = false
@@ -43,7 +44,18 @@ package struct Receipt: Sendable, Equatable {
     /// `sha256:` and the first 16 hex digits of a token's or code's SHA-256: stable, safe to show, and
     /// prefixed by the journal's 8-digit redaction hash of the same value.
     package static func handleID(_ secret: String) -> String {
-        "sha256:" + Hex.lowercase(Array(Digest.sha256(Array(secret.utf8)).prefix(8)))
+        handleID(digest: Digest.sha256(Array(secret.utf8)))
+    }
+
+    /// `handleID` of the value whose SHA-256 is `digest`.
+    package static func handleID(digest: [UInt8]) -> String {
+        "sha256:" + Hex.lowercase(Array(digest.prefix(8)))
+    }
+
+    /// A JWT the exchange signed and its SHA-256, hashed once for the receipt and the console's ledger.
+    package struct SignedToken: Sendable, Equatable {
+        package var token: String
+        package var sha256: [UInt8]
     }
 
     package struct IssuedToken: Sendable, Equatable {
@@ -126,11 +138,14 @@ package final class ReceiptRecorder: Sendable {
         receipt.withLock { change(&$0) }
     }
 
-    package func issued(_ token: Receipt.IssuedToken, secret: String) {
+    /// `sha256`: the secret's, when the caller has it (a signed token's, hashed once for its `id`).
+    package func issued(_ token: Receipt.IssuedToken, secret: String, sha256: [UInt8]? = nil) {
         update {
             $0.tokens.append(token)
             $0.secrets.append(secret)
-            if token.kind != .refresh { $0.signedTokens.append(secret) }
+            if token.kind != .refresh {
+                $0.signedTokens.append(Receipt.SignedToken(token: secret, sha256: sha256 ?? Digest.sha256(Array(secret.utf8))))
+            }
         }
     }
 
@@ -180,11 +195,12 @@ extension Receipt {
 
 extension Receipt.IssuedToken {
     /// A signed token as its claims say it (read from the claim set it was signed from, never from the token).
-    package init(kind: Kind, token: String, claims: ClaimSet, keyID: String) {
+    /// `sha256`: the token's SHA-256 (its `id` is made from it).
+    package init(kind: Kind, sha256: [UInt8], claims: ClaimSet, keyID: String) {
         let scopes = claims.string("scp").map { $0.split(separator: " ").map(String.init) } ?? claims.strings("roles") ?? []
         let audience = claims.string("aud")
         self.init(
-            kind: kind, id: Receipt.handleID(token), subject: claims.string("sub"), objectID: claims.string("oid"),
+            kind: kind, id: Receipt.handleID(digest: sha256), subject: claims.string("sub"), objectID: claims.string("oid"),
             clientID: claims.string("appid") ?? claims.string("azp") ?? (kind == .id ? audience : nil),
             scopes: scopes, audience: audience,
             expiresAt: claims.integer("exp").map { Date(timeIntervalSince1970: TimeInterval($0)) }, keyID: keyID

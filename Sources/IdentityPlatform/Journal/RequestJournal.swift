@@ -59,15 +59,41 @@ package final class RequestJournal: Sendable {
     }
 
     private struct Store: Sendable {
-        /// The kept entries are `entries[first...]`. An evicted entry's slot is emptied at once (its memory
-        /// goes back) and the slots are dropped from the front in batches, when they are half the array, so
+        /// The kept slots are `slots[first...]`. An evicted slot is emptied at once (its memory goes back)
+        /// and the emptied places are dropped from the front in batches, when they are half the array, so
         /// recording does not move the whole journal every time.
-        var entries: [JournalEntry?] = []
+        var slots: [JournalSlot?] = []
         var first = 0
-        var kept: [JournalEntry] { entries[first...].compactMap { $0 } }
+        var kept: [JournalSlot] { slots[first...].compactMap { $0 } }
         var totalBytes = 0
         var nextID = 1
         var dropped = 0
+
+        /// Appends a slot made with the next id, and evicts the oldest beyond `limits`.
+        mutating func append(_ makeSlot: (Int) -> JournalSlot, limits: Limits) -> Int {
+            let slot = makeSlot(nextID)
+            nextID += 1
+            slots.append(slot)
+            totalBytes += slot.approximateSize
+            var evict = 0
+            var bytes = totalBytes
+            let count = slots.count - first
+            while count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && count - evict > 1) {
+                bytes -= slots[first + evict]?.approximateSize ?? 0
+                slots[first + evict] = nil
+                evict += 1
+            }
+            if evict > 0 {
+                first += evict
+                totalBytes = bytes
+                dropped += evict
+                if first * 2 >= slots.count {
+                    slots.removeFirst(first)
+                    first = 0
+                }
+            }
+            return slot.id
+        }
     }
 
     package let limits: Limits
@@ -78,47 +104,41 @@ package final class RequestJournal: Sendable {
     package init(limits: Limits = .init(), secrets: SecretMemory = SecretMemory()) {
         self.limits = limits
         self.secrets = secrets
-    }
-
-    /// Records `entry` with every remembered or secret-shaped value redacted.
-    func record(scrubbing entry: JournalEntry) {
-        record(entry.scrubbed(with: secrets))
-    }
-
-    /// Adds an entry (its id is assigned here) and evicts the oldest beyond the limits.
-    @discardableResult
-    package func record(_ entry: JournalEntry) -> Int {
-        store.withLock { store in
-            var entry = entry
-            entry.id = store.nextID
-            store.nextID += 1
-            store.entries.append(entry)
-            store.totalBytes += entry.approximateSize
-            var evict = 0
-            var bytes = store.totalBytes
-            let count = store.entries.count - store.first
-            while count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && count - evict > 1) {
-                bytes -= store.entries[store.first + evict]?.approximateSize ?? 0
-                store.entries[store.first + evict] = nil
-                evict += 1
-            }
-            if evict > 0 {
-                store.first += evict
-                store.totalBytes = bytes
-                store.dropped += evict
-                if store.first * 2 >= store.entries.count {
-                    store.entries.removeFirst(store.first)
-                    store.first = 0
-                }
-            }
-            return entry.id
+        secrets.beforeForgetting { [weak self] forget in
+            guard let self else { return forget() }
+            describePendingThenForget(forget)
         }
     }
 
+    /// Records an exchange; it is described (parsed, redacted, scrubbed) when first read.
+    @discardableResult
+    func record(_ exchange: RecordedExchange) -> Int {
+        store.withLock { $0.append({ JournalSlot(id: $0, recorded: exchange) }, limits: limits) }
+    }
+
+    /// Adds an entry as it is (its id is assigned here) and evicts the oldest beyond the limits.
+    @discardableResult
+    package func record(_ entry: JournalEntry) -> Int {
+        store.withLock { $0.append({ JournalSlot(id: $0, described: entry) }, limits: limits) }
+    }
+
     package func entries(matching filter: Filter = .init()) -> [JournalEntry] {
-        let matching = store.withLock { $0.kept.filter(filter.matches) }
+        // Described outside the journal's lock: recording goes on meanwhile.
+        let matching = store.withLock { $0.kept }.map { $0.entry(with: secrets) }.filter(filter.matches)
         guard let limit = filter.limit, limit >= 0, matching.count > limit else { return matching }
         return Array(matching.suffix(limit))
+    }
+
+    /// The secret memory is full and about to forget its oldest values: every entry recorded so far is
+    /// described first, while they are still remembered. Most are described outside the journal's lock;
+    /// the ones recorded meanwhile under it, with `forget` run before it is released, so that no entry
+    /// recorded before the values go is left to be described without them.
+    private func describePendingThenForget(_ forget: () -> Void) {
+        for slot in store.withLock({ $0.kept }) { _ = slot.entry(with: secrets) }
+        store.withLock { store in
+            for slot in store.kept where !slot.isDescribed { _ = slot.entry(with: secrets) }
+            forget()
+        }
     }
 
     /// How many entries the bounds have pushed out since start (or the last clear).
@@ -127,7 +147,7 @@ package final class RequestJournal: Sendable {
 
     package func clear() {
         store.withLock { store in
-            store.entries.removeAll()
+            store.slots.removeAll()
             store.first = 0
             store.totalBytes = 0
             store.dropped = 0

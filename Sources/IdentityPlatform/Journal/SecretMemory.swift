@@ -5,58 +5,97 @@ import Synchronization
 /// The secrets the journal has seen by name — configured passwords and client secrets, codes and
 /// tokens the server issued, passwords users typed — so that the same value is redacted wherever it
 /// turns up again, whatever it is called there (a `text/plain` body, a JSON member named `note`, a
-/// `Referer`). Bounded: the oldest values are forgotten first.
+/// `Referer`). Bounded: once full, the oldest quarter is forgotten at once, after the journal has
+/// described the entries it recorded while they were remembered (`beforeForgetting`).
 package final class SecretMemory: Sendable {
     package static let capacity = 20_000
+    /// How many of the oldest values go when the memory is full: forgetting runs the journal's
+    /// description of every pending entry first, so it happens in batches rather than at every value.
+    static let forgottenAtOnce = capacity / 4
     /// Shorter values would redact ordinary words and numbers everywhere.
     static let minimumLength = 6
+
+    package typealias ForgettingHook = @Sendable (_ forget: () -> Void) -> Void
 
     private struct Store: Sendable {
         /// value → true when only its length may be shown (passwords: a hash could be looked up).
         var values: [String: Bool] = [:]
+        /// The remembered values, oldest first, are `order[first...]`.
         var order: [String] = []
-        var head = 0
+        var first = 0
 
-        /// Bounded: once full, the newest value takes the oldest's place.
-        mutating func remember(_ value: String, lengthOnly: Bool) {
-            guard values[value] == nil else { return }
+        /// False, remembering nothing, when the memory is full.
+        mutating func remember(_ value: String, lengthOnly: Bool) -> Bool {
+            guard values[value] == nil else { return true }
+            guard order.count - first < SecretMemory.capacity else { return false }
             values[value] = lengthOnly
-            if order.count < SecretMemory.capacity {
-                order.append(value)
-            } else {
-                values[order[head]] = nil
-                order[head] = value
-                head = (head + 1) % SecretMemory.capacity
+            order.append(value)
+            return true
+        }
+
+        mutating func forgetOldestIfFull() {
+            guard order.count - first >= SecretMemory.capacity else { return }
+            let end = first + SecretMemory.forgottenAtOnce
+            for value in order[first..<end] { values[value] = nil }
+            first = end
+            if first * 2 >= order.count {
+                order.removeFirst(first)
+                first = 0
             }
         }
     }
 
     private let store = Mutex(Store())
+    private let hook = Mutex<ForgettingHook?>(nil)
 
     package init() {}
+
+    /// `hook` runs when the memory is full, with the function that forgets the oldest values: it is to
+    /// call it once it has done what needed them (the journal describes its pending entries).
+    package func beforeForgetting(_ hook: @escaping ForgettingHook) {
+        self.hook.withLock { $0 = hook }
+    }
 
     /// Remembers `value` if it can be a secret: a password-like name keeps any value of six or more
     /// characters; other names (codes, tokens) keep values that look random, so Graph's error `code`
     /// (`InvalidAuthenticationToken`) is not mistaken for one.
     package func learn(_ value: String, name: String) {
-        guard Self.isStorable(value) else { return }
+        // A JWT or an issued refresh token or device code is redacted by its shape wherever it appears
+        // (`Redaction.scrub` checks the shape first): remembering it too would only cost a 1-2 KB copy
+        // and its hashing, for every token issued.
+        guard Self.isStorable(value), !SecretShape.isSecret(value) else { return }
         let lengthOnly = Redaction.isLengthOnly(name)
         guard lengthOnly || Self.looksRandom(value) else { return }
-        store.withLock { $0.remember(value, lengthOnly: lengthOnly) }
+        remember([(value, lengthOnly)])
     }
 
     /// Configured secrets (users' passwords, apps' client secrets), learned at start-up: what `learn`
-    /// does with the names `password` and `client_secret`, under one lock (a config can hold 100,000 users).
+    /// does with the names `password` and `client_secret`, under as few locks as the capacity allows
+    /// (a config can hold 100,000 users).
     package func learnConfigured(passwords: [String], clientSecrets: [String]) {
         let passwordsLengthOnly = Redaction.isLengthOnly("password")
         let secretsLengthOnly = Redaction.isLengthOnly("client_secret")
-        store.withLock { s in
-            for password in Set(passwords) where Self.isStorable(password) && (passwordsLengthOnly || Self.looksRandom(password)) {
-                s.remember(password, lengthOnly: passwordsLengthOnly)
+        var values: [(String, Bool)] = []
+        for password in Set(passwords) where Self.isStorable(password) && (passwordsLengthOnly || Self.looksRandom(password)) {
+            values.append((password, passwordsLengthOnly))
+        }
+        for secret in Set(clientSecrets) where Self.isStorable(secret) && (secretsLengthOnly || Self.looksRandom(secret)) {
+            values.append((secret, secretsLengthOnly))
+        }
+        remember(values)
+    }
+
+    /// Remembers each value in turn; when the memory is full, the hook gets to run before the oldest
+    /// values are forgotten, outside the memory's lock (it reads the memory), and remembering goes on.
+    private func remember(_ values: [(String, Bool)]) {
+        var next = 0
+        while next < values.count {
+            store.withLock { store in
+                while next < values.count, store.remember(values[next].0, lengthOnly: values[next].1) { next += 1 }
             }
-            for secret in Set(clientSecrets) where Self.isStorable(secret) && (secretsLengthOnly || Self.looksRandom(secret)) {
-                s.remember(secret, lengthOnly: secretsLengthOnly)
-            }
+            guard next < values.count else { return }
+            let forget = { self.store.withLock { $0.forgetOldestIfFull() } }
+            if let hook = hook.withLock({ $0 }) { hook(forget) } else { forget() }
         }
     }
 

@@ -43,7 +43,8 @@ package struct TokenIssuer: Sendable {
         let credential = service.keys.current
         do {
             let token = try JWS.signJWT(payloadJSON: payload.bytes, credential: credential)
-            receipt?.issued(Receipt.IssuedToken(kind: kind, token: token, claims: payload, keyID: credential.keyID), secret: token)
+            let sha256 = Digest.sha256(Array(token.utf8))
+            receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: payload, keyID: credential.keyID), secret: token, sha256: sha256)
             return token
         } catch {
             throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)

@@ -140,6 +140,10 @@ package final class ScenarioEngine: Sendable {
 
     package var bindings: [BindingInfo] { state.withLock { $0.bindings.map(\.info) } }
 
+    /// False while no scenario is bound: every request is then answered by the default world's platform
+    /// alone, with no rule that could delay it, roll a key or otherwise make its cost unbounded.
+    package var hasBindings: Bool { state.withLock { !$0.bindings.isEmpty } }
+
     @discardableResult
     package func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
         let now = base.clock.now()

@@ -1,0 +1,117 @@
+import EntraHTTP
+import Foundation
+import Synchronization
+
+/// An exchange as the request's thread records it: what describing it needs, not yet described.
+///
+/// Describing an entry (parsing and redacting its bodies, scrubbing every field of remembered and
+/// secret-shaped values) was the journal's largest cost per request, about 5 % of a token's CPU, and
+/// most entries are never read. It is done when an entry is first read, or earlier if the secret
+/// memory is about to forget values (`RequestJournal.describePendingThenForget`): described later, an
+/// entry is redacted with every value remembered when it was recorded, and with the ones learned since.
+struct RecordedExchange: Sendable {
+    var time: Date
+    var method: String
+    var path: String
+    var rawQuery: String?
+    var status: Int
+    var kind: String
+    var durationMilliseconds: Double
+    /// The headers the journal keeps, not yet redacted.
+    var requestHeaders: [(String, String)]
+    var responseHeaders: [(String, String)]
+    var requestBody: RecordedBody
+    var responseBody: RecordedBody
+    var receipt: Receipt
+
+    /// Close to the described entry's `approximateSize`: counted when recorded, for the journal's byte bound.
+    var approximateSize: Int {
+        path.utf8.count + (rawQuery?.utf8.count ?? 0) + requestBody.approximateSize + responseBody.approximateSize
+            + (requestHeaders + responseHeaders).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
+            + receipt.tokens.count * 192 + receipt.grants.count * 64
+    }
+
+    /// The entry as readers see it: every field redacted by name, then scrubbed with `memory`.
+    func described(id: Int, with memory: SecretMemory) -> JournalEntry {
+        func redacted(_ headers: [(String, String)]) -> [(String, String)] {
+            headers.map { ($0.0, Redaction.redactHeader(name: $0.0, value: $0.1)) }
+        }
+        return JournalEntry(
+            id: id, time: time, method: method, path: path, query: Redaction.redact(FormParameters(decoding: rawQuery ?? "")),
+            status: status, kind: kind, durationMilliseconds: durationMilliseconds,
+            requestHeaders: redacted(requestHeaders), responseHeaders: redacted(responseHeaders),
+            requestBody: requestBody.text, responseBody: responseBody.text, receipt: receipt
+        ).scrubbed(with: memory)
+    }
+}
+
+/// A body as recorded: what only its size describes is described at once (pages, images, large
+/// bodies); JSON, forms and short text are kept as bytes and parsed when the entry is described.
+enum RecordedBody: Sendable {
+    case described(String)
+    case bytes([UInt8], contentType: String?)
+
+    init(_ body: [UInt8], contentType: String?) {
+        self = JournalEntry.isParsedWhenDescribed(body, contentType: contentType)
+            ? .bytes(body, contentType: contentType) : .described(JournalEntry.describeBody(body, contentType: contentType))
+    }
+
+    var text: String {
+        switch self {
+        case .described(let text): text
+        case .bytes(let body, let contentType): JournalEntry.describeBody(body, contentType: contentType)
+        }
+    }
+
+    var approximateSize: Int {
+        switch self {
+        case .described(let text): text.utf8.count
+        case .bytes(let body, _): body.count
+        }
+    }
+}
+
+/// One place in the journal: an exchange recorded and not yet described, or its entry.
+final class JournalSlot: Sendable {
+    private enum Content: Sendable {
+        case recorded(RecordedExchange)
+        case described(JournalEntry)
+    }
+
+    let id: Int
+    /// Counted once, when recorded, so that the byte bound adds and removes the same amount.
+    let approximateSize: Int
+    private let content: Mutex<Content>
+
+    init(id: Int, recorded exchange: RecordedExchange) {
+        self.id = id
+        approximateSize = exchange.approximateSize
+        content = Mutex(.recorded(exchange))
+    }
+
+    init(id: Int, described entry: JournalEntry) {
+        var entry = entry
+        entry.id = id
+        self.id = id
+        approximateSize = entry.approximateSize
+        content = Mutex(.described(entry))
+    }
+
+    var isDescribed: Bool {
+        content.withLock { if case .described = $0 { true } else { false } }
+    }
+
+    /// The described entry; described now (once, under the slot's lock) when it was not yet.
+    func entry(with memory: SecretMemory) -> JournalEntry {
+        content.withLock { content in
+            switch content {
+            case .described(let entry):
+                return entry
+            case .recorded(let exchange):
+                let entry = exchange.described(id: id, with: memory)
+                content = .described(entry)
+                return entry
+            }
+        }
+    }
+}

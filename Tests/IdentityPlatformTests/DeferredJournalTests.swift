@@ -1,0 +1,82 @@
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+/// The journal records exchanges as they are and describes them when first read (`RecordedExchange`):
+/// what a reader sees must be what describing at once would have shown, and never less redacted.
+@Suite struct DeferredJournalTests {
+    /// A value that looks random enough for the memory to keep it under a token's name.
+    static func randomLooking(_ index: Int) -> String { "Zq8\(index)xW3-\(String(index * 7919, radix: 36))-Lm9pT2vK" }
+
+    static func exchange(body: String, contentType: String = "text/plain", path: String = "/note") -> RecordedExchange {
+        RecordedExchange(time: Date(timeIntervalSince1970: 0), method: "POST", path: path, rawQuery: nil, status: 200, kind: "other",
+                         durationMilliseconds: 1, requestHeaders: [("Content-Type", contentType)], responseHeaders: [],
+                         requestBody: RecordedBody(Array(body.utf8), contentType: contentType),
+                         responseBody: RecordedBody([], contentType: nil), receipt: Receipt())
+    }
+
+    /// A refresh token a client echoes in a free-text note is redacted by memory only. The memory then
+    /// fills up and forgets it before anyone reads the journal: the entry must have been described first.
+    @Test func anEntryIsDescribedBeforeTheMemoryForgetsTheValuesItNeeds() throws {
+        let journal = RequestJournal(limits: .init(maximumEntries: 10, maximumBytes: 1 << 20))
+        let secret = Self.randomLooking(-1)
+        journal.secrets.learn(secret, name: "refresh_token")
+        journal.record(Self.exchange(body: "my token is \(secret) thanks"))
+        for index in 0..<SecretMemory.capacity { journal.secrets.learn(Self.randomLooking(index), name: "refresh_token") }
+        #expect(journal.secrets.lookup(secret) == nil, "the memory forgot the oldest values")
+        let entry = try #require(journal.entries().first)
+        #expect(!entry.requestBody.contains(secret), "\(entry.requestBody)")
+        #expect(entry.requestBody.contains("[redacted"))
+    }
+
+    /// Without a journal to ask, the memory forgets its oldest quarter at once and keeps the newest values.
+    @Test func aFullMemoryForgetsItsOldestQuarter() {
+        let memory = SecretMemory()
+        for index in 0...SecretMemory.capacity { memory.learn(Self.randomLooking(index), name: "code") }
+        #expect(memory.lookup(Self.randomLooking(0)) == nil)
+        #expect(memory.lookup(Self.randomLooking(SecretMemory.forgottenAtOnce - 1)) == nil)
+        #expect(memory.lookup(Self.randomLooking(SecretMemory.forgottenAtOnce)) != nil)
+        #expect(memory.lookup(Self.randomLooking(SecretMemory.capacity)) != nil)
+    }
+
+    /// Described when read, an entry is also scrubbed of values learned after it was recorded.
+    @Test func aValueLearnedAfterRecordingIsRedactedToo() throws {
+        let journal = RequestJournal()
+        let secret = Self.randomLooking(42)
+        journal.record(Self.exchange(body: "later: \(secret)"))
+        journal.secrets.learn(secret, name: "access_token")
+        let entry = try #require(journal.entries().first)
+        #expect(!entry.requestBody.contains(secret))
+    }
+
+    /// The deferred description is the one `describeBody` gives, and bodies that only their size
+    /// describes (pages) are not kept.
+    @Test func bodiesAreDescribedAsAtOnce() {
+        let bodies: [(String, String)] = [
+            (#"{"refresh_token":"x","n":1}"#, "application/json"),
+            ("client_secret=s3cr3t-value&scope=openid", "application/x-www-form-urlencoded"),
+            ("password=hunter2", "text/plain"),
+            ("<html>code</html>", "text/html"),
+            ("", "application/json"),
+        ]
+        for (text, type) in bodies {
+            let recorded = RecordedBody(Array(text.utf8), contentType: type)
+            #expect(recorded.text == JournalEntry.describeBody(Array(text.utf8), contentType: type))
+            if case .bytes = recorded { #expect(type != "text/html" && !text.isEmpty) }
+        }
+    }
+
+    /// Readers see the same entries whether or not forgetting described them first; ids, order and the
+    /// byte bound are kept as recorded.
+    @Test func entriesKeepTheirIdsAndBounds() {
+        let journal = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
+        for index in 0..<5 { journal.record(Self.exchange(body: "n=\(index)", path: "/p\(index)")) }
+        let entries = journal.entries()
+        #expect(entries.map(\.id) == [3, 4, 5])
+        #expect(entries.map(\.path) == ["/p2", "/p3", "/p4"])
+        #expect(journal.droppedCount == 2)
+        #expect(journal.totalBytes == (2...4).reduce(0) { $0 + Self.exchange(body: "n=\($1)", path: "/p\($1)").approximateSize })
+        #expect(journal.entries(matching: .init(path: "p3")).map(\.id) == [4])
+    }
+}
