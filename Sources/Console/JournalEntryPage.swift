@@ -48,7 +48,7 @@ extension ConsolePage {
     }
 
     func neighbours(_ id: Int) -> HTML {
-        let ids = console.journal.entries().map(\.id)
+        let ids = console.journal.ids
         let older = ids.last { $0 < id }, newer = ids.first { $0 > id }
         var links: HTML = .empty
         if let older { links = links + " · <a href=\"\(Self.base)/journal/\(older)\" id=\"olderEntry\">older</a>" }

@@ -15,7 +15,7 @@ extension ConsolePage {
         <a href="\(Tab.directory.path)#tenants"><strong>\(directory.tenants.count)</strong>tenants</a>
         <a href="\(Tab.directory.path)#users"><strong>\(directory.users.count)</strong>users</a>
         <a href="\(Tab.directory.path)#apps"><strong>\(directory.applications.count)</strong>apps</a>
-        <a href="\(Tab.journal.path)"><strong id="journalCount">\(console.journal.entries().count)</strong>journal entries</a>
+        <a href="\(Tab.journal.path)"><strong id="journalCount">\(console.journal.count)</strong>journal entries</a>
         <a href="\(Tab.scenarios.path)"><strong id="bindingCount">\(console.engine.bindings.count)</strong>bound scenarios</a>
         <a href="\(Tab.scenarios.path)#clock" id="clockCard"><strong>\(String(ConsoleFormat.clockTime(console.now).prefix(8)))</strong>virtual clock <small>\(String(ConsoleFormat.dateTime(console.now).prefix(10))) UTC</small></a>
         </div>

@@ -109,7 +109,7 @@ package struct RSAPrivateKey: Sendable {
 /// on a copy (a context is not to be shared between threads).
 final class SigningTemplate: @unchecked Sendable {
     private let key: PKeyBacking
-    // Guarded by `lock`.
+    // The template is made once and copied under `lock`: `EVP_PKEY_CTX_dup` reads it, and two loops sign at once.
     private let lock = Mutex<Void>(())
     private var template: OpaquePointer?
 

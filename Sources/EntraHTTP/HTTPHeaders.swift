@@ -69,6 +69,6 @@ extension String {
 
 }
 
-@inline(__always) func asciiLower(_ byte: UInt8) -> UInt8 {
+@inline(__always) package func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
 }

@@ -219,9 +219,9 @@ package protocol HTTPHandler: Sendable {
 package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
     /// True for a request whose answer takes bounded time, no more than a TLS handshake the loop does
-    /// itself, and no lock a handler holds for long (a health probe, a token signed with no scenario
-    /// rule in play): the event loop answers it itself instead of handing it to a worker and waiting to
-    /// be woken with the answer. Everything else goes to the workers.
+    /// itself, writes nothing to disk and waits for no lock a handler holds for long (a health probe, an
+    /// app-only token with no scenario rule in play): the event loop answers it itself instead of handing
+    /// it to a worker and waiting to be woken with the answer. Everything else goes to the workers.
     func answersOnLoop(_ request: HTTPRequest) -> Bool
 }
 

@@ -37,6 +37,9 @@ package struct HTTPRequestDecoder: Sendable {
     private var readIndex = 0
     private var state: State = .head(lineStart: 0, scanned: 0)
     private var pending: HTTPRequest?
+    /// The pending request's body, given to it once complete: `HTTPRequest` decodes a form body each
+    /// time its body changes, which appending read by read would make quadratic.
+    private var pendingBody: [UInt8] = []
     private var bodySize = 0
     private var continuePending = false
 
@@ -117,7 +120,7 @@ package struct HTTPRequestDecoder: Sendable {
                 if let event = try beginBody(of: request) { return event }
             case .fixedBody(let remaining):
                 let take = min(remaining, bufferedByteCount)
-                pending!.body.append(contentsOf: buffer[readIndex..<(readIndex + take)])
+                pendingBody.append(contentsOf: buffer[readIndex..<(readIndex + take)])
                 readIndex += take
                 guard take == remaining else {
                     state = .fixedBody(remaining: remaining - take)
@@ -128,7 +131,7 @@ package struct HTTPRequestDecoder: Sendable {
                 guard try readChunkSize() else { return nil }
             case .chunkData(let remaining):
                 let take = min(remaining, bufferedByteCount)
-                pending!.body.append(contentsOf: buffer[readIndex..<(readIndex + take)])
+                pendingBody.append(contentsOf: buffer[readIndex..<(readIndex + take)])
                 readIndex += take
                 guard take == remaining else {
                     state = .chunkData(remaining: remaining - take)
@@ -166,6 +169,7 @@ package struct HTTPRequestDecoder: Sendable {
     private mutating func beginBody(of request: HTTPRequest) throws(HTTPDecodingError) -> HTTPDecoderEvent? {
         // Pending from here on, so that an error below still names the request.
         pending = request
+        pendingBody = []
         let hosts = request.headers.count(of: "Host")
         if hosts > 1 || (request.version.minor >= 1 && hosts == 0) {
             throw HTTPDecodingError(.invalidHost, "an HTTP/1.1 request needs exactly one Host header")
@@ -179,7 +183,7 @@ package struct HTTPRequestDecoder: Sendable {
         case .none:
             return finishRequest()
         case .length(let length):
-            pending!.body.reserveCapacity(length)
+            pendingBody.reserveCapacity(length)
             state = .fixedBody(remaining: length)
         case .chunked:
             state = .chunkSize
@@ -241,8 +245,12 @@ package struct HTTPRequestDecoder: Sendable {
 
     private mutating func finishRequest() -> HTTPDecoderEvent {
         state = .head(lineStart: readIndex, scanned: readIndex)
-        let request = pending!
+        var request = pending!
         pending = nil
+        if !pendingBody.isEmpty {
+            request.body = pendingBody
+            pendingBody = []
+        }
         return .request(request)
     }
 

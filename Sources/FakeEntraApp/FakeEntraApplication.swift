@@ -79,8 +79,8 @@ package struct FakeEntraApplication: Sendable {
 /// The application as the server sees it: every request goes through the whole stack (console, journal,
 /// served hosts, conformance, scenarios) except health probes. A probe's answer is a constant-time JSON
 /// object that no scenario rule, world or Host changes and the journal does not keep (a control route):
-/// it is answered at once. Probes, and token requests while no scenario is bound, are answered on the
-/// event loop (see `answersOnLoop`); everything else on a worker.
+/// it is answered at once. Probes, and client-credentials token requests while no scenario is bound, are
+/// answered on the event loop (see `answersOnLoop`); everything else on a worker.
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
     let engine: ScenarioEngine
@@ -91,12 +91,16 @@ struct ApplicationResponder: HTTPResponder {
         return wrapped.respond(to: request, context: context)
     }
 
-    /// Health probes; and token requests while no scenario is bound, whose answer costs about one RSA
-    /// signature, what a TLS handshake already costs the loop: handing them to a worker and being woken
-    /// with the answer added two thread switches to every token (about 5 % of its CPU). A bound scenario's
-    /// rules can delay an answer or make a key on the spot, so its requests go to the workers.
+    /// Health probes; and client-credentials token requests while no scenario is bound. Such a token
+    /// costs about one RSA signature, what a TLS handshake already costs the loop, and handing it to a
+    /// worker and being woken with the answer added two thread switches to every token (about 5 % of its
+    /// CPU). The grant stores nothing (no code, no refresh token, nothing for `--state` to write) and its
+    /// only secret is the app's configured one, so the journal's memory of secrets does not grow. The
+    /// other grants write state and bring new secrets, and a bound scenario's rules can delay an answer or
+    /// make a key on the spot: those requests go to the workers.
     func answersOnLoop(_ request: HTTPRequest) -> Bool {
-        HealthHandler.isProbe(request) || (IdentityRoute.isTokenPost(request) && !engine.hasBindings)
+        if HealthHandler.isProbe(request) { return true }
+        return IdentityRoute.isTokenPost(request) && request.form["grant_type"] == "client_credentials" && !engine.hasBindings
     }
 }
 

@@ -12,26 +12,35 @@ import Testing
         #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
     }
 
-    /// Health probes (GET, which needs no control credentials) and, while no scenario is bound, token
-    /// requests are answered on the event loop; HEAD and POST of the health path, every other request,
-    /// and token requests once a scenario's rules may delay them or roll a key, go to the workers.
-    @Test func healthProbesAndUnscriptedTokensAreAnsweredOnTheLoop() throws {
+    /// Health probes (GET, which needs no control credentials) and, while no scenario is bound,
+    /// client-credentials token requests are answered on the event loop; HEAD and POST of the health path,
+    /// every other request, the grants that store state, and token requests once a scenario's rules may
+    /// delay them or roll a key, go to the workers.
+    @Test func healthProbesAndUnscriptedAppTokensAreAnsweredOnTheLoop() throws {
         let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health?x=1")))
         let tokenTargets = ["/common/oauth2/v2.0/token", "/contoso.onmicrosoft.com/oauth2/token", "/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/TOKEN"]
-        for target in tokenTargets { #expect(app.responder.answersOnLoop(HTTPRequest(method: "POST", target: target)), "\(target)") }
+        func token(_ target: String, grant: String = "client_credentials", method: String = "POST") -> HTTPRequest {
+            HTTPRequest(method: method, target: target, headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                        body: Array("client_id=app&grant_type=\(grant)&scope=x".utf8))
+        }
+        for target in tokenTargets { #expect(app.responder.answersOnLoop(token(target)), "\(target)") }
+        for grant in ["authorization_code", "refresh_token", "password", "urn:ietf:params:oauth:grant-type:device_code", "CLIENT_CREDENTIALS"] {
+            #expect(!app.responder.answersOnLoop(token(tokenTargets[0], grant: grant)), "\(grant)")
+        }
+        #expect(!app.responder.answersOnLoop(HTTPRequest(method: "POST", target: tokenTargets[0])), "no grant_type")
         for (method, target) in [("POST", "/_fakeentra/health"), ("HEAD", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
                                  ("GET", "/common/v2.0/.well-known/openid-configuration"), ("GET", "/common/oauth2/v2.0/token"),
                                  ("POST", "/common/oauth2/v2.0/token/x"), ("POST", "/common/oauth2/v2.0/devicecode")] {
-            #expect(!app.responder.answersOnLoop(HTTPRequest(method: method, target: target)), "\(method) \(target)")
+            #expect(!app.responder.answersOnLoop(token(target, method: method)), "\(method) \(target)")
         }
         let scenario = #"{"name": "slow", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"delay": 1}, "times": "always"}]}"#
         guard case .success = app.engine.load(file: Array(scenario.utf8), name: "slow.json") else { Issue.record("the scenario did not load"); return }
         let binding = try app.engine.bind(scenario: "slow", to: .server)
-        for target in tokenTargets { #expect(!app.responder.answersOnLoop(HTTPRequest(method: "POST", target: target)), "bound: \(target)") }
+        for target in tokenTargets { #expect(!app.responder.answersOnLoop(token(target)), "bound: \(target)") }
         app.engine.unbind(id: binding.id)
-        #expect(app.responder.answersOnLoop(HTTPRequest(method: "POST", target: tokenTargets[0])))
+        #expect(app.responder.answersOnLoop(token(tokenTargets[0])))
         #expect(!app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health", body: Array("{".utf8))),
                 "a body goes the long way (the control API refuses one that is not JSON)")
         let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))

@@ -72,11 +72,65 @@ import Testing
     @Test func entriesKeepTheirIdsAndBounds() {
         let journal = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
         for index in 0..<5 { journal.record(Self.exchange(body: "n=\(index)", path: "/p\(index)")) }
+        #expect(journal.totalBytes == (2...4).reduce(0) { $0 + Self.exchange(body: "n=\($1)", path: "/p\($1)").approximateSize })
         let entries = journal.entries()
         #expect(entries.map(\.id) == [3, 4, 5])
         #expect(entries.map(\.path) == ["/p2", "/p3", "/p4"])
         #expect(journal.droppedCount == 2)
-        #expect(journal.totalBytes == (2...4).reduce(0) { $0 + Self.exchange(body: "n=\($1)", path: "/p\($1)").approximateSize })
+        #expect(journal.totalBytes == entries.reduce(0) { $0 + $1.approximateSize }, "described, each entry counts its own size")
         #expect(journal.entries(matching: .init(path: "p3")).map(\.id) == [4])
+    }
+
+    /// Described, an entry can be larger than what was recorded (control characters escaped in JSON):
+    /// the byte bound counts the described size and evicts the oldest to stay within it.
+    @Test func theByteBoundHoldsOnceEntriesAreDescribed() {
+        let body = String(repeating: "\u{01}", count: 200)
+        let recordedSize = Self.exchange(body: body).approximateSize
+        let journal = RequestJournal(limits: .init(maximumEntries: 100, maximumBytes: recordedSize * 4))
+        for _ in 0..<4 { journal.record(Self.exchange(body: body)) }
+        #expect(journal.totalBytes == recordedSize * 4 && journal.count == 4)
+        let entries = journal.entries()
+        #expect(entries.first?.requestBody.contains("\\u0001") == true)
+        #expect(journal.totalBytes <= journal.limits.maximumBytes, "\(journal.totalBytes)")
+        #expect(journal.count < 4 && journal.droppedCount == 4 - journal.count)
+    }
+
+    /// Two journals sharing a memory: both describe their pending entries before it forgets.
+    @Test func everyJournalSharingAMemoryDescribesBeforeItForgets() throws {
+        let memory = SecretMemory()
+        let first = RequestJournal(secrets: memory), second = RequestJournal(secrets: memory)
+        let secret = Self.randomLooking(-2)
+        memory.learn(secret, name: "refresh_token")
+        first.record(Self.exchange(body: "first \(secret)"))
+        second.record(Self.exchange(body: "second \(secret)"))
+        for index in 0..<SecretMemory.capacity { memory.learn(Self.randomLooking(index), name: "code") }
+        #expect(memory.lookup(secret) == nil)
+        for journal in [first, second] {
+            let entry = try #require(journal.entries().first)
+            #expect(!entry.requestBody.contains(secret), "\(entry.requestBody)")
+        }
+    }
+
+    /// A JWT is redacted by its shape, so the memory does not keep one; percent-encoded, it is still caught.
+    @Test func aPercentEncodedJWTIsRedactedByShape() {
+        let jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhYmMifQ.c2lnbmF0dXJlLWJ5dGVz"
+        let memory = SecretMemory()
+        memory.learn(jwt, name: "access_token")
+        #expect(memory.lookup(jwt) == nil)
+        let encoded = jwt.replacingOccurrences(of: ".", with: "%2E")
+        for text in ["token \(jwt) end", "token \(encoded) end"] {
+            #expect(!Redaction.scrub(text, memory: memory).contains("eyJzdWIiOiJhYmMifQ"), "\(text)")
+        }
+    }
+
+    /// The count and the ids a page needs are read without describing anything; filters on the
+    /// recorded fields and the limit pick entries before they are described.
+    @Test func countsAndLimitsDoNotDescribeTheWholeJournal() {
+        let journal = RequestJournal()
+        for index in 0..<5 { journal.record(Self.exchange(body: "n=\(index)", path: "/p\(index)")) }
+        #expect(journal.count == 5 && journal.ids == [1, 2, 3, 4, 5])
+        #expect(journal.entries(matching: .init(limit: 2)).map(\.id) == [4, 5])
+        #expect(journal.entries(matching: .init(path: "p1", limit: 1)).map(\.id) == [2])
+        #expect(journal.entries(matching: .init(sinceID: 3)).map(\.id) == [4, 5])
     }
 }

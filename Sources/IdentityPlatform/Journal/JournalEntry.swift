@@ -2,7 +2,8 @@ import EntraHTTP
 package import Foundation
 import LocatedJSON
 
-/// One request and its response as the journal keeps them: secrets redacted, bodies parsed when possible.
+/// One request and its response as the journal shows them: secrets redacted, bodies parsed when possible.
+/// Until an entry is first read (`RecordedExchange`), the journal holds the exchange as it was, in memory only.
 package struct JournalEntry: Sendable {
     package var id: Int
     package var time: Date

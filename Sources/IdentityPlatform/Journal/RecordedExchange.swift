@@ -78,22 +78,35 @@ final class JournalSlot: Sendable {
         case described(JournalEntry)
     }
 
-    let id: Int
-    /// Counted once, when recorded, so that the byte bound adds and removes the same amount.
-    let approximateSize: Int
+    /// What a reader's filter can test before the entry is described (all but the path, which is shown
+    /// scrubbed).
+    struct Summary: Sendable {
+        var id: Int
+        var time: Date
+        var method: String
+        var status: Int
+        var kind: String
+        var world: String?
+    }
+
+    let summary: Summary
+    var id: Int { summary.id }
+    /// The size the journal's byte bound counts: the recorded exchange's, then the described entry's.
+    /// Changed and read only under the journal's lock, so that its total is the sum of its slots'.
+    let size: Atomic<Int>
     private let content: Mutex<Content>
 
     init(id: Int, recorded exchange: RecordedExchange) {
-        self.id = id
-        approximateSize = exchange.approximateSize
+        summary = Summary(id: id, time: exchange.time, method: exchange.method, status: exchange.status, kind: exchange.kind, world: exchange.receipt.world)
+        size = Atomic(exchange.approximateSize)
         content = Mutex(.recorded(exchange))
     }
 
     init(id: Int, described entry: JournalEntry) {
         var entry = entry
         entry.id = id
-        self.id = id
-        approximateSize = entry.approximateSize
+        summary = Summary(id: id, time: entry.time, method: entry.method, status: entry.status, kind: entry.kind, world: entry.receipt.world)
+        size = Atomic(entry.approximateSize)
         content = Mutex(.described(entry))
     }
 
@@ -101,16 +114,16 @@ final class JournalSlot: Sendable {
         content.withLock { if case .described = $0 { true } else { false } }
     }
 
-    /// The described entry; described now (once, under the slot's lock) when it was not yet.
-    func entry(with memory: SecretMemory) -> JournalEntry {
+    /// The described entry, and whether it was described by this call (once, under the slot's lock).
+    func entry(with memory: SecretMemory) -> (entry: JournalEntry, describedNow: Bool) {
         content.withLock { content in
             switch content {
             case .described(let entry):
-                return entry
+                return (entry, false)
             case .recorded(let exchange):
                 let entry = exchange.described(id: id, with: memory)
                 content = .described(entry)
-                return entry
+                return (entry, true)
             }
         }
     }

@@ -274,11 +274,12 @@ package enum Redaction {
         var start = 0
         func replacement(_ candidate: String) -> String? {
             if SecretShape.isSecret(candidate) { return redact(candidate, name: "token") }
+            let decoded = candidate.utf8.contains(UInt8(ascii: "%")) ? candidate.removingPercentEncoding : nil
+            // The memory does not keep what is a secret by shape, so a JWT spelled with `%2E` is caught here.
+            if let decoded, SecretShape.isSecret(decoded) { return redact(decoded, name: "token") }
             guard let memory else { return nil }
             if let lengthOnly = memory.lookup(candidate) { return redact(candidate, name: lengthOnly ? "password" : "token") }
-            if candidate.utf8.contains(UInt8(ascii: "%")), let decoded = candidate.removingPercentEncoding, let lengthOnly = memory.lookup(decoded) {
-                return redact(decoded, name: lengthOnly ? "password" : "token")
-            }
+            if let decoded, let lengthOnly = memory.lookup(decoded) { return redact(decoded, name: lengthOnly ? "password" : "token") }
             return nil
         }
         for index in 0...bytes.count {

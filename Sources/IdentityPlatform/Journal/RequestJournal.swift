@@ -40,7 +40,12 @@ package final class RequestJournal: Sendable {
         }
 
         func matches(_ entry: JournalEntry) -> Bool {
-            if let path, !entry.path.lowercased().contains(path.lowercased()) { return false }
+            matchesRecorded(JournalSlot.Summary(id: entry.id, time: entry.time, method: entry.method, status: entry.status,
+                                                kind: entry.kind, world: entry.receipt.world)) && matchesPath(entry.path)
+        }
+
+        /// Everything but the path, which is matched as shown (scrubbed), once the entry is described.
+        func matchesRecorded(_ entry: JournalSlot.Summary) -> Bool {
             if let kind, entry.kind.caseInsensitiveCompare(kind) != .orderedSame { return false }
             if let method, entry.method.caseInsensitiveCompare(method) != .orderedSame { return false }
             if let status {
@@ -51,10 +56,15 @@ package final class RequestJournal: Sendable {
                     return false
                 }
             }
-            if let world, entry.receipt.world != world { return false }
+            if let world, entry.world != world { return false }
             if let sinceID, entry.id <= sinceID { return false }
             if let sinceTime, entry.time < sinceTime { return false }
             return true
+        }
+
+        func matchesPath(_ entryPath: String) -> Bool {
+            guard let path else { return true }
+            return entryPath.lowercased().contains(path.lowercased())
         }
     }
 
@@ -74,25 +84,43 @@ package final class RequestJournal: Sendable {
             let slot = makeSlot(nextID)
             nextID += 1
             slots.append(slot)
-            totalBytes += slot.approximateSize
+            totalBytes += slot.size.load(ordering: .relaxed)
+            evictBeyond(limits)
+            return slot.id
+        }
+
+        /// Slots are appended with consecutive ids and leave from the front, so the kept ones are those
+        /// from the first kept slot's id on (a slot of a cleared journal has a smaller id than any after).
+        func isKept(_ slot: JournalSlot) -> Bool {
+            guard first < slots.count, let oldest = slots[first] else { return false }
+            return slot.id >= oldest.id
+        }
+
+        /// A kept slot's entry was described: the byte bound now counts the entry, which can be larger
+        /// than what was recorded (text escaped in JSON, forms as objects).
+        mutating func described(_ slot: JournalSlot, as entry: JournalEntry, limits: Limits) {
+            guard isKept(slot) else { return }
+            totalBytes += entry.approximateSize - slot.size.exchange(entry.approximateSize, ordering: .relaxed)
+            evictBeyond(limits)
+        }
+
+        mutating func evictBeyond(_ limits: Limits) {
             var evict = 0
             var bytes = totalBytes
             let count = slots.count - first
             while count - evict > limits.maximumEntries || (bytes > limits.maximumBytes && count - evict > 1) {
-                bytes -= slots[first + evict]?.approximateSize ?? 0
+                bytes -= slots[first + evict]?.size.load(ordering: .relaxed) ?? 0
                 slots[first + evict] = nil
                 evict += 1
             }
-            if evict > 0 {
-                first += evict
-                totalBytes = bytes
-                dropped += evict
-                if first * 2 >= slots.count {
-                    slots.removeFirst(first)
-                    first = 0
-                }
+            guard evict > 0 else { return }
+            first += evict
+            totalBytes = bytes
+            dropped += evict
+            if first * 2 >= slots.count {
+                slots.removeFirst(first)
+                first = 0
             }
-            return slot.id
         }
     }
 
@@ -123,10 +151,23 @@ package final class RequestJournal: Sendable {
     }
 
     package func entries(matching filter: Filter = .init()) -> [JournalEntry] {
+        var candidates = store.withLock { $0.kept }.filter { filter.matchesRecorded($0.summary) }
+        // Without a path to match, the limit applies before anything is described.
+        if filter.path == nil, let limit = filter.limit, limit >= 0, candidates.count > limit { candidates = Array(candidates.suffix(limit)) }
         // Described outside the journal's lock: recording goes on meanwhile.
-        let matching = store.withLock { $0.kept }.map { $0.entry(with: secrets) }.filter(filter.matches)
+        let matching = candidates.map(describe).filter { filter.matchesPath($0.path) }
         guard let limit = filter.limit, limit >= 0, matching.count > limit else { return matching }
         return Array(matching.suffix(limit))
+    }
+
+    /// How many entries the journal keeps, and their ids, oldest first, without describing them.
+    package var count: Int { store.withLock { $0.kept.count } }
+    package var ids: [Int] { store.withLock { $0.kept.map(\.id) } }
+
+    private func describe(_ slot: JournalSlot) -> JournalEntry {
+        let (entry, describedNow) = slot.entry(with: secrets)
+        if describedNow { store.withLock { $0.described(slot, as: entry, limits: limits) } }
+        return entry
     }
 
     /// The secret memory is full and about to forget its oldest values: every entry recorded so far is
@@ -134,9 +175,12 @@ package final class RequestJournal: Sendable {
     /// the ones recorded meanwhile under it, with `forget` run before it is released, so that no entry
     /// recorded before the values go is left to be described without them.
     private func describePendingThenForget(_ forget: () -> Void) {
-        for slot in store.withLock({ $0.kept }) { _ = slot.entry(with: secrets) }
+        for slot in store.withLock({ $0.kept }) where !slot.isDescribed { _ = describe(slot) }
         store.withLock { store in
-            for slot in store.kept where !slot.isDescribed { _ = slot.entry(with: secrets) }
+            for slot in store.kept where !slot.isDescribed {
+                let (entry, describedNow) = slot.entry(with: secrets)
+                if describedNow { store.described(slot, as: entry, limits: limits) }
+            }
             forget()
         }
     }

@@ -46,14 +46,15 @@ package final class SecretMemory: Sendable {
     }
 
     private let store = Mutex(Store())
-    private let hook = Mutex<ForgettingHook?>(nil)
+    private let hooks = Mutex<[ForgettingHook]>([])
 
     package init() {}
 
     /// `hook` runs when the memory is full, with the function that forgets the oldest values: it is to
-    /// call it once it has done what needed them (the journal describes its pending entries).
+    /// call it once it has done what needed them (the journal describes its pending entries). With
+    /// several hooks (journals sharing a memory), each runs inside the one registered before it.
     package func beforeForgetting(_ hook: @escaping ForgettingHook) {
-        self.hook.withLock { $0 = hook }
+        hooks.withLock { $0.append(hook) }
     }
 
     /// Remembers `value` if it can be a secret: a password-like name keeps any value of six or more
@@ -95,7 +96,14 @@ package final class SecretMemory: Sendable {
             }
             guard next < values.count else { return }
             let forget = { self.store.withLock { $0.forgetOldestIfFull() } }
-            if let hook = hook.withLock({ $0 }) { hook(forget) } else { forget() }
+            var run: () -> Void = forget
+            for hook in hooks.withLock({ $0 }).reversed() {
+                let next = run
+                run = { hook(next) }
+            }
+            run()
+            // In case a hook did not call it; forgetting again forgets nothing once there is room.
+            forget()
         }
     }
 

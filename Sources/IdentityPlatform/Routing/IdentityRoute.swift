@@ -40,7 +40,7 @@ package struct IdentityRoute: Sendable, Equatable {
     private static func hasSuffixIgnoringASCIICase(_ text: String, _ suffix: [UInt8]) -> Bool {
         let bytes = text.utf8
         guard bytes.count >= suffix.count else { return false }
-        return zip(bytes.suffix(suffix.count), suffix).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        return zip(bytes.suffix(suffix.count), suffix).allSatisfy { asciiLower($0) == $1 }
     }
 
     /// Parses `/{tenant}/oauth2/v2.0/token` and its siblings; nil when the path is not an Entra endpoint.

@@ -5,8 +5,9 @@ import Synchronization
 
 /// A signing key generated ahead of need on a thread of its own, so that a scenario's key rollover swaps keys
 /// on the request path instead of spending an RSA key generation there (tens to hundreds of milliseconds of
-/// CPU on the worker, while the requests queued behind it wait). Never on an event loop: requests are
-/// answered on the server's workers, and the spare is made on a separate thread.
+/// CPU on the worker, while the requests queued behind it wait). Not on an event loop: the loops answer
+/// client-credentials tokens only while no scenario is bound, and a rollover needs one (a bind landing
+/// between that check and the answer is the one way a rollover's key can be made on a loop).
 package final class SpareSigningKey: Sendable {
     package static let threadName = "fakeentra-keygen"
 

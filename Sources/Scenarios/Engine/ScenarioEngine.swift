@@ -93,6 +93,8 @@ package final class ScenarioEngine: Sendable {
     package let options: ScenarioEngineOptions
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
+    /// `state.bindings.count`, stored under the lock by whatever changes the bindings.
+    private let bindingCount = Atomic<Int>(0)
     /// The key the next `rollSigningKey` signs with, made ahead on its own thread once a scenario that rolls is bound.
     package let spareKey = SpareSigningKey()
 
@@ -141,8 +143,9 @@ package final class ScenarioEngine: Sendable {
     package var bindings: [BindingInfo] { state.withLock { $0.bindings.map(\.info) } }
 
     /// False while no scenario is bound: every request is then answered by the default world's platform
-    /// alone, with no rule that could delay it, roll a key or otherwise make its cost unbounded.
-    package var hasBindings: Bool { state.withLock { !$0.bindings.isEmpty } }
+    /// alone, with no rule that could delay it, roll a key or otherwise make its cost unbounded. Read
+    /// without the engine's lock, which a bind or reset holds while it builds a world: event loops ask.
+    package var hasBindings: Bool { bindingCount.load(ordering: .acquiring) > 0 }
 
     @discardableResult
     package func bind(scenario name: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
@@ -165,6 +168,7 @@ package final class ScenarioEngine: Sendable {
                                       makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
             let info = BindingInfo(id: id, scenario: name, target: target)
             s.bindings.append(Binding(info: info, world: world, blueprint: blueprint))
+            bindingCount.store(s.bindings.count, ordering: .releasing)
             return .success(info)
         }
         let info = try result.get()
@@ -177,6 +181,7 @@ package final class ScenarioEngine: Sendable {
         state.withLock { s in
             let before = s.bindings.count
             s.bindings.removeAll { $0.info.id == id }
+            bindingCount.store(s.bindings.count, ordering: .releasing)
             s.tokenOwners = s.tokenOwners.filter { $0.value != id }
             s.tokenOrder.removeAll { s.tokenOwners[$0] == nil }
             return s.bindings.count != before
