@@ -19,11 +19,11 @@ package struct Receipt: Sendable, Equatable {
     /// The scenario binding whose world answered (`b3`); nil for the default world. How a conformance
     /// case finds its own exchanges among parallel ones.
     package var world: String?
-    /// The raw tokens and codes this exchange created, for in-process readers (the console's token ledger, the
-    /// journal's redaction memory). Never rendered, and dropped before the journal stores the receipt.
+    /// The opaque secrets this exchange created (codes, refresh tokens, device and user codes), for the
+    /// journal's redaction memory. Never rendered, and dropped before the journal stores the receipt.
     package var secrets: [String] = []
-    /// The JWTs among `secrets` (access and id tokens) with their SHA-256, for the console's ledger.
-    /// Never rendered.
+    /// The JWTs it signed (access and id tokens) with their SHA-256, for the console's ledger. Not in
+    /// `secrets`: the journal redacts a JWT by its shape wherever it appears. Never rendered.
     package var signedTokens: [SignedToken] = []
     /// True once a platform handler (Entra, B2C, Graph) answered: every secret it created is in `secrets`,
     /// so readers need not scan the body for them.
@@ -142,8 +142,9 @@ package final class ReceiptRecorder: Sendable {
     package func issued(_ token: Receipt.IssuedToken, secret: String, sha256: [UInt8]? = nil) {
         update {
             $0.tokens.append(token)
-            $0.secrets.append(secret)
-            if token.kind != .refresh {
+            if token.kind == .refresh {
+                $0.secrets.append(secret)
+            } else {
                 $0.signedTokens.append(Receipt.SignedToken(token: secret, sha256: sha256 ?? Digest.sha256(Array(secret.utf8))))
             }
         }

@@ -135,14 +135,15 @@ package struct RequestFacts: Sendable, Equatable {
 
     /// `https://graph.microsoft.com/User.Read` and `User.Read` both become `user.read`.
     static func normalizedScopes(_ text: String) -> [String] {
-        text.split(whereSeparator: { $0 == " " || $0 == "+" }).map { normalizedScope(String($0)) }
+        // Split as bytes (a space or a form's `+`): every request's facts name its scopes.
+        text.utf8.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "+") }).map { normalizedScope(String(Substring($0))) }
     }
+
+    private static let graphPrefixes = ["https://graph.microsoft.com/", "00000003-0000-0000-c000-000000000000/"]
 
     static func normalizedScope(_ scope: String) -> String {
         var s = scope.lowercased()
-        for prefix in ["https://graph.microsoft.com/", "00000003-0000-0000-c000-000000000000/"] where s.hasPrefix(prefix) {
-            s.removeFirst(prefix.count)
-        }
+        for prefix in graphPrefixes where s.hasPrefix(prefix) { s = String(decoding: s.utf8.dropFirst(prefix.utf8.count), as: UTF8.self) }
         return s
     }
 
