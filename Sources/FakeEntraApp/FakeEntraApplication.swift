@@ -7,6 +7,7 @@ import Foundation
 package import Graph
 package import IdentityPlatform
 package import Scenarios
+import Synchronization
 
 /// Everything `serve` needs to answer requests, assembled from the modules. The executable only parses
 /// arguments and hands them here, so tests can build the same application in-process.
@@ -62,7 +63,8 @@ package struct FakeEntraApplication: Sendable {
         let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ApplicationResponder(health: health, engine: engine, wrapped: ConsoleResponder(
+        responder = ApplicationResponder(health: health, engine: engine,
+                                         answersTokensOnLoop: service.state.withLock { $0.persistence == nil }, wrapped: ConsoleResponder(
             wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
             engine: engine, journal: journal, b2c: b2c, settings: console))
     }
@@ -84,6 +86,8 @@ package struct FakeEntraApplication: Sendable {
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
     let engine: ScenarioEngine
+    /// False when the default world keeps its state on disk (`--state`): its writes wait for SQLite.
+    let answersTokensOnLoop: Bool
     let wrapped: any HTTPResponder
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
@@ -91,16 +95,19 @@ struct ApplicationResponder: HTTPResponder {
         return wrapped.respond(to: request, context: context)
     }
 
-    /// Health probes; and client-credentials token requests while no scenario is bound. Such a token
-    /// costs about one RSA signature, what a TLS handshake already costs the loop, and handing it to a
-    /// worker and being woken with the answer added two thread switches to every token (about 5 % of its
-    /// CPU). The grant stores nothing (no code, no refresh token, nothing for `--state` to write) and its
-    /// only secret is the app's configured one, so the journal's memory of secrets does not grow. The
-    /// other grants write state and bring new secrets, and a bound scenario's rules can delay an answer or
-    /// make a key on the spot: those requests go to the workers.
+    /// Health probes; and client-credentials token requests of a registered app while no scenario is
+    /// bound and no `--state` is kept. Such a token costs about one RSA signature, what a TLS handshake
+    /// already costs the loop, and handing it to a worker and being woken with the answer added two
+    /// thread switches to every token (about 5 % of its CPU). It writes nothing: no code, no refresh
+    /// token, and a registered app is not registered again (the lenient mode registers unknown client
+    /// ids). The other grants write state, and a bound scenario's rules can delay an answer or make a key
+    /// on the spot: those requests go to the workers.
     func answersOnLoop(_ request: HTTPRequest) -> Bool {
         if HealthHandler.isProbe(request) { return true }
-        return IdentityRoute.isTokenPost(request) && request.form["grant_type"] == "client_credentials" && !engine.hasBindings
+        guard answersTokensOnLoop, IdentityRoute.isTokenPost(request), !engine.hasBindings else { return false }
+        let form = request.form
+        guard form["grant_type"] == "client_credentials", let clientID = form["client_id"] else { return false }
+        return engine.base.currentDirectory.application(clientID: clientID) != nil
     }
 }
 

@@ -1,7 +1,9 @@
 import EntraCrypto
+import Foundation
 import EntraHTTP
 import IdentityPlatform
 import Scenarios
+import Synchronization
 import Testing
 @testable import FakeEntraApp
 
@@ -12,24 +14,27 @@ import Testing
         #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
     }
 
-    /// Health probes (GET, which needs no control credentials) and, while no scenario is bound,
-    /// client-credentials token requests are answered on the event loop; HEAD and POST of the health path,
-    /// every other request, the grants that store state, and token requests once a scenario's rules may
-    /// delay them or roll a key, go to the workers.
+    /// Health probes (GET, which needs no control credentials) and, while no scenario is bound and no
+    /// state is kept on disk, client-credentials token requests of a registered app are answered on the
+    /// event loop; HEAD and POST of the health path, every other request, the grants that store state,
+    /// an unknown client id (the lenient mode registers it), and token requests once a scenario's rules
+    /// may delay them or roll a key, go to the workers.
     @Test func healthProbesAndUnscriptedAppTokensAreAnsweredOnTheLoop() throws {
         let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health?x=1")))
         let tokenTargets = ["/common/oauth2/v2.0/token", "/contoso.onmicrosoft.com/oauth2/token", "/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/TOKEN"]
-        func token(_ target: String, grant: String = "client_credentials", method: String = "POST") -> HTTPRequest {
+        let registered = try #require(app.service.currentDirectory.applications.first?.clientID)
+        func token(_ target: String, grant: String = "client_credentials", method: String = "POST", client: String? = nil) -> HTTPRequest {
             HTTPRequest(method: method, target: target, headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                        body: Array("client_id=app&grant_type=\(grant)&scope=x".utf8))
+                        body: Array("client_id=\(client ?? registered)&grant_type=\(grant)&scope=x".utf8))
         }
         for target in tokenTargets { #expect(app.responder.answersOnLoop(token(target)), "\(target)") }
         for grant in ["authorization_code", "refresh_token", "password", "urn:ietf:params:oauth:grant-type:device_code", "CLIENT_CREDENTIALS"] {
             #expect(!app.responder.answersOnLoop(token(tokenTargets[0], grant: grant)), "\(grant)")
         }
         #expect(!app.responder.answersOnLoop(HTTPRequest(method: "POST", target: tokenTargets[0])), "no grant_type")
+        #expect(!app.responder.answersOnLoop(token(tokenTargets[0], client: "0d0c0b0a-0000-4000-8000-000000000001")), "an unknown client")
         for (method, target) in [("POST", "/_fakeentra/health"), ("HEAD", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
                                  ("GET", "/common/v2.0/.well-known/openid-configuration"), ("GET", "/common/oauth2/v2.0/token"),
                                  ("POST", "/common/oauth2/v2.0/token/x"), ("POST", "/common/oauth2/v2.0/devicecode")] {
@@ -45,5 +50,23 @@ import Testing
                 "a body goes the long way (the control API refuses one that is not JSON)")
         let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))
         #expect(probe.status.code == 200)
+    }
+
+    /// With `--state`, every grant waits for SQLite: token requests all go to the workers.
+    @Test func tokensGoToTheWorkersWhenStateIsKeptOnDisk() throws {
+        final class Discarding: StatePersistence {
+            func upsert(store: String, key: String, value: [UInt8], forgetAt: Date) {}
+            func delete(store: String, key: String) {}
+            func deleteAll() {}
+            func saveDirectory(_ snapshot: [UInt8]) {}
+        }
+        let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()))
+        service.state.withLock { $0.attach(Discarding(), restoring: []) }
+        let app = FakeEntraApplication(service: service)
+        let registered = try #require(service.currentDirectory.applications.first?.clientID)
+        let request = HTTPRequest(method: "POST", target: "/common/oauth2/v2.0/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                                  body: Array("client_id=\(registered)&grant_type=client_credentials&scope=x".utf8))
+        #expect(!app.responder.answersOnLoop(request))
+        #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
     }
 }

@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import Synchronization
 import Testing
 @testable import IdentityPlatform
 
@@ -24,16 +25,20 @@ import Testing
         journal.secrets.learn(secret, name: "refresh_token")
         journal.record(Self.exchange(body: "my token is \(secret) thanks"))
         for index in 0..<SecretMemory.capacity { journal.secrets.learn(Self.randomLooking(index), name: "refresh_token") }
+        journal.secrets.waitForForgetting()
         #expect(journal.secrets.lookup(secret) == nil, "the memory forgot the oldest values")
         let entry = try #require(journal.entries().first)
         #expect(!entry.requestBody.contains(secret), "\(entry.requestBody)")
         #expect(entry.requestBody.contains("[redacted"))
     }
 
-    /// Without a journal to ask, the memory forgets its oldest quarter at once and keeps the newest values.
-    @Test func aFullMemoryForgetsItsOldestQuarter() {
-        let memory = SecretMemory()
+    /// Without a journal to ask, the memory forgets its oldest quarter at once and keeps the newest values,
+    /// on a thread of its own or, when told to, on the learner's. Past the room kept for a forgetting
+    /// under way, the learner forgets itself.
+    @Test(arguments: [true, false]) func aFullMemoryForgetsItsOldestQuarter(inBackground: Bool) {
+        let memory = SecretMemory(forgettingInBackground: inBackground)
         for index in 0...SecretMemory.capacity { memory.learn(Self.randomLooking(index), name: "code") }
+        memory.waitForForgetting()
         #expect(memory.lookup(Self.randomLooking(0)) == nil)
         #expect(memory.lookup(Self.randomLooking(SecretMemory.forgottenAtOnce - 1)) == nil)
         #expect(memory.lookup(Self.randomLooking(SecretMemory.forgottenAtOnce)) != nil)
@@ -104,6 +109,7 @@ import Testing
         first.record(Self.exchange(body: "first \(secret)"))
         second.record(Self.exchange(body: "second \(secret)"))
         for index in 0..<SecretMemory.capacity { memory.learn(Self.randomLooking(index), name: "code") }
+        memory.waitForForgetting()
         #expect(memory.lookup(secret) == nil)
         for journal in [first, second] {
             let entry = try #require(journal.entries().first)
@@ -132,5 +138,37 @@ import Testing
         #expect(journal.entries(matching: .init(limit: 2)).map(\.id) == [4, 5])
         #expect(journal.entries(matching: .init(path: "p1", limit: 1)).map(\.id) == [2])
         #expect(journal.entries(matching: .init(sinceID: 3)).map(\.id) == [4, 5])
+    }
+
+    /// A memory whose forgetting never gets to run (a hook that holds it) still stays bounded: past the
+    /// room kept for it, the learner forgets itself, after the journal described what it holds.
+    @Test func theLearnerForgetsWhenTheRoomForAForgettingIsFull() throws {
+        // The gate is the outer hook, so the held forgetting waits before the journal takes its lock.
+        let memory = SecretMemory()
+        let gate = DispatchSemaphore(value: 0), learned = DispatchSemaphore(value: 0)
+        let learnerThread = Mutex<pthread_t?>(nil), held = Mutex(false)
+        memory.beforeForgetting { forget in
+            let onLearner = learnerThread.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+            // Only the first background forgetting is held; later ones pass.
+            if !onLearner, !held.withLock({ wasHeld in defer { wasHeld = true }; return wasHeld }) { gate.wait() }
+            forget()
+        }
+        let journal = RequestJournal(secrets: memory)
+        let secret = Self.randomLooking(-3)
+        memory.learn(secret, name: "refresh_token")
+        journal.record(Self.exchange(body: "held \(secret)"))
+        let learner = Thread {
+            learnerThread.withLock { $0 = pthread_self() }
+            for index in 0..<SecretMemory.hardCapacity { memory.learn(Self.randomLooking(index), name: "code") }
+            learned.signal()
+        }
+        learner.start()
+        learned.wait()
+        #expect(memory.lookup(secret) == nil, "forgotten by the learner while the background one was held")
+        #expect(memory.lookup(Self.randomLooking(SecretMemory.hardCapacity - 1)) != nil)
+        let entry = try #require(journal.entries().first)
+        #expect(!entry.requestBody.contains(secret))
+        gate.signal()
+        memory.waitForForgetting()
     }
 }

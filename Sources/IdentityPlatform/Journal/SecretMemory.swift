@@ -5,13 +5,17 @@ import Synchronization
 /// The secrets the journal has seen by name — configured passwords and client secrets, codes and
 /// tokens the server issued, passwords users typed — so that the same value is redacted wherever it
 /// turns up again, whatever it is called there (a `text/plain` body, a JSON member named `note`, a
-/// `Referer`). Bounded: once full, the oldest quarter is forgotten at once, after the journal has
-/// described the entries it recorded while they were remembered (`beforeForgetting`).
+/// `Referer`). Bounded: once it holds `capacity` values, its oldest quarter is forgotten at once, after
+/// the journal has described the entries it recorded while they were remembered (`beforeForgetting`).
+/// That runs on a thread of its own, so no request waits for the journal's description; the values
+/// learned meanwhile are kept too, up to a quarter more, beyond which the learner forgets itself.
 package final class SecretMemory: Sendable {
     package static let capacity = 20_000
     /// How many of the oldest values go when the memory is full: forgetting runs the journal's
     /// description of every pending entry first, so it happens in batches rather than at every value.
     static let forgottenAtOnce = capacity / 4
+    /// What the memory holds at most, while forgetting is under way.
+    static let hardCapacity = capacity + forgottenAtOnce
     /// Shorter values would redact ordinary words and numbers everywhere.
     static let minimumLength = 6
 
@@ -23,18 +27,21 @@ package final class SecretMemory: Sendable {
         /// The remembered values, oldest first, are `order[first...]`.
         var order: [String] = []
         var first = 0
+        /// Set while a forgetting is queued or running, so that one at a time is.
+        var forgetting = false
 
-        /// False, remembering nothing, when the memory is full.
+        var count: Int { order.count - first }
+
+        /// False, remembering nothing, when even the room kept for a forgetting under way is full.
         mutating func remember(_ value: String, lengthOnly: Bool) -> Bool {
             guard values[value] == nil else { return true }
-            guard order.count - first < SecretMemory.capacity else { return false }
+            guard count < SecretMemory.hardCapacity else { return false }
             values[value] = lengthOnly
             order.append(value)
             return true
         }
 
-        mutating func forgetOldestIfFull() {
-            guard order.count - first >= SecretMemory.capacity else { return }
+        mutating func forgetOldest() {
             let end = first + SecretMemory.forgottenAtOnce
             for value in order[first..<end] { values[value] = nil }
             first = end
@@ -47,8 +54,16 @@ package final class SecretMemory: Sendable {
 
     private let store = Mutex(Store())
     private let hooks = Mutex<[ForgettingHook]>([])
+    private let forgettingInBackground: Bool
+    private let forgettings = DispatchGroup()
 
-    package init() {}
+    /// `forgettingInBackground: false` forgets on the learning thread (tests of the bound itself).
+    package init(forgettingInBackground: Bool = true) {
+        self.forgettingInBackground = forgettingInBackground
+    }
+
+    /// Returns once no forgetting is queued or running (tests).
+    package func waitForForgetting() { forgettings.wait() }
 
     /// `hook` runs when the memory is full, with the function that forgets the oldest values: it is to
     /// call it once it has done what needed them (the journal describes its pending entries). With
@@ -86,25 +101,51 @@ package final class SecretMemory: Sendable {
         remember(values)
     }
 
-    /// Remembers each value in turn; when the memory is full, the hook gets to run before the oldest
-    /// values are forgotten, outside the memory's lock (it reads the memory), and remembering goes on.
+    /// Remembers each value in turn. Past `capacity`, one forgetting is started on a thread of its own;
+    /// should the room beyond it fill up first, the learner forgets on its own thread and goes on.
     private func remember(_ values: [(String, Bool)]) {
         var next = 0
         while next < values.count {
-            store.withLock { store in
+            let (startForgetting, full) = store.withLock { store -> (Bool, Bool) in
                 while next < values.count, store.remember(values[next].0, lengthOnly: values[next].1) { next += 1 }
+                let starts = store.count >= Self.capacity && !store.forgetting
+                if starts { store.forgetting = true }
+                return (starts, next < values.count)
             }
-            guard next < values.count else { return }
-            let forget = { self.store.withLock { $0.forgetOldestIfFull() } }
-            var run: () -> Void = forget
-            for hook in hooks.withLock({ $0 }).reversed() {
-                let next = run
-                run = { hook(next) }
+            if startForgetting {
+                if forgettingInBackground {
+                    forgettings.enter()
+                    DispatchQueue.global(qos: .utility).async { [self] in
+                        forgetOldest()
+                        forgettings.leave()
+                    }
+                } else {
+                    forgetOldest()
+                }
             }
-            run()
-            // In case a hook did not call it; forgetting again forgets nothing once there is room.
-            forget()
+            if full { forgetOldest() }
         }
+    }
+
+    /// Runs the hooks, each inside the one registered before it, the innermost forgetting the oldest
+    /// quarter; they are run outside the memory's lock (they read the memory).
+    private func forgetOldest() {
+        var forgot = false
+        let forget = {
+            forgot = true
+            self.store.withLock { store in
+                if store.count >= Self.capacity { store.forgetOldest() }
+                store.forgetting = false
+            }
+        }
+        var run: () -> Void = forget
+        for hook in hooks.withLock({ $0 }).reversed() {
+            let inner = run
+            run = { hook(inner) }
+        }
+        run()
+        // A hook that did not call on would otherwise leave the memory full for good.
+        if !forgot { forget() }
     }
 
     private static func isStorable(_ value: String) -> Bool {
