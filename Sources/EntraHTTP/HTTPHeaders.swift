@@ -66,7 +66,6 @@ extension String {
         if let compared, let compared { return compared }
         return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
     }
-
 }
 
 @inline(__always) package func asciiLower(_ byte: UInt8) -> UInt8 {

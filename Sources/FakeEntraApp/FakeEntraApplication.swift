@@ -81,8 +81,9 @@ package struct FakeEntraApplication: Sendable {
 /// The application as the server sees it: every request goes through the whole stack (console, journal,
 /// served hosts, conformance, scenarios) except health probes. A probe's answer is a constant-time JSON
 /// object that no scenario rule, world or Host changes and the journal does not keep (a control route):
-/// it is answered at once. Probes, and client-credentials token requests while no scenario is bound, are
-/// answered on the event loop (see `answersOnLoop`); everything else on a worker.
+/// it is answered at once. Probes, and a registered app's client-credentials token requests while no
+/// scenario is bound and no `--state` is kept, are answered on the event loop (see `answersOnLoop`);
+/// everything else on a worker.
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
     let engine: ScenarioEngine

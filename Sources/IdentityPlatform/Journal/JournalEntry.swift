@@ -25,9 +25,20 @@ package struct JournalEntry: Sendable {
 
     /// Approximate memory cost, for the journal's byte bound.
     var approximateSize: Int {
-        path.utf8.count + requestBody.utf8.count + responseBody.utf8.count
-            + (query + requestHeaders + responseHeaders).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
+        Self.approximateSize(text: path.utf8.count + requestBody.utf8.count + responseBody.utf8.count,
+                             pairs: [query, requestHeaders, responseHeaders], receipt: receipt)
+    }
+
+    /// The byte bound's estimate, for a described entry and a recorded exchange alike: its text, its
+    /// name/value pairs, and a fixed cost per entry, token and grant handle.
+    static func approximateSize(text: Int, pairs: [[(String, String)]], receipt: Receipt) -> Int {
+        text + pairs.joined().reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
             + receipt.tokens.count * 192 + receipt.grants.count * 64
+    }
+
+    /// What a journal filter tests before the path (`RequestJournal.Filter.matchesRecorded`).
+    var summary: JournalSlot.Summary {
+        JournalSlot.Summary(id: id, time: time, method: method, status: status, kind: kind, world: receipt.world)
     }
 
     /// Request headers worth keeping (client telemetry, correlation, cookies redacted).

@@ -26,9 +26,12 @@ struct RecordedExchange: Sendable {
 
     /// Close to the described entry's `approximateSize`: counted when recorded, for the journal's byte bound.
     var approximateSize: Int {
-        path.utf8.count + (rawQuery?.utf8.count ?? 0) + requestBody.approximateSize + responseBody.approximateSize
-            + (requestHeaders + responseHeaders).reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count } + 128
-            + receipt.tokens.count * 192 + receipt.grants.count * 64
+        JournalEntry.approximateSize(text: path.utf8.count + (rawQuery?.utf8.count ?? 0) + requestBody.approximateSize + responseBody.approximateSize,
+                                     pairs: [requestHeaders, responseHeaders], receipt: receipt)
+    }
+
+    func summary(id: Int) -> JournalSlot.Summary {
+        JournalSlot.Summary(id: id, time: time, method: method, status: status, kind: kind, world: receipt.world)
     }
 
     /// The entry as readers see it: every field redacted by name, then scrubbed with `memory`.
@@ -97,7 +100,7 @@ final class JournalSlot: Sendable {
     private let content: Mutex<Content>
 
     init(id: Int, recorded exchange: RecordedExchange) {
-        summary = Summary(id: id, time: exchange.time, method: exchange.method, status: exchange.status, kind: exchange.kind, world: exchange.receipt.world)
+        summary = exchange.summary(id: id)
         size = Atomic(exchange.approximateSize)
         content = Mutex(.recorded(exchange))
     }
@@ -105,7 +108,7 @@ final class JournalSlot: Sendable {
     init(id: Int, described entry: JournalEntry) {
         var entry = entry
         entry.id = id
-        summary = Summary(id: id, time: entry.time, method: entry.method, status: entry.status, kind: entry.kind, world: entry.receipt.world)
+        summary = entry.summary
         size = Atomic(entry.approximateSize)
         content = Mutex(.described(entry))
     }

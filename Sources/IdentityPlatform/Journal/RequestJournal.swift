@@ -40,8 +40,7 @@ package final class RequestJournal: Sendable {
         }
 
         func matches(_ entry: JournalEntry) -> Bool {
-            matchesRecorded(JournalSlot.Summary(id: entry.id, time: entry.time, method: entry.method, status: entry.status,
-                                                kind: entry.kind, world: entry.receipt.world)) && matchesPath(entry.path)
+            matchesRecorded(entry.summary) && matchesPath(entry.path)
         }
 
         /// Everything but the path, which is matched as shown (scrubbed), once the entry is described.

@@ -76,12 +76,8 @@ package final class SecretMemory: Sendable {
     /// characters; other names (codes, tokens) keep values that look random, so Graph's error `code`
     /// (`InvalidAuthenticationToken`) is not mistaken for one.
     package func learn(_ value: String, name: String) {
-        // A JWT or an issued refresh token or device code is redacted by its shape wherever it appears
-        // (`Redaction.scrub` checks the shape first): remembering it too would only cost a 1-2 KB copy
-        // and its hashing, for every token issued.
-        guard Self.isStorable(value), !SecretShape.isSecret(value) else { return }
         let lengthOnly = Redaction.isLengthOnly(name)
-        guard lengthOnly || Self.looksRandom(value) else { return }
+        guard Self.keeps(value, lengthOnly: lengthOnly) else { return }
         remember([(value, lengthOnly)])
     }
 
@@ -92,12 +88,8 @@ package final class SecretMemory: Sendable {
         let passwordsLengthOnly = Redaction.isLengthOnly("password")
         let secretsLengthOnly = Redaction.isLengthOnly("client_secret")
         var values: [(String, Bool)] = []
-        for password in Set(passwords) where Self.isStorable(password) && (passwordsLengthOnly || Self.looksRandom(password)) {
-            values.append((password, passwordsLengthOnly))
-        }
-        for secret in Set(clientSecrets) where Self.isStorable(secret) && (secretsLengthOnly || Self.looksRandom(secret)) {
-            values.append((secret, secretsLengthOnly))
-        }
+        for password in Set(passwords) where Self.keeps(password, lengthOnly: passwordsLengthOnly) { values.append((password, passwordsLengthOnly)) }
+        for secret in Set(clientSecrets) where Self.keeps(secret, lengthOnly: secretsLengthOnly) { values.append((secret, secretsLengthOnly)) }
         remember(values)
     }
 
@@ -148,8 +140,12 @@ package final class SecretMemory: Sendable {
         if !forgot { forget() }
     }
 
-    private static func isStorable(_ value: String) -> Bool {
-        value.utf8.count >= minimumLength && value.utf8.count <= 16 * 1024
+    /// Whether a value met under a name that `lengthOnly` describes is worth remembering. A JWT or an
+    /// issued refresh token or device code is not: `Redaction.scrub` recognises its shape first, and
+    /// remembering it would only cost a 1-2 KB copy and its hashing for every token issued.
+    private static func keeps(_ value: String, lengthOnly: Bool) -> Bool {
+        guard value.utf8.count >= minimumLength, value.utf8.count <= 16 * 1024, !SecretShape.isSecret(value) else { return false }
+        return lengthOnly || looksRandom(value)
     }
 
     /// nil when `value` is not a remembered secret; else whether only its length may be shown.
