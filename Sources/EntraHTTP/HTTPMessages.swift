@@ -8,6 +8,7 @@ package struct HTTPRequest: Sendable, Equatable {
         didSet {
             rawPath = Self.path(of: target)
             pathSegments = Self.segments(of: rawPath)
+            rawQuery = Self.query(of: target)
         }
     }
     /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
@@ -29,6 +30,7 @@ package struct HTTPRequest: Sendable, Equatable {
         self.target = target
         self.rawPath = Self.path(of: target)
         self.pathSegments = Self.segments(of: rawPath)
+        self.rawQuery = Self.query(of: target)
         self.authority = authority
         self.version = version
         self.headers = headers
@@ -56,8 +58,11 @@ package struct HTTPRequest: Sendable, Equatable {
         }
     }
 
-    /// The raw query string after `?`, without the fragment.
-    package var rawQuery: String? {
+    /// The query after `?` and before any `#`, still percent-encoded; nil without a `?`. Kept with the
+    /// target like `rawPath`: the journal, the scenario engine and the endpoints each ask for it.
+    package private(set) var rawQuery: String?
+
+    private static func query(of target: String) -> String? {
         guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
         var query = target[target.utf8.index(after: q)...]
         if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
@@ -82,9 +87,18 @@ package struct HTTPRequest: Sendable, Equatable {
 
     /// The host name from the `Host` header without its port, lowercased.
     package var hostName: String? {
-        guard let host = headers["Host"]?.lowercased() else { return nil }
-        if host.hasPrefix("[") { return host.split(separator: "]").first.map { String($0) + "]" } }
-        return host.split(separator: ":").first.map(String.init)
+        guard let host = headers["Host"] else { return nil }
+        // The usual value, an ASCII name and perhaps a port, is cut at its colon without lower-casing and
+        // splitting all of it (routing asks on every request); anything else as it always was.
+        let bytes = host.utf8
+        if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), bytes.allSatisfy({ $0 < 0x80 }) {
+            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            let name = end == bytes.endIndex ? host : String(Substring(bytes[..<end]))
+            return name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name
+        }
+        let lowered = host.lowercased()
+        if lowered.hasPrefix("[") { return lowered.split(separator: "]").first.map { String($0) + "]" } }
+        return lowered.split(separator: ":").first.map(String.init)
     }
 }
 

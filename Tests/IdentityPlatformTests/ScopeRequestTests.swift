@@ -107,3 +107,32 @@ import Testing
         #expect(try ScopeRequest.parse(allowed, directory: directory).permissions.count == ScopeRequest.maximumScopeCount)
     }
 }
+
+@Suite struct ScopeWordingTests {
+    @Test func scopesAreSplitOnEveryWhitespaceByteAndReservedScopesIgnoreCase() throws {
+        let request = try ScopeRequest.parse("OpenID\tOFFLINE_ACCESS\nhttps://graph.microsoft.com/.DEFAULT  Profile\rEMAIL", directory: TokenFixtures.directory)
+        #expect(request.reserved == [.openid, .offlineAccess, .profile, .email])
+        #expect(request.isDefault)
+        #expect(request.scopes == ["OpenID", "OFFLINE_ACCESS", "https://graph.microsoft.com/.DEFAULT", "Profile", "EMAIL"])
+        #expect(ReservedScope(scope: "openid2") == nil && ReservedScope(scope: "") == nil)
+    }
+
+    /// Split as characters, `\r\n` is one and not a separator: `User.Read\r\nMail.Read` is one (ill-formed)
+    /// permission, and a combining mark after `/` keeps it from naming a resource.
+    @Test func textThatIsNotPlainASCIIIsSplitAsCharacters() throws {
+        #expect(throws: IdentityError.self) { try ScopeRequest.parse("User.Read\r\nMail.Read", directory: TokenFixtures.directory) }
+        #expect(ScopeRequest.split("api://x/\u{301}read") == ("api:/", "x/\u{301}read"))
+        #expect(ScopeRequest.split("api://x/read") == ("api://x", "read"))
+    }
+
+    @Test func resourcesAreNamedWithTrailingSlashesTrimmedInAnyCase() throws {
+        #expect(Resource.microsoftGraph.isNamed("HTTPS://GRAPH.MICROSOFT.COM//"))
+        #expect(Resource.microsoftGraph.isNamed(Resource.graphAppID.uppercased()))
+        #expect(!Resource.microsoftGraph.isNamed("https://graph.microsoft.com.evil"))
+        #expect("a///".trimmingSuffix("/") == "a" && "///".trimmingSuffix("/") == "" && "abab".trimmingSuffix("ab") == "" && "x".trimmingSuffix("") == "x")
+        // A prepended mark joins the slash into one character, which is not `/`.
+        #expect("\u{0600}/".trimmingSuffix("/") == "\u{0600}/" && "é//".trimmingSuffix("/") == "é")
+        // Lower-cased, the long s stays itself: it names no resource, as before.
+        #expect(!Resource.microsoftGraph.isNamed("httpſ://graph.microsoft.com"))
+    }
+}

@@ -86,7 +86,7 @@ extension String {
     /// `caseInsensitiveCompare(other) == .orderedSame`, without Foundation's locale-aware CFString
     /// comparison when both are ASCII (client ids, scopes, permission names on every token request).
     package func equalsIgnoringCase(_ other: String) -> Bool {
-        if utf8.allSatisfy({ $0 < 0x80 }), other.utf8.allSatisfy({ $0 < 0x80 }) { return equalsIgnoringASCIICase(other) }
+        if isPlainASCII, other.isPlainASCII { return equalsIgnoringASCIICase(other) }
         return caseInsensitiveCompare(other) == .orderedSame
     }
 }

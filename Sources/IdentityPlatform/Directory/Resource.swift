@@ -1,3 +1,4 @@
+import EntraHTTP
 import Foundation
 /// Something an access token can be for: Microsoft Graph (built in) or an app that exposes an API.
 package struct Resource: Sendable, Equatable {
@@ -40,8 +41,9 @@ package struct Resource: Sendable, Equatable {
 
     /// True when `identifier` names this resource (app id or identifier URI, trailing `/` ignored).
     package func isNamed(_ identifier: String) -> Bool {
-        let wanted = identifier.lowercased().trimmingSuffix("/")
-        return wanted == appID || wanted == identifierURI.lowercased().trimmingSuffix("/")
+        // Trimmed and compared in place: every scope that names a resource is looked up here.
+        let wanted = identifier.trimmingSuffix("/")
+        return wanted.equalsWhenLowercased(appID) || wanted.equalsWhenLowercased(identifierURI.trimmingSuffix("/"))
     }
 
     package static let graphAppID = "00000003-0000-0000-c000-000000000000"
@@ -70,8 +72,27 @@ package struct Resource: Sendable, Equatable {
 
 extension String {
     func trimmingSuffix(_ suffix: String) -> String {
-        var s = self
-        while s.hasSuffix(suffix) { s.removeLast(suffix.count) }
-        return s
+        guard !suffix.isEmpty else { return self }
+        // Byte by byte when both are ASCII (resource names on every scope); as characters otherwise.
+        guard isPlainASCII, suffix.isPlainASCII else {
+            var s = self
+            while s.hasSuffix(suffix) { s.removeLast(suffix.count) }
+            return s
+        }
+        let tail = suffix.utf8
+        var end = utf8.endIndex
+        while utf8.distance(from: utf8.startIndex, to: end) >= tail.count {
+            let start = utf8.index(end, offsetBy: -tail.count)
+            guard utf8[start..<end].elementsEqual(tail) else { break }
+            end = start
+        }
+        return end == utf8.endIndex ? self : String(Substring(utf8[..<end]))
     }
+
+    /// `lowercased() == other.lowercased()`, byte by byte when both are ASCII.
+    func equalsWhenLowercased(_ other: String) -> Bool {
+        isPlainASCII && other.isPlainASCII ? equalsIgnoringASCIICase(other) : lowercased() == other.lowercased()
+    }
+
+    var isPlainASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
 }

@@ -10,7 +10,7 @@ import LocatedJSON
 enum SecretHarvest {
     static func learn(from request: HTTPRequest, response: HTTPResponse, receipt: Receipt, into memory: SecretMemory) {
         for pair in request.query.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
-        learn(body: request.body, contentType: request.headers["Content-Type"], into: memory)
+        learn(body: request.body, contentType: request.headers["Content-Type"], form: request.form, into: memory)
         if receipt.isComplete {
             for secret in receipt.secrets { memory.learn(secret, name: "token") }
         } else {
@@ -65,21 +65,25 @@ enum SecretHarvest {
         }
     }
 
-    private static func learn(body: [UInt8], contentType: String?, into memory: SecretMemory) {
+    /// `form` is the body already decoded as a form, when it was sent as one.
+    private static func learn(body: [UInt8], contentType: String?, form: FormParameters = FormParameters(), into memory: SecretMemory) {
         guard !body.isEmpty, body.count <= 256 * 1024, Redaction.mayNameSecrets(body) else { return }
         let type = contentType?.lowercased() ?? ""
-        let text = String(decoding: body, as: UTF8.self)
+        var text: String { String(decoding: body, as: UTF8.self) }
         if mayBeJSONContainer(body), let found = sensitiveJSONStrings(body) {
             for found in found { memory.learn(found.value, name: found.name) }
         } else if type.hasPrefix("text/html") {
             for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
         } else if body.contains(UInt8(ascii: "=")) {
             // name=value pairs, one per line or joined by '&'; an ASCII body is split on bytes.
-            let lines = body.allSatisfy { $0 < 0x80 }
+            let isASCII = body.allSatisfy { $0 < 0x80 }
+            let isOneLine = isASCII && !body.contains { (0x0A...0x0D).contains($0) }
+            // A form the request decoded on arrival is that one line's pairs: not decoded twice.
+            let forms = isOneLine && !form.pairs.isEmpty ? [form] : (isASCII
                 ? body.split(whereSeparator: { (0x0A...0x0D).contains($0) }).map { String(decoding: $0, as: UTF8.self) }
-                : text.split(whereSeparator: \.isNewline).map(String.init)
-            for line in lines {
-                for pair in FormParameters(decoding: line).pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+                : text.split(whereSeparator: \.isNewline).map(String.init)).map(FormParameters.init(decoding:))
+            for form in forms {
+                for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
             }
         }
     }

@@ -69,9 +69,9 @@ package enum GraphRoute: Sendable, Equatable {
     /// path is Graph's. On FakeEntra's host only `/v1.0/…`, `/beta/…` and `/oidc/userinfo` are.
     package static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
         let segments = request.pathSegments
-        if segments.map({ $0.lowercased() }) == ["oidc", "userinfo"] { return .userInfo }
+        if segments.count == 2, segments[0].equalsIgnoringASCIICase("oidc"), segments[1].equalsIgnoringASCIICase("userinfo") { return .userInfo }
         guard let first = segments.first else { return graphHost ? .invalidVersion("") : nil }
-        guard let version = versions.first(where: { $0.caseInsensitiveCompare(first) == .orderedSame }) else {
+        guard let version = versions.first(where: { $0.equalsIgnoringCase(first) }) else {
             return graphHost ? .invalidVersion(first) : nil
         }
         return .resource(version: version, path: parsePath(Array(segments.dropFirst())))

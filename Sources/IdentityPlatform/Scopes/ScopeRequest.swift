@@ -1,4 +1,5 @@
 import Foundation
+import EntraHTTP
 
 /// The OpenID Connect scopes: they shape the response (id_token, refresh token, profile claims) and are
 /// never part of an access token's `scp`.
@@ -6,7 +7,11 @@ package enum ReservedScope: String, Sendable, CaseIterable {
     case openid, profile, email
     case offlineAccess = "offline_access"
 
-    package init?(scope: String) { self.init(rawValue: scope.lowercased()) }
+    package init?(scope: String) {
+        // Compared in place rather than lower-cased: every scope of every request is asked.
+        guard let match = Self.allCases.first(where: { $0.rawValue.equalsIgnoringASCIICase(scope) }) else { return nil }
+        self = match
+    }
 }
 
 /// A `scope` (v2) or `resource` (v1) parameter understood against the directory: the reserved OIDC
@@ -55,7 +60,13 @@ package struct ScopeRequest: Sendable, Equatable {
 
     /// Parses a space-separated v2 `scope` parameter.
     package static func parse(_ scope: String, directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
-        try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)
+        // Split as bytes when that splits as characters would (ASCII without `\r\n`, which is one character):
+        // every token request's scope comes here.
+        guard scope.isPlainASCII, !scope.utf8.contains(0x0D) else {
+            return try parse(scopes: scope.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }).map(String.init), directory: directory, options: options)
+        }
+        let words = scope.utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A })
+        return try parse(scopes: words.map { String(Substring($0)) }, directory: directory, options: options)
     }
 
     package static func parse(scopes raw: [String], directory: Directory, options: IdentityOptions = .init()) throws(IdentityError) -> ScopeRequest {
@@ -85,7 +96,7 @@ package struct ScopeRequest: Sendable, Equatable {
             } else {
                 named = (resource, resourceName)
             }
-            if permission.lowercased() == ".default" {
+            if permission.equalsIgnoringASCIICase(".default") {
                 request.isDefault = true
             } else if let reservedScope = ReservedScope(scope: permission), resource.appID == Resource.graphAppID {
                 // `https://graph.microsoft.com/openid` is the reserved scope under another name.
@@ -118,7 +129,8 @@ package struct ScopeRequest: Sendable, Equatable {
     /// Splits `resource/permission` at the last `/`; a bare word is a Graph permission.
     /// `https://x//.default` names the resource `https://x/` (trailing slash kept for the look-up, which ignores it).
     static func split(_ scope: String) -> (resource: String?, permission: String) {
-        guard let slash = scope.lastIndex(of: "/") else { return (nil, scope) }
+        // On bytes when ASCII; otherwise as characters, where `/` followed by a combining mark is not `/`.
+        guard let slash = scope.isPlainASCII ? scope.utf8.lastIndex(of: UInt8(ascii: "/")) : scope.lastIndex(of: "/") else { return (nil, scope) }
         let resource = String(scope[..<slash])
         let permission = String(scope[scope.index(after: slash)...])
         return (resource.isEmpty ? nil : resource, permission)

@@ -27,12 +27,16 @@ extension ScenarioEngine {
         guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
-        // Resolved under the lock: a copy of the state taken out of it would make the next write copy
-        // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
-        let directory = service.currentDirectory
-        service.state.withLock { facts.resolve(state: $0, directory: directory) }
+        // What the state says about the request (who owns a refresh token, the /authorize a page continues)
+        // is for rules, and for the binding cookie of an /authorize: a world without rules skips it.
+        if world.hasRules || facts.kind == .authorize {
+            // Resolved under the lock: a copy of the state taken out of it would make the next write copy
+            // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
+            let directory = service.currentDirectory
+            service.state.withLock { facts.resolve(state: $0, directory: directory) }
+        }
         let now = service.clock.now()
-        var outcome = world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) }
+        var outcome = world.hasRules ? world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) } : RuleOutcome()
         if let scenario = world.scenario?.name, !outcome.firedRules.isEmpty {
             context.receipt.update { $0.rules += outcome.firedRules.map { Receipt.FiredRule(scenario: scenario, index: $0) } }
         }
@@ -82,6 +86,8 @@ extension ScenarioEngine {
     func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
         state.withLock { s in
             let bindings = s.bindings
+            // Every rule below picks a binding or, failing all, the default world.
+            if bindings.isEmpty { return s.defaultWorld }
             if let segment = facts.tenantSegment?.lowercased(), let hit = bindings.first(where: {
                 if case .tenantAlias(let alias, _) = $0.info.target { return alias.lowercased() == segment }
                 return false

@@ -50,6 +50,8 @@ package final class ScenarioWorld: Sendable {
     /// Virtual time at which the world started (windows count from here).
     package let startedAt: Date
     let book: Mutex<RuleBook>
+    /// False for the default world and rule-less scenarios: their answers need no facts about state.
+    let hasRules: Bool
     let responder: any ExchangeResponder
     /// Directives that started an interactive flow, by flow id: its pages (sign-in, MFA, consent) get them too.
     let flowDirectives = Mutex<[String: ScenarioDirectives]>([:])
@@ -61,6 +63,7 @@ package final class ScenarioWorld: Sendable {
         self.service = service
         startedAt = service.clock.now()
         book = Mutex(RuleBook(rules: scenario?.rules ?? []))
+        hasRules = !(scenario?.rules ?? []).isEmpty
         responder = makeResponder(service)
     }
 
