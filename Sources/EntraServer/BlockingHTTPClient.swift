@@ -184,11 +184,18 @@ private final class TLSClientStream: ByteStream {
         }
         SSL_set_connect_state(ssl)
         let result = TLSShims_handshake(ssl)
+        let systemError = errno   // read at once: what runs next may change it
         guard result == 1 else {
             let verification = SSL_get_verify_result(ssl)
+            let failure = SSL_get_error(ssl, result)
             let reasons = TLSError.drainErrorQueue()
-            let detail = verification != X509_V_OK ? String(cString: X509_verify_cert_error_string(verification)) : reasons.joined(separator: "; ")
-            throw HTTPClientError("TLS handshake with \(host) failed: \(detail.isEmpty ? "errno \(errno)" : detail)")
+            var detail = verification != X509_V_OK ? String(cString: X509_verify_cert_error_string(verification)) : reasons.joined(separator: "; ")
+            if detail.isEmpty {
+                // With no reason queued: the server closed the connection, or the socket itself failed.
+                detail = failure == SSL_ERROR_ZERO_RETURN || (failure == SSL_ERROR_SYSCALL && systemError == 0)
+                    ? "the server closed the connection" : "SSL error \(failure), errno \(systemError)"
+            }
+            throw HTTPClientError("TLS handshake with \(host) failed: \(detail)")
         }
     }
 

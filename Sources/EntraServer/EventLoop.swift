@@ -34,6 +34,10 @@ final class EventLoop: @unchecked Sendable {
     private let wakePending = Atomic<Bool>(false)
 
     private var connections: [Int32: Connection] = [:]
+    /// Descriptors closed while the current batch of events is handled. The kernel may hand the number
+    /// to a connection accepted (or adopted) later in the same batch, and the batch's events for that
+    /// number belong to the closed one: a stale hang-up would close the newcomer mid-handshake.
+    private var closedInBatch: Set<Int32> = []
     private var listeners: [Int32: ListenerInfo] = [:]
     private var nextSerial: UInt64 = 0
     /// TLS handshakes in progress on this loop, and the connections waiting for one of its slots (in
@@ -107,12 +111,14 @@ final class EventLoop: @unchecked Sendable {
             if isShuttingDown, connections.isEmpty || now >= forceCloseAt { break }
             guard queue.wait(timeoutMilliseconds: waitTimeoutMilliseconds()) else { break }
             now = monotonicNanoseconds()
+            closedInBatch.removeAll(keepingCapacity: true)
             queue.forEachReady { readiness in
                 if readiness.fd == wake.readFD {
                     drainInbox()
                 } else if let listener = listeners[readiness.fd] {
                     accept(on: listener)
-                } else if let connection = connections[readiness.fd] {
+                } else if let connection = connections[readiness.fd], closedInBatch.isEmpty || !closedInBatch.contains(readiness.fd) {
+                    // A closed number's events are skipped; a newcomer's own readiness comes in the next wait.
                     connection.handle(readiness)
                 }
             }
@@ -133,6 +139,7 @@ final class EventLoop: @unchecked Sendable {
     func forget(_ connection: Connection) {
         queue.remove(connection.fd)
         connections.removeValue(forKey: connection.fd)
+        closedInBatch.insert(connection.fd)
         server.connectionClosed()
     }
 

@@ -156,7 +156,10 @@ final class RawClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: Int, host: String = "127.0.0.1") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // `self.fd` is set only once connected: a throw after every property is set runs `deinit`, which
+        // would close the number a second time, when another test's socket may already hold it.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClientError.failed("socket errno \(errno)") }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -171,6 +174,7 @@ final class RawClient: @unchecked Sendable {
             close(fd)
             throw ClientError.failed("connect errno \(code)")
         }
+        self.fd = fd
     }
 
     deinit { close(fd) }

@@ -51,7 +51,9 @@ final class TCPConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int, receiveTimeoutSeconds: Int = 20) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        // `self.fd` is set only once connected: a throw after every property is set runs `deinit`, which
+        // would close the number a second time, when another test's socket may already hold it.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw LiveTestFailure("socket() failed: errno \(errno)") }
         var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -67,6 +69,7 @@ final class TCPConnection: @unchecked Sendable {
             Glibc.close(fd)
             throw LiveTestFailure("connect to 127.0.0.1:\(port) failed: \(String(cString: strerror(code)))")
         }
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }
