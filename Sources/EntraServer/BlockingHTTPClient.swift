@@ -183,6 +183,7 @@ private final class TLSClientStream: ByteStream {
             throw HTTPClientError(TLSError("setting up TLS for \(host)").description)
         }
         SSL_set_connect_state(ssl)
+        errno = 0   // so that a failure without a system error is told apart from one with
         let result = TLSShims_handshake(ssl)
         let systemError = errno   // read at once: what runs next may change it
         guard result == 1 else {
@@ -192,8 +193,13 @@ private final class TLSClientStream: ByteStream {
             var detail = verification != X509_V_OK ? String(cString: X509_verify_cert_error_string(verification)) : reasons.joined(separator: "; ")
             if detail.isEmpty {
                 // With no reason queued: the server closed the connection, or the socket itself failed.
-                detail = failure == SSL_ERROR_ZERO_RETURN || (failure == SSL_ERROR_SYSCALL && systemError == 0)
-                    ? "the server closed the connection" : "SSL error \(failure), errno \(systemError)"
+                if failure == SSL_ERROR_ZERO_RETURN || (failure == SSL_ERROR_SYSCALL && systemError == 0) {
+                    detail = "the server closed the connection"
+                } else if (failure == SSL_ERROR_WANT_READ || failure == SSL_ERROR_WANT_WRITE), systemError == EAGAIN || systemError == EWOULDBLOCK {
+                    detail = "timed out"   // the socket's receive or send timeout
+                } else {
+                    detail = "SSL error \(failure), errno \(systemError)"
+                }
             }
             throw HTTPClientError("TLS handshake with \(host) failed: \(detail)")
         }

@@ -34,10 +34,6 @@ final class EventLoop: @unchecked Sendable {
     private let wakePending = Atomic<Bool>(false)
 
     private var connections: [Int32: Connection] = [:]
-    /// Descriptors closed while the current batch of events is handled. The kernel may hand the number
-    /// to a connection accepted (or adopted) later in the same batch, and the batch's events for that
-    /// number belong to the closed one: a stale hang-up would close the newcomer mid-handshake.
-    private var closedInBatch: Set<Int32> = []
     private var listeners: [Int32: ListenerInfo] = [:]
     private var nextSerial: UInt64 = 0
     /// TLS handshakes in progress on this loop, and the connections waiting for one of its slots (in
@@ -111,14 +107,17 @@ final class EventLoop: @unchecked Sendable {
             if isShuttingDown, connections.isEmpty || now >= forceCloseAt { break }
             guard queue.wait(timeoutMilliseconds: waitTimeoutMilliseconds()) else { break }
             now = monotonicNanoseconds()
-            closedInBatch.removeAll(keepingCapacity: true)
+            // A connection that closes during the batch frees its number, which the kernel may give to one
+            // accepted (or adopted) later in the same batch; the batch's events for that number are the
+            // closed one's (a stale hang-up would close the newcomer mid-handshake). So only connections
+            // older than the batch get its events; a newcomer's own readiness comes at the next wait.
+            let firstSerialOfBatch = nextSerial + 1
             queue.forEachReady { readiness in
                 if readiness.fd == wake.readFD {
                     drainInbox()
                 } else if let listener = listeners[readiness.fd] {
                     accept(on: listener)
-                } else if let connection = connections[readiness.fd], closedInBatch.isEmpty || !closedInBatch.contains(readiness.fd) {
-                    // A closed number's events are skipped; a newcomer's own readiness comes in the next wait.
+                } else if let connection = connections[readiness.fd], connection.serial < firstSerialOfBatch {
                     connection.handle(readiness)
                 }
             }
@@ -139,7 +138,6 @@ final class EventLoop: @unchecked Sendable {
     func forget(_ connection: Connection) {
         queue.remove(connection.fd)
         connections.removeValue(forKey: connection.fd)
-        closedInBatch.insert(connection.fd)
         server.connectionClosed()
     }
 
