@@ -59,7 +59,8 @@ final class EventLoop: @unchecked Sendable {
     init(index: Int, server: ServerCore) throws(SocketError) {
         self.index = index
         self.server = server
-        queue = try server.configuration.eventBackend.makeQueue()
+        let queue = try server.configuration.eventBackend.makeQueue()
+        self.queue = server.configuration.wrapEventQueue?(queue) ?? queue
         wake = try WakeSignal()
         scratch = .allocate(byteCount: 64 * 1024, alignment: 16)
         handshakeLimit = max(8, server.configuration.maxPendingHandshakes / max(1, server.configuration.eventLoopCount))
@@ -67,7 +68,7 @@ final class EventLoop: @unchecked Sendable {
         timeoutSpans = ConnectionTimeouts.Spans(config)
         let shortest = min(config.headerTimeout, config.bodyTimeout, config.idleTimeout, config.handshakeTimeout, config.lingerTimeout).nanoseconds
         scanInterval = min(max(shortest / 4, 5_000_000), 250_000_000)
-        queue.add(wake.readFD, interest: .readable, shared: false)
+        self.queue.add(wake.readFD, interest: .readable, shared: false)
     }
 
     deinit { scratch.deallocate() }

@@ -56,6 +56,9 @@ package struct ServerConfiguration: Sendable {
     /// (so it reads that answer instead of a reset) before the descriptor is closed anyway.
     package var lingerTimeout: Duration
     package var accessLog: AccessLogDestination
+    /// Tests only: wraps each loop's readiness queue, to report what the kernel cannot be made to report
+    /// on demand (a stale event for a descriptor number reused within one batch).
+    var wrapEventQueue: (@Sendable (any EventQueue) -> any EventQueue)?
 
     package init(
         listeners: [ListenerConfiguration],
