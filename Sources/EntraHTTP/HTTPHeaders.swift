@@ -53,6 +53,9 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 }
 
 extension String {
+    /// True when every byte is ASCII: the byte-level fast paths (case, splitting) apply.
+    package var isPlainASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
+
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }

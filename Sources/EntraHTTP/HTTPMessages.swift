@@ -91,7 +91,7 @@ package struct HTTPRequest: Sendable, Equatable {
         // The usual value, an ASCII name and perhaps a port, is cut at its colon without lower-casing and
         // splitting all of it (routing asks on every request); anything else as it always was.
         let bytes = host.utf8
-        if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), bytes.allSatisfy({ $0 < 0x80 }) {
+        if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), host.isPlainASCII {
             let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
             let name = end == bytes.endIndex ? host : String(Substring(bytes[..<end]))
             return name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name

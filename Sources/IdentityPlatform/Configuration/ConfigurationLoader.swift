@@ -1,4 +1,5 @@
 import EntraCrypto
+import EntraHTTP
 import Foundation
 package import LocatedJSON
 
@@ -170,7 +171,7 @@ struct DirectoryBuilder {
     /// The last non-empty part after an `@`. Split on bytes when the name is ASCII (splitting on
     /// Characters, with grapheme breaking, cost more than the rest of a user's loading).
     static func domain(ofLowercasedUPN upn: String) -> String {
-        if upn.utf8.allSatisfy({ $0 < 0x80 }) {
+        if upn.isPlainASCII {
             let bytes = Array(upn.utf8)
             var end = bytes.count
             while end > 0, bytes[end - 1] == UInt8(ascii: "@") { end -= 1 }

@@ -42,9 +42,9 @@ package struct Directory: Sendable, Equatable {
     /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
     package func resource(named identifier: String) -> Resource? {
         if Resource.microsoftGraph.isNamed(identifier) { return .microsoftGraph }
-        let wanted = identifier.lowercased().trimmingSuffix("/")
+        let wanted = identifier.trimmingSuffix("/")
         guard let app = applications.first(where: { app in
-            app.clientID.lowercased() == wanted || app.identifierURIs.contains { $0.lowercased().trimmingSuffix("/") == wanted }
+            app.clientID.equalsWhenLowercased(wanted) || app.identifierURIs.contains { $0.namesSameResource(as: identifier) }
         }) else { return nil }
         return Resource(
             appID: app.clientID,
@@ -88,5 +88,11 @@ extension String {
     package func equalsIgnoringCase(_ other: String) -> Bool {
         if isPlainASCII, other.isPlainASCII { return equalsIgnoringASCIICase(other) }
         return caseInsensitiveCompare(other) == .orderedSame
+    }
+
+    /// `lowercased() == other.lowercased()`, byte by byte when both are ASCII. Outside ASCII it differs
+    /// from `equalsIgnoringCase`: Foundation folds `ß` to `ss` and `ſ` to `s`, lower-casing does not.
+    package func equalsWhenLowercased(_ other: String) -> Bool {
+        isPlainASCII && other.isPlainASCII ? equalsIgnoringASCIICase(other) : lowercased() == other.lowercased()
     }
 }

@@ -41,9 +41,8 @@ package struct Resource: Sendable, Equatable {
 
     /// True when `identifier` names this resource (app id or identifier URI, trailing `/` ignored).
     package func isNamed(_ identifier: String) -> Bool {
-        // Trimmed and compared in place: every scope that names a resource is looked up here.
-        let wanted = identifier.trimmingSuffix("/")
-        return wanted.equalsWhenLowercased(appID) || wanted.equalsWhenLowercased(identifierURI.trimmingSuffix("/"))
+        // Compared in place, without lower-cased copies: every scope that names a resource is looked up here.
+        identifier.trimmingSuffix("/").equalsWhenLowercased(appID) || identifierURI.namesSameResource(as: identifier)
     }
 
     package static let graphAppID = "00000003-0000-0000-c000-000000000000"
@@ -89,10 +88,9 @@ extension String {
         return end == utf8.endIndex ? self : String(Substring(utf8[..<end]))
     }
 
-    /// `lowercased() == other.lowercased()`, byte by byte when both are ASCII.
-    func equalsWhenLowercased(_ other: String) -> Bool {
-        isPlainASCII && other.isPlainASCII ? equalsIgnoringASCIICase(other) : lowercased() == other.lowercased()
+    /// Whether two resource names (identifier URIs, audiences) name the same thing: case ignored as
+    /// `lowercased()` ignores it, trailing `/` ignored.
+    func namesSameResource(as other: String) -> Bool {
+        trimmingSuffix("/").equalsWhenLowercased(other.trimmingSuffix("/"))
     }
-
-    var isPlainASCII: Bool { utf8.allSatisfy { $0 < 0x80 } }
 }

@@ -43,7 +43,7 @@ enum OnBehalfOfGrant {
         guard let expiry = jwt.date("exp"), expiry > request.now else { throw .oboAssertionExpired() }
         let audience = jwt.string("aud") ?? ""
         let expected = [app.clientID] + app.identifierURIs
-        guard expected.contains(where: { $0.lowercased().trimmingSuffix("/") == audience.lowercased().trimmingSuffix("/") }) else {
+        guard expected.contains(where: { $0.namesSameResource(as: audience) }) else {
             throw .oboAudienceMismatch(audience: audience, expected: app.clientID)
         }
         guard jwt.claims["scp"] != nil else { throw .oboAssertionInvalid("The assertion is not a delegated (user) token.") }

@@ -25,7 +25,7 @@ package enum Redaction {
 
     static func normalized(_ name: String) -> String {
         // Names are ASCII almost always: lower-cased and filtered byte by byte, without Unicode tables.
-        if name.utf8.allSatisfy({ $0 < 0x80 }) {
+        if name.isPlainASCII {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(name.utf8.count)
             for byte in name.utf8 where !isIgnoredInNames(byte) {

@@ -77,11 +77,16 @@ enum SecretHarvest {
         } else if body.contains(UInt8(ascii: "=")) {
             // name=value pairs, one per line or joined by '&'; an ASCII body is split on bytes.
             let isASCII = body.allSatisfy { $0 < 0x80 }
-            let isOneLine = isASCII && !body.contains { (0x0A...0x0D).contains($0) }
-            // A form the request decoded on arrival is that one line's pairs: not decoded twice.
-            let forms = isOneLine && !form.pairs.isEmpty ? [form] : (isASCII
-                ? body.split(whereSeparator: { (0x0A...0x0D).contains($0) }).map { String(decoding: $0, as: UTF8.self) }
-                : text.split(whereSeparator: \.isNewline).map(String.init)).map(FormParameters.init(decoding:))
+            let lineBreak: (UInt8) -> Bool = { (0x0A...0x0D).contains($0) }
+            let forms: [FormParameters]
+            if isASCII, !form.pairs.isEmpty, !body.contains(where: lineBreak) {
+                forms = [form]   // the one line the request decoded on arrival: not decoded twice
+            } else {
+                let lines = isASCII
+                    ? body.split(whereSeparator: lineBreak).map { String(decoding: $0, as: UTF8.self) }
+                    : text.split(whereSeparator: \.isNewline).map(String.init)
+                forms = lines.map(FormParameters.init(decoding:))
+            }
             for form in forms {
                 for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
             }
