@@ -76,7 +76,7 @@ package struct HTTPRequest: Sendable, Equatable {
     package private(set) var form: FormParameters
 
     private static func form(headers: HTTPHeaders, body: [UInt8]) -> FormParameters {
-        guard !body.isEmpty, let type = headers["Content-Type"], type.lowercased().hasPrefix("application/x-www-form-urlencoded") else {
+        guard !body.isEmpty, let type = headers["Content-Type"], type.fastLowercased.hasPrefix("application/x-www-form-urlencoded") else {
             return FormParameters()
         }
         return FormParameters(decoding: String(decoding: body, as: UTF8.self))
@@ -94,9 +94,9 @@ package struct HTTPRequest: Sendable, Equatable {
         if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), host.isPlainASCII {
             let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
             let name = end == bytes.endIndex ? host : String(Substring(bytes[..<end]))
-            return name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.lowercased() : name
+            return name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.fastLowercased : name
         }
-        let lowered = host.lowercased()
+        let lowered = host.fastLowercased
         if lowered.hasPrefix("[") { return lowered.split(separator: "]").first.map { String($0) + "]" } }
         return lowered.split(separator: ":").first.map(String.init)
     }

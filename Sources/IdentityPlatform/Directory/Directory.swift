@@ -18,21 +18,21 @@ package struct Directory: Sendable, Equatable {
 
     /// A tenant by GUID or by any of its domains, ignoring case.
     package func tenant(matching segment: String) -> Tenant? {
-        let wanted = segment.lowercased()
+        let wanted = segment.fastLowercased
         return tenants.first { $0.id == wanted || $0.domains.contains(wanted) }
     }
 
-    package func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.lowercased() } }
+    package func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.fastLowercased } }
 
-    package func user(id: String) -> DirectoryUser? { users.first { $0.id == id.lowercased() } }
+    package func user(id: String) -> DirectoryUser? { users.first { $0.id == id.fastLowercased } }
 
     /// A user by sign-in name, optionally within one tenant.
     package func user(signInName: String, tenantID: String? = nil) -> DirectoryUser? {
-        users.first { $0.answers(to: signInName) && (tenantID == nil || $0.tenantID == tenantID!.lowercased()) }
+        users.first { $0.answers(to: signInName) && (tenantID == nil || $0.tenantID == tenantID!.fastLowercased) }
     }
 
     package func users(inTenant tenantID: String) -> [DirectoryUser] {
-        users.filter { $0.tenantID == tenantID.lowercased() }
+        users.filter { $0.tenantID == tenantID.fastLowercased }
     }
 
     package func application(clientID: String) -> Application? {
@@ -62,9 +62,9 @@ package struct Directory: Sendable, Equatable {
     package func grantedScopes(clientID: String, resourceAppID: String, userID: String?, tenantID: String) -> Set<String> {
         var granted = Set<String>()
         for grant in consents where grant.clientID.caseInsensitiveCompare(clientID) == .orderedSame
-            && grant.resourceAppID == resourceAppID.lowercased() && grant.tenantID == tenantID.lowercased()
-            && (grant.userID == nil || grant.userID == userID?.lowercased()) {
-            granted.formUnion(grant.scopes.map { $0.lowercased() })
+            && grant.resourceAppID == resourceAppID.fastLowercased && grant.tenantID == tenantID.fastLowercased
+            && (grant.userID == nil || grant.userID == userID?.fastLowercased) {
+            granted.formUnion(grant.scopes.map { $0.fastLowercased })
         }
         return granted
     }
@@ -74,8 +74,8 @@ package struct Directory: Sendable, Equatable {
         if let index = consents.firstIndex(where: {
             $0.clientID == grant.clientID && $0.resourceAppID == grant.resourceAppID && $0.userID == grant.userID && $0.tenantID == grant.tenantID
         }) {
-            let known = Set(consents[index].scopes.map { $0.lowercased() })
-            consents[index].scopes += grant.scopes.filter { !known.contains($0.lowercased()) }
+            let known = Set(consents[index].scopes.map { $0.fastLowercased })
+            consents[index].scopes += grant.scopes.filter { !known.contains($0.fastLowercased) }
         } else {
             consents.append(grant)
         }

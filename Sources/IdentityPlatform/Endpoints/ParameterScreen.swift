@@ -6,7 +6,7 @@ import EntraHTTP
 enum ParameterScreen {
     static func check(_ parameters: FormParameters, version: EndpointVersion) throws(IdentityError) {
         var seen = Set<String>()
-        for pair in parameters.pairs where !seen.insert(pair.name.lowercased()).inserted {
+        for pair in parameters.pairs where !seen.insert(pair.name.fastLowercased).inserted {
             throw .duplicatedParameter(pair.name)
         }
         if version == .v2, parameters["resource"] != nil { throw .resourceNotSupported() }

@@ -54,7 +54,7 @@ package struct JournalEntry: Sendable {
 
     /// The headers named in `names`, not yet redacted (`RecordedExchange.described` redacts them).
     static func keptHeaders(_ headers: HTTPHeaders, names: Set<String>) -> [(String, String)] {
-        headers.fields.filter { names.contains($0.name.lowercased()) }.map { ($0.name, $0.value) }
+        headers.fields.filter { names.contains($0.name.fastLowercased) }.map { ($0.name, $0.value) }
     }
 
     private static let jsonMarker = Array("json".utf8)
@@ -69,7 +69,7 @@ package struct JournalEntry: Sendable {
 
     private static func kind(of body: [UInt8], contentType: String?) -> BodyKind {
         guard !body.isEmpty else { return .empty }
-        let type = contentType?.lowercased() ?? ""
+        let type = contentType?.fastLowercased ?? ""
         if Redaction.contains(type, bytes: jsonMarker) { return body.count <= maximumBodyText * 4 ? .json : .sizeOnly }
         if type.hasPrefix("application/x-www-form-urlencoded"), body.count <= maximumBodyText * 4 { return .form }
         // HTML pages can carry codes and tokens (form_post): only their size is kept.

@@ -57,7 +57,7 @@ package struct JournalHandler: HTTPHandler {
     }
 
     package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        let path = request.rawPath.lowercased()
+        let path = request.rawPath.fastLowercased
         guard path == Self.path || path == Self.path + "/" else { return nil }
         guard context.isLoopback else {
             return Self.json(status: .forbidden, #"{"error":{"code":"forbidden","message":"The journal is only served to loopback clients."}}"#)
@@ -77,11 +77,11 @@ package struct JournalHandler: HTTPHandler {
                 }
             }
             let entries = journal.entries(matching: filter)
-            if let format = query["format"], format.lowercased() == "har" {
+            if let format = query["format"], format.fastLowercased == "har" {
                 let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
                 let har = JournalHAR.render(entries, scheme: context.isSecure ? "https" : "http", defaultHost: host, creatorVersion: serverVersion)
                 return Self.json(status: .ok, har)
-            } else if let format = query["format"], format.lowercased() != "json" {
+            } else if let format = query["format"], format.fastLowercased != "json" {
                 return Self.json(status: .badRequest, #"{"error":{"code":"bad_request","message":"format must be json or har."}}"#)
             }
             let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"

@@ -17,7 +17,7 @@ enum SecretHarvest {
             learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
         }
         for field in request.headers.fields {
-            switch field.name.lowercased() {
+            switch field.name.fastLowercased {
             case "authorization", "proxy-authorization": learnCredentials(field.value, into: memory)
             case "cookie":
                 for piece in field.value.split(separator: ";") {
@@ -28,7 +28,7 @@ enum SecretHarvest {
             }
         }
         for field in response.headers.fields {
-            switch field.name.lowercased() {
+            switch field.name.fastLowercased {
             case "location": learnURL(field.value, into: memory)
             case "set-cookie":
                 let value = field.value.split(separator: ";", maxSplits: 1).first ?? ""
@@ -68,7 +68,7 @@ enum SecretHarvest {
     /// `form` is the body already decoded as a form, when it was sent as one.
     private static func learn(body: [UInt8], contentType: String?, form: FormParameters = FormParameters(), into memory: SecretMemory) {
         guard !body.isEmpty, body.count <= 256 * 1024, Redaction.mayNameSecrets(body) else { return }
-        let type = contentType?.lowercased() ?? ""
+        let type = contentType?.fastLowercased ?? ""
         var text: String { String(decoding: body, as: UTF8.self) }
         if mayBeJSONContainer(body), let found = sensitiveJSONStrings(body) {
             for found in found { memory.learn(found.value, name: found.name) }

@@ -34,7 +34,7 @@ package struct B2CRoute: Sendable, Equatable {
     package static func parse(_ request: HTTPRequest, isB2CTenant: (String) -> Bool) -> B2CRoute? {
         let segments = request.pathSegments
         guard segments.count >= 2 else { return nil }
-        if segments[0].lowercased() == "tfp", segments.count >= 4, let endpoint = endpoint(segments.dropFirst(3)) {
+        if segments[0].fastLowercased == "tfp", segments.count >= 4, let endpoint = endpoint(segments.dropFirst(3)) {
             return B2CRoute(tenantSegment: segments[1], policySegment: segments[2], endpoint: endpoint, form: .trustFrameworkPolicy)
         }
         if segments.count >= 3, B2CRoute.isPolicyName(segments[1]), let endpoint = endpoint(segments.dropFirst(2)) {
@@ -49,12 +49,12 @@ package struct B2CRoute: Sendable, Equatable {
 
     /// `B2C_1_…` (user flow) or `B2C_1A_…` (custom policy), in any case.
     package static func isPolicyName(_ text: String) -> Bool {
-        let lower = text.lowercased()
+        let lower = text.fastLowercased
         return lower.count > 6 && lower.hasPrefix("b2c_1_") || lower.count > 7 && lower.hasPrefix("b2c_1a_")
     }
 
     private static func endpoint(_ rest: ArraySlice<String>) -> Endpoint? {
-        switch rest.map({ $0.lowercased() }) {
+        switch rest.map({ $0.fastLowercased }) {
         case ["v2.0", ".well-known", "openid-configuration"], [".well-known", "openid-configuration"]: .metadata
         case ["discovery", "v2.0", "keys"], ["discovery", "keys"]: .keys
         case ["oauth2", "v2.0", "authorize"], ["oauth2", "authorize"]: .authorize
@@ -67,7 +67,7 @@ package struct B2CRoute: Sendable, Equatable {
     /// The absolute URL of `endpoint` in this route's authority form, as the metadata document lists
     /// them (the service writes the policy in lower case).
     package func url(of endpoint: Endpoint, origin: String, tenant: String) -> String {
-        let policy = policySegment.lowercased()
+        let policy = policySegment.fastLowercased
         let path = switch endpoint {
         case .metadata: "v2.0/.well-known/openid-configuration"
         case .keys: "discovery/v2.0/keys"

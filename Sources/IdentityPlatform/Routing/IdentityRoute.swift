@@ -48,14 +48,14 @@ package struct IdentityRoute: Sendable, Equatable {
         let segments = request.pathSegments
         guard let first = segments.first else { return nil }
         if segments.count == 1 {
-            switch first.lowercased() {
+            switch first.fastLowercased {
             case "devicelogin": return IdentityRoute(tenantSegment: "common", endpoint: .deviceLogin)
             case "error": return IdentityRoute(tenantSegment: "common", endpoint: .errorLookup)
             default: return nil
             }
         }
         let tenant = first
-        let rest = segments.dropFirst().map { $0.lowercased() }
+        let rest = segments.dropFirst().map { $0.fastLowercased }
         let endpoint: Endpoint? = switch rest {
         case ["discovery", "instance"]: .instanceDiscovery
         case ["v2.0", ".well-known", "openid-configuration"]: .openIDConfiguration(.v2)
@@ -91,7 +91,7 @@ package enum TenantSelector: Sendable, Equatable {
     case specific(Tenant)
 
     package init(segment: String, directory: Directory) throws(IdentityError) {
-        switch segment.lowercased() {
+        switch segment.fastLowercased {
         case "common": self = .common
         case "organizations": self = .organizations
         case "consumers": self = .consumers
@@ -126,7 +126,7 @@ package struct PublicOrigin: Sendable, Equatable {
 
     package init(request: HTTPRequest, context: RequestContext) {
         scheme = context.isSecure ? "https" : "http"
-        authority = request.headers["Host"]?.lowercased() ?? "localhost:\(context.localPort)"
+        authority = request.headers["Host"]?.fastLowercased ?? "localhost:\(context.localPort)"
     }
 
     package var url: String { "\(scheme)://\(authority)" }

@@ -84,10 +84,10 @@ package struct RouteResolver: Sendable {
         if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") || path == Self.mintPath { return .console }
         // Any case: `/_FAKEENTRA/journal` is the journal's too (its handler compares lowercased), and not journaled.
         if path.hasPrefix("/_") {
-            let lower = path.lowercased()
+            let lower = path.fastLowercased
             if lower == Self.controlPrefix || lower.hasPrefix(Self.controlPrefix + "/") { return .control }
         }
-        let onGraphHost = request.hostName.map { graphHosts.contains($0.lowercased()) } ?? false
+        let onGraphHost = request.hostName.map { graphHosts.contains($0.fastLowercased) } ?? false
         if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
         if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
         if let isB2CTenant, let b2c = B2CRoute.parse(request, isB2CTenant: isB2CTenant) { return .b2c(b2c) }

@@ -76,7 +76,7 @@ package struct ScopeRequest: Sendable, Equatable {
         var seen = Set<String>()
         var seenPermissions = Set<String>()
         var named: (resource: Resource, name: String?)?
-        for scope in raw where !scope.isEmpty && seen.insert(scope.lowercased()).inserted {
+        for scope in raw where !scope.isEmpty && seen.insert(scope.fastLowercased).inserted {
             request.scopes.append(scope)
             if let reservedScope = ReservedScope(scope: scope) {
                 if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
@@ -103,7 +103,7 @@ package struct ScopeRequest: Sendable, Equatable {
                 if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
             } else {
                 let canonical = try canonicalPermission(permission, of: resource, scope: scope, options: options)
-                if seenPermissions.insert(canonical.lowercased()).inserted { request.permissions.append(canonical) }
+                if seenPermissions.insert(canonical.fastLowercased).inserted { request.permissions.append(canonical) }
             }
         }
         if let named {

@@ -1,4 +1,5 @@
 import EntraCrypto
+import EntraHTTP
 package import Foundation
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same
@@ -6,7 +7,7 @@ package import Foundation
 package enum TokenIdentifiers {
     /// The pairwise `sub`: one value per user and application, 43 base64url characters like Entra's.
     package static func pairwiseSubject(objectID: String, clientID: String) -> String {
-        Base64URL.encode(Digest.sha256(Array("sub|\(objectID.lowercased())|\(clientID.lowercased())".utf8)))
+        Base64URL.encode(Digest.sha256(Array("sub|\(objectID.fastLowercased)|\(clientID.fastLowercased)".utf8)))
     }
 
     /// `login_hint` claim: opaque, stable for the account, accepted back as `login_hint` by /authorize.
@@ -24,7 +25,7 @@ package enum TokenIdentifiers {
 
     /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens).
     package static func servicePrincipalID(clientID: String, tenantID: String) -> String {
-        guid(from: "sp|\(tenantID.lowercased())|\(clientID.lowercased())")
+        guid(from: "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)")
     }
 
     /// A stable session id when the grant carries none (`sid`).

@@ -65,16 +65,16 @@ package struct RequestFacts: Sendable, Equatable {
         self.init(kind: EndpointKind(route), isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
                   tenantSegment: route.tenantSegment, policy: route.policy, parameters: parameters, headers: request.headers)
         if case .graph(let graph) = route { graphResource = graph.endpointName }
-        if let tenant = route.tenantSegment { tenantNames.insert(tenant.lowercased()) }
+        if let tenant = route.tenantSegment { tenantNames.insert(tenant.fastLowercased) }
         var facts = self
         facts.grantType = parameters["grant_type"]
         facts.clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])
         facts.scopes = Self.normalizedScopes(parameters["scope"] ?? "")
         for name in ["login_hint", "username", "login"] {
-            if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.lowercased()) }
+            if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.fastLowercased) }
         }
         facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc", "ctx"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
-        if let authorization = request.headers["Authorization"], authorization.lowercased().hasPrefix("bearer ") {
+        if let authorization = request.headers["Authorization"], authorization.fastLowercased.hasPrefix("bearer ") {
             let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
             facts.bearerToken = token
             facts.addClaims(of: token)
@@ -86,10 +86,10 @@ package struct RequestFacts: Sendable, Equatable {
     mutating func addClaims(of token: String) {
         guard let claims = ParsedJWT(token) else { return }
         for key in ["oid", "upn", "preferred_username", "unique_name", "email"] {
-            if let value = claims.string(key) { userNames.insert(value.lowercased()) }
+            if let value = claims.string(key) { userNames.insert(value.fastLowercased) }
         }
         if clientID == nil { clientID = claims.string("appid") ?? claims.string("azp") }
-        if let tid = claims.string("tid") { tenantNames.insert(tid.lowercased()) }
+        if let tid = claims.string("tid") { tenantNames.insert(tid.fastLowercased) }
         clientCapabilities = claims.strings("xms_cc")
         if kind == .graph, scopes.isEmpty, let scp = claims.string("scp") { scopes = Self.normalizedScopes(scp) }
     }
@@ -102,8 +102,8 @@ package struct RequestFacts: Sendable, Equatable {
             for (name, value) in original.sorted(by: { $0.key < $1.key }) where parameters[name] == nil { parameters.append(name, value) }
             if clientID == nil { clientID = original["client_id"] }
             if scopes.isEmpty { scopes = Self.normalizedScopes(original["scope"] ?? "") }
-            if let hint = original["login_hint"], !hint.isEmpty { userNames.insert(hint.lowercased()) }
-            if let userID = state.pendingAuthorizations[flowID]?.userID { userNames.insert(userID.lowercased()) }
+            if let hint = original["login_hint"], !hint.isEmpty { userNames.insert(hint.fastLowercased) }
+            if let userID = state.pendingAuthorizations[flowID]?.userID { userNames.insert(userID.fastLowercased) }
         }
         for name in tenantNames {
             if let tenant = directory.tenant(matching: name) { tenantNames.formUnion([tenant.id] + tenant.domains) }
@@ -120,7 +120,7 @@ package struct RequestFacts: Sendable, Equatable {
             }
         }
         for owner in owners {
-            userNames.insert(owner.lowercased())
+            userNames.insert(owner.fastLowercased)
             if let user = directory.user(id: owner) { userNames.formUnion(Self.names(of: user)) }
         }
         // A login hint names a user; add the user's other names so a rule may use either.
@@ -130,7 +130,7 @@ package struct RequestFacts: Sendable, Equatable {
     }
 
     static func names(of user: DirectoryUser) -> Set<String> {
-        Set(([user.id, user.userPrincipalName] + [user.mail].compactMap { $0 } + user.otherMails).map { $0.lowercased() })
+        Set(([user.id, user.userPrincipalName] + [user.mail].compactMap { $0 } + user.otherMails).map { $0.fastLowercased })
     }
 
     /// `https://graph.microsoft.com/User.Read` and `User.Read` both become `user.read`.
@@ -142,13 +142,13 @@ package struct RequestFacts: Sendable, Equatable {
     private static let graphPrefixes = ["https://graph.microsoft.com/", "00000003-0000-0000-c000-000000000000/"]
 
     static func normalizedScope(_ scope: String) -> String {
-        var s = scope.lowercased()
+        var s = scope.fastLowercased
         for prefix in graphPrefixes where s.hasPrefix(prefix) { s = String(decoding: s.utf8.dropFirst(prefix.utf8.count), as: UTF8.self) }
         return s
     }
 
     private static func basicAuthClientID(_ header: String?) -> String? {
-        guard let header, header.lowercased().hasPrefix("basic "),
+        guard let header, header.fastLowercased.hasPrefix("basic "),
               let data = Data(base64Encoded: String(header.dropFirst(6))), let text = String(data: data, encoding: .utf8),
               let colon = text.firstIndex(of: ":") else { return nil }
         return FormCoding.percentDecode(String(text[..<colon]))
