@@ -60,14 +60,11 @@ extension String {
         utf8.withContiguousStorageIfAvailable(EntraHTTP.isPlainASCII) ?? utf8.allSatisfy { $0 < 0x80 }
     }
 
-    /// The same text as `lowercased()`. ASCII text is lowered byte by byte: it is returned as it is when
-    /// it has no capital, and a short result is stored inline (`lowercased()` allocates every time).
+    /// The same text as `lowercased()`, without its copy when no byte could change: ids, URLs and most
+    /// names a request carries are already lower-case ASCII, and `lowercased()` copies every time.
     package var fastLowercased: String {
-        switch utf8.withContiguousStorageIfAvailable(ASCIILowering.init) {
-        case .unchanged?: self
-        case .lowered(let text)?: text
-        case .notASCII?, nil: lowercased()
-        }
+        let mayChange = utf8.withContiguousStorageIfAvailable { $0.contains { ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 } }
+        return mayChange == false ? self : lowercased()
     }
 
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
@@ -82,20 +79,6 @@ extension String {
         }
         if let compared, let compared { return compared }
         return zip(a, b).allSatisfy { asciiLower($0) == asciiLower($1) }
-    }
-}
-
-/// What `fastLowercased` makes of a string's bytes.
-private enum ASCIILowering {
-    case unchanged, lowered(String), notASCII
-
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard isPlainASCII(bytes) else { self = .notASCII; return }
-        guard bytes.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { self = .unchanged; return }
-        self = .lowered(String(unsafeUninitializedCapacity: bytes.count) { output in
-            for index in bytes.indices { output[index] = asciiLower(bytes[index]) }
-            return bytes.count
-        })
     }
 }
 

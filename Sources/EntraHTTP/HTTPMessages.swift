@@ -94,7 +94,7 @@ package struct HTTPRequest: Sendable, Equatable {
         if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), host.isPlainASCII {
             let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
             let name = end == bytes.endIndex ? host : String(Substring(bytes[..<end]))
-            return name.utf8.contains { $0 >= 0x41 && $0 <= 0x5A } ? name.fastLowercased : name
+            return name.fastLowercased
         }
         let lowered = host.fastLowercased
         if lowered.hasPrefix("[") { return lowered.split(separator: "]").first.map { String($0) + "]" } }

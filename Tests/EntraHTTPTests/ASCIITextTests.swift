@@ -5,18 +5,38 @@ import Testing
 /// must give what the character-level code gives, on every length around the eight-byte words they
 /// read and wherever a non-ASCII byte sits.
 @Suite struct ASCIITextTests {
-    private static let pieces = ["a", "Z", "0", "-", ".", "~", "é", "É", "ß", "ſ", "\u{301}", "İ", "😀", "\u{7F}", "\u{80}", " "]
+    // ASCII around the capitals and without the 0x20 bit, so that lowering too much shows.
+    private static let pieces = ["a", "Z", "A", "0", "-", ".", "~", "@", "[", "\\", "_", "`", "{", "\t", "\u{0}", " ", "\u{7F}",
+                                 "é", "É", "ß", "ſ", "\u{301}", "İ", "😀", "\u{80}"]
+
+    // Failures are collected and checked once: thousands of #expect calls made the suite take half a minute.
+    @Test func plainASCIIFindsAHighByteInEveryLaneOfEveryWord() {
+        var missed: [String] = []
+        for length in 1...40 {
+            for position in 0..<length {
+                for high: UInt8 in [0x80, 0xC3, 0xFF] {
+                    var bytes = [UInt8](repeating: 0x41, count: length)
+                    bytes[position] = high
+                    if bytes.withUnsafeBufferPointer(isPlainASCII) { missed.append("0x\(String(high, radix: 16)) at \(position) of \(length)") }
+                }
+            }
+            if ![UInt8](repeating: 0x7F, count: length).withUnsafeBufferPointer(isPlainASCII) { missed.append("0x7F × \(length)") }
+        }
+        #expect(missed.isEmpty, "\(missed.prefix(5))")
+    }
 
     @Test func plainASCIIFindsANonASCIIByteAtEveryPosition() {
+        var missed: [String] = []
         for length in 0...40 {
             let plain = String(repeating: "A", count: length)
-            #expect(plain.isPlainASCII)
+            if !plain.isPlainASCII { missed.append("A × \(length)") }
             for position in 0...length {
                 var text = plain
                 text.insert("é", at: text.index(text.startIndex, offsetBy: position))
-                #expect(!text.isPlainASCII, "é at \(position) of \(length + 1)")
+                if text.isPlainASCII { missed.append("é at \(position) of \(length + 1)") }
             }
         }
+        #expect(missed.isEmpty, "\(missed.prefix(5))")
     }
 
     @Test func fastLowercasedIsLowercasedOnEveryLength() {
@@ -29,12 +49,15 @@ import Testing
 
     @Test func fastLowercasedAndPlainASCIIAgreeWithTheStandardLibraryOnRandomText() {
         var generator = SystemRandomNumberGenerator()
+        var differing: [[UInt32]] = []
         for _ in 0..<2_000 {
             let count = Int.random(in: 0..<24, using: &generator)
             let text = (0..<count).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
-            #expect(text.fastLowercased == text.lowercased(), "\(text.unicodeScalars.map { $0.value })")
-            #expect(text.isPlainASCII == text.utf8.allSatisfy { $0 < 0x80 })
+            if text.fastLowercased != text.lowercased() || text.isPlainASCII != text.utf8.allSatisfy({ $0 < 0x80 }) {
+                differing.append(text.unicodeScalars.map(\.value))
+            }
         }
+        #expect(differing.isEmpty, "\(differing.prefix(5))")
     }
 
     @Test func textWithoutCapitalsComesBackUnchanged() {

@@ -22,17 +22,25 @@ package struct Directory: Sendable, Equatable {
         return tenants.first { $0.id == wanted || $0.domains.contains(wanted) }
     }
 
-    package func tenant(id: String) -> Tenant? { tenants.first { $0.id == id.fastLowercased } }
+    package func tenant(id: String) -> Tenant? {
+        let wanted = id.fastLowercased
+        return tenants.first { $0.id == wanted }
+    }
 
-    package func user(id: String) -> DirectoryUser? { users.first { $0.id == id.fastLowercased } }
+    package func user(id: String) -> DirectoryUser? {
+        let wanted = id.fastLowercased
+        return users.first { $0.id == wanted }
+    }
 
     /// A user by sign-in name, optionally within one tenant.
     package func user(signInName: String, tenantID: String? = nil) -> DirectoryUser? {
-        users.first { $0.answers(to: signInName) && (tenantID == nil || $0.tenantID == tenantID!.fastLowercased) }
+        let tenant = tenantID?.fastLowercased
+        return users.first { $0.answers(to: signInName) && (tenant == nil || $0.tenantID == tenant) }
     }
 
     package func users(inTenant tenantID: String) -> [DirectoryUser] {
-        users.filter { $0.tenantID == tenantID.fastLowercased }
+        let tenant = tenantID.fastLowercased
+        return users.filter { $0.tenantID == tenant }
     }
 
     package func application(clientID: String) -> Application? {
@@ -61,9 +69,9 @@ package struct Directory: Sendable, Equatable {
     /// Scopes a user (or an admin for everyone in the tenant) has granted `clientID` on `resourceAppID`.
     package func grantedScopes(clientID: String, resourceAppID: String, userID: String?, tenantID: String) -> Set<String> {
         var granted = Set<String>()
+        let resource = resourceAppID.fastLowercased, tenant = tenantID.fastLowercased, user = userID?.fastLowercased
         for grant in consents where grant.clientID.caseInsensitiveCompare(clientID) == .orderedSame
-            && grant.resourceAppID == resourceAppID.fastLowercased && grant.tenantID == tenantID.fastLowercased
-            && (grant.userID == nil || grant.userID == userID?.fastLowercased) {
+            && grant.resourceAppID == resource && grant.tenantID == tenant && (grant.userID == nil || grant.userID == user) {
             granted.formUnion(grant.scopes.map { $0.fastLowercased })
         }
         return granted

@@ -76,7 +76,7 @@ enum SecretHarvest {
             for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
         } else if body.contains(UInt8(ascii: "=")) {
             // name=value pairs, one per line or joined by '&'; an ASCII body is split on bytes.
-            let isASCII = body.allSatisfy { $0 < 0x80 }
+            let isASCII = body.withUnsafeBufferPointer(isPlainASCII)
             let lineBreak: (UInt8) -> Bool = { (0x0A...0x0D).contains($0) }
             let forms: [FormParameters]
             if isASCII, !form.pairs.isEmpty, !body.contains(where: lineBreak) {
