@@ -62,7 +62,7 @@ package struct ServedHosts: Sendable, Equatable {
         host.reserveCapacity(end - start)
         for byte in bytes[start..<end] {
             guard byte < 0x80, !isSpace(byte) else { return nil }
-            host.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            host.append(asciiLower(byte))
         }
         return host
     }

@@ -29,7 +29,7 @@ package enum Redaction {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(name.utf8.count)
             for byte in name.utf8 where !isIgnoredInNames(byte) {
-                bytes.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                bytes.append(asciiLower(byte))
             }
             return String(decoding: bytes, as: UTF8.self)
         }
@@ -63,7 +63,7 @@ package enum Redaction {
             }
             previous = byte
             if isIgnoredInNames(byte) || byte == UInt8(ascii: "+") { continue }
-            folded.append(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+            folded.append(asciiLower(byte))
         }
         return sensitiveStems.contains { contains(folded, bytes: $0) }
     }

@@ -87,7 +87,7 @@ package struct RouteResolver: Sendable {
             let lower = path.fastLowercased
             if lower == Self.controlPrefix || lower.hasPrefix(Self.controlPrefix + "/") { return .control }
         }
-        let onGraphHost = request.hostName.map { graphHosts.contains($0.fastLowercased) } ?? false
+        let onGraphHost = request.hostName.map(graphHosts.contains) ?? false   // the host name is lower-cased already
         if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
         if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
         if let isB2CTenant, let b2c = B2CRoute.parse(request, isB2CTenant: isB2CTenant) { return .b2c(b2c) }
