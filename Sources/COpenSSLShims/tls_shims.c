@@ -53,6 +53,7 @@ int TLSShims_configureServerContext(SSL_CTX *context) {
     SSL_CTX_set_options(context, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE
                                      | SSL_OP_IGNORE_UNEXPECTED_EOF);
     SSL_CTX_set_mode(context, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+    SSL_CTX_set_read_ahead(context, 1);
     SSL_CTX_set_alpn_select_cb(context, TLSShims_selectALPN, NULL);
     static const unsigned char sessionContext[] = "fakeentra";
     if (SSL_CTX_set_session_id_context(context, sessionContext, sizeof(sessionContext) - 1) != 1) return 0;
@@ -72,6 +73,28 @@ enum TLSShims_Outcome TLSShims_classify(const SSL *ssl, int result) {
 int TLSShims_handshake(SSL *ssl) {
     ERR_clear_error();
     return SSL_do_handshake(ssl);
+}
+
+// The return half of every read of the socket BIO: `*drained` (the callback's argument) becomes 1
+// when the read brought fewer bytes than OpenSSL asked for, or none (would block, end of stream).
+static long TLSShims_noteSocketRead(BIO *bio, int operation, const char *argp, size_t length, int argi,
+                                    long argl, int ret, size_t *processed) {
+    (void)argp;
+    (void)argi;
+    (void)argl;
+    if (operation == (BIO_CB_READ | BIO_CB_RETURN)) {
+        int *drained = (int *)BIO_get_callback_arg(bio);
+        if (drained != NULL) *drained = ret <= 0 || processed == NULL || *processed < length;
+    }
+    return ret;
+}
+
+int TLSShims_watchSocketReads(SSL *ssl, int *drained) {
+    BIO *bio = SSL_get_rbio(ssl);
+    if (bio == NULL) return 0;
+    BIO_set_callback_arg(bio, (char *)drained);
+    BIO_set_callback_ex(bio, TLSShims_noteSocketRead);
+    return 1;
 }
 
 int TLSShims_read(SSL *ssl, void *buffer, int length) {

@@ -156,10 +156,12 @@ final class Connection {
         switch result {
         case .transferred(let count):
             machine.date = loop.currentDate
-            // A short plain read drained the socket; TLS may still hold decrypted bytes epoll never announces.
+            // A short read drained the socket (OpenSSL reads ahead into all its buffer's room); TLS may
+            // still hold records or decrypted bytes that epoll never announces, and then reading goes on.
+            let holdsMore = tls?.hasBufferedInput ?? false
+            let drained = tls.map { $0.lastReadDrainedSocket && !holdsMore } ?? (count < loop.scratch.count)
             machine.received(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<count]),
-                             exhausted: tls == nil && count < loop.scratch.count,
-                             transportHoldsMore: tls?.hasBufferedInput ?? false, at: loop.now)
+                             exhausted: drained, transportHoldsMore: holdsMore, at: loop.now)
         case .wantRead: machine.readBlocked(wantsWrite: false)
         case .wantWrite: machine.readBlocked(wantsWrite: true)
         case .closed: machine.readEOF()

@@ -96,10 +96,20 @@ enum IOResult {
 /// One connection's `SSL`. Confined to the event loop thread that owns the connection.
 final class TLSSession {
     private let ssl: OpaquePointer
+    /// Set by OpenSSL's socket BIO after each read of the socket: 1 when it came back short.
+    private let socketDrained: UnsafeMutablePointer<Int32>
 
-    fileprivate init(_ ssl: OpaquePointer) { self.ssl = ssl }
+    fileprivate init(_ ssl: OpaquePointer) {
+        self.ssl = ssl
+        socketDrained = .allocate(capacity: 1)
+        socketDrained.initialize(to: 0)
+        _ = TLSShims_watchSocketReads(ssl, socketDrained)
+    }
 
-    deinit { SSL_free(ssl) }
+    deinit {
+        SSL_free(ssl)
+        socketDrained.deallocate()
+    }
 
     /// Advances the handshake; `.transferred(0)` when it is complete.
     func handshake() -> IOResult {
@@ -108,6 +118,7 @@ final class TLSSession {
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        socketDrained.pointee = 0
         let result = TLSShims_read(ssl, buffer.baseAddress, Int32(clamping: buffer.count))
         return result > 0 ? .transferred(Int(result)) : outcome(result, operation: "read")
     }
@@ -124,8 +135,14 @@ final class TLSSession {
         _ = TLSError.drainErrorQueue()
     }
 
-    /// Decrypted application data OpenSSL holds that the socket will not announce again.
-    var hasBufferedInput: Bool { SSL_pending(ssl) > 0 }
+    /// Input OpenSSL holds that the socket will not announce again: decrypted bytes, or records read
+    /// ahead and not yet decrypted (which SSL_pending does not count).
+    var hasBufferedInput: Bool { SSL_has_pending(ssl) == 1 }
+
+    /// The last `read` read the socket and found nothing more in it (a short read): with nothing
+    /// buffered either, the connection waits for the next readiness report rather than reading to EAGAIN.
+    /// False when that `read` was served from OpenSSL's buffer without touching the socket.
+    var lastReadDrainedSocket: Bool { socketDrained.pointee != 0 }
 
     var negotiatedProtocol: String? {
         var text = [CChar](repeating: 0, count: 64)

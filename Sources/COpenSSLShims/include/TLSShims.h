@@ -16,7 +16,9 @@ int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t
 // Applies the server policy in one call because every piece of it is a macro Swift cannot import
 // (SSL_CTX_set_min/max_proto_version, SSL_CTX_set_mode) or needs a C callback (ALPN selection):
 // TLS 1.2 and 1.3 only, no compression or renegotiation, tolerate a missing close_notify,
-// partial writes from a moving buffer, released idle buffers, ALPN answering `http/1.1`.
+// partial writes from a moving buffer, released idle buffers, ALPN answering `http/1.1`, and reads
+// ahead: one read of the socket brings a record's header and body (and whatever follows) at once, so
+// SSL_has_pending, not SSL_pending, says whether OpenSSL holds input the socket will not announce.
 // Returns 1 on success, 0 on failure (the OpenSSL error queue says why).
 int TLSShims_configureServerContext(SSL_CTX *context);
 
@@ -41,6 +43,13 @@ enum TLSShims_Outcome TLSShims_classify(const SSL *ssl, int result);
 // Runs the named I/O call after clearing this thread's error queue, as SSL_get_error requires.
 int TLSShims_handshake(SSL *ssl);
 int TLSShims_read(SSL *ssl, void *buffer, int length);
+
+// Has OpenSSL note in `*drained`, after each read of the session's socket, whether that read came
+// back short of what it asked for (1) or filled its buffer (0). Reading ahead, OpenSSL asks for all
+// the room its buffer has, so a short read means the socket had nothing more: with level-triggered
+// readiness the connection can wait for the next report instead of reading until EAGAIN.
+// `drained` must outlive the session. Returns 0 when the session has no socket yet.
+int TLSShims_watchSocketReads(SSL *ssl, int *drained);
 int TLSShims_write(SSL *ssl, const void *buffer, int length);
 
 // The client policy of `fakeentra browse`, for the same macro reasons: TLS 1.2 and 1.3, peer
