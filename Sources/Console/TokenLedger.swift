@@ -7,18 +7,52 @@ import Synchronization
 /// The JWTs that crossed the wire recently, by SHA-256, so the console can decode a token the journal
 /// shows only as `[redacted … sha256:…]`. The journal stays redacted (it is exported, shared, attached to
 /// bug reports); the console, behind the control API's access rule, decodes what it names.
+///
+/// Every token the server signs passes through here, so recording builds no text and, once the ring is
+/// full, allocates nothing: the tokens sit in a ring of `capacity` slots, and the first four bytes of a
+/// digest (the journal's short hash is at least eight hex digits) lead to the newest slot with that
+/// prefix, each slot to the next older one.
 package final class TokenLedger: Sendable {
-    struct Entry: Sendable {
+    private struct Slot: Sendable {
         var token: String
-        var hexDigest: String
+        var sha256: [UInt8]
+        /// The next older slot whose digest starts with the same four bytes, or -1.
+        var older: Int
     }
 
     private struct Store: Sendable {
-        /// By the first eight hex digits of the digest (the journal's short hash is at least that long).
-        var byPrefix: [String: [Entry]] = [:]
-        /// Digests in the order seen, as a ring once full: `head` is the oldest.
-        var order: [String] = []
-        var head = 0
+        /// A ring once full: `next` is where the next token goes, which is then the oldest.
+        var slots: [Slot] = []
+        var next = 0
+        var newestByPrefix: [UInt32: Int] = [:]
+
+        func find(_ prefix: UInt32, where matches: (Slot) -> Bool) -> Int? {
+            var index = newestByPrefix[prefix] ?? -1
+            // A chain holds each slot at most once; the bound keeps a broken one from looping.
+            var steps = 0
+            while index >= 0, steps < slots.count {
+                if matches(slots[index]) { return index }
+                index = slots[index].older
+                steps += 1
+            }
+            return nil
+        }
+
+        /// Unlinks the slot at `index`, the oldest of its prefix (the ring overwrites oldest first).
+        mutating func unlink(_ index: Int) {
+            let prefix = TokenLedger.prefix(of: slots[index].sha256)
+            guard var current = newestByPrefix[prefix] else { return }
+            if current == index {
+                newestByPrefix[prefix] = nil
+                return
+            }
+            var steps = 0
+            while slots[current].older >= 0, slots[current].older != index, steps < slots.count {
+                current = slots[current].older
+                steps += 1
+            }
+            slots[current].older = -1
+        }
     }
 
     package let capacity: Int
@@ -31,12 +65,11 @@ package final class TokenLedger: Sendable {
     /// the body and `Location` (answers a scenario rule gave).
     package func observe(_ request: HTTPRequest, _ response: HTTPResponse, receipt: Receipt) {
         var found: [String] = []
-        var hashed: [Receipt.SignedToken] = []
         if let authorization = request.headers["Authorization"] { found += JWTScanner.tokens(in: Array(authorization.utf8)) }
         if let query = request.rawQuery { found += JWTScanner.tokens(in: Array(query.utf8)) }
         if request.body.count <= Self.largestScannedBody { found += JWTScanner.tokens(in: request.body) }
         if receipt.isComplete {
-            hashed = receipt.signedTokens
+            for signed in receipt.signedTokens { record(signed.token, sha256: signed.sha256) }
         } else {
             if let location = response.headers["Location"] { found += JWTScanner.tokens(in: Array(location.utf8)) }
             let type = response.headers["Content-Type"]?.lowercased() ?? ""
@@ -45,47 +78,45 @@ package final class TokenLedger: Sendable {
             }
         }
         for token in found { record(token) }
-        for signed in hashed { record(signed.token, hexDigest: Hex.lowercase(signed.sha256)) }
     }
 
     static let largestScannedBody = 256 * 1024
 
     package func record(_ token: String) {
-        record(token, hexDigest: Self.hexDigest(token))
+        record(token, sha256: Digest.sha256(Array(token.utf8)))
     }
 
-    private func record(_ token: String, hexDigest hex: String) {
-        let prefix = String(hex.prefix(8))
+    /// Records `token` under `sha256`, its digest (tests give made-up digests to share a prefix).
+    package func record(_ token: String, sha256: [UInt8]) {
+        guard sha256.count >= 4 else { return }
+        let prefix = Self.prefix(of: sha256)
         store.withLock { store in
-            if store.byPrefix[prefix]?.contains(where: { $0.hexDigest == hex }) == true { return }
-            store.byPrefix[prefix, default: []].append(Entry(token: token, hexDigest: hex))
-            guard store.order.count >= capacity else {
-                store.order.append(hex)
-                return
-            }
-            // Full: the newest takes the oldest's place (O(1), where removeFirst moved every entry).
-            let evicted = store.order[store.head]
-            store.order[store.head] = hex
-            store.head = (store.head + 1) % capacity
-            let key = String(evicted.prefix(8))
-            store.byPrefix[key]?.removeAll { $0.hexDigest == evicted }
-            if store.byPrefix[key]?.isEmpty == true { store.byPrefix[key] = nil }
+            if store.find(prefix, where: { $0.sha256 == sha256 }) != nil { return }
+            let index = store.next
+            let isFull = store.slots.count == capacity
+            // Unlinked first: the slot overwritten may have been the newest of this very prefix.
+            if isFull { store.unlink(index) }
+            let slot = Slot(token: token, sha256: sha256, older: store.newestByPrefix[prefix] ?? -1)
+            if isFull { store.slots[index] = slot } else { store.slots.append(slot) }
+            store.newestByPrefix[prefix] = index
+            store.next = (index + 1) % capacity
         }
     }
 
-    /// The token whose SHA-256 (hex) starts with `hashPrefix` (at least eight digits), if seen.
+    /// The token whose SHA-256 (hex) starts with `hashPrefix` (at least eight digits), if seen; the most
+    /// recent one when several do.
     package func token(hashPrefix: String) -> String? {
-        let wanted = hashPrefix.lowercased()
-        guard wanted.count >= 8 else { return nil }
+        let wanted = Array(hashPrefix.lowercased().utf8)
+        guard wanted.count >= 8, let prefix = UInt32(String(decoding: wanted.prefix(8), as: UTF8.self), radix: 16) else { return nil }
         return store.withLock { store in
-            store.byPrefix[String(wanted.prefix(8))]?.first { $0.hexDigest.hasPrefix(wanted) }?.token
+            store.find(prefix, where: { Array(Hex.lowercase($0.sha256).utf8).starts(with: wanted) }).map { store.slots[$0].token }
         }
     }
 
-    package var count: Int { store.withLock { $0.order.count } }
+    package var count: Int { store.withLock { $0.slots.count } }
 
-    static func hexDigest(_ token: String) -> String {
-        Hex.lowercase(Digest.sha256(Array(token.utf8)))
+    static func prefix(of sha256: [UInt8]) -> UInt32 {
+        UInt32(sha256[0]) << 24 | UInt32(sha256[1]) << 16 | UInt32(sha256[2]) << 8 | UInt32(sha256[3])
     }
 }
 
