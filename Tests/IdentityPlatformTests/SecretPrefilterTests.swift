@@ -1,3 +1,4 @@
+import Foundation
 import EntraHTTP
 import Testing
 @testable import IdentityPlatform
@@ -84,5 +85,23 @@ import Testing
                                   body: Array(#"{"new_pass\u0077ord":"Correct-Horse-7"}"#.utf8))
         SecretHarvest.learn(from: request, response: HTTPResponse(status: .ok), receipt: Receipt(), into: memory)
         #expect(Redaction.scrub("typed Correct-Horse-7 here", memory: memory) != "typed Correct-Horse-7 here")
+    }
+
+    /// The names classified once at start-up answer as the same names spelled otherwise, which take the
+    /// general path (normalised: case, `_`, `-` and `.` do not count).
+    @Test func commonNamesAnswerAsTheGeneralPathDoes() {
+        #expect(Redaction.commonNames.count > 30)
+        var disagreements: [String] = []
+        for name in Redaction.commonNames.keys {
+            let respelled = name.uppercased().replacingOccurrences(of: "_", with: "-")
+            #expect(Redaction.commonNames[respelled] == nil)
+            if Redaction.isSensitive(name) != Redaction.isSensitive(respelled) || Redaction.isLengthOnly(name) != Redaction.isLengthOnly(respelled) {
+                disagreements.append(name)
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        #expect(Redaction.isSensitive("client_secret") && Redaction.isLengthOnly("client_secret"))
+        #expect(Redaction.isSensitive("refresh_token") && !Redaction.isLengthOnly("refresh_token"))
+        #expect(!Redaction.isSensitive("client_id") && !Redaction.isSensitive("grant_type") && !Redaction.isSensitive("scope"))
     }
 }

@@ -42,37 +42,62 @@ package enum Redaction {
 
     /// Exact names, and any name about a password or secret, or ending in `token`/`assertion`.
     package static func isSensitive(_ name: String) -> Bool {
-        let n = normalized(name)
-        return sensitiveNames.contains(n) || isLengthOnlyNormalized(n) || n.hasSuffix("token") || n.hasSuffix("tokens") || n.hasSuffix("assertion")
+        if let known = commonNames[name] { return known.isSensitive }
+        return isSensitiveNormalized(normalized(name))
     }
+
+    private static func isSensitiveNormalized(_ n: String) -> Bool {
+        sensitiveNames.contains(n) || isLengthOnlyNormalized(n) || n.hasSuffix("token") || n.hasSuffix("tokens") || n.hasSuffix("assertion")
+    }
+
+    /// The parameter names OAuth requests and answers carry, classified once: every request's names are
+    /// asked about, a token request's four or five of them, and normalising a name builds a string.
+    static let commonNames: [String: (isSensitive: Bool, isLengthOnly: Bool)] = Dictionary(uniqueKeysWithValues: [
+        "grant_type", "client_id", "client_secret", "scope", "redirect_uri", "code", "code_verifier", "refresh_token",
+        "client_assertion", "client_assertion_type", "client_info", "claims", "username", "password", "device_code",
+        "response_type", "response_mode", "state", "nonce", "prompt", "login_hint", "domain_hint", "code_challenge",
+        "code_challenge_method", "requested_token_use", "assertion", "access_token", "id_token", "token_type",
+        "expires_in", "ext_expires_in", "refresh_in", "error", "error_description", "error_codes", "timestamp",
+        "trace_id", "correlation_id", "x-client-SKU", "x-client-Ver", "x-client-OS", "x-client-CPU", "x-app-name", "x-app-ver",
+    ].map { name in
+        let n = normalized(name)
+        return (name, (isSensitiveNormalized(n), isLengthOnlyNormalized(n)))
+    })
 
     /// False only when no name in `bytes` (JSON members, form fields, a page's inputs) can be sensitive:
     /// the text is printable ASCII without escapes (`\`, `%`, `&#`), and no stem of a sensitive name appears once
     /// the characters names ignore (and `+`, a form's space) are dropped and letters lower-cased. Every
     /// answer's body is harvested, and most (health, discovery, keys, Graph) name no secret.
     static func mayNameSecrets(_ bytes: [UInt8]) -> Bool {
-        var folded: [UInt8] = []
-        folded.reserveCapacity(bytes.count)
-        var previous: UInt8 = 0
-        for byte in bytes {
-            // Not plain ASCII text (UTF-16 or UTF-32 JSON without a byte order mark has zero bytes between
-            // the letters), or an escape that can spell a name's letters: the body is parsed.
-            let isControl = byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
-            if byte >= 0x80 || isControl || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") || (previous == UInt8(ascii: "&") && byte == UInt8(ascii: "#")) {
-                return true
+        // Folded into scratch space (on the stack for the short bodies most requests have).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { folded in
+            var count = 0
+            var previous: UInt8 = 0
+            for byte in bytes {
+                // Not plain ASCII text (UTF-16 or UTF-32 JSON without a byte order mark has zero bytes between
+                // the letters), or an escape that can spell a name's letters: the body is parsed.
+                let isControl = byte < 0x20 && byte != 0x09 && byte != 0x0A && byte != 0x0D
+                if byte >= 0x80 || isControl || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") || (previous == UInt8(ascii: "&") && byte == UInt8(ascii: "#")) {
+                    return true
+                }
+                previous = byte
+                if isIgnoredInNames(byte) || byte == UInt8(ascii: "+") { continue }
+                folded[count] = asciiLower(byte)
+                count += 1
             }
-            previous = byte
-            if isIgnoredInNames(byte) || byte == UInt8(ascii: "+") { continue }
-            folded.append(asciiLower(byte))
+            let text = UnsafeBufferPointer(rebasing: folded[..<count])
+            return sensitiveStems.contains { contains(text, bytes: $0) }
         }
-        return sensitiveStems.contains { contains(folded, bytes: $0) }
     }
 
     /// A part of every sensitive name (`sensitiveNames`, `isLengthOnly`, the `token`/`assertion` suffixes).
     private static let sensitiveStems: [[UInt8]] = ["code", "token", "assertion", "otc", "secret", "password", "passwd", "pwd"].map { Array($0.utf8) }
 
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
-    static func isLengthOnly(_ name: String) -> Bool { isLengthOnlyNormalized(normalized(name)) }
+    static func isLengthOnly(_ name: String) -> Bool {
+        if let known = commonNames[name] { return known.isLengthOnly }
+        return isLengthOnlyNormalized(normalized(name))
+    }
 
     private static let lengthOnlyParts: [[UInt8]] = ["password", "passwd", "secret"].map { Array($0.utf8) }
 
