@@ -77,6 +77,7 @@ int TLSShims_handshake(SSL *ssl) {
 
 // The return half of every read of the socket BIO: `*drained` (the callback's argument) becomes 1
 // when the read brought fewer bytes than OpenSSL asked for, or none (would block, end of stream).
+// Saying "drained" wrongly would only cost a wake-up: every event queue here is level-triggered.
 static long TLSShims_noteSocketRead(BIO *bio, int operation, const char *argp, size_t length, int argi,
                                     long argl, int ret, size_t *processed) {
     (void)argp;

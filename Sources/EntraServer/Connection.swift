@@ -115,6 +115,7 @@ final class Connection {
                 machine.failed()
             }
         case .read: read()
+        case .requestAnotherTurn: loop.giveAnotherTurn(to: self)
         case .write: write()
         case .dispatch(let request):
             if let response = loop.answerOnLoop(request, context: context) {

@@ -25,6 +25,9 @@ extension ConnectionStateMachine {
         case handshake
         /// Read once and report `received`, `readBlocked`, `readEOF` or `failed`.
         case read
+        /// The wake-up's reads are spent while the transport holds input no readiness report will
+        /// announce: the loop reports this connection readable again after its other ready connections.
+        case requestAnotherTurn
         /// Send `withUnsentBytes` and report `wrote`, `writeBlocked` or `failed`.
         case write
         /// Hand the request to a worker; its answer comes back as `responseReady`.

@@ -46,8 +46,11 @@ struct ConnectionStateMachine {
     private var readWantsWrite = false
     private var writeWantsRead = false
     private var readsThisWakeUp = 0
-    /// The transport may hold decrypted input the event queue will never announce (TLS).
+    /// The transport may hold input the event queue will never announce (TLS: records read ahead,
+    /// decrypted bytes).
     private var transportHoldsInput = false
+    /// Asked the loop for another turn since the last readiness report.
+    private var awaitsAnotherTurn = false
     private var peerClosed = false
     private var hangUpPending = false
     private var closeWhenFlushed = false
@@ -102,6 +105,7 @@ struct ConnectionStateMachine {
     mutating func readiness(readable: Bool, writable: Bool, hangUp: Bool, error: Bool, at now: UInt64) {
         self.now = now
         readsThisWakeUp = 0
+        awaitsAnotherTurn = false
         if error { mustClose = true }
         if readable || hangUp { canRead = true }
         if writable { canWrite = true }
@@ -162,7 +166,8 @@ struct ConnectionStateMachine {
     }
 
     /// Some bytes were read. `exhausted`: the read was short, the socket has nothing more now.
-    /// `transportHoldsMore`: TLS holds decrypted bytes the event queue will not announce.
+    /// `transportHoldsMore`: TLS holds input (records read ahead, decrypted bytes) the event queue will
+    /// not announce.
     mutating func received(_ bytes: UnsafeRawBufferPointer, exhausted: Bool, transportHoldsMore: Bool, at now: UInt64) {
         self.now = now
         decoder.append(bytes)
@@ -327,9 +332,17 @@ struct ConnectionStateMachine {
 
     private mutating func nextOpenAction() -> Action? {
         if unsentCount > 0, writeWantsRead ? canRead : canWrite { return .write }
-        if mayRead, readWantsWrite ? canWrite : canRead, readsThisWakeUp < limits.readsPerWakeUp || transportHoldsInput {
-            readsThisWakeUp += 1
-            return .read
+        if mayRead, readWantsWrite ? canWrite : canRead {
+            if readsThisWakeUp < limits.readsPerWakeUp {
+                readsThisWakeUp += 1
+                return .read
+            }
+            // Spent: the loop's other connections go first. What the transport holds would never be
+            // announced, so this connection asks for a turn of its own instead of reading on.
+            if transportHoldsInput, !awaitsAnotherTurn {
+                awaitsAnotherTurn = true
+                return .requestAnotherTurn
+            }
         }
         decode()
         if pendingDispatch != nil || pendingLog != nil || mustClose { return nextAction() }

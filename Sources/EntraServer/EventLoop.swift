@@ -44,6 +44,9 @@ final class EventLoop: @unchecked Sendable {
     private var handshakeWaitersHead = 0
     /// The waiting connection whose turn it is, while `grantHandshakeSlots` calls it.
     private var handshakeTurn: Connection?
+    /// Connections whose reads were spent while TLS held input the queue will not announce: reported
+    /// readable again after the next wait, which then does not block.
+    private var anotherTurn: [Connection] = []
     let scratch: UnsafeMutableRawBufferPointer
     private(set) var now: UInt64 = monotonicNanoseconds()
     private(set) var isShuttingDown = false
@@ -106,7 +109,7 @@ final class EventLoop: @unchecked Sendable {
         while true {
             now = monotonicNanoseconds()
             if isShuttingDown, connections.isEmpty || now >= forceCloseAt { break }
-            guard queue.wait(timeoutMilliseconds: waitTimeoutMilliseconds()) else { break }
+            guard queue.wait(timeoutMilliseconds: anotherTurn.isEmpty ? waitTimeoutMilliseconds() : 0) else { break }
             now = monotonicNanoseconds()
             // A connection that closes during the batch frees its number, which the kernel may give to one
             // accepted (or adopted) later in the same batch; the batch's events for that number are the
@@ -122,6 +125,7 @@ final class EventLoop: @unchecked Sendable {
                     connection.handle(readiness)
                 }
             }
+            giveTurns()
             if now >= nextScan || now >= earliestDue { scanTimers() }
             grantHandshakeSlots()
             flushLog()
@@ -134,6 +138,19 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Connections
 
     func modify(_ fd: Int32, interest: Interest) { queue.modify(fd, interest: interest) }
+
+    func giveAnotherTurn(to connection: Connection) { anotherTurn.append(connection) }
+
+    /// After the batch of ready connections: each connection that asked is reported readable, once, if
+    /// it is still open (a closed one's number may already belong to a newcomer).
+    private func giveTurns() {
+        guard !anotherTurn.isEmpty else { return }
+        let turns = anotherTurn
+        anotherTurn.removeAll(keepingCapacity: true)
+        for connection in turns where connections[connection.fd] === connection {
+            connection.handle(Readiness(fd: connection.fd, readable: true))
+        }
+    }
 
     /// Called by a connection just before it closes its descriptor.
     func forget(_ connection: Connection) {

@@ -99,11 +99,13 @@ final class TLSSession {
     /// Set by OpenSSL's socket BIO after each read of the socket: 1 when it came back short.
     private let socketDrained: UnsafeMutablePointer<Int32>
 
+    /// `ssl` has its socket already (SSL_set_fd), so the watch on its reads is set.
     fileprivate init(_ ssl: OpaquePointer) {
         self.ssl = ssl
         socketDrained = .allocate(capacity: 1)
         socketDrained.initialize(to: 0)
-        _ = TLSShims_watchSocketReads(ssl, socketDrained)
+        let watching = TLSShims_watchSocketReads(ssl, socketDrained)
+        assert(watching == 1, "SSL_set_fd gives the session its socket BIO")
     }
 
     deinit {

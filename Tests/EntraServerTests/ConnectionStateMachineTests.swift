@@ -37,6 +37,9 @@ struct FakeConnection {
     /// Set instead of failing when the machine takes 10,000 steps without settling.
     var recordsRunaway = false
     var ranAway = false
+    /// What every read reports as held by the transport (TLS records read ahead).
+    var transportHoldsMore = false
+    var turnsRequested = 0
 
     init(tls: Bool = false, limits: HTTPRequestDecoder.Limits = .init(maxHeadBytes: 1024, maxBodyBytes: 4096)) {
         machine = ConnectionStateMachine(isTLS: tls, decoderLimits: limits, spans: Self.spans, acceptedAt: 0)
@@ -103,6 +106,7 @@ struct FakeConnection {
                 handshakeSteps = handshakeSteps.map { $0 - 1 }
                 machine.handshakeBlocked(wantsWrite: false)
             }
+        case .requestAnotherTurn: turnsRequested += 1
         case .read:
             reads += 1
             if let endlessInput { while peerInput.count < readSize { peerInput += Array(endlessInput.utf8) } }
@@ -111,7 +115,7 @@ struct FakeConnection {
             } else {
                 let chunk = Array(peerInput.prefix(readSize))
                 peerInput.removeFirst(chunk.count)
-                chunk.withUnsafeBytes { machine.received($0, exhausted: chunk.count < readSize, transportHoldsMore: false, at: now) }
+                chunk.withUnsafeBytes { machine.received($0, exhausted: chunk.count < readSize, transportHoldsMore: transportHoldsMore, at: now) }
             }
         case .write:
             let (count, length) = machine.withUnsentBytes { bytes in (min(bytes.count, sendRoom), bytes.count) }
@@ -184,6 +188,33 @@ struct FakeConnection {
         connection.wake(readable: true)
         let readsAfter = connection.reads
         #expect(readsAfter > reads, "the next wake-up reads again")
+    }
+
+    /// The same peer over TLS, whose every read leaves records in OpenSSL's buffer: the wake-up's reads
+    /// still stop at the limit, and the connection asks the loop for one more turn instead of reading on
+    /// (the queue would never announce what OpenSSL holds).
+    @Test func inputHeldByTheTransportGetsAnotherTurnNotUnboundedReads() {
+        var connection = FakeConnection()
+        connection.answerOnLoop = { _ in HTTPResponse(status: .ok, text: "ok", contentType: "text/plain") }
+        connection.endlessInput = Self.get
+        connection.transportHoldsMore = true
+        connection.recordsRunaway = true
+        connection.peerSends(Self.get)
+        let (ranAway, reads, limit, turns) = (connection.ranAway, connection.reads, connection.machine.limits.readsPerWakeUp, connection.turnsRequested)
+        #expect(!ranAway)
+        #expect(reads == limit)
+        #expect(turns == 1)
+        // The turn is a readiness report: a fresh budget, and one more request for a turn at its end.
+        connection.wake(readable: true)
+        let (readsAfter, turnsAfter) = (connection.reads, connection.turnsRequested)
+        #expect(readsAfter == 2 * limit)
+        #expect(turnsAfter == 2)
+        // Nothing held: the budget ends the wake-up and the queue's next report brings the rest.
+        connection.transportHoldsMore = false
+        connection.wake(readable: true)
+        let (readsLast, turnsLast) = (connection.reads, connection.turnsRequested)
+        #expect(readsLast == 3 * limit)
+        #expect(turnsLast == 2)
     }
 
     @Test func pipelinedRequestsAreAnsweredOneAtATimeInOrder() {

@@ -100,8 +100,16 @@ import Testing
             }
         }
         #expect(disagreements.isEmpty, "\(disagreements)")
-        #expect(Redaction.isSensitive("client_secret") && Redaction.isLengthOnly("client_secret"))
-        #expect(Redaction.isSensitive("refresh_token") && !Redaction.isLengthOnly("refresh_token"))
-        #expect(!Redaction.isSensitive("client_id") && !Redaction.isSensitive("grant_type") && !Redaction.isSensitive("scope"))
+        // What each answer must be, written out rather than derived.
+        let lengthOnly: Set = ["client_secret", "password"]
+        let sensitive: Set = lengthOnly.union(["code", "code_verifier", "refresh_token", "client_assertion", "device_code",
+                                               "assertion", "access_token", "id_token"])
+        var wrong: [String] = []
+        for name in Redaction.commonNames.keys.sorted() {
+            if Redaction.isSensitive(name) != sensitive.contains(name) || Redaction.isLengthOnly(name) != lengthOnly.contains(name) {
+                wrong.append(name)
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
     }
 }

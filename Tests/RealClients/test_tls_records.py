@@ -16,11 +16,13 @@ class RecordClient:
     """A TLS client whose records the test composes: `record(bytes)` makes one TLS record, `flush()` sends
     every record made so far in one `sendall`."""
 
-    def __init__(self, server):
+    def __init__(self, server, maximum_version=None, send_finished=True):
         parts = urllib.parse.urlsplit(server.url)
         self.host = parts.hostname
         self.sock = socket.create_connection((parts.hostname, parts.port), timeout=20)
         context = ssl.create_default_context(cafile=server.ca)
+        if maximum_version:
+            context.maximum_version = maximum_version
         self.incoming, self.outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
         self.tls = context.wrap_bio(self.incoming, self.outgoing, server_hostname=parts.hostname)
         while True:
@@ -30,7 +32,9 @@ class RecordClient:
             except ssl.SSLWantReadError:
                 self.flush()
                 self._receive()
-        self.flush()
+        # Unsent, the handshake's last flight leaves with the first records the test makes.
+        if send_finished:
+            self.flush()
         self.plain = b""
 
     def record(self, data):
@@ -130,5 +134,46 @@ def test_a_record_cut_across_two_sends(server):
         assert client.response()[0] == "HTTP/1.1 200 OK"
         client.sock.sendall(wire[cut:])
         assert client.response()[0] == "HTTP/1.1 200 OK"
+    finally:
+        client.close()
+
+
+def test_the_first_request_in_the_same_send_as_the_handshakes_last_flight(server):
+    for version in (None, ssl.TLSVersion.TLSv1_2):
+        client = RecordClient(server, maximum_version=version, send_finished=False)
+        try:
+            client.record(token_request(client.host))
+            client.record(health(client.host))
+            client.flush()
+            first, second = client.response(), client.response()
+            assert first[0] == "HTTP/1.1 200 OK" and b'"access_token"' in first[1], version
+            assert second[0] == "HTTP/1.1 200 OK", version
+        finally:
+            client.close()
+
+
+def test_records_sent_together_over_tls_1_2(server):
+    client = RecordClient(server, maximum_version=ssl.TLSVersion.TLSv1_2)
+    try:
+        assert client.tls.version() == "TLSv1.2"
+        for _ in range(3):
+            client.record(health(client.host))
+        client.flush()
+        assert [client.response()[0] for _ in range(3)] == ["HTTP/1.1 200 OK"] * 3
+    finally:
+        client.close()
+
+
+def test_a_request_followed_by_close_notify_in_one_send(server):
+    client = RecordClient(server)
+    try:
+        client.record(token_request(client.host))
+        try:
+            client.tls.unwrap()  # writes close_notify, then wants the server's
+        except ssl.SSLWantReadError:
+            pass
+        client.flush()
+        status, body = client.response()
+        assert status == "HTTP/1.1 200 OK" and b'"access_token"' in body
     finally:
         client.close()

@@ -18,7 +18,7 @@ int TLSShims_acceptNonBlocking(int listener, struct sockaddr *address, socklen_t
 // TLS 1.2 and 1.3 only, no compression or renegotiation, tolerate a missing close_notify,
 // partial writes from a moving buffer, released idle buffers, ALPN answering `http/1.1`, and reads
 // ahead: one read of the socket brings a record's header and body (and whatever follows) at once, so
-// SSL_has_pending, not SSL_pending, says whether OpenSSL holds input the socket will not announce.
+// SSL_has_pending, not SSL_pending, says whether OpenSSL holds input (whole records or part of one).
 // Returns 1 on success, 0 on failure (the OpenSSL error queue says why).
 int TLSShims_configureServerContext(SSL_CTX *context);
 
@@ -45,9 +45,11 @@ int TLSShims_handshake(SSL *ssl);
 int TLSShims_read(SSL *ssl, void *buffer, int length);
 
 // Has OpenSSL note in `*drained`, after each read of the session's socket, whether that read came
-// back short of what it asked for (1) or filled its buffer (0). Reading ahead, OpenSSL asks for all
-// the room its buffer has, so a short read means the socket had nothing more: with level-triggered
-// readiness the connection can wait for the next report instead of reading until EAGAIN.
+// back short of what it asked for, or with nothing (1), or brought all it asked for (0). Reading a
+// record's header ahead, OpenSSL asks for all the room its buffer has; completing a record's body, for
+// exactly the rest. A short read means the socket had nothing more: with level-triggered readiness the
+// connection waits for the next report instead of reading until EAGAIN. A read that brought all it
+// asked for says nothing, and the connection reads once more.
 // `drained` must outlive the session. Returns 0 when the session has no socket yet.
 int TLSShims_watchSocketReads(SSL *ssl, int *drained);
 int TLSShims_write(SSL *ssl, const void *buffer, int length);
