@@ -76,6 +76,12 @@ class RecordClient:
     def close(self):
         self.sock.close()
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
 
 def health(host, last=False):
     return f"GET /_fakeentra/health HTTP/1.1\r\nHost: {host}\r\n{'Connection: close' + chr(13) + chr(10) if last else ''}\r\n".encode()
@@ -87,8 +93,7 @@ def token_request(host):
 
 
 def test_records_sent_together_are_each_answered_in_order(server):
-    client = RecordClient(server)
-    try:
+    with RecordClient(server) as client:
         # Three requests, each its own record, in one TCP send: one read of the socket brings them all.
         client.record(token_request(client.host))
         client.record(health(client.host))
@@ -102,13 +107,10 @@ def test_records_sent_together_are_each_answered_in_order(server):
         client.record(health(client.host))
         client.flush()
         assert client.response()[0] == "HTTP/1.1 200 OK"
-    finally:
-        client.close()
 
 
 def test_a_request_split_over_many_small_records_sent_at_once(server):
-    client = RecordClient(server)
-    try:
+    with RecordClient(server) as client:
         request = token_request(client.host) + health(client.host)
         for start in range(0, len(request), 7):
             client.record(request[start:start + 7])
@@ -116,13 +118,10 @@ def test_a_request_split_over_many_small_records_sent_at_once(server):
         first, second = client.response(), client.response()
         assert first[0] == "HTTP/1.1 200 OK" and b'"access_token"' in first[1]
         assert second[0] == "HTTP/1.1 200 OK"
-    finally:
-        client.close()
 
 
 def test_a_record_cut_across_two_sends(server):
-    client = RecordClient(server)
-    try:
+    with RecordClient(server) as client:
         client.record(token_request(client.host))
         client.record(health(client.host, last=True))
         wire = client.outgoing.read()
@@ -134,39 +133,30 @@ def test_a_record_cut_across_two_sends(server):
         assert client.response()[0] == "HTTP/1.1 200 OK"
         client.sock.sendall(wire[cut:])
         assert client.response()[0] == "HTTP/1.1 200 OK"
-    finally:
-        client.close()
 
 
 def test_the_first_request_in_the_same_send_as_the_handshakes_last_flight(server):
     for version in (None, ssl.TLSVersion.TLSv1_2):
-        client = RecordClient(server, maximum_version=version, send_finished=False)
-        try:
+        with RecordClient(server, maximum_version=version, send_finished=False) as client:
             client.record(token_request(client.host))
             client.record(health(client.host))
             client.flush()
             first, second = client.response(), client.response()
             assert first[0] == "HTTP/1.1 200 OK" and b'"access_token"' in first[1], version
             assert second[0] == "HTTP/1.1 200 OK", version
-        finally:
-            client.close()
 
 
 def test_records_sent_together_over_tls_1_2(server):
-    client = RecordClient(server, maximum_version=ssl.TLSVersion.TLSv1_2)
-    try:
+    with RecordClient(server, maximum_version=ssl.TLSVersion.TLSv1_2) as client:
         assert client.tls.version() == "TLSv1.2"
         for _ in range(3):
             client.record(health(client.host))
         client.flush()
         assert [client.response()[0] for _ in range(3)] == ["HTTP/1.1 200 OK"] * 3
-    finally:
-        client.close()
 
 
 def test_a_request_followed_by_close_notify_in_one_send(server):
-    client = RecordClient(server)
-    try:
+    with RecordClient(server) as client:
         client.record(token_request(client.host))
         try:
             client.tls.unwrap()  # writes close_notify, then wants the server's
@@ -175,5 +165,3 @@ def test_a_request_followed_by_close_notify_in_one_send(server):
         client.flush()
         status, body = client.response()
         assert status == "HTTP/1.1 200 OK" and b'"access_token"' in body
-    finally:
-        client.close()
