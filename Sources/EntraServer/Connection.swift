@@ -115,7 +115,10 @@ final class Connection {
                 machine.failed()
             }
         case .read: read()
-        case .requestAnotherTurn: loop.giveAnotherTurn(to: self)
+        case .requestAnotherTurn:
+            // With input in the socket, the level-triggered queue reports this connection at its next
+            // wait; a turn as well would serve it twice per round while it floods the loop.
+            if !Socket.hasInput(fd) { loop.giveAnotherTurn(to: self) }
         case .write: write()
         case .dispatch(let request):
             if let response = loop.answerOnLoop(request, context: context) {
