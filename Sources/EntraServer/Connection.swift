@@ -17,6 +17,8 @@ final class Connection {
     private unowned let loop: EventLoop
     private var machine: ConnectionStateMachine
     private var tls: TLSSession?
+    /// On the loop's list of turns: it is there at most once.
+    var hasTurnPending = false
 
     init(fd: Int32, serial: UInt64, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
         self.fd = fd
@@ -118,7 +120,10 @@ final class Connection {
         case .requestAnotherTurn:
             // With input in the socket, the level-triggered queue reports this connection at its next
             // wait; a turn as well would serve it twice per round while it floods the loop.
-            if !Socket.hasInput(fd) { loop.giveAnotherTurn(to: self) }
+            if !hasTurnPending, !Socket.hasInput(fd) {
+                hasTurnPending = true
+                loop.giveAnotherTurn(to: self)
+            }
         case .write: write()
         case .dispatch(let request):
             if let response = loop.answerOnLoop(request, context: context) {
@@ -160,8 +165,9 @@ final class Connection {
         switch result {
         case .transferred(let count):
             machine.date = loop.currentDate
-            // A short read drained the socket (OpenSSL reads ahead into all its buffer's room); TLS may
-            // still hold records or decrypted bytes that epoll never announces, and then reading goes on.
+            // A short read drained the socket (OpenSSL reads ahead into all its buffer's room). TLS may
+            // still hold records or decrypted bytes that no readiness report announces: the machine then
+            // reads on, or asks for another turn once its budget is spent.
             let holdsMore = tls?.hasBufferedInput ?? false
             let drained = tls.map { $0.lastReadDrainedSocket && !holdsMore } ?? (count < loop.scratch.count)
             machine.received(UnsafeRawBufferPointer(rebasing: loop.scratch[0..<count]),

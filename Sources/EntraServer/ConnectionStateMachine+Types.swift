@@ -25,8 +25,9 @@ extension ConnectionStateMachine {
         case handshake
         /// Read once and report `received`, `readBlocked`, `readEOF` or `failed`.
         case read
-        /// The wake-up's reads are spent while the transport holds input no readiness report will
-        /// announce: the loop reports this connection readable again after its other ready connections.
+        /// The wake-up's reads are spent while the transport holds input that no readiness report may
+        /// announce: when the socket is empty, the loop reports this connection readable again after its
+        /// other ready connections (with input in the socket, the queue's own report serves).
         case requestAnotherTurn
         /// Send `withUnsentBytes` and report `wrote`, `writeBlocked` or `failed`.
         case write

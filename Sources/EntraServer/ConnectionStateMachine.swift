@@ -49,7 +49,8 @@ struct ConnectionStateMachine {
     /// The transport may hold input the event queue will never announce (TLS: records read ahead,
     /// decrypted bytes).
     private var transportHoldsInput = false
-    /// Asked the loop for another turn since the last readiness report.
+    /// Asked for another turn since the read budget was last renewed (the shell gives it only when the
+    /// socket is empty; otherwise the queue's next report serves).
     private var awaitsAnotherTurn = false
     private var peerClosed = false
     private var hangUpPending = false
@@ -104,8 +105,7 @@ struct ConnectionStateMachine {
     /// The event queue reported this descriptor.
     mutating func readiness(readable: Bool, writable: Bool, hangUp: Bool, error: Bool, at now: UInt64) {
         self.now = now
-        readsThisWakeUp = 0
-        awaitsAnotherTurn = false
+        renewReads()
         if error { mustClose = true }
         if readable || hangUp { canRead = true }
         if writable { canWrite = true }
@@ -426,11 +426,18 @@ struct ConnectionStateMachine {
         return output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[outputOffset..<(outputOffset + length)])) }
     }
 
+    /// A fresh read budget, and with it the right to ask for another turn when it is spent: a turn
+    /// declined earlier (the socket had input then) must not keep a later one from being asked for.
+    private mutating func renewReads() {
+        readsThisWakeUp = 0
+        awaitsAnotherTurn = false
+    }
+
     private mutating func send(_ response: HTTPResponse, for request: InFlight, keepAlive: Bool, renewsReads: Bool = true) {
         queue(response, isHead: request.isHead, keepAlive: keepAlive)
         pendingLog = AccessEntry(method: request.method, target: request.target, status: response.status.code, nanoseconds: now - request.started)
         // Requests and input held back by backpressure can go on now.
-        if renewsReads { readsThisWakeUp = 0 }
+        if renewsReads { renewReads() }
     }
 
     private mutating func queue(_ response: HTTPResponse, isHead: Bool, keepAlive: Bool) {

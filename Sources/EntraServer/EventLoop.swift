@@ -147,8 +147,9 @@ final class EventLoop: @unchecked Sendable {
         guard !anotherTurn.isEmpty else { return }
         let turns = anotherTurn
         anotherTurn.removeAll(keepingCapacity: true)
-        for connection in turns where connections[connection.fd] === connection {
-            connection.handle(Readiness(fd: connection.fd, readable: true))
+        for connection in turns {
+            connection.hasTurnPending = false
+            if connections[connection.fd] === connection { connection.handle(Readiness(fd: connection.fd, readable: true)) }
         }
     }
 

@@ -122,14 +122,14 @@ enum Socket {
         #endif
     }
 
-    /// `.writes` after a connection's last answer; `.both` on a listener, which makes every loop's
-    /// accept fail, which is how they let go of it.
     /// Whether the socket has input waiting (a peek of one byte that does not block or consume).
     static func hasInput(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
+    /// `.writes` after a connection's last answer; `.both` on a listener, which makes every loop's
+    /// accept fail, which is how they let go of it.
     static func shutdown(_ fd: Int32, _ directions: ShutdownDirections) {
         let how = directions == .writes ? SHUT_WR : SHUT_RDWR
         #if os(Linux)

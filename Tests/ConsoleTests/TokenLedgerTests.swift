@@ -55,9 +55,12 @@ import Testing
         var model: [(token: String, digest: [UInt8])] = []
         var seen: [[UInt8]] = []
         var mismatches: [String] = []
+        var state: UInt64 = 7
         for step in 0..<1200 {
-            // Prefixes and tails in an order that is not a pattern the ring's size lines up with.
-            let digest = Self.digest(prefix: UInt32((step * 5 + step / 7) % 8) &* 0x0101_0101, tail: UInt8((step * 13 + step / 3) % 40))
+            // Knuth's MMIX congruential step: 320 digests (8 prefixes, 40 tails) in an order without a period
+            // the ring's size could line up with; its high bits are the well-mixed ones.
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let digest = Self.digest(prefix: UInt32(state >> 61) &* 0x0101_0101, tail: UInt8((state >> 33) % 40))
             let token = "token-\(step)"
             ledger.record(token, sha256: digest)
             if !model.contains(where: { $0.digest == digest }) {

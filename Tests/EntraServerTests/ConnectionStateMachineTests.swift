@@ -217,6 +217,22 @@ struct FakeConnection {
         #expect(turnsLast == 2)
     }
 
+    /// A turn the shell declined (the socket had input then) must not keep the connection from asking
+    /// again after a worker's answer renewed its reads: by then the socket may be empty.
+    @Test func aBudgetRenewedByAWorkersAnswerMayAskForAnotherTurn() {
+        var connection = FakeConnection()
+        connection.endlessInput = Self.get
+        connection.transportHoldsMore = true
+        connection.peerSends(Self.get)
+        let (dispatched, turns) = (connection.dispatched.count, connection.turnsRequested)
+        #expect(dispatched == 1)
+        #expect(turns == 1)
+        connection.answer()
+        let (dispatchedAfter, turnsAfter) = (connection.dispatched.count, connection.turnsRequested)
+        #expect(dispatchedAfter == 2)
+        #expect(turnsAfter == 2)
+    }
+
     @Test func pipelinedRequestsAreAnsweredOneAtATimeInOrder() {
         var connection = FakeConnection()
         connection.peerSends(Self.get + Self.get.replacingOccurrences(of: "/a", with: "/b"))
