@@ -20,8 +20,8 @@ struct ControlAccess: Sendable {
     /// `acceptCookie`: the console's pages; the JSON endpoints take the bearer header only, like the control API.
     func decide(_ request: HTTPRequest, context: RequestContext, acceptCookie: Bool) -> Decision {
         guard let secret else { return context.isLoopback ? .allowed : .loopbackOnly }
-        if let header = request.headers["Authorization"], header.lowercased().hasPrefix("bearer "),
-           ConstantTime.equals(Array(header.dropFirst(7).utf8), Array(secret.utf8)) {
+        if let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer"),
+           ConstantTime.equals(Array(presented.utf8), Array(secret.utf8)) {
             return .allowed
         }
         if acceptCookie, let cookie = request.cookies[Self.cookieName], ConstantTime.equals(Array(cookie.utf8), Array(cookieValue.utf8)) {

@@ -67,6 +67,22 @@ extension String {
         return mayChange == false ? self : lowercased()
     }
 
+    /// What follows `scheme` and a space at the start of an `Authorization` value (`Bearer abc` → `abc`),
+    /// the scheme's case ignored; nil for another scheme. It answers as `lowercased().hasPrefix(scheme + " ")`
+    /// then `dropFirst`, without lower-casing (copying) the whole value: a bearer token is over a kilobyte.
+    package func credentials(ofScheme scheme: String) -> Substring? {
+        let length = scheme.utf8.count
+        let head = utf8.prefix(length + 2)
+        // Outside ASCII a letter can lower-case to an ASCII one (the Kelvin sign) and a combining mark joins
+        // the space into one character: there the comparison by characters decides, as it always did.
+        guard head.allSatisfy({ $0 < 0x80 }), scheme.isPlainASCII else {
+            return lowercased().hasPrefix(scheme.lowercased() + " ") ? dropFirst(scheme.count + 1) : nil
+        }
+        guard head.count > length, head[head.index(head.startIndex, offsetBy: length)] == UInt8(ascii: " "),
+              String(Substring(head.prefix(length))).equalsIgnoringASCIICase(scheme) else { return nil }
+        return Substring(utf8[utf8.index(utf8.startIndex, offsetBy: length + 1)...])
+    }
+
     package func equalsIgnoringASCIICase(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }

@@ -17,7 +17,7 @@ final class Connection {
     private unowned let loop: EventLoop
     private var machine: ConnectionStateMachine
     private var tls: TLSSession?
-    /// On the loop's list of turns: it is there at most once.
+    /// On its loop's list of turns (the loop sets and clears it): a connection is there at most once.
     var hasTurnPending = false
 
     init(fd: Int32, serial: UInt64, listener: ListenerInfo, remoteAddress: String, loop: EventLoop) {
@@ -120,10 +120,7 @@ final class Connection {
         case .requestAnotherTurn:
             // With input in the socket, the level-triggered queue reports this connection at its next
             // wait; a turn as well would serve it twice per round while it floods the loop.
-            if !hasTurnPending, !Socket.hasInput(fd) {
-                hasTurnPending = true
-                loop.giveAnotherTurn(to: self)
-            }
+            if !Socket.hasInput(fd) { loop.giveAnotherTurn(to: self) }
         case .write: write()
         case .dispatch(let request):
             if let response = loop.answerOnLoop(request, context: context) {

@@ -139,7 +139,11 @@ final class EventLoop: @unchecked Sendable {
 
     func modify(_ fd: Int32, interest: Interest) { queue.modify(fd, interest: interest) }
 
-    func giveAnotherTurn(to connection: Connection) { anotherTurn.append(connection) }
+    func giveAnotherTurn(to connection: Connection) {
+        guard !connection.hasTurnPending else { return }
+        connection.hasTurnPending = true
+        anotherTurn.append(connection)
+    }
 
     /// After the batch of ready connections: each connection that asked is reported readable, once, if
     /// it is still open (a closed one's number may already belong to a newcomer).

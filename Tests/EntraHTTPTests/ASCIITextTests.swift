@@ -66,4 +66,24 @@ import Testing
         #expect("Content-Type".fastLowercased == "content-type")
         #expect("".fastLowercased == "")
     }
+
+    /// `credentials(ofScheme:)` answers as the expression it replaced, `lowercased().hasPrefix("bearer ")`
+    /// then `dropFirst(7)`, on values built around the prefix's edges: its letters in both cases, other
+    /// spaces, the Kelvin sign, a combining mark after the space, accents and nothing after it.
+    @Test func credentialsOfASchemeAnswerAsLowercasingTheWholeValueDid() {
+        let starts = ["bearer", "Bearer", "BEARER", "bEaReR", "bearer ", "bearer\t", "bearerx", "bea", "", " bearer", "basic",
+                      "b\u{0065}arer", "bearé", "\u{212A}earer", "Bear\u{0065}\u{0301}r"]
+        let rests = ["", " ", " abc", " eyJ0eXAi.e30.c2ln", "  two", " \u{0301}x", " é", "\u{0301} x", " \u{212A}", "abc"]
+        var differing: [String] = []
+        for start in starts {
+            for rest in rests {
+                let value = start + rest
+                let old: Substring? = value.lowercased().hasPrefix("bearer ") ? value.dropFirst(7) : nil
+                if value.credentials(ofScheme: "bearer") != old { differing.append(value.debugDescription) }
+            }
+        }
+        #expect(differing.isEmpty, "\(differing)")
+        #expect("Bearer abc".credentials(ofScheme: "bearer") == "abc")
+        #expect("Basic abc".credentials(ofScheme: "bearer") == nil)
+    }
 }

@@ -31,9 +31,7 @@ struct ControlAPI {
 
     func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         if let secret = engine.options.controlSecret {
-            let presented = request.headers["Authorization"].flatMap { header -> String? in
-                header.lowercased().hasPrefix("bearer ") ? String(header.dropFirst(7)) : nil
-            }
+            let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer").map(String.init)
             guard let presented, Self.constantTimeEqual(presented, secret) else {
                 return ScenarioEngineError.unauthorized().response
             }

@@ -74,8 +74,8 @@ package struct RequestFacts: Sendable, Equatable {
             if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.fastLowercased) }
         }
         facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc", "ctx"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
-        if let authorization = request.headers["Authorization"], authorization.fastLowercased.hasPrefix("bearer ") {
-            let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        if let credentials = request.headers["Authorization"]?.credentials(ofScheme: "bearer") {
+            let token = String(credentials).trimmingCharacters(in: .whitespaces)
             facts.bearerToken = token
             facts.addClaims(of: token)
         }
