@@ -58,9 +58,19 @@ package enum Base64URL {
     }
 
     private static func encode(_ bytes: some Collection<UInt8>, alphabet: [UInt8]) -> String {
-        var output: [UInt8] = []
-        append(bytes, alphabet: alphabet, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        if let text = bytes.withContiguousStorageIfAvailable({ encode($0, alphabet: alphabet) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { encode($0, alphabet: alphabet) }
+    }
+
+    /// The encoding of `input`, written straight into the string's storage (one allocation, no array).
+    package static func encode(_ input: UnsafeBufferPointer<UInt8>) -> String { encode(input, alphabet: alphabet) }
+
+    private static func encode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8]) -> String {
+        let length = encodedLength(input.count)
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            write(input, alphabet: alphabet, into: buffer, at: 0)
+            return length
+        }
     }
 
     private static func append(_ bytes: some Collection<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
@@ -68,33 +78,45 @@ package enum Base64URL {
         if appended == nil { Array(bytes).withUnsafeBufferPointer { append($0, alphabet: alphabet, to: &output) } }
     }
 
+    /// How many characters `count` bytes encode to (no padding).
+    package static func encodedLength(_ count: Int) -> Int {
+        let remainder = count % 3
+        return count / 3 * 4 + (remainder == 0 ? 0 : remainder + 1)
+    }
+
     private static func append(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
-        let remainder = input.count % 3
-        let length = input.count / 3 * 4 + (remainder == 0 ? 0 : remainder + 1)
         let start = output.count
         // Written in place into the grown buffer: appending byte by byte checked capacity for each one,
         // and a token's JWT is encoded on every request.
-        output.append(contentsOf: repeatElement(0, count: length))
-        output.withUnsafeMutableBufferPointer { buffer in
-            alphabet.withUnsafeBufferPointer { alphabet in
-                var out = start
-                func put(_ sextet: UInt32) {
-                    buffer[out] = alphabet[Int(sextet & 63)]
-                    out += 1
-                }
-                var index = 0
-                while index + 3 <= input.count {
-                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                    put(chunk >> 18); put(chunk >> 12); put(chunk >> 6); put(chunk)
-                    index += 3
-                }
-                if remainder == 1 {
-                    let chunk = UInt32(input[index]) << 16
-                    put(chunk >> 18); put(chunk >> 12)
-                } else if remainder == 2 {
-                    let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                    put(chunk >> 18); put(chunk >> 12); put(chunk >> 6)
-                }
+        output.append(contentsOf: repeatElement(0, count: encodedLength(input.count)))
+        output.withUnsafeMutableBufferPointer { write(input, alphabet: alphabet, into: $0, at: start) }
+    }
+
+    /// Writes the encoding of `input` into `buffer` from `start` (room for `encodedLength(input.count)`).
+    package static func write(_ input: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        write(input, alphabet: alphabet, into: buffer, at: start)
+    }
+
+    private static func write(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        let remainder = input.count % 3
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var out = start
+            func put(_ sextet: UInt32) {
+                buffer[out] = alphabet[Int(sextet & 63)]
+                out += 1
+            }
+            var index = 0
+            while index + 3 <= input.count {
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                put(chunk >> 18); put(chunk >> 12); put(chunk >> 6); put(chunk)
+                index += 3
+            }
+            if remainder == 1 {
+                let chunk = UInt32(input[index]) << 16
+                put(chunk >> 18); put(chunk >> 12)
+            } else if remainder == 2 {
+                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                put(chunk >> 18); put(chunk >> 12); put(chunk >> 6)
             }
         }
     }

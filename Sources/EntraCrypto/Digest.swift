@@ -12,16 +12,22 @@ package enum Digest {
     private static let sha1Algorithm = FetchedDigest(name: "SHA1", fallback: EVP_sha1())
 
     private static func digest(_ bytes: some Collection<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
-        let input = Array(bytes)
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        let ok = input.withUnsafeBytes { raw in
-            EVP_Digest(raw.baseAddress, raw.count, &output, &length, algorithm, nil)
+        // Hashed where the bytes are (a token is over a kilobyte); copied first only when not contiguous.
+        if let digest = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0), algorithm) }) { return digest }
+        return Array(bytes).withUnsafeBytes { digest($0, algorithm) }
+    }
+
+    private static func digest(_ input: UnsafeRawBufferPointer, _ algorithm: OpaquePointer?) -> [UInt8] {
+        var ok: Int32 = 0
+        let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
+            var length: UInt32 = 0
+            ok = EVP_Digest(input.baseAddress, input.count, buffer.baseAddress, &length, algorithm, nil)
+            count = ok == 1 ? Int(length) : 0
         }
         // A built-in digest over memory only fails when the library itself is broken (no default
         // provider); carrying on would hand out wrong thumbprints, so stop loudly.
         precondition(ok == 1, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
-        return Array(output.prefix(Int(length)))
+        return output
     }
 }
 
@@ -46,7 +52,10 @@ package enum SecureRandom {
 
     /// A URL-safe random string (authorization codes, refresh tokens, nonces).
     package static func base64URLString(byteCount: Int) -> String {
-        Base64URL.encode(bytes(count: byteCount))
+        precondition(byteCount >= 0, "negative byte count")
+        guard byteCount > 0, byteCount <= RandomPool.largestServed else { return Base64URL.encode(bytes(count: byteCount)) }
+        // Encoded from the pool's block itself: a token asks for three of these.
+        return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random) } }
     }
 
     private static func drawn(count: Int) -> [UInt8] {
@@ -67,17 +76,24 @@ package enum SecureRandom {
         var block: [UInt8] = []
         var next = 0
 
-        /// Bytes handed out are zeroed in the block, so it never keeps a copy of a secret made from them.
         mutating func take(_ count: Int) -> [UInt8] {
+            take(count) { Array($0) }
+        }
+
+        /// `use` reads the next `count` bytes, which are then zeroed in the block, so that it never
+        /// keeps a copy of a secret made from them.
+        mutating func take<Result>(_ count: Int, _ use: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
             if next + count > block.count {
                 block = SecureRandom.drawn(count: Self.blockSize)
                 next = 0
             }
-            let range = next..<(next + count)
-            let output = Array(block[range])
-            block.replaceSubrange(range, with: repeatElement(0, count: count))
+            let start = next
             next += count
-            return output
+            return block.withUnsafeMutableBufferPointer { block in
+                let taken = UnsafeMutableBufferPointer(rebasing: block[start..<(start + count)])
+                defer { taken.update(repeating: 0) }
+                return use(UnsafeBufferPointer(taken))
+            }
         }
     }
 }

@@ -7,15 +7,21 @@ package enum Hex {
     /// The first 16 bytes in GUID form: `8-4-4-4-12` lowercase hex digits.
     package static func guid(_ bytes: [UInt8]) -> String {
         precondition(bytes.count >= 16, "a GUID needs 16 bytes")
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for index in 0..<16 {
-            let byte = bytes[index]
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(lower[Int(byte >> 4)])
-            text.append(lower[Int(byte & 0x0F)])
+        // Written straight into the string's storage (a token carries two or three GUIDs).
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var out = 0
+            for index in 0..<16 {
+                let byte = bytes[index]
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[out] = UInt8(ascii: "-")
+                    out += 1
+                }
+                text[out] = lower[Int(byte >> 4)]
+                text[out + 1] = lower[Int(byte & 0x0F)]
+                out += 2
+            }
+            return out
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static let lower = Array("0123456789abcdef".utf8)

@@ -13,18 +13,23 @@ package enum JWS {
     }
 
     /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it. The token is
-    /// written into one buffer: the key's pre-encoded header, the payload, then the signature.
+    /// written straight into the string's storage: the key's pre-encoded header, the payload, then the
+    /// signature of what precedes it (no byte buffer copied into a string afterwards).
     package static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
         let header = credential.jwtHeaderSegment
-        var token: [UInt8] = []
-        token.reserveCapacity(header.count + 1 + (payloadJSON.count + 2) / 3 * 4 + 1 + 342)
-        token.append(contentsOf: header)
-        token.append(UInt8(ascii: "."))
-        Base64URL.append(payloadJSON, to: &token)
-        let signature = try credential.privateKey.signSHA256(token)
-        token.append(UInt8(ascii: "."))
-        Base64URL.append(signature, to: &token)
-        return String(decoding: token, as: UTF8.self)
+        let key = credential.privateKey
+        let signingInputLength = header.count + 1 + Base64URL.encodedLength(payloadJSON.count)
+        let capacity = signingInputLength + 1 + Base64URL.encodedLength(key.maximumSignatureSize)
+        return try String(unsafeUninitializedCapacity: capacity) { token in
+            _ = token.initialize(from: header)
+            token[header.count] = UInt8(ascii: ".")
+            payloadJSON.withUnsafeBufferPointer { Base64URL.write($0, into: token, at: header.count + 1) }
+            let signature = try key.signSHA256(UnsafeBufferPointer(rebasing: token[..<signingInputLength]))
+            precondition(signature.count <= key.maximumSignatureSize, "a signature longer than the key's modulus")
+            token[signingInputLength] = UInt8(ascii: ".")
+            signature.withUnsafeBufferPointer { Base64URL.write($0, into: token, at: signingInputLength + 1) }
+            return signingInputLength + 1 + Base64URL.encodedLength(signature.count)
+        }
     }
 
     /// Splits and decodes without verifying (nil unless three base64url segments with a non-empty header).

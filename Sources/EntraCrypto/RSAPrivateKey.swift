@@ -97,12 +97,17 @@ package struct RSAPrivateKey: Sendable {
         guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
             throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
         }
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_PKEY_sign(context, &signature, &length, digest, digest.count) == 1 else {
-            throw CryptoError.openSSL(.signing, "RS256 signing failed")
+        var signed = false
+        let signature = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            signed = EVP_PKEY_sign(context, buffer.baseAddress, &length, digest, digest.count) == 1
+            count = signed ? length : 0
         }
-        return Array(signature.prefix(length))
+        guard signed else { throw CryptoError.openSSL(.signing, "RS256 signing failed") }
+        return signature
     }
+
+    /// The most bytes a signature with this key takes (the modulus's size).
+    package var maximumSignatureSize: Int { Int(EVP_PKEY_get_size(backing.pointer)) }
 }
 
 /// An `EVP_PKEY_CTX` ready for RS256 signatures with one key, made on first use; each signature works

@@ -7,15 +7,30 @@ package struct FormParameters: Sendable, Equatable {
 
     /// Decodes `a=1&b=x+y`; `+` is a space; a malformed escape keeps the raw text.
     package init(decoding encoded: String) {
+        // Most requests have no query, and their absent query is asked for several times.
+        guard !encoded.isEmpty else {
+            pairs = []
+            return
+        }
         var text = encoded
         pairs = text.withUTF8 { bytes in
-            bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part in
-                guard let eq = part.firstIndex(of: UInt8(ascii: "=")) else {
-                    return (name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part)), value: "")
+            var pairs: [(name: String, value: String)] = []
+            pairs.reserveCapacity(bytes.count { $0 == UInt8(ascii: "&") } + 1)
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.count
+                if end > start {
+                    let part = bytes[start..<end]
+                    if let eq = part.firstIndex(of: UInt8(ascii: "=")) {
+                        pairs.append((name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[..<eq])),
+                                      value: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[(eq + 1)...]))))
+                    } else {
+                        pairs.append((name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part)), value: ""))
+                    }
                 }
-                return (name: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[..<eq])),
-                        value: FormCoding.decodeComponent(UnsafeBufferPointer(rebasing: part[(eq + 1)...])))
+                start = end + 1
             }
+            return pairs
         }
     }
 
@@ -40,7 +55,7 @@ package struct FormParameters: Sendable, Equatable {
 package enum FormCoding {
     /// Decodes `%XX` escapes; nil when an escape is malformed or the bytes are not UTF-8.
     package static func percentDecode(_ text: String) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }   // the usual case: nothing to decode
+        guard text.containsByte(UInt8(ascii: "%")) else { return text }   // the usual case: nothing to decode
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()

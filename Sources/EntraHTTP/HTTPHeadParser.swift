@@ -8,13 +8,15 @@ enum HTTPHeadParser {
         var lines = LineIterator(bytes: bytes)
         guard let requestLine = lines.next() else { throw HTTPDecodingError(.malformedRequestLine, "empty request line") }
         var request = try parseRequestLine(requestLine)
-        request.headers = try parseFields(&lines)
+        // Each field is a line: the head's line breaks bound their number, so the array is made once.
+        request.headers = try parseFields(&lines, expectedCount: bytes.count { $0 == UInt8(ascii: "\n") })
         return request
     }
 
     /// Header or trailer fields up to the blank line that ends the section.
-    static func parseFields(_ lines: inout LineIterator) throws(HTTPDecodingError) -> HTTPHeaders {
+    static func parseFields(_ lines: inout LineIterator, expectedCount: Int = 0) throws(HTTPDecodingError) -> HTTPHeaders {
         var fields: [HTTPHeaders.Field] = []
+        fields.reserveCapacity(expectedCount)
         while let line = lines.next(), !line.isEmpty {
             fields.append(try parseField(line))
         }

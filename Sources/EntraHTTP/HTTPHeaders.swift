@@ -37,6 +37,8 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
 
     package func contains(_ name: String) -> Bool { self[name] != nil }
 
+    package mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
+
     package mutating func add(_ name: String, _ value: String) {
         fields.append(Field(name: name, value: value))
     }
@@ -58,6 +60,13 @@ extension String {
         // On the string's storage, a word at a time: `utf8.allSatisfy` cost about thirty instructions a
         // byte, and client ids are compared this way with every registered app on every token request.
         utf8.withContiguousStorageIfAvailable(EntraHTTP.isPlainASCII) ?? utf8.allSatisfy { $0 < 0x80 }
+    }
+
+    /// Whether the text holds `byte`, searched on its storage: `utf8.contains` walks a native string's
+    /// view byte by byte through its index type, several times slower, and this is asked of every
+    /// header value written and every path and parameter read.
+    package func containsByte(_ byte: UInt8) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? utf8.contains(byte)
     }
 
     /// The same text as `lowercased()`, without its copy when no byte could change: ids, URLs and most
@@ -116,4 +125,29 @@ package func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
 
 @inline(__always) package func asciiLower(_ byte: UInt8) -> UInt8 {
     (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+}
+
+/// Field names, matched as `Set(names).contains(name.lowercased())` would match them, without lower-casing
+/// or hashing the name asked about when it is ASCII (as every field name read from the wire is): the
+/// journal and the secret harvest test each field of each exchange against one of these.
+package struct FieldNameSet: Sendable, ExpressibleByArrayLiteral {
+    /// Lower-case, as given, by their length in bytes: a name asked about is compared with those of its length only.
+    private let namesByLength: [[String]]
+    private let lowercasedNames: Set<String>
+
+    package init(arrayLiteral names: String...) {
+        precondition(names.allSatisfy { $0 == $0.lowercased() }, "field names are given in lower case")
+        var byLength = [[String]](repeating: [], count: (names.map(\.utf8.count).max() ?? 0) + 1)
+        for name in names { byLength[name.utf8.count].append(name) }
+        namesByLength = byLength
+        lowercasedNames = Set(names)
+    }
+
+    package func contains(_ name: String) -> Bool {
+        // Outside ASCII, lower-casing can turn a character into an ASCII letter (the Kelvin sign into `k`).
+        guard name.isPlainASCII else { return lowercasedNames.contains(name.lowercased()) }
+        let length = name.utf8.count
+        guard length < namesByLength.count else { return false }
+        return namesByLength[length].contains { $0.equalsIgnoringASCIICase(name) }
+    }
 }

@@ -43,7 +43,13 @@ package struct HTTPRequest: Sendable, Equatable {
     package private(set) var rawPath: String
 
     private static func path(of target: String) -> String {
-        if let q = target.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) { return String(target[..<q]) }
+        let isCut: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        // Searched on the string's storage when it has one (every request's target is).
+        if let offset = target.utf8.withContiguousStorageIfAvailable({ $0.firstIndex(where: isCut) }) {
+            guard let offset else { return target }
+            return String(target[..<target.utf8.index(target.utf8.startIndex, offsetBy: offset)])
+        }
+        if let q = target.utf8.firstIndex(where: isCut) { return String(target[..<q]) }
         return target
     }
 
@@ -52,9 +58,21 @@ package struct HTTPRequest: Sendable, Equatable {
     package private(set) var pathSegments: [String]
 
     private static func segments(of path: String) -> [String] {
-        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
-            let segment = String(Substring(bytes))
-            return FormCoding.percentDecode(segment) ?? segment
+        var path = path   // withUTF8 needs a mutable copy; no bytes are copied
+        return path.withUTF8 { bytes in
+            var segments: [String] = []
+            segments.reserveCapacity(bytes.count { $0 == UInt8(ascii: "/") } + 1)
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                if end > start {
+                    // Cut at an ASCII byte, so each piece is whole UTF-8.
+                    let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    segments.append(FormCoding.percentDecode(segment) ?? segment)
+                }
+                start = end + 1
+            }
+            return segments
         }
     }
 
@@ -63,7 +81,7 @@ package struct HTTPRequest: Sendable, Equatable {
     package private(set) var rawQuery: String?
 
     private static func query(of target: String) -> String? {
-        guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        guard target.containsByte(UInt8(ascii: "?")), let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
         var query = target[target.utf8.index(after: q)...]
         if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
         return String(query)

@@ -54,8 +54,14 @@ package enum HTTPResponseEncoder {
 
     /// CR, LF and NUL would split the response; a handler bug must not become header injection.
     private static func appendSanitised(_ text: String, to buffer: inout [UInt8]) {
-        // The usual clean text is copied in one go rather than byte by byte.
-        if !text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
+        // The usual clean text is checked and copied in one go on its storage rather than byte by byte.
+        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else { return false }
+            buffer.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true { return }
+        if copied == nil, !text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
             buffer.append(contentsOf: text.utf8)
             return
         }

@@ -10,6 +10,29 @@ import Testing
         #expect(hex(Digest.sha1(Array("abc".utf8))) == "A9993E364706816ABA3E25717850C26C9CD0D89D")
     }
 
+    /// Contiguous input is hashed in place, anything else copied first: the same digest either way.
+    @Test func sha256OfTextBytesArraysAndOtherCollectionsAgree() {
+        let text = String(repeating: "abc", count: 700)
+        let expected = Digest.sha256(Array(text.utf8))
+        #expect(Digest.sha256(text.utf8) == expected)
+        #expect(Digest.sha256(Array(text.utf8)[...]) == expected)
+        #expect(Digest.sha256(text.utf8.lazy.map { $0 }) == expected)
+        #expect(Digest.sha256(repeatElement(UInt8(7), count: 1000)) == Digest.sha256([UInt8](repeating: 7, count: 1000)))
+        #expect(Digest.sha256([UInt8]()).count == 32)
+    }
+
+    /// Random strings are encoded from the pool's block: every length has the right size, decodes to as
+    /// many bytes, and two draws differ (past the largest pooled size too).
+    @Test func randomStringsOfEveryPooledLength() {
+        for count in [1, 2, 3, 16, 48, 96, 255, 256, 257, 600] {
+            let first = SecureRandom.base64URLString(byteCount: count)
+            #expect(first.utf8.count == Base64URL.encodedLength(count))
+            #expect(Base64URL.decode(first)?.count == count)
+            if count >= 16 { #expect(first != SecureRandom.base64URLString(byteCount: count)) }
+        }
+        #expect(SecureRandom.base64URLString(byteCount: 0) == "")
+    }
+
     @Test func randomBytesHaveTheRequestedLengthAndDiffer() {
         #expect(SecureRandom.bytes(count: 0).isEmpty)
         #expect(SecureRandom.bytes(count: 32).count == 32)

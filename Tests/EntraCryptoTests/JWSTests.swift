@@ -20,6 +20,19 @@ import Testing
         #expect(JWS.verifyRS256(decoded, key: credential.privateKey.publicKey))
     }
 
+    /// The token written in place is the header, the payload and the signature of the two, for every
+    /// payload length modulo 3 (RS256 signatures are deterministic, so the signature is computed again here).
+    @Test func signJWTIsTheSignatureOfWhatPrecedesIt() throws {
+        for length in 0..<7 {
+            let payload = Array(#"{"n":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: length) + Array(#""}"#.utf8)
+            let token = try JWS.signJWT(payloadJSON: payload, credential: credential)
+            let signingInput = String(decoding: credential.jwtHeaderSegment, as: UTF8.self) + "." + Base64URL.encode(payload)
+            let signature = try credential.privateKey.signSHA256(Array(signingInput.utf8))
+            #expect(token == signingInput + "." + Base64URL.encode(signature))
+            #expect(signature.count == credential.privateKey.maximumSignatureSize)
+        }
+    }
+
     @Test func addsAlgorithmWhenMissing() throws {
         let token = try JWS.signRS256(headerJSON: Array(#"{"typ":"JWT"}"#.utf8), payloadJSON: Array("{}".utf8), key: sharedKey)
         let decoded = try #require(JWS.decode(token))

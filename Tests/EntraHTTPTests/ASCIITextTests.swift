@@ -86,4 +86,33 @@ import Testing
         #expect("Bearer abc".credentials(ofScheme: "bearer") == "abc")
         #expect("Basic abc".credentials(ofScheme: "bearer") == nil)
     }
+
+    /// `FieldNameSet` answers as the set of lower-cased names it replaced, asked about the lower-cased
+    /// name: in every case mix, outside ASCII (the Kelvin sign lower-cases to `k`), and near the names' lengths.
+    @Test func fieldNameSetAnswersAsASetOfLowercasedNames() {
+        let names = ["cookie", "content-type", "x-ms-request-id", "location", "a"]
+        let set: FieldNameSet = ["cookie", "content-type", "x-ms-request-id", "location", "a"]
+        let reference = Set(names)
+        let asked = ["cookie", "Cookie", "COOKIE", "coo\u{212A}ie", "CONTENT-TYPE", "Content-Type", "content-typ", "content-types",
+                     "X-MS-Request-Id", "Location", "locatioN ", "A", "a", "", "b", "é", "ĺocation", "cooki\u{0065}\u{0301}", "x-ms-request-idx"]
+        var differing: [String] = []
+        for name in asked where set.contains(name) != reference.contains(name.lowercased()) { differing.append(name.debugDescription) }
+        #expect(differing.isEmpty, "\(differing)")
+        #expect(set.contains("COO\u{212A}IE"))
+        #expect(!set.contains("x-ms-request"))
+    }
+
+    @Test func containsByteFindsABytePresentAtEveryPosition() {
+        for length in 0...40 {
+            let text = String(repeating: "a", count: length)
+            #expect(!text.containsByte(UInt8(ascii: "%")))
+            for position in 0..<length {
+                var bytes = Array(text.utf8)
+                bytes[position] = UInt8(ascii: "%")
+                #expect(String(decoding: bytes, as: UTF8.self).containsByte(UInt8(ascii: "%")))
+            }
+        }
+        #expect("é%".containsByte(UInt8(ascii: "%")))
+        #expect(!"é".containsByte(UInt8(ascii: "%")))
+    }
 }

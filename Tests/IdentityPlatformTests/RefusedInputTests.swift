@@ -18,6 +18,24 @@ import Testing
         #expect((F.json(response)["error_description"] as? String)?.hasPrefix("AADSTS9000411: The request is not properly formatted. The parameter 'scope' is duplicated.") == true)
     }
 
+    /// The repeated name is found as a set of lower-cased names found it: case, canonically equivalent
+    /// spellings (`é` and `e` with a combining accent), and lists past the pairwise comparison's 16.
+    @Test func theRepeatedParameterIsTheOneASetOfLowercasedNamesFinds() {
+        let pieces = ["scope", "Scope", "SCOPE", "client_id", "é", "e\u{301}", "É", "grant_type", "ſ", "S", "s", "a", "A"]
+        var generator = SystemRandomNumberGenerator()
+        var differing: [[String]] = []
+        for _ in 0..<3_000 {
+            let count = Int.random(in: 0...24, using: &generator)
+            let names = (0..<count).map { index in pieces.randomElement(using: &generator)! + (Bool.random(using: &generator) ? "" : String(index)) }
+            var seen = Set<String>()
+            let expected = names.first { !seen.insert($0.lowercased()).inserted }
+            if ParameterScreen.firstRepeatedName(names.map { (name: $0, value: "") }) != expected { differing.append(names) }
+        }
+        #expect(differing.isEmpty, "\(differing.prefix(3))")
+        #expect(ParameterScreen.firstRepeatedName([("a", ""), ("b", ""), ("A", "")]) == "A")
+        #expect(ParameterScreen.firstRepeatedName([("é", ""), ("e\u{301}", "")]) == "e\u{301}")
+    }
+
     @Test func resourceOnV2Is901002AndStillWorksOnV1() {
         let (service, _) = F.service()
         let v2 = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com")] + Self.password), to: service)

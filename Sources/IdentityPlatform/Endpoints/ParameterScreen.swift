@@ -5,10 +5,22 @@ import EntraHTTP
 /// (AADSTS901002), which take scopes.
 enum ParameterScreen {
     static func check(_ parameters: FormParameters, version: EndpointVersion) throws(IdentityError) {
-        var seen = Set<String>()
-        for pair in parameters.pairs where !seen.insert(pair.name.fastLowercased).inserted {
-            throw .duplicatedParameter(pair.name)
-        }
+        if let repeated = firstRepeatedName(parameters.pairs) { throw .duplicatedParameter(repeated) }
         if version == .v2, parameters["resource"] != nil { throw .resourceNotSupported() }
+    }
+
+    /// The first name that an earlier one equals once both are lower-cased, as a set of the lower-cased
+    /// names would find it. A request has a handful of parameters: comparing each with those before it
+    /// costs less than building and hashing a set, on every token request.
+    static func firstRepeatedName(_ pairs: [(name: String, value: String)]) -> String? {
+        guard pairs.count <= 16 else {
+            var seen = Set<String>()
+            return pairs.first { !seen.insert($0.name.fastLowercased).inserted }?.name
+        }
+        for index in pairs.indices {
+            let name = pairs[index].name.fastLowercased
+            if pairs[..<index].contains(where: { $0.name.fastLowercased == name }) { return pairs[index].name }
+        }
+        return nil
     }
 }

@@ -42,19 +42,22 @@ package struct JournalEntry: Sendable {
     }
 
     /// Request headers worth keeping (client telemetry, correlation, cookies redacted).
-    static let requestHeaderNames: Set<String> = [
+    static let requestHeaderNames: FieldNameSet = [
         "host", "content-type", "content-length", "user-agent", "authorization", "cookie", "origin", "referer",
         "client-request-id", "return-client-request-id", "x-client-sku", "x-client-ver", "x-client-os", "x-client-cpu",
         "x-app-name", "x-app-ver", "x-ms-lib-capability", "x-anchormailbox", "prefer", "consistencylevel",
     ]
-    static let responseHeaderNames: Set<String> = [
+    static let responseHeaderNames: FieldNameSet = [
         "content-type", "location", "set-cookie", "www-authenticate", "retry-after", "x-ms-request-id",
         "client-request-id", "request-id", "cache-control",
     ]
 
     /// The headers named in `names`, not yet redacted (`RecordedExchange.described` redacts them).
-    static func keptHeaders(_ headers: HTTPHeaders, names: Set<String>) -> [(String, String)] {
-        headers.fields.filter { names.contains($0.name.fastLowercased) }.map { ($0.name, $0.value) }
+    static func keptHeaders(_ headers: HTTPHeaders, names: FieldNameSet) -> [(String, String)] {
+        var kept: [(String, String)] = []
+        kept.reserveCapacity(headers.fields.count)
+        for field in headers.fields where names.contains(field.name) { kept.append((field.name, field.value)) }
+        return kept
     }
 
     private static let jsonMarker = Array("json".utf8)

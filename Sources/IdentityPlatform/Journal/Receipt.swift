@@ -44,7 +44,7 @@ package struct Receipt: Sendable, Equatable {
     /// `sha256:` and the first 16 hex digits of a token's or code's SHA-256: stable, safe to show, and
     /// prefixed by the journal's 8-digit redaction hash of the same value.
     package static func handleID(_ secret: String) -> String {
-        handleID(digest: Digest.sha256(Array(secret.utf8)))
+        handleID(digest: Digest.sha256(secret.utf8))
     }
 
     /// `handleID` of the value whose SHA-256 is `digest`.
@@ -145,7 +145,7 @@ package final class ReceiptRecorder: Sendable {
             if token.kind == .refresh {
                 $0.secrets.append(secret)
             } else {
-                $0.signedTokens.append(Receipt.SignedToken(token: secret, sha256: sha256 ?? Digest.sha256(Array(secret.utf8))))
+                $0.signedTokens.append(Receipt.SignedToken(token: secret, sha256: sha256 ?? Digest.sha256(secret.utf8)))
             }
         }
     }

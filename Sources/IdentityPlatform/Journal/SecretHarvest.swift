@@ -16,7 +16,7 @@ enum SecretHarvest {
         } else {
             learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
         }
-        for field in request.headers.fields {
+        for field in request.headers.fields where requestFieldsNamingSecrets.contains(field.name) {
             switch field.name.fastLowercased {
             case "authorization", "proxy-authorization": learnCredentials(field.value, into: memory)
             case "cookie":
@@ -27,7 +27,7 @@ enum SecretHarvest {
             default: continue
             }
         }
-        for field in response.headers.fields {
+        for field in response.headers.fields where responseFieldsNamingSecrets.contains(field.name) {
             switch field.name.fastLowercased {
             case "location": learnURL(field.value, into: memory)
             case "set-cookie":
@@ -37,6 +37,10 @@ enum SecretHarvest {
             }
         }
     }
+
+    /// The fields the switches above read, tested first without lower-casing every field's name.
+    private static let requestFieldsNamingSecrets: FieldNameSet = ["authorization", "proxy-authorization", "cookie", "referer"]
+    private static let responseFieldsNamingSecrets: FieldNameSet = ["location", "set-cookie"]
 
     private static func learnCredentials(_ value: String, into memory: SecretMemory) {
         let parts = value.split(separator: " ", maxSplits: 1)

@@ -8,6 +8,10 @@ package struct ClaimSet: Sendable {
 
     package init() {}
 
+    /// Room for `capacity` members at once: a token's claims are set one by one, and the array would be
+    /// reallocated at each power of two.
+    package init(capacity: Int) { members.reserveCapacity(capacity) }
+
     package mutating func set(_ name: String, _ value: String?) {
         guard let value else { return }
         members.append((name, .string(value)))
@@ -73,9 +77,25 @@ package struct ClaimSet: Sendable {
     }
 
     package var bytes: [UInt8] {
-        var writer = JSONWriter(capacity: 1024)
+        var writer = JSONWriter(capacity: estimatedSize)
         JSONFragment.object(members).write(to: &writer)
         return writer.bytes
+    }
+
+    /// Room for the members as JSON unless they need escaping: a token response holds a token of over a
+    /// kilobyte, and a writer that outgrows its first buffer copies what it wrote.
+    private var estimatedSize: Int {
+        var size = 2
+        for (name, value) in members {
+            size += name.utf8.count + 4
+            switch value {
+            case .string(let text): size += text.utf8.count + 2
+            case .raw(let json): size += json.utf8.count
+            case .strings(let list): size += 2 + list.reduce(0) { $0 + $1.utf8.count + 3 }
+            case .object: size += 64
+            }
+        }
+        return size
     }
 }
 

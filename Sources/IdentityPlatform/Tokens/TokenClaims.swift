@@ -63,9 +63,10 @@ package struct TokenClaimsBuilder: Sendable {
     package func accessTokenClaims(_ issue: TokenIssue) -> ClaimSet {
         let version = issue.scopeRequest.resource?.accessTokenVersion ?? 1
         let tid = issue.tenant.id
-        var c = ClaimSet()
+        var c = ClaimSet(capacity: 24)
         c.set("aud", accessTokenAudience(issue))
-        c.set("iss", version == 2 ? issuerV2(tenantID: tid) : issuerV1(tenantID: tid))
+        let issuer = version == 2 ? issuerV2(tenantID: tid) : issuerV1(tenantID: tid)
+        c.set("iss", issuer)
         c.set("iat", now)
         c.set("nbf", now)
         c.set("exp", now.addingTimeInterval(options.accessTokenLifetime))
@@ -108,7 +109,7 @@ package struct TokenClaimsBuilder: Sendable {
                 c.set("app_displayname", app.displayName)
                 c.set("appid", app.clientID)
                 c.set("appidacr", String(issue.client.method.rawValue))
-                c.set("idp", issuerV1(tenantID: tid))
+                c.set("idp", issuer)   // the v1 issuer (version is 1 here)
             } else {
                 c.set("azp", app.clientID)
                 c.set("azpacr", String(issue.client.method.rawValue))
@@ -140,7 +141,7 @@ package struct TokenClaimsBuilder: Sendable {
         let request = issue.scopeRequest
         let authTime = issue.grant?.authTime ?? now
         let sessionID = issue.grant?.sessionID ?? TokenIdentifiers.sessionID(userID: user.id, authTime: authTime)
-        var c = ClaimSet()
+        var c = ClaimSet(capacity: 24)
         c.set("aud", issue.clientID)
         if issue.endpointVersion == .v1 {
             c.set("iss", issuerV1(tenantID: tid))

@@ -7,7 +7,7 @@ package import Foundation
 package enum TokenIdentifiers {
     /// The pairwise `sub`: one value per user and application, 43 base64url characters like Entra's.
     package static func pairwiseSubject(objectID: String, clientID: String) -> String {
-        Base64URL.encode(Digest.sha256(Array("sub|\(objectID.fastLowercased)|\(clientID.fastLowercased)".utf8)))
+        Base64URL.encode(Digest.sha256("sub|\(objectID.fastLowercased)|\(clientID.fastLowercased)".utf8))
     }
 
     /// `login_hint` claim: opaque, stable for the account, accepted back as `login_hint` by /authorize.
@@ -35,7 +35,8 @@ package enum TokenIdentifiers {
 
     /// A version-4-shaped GUID derived from `seed`.
     package static func guid(from seed: String) -> String {
-        var bytes = Array(Digest.sha256(Array(seed.utf8)).prefix(16))
+        // The digest's first 16 bytes make the GUID (`Hex.guid` reads no further).
+        var bytes = Digest.sha256(seed.utf8)
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
         return Hex.guid(bytes)

@@ -43,7 +43,7 @@ package struct TokenIssuer: Sendable {
         let credential = service.keys.current
         do {
             let token = try JWS.signJWT(payloadJSON: payload.bytes, credential: credential)
-            let sha256 = Digest.sha256(Array(token.utf8))
+            let sha256 = Digest.sha256(token.utf8)
             receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: payload, keyID: credential.keyID), secret: token, sha256: sha256)
             return token
         } catch {
@@ -74,7 +74,7 @@ package struct TokenIssuer: Sendable {
         let expiresIn = Int(saturating: options.accessTokenLifetime)
         let extExpiresIn = Int(saturating: options.accessTokenLifetime + options.accessTokenExtension)
 
-        var body = ClaimSet()
+        var body = ClaimSet(capacity: 10)
         body.set("token_type", "Bearer")
         if issue.endpointVersion == .v1 {
             // The v1 endpoint writes its numbers as strings (ADAL and MSAL Python cope with both).
@@ -108,6 +108,7 @@ package struct TokenIssuer: Sendable {
     /// A 200 JSON answer with the caching headers every token response carries.
     package static func success(_ body: ClaimSet) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
+        headers.reserveCapacity(8)   // these, and the ones the service and the server add
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
         headers.set("Pragma", "no-cache")
