@@ -185,13 +185,13 @@ package struct B2CConfiguration: Codable, Sendable, Equatable {
         for account in localAccounts where directory.user(id: account.objectId) == nil {
             directory.users.append(Self.directoryUser(account, tenant: tenant))
         }
-        for api in apis where directory.application(clientID: api.appId) == nil {
+        for api in apis where !directory.hasApplication(clientID: api.appId) {
             directory.applications.append(Application(
                 clientID: api.appId, displayName: api.name, tenantID: tenant.id, isPublicClient: false,
                 identifierURIs: [identifierURI(of: api)], exposedScopes: api.scopes
             ))
         }
-        for app in applications where directory.application(clientID: app.clientId) == nil {
+        for app in applications where !directory.hasApplication(clientID: app.clientId) {
             directory.applications.append(Application(
                 clientID: app.clientId, displayName: app.displayName, tenantID: tenant.id,
                 isPublicClient: app.secret == nil, secrets: app.secret.map { [.init(value: $0)] } ?? [],

@@ -108,7 +108,7 @@ struct ApplicationResponder: HTTPResponder {
         guard answersTokensOnLoop, IdentityRoute.isTokenPost(request), !engine.hasBindings else { return false }
         let form = request.form
         guard form["grant_type"] == "client_credentials", let clientID = form["client_id"] else { return false }
-        return engine.base.currentDirectory.application(clientID: clientID) != nil
+        return engine.base.currentDirectory.hasApplication(clientID: clientID)
     }
 }
 

@@ -38,4 +38,32 @@ import Testing
         request.target = "/p?"
         #expect(request.rawQuery == "")
     }
+
+    /// Copies share one box until one of them changes: each change is the changed copy's alone, and its
+    /// derived parts (path, segments, query, form) follow it.
+    @Test func aChangedCopyLeavesTheRequestItCameFromAlone() {
+        let form = ["Content-Type": "application/x-www-form-urlencoded"] as HTTPHeaders
+        let original = HTTPRequest(method: "POST", target: "/a/b?x=1", headers: form, body: Array("k=v".utf8))
+        var copy = original
+        #expect(copy == original)
+        copy.target = "/c?y=2"
+        copy.body = Array("k=w".utf8)
+        copy.method = "PUT"
+        copy.authority = "host:1"
+        copy.version = .http10
+        copy.trailers = ["T": "1"]
+        #expect(original.method == "POST" && original.target == "/a/b?x=1" && original.authority == nil && original.version == .http11)
+        #expect(original.rawPath == "/a/b" && original.pathSegments == ["a", "b"] && original.rawQuery == "x=1")
+        #expect(original.form["k"] == "v" && original.trailers.fields.isEmpty)
+        #expect(copy.rawPath == "/c" && copy.pathSegments == ["c"] && copy.rawQuery == "y=2" && copy.form["k"] == "w")
+        #expect(copy != original)
+
+        var plain = original
+        plain.headers = [:]
+        #expect(plain.form.pairs.isEmpty, "the form goes with its content type")
+        #expect(original.form["k"] == "v")
+
+        let rebuilt = HTTPRequest(method: "POST", target: "/a/b?x=1", headers: form, body: Array("k=v".utf8))
+        #expect(rebuilt == original, "equal requests in different boxes are equal")
+    }
 }

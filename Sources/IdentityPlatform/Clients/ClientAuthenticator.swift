@@ -124,7 +124,7 @@ package enum ClientAuthenticator {
             } catch {
                 return .failure(error)
             }
-            if directory.application(clientID: clientID) == nil { directory.applications.append(app) }
+            if !directory.hasApplication(clientID: clientID) { directory.applications.append(app) }
             return .success(app)
         }
         return try result.get()

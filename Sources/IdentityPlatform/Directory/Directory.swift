@@ -47,6 +47,12 @@ package struct Directory: Sendable, Equatable {
         applications.first { $0.clientID.equalsIgnoringCase(clientID) }
     }
 
+    /// Whether `application(clientID:)` finds an app, without copying it out (an app holds a dozen
+    /// reference-counted fields, and the server asks this of every client-credentials request).
+    package func hasApplication(clientID: String) -> Bool {
+        applications.contains { $0.clientID.equalsIgnoringCase(clientID) }
+    }
+
     /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
     package func resource(named identifier: String) -> Resource? {
         if Resource.microsoftGraph.isNamed(identifier) { return .microsoftGraph }

@@ -86,7 +86,7 @@ extension TokenIssuer {
             resource.accessTokenVersion = version
             scopes.resource = resource
         }
-        let client = AuthenticatedClient(client: ResolvedClient(application: app, isRegistered: directory.application(clientID: request.clientID) != nil),
+        let client = AuthenticatedClient(client: ResolvedClient(application: app, isRegistered: directory.hasApplication(clientID: request.clientID)),
                                          method: app.isPublicClient ? .none : .secret)
         let grant = user.map { u in
             GrantContext(clientID: app.clientID, userID: u.id, tenantID: tenant.id, scopes: scopes.scopes, resourceAppID: scopes.resource?.appID,

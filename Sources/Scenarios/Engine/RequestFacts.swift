@@ -60,27 +60,35 @@ package struct RequestFacts: Sendable, Equatable {
 
     /// The facts of a routed request without any world: route, parameters, headers, bearer claims.
     package init(_ request: HTTPRequest, route: RequestRoute) {
+        // The form as it is when there is no query (the usual POST): no second array of its pairs.
         var parameters = request.query
-        for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
+        if parameters.pairs.isEmpty {
+            parameters = request.form
+        } else {
+            for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
+        }
         self.init(kind: EndpointKind(route), isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
                   tenantSegment: route.tenantSegment, policy: route.policy, parameters: parameters, headers: request.headers)
         if case .graph(let graph) = route { graphResource = graph.endpointName }
         if let tenant = route.tenantSegment { tenantNames.insert(tenant.fastLowercased) }
-        var facts = self
-        facts.grantType = parameters["grant_type"]
-        facts.clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])
-        facts.scopes = Self.normalizedScopes(parameters["scope"] ?? "")
-        for name in ["login_hint", "username", "login"] {
-            if let hint = parameters[name], !hint.isEmpty { facts.userNames.insert(hint.fastLowercased) }
+        grantType = parameters["grant_type"]
+        clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])
+        scopes = Self.normalizedScopes(parameters["scope"] ?? "")
+        for name in Self.userHintNames {
+            if let hint = parameters[name], !hint.isEmpty { userNames.insert(hint.fastLowercased) }
         }
-        facts.grantHandles = ["refresh_token", "code", "device_code", "user_code", "otc", "ctx"].compactMap { parameters[$0] }.filter { !$0.isEmpty }
+        for name in Self.grantHandleNames {
+            if let handle = parameters[name], !handle.isEmpty { grantHandles.append(handle) }
+        }
         if let credentials = request.headers["Authorization"]?.credentials(ofScheme: "bearer") {
             let token = String(credentials).trimmingCharacters(in: .whitespaces)
-            facts.bearerToken = token
-            facts.addClaims(of: token)
+            bearerToken = token
+            addClaims(of: token)
         }
-        self = facts
     }
+
+    private static let userHintNames = ["login_hint", "username", "login"]
+    private static let grantHandleNames = ["refresh_token", "code", "device_code", "user_code", "otc", "ctx"]
 
     /// Adds the user and client a bearer token names (decoded without verification: matching only).
     mutating func addClaims(of token: String) {

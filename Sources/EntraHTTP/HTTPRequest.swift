@@ -1,0 +1,205 @@
+/// A decoded HTTP/1.1 request. Built by `HTTPRequestDecoder` or directly in tests.
+///
+/// Its fields live in one box shared by copies until one is changed: a request goes down a dozen
+/// responder layers and into several contexts by value, and a copy of eleven reference-counted fields
+/// cost eleven atomic increments and as many decrements, each time.
+package struct HTTPRequest: Sendable, Equatable {
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `writable`, that is while no other request shares the box.
+        var method: String
+        var target: String
+        var authority: String?
+        var version: HTTPVersion
+        var headers: HTTPHeaders
+        var body: [UInt8]
+        var trailers: HTTPHeaders
+        var rawPath: String
+        var pathSegments: [String]
+        var rawQuery: String?
+        var form: FormParameters
+
+        init(method: String, target: String, authority: String?, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8],
+             trailers: HTTPHeaders, rawPath: String, pathSegments: [String], rawQuery: String?, form: FormParameters) {
+            self.method = method
+            self.target = target
+            self.authority = authority
+            self.version = version
+            self.headers = headers
+            self.body = body
+            self.trailers = trailers
+            self.rawPath = rawPath
+            self.pathSegments = pathSegments
+            self.rawQuery = rawQuery
+            self.form = form
+        }
+
+        func copy() -> Storage {
+            Storage(method: method, target: target, authority: authority, version: version, headers: headers, body: body,
+                    trailers: trailers, rawPath: rawPath, pathSegments: pathSegments, rawQuery: rawQuery, form: form)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, copied first when another request shares it.
+    private var writable: Storage {
+        mutating get {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+            return storage
+        }
+    }
+
+    package init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
+                headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        let rawPath = Self.path(of: target)
+        storage = Storage(method: method, target: target, authority: authority, version: version, headers: headers, body: body,
+                          trailers: [:], rawPath: rawPath, pathSegments: Self.segments(of: rawPath), rawQuery: Self.query(of: target),
+                          form: Self.form(headers: headers, body: body))
+    }
+
+    package var method: String {
+        get { storage.method }
+        set { writable.method = newValue }
+    }
+
+    /// The request-target in origin form (path plus optional query). An absolute-form target
+    /// (`https://host/path?q`, RFC 9112 §3.2.2) is reduced to its path and query, its authority kept in
+    /// `authority`; `*` (OPTIONS) stays `*`.
+    package var target: String {
+        get { storage.target }
+        set {
+            let storage = writable
+            storage.target = newValue
+            storage.rawPath = Self.path(of: newValue)
+            storage.pathSegments = Self.segments(of: storage.rawPath)
+            storage.rawQuery = Self.query(of: newValue)
+        }
+    }
+
+    /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
+    /// also puts it in `Host`, which RFC 9112 §3.2.2 says it replaces.
+    package var authority: String? {
+        get { storage.authority }
+        set { writable.authority = newValue }
+    }
+
+    package var version: HTTPVersion {
+        get { storage.version }
+        set { writable.version = newValue }
+    }
+
+    package var headers: HTTPHeaders {
+        get { storage.headers }
+        set {
+            let storage = writable
+            storage.headers = newValue
+            storage.form = Self.form(headers: newValue, body: storage.body)
+        }
+    }
+
+    package var body: [UInt8] {
+        get { storage.body }
+        set {
+            let storage = writable
+            storage.body = newValue
+            storage.form = Self.form(headers: storage.headers, body: newValue)
+        }
+    }
+
+    /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
+    package var trailers: HTTPHeaders {
+        get { storage.trailers }
+        set { writable.trailers = newValue }
+    }
+
+    /// The path part of the target, still percent-encoded. Kept with the target: routing, the
+    /// journal and the handlers ask for it a few dozen times per request.
+    package var rawPath: String { storage.rawPath }
+
+    /// The path split on `/`, each segment percent-decoded; empty segments dropped. Kept with the
+    /// target: each router (Graph, B2C, Entra) reads them.
+    package var pathSegments: [String] { storage.pathSegments }
+
+    /// The query after `?` and before any `#`, still percent-encoded; nil without a `?`. Kept with the
+    /// target like `rawPath`: the journal, the scenario engine and the endpoints each ask for it.
+    package var rawQuery: String? { storage.rawQuery }
+
+    package var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
+
+    /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty. Decoded with
+    /// the body: the token endpoint, the scenario engine and the journal each read it.
+    package var form: FormParameters { storage.form }
+
+    package static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        let (l, r) = (lhs.storage, rhs.storage)
+        // The derived fields follow from the others; compared anyway, as the synthesized comparison did.
+        return l.method == r.method && l.target == r.target && l.authority == r.authority && l.version == r.version
+            && l.headers == r.headers && l.body == r.body && l.trailers == r.trailers && l.rawPath == r.rawPath
+            && l.pathSegments == r.pathSegments && l.rawQuery == r.rawQuery && l.form == r.form
+    }
+
+    private static func path(of target: String) -> String {
+        let isCut: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        // Searched on the string's storage when it has one (every request's target is).
+        if let offset = target.utf8.withContiguousStorageIfAvailable({ $0.firstIndex(where: isCut) }) {
+            guard let offset else { return target }
+            return String(target[..<target.utf8.index(target.utf8.startIndex, offsetBy: offset)])
+        }
+        if let q = target.utf8.firstIndex(where: isCut) { return String(target[..<q]) }
+        return target
+    }
+
+    private static func segments(of path: String) -> [String] {
+        var path = path   // withUTF8 needs a mutable copy; no bytes are copied
+        return path.withUTF8 { bytes in
+            var segments: [String] = []
+            segments.reserveCapacity(bytes.count { $0 == UInt8(ascii: "/") } + 1)
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                if end > start {
+                    // Cut at an ASCII byte, so each piece is whole UTF-8.
+                    let segment = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    segments.append(FormCoding.percentDecode(segment) ?? segment)
+                }
+                start = end + 1
+            }
+            return segments
+        }
+    }
+
+    private static func query(of target: String) -> String? {
+        guard target.containsByte(UInt8(ascii: "?")), let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var query = target[target.utf8.index(after: q)...]
+        if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
+        return String(query)
+    }
+
+    private static func form(headers: HTTPHeaders, body: [UInt8]) -> FormParameters {
+        guard !body.isEmpty, let type = headers["Content-Type"], type.fastLowercased.hasPrefix("application/x-www-form-urlencoded") else {
+            return FormParameters()
+        }
+        return FormParameters(decoding: String(decoding: body, as: UTF8.self))
+    }
+
+    /// Cookies from every `Cookie` header, first occurrence of a name wins.
+    package var cookies: [String: String] { CookieCoding.parse(headers.values(for: "Cookie")) }
+
+    /// The host name from the `Host` header without its port, lowercased.
+    package var hostName: String? {
+        guard let host = headers["Host"] else { return nil }
+        // The usual value, an ASCII name and perhaps a port, is cut at its colon without lower-casing and
+        // splitting all of it (routing asks on every request); anything else as it always was.
+        let bytes = host.utf8
+        if let first = bytes.first, first != UInt8(ascii: "["), first != UInt8(ascii: ":"), host.isPlainASCII {
+            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            let name = end == bytes.endIndex ? host : String(Substring(bytes[..<end]))
+            return name.fastLowercased
+        }
+        let lowered = host.fastLowercased
+        if lowered.hasPrefix("[") { return lowered.split(separator: "]").first.map { String($0) + "]" } }
+        return lowered.split(separator: ":").first.map(String.init)
+    }
+}
+
