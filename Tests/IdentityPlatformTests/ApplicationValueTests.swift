@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+/// An app keeps its fields in a shared box: it must still behave as a value, and code as it did before
+/// (state files written by earlier builds keep apps in that form).
+@Suite struct ApplicationValueTests {
+    @Test func aChangedCopyLeavesTheAppItCameFromAlone() {
+        let original = Application(clientID: "app-1", displayName: "One", tenantID: "T-1", isPublicClient: false,
+                                   secrets: [.init(value: "s3cret-value")], redirectURIs: ["https://a/cb"], familyID: "1")
+        var copy = original
+        #expect(copy == original)
+        copy.displayName = "Two"
+        copy.secrets.append(.init(value: "another-secret"))
+        copy.tenantID = nil
+        copy.adminConsentScopes = ["Admin.Only"]
+        #expect(original.displayName == "One" && original.secrets.count == 1 && original.tenantID == "t-1" && original.adminConsentScopes.isEmpty)
+        #expect(copy.displayName == "Two" && copy.secrets.count == 2 && copy.tenantID == nil && copy != original)
+        let rebuilt = Application(clientID: "app-1", displayName: "One", tenantID: "T-1", isPublicClient: false,
+                                  secrets: [.init(value: "s3cret-value")], redirectURIs: ["https://a/cb"], familyID: "1")
+        #expect(rebuilt == original, "equal apps in different boxes are equal")
+    }
+
+    /// JSON as the synthesized coding wrote it: every key named after its property, the optional ones
+    /// left out when nil.
+    @Test func decodesTheFormEarlierBuildsWroteAndRoundTrips() throws {
+        let written = #"""
+        {"clientID":"c","displayName":"d","isPublicClient":true,"secrets":[{"value":"v1-secret"}],"certificates":[],
+         "redirectURIs":["msauth.x://auth"],"requiredResourceAccess":[{"resource":"https://graph.microsoft.com","scopes":["User.Read"],"roles":[]}],
+         "identifierURIs":["api://c"],"exposedScopes":["access_as_user"],"appRoles":["Task.Read"],"accessTokenAcceptedVersion":2,
+         "adminConsentScopes":["x"]}
+        """#
+        let app = try JSONDecoder().decode(Application.self, from: Data(written.utf8))
+        #expect(app.clientID == "c" && app.tenantID == nil && app.familyID == nil && app.accessTokenAcceptedVersion == 2)
+        #expect(app.requiredResourceAccess.first?.scopes == ["User.Read"] && app.adminConsentScopes == ["x"])
+        let encoded = try JSONEncoder().encode(app)
+        let keys = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any]).keys
+        #expect(Set(keys) == ["clientID", "displayName", "isPublicClient", "secrets", "certificates", "redirectURIs", "requiredResourceAccess",
+                              "identifierURIs", "exposedScopes", "appRoles", "accessTokenAcceptedVersion", "adminConsentScopes"])
+        #expect(try JSONDecoder().decode(Application.self, from: encoded) == app)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Application.self, from: Data(#"{"clientID":"c"}"#.utf8)) }
+    }
+}
