@@ -106,4 +106,11 @@ package enum ConstantTime {
         for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
         return difference == 0
     }
+
+    /// The strings' UTF-8 bytes compared as above, where they are stored (a client secret is checked on
+    /// every client-credentials request; copying both into arrays cost two allocations).
+    package static func equals(_ lhs: String, _ rhs: String) -> Bool {
+        var (lhs, rhs) = (lhs, rhs)   // withUTF8 needs mutable copies; no bytes are copied
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in equals(left, right) } }
+    }
 }

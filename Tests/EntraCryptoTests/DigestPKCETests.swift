@@ -48,6 +48,19 @@ import Testing
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
         #expect(ConstantTime.equals([UInt8](), []))
     }
+
+    /// Strings are compared by their UTF-8 bytes (so two spellings of `é` differ, as secrets should).
+    @Test func constantTimeEqualityOfStrings() {
+        #expect(ConstantTime.equals("bench-secret", "bench-secret"))
+        #expect(!ConstantTime.equals("bench-secret", "bench-secreT"))
+        #expect(!ConstantTime.equals("bench-secret", "bench-secre"))
+        #expect(ConstantTime.equals("", ""))
+        #expect(!ConstantTime.equals("", "x"))
+        #expect(ConstantTime.equals("mot de passe é", "mot de passe é"))
+        #expect(!ConstantTime.equals("\u{E9}", "e\u{301}"))
+        let long = String(repeating: "s3cr3t", count: 40)
+        #expect(ConstantTime.equals(long, String(repeating: "s3cr3t", count: 40)))
+    }
 }
 
 @Suite struct PKCETests {

@@ -97,7 +97,7 @@ package enum ClientAuthenticator {
             if app.isPublicClient && app.certificates.isEmpty { throw .publicClientSentSecret() }
             throw .invalidClientSecret(clientID: app.clientID)
         }
-        guard let match = app.secrets.first(where: { constantTimeEquals($0.value, secret) }) else {
+        guard let match = app.secrets.first(where: { ConstantTime.equals($0.value, secret) }) else {
             throw .invalidClientSecret(clientID: app.clientID)
         }
         if let expiry = match.expiresAt, expiry <= now { throw .clientSecretExpired(clientID: app.clientID) }
@@ -130,14 +130,6 @@ package enum ClientAuthenticator {
         return try result.get()
     }
 
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) {
-            difference |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0)
-        }
-        return difference == 0
-    }
 }
 
 extension Application {

@@ -1,3 +1,4 @@
+import EntraCrypto
 import EntraHTTP
 import Foundation
 
@@ -15,7 +16,7 @@ enum PasswordGrant {
             throw .userNotFound(username, tenant: tenantName)
         }
         if user.locked { throw .accountLocked() }
-        guard ClientAuthenticator.constantTimeEquals(user.password, password) else { throw .invalidCredentials() }
+        guard ConstantTime.equals(user.password, password) else { throw .invalidCredentials() }
         try request.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)

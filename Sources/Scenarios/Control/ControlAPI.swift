@@ -1,3 +1,4 @@
+import EntraCrypto
 package import EntraHTTP
 import Foundation
 import IdentityPlatform
@@ -32,7 +33,7 @@ struct ControlAPI {
     func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         if let secret = engine.options.controlSecret {
             let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer").map(String.init)
-            guard let presented, Self.constantTimeEqual(presented, secret) else {
+            guard let presented, ConstantTime.equals(presented, secret) else {
                 return ScenarioEngineError.unauthorized().response
             }
             return nil
@@ -131,12 +132,6 @@ struct ControlAPI {
 
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
         ScenarioEngineError.invalidBody(problems, message: message).response
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
 
