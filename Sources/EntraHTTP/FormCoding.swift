@@ -67,7 +67,7 @@ package enum FormCoding {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes.withUnsafeBufferPointer(validUTF8String)
     }
 
     static func decodeComponent(_ raw: String) -> String {
@@ -105,7 +105,7 @@ package enum FormCoding {
                 bytes.append(byte)
             }
         }
-        if !malformed, let text = String(validating: bytes, as: UTF8.self) { return text }
+        if !malformed, let text = bytes.withUnsafeBufferPointer(validUTF8String) { return text }
         return String(decoding: raw.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 

@@ -38,7 +38,7 @@ enum HTTPHeadParser {
             throw HTTPDecodingError(.malformedRequestLine, "invalid method")
         }
         guard !target.isEmpty, target.allSatisfy({ $0 > 0x20 && $0 != 0x7F }),
-              let targetText = String(validating: target, as: UTF8.self) else {
+              let targetText = validUTF8String(UnsafeBufferPointer(rebasing: target)) else {
             throw HTTPDecodingError(.malformedRequestLine, "invalid request target")
         }
         let parsedVersion = try parseVersion(version)

@@ -107,6 +107,13 @@ extension String {
     }
 }
 
+/// The bytes as a string when they are valid UTF-8, else nil: `String(validating:as:)`, which looks up
+/// generic metadata at run time on every call, is left for text that is not plain ASCII (a request's
+/// target and its form's escaped values are decoded this way on every request).
+package func validUTF8String(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    isPlainASCII(bytes) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+}
+
 /// True when every byte is below 0x80, tested eight bytes at a time.
 package func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress else { return true }
