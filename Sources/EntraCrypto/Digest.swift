@@ -31,6 +31,48 @@ package enum Digest {
     }
 }
 
+/// SHA-256 fed piece by piece, whose digest can be read midway: a token's signature is made over the
+/// digest of its first two parts, and its receipt names it by the digest of all three, so the first
+/// two are hashed once for both.
+final class SHA256Stream {
+    private let context: OpaquePointer
+
+    init() {
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        self.context = context
+        // As in `Digest`: a built-in digest only fails when the library itself is broken.
+        precondition(EVP_DigestInit_ex(context, Digest.sha256Algorithm.pointer, nil) == 1, "EVP_DigestInit_ex failed: \(OpenSSLErrorQueue.drain())")
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        precondition(EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1, "EVP_DigestUpdate failed: \(OpenSSLErrorQueue.drain())")
+    }
+
+    /// The digest of what was fed so far; the stream goes on.
+    func digestSoFar() -> [UInt8] {
+        guard let copy = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(copy) }
+        precondition(EVP_MD_CTX_copy_ex(copy, context) == 1, "EVP_MD_CTX_copy_ex failed: \(OpenSSLErrorQueue.drain())")
+        return Self.final(copy)
+    }
+
+    /// The digest of everything fed; nothing may be fed after.
+    func finish() -> [UInt8] { Self.final(context) }
+
+    private static func final(_ context: OpaquePointer) -> [UInt8] {
+        var ok: Int32 = 0
+        let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
+            var length: UInt32 = 0
+            ok = EVP_DigestFinal_ex(context, buffer.baseAddress, &length)
+            count = ok == 1 ? Int(length) : 0
+        }
+        precondition(ok == 1, "EVP_DigestFinal_ex failed: \(OpenSSLErrorQueue.drain())")
+        return output
+    }
+}
+
 /// An `EVP_MD` fetched from the default provider, kept for the life of the process (never freed: it
 /// is shared by every thread, and OpenSSL's fetched methods are immutable and reference counted).
 struct FetchedDigest: @unchecked Sendable {

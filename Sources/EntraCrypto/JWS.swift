@@ -12,24 +12,34 @@ package enum JWS {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it. The token is
-    /// written straight into the string's storage: the key's pre-encoded header, the payload, then the
-    /// signature of what precedes it (no byte buffer copied into a string afterwards).
+    /// Header `{"typ":"JWT","alg":"RS256","x5t":kid,"kid":kid}`, as Entra ID writes it.
     package static func signJWT(payloadJSON: [UInt8], credential: SigningCredential) throws -> String {
+        try signJWTWithDigest(payloadJSON: payloadJSON, credential: credential).token
+    }
+
+    /// `signJWT`'s token and its SHA-256. The token is written straight into the string's storage: the
+    /// key's pre-encoded header, the payload, then the signature of what precedes it. The hash of the
+    /// first two parts, which the signature needs, is carried on over the third for the token's own.
+    package static func signJWTWithDigest(payloadJSON: [UInt8], credential: SigningCredential) throws -> (token: String, sha256: [UInt8]) {
         let header = credential.jwtHeaderSegment
         let key = credential.privateKey
         let signingInputLength = header.count + 1 + Base64URL.encodedLength(payloadJSON.count)
         let capacity = signingInputLength + 1 + Base64URL.encodedLength(key.maximumSignatureSize)
-        return try String(unsafeUninitializedCapacity: capacity) { token in
+        let hash = SHA256Stream()
+        let token = try String(unsafeUninitializedCapacity: capacity) { token in
             _ = token.initialize(from: header)
             token[header.count] = UInt8(ascii: ".")
             payloadJSON.withUnsafeBufferPointer { Base64URL.write($0, into: token, at: header.count + 1) }
-            let signature = try key.signSHA256(UnsafeBufferPointer(rebasing: token[..<signingInputLength]))
+            hash.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: token[..<signingInputLength])))
+            let signature = try key.signSHA256(digest: hash.digestSoFar())
             precondition(signature.count <= key.maximumSignatureSize, "a signature longer than the key's modulus")
             token[signingInputLength] = UInt8(ascii: ".")
             signature.withUnsafeBufferPointer { Base64URL.write($0, into: token, at: signingInputLength + 1) }
-            return signingInputLength + 1 + Base64URL.encodedLength(signature.count)
+            let length = signingInputLength + 1 + Base64URL.encodedLength(signature.count)
+            hash.update(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: token[signingInputLength..<length])))
+            return length
         }
+        return (token, hash.finish())
     }
 
     /// Splits and decodes without verifying (nil unless three base64url segments with a non-empty header).

@@ -85,8 +85,12 @@ package struct RSAPrivateKey: Sendable {
 
     /// RSASSA-PKCS1-v1_5 with SHA-256 (JWS `RS256`); deterministic for a given key and input.
     package func signSHA256(_ data: some Collection<UInt8>) throws -> [UInt8] {
+        try signSHA256(digest: Digest.sha256(data))
+    }
+
+    /// The same signature, of data whose SHA-256 is `digest`.
+    package func signSHA256(digest: [UInt8]) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
-        let digest = Digest.sha256(data)
         // A copy of a context set up once: setting one up per signature looked the algorithms up by
         // name in OpenSSL's provider tables every time, and every token is signed.
         guard let context = try signingTemplate.copy() else {

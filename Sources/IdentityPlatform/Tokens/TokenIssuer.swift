@@ -42,8 +42,7 @@ package struct TokenIssuer: Sendable {
     package func sign(_ payload: ClaimSet, kind: Receipt.IssuedToken.Kind = .access) throws(IdentityError) -> String {
         let credential = service.keys.current
         do {
-            let token = try JWS.signJWT(payloadJSON: payload.bytes, credential: credential)
-            let sha256 = Digest.sha256(token.utf8)
+            let (token, sha256) = try JWS.signJWTWithDigest(payloadJSON: payload.bytes, credential: credential)
             receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: payload, keyID: credential.keyID), secret: token, sha256: sha256)
             return token
         } catch {
