@@ -152,7 +152,8 @@ package enum ConstantTime {
     /// The strings' UTF-8 bytes compared as above, where they are stored (a client secret is checked on
     /// every client-credentials request; copying both into arrays cost two allocations).
     package static func equals(_ lhs: String, _ rhs: String) -> Bool {
-        var (lhs, rhs) = (lhs, rhs)   // withUTF8 needs mutable copies; no bytes are copied
-        return lhs.withUTF8 { left in rhs.withUTF8 { right in equals(left, right) } }
+        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in rhs.utf8.withContiguousStorageIfAvailable { right in equals(left, right) } }
+        if let compared, let compared { return compared }
+        return equals(Array(lhs.utf8), Array(rhs.utf8))
     }
 }

@@ -12,8 +12,7 @@ package struct FormParameters: Sendable, Equatable {
             pairs = []
             return
         }
-        var text = encoded
-        pairs = text.withUTF8 { bytes in
+        pairs = encoded.withUTF8Bytes { bytes in
             var pairs: [(name: String, value: String)] = []
             pairs.reserveCapacity(bytes.count { $0 == UInt8(ascii: "&") } + 1)
             var start = 0
@@ -71,8 +70,7 @@ package enum FormCoding {
     }
 
     static func decodeComponent(_ raw: String) -> String {
-        var text = raw
-        return text.withUTF8(decodeComponent)
+        raw.withUTF8Bytes(decodeComponent)
     }
 
     static func decodeComponent(_ raw: Substring.UTF8View) -> String {

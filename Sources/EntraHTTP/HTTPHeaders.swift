@@ -54,6 +54,17 @@ package struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictiona
     }
 }
 
+extension StringProtocol {
+    /// Runs `body` on the text's UTF-8 bytes where they are stored. `var copy = text; copy.withUTF8`
+    /// retained and released the string's storage each time; only a bridged or non-contiguous text is
+    /// copied here.
+    @inlinable package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = String(self)
+        return try copy.withUTF8(body)
+    }
+}
+
 extension String {
     /// True when every byte is ASCII: the byte-level fast paths (case, splitting) apply.
     package var isPlainASCII: Bool {

@@ -151,8 +151,7 @@ package struct HTTPRequest: Sendable, Equatable {
     }
 
     private static func segments(of path: String) -> [String] {
-        var path = path   // withUTF8 needs a mutable copy; no bytes are copied
-        return path.withUTF8 { bytes in
+        path.withUTF8Bytes { bytes in
             var segments: [String] = []
             segments.reserveCapacity(bytes.count { $0 == UInt8(ascii: "/") } + 1)
             var start = 0

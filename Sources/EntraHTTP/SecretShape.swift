@@ -25,9 +25,7 @@ package enum SecretShape {
 
     /// The text's UTF-8 bytes, contiguous (a copy only for the rare bridged or non-contiguous string).
     private static func withBytes<S: StringProtocol>(_ text: S, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        var copy = String(text)
-        return copy.withUTF8(body)
+        text.withUTF8Bytes(body)
     }
 
     private static func isJWT(bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -23,13 +23,9 @@ package struct ServedHosts: Sendable, Equatable {
     /// Runs on every request, so it reads bytes: a Host header is ASCII (RFC 9110 §7.2, IDNA names in
     /// their ASCII form), and one that is not is never served (it gets the primary name instead).
     package func serves(host header: String) -> Bool {
-        var header = header
-        return header.withUTF8 { bytes in
+        header.withUTF8Bytes { bytes in
             guard let host = Self.bareHost(bytes) else { return false }
-            return names.contains { name in
-                var name = name
-                return name.withUTF8 { Self.matches(host: host, name: $0) }
-            }
+            return names.contains { name in name.withUTF8Bytes { Self.matches(host: host, name: $0) } }
         }
     }
 
@@ -90,8 +86,7 @@ package struct ServedHosts: Sendable, Equatable {
     /// Lowercased, brackets and a trailing dot removed, as a Host value is read (`bareHost`). A name
     /// that is not ASCII is kept lower-cased: no Host can name it.
     static func bare(_ name: String) -> String {
-        var name = name
-        if let host = name.withUTF8({ bareHost($0) }) { return String(decoding: host, as: UTF8.self) }
+        if let host = name.withUTF8Bytes({ bareHost($0) }) { return String(decoding: host, as: UTF8.self) }
         return name.lowercased()
     }
 }

@@ -76,8 +76,12 @@ package struct JSONWriter: Sendable {
     /// multi-byte sequence is below 0x80, so working on bytes escapes exactly the right characters.
     package static func appendQuoted(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        var text = string   // withUTF8 needs a mutable copy (it makes bridged strings contiguous); no bytes are copied
-        text.withUTF8 { appendEscaped($0, to: &buffer) }
+        // On the string's own storage: a mutable copy for `withUTF8` retained and released it for every
+        // name and value written; only a bridged string is copied.
+        if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0, to: &buffer) }) == nil {
+            var text = string
+            text.withUTF8 { appendEscaped($0, to: &buffer) }
+        }
         buffer.append(UInt8(ascii: "\""))
     }
 

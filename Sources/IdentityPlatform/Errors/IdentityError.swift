@@ -134,13 +134,7 @@ package enum JSONFragment: Sendable {
         switch self {
         case .string(let s): writer.string(s)
         case .raw(let r): writer.raw(r)
-        case .object(let members):
-            writer.beginObject()
-            for (name, value) in members {
-                writer.key(name)
-                value.write(to: &writer)
-            }
-            writer.endObject()
+        case .object(let members): Self.writeObject(members, to: &writer)
         case .strings(let values):
             writer.beginArray()
             for value in values { writer.string(value) }
@@ -149,4 +143,14 @@ package enum JSONFragment: Sendable {
     }
 
     package static func quote(_ s: String) -> String { JSONValue.quoted(s) }
+
+    /// Members read in place by index: iterating the pairs copied (retained and released) each name and value.
+    static func writeObject(_ members: [(String, JSONFragment)], to writer: inout JSONWriter) {
+        writer.beginObject()
+        for index in members.indices {
+            writer.key(members[index].0)
+            members[index].1.write(to: &writer)
+        }
+        writer.endObject()
+    }
 }

@@ -108,8 +108,7 @@ package enum Redaction {
     /// Whether `text` contains `part` byte for byte: the journal's checks on names and content types
     /// run several times per request, and Foundation's `contains` is a CFString search with a locale.
     static func contains(_ text: String, bytes part: [UInt8]) -> Bool {
-        var text = text
-        return text.withUTF8 { contains($0, bytes: part) }
+        text.withUTF8Bytes { contains($0, bytes: part) }
     }
 
     static func contains(_ bytes: some RandomAccessCollection<UInt8>, bytes part: [UInt8]) -> Bool {

@@ -78,7 +78,7 @@ package struct ClaimSet: Sendable {
 
     package var bytes: [UInt8] {
         var writer = JSONWriter(capacity: estimatedSize)
-        JSONFragment.object(members).write(to: &writer)
+        JSONFragment.writeObject(members, to: &writer)
         return writer.bytes
     }
 
