@@ -91,46 +91,78 @@ package struct RSAPrivateKey: Sendable {
     /// The same signature, of data whose SHA-256 is `digest`.
     package func signSHA256(digest: [UInt8]) throws -> [UInt8] {
         OpenSSLErrorQueue.clear()
-        // A copy of a context set up once: setting one up per signature looked the algorithms up by
-        // name in OpenSSL's provider tables every time, and every token is signed.
-        guard let context = try signingTemplate.copy() else {
-            throw CryptoError.openSSL(.signing, "cannot start an RS256 signature")
+        // A context set up once and lent: setting one up per signature looked the algorithms up by name
+        // in OpenSSL's provider tables every time, and every token is signed.
+        return try signingTemplate.withContext { context throws -> [UInt8] in
+            guard let context else { throw CryptoError.openSSL(.signing, "cannot start an RS256 signature") }
+            var length = 0
+            guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
+                throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
+            }
+            var signed = false
+            let signature = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+                signed = EVP_PKEY_sign(context, buffer.baseAddress, &length, digest, digest.count) == 1
+                count = signed ? length : 0
+            }
+            guard signed else { throw CryptoError.openSSL(.signing, "RS256 signing failed") }
+            return signature
         }
-        defer { EVP_PKEY_CTX_free(context) }
-        var length = 0
-        guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
-            throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
-        }
-        var signed = false
-        let signature = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-            signed = EVP_PKEY_sign(context, buffer.baseAddress, &length, digest, digest.count) == 1
-            count = signed ? length : 0
-        }
-        guard signed else { throw CryptoError.openSSL(.signing, "RS256 signing failed") }
-        return signature
     }
 
     /// The most bytes a signature with this key takes (the modulus's size).
     package var maximumSignatureSize: Int { Int(EVP_PKEY_get_size(backing.pointer)) }
 }
 
-/// An `EVP_PKEY_CTX` ready for RS256 signatures with one key, made on first use; each signature works
-/// on a copy (a context is not to be shared between threads).
+/// `EVP_PKEY_CTX`s ready for RS256 signatures with one key, each lent to one signer at a time (a context
+/// is not to be shared between threads, and can sign again once a signature is done). The first is set up
+/// on first use; more are copied from it when signers overlap, and kept for the next signatures:
+/// copying one per signature cost an allocation or three and a copy of OpenSSL's RSA context each time.
 final class SigningTemplate: @unchecked Sendable {
     private let key: PKeyBacking
-    // The template is made once and copied under `lock`: `EVP_PKEY_CTX_dup` reads it, and two loops sign at once.
-    private let lock = Mutex<Void>(())
-    private var template: OpaquePointer?
+    /// The set-up context and the idle ones, behind one lock: two loops sign at once.
+    private struct Contexts {
+        var template: Context?
+        var idle: [Context] = []
+    }
+    /// A context handed between the lock and a signer: only one of them holds it at a time.
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private let contexts = Mutex(Contexts())
+    /// Idle contexts kept beyond this are freed: there are never more signers than threads.
+    private static let idleLimit = 16
 
     init(key: PKeyBacking) { self.key = key }
 
-    deinit { if let template { EVP_PKEY_CTX_free(template) } }
+    deinit {
+        contexts.withLock { contexts in
+            if let template = contexts.template { EVP_PKEY_CTX_free(template.pointer) }
+            for context in contexts.idle { EVP_PKEY_CTX_free(context.pointer) }
+        }
+    }
 
-    /// A fresh copy of the template, to be freed by the caller; nil when OpenSSL refuses the key.
-    func copy() throws -> OpaquePointer? {
-        try lock.withLock { _ in
-            if template == nil { template = try Self.make(key.pointer) }
-            return EVP_PKEY_CTX_dup(template)
+    /// Runs `body` with a context of its own; nil context when OpenSSL refuses the key. A context whose
+    /// signature failed is freed rather than lent again.
+    func withContext<Result>(_ body: (OpaquePointer?) throws -> Result) throws -> Result {
+        let context = try contexts.withLock { contexts -> Context? in
+            if let idle = contexts.idle.popLast() { return idle }
+            if contexts.template == nil { contexts.template = Context(pointer: try Self.make(key.pointer)) }
+            return EVP_PKEY_CTX_dup(contexts.template?.pointer).map(Context.init)
+        }
+        do {
+            let result = try body(context?.pointer)
+            if let context {
+                let kept = contexts.withLock { contexts in
+                    guard contexts.idle.count < Self.idleLimit else { return false }
+                    contexts.idle.append(context)
+                    return true
+                }
+                if !kept { EVP_PKEY_CTX_free(context.pointer) }
+            }
+            return result
+        } catch {
+            if let context { EVP_PKEY_CTX_free(context.pointer) }
+            throw error
         }
     }
 

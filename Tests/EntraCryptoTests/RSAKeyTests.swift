@@ -104,8 +104,10 @@ enum RFC7515A2 {
         }
     }
 
+    /// Signers lend contexts from the key's pool and hand them back: enough signatures that each context
+    /// signs many times, on different threads, and every signature is still the deterministic one.
     @Test func oneKeySignsAndVerifiesConcurrently() async throws {
-        let messages = (0..<32).map { Array("message \($0)".utf8) }
+        let messages = (0..<256).map { Array("message \($0)".utf8) }
         let signatures = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
             for (index, message) in messages.enumerated() {
                 group.addTask { (index, try sharedKey.signSHA256(message)) }
