@@ -21,10 +21,10 @@ struct ControlAccess: Sendable {
     func decide(_ request: HTTPRequest, context: RequestContext, acceptCookie: Bool) -> Decision {
         guard let secret else { return context.isLoopback ? .allowed : .loopbackOnly }
         if let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer"),
-           ConstantTime.equals(Array(presented.utf8), Array(secret.utf8)) {
+           ConstantTime.equals(presented.utf8, secret.utf8) {
             return .allowed
         }
-        if acceptCookie, let cookie = request.cookies[Self.cookieName], ConstantTime.equals(Array(cookie.utf8), Array(cookieValue.utf8)) {
+        if acceptCookie, let cookie = request.cookies[Self.cookieName], ConstantTime.equals(cookie, cookieValue) {
             return .allowed
         }
         return .needsSecret
@@ -33,7 +33,7 @@ struct ControlAccess: Sendable {
     /// True when `presented` is the control secret (the sign-in form).
     func isSecret(_ presented: String) -> Bool {
         guard let secret else { return false }
-        return ConstantTime.equals(Array(presented.utf8), Array(secret.utf8))
+        return ConstantTime.equals(presented, secret)
     }
 
     /// The cookie carries a digest of the secret, not the secret: a cookie jar that leaks does not give
@@ -62,6 +62,6 @@ struct FormGuard: Sendable {
             guard originHost == host else { return false }
         }
         guard let presented = form[Self.fieldName] else { return false }
-        return ConstantTime.equals(Array(presented.utf8), Array(token.utf8))
+        return ConstantTime.equals(presented, token)
     }
 }

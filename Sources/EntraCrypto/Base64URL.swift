@@ -12,11 +12,6 @@ package enum Base64URL {
         encode(bytes, alphabet: alphabet)
     }
 
-    /// Appends the encoding to `buffer` (tokens are assembled in one byte buffer).
-    package static func append(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
-        append(bytes, alphabet: alphabet, to: &buffer)
-    }
-
     /// Decodes base64url with or without `=` padding. Rejects the standard alphabet's `+` and `/`,
     /// whitespace, impossible lengths and non-zero unused trailing bits, so that one token has
     /// exactly one spelling (signatures cannot be made malleable by re-spelling them).
@@ -73,27 +68,16 @@ package enum Base64URL {
         }
     }
 
-    private static func append(_ bytes: some Collection<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
-        let appended = bytes.withContiguousStorageIfAvailable { append($0, alphabet: alphabet, to: &output) }
-        if appended == nil { Array(bytes).withUnsafeBufferPointer { append($0, alphabet: alphabet, to: &output) } }
-    }
-
     /// How many characters `count` bytes encode to (no padding).
     package static func encodedLength(_ count: Int) -> Int {
         let remainder = count % 3
         return count / 3 * 4 + (remainder == 0 ? 0 : remainder + 1)
     }
 
-    private static func append(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], to output: inout [UInt8]) {
-        let start = output.count
-        // Written in place into the grown buffer: appending byte by byte checked capacity for each one,
-        // and a token's JWT is encoded on every request.
-        output.append(contentsOf: repeatElement(0, count: encodedLength(input.count)))
-        output.withUnsafeMutableBufferPointer { write(input, alphabet: alphabet, into: $0, at: start) }
-    }
-
     /// Writes the encoding of `input` into `buffer` from `start` (room for `encodedLength(input.count)`).
     package static func write(_ input: UnsafeBufferPointer<UInt8>, into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        // The buffer's subscript is checked in debug builds only: a caller short of room would write past it.
+        precondition(start >= 0 && start + encodedLength(input.count) <= buffer.count, "no room for the base64url text")
         write(input, alphabet: alphabet, into: buffer, at: start)
     }
 

@@ -18,15 +18,20 @@ package enum Digest {
     }
 
     private static func digest(_ input: UnsafeRawBufferPointer, _ algorithm: OpaquePointer?) -> [UInt8] {
+        output("EVP_Digest") { EVP_Digest(input.baseAddress, input.count, $0, &$1, algorithm, nil) }
+    }
+
+    /// A digest that `produce` writes, with its length, into a buffer of `EVP_MAX_MD_SIZE` bytes. A built-in
+    /// digest over memory only fails when the library itself is broken (no default provider); carrying on
+    /// would hand out wrong thumbprints, so that stops loudly.
+    static func output(_ function: String, _ produce: (UnsafeMutablePointer<UInt8>?, inout UInt32) -> Int32) -> [UInt8] {
         var ok: Int32 = 0
         let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
             var length: UInt32 = 0
-            ok = EVP_Digest(input.baseAddress, input.count, buffer.baseAddress, &length, algorithm, nil)
+            ok = produce(buffer.baseAddress, &length)
             count = ok == 1 ? Int(length) : 0
         }
-        // A built-in digest over memory only fails when the library itself is broken (no default
-        // provider); carrying on would hand out wrong thumbprints, so stop loudly.
-        precondition(ok == 1, "EVP_Digest failed: \(OpenSSLErrorQueue.drain())")
+        precondition(ok == 1, "\(function) failed: \(OpenSSLErrorQueue.drain())")
         return output
     }
 }
@@ -36,6 +41,7 @@ package enum Digest {
 /// two are hashed once for both.
 final class SHA256Stream {
     private let context: OpaquePointer
+    private var isFinished = false
 
     init() {
         guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
@@ -47,6 +53,7 @@ final class SHA256Stream {
     deinit { EVP_MD_CTX_free(context) }
 
     func update(_ bytes: UnsafeRawBufferPointer) {
+        precondition(!isFinished, "SHA256Stream fed after finish()")
         precondition(EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1, "EVP_DigestUpdate failed: \(OpenSSLErrorQueue.drain())")
     }
 
@@ -58,18 +65,15 @@ final class SHA256Stream {
         return Self.final(copy)
     }
 
-    /// The digest of everything fed; nothing may be fed after.
-    func finish() -> [UInt8] { Self.final(context) }
+    /// The digest of everything fed, once; nothing may be fed after.
+    func finish() -> [UInt8] {
+        precondition(!isFinished, "SHA256Stream finished twice")
+        isFinished = true
+        return Self.final(context)
+    }
 
     private static func final(_ context: OpaquePointer) -> [UInt8] {
-        var ok: Int32 = 0
-        let output = [UInt8](unsafeUninitializedCapacity: Int(EVP_MAX_MD_SIZE)) { buffer, count in
-            var length: UInt32 = 0
-            ok = EVP_DigestFinal_ex(context, buffer.baseAddress, &length)
-            count = ok == 1 ? Int(length) : 0
-        }
-        precondition(ok == 1, "EVP_DigestFinal_ex failed: \(OpenSSLErrorQueue.drain())")
-        return output
+        Digest.output("EVP_DigestFinal_ex") { EVP_DigestFinal_ex(context, $0, &$1) }
     }
 }
 
@@ -140,20 +144,26 @@ package enum SecureRandom {
     }
 }
 
-/// Comparison whose time depends only on the lengths, never on where the inputs first differ.
+/// Comparison whose time depends only on the longer input's length, never on where the inputs first
+/// differ nor on whether their lengths match (client secrets, passwords, PKCE verifiers, control secrets).
 package enum ConstantTime {
     package static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for (left, right) in zip(lhs, rhs) { difference |= left ^ right }
-        return difference == 0
+        if let compared = lhs.withContiguousStorageIfAvailable({ left in rhs.withContiguousStorageIfAvailable { right in equals(left, right) } }),
+           let compared { return compared }
+        return Array(lhs).withUnsafeBufferPointer { left in Array(rhs).withUnsafeBufferPointer { right in equals(left, right) } }
     }
 
-    /// The strings' UTF-8 bytes compared as above, where they are stored (a client secret is checked on
-    /// every client-credentials request; copying both into arrays cost two allocations).
+    /// The strings' UTF-8 bytes, compared where they are stored (a client secret is checked on every
+    /// client-credentials request: copying both into arrays cost two allocations).
     package static func equals(_ lhs: String, _ rhs: String) -> Bool {
-        let compared = lhs.utf8.withContiguousStorageIfAvailable { left in rhs.utf8.withContiguousStorageIfAvailable { right in equals(left, right) } }
-        if let compared, let compared { return compared }
-        return equals(Array(lhs.utf8), Array(rhs.utf8))
+        equals(lhs.utf8, rhs.utf8)
+    }
+
+    private static func equals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+        var difference = UInt8(lhs.count == rhs.count ? 0 : 1)
+        for index in 0..<max(lhs.count, rhs.count) {
+            difference |= (index < lhs.count ? lhs[index] : 0) ^ (index < rhs.count ? rhs[index] : 0)
+        }
+        return difference == 0
     }
 }

@@ -10,7 +10,7 @@ package enum PKCE {
 
     /// Server-side check (RFC 7636 §4.6), comparing in constant time.
     package static func verify(verifier: String, challenge: String, method: PKCEMethod) -> Bool {
-        ConstantTime.equals(Array(Self.challenge(for: verifier, method: method).utf8), Array(challenge.utf8))
+        ConstantTime.equals(Self.challenge(for: verifier, method: method), challenge)
     }
 
     /// RFC 7636 §4.1: 43 to 128 characters from the unreserved set `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`.

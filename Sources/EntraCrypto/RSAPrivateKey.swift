@@ -129,7 +129,8 @@ final class SigningTemplate: @unchecked Sendable {
         let pointer: OpaquePointer
     }
     private let contexts = Mutex(Contexts())
-    /// Idle contexts kept beyond this are freed: there are never more signers than threads.
+    /// Idle contexts kept at most: signers are the server's threads, a handful. Beyond this many at once,
+    /// the extra contexts are copied per signature and freed, as every context was before the pool.
     private static let idleLimit = 16
 
     init(key: PKeyBacking) { self.key = key }
@@ -141,8 +142,8 @@ final class SigningTemplate: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a context of its own; nil context when OpenSSL refuses the key. A context whose
-    /// signature failed is freed rather than lent again.
+    /// Runs `body` with a context of its own: nil when OpenSSL could not copy the set-up one (a key it
+    /// refuses throws). A context whose signature failed is freed rather than lent again.
     func withContext<Result>(_ body: (OpaquePointer?) throws -> Result) throws -> Result {
         let context = try contexts.withLock { contexts -> Context? in
             if let idle = contexts.idle.popLast() { return idle }

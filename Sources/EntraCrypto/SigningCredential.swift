@@ -19,9 +19,7 @@ package struct SigningCredential: Sendable {
         keyID = Base64URL.encode(certificate.sha1Thumbprint)
         // The kid is base64url: it needs no JSON escaping.
         let header = #"{"typ":"JWT","alg":"RS256","x5t":"\#(keyID)","kid":"\#(keyID)"}"#
-        var segment: [UInt8] = []
-        Base64URL.append(header.utf8, to: &segment)
-        jwtHeaderSegment = segment
+        jwtHeaderSegment = Array(Base64URL.encode(header.utf8).utf8)
     }
 
     package static func generate(commonName: String = "FakeEntra token signing",

@@ -4,7 +4,7 @@
 /// responder layers and into several contexts by value, and a copy of eleven reference-counted fields
 /// cost eleven atomic increments and as many decrements, each time.
 package struct HTTPRequest: Sendable, Equatable {
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         // Mutated only through `writable`, that is while no other request shares the box.
         var method: String
         var target: String
@@ -43,10 +43,7 @@ package struct HTTPRequest: Sendable, Equatable {
 
     /// The box, copied first when another request shares it.
     private var writable: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
+        mutating get { writableStorage(&storage) }
     }
 
     package init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
@@ -88,21 +85,23 @@ package struct HTTPRequest: Sendable, Equatable {
         set { writable.version = newValue }
     }
 
+    // Changed in place (`request.headers.set(…)`), as the stored properties were: a get-and-set pair would
+    // copy the fields' array at each change.
     package var headers: HTTPHeaders {
         get { storage.headers }
-        set {
+        _modify {
             let storage = writable
-            storage.headers = newValue
-            storage.form = Self.form(headers: newValue, body: storage.body)
+            defer { storage.form = Self.form(headers: storage.headers, body: storage.body) }
+            yield &storage.headers
         }
     }
 
     package var body: [UInt8] {
         get { storage.body }
-        set {
+        _modify {
             let storage = writable
-            storage.body = newValue
-            storage.form = Self.form(headers: storage.headers, body: newValue)
+            defer { storage.form = Self.form(headers: storage.headers, body: storage.body) }
+            yield &storage.body
         }
     }
 
@@ -140,14 +139,9 @@ package struct HTTPRequest: Sendable, Equatable {
     }
 
     private static func path(of target: String) -> String {
-        let isCut: (UInt8) -> Bool = { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
-        // Searched on the string's storage when it has one (every request's target is).
-        if let offset = target.utf8.withContiguousStorageIfAvailable({ $0.firstIndex(where: isCut) }) {
-            guard let offset else { return target }
-            return String(target[..<target.utf8.index(target.utf8.startIndex, offsetBy: offset)])
-        }
-        if let q = target.utf8.firstIndex(where: isCut) { return String(target[..<q]) }
-        return target
+        // Searched on the string's bytes: the view's own search walks its index type byte by byte.
+        guard let offset = target.withUTF8Bytes({ $0.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } }) else { return target }
+        return String(target[..<target.utf8.index(target.utf8.startIndex, offsetBy: offset)])
     }
 
     private static func segments(of path: String) -> [String] {
@@ -169,10 +163,14 @@ package struct HTTPRequest: Sendable, Equatable {
     }
 
     private static func query(of target: String) -> String? {
-        guard target.containsByte(UInt8(ascii: "?")), let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        var query = target[target.utf8.index(after: q)...]
-        if let hash = query.utf8.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
-        return String(query)
+        // Offsets of `?` and of the first `#` after it, found on the string's bytes.
+        let bounds = target.withUTF8Bytes { bytes -> (start: Int, end: Int)? in
+            guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+            return (mark + 1, bytes[(mark + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count)
+        }
+        guard let bounds else { return nil }
+        let utf8 = target.utf8
+        return String(target[utf8.index(utf8.startIndex, offsetBy: bounds.start)..<utf8.index(utf8.startIndex, offsetBy: bounds.end)])
     }
 
     private static func form(headers: HTTPHeaders, body: [UInt8]) -> FormParameters {

@@ -54,19 +54,11 @@ package enum HTTPResponseEncoder {
 
     /// CR, LF and NUL would split the response; a handler bug must not become header injection.
     private static func appendSanitised(_ text: String, to buffer: inout [UInt8]) {
-        // The usual clean text is checked and copied in one go on its storage rather than byte by byte.
-        let copied = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else { return false }
-            buffer.append(contentsOf: bytes)
-            return true
-        }
-        if copied == true { return }
-        if copied == nil, !text.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) {
-            buffer.append(contentsOf: text.utf8)
-            return
-        }
-        for byte in text.utf8 {
-            buffer.append(byte == 13 || byte == 10 || byte == 0 ? space : byte)
+        // Checked and copied on the string's bytes: the usual clean text in one go.
+        text.withUTF8Bytes { bytes in
+            let splits: (UInt8) -> Bool = { $0 == 13 || $0 == 10 || $0 == 0 }
+            guard bytes.contains(where: splits) else { return buffer.append(contentsOf: bytes) }
+            for byte in bytes { buffer.append(splits(byte) ? space : byte) }
         }
     }
 

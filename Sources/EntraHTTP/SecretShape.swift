@@ -7,26 +7,21 @@
 /// character, half a million instructions per token checked).
 package enum SecretShape {
     /// `eyJ…` base64url JSON header, then at least two more dot-separated base64url parts.
-    package static func isJWT<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isJWT(bytes:)) }
+    package static func isJWT<S: StringProtocol>(_ text: S) -> Bool { text.withUTF8Bytes(isJWT(bytes:)) }
 
     /// FakeEntra's refresh tokens (`1.A…`, as Entra's) and device codes (`DAQABAAEAAA…`).
-    package static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isIssuedOpaqueSecret(bytes:)) }
+    package static func isIssuedOpaqueSecret<S: StringProtocol>(_ text: S) -> Bool { text.withUTF8Bytes(isIssuedOpaqueSecret(bytes:)) }
 
     package static func isSecret<S: StringProtocol>(_ text: S) -> Bool {
-        withBytes(text) { isJWT(bytes: $0) || isIssuedOpaqueSecret(bytes: $0) }
+        text.withUTF8Bytes { isJWT(bytes: $0) || isIssuedOpaqueSecret(bytes: $0) }
     }
 
     /// A random-looking opaque value (authorization codes, session ids, client secrets): 16 or more
     /// base64(url) characters mixing at least three of lower case, upper case, digits and symbols.
     /// GUIDs are identifiers, not secrets.
-    package static func looksRandom<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, looksRandom(bytes:)) }
+    package static func looksRandom<S: StringProtocol>(_ text: S) -> Bool { text.withUTF8Bytes(looksRandom(bytes:)) }
 
-    static func isGUID<S: StringProtocol>(_ text: S) -> Bool { withBytes(text, isGUID(bytes:)) }
-
-    /// The text's UTF-8 bytes, contiguous (a copy only for the rare bridged or non-contiguous string).
-    private static func withBytes<S: StringProtocol>(_ text: S, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
-        text.withUTF8Bytes(body)
-    }
+    static func isGUID<S: StringProtocol>(_ text: S) -> Bool { text.withUTF8Bytes(isGUID(bytes:)) }
 
     private static func isJWT(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count >= 20, bytes[0] == UInt8(ascii: "e"), bytes[1] == UInt8(ascii: "y"), bytes[2] == UInt8(ascii: "J") else { return false }

@@ -31,7 +31,6 @@ import Testing
             #expect(token == signingInput + "." + Base64URL.encode(signature))
             #expect(signature.count == credential.privateKey.maximumSignatureSize)
             let withDigest = try JWS.signJWTWithDigest(payloadJSON: payload, credential: credential)
-            #expect(withDigest.token == token, "RS256 is deterministic")
             #expect(withDigest.sha256 == Digest.sha256(Array(token.utf8)), "the digest carried on is the whole token's")
         }
     }

@@ -104,8 +104,8 @@ enum RFC7515A2 {
         }
     }
 
-    /// Signers lend contexts from the key's pool and hand them back: enough signatures that each context
-    /// signs many times, on different threads, and every signature is still the deterministic one.
+    /// Signers borrow contexts from the key's pool and hand them back: with 256 signatures from concurrent
+    /// tasks, contexts are lent again (the pool keeps at most 16), and every signature is still the deterministic one.
     @Test func oneKeySignsAndVerifiesConcurrently() async throws {
         let messages = (0..<256).map { Array("message \($0)".utf8) }
         let signatures = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
@@ -120,6 +120,14 @@ enum RFC7515A2 {
             #expect(sharedKey.publicKey.verifySHA256(signature: try #require(signatures[index]), data: message))
             #expect(try signatures[index] == sharedKey.signSHA256(message))   // PKCS#1 v1.5 is deterministic
         }
+    }
+
+    /// A signature OpenSSL refuses (a digest of the wrong length) throws, and the context it failed on is
+    /// not lent again: signing goes on.
+    @Test func aRefusedSignatureThrowsAndSigningGoesOn() throws {
+        #expect(throws: CryptoError.self) { try sharedKey.signSHA256(digest: [1, 2, 3]) }
+        let message = Array("after a failure".utf8)
+        #expect(sharedKey.publicKey.verifySHA256(signature: try sharedKey.signSHA256(message), data: message))
     }
 
     @Test func generatedKeysDiffer() throws {

@@ -66,4 +66,45 @@ import Testing
         let rebuilt = HTTPRequest(method: "POST", target: "/a/b?x=1", headers: form, body: Array("k=v".utf8))
         #expect(rebuilt == original, "equal requests in different boxes are equal")
     }
+
+    /// Equality compares every field: a request changed in any one of them differs from its original.
+    @Test func aRequestChangedInAnyOneFieldIsNotEqual() {
+        let original = HTTPRequest(method: "POST", target: "/a?x=1", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("k=v".utf8))
+        let changes: [(String, (inout HTTPRequest) -> Void)] = [
+            ("method", { $0.method = "PUT" }), ("target", { $0.target = "/b?x=1" }), ("authority", { $0.authority = "h" }),
+            ("version", { $0.version = .http10 }), ("headers", { $0.headers.add("X", "1") }), ("body", { $0.body = Array("k=v2".utf8) }),
+            ("trailers", { $0.trailers = ["T": "1"] }),
+        ]
+        for (field, change) in changes {
+            var changed = original
+            change(&changed)
+            #expect(changed != original, "\(field)")
+            #expect(original == HTTPRequest(method: "POST", target: "/a?x=1", headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("k=v".utf8)))
+        }
+    }
+
+    /// The byte loops that split forms and paths cut as `split(omittingEmptySubsequences: true)` did.
+    @Test(arguments: ["", "&", "=", "&&", "a", "a=", "=b", "a=1&&b&", "&a=1", "a=1&", "a=1=2&b", "%zz=1&a+b=c%20d", "é=ü&&ß"])
+    func formsSplitAsSplittingOnAmpersandsDid(encoded: String) {
+        let expected = encoded.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).map { part -> (String, String) in
+            let text = String(Substring(part))
+            guard let eq = text.firstIndex(of: "=") else { return (text, "") }
+            return (String(text[..<eq]), String(text[text.index(after: eq)...]))
+        }
+        let decoded = FormParameters(decoding: encoded).pairs
+        #expect(decoded.count == expected.count)
+        for (pair, raw) in zip(decoded, expected) {
+            #expect(pair.name == FormParameters(decoding: raw.0 + "=").pairs.first?.name ?? "")
+            #expect(pair.value == (raw.1.isEmpty ? "" : FormParameters(decoding: "n=" + raw.1).pairs.first?.value))
+        }
+    }
+
+    @Test(arguments: ["", "/", "//", "/a", "a", "//a//b/", "/a/b%20c/", "/%2F/x", "/é/ü"])
+    func pathsSplitAsSplittingOnSlashesDid(path: String) {
+        let expected = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map { bytes in
+            let segment = String(Substring(bytes))
+            return FormCoding.percentDecode(segment) ?? segment
+        }
+        #expect(HTTPRequest(method: "GET", target: path).pathSegments == expected)
+    }
 }

@@ -38,6 +38,38 @@ import Testing
         #expect(Set(keys) == ["clientID", "displayName", "isPublicClient", "secrets", "certificates", "redirectURIs", "requiredResourceAccess",
                               "identifierURIs", "exposedScopes", "appRoles", "accessTokenAcceptedVersion", "adminConsentScopes"])
         #expect(try JSONDecoder().decode(Application.self, from: encoded) == app)
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Application.self, from: Data(#"{"clientID":"c"}"#.utf8)) }
+
+        // Every key but the three optional ones is required, as the synthesized decoding required it.
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: Any])
+        for key in object.keys {
+            var missing = object
+            missing[key] = nil
+            let bytes = try JSONSerialization.data(withJSONObject: missing)
+            if ["accessTokenAcceptedVersion"].contains(key) {
+                #expect(try JSONDecoder().decode(Application.self, from: bytes).accessTokenAcceptedVersion == nil)
+            } else {
+                #expect(throws: DecodingError.self, "\(key)") { try JSONDecoder().decode(Application.self, from: bytes) }
+            }
+        }
+    }
+
+    /// Equality compares every field: an app changed in any one of them differs from its original.
+    @Test func anAppChangedInAnyOneFieldIsNotEqual() {
+        let original = Application(clientID: "c", displayName: "d")
+        let changes: [(String, (inout Application) -> Void)] = [
+            ("clientID", { $0.clientID = "c2" }), ("displayName", { $0.displayName = "d2" }), ("tenantID", { $0.tenantID = "t" }),
+            ("isPublicClient", { $0.isPublicClient = false }), ("secrets", { $0.secrets = [.init(value: "v")] }),
+            ("certificates", { $0.certificates = ["pem"] }), ("redirectURIs", { $0.redirectURIs = ["u"] }),
+            ("requiredResourceAccess", { $0.requiredResourceAccess = [.init(resource: "r")] }), ("identifierURIs", { $0.identifierURIs = ["api://c"] }),
+            ("exposedScopes", { $0.exposedScopes = ["s"] }), ("appRoles", { $0.appRoles = ["r"] }),
+            ("accessTokenAcceptedVersion", { $0.accessTokenAcceptedVersion = 2 }), ("familyID", { $0.familyID = "1" }),
+            ("adminConsentScopes", { $0.adminConsentScopes = ["a"] }),
+        ]
+        #expect(changes.count == 14, "one change per stored field")
+        for (field, change) in changes {
+            var changed = original
+            change(&changed)
+            #expect(changed != original, "\(field)")
+        }
     }
 }

@@ -18,20 +18,32 @@ import Testing
         #expect((F.json(response)["error_description"] as? String)?.hasPrefix("AADSTS9000411: The request is not properly formatted. The parameter 'scope' is duplicated.") == true)
     }
 
-    /// The repeated name is found as a set of lower-cased names found it: case, canonically equivalent
-    /// spellings (`é` and `e` with a combining accent), and lists past the pairwise comparison's 16.
-    @Test func theRepeatedParameterIsTheOneASetOfLowercasedNamesFinds() {
+    /// The repeated name is the first one an earlier name equals once both are lower-cased (case,
+    /// canonically equivalent spellings such as `é` and `e` with a combining accent, `ſ` that lower-cases
+    /// to itself), checked against a plain pairwise reference: every list of up to three names drawn from
+    /// the pieces, and lists past the 16 names that are compared pairwise, with the pieces placed late.
+    @Test func theRepeatedParameterIsTheFirstALowercasedComparisonFinds() {
         let pieces = ["scope", "Scope", "SCOPE", "client_id", "é", "e\u{301}", "É", "grant_type", "ſ", "S", "s", "a", "A"]
-        var generator = SystemRandomNumberGenerator()
-        var differing: [[String]] = []
-        for _ in 0..<3_000 {
-            let count = Int.random(in: 0...24, using: &generator)
-            let names = (0..<count).map { index in pieces.randomElement(using: &generator)! + (Bool.random(using: &generator) ? "" : String(index)) }
-            var seen = Set<String>()
-            let expected = names.first { !seen.insert($0.lowercased()).inserted }
-            if ParameterScreen.firstRepeatedName(names.map { (name: $0, value: "") }) != expected { differing.append(names) }
+        func reference(_ names: [String]) -> String? {
+            for (index, name) in names.enumerated() where names[..<index].contains(where: { $0.lowercased() == name.lowercased() }) { return name }
+            return nil
         }
+        var lists: [[String]] = [[]]
+        for length in 1...3 { lists += lists.filter { $0.count == length - 1 }.flatMap { list in pieces.map { list + [$0] } } }
+        for count in [16, 17, 24] {
+            for (first, second) in [(0, 1), (3, 15), (15, 16), (16, count - 1), (count - 2, count - 1)] where first < second && second < count {
+                for (a, b) in [(0, 1), (0, 2), (4, 5), (6, 4), (8, 9), (3, 7)] {
+                    var names = (0..<count).map { "p\($0)" }
+                    names[first] = pieces[a]
+                    names[second] = pieces[b]
+                    lists.append(names)
+                }
+            }
+        }
+        var differing: [[String]] = []
+        for names in lists where ParameterScreen.firstRepeatedName(names.map { (name: $0, value: "") }) != reference(names) { differing.append(names) }
         #expect(differing.isEmpty, "\(differing.prefix(3))")
+        #expect(lists.count > 2_300)
         #expect(ParameterScreen.firstRepeatedName([("a", ""), ("b", ""), ("A", "")]) == "A")
         #expect(ParameterScreen.firstRepeatedName([("é", ""), ("e\u{301}", "")]) == "e\u{301}")
     }

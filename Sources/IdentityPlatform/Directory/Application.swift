@@ -1,4 +1,5 @@
 package import Foundation
+import EntraHTTP
 
 /// An app registration: a client, and possibly a resource (web API) that exposes scopes and roles.
 package struct Application: Sendable, Codable, Equatable, Identifiable {
@@ -29,7 +30,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
     /// The fields live in one box shared by copies until one is changed: an app goes by value from the
     /// directory into the resolved client, the authenticated client and the token issue, and a copy of
     /// its dozen reference-counted fields cost a dozen atomic increments and decrements each time.
-    private final class Storage: @unchecked Sendable {
+    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
         // Mutated only through `writable`, that is while no other app shares the box.
         var clientID: String
         var displayName: String
@@ -72,10 +73,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
 
     /// The box, copied first when another app shares it.
     private var writable: Storage {
-        mutating get {
-            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-            return storage
-        }
+        mutating get { writableStorage(&storage) }
     }
 
     /// Application (client) id, a lowercase GUID or any string the user chose.
@@ -173,6 +171,8 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
     }
 
     package static func == (lhs: Application, rhs: Application) -> Bool {
+        // One box is one app (even with a NaN expiry date, which the field-by-field comparison would call
+        // unequal to itself).
         if lhs.storage === rhs.storage { return true }
         let (l, r) = (lhs.storage, rhs.storage)
         return l.clientID == r.clientID

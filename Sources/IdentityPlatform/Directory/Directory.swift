@@ -44,13 +44,16 @@ package struct Directory: Sendable, Equatable {
     }
 
     package func application(clientID: String) -> Application? {
-        applications.first { $0.clientID.equalsIgnoringCase(clientID) }
+        applications.first(where: Self.named(clientID))
     }
 
-    /// Whether `application(clientID:)` finds an app, without copying it out (an app holds a dozen
-    /// reference-counted fields, and the server asks this of every client-credentials request).
+    /// Whether `application(clientID:)` finds an app, without making an optional copy of it.
     package func hasApplication(clientID: String) -> Bool {
-        applications.contains { $0.clientID.equalsIgnoringCase(clientID) }
+        applications.contains(where: Self.named(clientID))
+    }
+
+    private static func named(_ clientID: String) -> (Application) -> Bool {
+        { $0.clientID.equalsIgnoringCase(clientID) }
     }
 
     /// Graph, or a registered app that exposes an API, named by app id or identifier URI.

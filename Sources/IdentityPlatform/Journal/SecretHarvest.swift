@@ -16,31 +16,35 @@ enum SecretHarvest {
         } else {
             learn(body: response.body, contentType: response.headers["Content-Type"], into: memory)
         }
-        for field in request.headers.fields where requestFieldsNamingSecrets.contains(field.name) {
-            switch field.name.fastLowercased {
-            case "authorization", "proxy-authorization": learnCredentials(field.value, into: memory)
-            case "cookie":
+        for field in request.headers.fields {
+            if Fields.credentials.contains(field.name) {
+                learnCredentials(field.value, into: memory)
+            } else if Fields.cookie.contains(field.name) {
                 for piece in field.value.split(separator: ";") {
                     if let eq = piece.firstIndex(of: "=") { memory.learn(String(piece[piece.index(after: eq)...]).trimmingCharacters(in: .whitespaces), name: "token") }
                 }
-            case "referer": learnURL(field.value, into: memory)
-            default: continue
+            } else if Fields.referer.contains(field.name) {
+                learnURL(field.value, into: memory)
             }
         }
-        for field in response.headers.fields where responseFieldsNamingSecrets.contains(field.name) {
-            switch field.name.fastLowercased {
-            case "location": learnURL(field.value, into: memory)
-            case "set-cookie":
+        for field in response.headers.fields {
+            if Fields.location.contains(field.name) {
+                learnURL(field.value, into: memory)
+            } else if Fields.setCookie.contains(field.name) {
                 let value = field.value.split(separator: ";", maxSplits: 1).first ?? ""
                 if let eq = value.firstIndex(of: "=") { memory.learn(String(value[value.index(after: eq)...]), name: "token") }
-            default: continue
             }
         }
     }
 
-    /// The fields the switches above read, tested first without lower-casing every field's name.
-    private static let requestFieldsNamingSecrets: FieldNameSet = ["authorization", "proxy-authorization", "cookie", "referer"]
-    private static let responseFieldsNamingSecrets: FieldNameSet = ["location", "set-cookie"]
+    /// The fields that carry secrets, matched without lower-casing every field's name of every exchange.
+    private enum Fields {
+        static let credentials: FieldNameSet = ["authorization", "proxy-authorization"]
+        static let cookie: FieldNameSet = ["cookie"]
+        static let referer: FieldNameSet = ["referer"]
+        static let location: FieldNameSet = ["location"]
+        static let setCookie: FieldNameSet = ["set-cookie"]
+    }
 
     private static func learnCredentials(_ value: String, into memory: SecretMemory) {
         let parts = value.split(separator: " ", maxSplits: 1)
