@@ -28,9 +28,14 @@ enum RequestFraming: Equatable {
             self = .none
             return
         }
-        // Repeated identical values (`5, 5` or two fields) are one length; anything else is an error.
+        // Repeated identical values (`5, 5` or two fields) are one length; anything else is an error. The
+        // usual single field of digits is read as it is, not split into pieces of characters first.
         var length: Int?
-        for value in contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+        if contentLengths.count == 1, let only = contentLengths.first, !only.isEmpty, only.utf8.count <= 18,
+           only.utf8.allSatisfy(HTTPHeadParser.isDigit) {
+            length = Int(only)
+        }
+        for value in length != nil ? [] : contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
             let digits = value.trimmingASCIISpaces()
             guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy(HTTPHeadParser.isDigit), let parsed = Int(digits) else {
                 throw HTTPDecodingError(.invalidContentLength, "invalid Content-Length")

@@ -130,8 +130,10 @@ extension ScenarioEngine {
 
     /// Remembers which world minted the access tokens the receipt names (by their `handleID`).
     private func rememberTokens(of receipt: Receipt, world: ScenarioWorld) {
+        // Only bound worlds' tokens are remembered: the default world's answers build no list.
+        guard world.id != "default" else { return }
         let keys = receipt.tokens.filter { $0.kind == .access }.map(\.id)
-        guard world.id != "default", !keys.isEmpty else { return }
+        guard !keys.isEmpty else { return }
         state.withLock { s in
             for key in keys where s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
             // Bounded: a long run keeps the most recent tokens only.
