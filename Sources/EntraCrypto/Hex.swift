@@ -1,8 +1,16 @@
 /// Hexadecimal text of bytes (digests, thumbprints, GUIDs) without Foundation's `String(format:)`, which
 /// costs a formatter per byte on paths that run for every token.
 package enum Hex {
-    package static func lowercase(_ bytes: [UInt8]) -> String { text(bytes, digits: lower) }
-    package static func uppercase(_ bytes: [UInt8]) -> String { text(bytes, digits: upper) }
+    /// The bytes' hex digits after `prefix` (`sha256:` for a receipt's handle).
+    package static func lowercase(_ bytes: some Collection<UInt8>, after prefix: String = "") -> String { text(bytes, digits: lower, after: prefix) }
+    package static func uppercase(_ bytes: some Collection<UInt8>) -> String { text(bytes, digits: upper, after: "") }
+
+    /// On contiguous bytes where they are (arrays and their slices): iterating a generic collection from
+    /// another module goes through its witnesses byte by byte.
+    private static func text(_ bytes: some Collection<UInt8>, digits: [UInt8], after prefix: String) -> String {
+        if let text = bytes.withContiguousStorageIfAvailable({ text($0, digits: digits, after: prefix) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { text($0, digits: digits, after: prefix) }
+    }
 
     /// The first 16 bytes in GUID form: `8-4-4-4-12` lowercase hex digits.
     package static func guid(_ bytes: [UInt8]) -> String {
@@ -27,13 +35,18 @@ package enum Hex {
     private static let lower = Array("0123456789abcdef".utf8)
     private static let upper = Array("0123456789ABCDEF".utf8)
 
-    private static func text(_ bytes: [UInt8], digits: [UInt8]) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+    /// Written straight into the string's storage: a token's receipt names it by such a handle.
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, digits: [UInt8], after prefix: String) -> String {
+        let start = prefix.utf8.count
+        return String(unsafeUninitializedCapacity: start + bytes.count * 2) { text in
+            _ = text.initialize(from: prefix.utf8)
+            var out = start
+            for byte in bytes {
+                text[out] = digits[Int(byte >> 4)]
+                text[out + 1] = digits[Int(byte & 0x0F)]
+                out += 2
+            }
+            return out
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }

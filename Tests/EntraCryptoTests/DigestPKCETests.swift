@@ -49,6 +49,16 @@ import Testing
         #expect(ConstantTime.equals([UInt8](), []))
     }
 
+    /// Hex digits written into the string's storage, after an optional prefix, for any collection of bytes.
+    @Test func hexTextOfBytesSlicesAndAfterAPrefix() {
+        let bytes: [UInt8] = [0x00, 0x0F, 0xA5, 0xFF, 0x10]
+        #expect(Hex.lowercase(bytes) == "000fa5ff10")
+        #expect(Hex.uppercase(bytes) == "000FA5FF10")
+        #expect(Hex.lowercase(bytes.prefix(2), after: "sha256:") == "sha256:000f")
+        #expect(Hex.lowercase([UInt8](), after: "p") == "p")
+        #expect(Hex.lowercase(Digest.sha256(Array("abc".utf8)).prefix(8), after: "sha256:") == "sha256:ba7816bf8f01cfea")
+    }
+
     /// Strings are compared by their UTF-8 bytes (so two spellings of `é` differ, as secrets should).
     @Test func constantTimeEqualityOfStrings() {
         #expect(ConstantTime.equals("bench-secret", "bench-secret"))

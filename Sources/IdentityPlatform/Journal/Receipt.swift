@@ -49,7 +49,7 @@ package struct Receipt: Sendable, Equatable {
 
     /// `handleID` of the value whose SHA-256 is `digest`.
     package static func handleID(digest: [UInt8]) -> String {
-        "sha256:" + Hex.lowercase(Array(digest.prefix(8)))
+        Hex.lowercase(digest.prefix(8), after: "sha256:")
     }
 
     /// A JWT the exchange signed and its SHA-256, hashed once for the receipt and the console's ledger.
