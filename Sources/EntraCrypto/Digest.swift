@@ -59,6 +59,7 @@ final class SHA256Stream {
 
     /// The digest of what was fed so far; the stream goes on.
     func digestSoFar() -> [UInt8] {
+        precondition(!isFinished, "SHA256Stream read after finish()")
         guard let copy = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(copy) }
         precondition(EVP_MD_CTX_copy_ex(copy, context) == 1, "EVP_MD_CTX_copy_ex failed: \(OpenSSLErrorQueue.drain())")

@@ -47,6 +47,12 @@ import Testing
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
         #expect(ConstantTime.equals([UInt8](), []))
+        // Lengths differ where the longer input's extra bytes are zero: only the length tells them apart.
+        #expect(!ConstantTime.equals([1, 2, 0], [1, 2]))
+        #expect(!ConstantTime.equals([0], [UInt8]()))
+        #expect(!ConstantTime.equals([UInt8](), [0]))
+        #expect(ConstantTime.equals([1, 2, 3].lazy.map { $0 }, [1, 2, 3]), "a collection without contiguous storage")
+        #expect(!ConstantTime.equals([1, 2, 3].lazy.map { $0 }, [1, 2, 4]))
     }
 
     /// Hex digits written into the string's storage, after an optional prefix, for any collection of bytes.
@@ -66,6 +72,7 @@ import Testing
         #expect(!ConstantTime.equals("bench-secret", "bench-secre"))
         #expect(ConstantTime.equals("", ""))
         #expect(!ConstantTime.equals("", "x"))
+        #expect(!ConstantTime.equals("a\u{0}", "a"))
         #expect(ConstantTime.equals("mot de passe é", "mot de passe é"))
         #expect(!ConstantTime.equals("\u{E9}", "e\u{301}"))
         let long = String(repeating: "s3cr3t", count: 40)

@@ -122,8 +122,8 @@ enum RFC7515A2 {
         }
     }
 
-    /// A signature OpenSSL refuses (a digest of the wrong length) throws, and the context it failed on is
-    /// not lent again: signing goes on.
+    /// A signature OpenSSL refuses (a digest of the wrong length) throws, and signing goes on after it (the
+    /// failed context is freed, which this cannot observe: OpenSSL would have let it sign again).
     @Test func aRefusedSignatureThrowsAndSigningGoesOn() throws {
         #expect(throws: CryptoError.self) { try sharedKey.signSHA256(digest: [1, 2, 3]) }
         let message = Array("after a failure".utf8)

@@ -83,6 +83,36 @@ import Testing
         }
     }
 
+    /// Changes made in place (not by assignment) carry the form along, as the stored properties' observers did.
+    @Test func inPlaceChangesOfHeadersAndBodyRecomputeTheForm() {
+        var request = HTTPRequest(method: "POST", target: "/t", body: Array("a=1".utf8))
+        #expect(request.form.pairs.isEmpty, "no content type yet")
+        request.headers.set("Content-Type", "application/x-www-form-urlencoded")
+        #expect(request.form["a"] == "1")
+        request.body.append(contentsOf: Array("&b=2".utf8))
+        #expect(request.form["b"] == "2")
+        request.headers.remove("content-type")
+        #expect(request.form.pairs.isEmpty)
+    }
+
+    /// Path and query cut as the code before the byte search did (`firstIndex` on the target's characters).
+    @Test(arguments: ["", "/", "/a", "/a?x=1", "/a#f?x", "/p?", "#?", "#", "?", "/a?x#y", "/é?ü#x", "/a??b", "*", "/%3F?q"])
+    func pathAndQueryAreCutAsBefore(target: String) {
+        let formerPath: String = {
+            if let q = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { return String(target[..<q]) }
+            return target
+        }()
+        let formerQuery: String? = {
+            guard let q = target.firstIndex(of: "?") else { return nil }
+            var query = target[target.index(after: q)...]
+            if let hash = query.firstIndex(of: "#") { query = query[..<hash] }
+            return String(query)
+        }()
+        let request = HTTPRequest(method: "GET", target: target)
+        #expect(request.rawPath == formerPath)
+        #expect(request.rawQuery == formerQuery)
+    }
+
     /// The byte loops that split forms and paths cut as `split(omittingEmptySubsequences: true)` did.
     @Test(arguments: ["", "&", "=", "&&", "a", "a=", "=b", "a=1&&b&", "&a=1", "a=1&", "a=1=2&b", "%zz=1&a+b=c%20d", "é=ü&&ß"])
     func formsSplitAsSplittingOnAmpersandsDid(encoded: String) {

@@ -13,12 +13,16 @@ enum ParameterScreen {
     /// names would find it. A request has a handful of parameters: comparing each with those before it
     /// costs less than building and hashing a set, on every token request.
     static func firstRepeatedName(_ pairs: [(name: String, value: String)]) -> String? {
-        let lowered = pairs.map(\.name.fastLowercased)
-        if lowered.count <= 16 {
+        guard pairs.count <= 16 else {
+            var seen = Set<String>()
+            return pairs.first { !seen.insert($0.name.fastLowercased).inserted }?.name
+        }
+        // Each name lower-cased once, on the stack.
+        return withUnsafeTemporaryAllocation(of: String.self, capacity: pairs.count) { lowered in
+            _ = lowered.initialize(fromContentsOf: pairs.lazy.map(\.name.fastLowercased))
+            defer { lowered.deinitialize() }
             for index in lowered.indices where lowered[..<index].contains(lowered[index]) { return pairs[index].name }
             return nil
         }
-        var seen = Set<String>()
-        return lowered.firstIndex { !seen.insert($0).inserted }.map { pairs[$0].name }
     }
 }
