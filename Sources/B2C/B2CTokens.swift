@@ -71,7 +71,7 @@ struct B2CTokenMinter {
 
     /// OIDC's `c_hash`/`at_hash`: the left half of the value's SHA-256, base64url.
     static func halfHash(_ value: String) -> String {
-        Base64URL.encode(Digest.sha256(Array(value.utf8)).prefix(16))
+        Base64URL.encode(Digest.sha256(value.utf8).prefix(16))
     }
 
     /// A signed access token (scenario claim overrides applied), or nil when no scope names an audience.

@@ -39,7 +39,7 @@ struct ControlAccess: Sendable {
     /// The cookie carries a digest of the secret, not the secret: a cookie jar that leaks does not give
     /// away the bearer secret scripts use.
     var cookieValue: String {
-        Base64URL.encode(Digest.sha256(Array("fakeentra-console:\(secret ?? "")".utf8)))
+        Base64URL.encode(Digest.sha256("fakeentra-console:\(secret ?? "")".utf8))
     }
 
     func signInCookie(secure: Bool) -> String {

@@ -83,7 +83,7 @@ package final class TokenLedger: Sendable {
     static let largestScannedBody = 256 * 1024
 
     package func record(_ token: String) {
-        record(token, sha256: Digest.sha256(Array(token.utf8)))
+        record(token, sha256: Digest.sha256(token.utf8))
     }
 
     /// Records `token` under `sha256`, its digest (tests give made-up digests to share a prefix).

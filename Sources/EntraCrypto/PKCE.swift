@@ -4,7 +4,7 @@ package enum PKCE {
     package static func challenge(for verifier: String, method: PKCEMethod) -> String {
         switch method {
         case .plain: verifier
-        case .s256: Base64URL.encode(Digest.sha256(Array(verifier.utf8)))
+        case .s256: Base64URL.encode(Digest.sha256(verifier.utf8))
         }
     }
 

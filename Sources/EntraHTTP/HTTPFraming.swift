@@ -34,16 +34,17 @@ enum RequestFraming: Equatable {
         if contentLengths.count == 1, let only = contentLengths.first, !only.isEmpty, only.utf8.count <= 18,
            only.utf8.allSatisfy(HTTPHeadParser.isDigit) {
             length = Int(only)
-        }
-        for value in length != nil ? [] : contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
-            let digits = value.trimmingASCIISpaces()
-            guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy(HTTPHeadParser.isDigit), let parsed = Int(digits) else {
-                throw HTTPDecodingError(.invalidContentLength, "invalid Content-Length")
+        } else {
+            for value in contentLengths.flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+                let digits = value.trimmingASCIISpaces()
+                guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy(HTTPHeadParser.isDigit), let parsed = Int(digits) else {
+                    throw HTTPDecodingError(.invalidContentLength, "invalid Content-Length")
+                }
+                guard length == nil || length == parsed else {
+                    throw HTTPDecodingError(.invalidContentLength, "conflicting Content-Length values")
+                }
+                length = parsed
             }
-            guard length == nil || length == parsed else {
-                throw HTTPDecodingError(.invalidContentLength, "conflicting Content-Length values")
-            }
-            length = parsed
         }
         let declared = length!
         if declared > maxBody {

@@ -70,14 +70,14 @@ extension String {
     package var isPlainASCII: Bool {
         // On the string's storage, a word at a time: `utf8.allSatisfy` cost about thirty instructions a
         // byte, and client ids are compared this way with every registered app on every token request.
-        utf8.withContiguousStorageIfAvailable(EntraHTTP.isPlainASCII) ?? utf8.allSatisfy { $0 < 0x80 }
+        withUTF8Bytes(EntraHTTP.isPlainASCII)
     }
 
     /// Whether the text holds `byte`, searched on its storage: `utf8.contains` walks a native string's
     /// view byte by byte through its index type, several times slower, and this is asked of every
     /// header value written and every path and parameter read.
     package func containsByte(_ byte: UInt8) -> Bool {
-        utf8.withContiguousStorageIfAvailable { $0.contains(byte) } ?? utf8.contains(byte)
+        withUTF8Bytes { $0.contains(byte) }
     }
 
     /// The same text as `lowercased()`, without its copy when no byte could change: ids, URLs and most

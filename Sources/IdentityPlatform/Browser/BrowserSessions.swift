@@ -35,7 +35,7 @@ extension BrowserSession {
     /// The session's public identifier: `session_state` on redirects and `sid` in tokens. Derived from the
     /// cookie's secret id by a one-way hash so that neither reveals the cookie.
     package var publicID: String {
-        Hex.guid(Digest.sha256(Array("fakeentra-sid:\(id)".utf8)))
+        Hex.guid(Digest.sha256("fakeentra-sid:\(id)".utf8))
     }
 
     func account(userID: String) -> SignedInAccount? { accounts.first { $0.userID == userID } }

@@ -128,7 +128,7 @@ package enum Redaction {
     }
 
     static func shortHash(_ value: String) -> String {
-        Hex.lowercase(Array(Digest.sha256(Array(value.utf8)).prefix(4)))
+        Hex.lowercase(Digest.sha256(value.utf8).prefix(4))
     }
 
     /// Name/value pairs with sensitive values replaced.
