@@ -6,7 +6,7 @@ import Synchronization
 package struct RSAPrivateKey: Sendable {
     let backing: PKeyBacking
     package let publicKey: RSAPublicKey
-    private let signingTemplate: SigningTemplate
+    let signingTemplate: SigningTemplate
 
     /// A fresh key from OpenSSL's default provider. `bits` must be 2048…16384.
     package static func generate(bits: Int = 2048) throws -> RSAPrivateKey {
@@ -114,48 +114,44 @@ package struct RSAPrivateKey: Sendable {
 }
 
 /// `EVP_PKEY_CTX`s ready for RS256 signatures with one key, each lent to one signer at a time (a context
-/// is not to be shared between threads, and can sign again once a signature is done). The first is set up
-/// on first use; more are copied from it when signers overlap, and kept for the next signatures:
-/// copying one per signature cost an allocation or three and a copy of OpenSSL's RSA context each time.
+/// is not to be shared between threads, and can sign again once a signature is done). A context is set up
+/// when signers overlap and kept for the next signatures: setting one up per signature cost an allocation
+/// or three and a copy of OpenSSL's RSA context each time.
+///
+/// Each context signs with a copy of the key of its own. OpenSSL 3.0 keeps an RSA key's blinding values
+/// in the key: the thread that signs first with it blinds without a lock, every other thread takes the
+/// key's write lock twice per signature, and a blinding refresh (every 32 signatures) holds it through a
+/// modular inverse. With one key for both loops, a loop waited on the other's lock and its core idled.
 final class SigningTemplate: @unchecked Sendable {
     private let key: PKeyBacking
-    /// The set-up context and the idle ones, behind one lock: two loops sign at once.
-    private struct Contexts {
-        var template: Context?
-        var idle: [Context] = []
-    }
     /// A context handed between the lock and a signer: only one of them holds it at a time.
     private struct Context: @unchecked Sendable {
         let pointer: OpaquePointer
     }
-    private let contexts = Mutex(Contexts())
+    /// The idle contexts, behind one lock: two loops sign at once.
+    private let idle = Mutex<[Context]>([])
     /// Idle contexts kept at most: signers are the server's threads, a handful. Beyond this many at once,
-    /// the extra contexts are copied per signature and freed, as every context was before the pool.
+    /// the extra contexts are set up per signature and freed, as every context was before the pool.
     private static let idleLimit = 16
 
     init(key: PKeyBacking) { self.key = key }
 
     deinit {
-        contexts.withLock { contexts in
-            if let template = contexts.template { EVP_PKEY_CTX_free(template.pointer) }
-            for context in contexts.idle { EVP_PKEY_CTX_free(context.pointer) }
+        idle.withLock { contexts in
+            for context in contexts { EVP_PKEY_CTX_free(context.pointer) }
         }
     }
 
-    /// Runs `body` with a context of its own: nil when OpenSSL could not copy the set-up one (a key it
-    /// refuses throws). A context whose signature failed is freed rather than lent again.
+    /// Runs `body` with a context of its own: nil when OpenSSL could not copy the key (a key it refuses
+    /// throws). A context whose signature failed is freed rather than lent again.
     func withContext<Result>(_ body: (OpaquePointer?) throws -> Result) throws -> Result {
-        let context = try contexts.withLock { contexts -> Context? in
-            if let idle = contexts.idle.popLast() { return idle }
-            if contexts.template == nil { contexts.template = Context(pointer: try Self.make(key.pointer)) }
-            return EVP_PKEY_CTX_dup(contexts.template?.pointer).map(Context.init)
-        }
+        let context = try idle.withLock { $0.popLast() } ?? Self.makeWithOwnKey(key.pointer)
         do {
             let result = try body(context?.pointer)
             if let context {
-                let kept = contexts.withLock { contexts in
-                    guard contexts.idle.count < Self.idleLimit else { return false }
-                    contexts.idle.append(context)
+                let kept = idle.withLock { contexts in
+                    guard contexts.count < Self.idleLimit else { return false }
+                    contexts.append(context)
                     return true
                 }
                 if !kept { EVP_PKEY_CTX_free(context.pointer) }
@@ -165,6 +161,21 @@ final class SigningTemplate: @unchecked Sendable {
             if let context { EVP_PKEY_CTX_free(context.pointer) }
             throw error
         }
+    }
+
+    /// The keys of two signers that overlap, for tests: copies of `key`, one each.
+    func keysOfTwoOverlappingSigners() throws -> (first: OpaquePointer?, second: OpaquePointer?) {
+        try withContext { first in
+            try withContext { second in (EVP_PKEY_CTX_get0_pkey(first), EVP_PKEY_CTX_get0_pkey(second)) }
+        }
+    }
+
+    /// A context over a copy of `key` (the context holds the copy's only reference); nil when OpenSSL
+    /// cannot copy the key.
+    private static func makeWithOwnKey(_ key: OpaquePointer) throws -> Context? {
+        guard let copy = EVP_PKEY_dup(key) else { return nil }
+        defer { EVP_PKEY_free(copy) }
+        return Context(pointer: try make(copy))
     }
 
     private static func make(_ key: OpaquePointer) throws -> OpaquePointer {

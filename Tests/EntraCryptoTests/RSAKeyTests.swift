@@ -122,6 +122,16 @@ enum RFC7515A2 {
         }
     }
 
+    /// Signers that overlap sign with copies of the key, one each: OpenSSL 3.0 keeps blinding values in the
+    /// key, and signers sharing one took its lock twice per signature and waited on each other.
+    @Test func overlappingSignersEachSignWithACopyOfTheKey() throws {
+        let keys = try sharedKey.signingTemplate.keysOfTwoOverlappingSigners()
+        let first = try #require(keys.first), second = try #require(keys.second)
+        #expect(first != second)
+        #expect(first != sharedKey.backing.pointer)
+        #expect(second != sharedKey.backing.pointer)
+    }
+
     /// A signature OpenSSL refuses (a digest of the wrong length) throws, and signing goes on after it (the
     /// failed context is freed, which this cannot observe: OpenSSL would have let it sign again).
     @Test func aRefusedSignatureThrowsAndSigningGoesOn() throws {
