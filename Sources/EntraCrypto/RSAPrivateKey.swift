@@ -94,7 +94,6 @@ package struct RSAPrivateKey: Sendable {
         // A context set up once and lent: setting one up per signature looked the algorithms up by name
         // in OpenSSL's provider tables every time, and every token is signed.
         return try signingTemplate.withContext { context throws -> [UInt8] in
-            guard let context else { throw CryptoError.openSSL(.signing, "cannot start an RS256 signature") }
             var length = 0
             guard EVP_PKEY_sign(context, nil, &length, digest, digest.count) == 1 else {
                 throw CryptoError.openSSL(.signing, "cannot size the RS256 signature")
@@ -115,23 +114,26 @@ package struct RSAPrivateKey: Sendable {
 
 /// `EVP_PKEY_CTX`s ready for RS256 signatures with one key, each lent to one signer at a time (a context
 /// is not to be shared between threads, and can sign again once a signature is done). A context is set up
-/// when signers overlap and kept for the next signatures: setting one up per signature cost an allocation
-/// or three and a copy of OpenSSL's RSA context each time.
+/// when none is idle and kept for the next signatures: setting one up costs a copy of the key, a provider
+/// lookup, and on its first signature the key's Montgomery values and blinding (a modular inverse).
 ///
-/// Each context signs with a copy of the key of its own. OpenSSL 3.0 keeps an RSA key's blinding values
-/// in the key: the thread that signs first with it blinds without a lock, every other thread takes the
-/// key's write lock twice per signature, and a blinding refresh (every 32 signatures) holds it through a
-/// modular inverse. With one key for both loops, a loop waited on the other's lock and its core idled.
-final class SigningTemplate: @unchecked Sendable {
+/// Each context signs with a copy of the key of its own, so that no two signers ever use one key at once.
+/// OpenSSL 3.0 guards an RSA key's blinding values with the key's lock: every signature write-locks it
+/// (and read-locks it for the Montgomery values), and a thread other than the first to sign also locks a
+/// second, shared set of blinding values, refreshed every 32 uses through a modular inverse. With one key
+/// for the two event loops (which sign client-credentials tokens; worker threads sign the others), a loop
+/// waited on the other's locks and its core idled. OpenSSL fixed this after 3.0 (openssl/openssl#20953,
+/// #27913); the copies can go once the supported OpenSSL is past it.
+final class SigningTemplate: Sendable {
     private let key: PKeyBacking
     /// A context handed between the lock and a signer: only one of them holds it at a time.
     private struct Context: @unchecked Sendable {
         let pointer: OpaquePointer
     }
-    /// The idle contexts, behind one lock: two loops sign at once.
+    /// The idle contexts, behind one lock: signer threads take and return them at once.
     private let idle = Mutex<[Context]>([])
     /// Idle contexts kept at most: signers are the server's threads, a handful. Beyond this many at once,
-    /// the extra contexts are set up per signature and freed, as every context was before the pool.
+    /// the extra contexts are set up per signature (at the cost above) and freed.
     private static let idleLimit = 16
 
     init(key: PKeyBacking) { self.key = key }
@@ -142,23 +144,21 @@ final class SigningTemplate: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a context of its own: nil when OpenSSL could not copy the key (a key it refuses
-    /// throws). A context whose signature failed is freed rather than lent again.
-    func withContext<Result>(_ body: (OpaquePointer?) throws -> Result) throws -> Result {
+    /// Runs `body` with a context of its own (a key OpenSSL refuses throws). A context whose signature
+    /// failed is freed rather than lent again.
+    func withContext<Result>(_ body: (OpaquePointer) throws -> Result) throws -> Result {
         let context = try idle.withLock { $0.popLast() } ?? Self.makeWithOwnKey(key.pointer)
         do {
-            let result = try body(context?.pointer)
-            if let context {
-                let kept = idle.withLock { contexts in
-                    guard contexts.count < Self.idleLimit else { return false }
-                    contexts.append(context)
-                    return true
-                }
-                if !kept { EVP_PKEY_CTX_free(context.pointer) }
+            let result = try body(context.pointer)
+            let kept = idle.withLock { contexts in
+                guard contexts.count < Self.idleLimit else { return false }
+                contexts.append(context)
+                return true
             }
+            if !kept { EVP_PKEY_CTX_free(context.pointer) }
             return result
         } catch {
-            if let context { EVP_PKEY_CTX_free(context.pointer) }
+            EVP_PKEY_CTX_free(context.pointer)
             throw error
         }
     }
@@ -170,10 +170,14 @@ final class SigningTemplate: @unchecked Sendable {
         }
     }
 
-    /// A context over a copy of `key` (the context holds the copy's only reference); nil when OpenSSL
-    /// cannot copy the key.
-    private static func makeWithOwnKey(_ key: OpaquePointer) throws -> Context? {
-        guard let copy = EVP_PKEY_dup(key) else { return nil }
+    /// A context over a copy of `key` (the context holds the copy's only reference), or over `key` itself
+    /// when OpenSSL cannot copy it (a key held by an engine or a provider without a copy operation): such
+    /// a key signs as it did before the copies, contended but correct. This project's keys all copy.
+    private static func makeWithOwnKey(_ key: OpaquePointer) throws -> Context {
+        guard let copy = EVP_PKEY_dup(key) else {
+            OpenSSLErrorQueue.clear()
+            return Context(pointer: try make(key))
+        }
         defer { EVP_PKEY_free(copy) }
         return Context(pointer: try make(copy))
     }

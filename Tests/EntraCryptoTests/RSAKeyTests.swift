@@ -122,8 +122,8 @@ enum RFC7515A2 {
         }
     }
 
-    /// Signers that overlap sign with copies of the key, one each: OpenSSL 3.0 keeps blinding values in the
-    /// key, and signers sharing one took its lock twice per signature and waited on each other.
+    /// Signers that overlap sign with copies of the key, one each: OpenSSL 3.0 guards a key's blinding with
+    /// its lock, and signers sharing one key waited on each other.
     @Test func overlappingSignersEachSignWithACopyOfTheKey() throws {
         let keys = try sharedKey.signingTemplate.keysOfTwoOverlappingSigners()
         let first = try #require(keys.first), second = try #require(keys.second)
