@@ -4,8 +4,7 @@
 /// responder layers and into several contexts by value, and a copy of eleven reference-counted fields
 /// cost eleven atomic increments and as many decrements, each time.
 package struct HTTPRequest: Sendable, Equatable {
-    private final class Storage: CopyOnWriteStorage, @unchecked Sendable {
-        // Mutated only through `writable`, that is while no other request shares the box.
+    private struct Fields: Sendable, Equatable {
         var method: String
         var target: String
         var authority: String?
@@ -17,125 +16,94 @@ package struct HTTPRequest: Sendable, Equatable {
         var pathSegments: [String]
         var rawQuery: String?
         var form: FormParameters
-
-        init(method: String, target: String, authority: String?, version: HTTPVersion, headers: HTTPHeaders, body: [UInt8],
-             trailers: HTTPHeaders, rawPath: String, pathSegments: [String], rawQuery: String?, form: FormParameters) {
-            self.method = method
-            self.target = target
-            self.authority = authority
-            self.version = version
-            self.headers = headers
-            self.body = body
-            self.trailers = trailers
-            self.rawPath = rawPath
-            self.pathSegments = pathSegments
-            self.rawQuery = rawQuery
-            self.form = form
-        }
-
-        func copy() -> Storage {
-            Storage(method: method, target: target, authority: authority, version: version, headers: headers, body: body,
-                    trailers: trailers, rawPath: rawPath, pathSegments: pathSegments, rawQuery: rawQuery, form: form)
-        }
     }
 
-    private var storage: Storage
-
-    /// The box, copied first when another request shares it.
-    private var writable: Storage {
-        mutating get { writableStorage(&storage) }
-    }
+    private var storage: CopyOnWrite<Fields>
 
     package init(method: String, target: String, authority: String? = nil, version: HTTPVersion = .http11,
                 headers: HTTPHeaders = [:], body: [UInt8] = []) {
         let rawPath = Self.path(of: target)
-        storage = Storage(method: method, target: target, authority: authority, version: version, headers: headers, body: body,
-                          trailers: [:], rawPath: rawPath, pathSegments: Self.segments(of: rawPath), rawQuery: Self.query(of: target),
-                          form: Self.form(headers: headers, body: body))
+        storage = CopyOnWrite(Fields(method: method, target: target, authority: authority, version: version, headers: headers, body: body,
+                                     trailers: [:], rawPath: rawPath, pathSegments: Self.segments(of: rawPath), rawQuery: Self.query(of: target),
+                                     form: Self.form(headers: headers, body: body)))
     }
 
     package var method: String {
-        get { storage.method }
-        set { writable.method = newValue }
+        get { storage.fields.method }
+        set { storage.fields.method = newValue }
     }
 
     /// The request-target in origin form (path plus optional query). An absolute-form target
     /// (`https://host/path?q`, RFC 9112 §3.2.2) is reduced to its path and query, its authority kept in
     /// `authority`; `*` (OPTIONS) stays `*`.
     package var target: String {
-        get { storage.target }
+        get { storage.fields.target }
         set {
-            let storage = writable
-            storage.target = newValue
-            storage.rawPath = Self.path(of: newValue)
-            storage.pathSegments = Self.segments(of: storage.rawPath)
-            storage.rawQuery = Self.query(of: newValue)
+            let rawPath = Self.path(of: newValue)
+            storage.fields.target = newValue
+            storage.fields.rawPath = rawPath
+            storage.fields.pathSegments = Self.segments(of: rawPath)
+            storage.fields.rawQuery = Self.query(of: newValue)
         }
     }
 
     /// The authority (`host[:port]`) of an absolute-form target, nil for the other forms. The decoder
     /// also puts it in `Host`, which RFC 9112 §3.2.2 says it replaces.
     package var authority: String? {
-        get { storage.authority }
-        set { writable.authority = newValue }
+        get { storage.fields.authority }
+        set { storage.fields.authority = newValue }
     }
 
     package var version: HTTPVersion {
-        get { storage.version }
-        set { writable.version = newValue }
+        get { storage.fields.version }
+        set { storage.fields.version = newValue }
     }
 
     // Changed in place (`request.headers.set(…)`), as the stored properties were: a get-and-set pair would
     // copy the fields' array at each change.
     package var headers: HTTPHeaders {
-        get { storage.headers }
+        get { storage.fields.headers }
         _modify {
-            let storage = writable
-            defer { storage.form = Self.form(headers: storage.headers, body: storage.body) }
-            yield &storage.headers
+            defer { storage.fields.form = Self.form(headers: storage.fields.headers, body: storage.fields.body) }
+            yield &storage.fields.headers
         }
     }
 
     package var body: [UInt8] {
-        get { storage.body }
+        get { storage.fields.body }
         _modify {
-            let storage = writable
-            defer { storage.form = Self.form(headers: storage.headers, body: storage.body) }
-            yield &storage.body
+            defer { storage.fields.form = Self.form(headers: storage.fields.headers, body: storage.fields.body) }
+            yield &storage.fields.body
         }
     }
 
     /// Trailer fields of a chunked body (kept apart so they can never override framing headers).
     package var trailers: HTTPHeaders {
-        get { storage.trailers }
-        set { writable.trailers = newValue }
+        get { storage.fields.trailers }
+        set { storage.fields.trailers = newValue }
     }
 
     /// The path part of the target, still percent-encoded. Kept with the target: routing, the
     /// journal and the handlers ask for it a few dozen times per request.
-    package var rawPath: String { storage.rawPath }
+    package var rawPath: String { storage.fields.rawPath }
 
     /// The path split on `/`, each segment percent-decoded; empty segments dropped. Kept with the
     /// target: each router (Graph, B2C, Entra) reads them.
-    package var pathSegments: [String] { storage.pathSegments }
+    package var pathSegments: [String] { storage.fields.pathSegments }
 
     /// The query after `?` and before any `#`, still percent-encoded; nil without a `?`. Kept with the
     /// target like `rawPath`: the journal, the scenario engine and the endpoints each ask for it.
-    package var rawQuery: String? { storage.rawQuery }
+    package var rawQuery: String? { storage.fields.rawQuery }
 
     package var query: FormParameters { FormParameters(decoding: rawQuery ?? "") }
 
     /// Body parameters when the body is `application/x-www-form-urlencoded`, else empty. Decoded with
     /// the body: the token endpoint, the scenario engine and the journal each read it.
-    package var form: FormParameters { storage.form }
+    package var form: FormParameters { storage.fields.form }
 
     package static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        if lhs.storage === rhs.storage { return true }
-        let (l, r) = (lhs.storage, rhs.storage)
-        // The derived fields follow from the others; compared anyway, as the synthesized comparison did.
-        return l.method == r.method && l.target == r.target && l.authority == r.authority && l.version == r.version
-            && l.headers == r.headers && l.body == r.body && l.trailers == r.trailers && l.rawPath == r.rawPath
-            && l.pathSegments == r.pathSegments && l.rawQuery == r.rawQuery && l.form == r.form
+        // Every field, the derived ones too, as the synthesized comparison did.
+        lhs.storage.sharesFields(with: rhs.storage) || lhs.storage.fields == rhs.storage.fields
     }
 
     private static func path(of target: String) -> String {
