@@ -129,8 +129,6 @@ struct DirectoryEntryDecoder {
 
     /// A GUID derived from a name, so the same file always yields the same object ids.
     static func stableGUID(for name: String) -> String {
-        let hex = Hex.lowercase(Digest.sha256(name.utf8).prefix(16))
-        let c = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+        Hex.guid(Digest.sha256(name.utf8))
     }
 }
