@@ -111,6 +111,7 @@ static int answer(struct signer *s, SSL *ssl) {
         "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store, no-cache\r\n"
         "Pragma: no-cache\r\nx-ms-request-id: 00000000-0000-0000-0000-%012lx\r\nContent-Length: %d\r\nDate: %s\r\n"
         "Connection: keep-alive\r\n\r\n%s", s->counter, body_length, date, body);
+    if (body_length < 0 || (size_t)body_length >= sizeof body || n < 0 || (size_t)n >= sizeof response) die("an answer outgrew its buffer");
     return write_all(ssl, response, (size_t)n);
 }
 
@@ -121,8 +122,20 @@ static int serve(struct signer *s, struct connection *c) {
         if (!end) return c->length == sizeof c->input ? -1 : 0;
         size_t head = (size_t)(end - c->input) + 4, body = 0;
         for (char *line = c->input; line < end;) {
-            if (strncasecmp(line, "content-length:", 15) == 0) body = strtoul(line + 15, NULL, 10);
             char *newline = memchr(line, '\n', (size_t)(end - line));
+            char *line_end = newline ? newline : end;
+            if (line_end - line >= 15 && strncasecmp(line, "content-length:", 15) == 0) {
+                /* Digits only, within the line: strtoul would take a sign and skip line breaks. */
+                char *digit = line + 15;
+                while (digit < line_end && (*digit == ' ' || *digit == '\t')) digit++;
+                if (digit == line_end || *digit < '0' || *digit > '9') return -1;
+                for (body = 0; digit < line_end && *digit >= '0' && *digit <= '9'; digit++) {
+                    body = body * 10 + (size_t)(*digit - '0');
+                    if (body > sizeof c->input) return -1;
+                }
+                while (digit < line_end && (*digit == ' ' || *digit == '\t' || *digit == '\r')) digit++;
+                if (digit != line_end) return -1;
+            }
             if (!newline) break;
             line = newline + 1;
         }
@@ -135,6 +148,7 @@ static int serve(struct signer *s, struct connection *c) {
 }
 
 static void close_connection(int poller, struct connection *c) {
+    ERR_clear_error();   /* a failed read or write leaves its error for the thread's next connection */
     epoll_ctl(poller, EPOLL_CTL_DEL, c->fd, NULL);
     SSL_free(c->ssl);
     close(c->fd);
@@ -177,7 +191,7 @@ static void *run(void *argument) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) die("usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem PAYLOAD.json THREADS PORTFILE");
+    if (argc != 7) die("usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem SAMPLE.json THREADS PORTFILE");
     signal(SIGPIPE, SIG_IGN);
     signing_key_path = argv[3];
     FILE *f = fopen(argv[4], "r");
@@ -190,9 +204,10 @@ int main(int argc, char **argv) {
     if (!token) die("the sample has no access_token");
     token += 16;
     char *token_end = memchr(token, '"', (size_t)(sample + sample_length - token));
+    if (!token_end) die("the sample's access_token has no end");
     char *dot1 = memchr(token, '.', (size_t)(token_end - token));
     char *dot2 = dot1 ? memchr(dot1 + 1, '.', (size_t)(token_end - dot1 - 1)) : NULL;
-    if (!token_end || !dot2) die("the sample's access_token is not a JWS");
+    if (!dot1 || !dot2) die("the sample's access_token is not a JWS");
     body_prefix = sample; body_prefix_length = (size_t)(token - sample);
     body_suffix = token_end; body_suffix_length = (size_t)(sample + sample_length - token_end);
     while (body_suffix_length > 0 && (body_suffix[body_suffix_length - 1] == '\n' || body_suffix[body_suffix_length - 1] == '\r')) body_suffix_length--;
@@ -202,7 +217,7 @@ int main(int argc, char **argv) {
     payload_template = malloc(8192);
     payload_length = base64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1), payload_template);
     char *uti = memmem(payload_template, payload_length, "\"uti\":\"", 7);
-    if (!uti || uti + 7 + 22 > payload_template + payload_length) die("the sample's claims have no 22-character \"uti\"");
+    if (!uti || uti + 7 + 22 >= payload_template + payload_length || uti[7 + 22] != '"') die("the sample's claims have no 22-character \"uti\"");
     uti_offset = (size_t)(uti - payload_template) + 7;
 
     if (!(tls = SSL_CTX_new(TLS_server_method()))) die("SSL_CTX_new");
@@ -223,7 +238,7 @@ int main(int argc, char **argv) {
     pthread_t thread;
     for (int i = 0; i < threads; i++) {
         if ((pollers[i] = epoll_create1(0)) < 0) die("epoll_create1");
-        pthread_create(&thread, NULL, run, (void *)(long)i);
+        if (pthread_create(&thread, NULL, run, (void *)(long)i) != 0) die("pthread_create");
     }
     char temporary[4096];
     snprintf(temporary, sizeof temporary, "%s.tmp", argv[6]);
@@ -240,8 +255,8 @@ int main(int argc, char **argv) {
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         struct connection *c = calloc(1, sizeof *c);
+        if (!c || !(c->ssl = SSL_new(tls))) die("out of memory for a connection");
         c->fd = fd;
-        c->ssl = SSL_new(tls);
         SSL_set_fd(c->ssl, fd);
         SSL_set_accept_state(c->ssl);
         struct epoll_event e = { .events = EPOLLIN | EPOLLET | EPOLLRDHUP, .data.ptr = c };

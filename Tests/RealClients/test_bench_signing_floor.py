@@ -31,8 +31,9 @@ def floor(server, certs_dir):
     assert compiler, "scripts/bench builds the floor with clang (Swift's toolchain has one)"
     work = tempfile.mkdtemp()
     binary = os.path.join(work, "signing-floor")
-    subprocess.run([compiler, "-O2", "-o", binary, os.path.join(ROOT, "scripts", "signing-floor.c"), "-lssl", "-lcrypto"],
-                   check=True, capture_output=True, timeout=120)
+    built = subprocess.run([compiler, "-O2", "-pthread", "-o", binary, os.path.join(ROOT, "scripts", "signing-floor.c"), "-lssl", "-lcrypto"],
+                           capture_output=True, text=True, timeout=120)
+    assert built.returncode == 0, built.stderr
     sample = os.path.join(work, "token-response.json")
     subprocess.run(["curl", "-sS", "--fail-with-body", "--cacert", server.ca, "-o", sample, "-X", "POST",
                     "-H", "Content-Type: application/x-www-form-urlencoded", "--data", TOKEN_BODY, server.url + TOKEN_PATH],
@@ -41,16 +42,19 @@ def floor(server, certs_dir):
     process = subprocess.Popen([binary, os.path.join(certs_dir, "server.pem"), os.path.join(certs_dir, "server.key.pem"),
                                 os.path.join(certs_dir, "token-signing.key.pem"), sample, "2", port_file],
                                stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while not (os.path.exists(port_file) and open(port_file).read().strip()):
-        assert process.poll() is None, process.stderr.read()
-        assert time.monotonic() < deadline, "the signing floor wrote no port"
-        time.sleep(0.01)
-    port = int(open(port_file).read())
-    yield {"port": port, "sample": open(sample, "rb").read(), "work": work, "ca": server.ca, "certs": certs_dir}
-    process.terminate()
-    process.wait(timeout=30)
-    shutil.rmtree(work, ignore_errors=True)
+    try:
+        # The floor writes its port file (renamed into place) once it accepts.
+        deadline = time.monotonic() + 30
+        while not os.path.exists(port_file):
+            assert process.poll() is None, process.stderr.read()
+            assert time.monotonic() < deadline, "the signing floor wrote no port"
+            time.sleep(0.01)
+        port = int(open(port_file).read())
+        yield {"port": port, "sample": open(sample, "rb").read(), "work": work, "ca": server.ca, "certs": certs_dir, "process": process}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def read_responses(connection, count):
@@ -80,9 +84,9 @@ def test_the_floor_answers_pipelined_requests_with_fakeentras_response_newly_sig
     context = ssl.create_default_context(cafile=floor["ca"])
     with socket.create_connection(("127.0.0.1", floor["port"]), timeout=30) as raw:
         with context.wrap_socket(raw, server_hostname="localhost") as connection:
-            # Two requests and the head of a third in one write, the rest of the third in a second write.
-            connection.sendall(request + request + request[:40])
-            connection.sendall(request[40:])
+            # Two requests and the third up to the middle of its body in one write, the rest in a second.
+            connection.sendall(request + request + request[:-10])
+            connection.sendall(request[-10:])
             responses = read_responses(connection, 3)
 
     sample = json.loads(floor["sample"])
@@ -120,3 +124,21 @@ def test_the_floor_answers_curl_over_keep_alive(floor):
     assert out.returncode == 0, out.stderr
     # The second request reuses the first one's connection.
     assert out.stdout.split("\n")[:2] == ["200 1", "200 0"]
+
+
+@pytest.mark.parametrize("length", ["-5", "", "12abc\r\nX-Other: 1", "99999999999999999999"])
+def test_a_bad_content_length_closes_that_connection_and_the_floor_goes_on(floor, length):
+    context = ssl.create_default_context(cafile=floor["ca"])
+    with socket.create_connection(("127.0.0.1", floor["port"]), timeout=30) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as connection:
+            connection.sendall(f"POST {TOKEN_PATH} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {length}\r\n\r\n".encode())
+            try:
+                closed = connection.recv(65536) == b""
+            except (ssl.SSLError, ConnectionResetError):
+                closed = True
+            assert closed, "the floor answered a request whose length it cannot know"
+    assert floor["process"].poll() is None
+    out = subprocess.run(["curl", "-sS", "--fail-with-body", "--cacert", floor["ca"], "-o", "/dev/null", "-w", "%{http_code}",
+                          "-X", "POST", "--data", TOKEN_BODY, f"https://localhost:{floor['port']}{TOKEN_PATH}"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout == "200", out.stderr
