@@ -44,10 +44,11 @@ static size_t header_b64_length;
 static char *body_prefix, *body_suffix;
 static size_t body_prefix_length, body_suffix_length;
 
+static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
 static void die(const char *what) { fprintf(stderr, "signing-floor: %s\n", what); ERR_print_errors_fp(stderr); exit(1); }
 
 static size_t base64url(const unsigned char *in, size_t n, char *out) {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     size_t o = 0, i = 0;
     for (; i + 3 <= n; i += 3) {
         unsigned v = in[i] << 16 | in[i + 1] << 8 | in[i + 2];
@@ -61,15 +62,16 @@ static size_t base64url(const unsigned char *in, size_t n, char *out) {
 static size_t base64url_decode(const char *in, size_t n, char *out) {
     size_t o = 0; unsigned v = 0; int bits = 0;
     for (size_t i = 0; i < n; i++) {
-        const char *p = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", in[i]);
+        const char *p = strchr(alphabet, in[i]);
         if (!p || !in[i]) die("the sample's token is not base64url");
-        v = v << 6 | (unsigned)(p - "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"); bits += 6;
+        v = v << 6 | (unsigned)(p - alphabet); bits += 6;
         if (bits >= 8) { bits -= 8; out[o++] = (char)(v >> bits & 255); }
     }
     return o;
 }
 
-struct signer { EVP_PKEY_CTX *context; unsigned long counter; int thread; };
+/* Per thread: its signing context, its token counter, and the Date header of the current second. */
+struct signer { EVP_PKEY_CTX *context; unsigned long counter; int thread; time_t date_second; char date[64]; };
 struct connection { int fd; SSL *ssl; size_t length; char input[16384]; };
 
 /* Writes the whole response; a loopback socket takes 2 KB at once, so waiting is the rare path. */
@@ -86,12 +88,12 @@ static int write_all(SSL *ssl, const char *bytes, size_t n) {
 }
 
 static int answer(struct signer *s, SSL *ssl) {
-    char payload[8192], token[12288], body[16384], response[20480];
+    char payload[8192], token[12288], response[20480];
     unsigned char digest[32], signature[512];
     memcpy(payload, payload_template, payload_length);
     unsigned long id = ++s->counter;
-    for (int i = 0; i < 22; i++) { payload[uti_offset + 21 - i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[id & 63]; id >>= 6; }
-    payload[uti_offset] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[s->thread & 63];
+    for (int i = 0; i < 22; i++) { payload[uti_offset + 21 - i] = alphabet[id & 63]; id >>= 6; }
+    payload[uti_offset] = alphabet[s->thread & 63];
     memcpy(token, header_b64, header_b64_length);
     size_t t = header_b64_length;
     token[t++] = '.';
@@ -101,18 +103,25 @@ static int answer(struct signer *s, SSL *ssl) {
     if (EVP_PKEY_sign(s->context, signature, &signature_length, digest, sizeof digest) != 1) die("EVP_PKEY_sign");
     token[t++] = '.';
     t += base64url(signature, signature_length, token + t);
-    int body_length = snprintf(body, sizeof body, "%.*s%.*s%.*s", (int)body_prefix_length, body_prefix, (int)t, token, (int)body_suffix_length, body_suffix);
-    char date[64];
     time_t now = time(NULL);
-    struct tm gmt;
-    gmtime_r(&now, &gmt);
-    strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", &gmt);
-    int n = snprintf(response, sizeof response,
+    if (now != s->date_second) {
+        struct tm gmt;
+        gmtime_r(&now, &gmt);
+        strftime(s->date, sizeof s->date, "%a, %d %b %Y %H:%M:%S GMT", &gmt);
+        s->date_second = now;
+    }
+    size_t body_length = body_prefix_length + t + body_suffix_length;
+    int head = snprintf(response, sizeof response,
         "HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nCache-Control: no-store, no-cache\r\n"
-        "Pragma: no-cache\r\nx-ms-request-id: 00000000-0000-0000-0000-%012lx\r\nContent-Length: %d\r\nDate: %s\r\n"
-        "Connection: keep-alive\r\n\r\n%s", s->counter, body_length, date, body);
-    if (body_length < 0 || (size_t)body_length >= sizeof body || n < 0 || (size_t)n >= sizeof response) die("an answer outgrew its buffer");
-    return write_all(ssl, response, (size_t)n);
+        "Pragma: no-cache\r\nx-ms-request-id: 00000000-0000-0000-0000-%012lx\r\nContent-Length: %zu\r\nDate: %s\r\n"
+        "Connection: keep-alive\r\n\r\n", s->counter, body_length, s->date);
+    if (head < 0 || (size_t)head + body_length > sizeof response) die("an answer outgrew its buffer");
+    /* The body is the sample's, with the new token in place of its own. */
+    char *at = response + head;
+    memcpy(at, body_prefix, body_prefix_length); at += body_prefix_length;
+    memcpy(at, token, t); at += t;
+    memcpy(at, body_suffix, body_suffix_length); at += body_suffix_length;
+    return write_all(ssl, response, (size_t)(at - response));
 }
 
 /* Answers every complete request in the buffer; returns -1 when the connection must close. */
