@@ -82,25 +82,32 @@ package enum Base64URL {
     }
 
     private static func write(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8], into buffer: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
-        let remainder = input.count % 3
+        guard let source = input.baseAddress, let destination = buffer.baseAddress else { return }
         alphabet.withUnsafeBufferPointer { alphabet in
-            var out = start
-            func put(_ sextet: UInt32) {
-                buffer[out] = alphabet[Int(sextet & 63)]
-                out += 1
+            let symbols = alphabet.baseAddress!
+            func symbol(_ sextet: UInt32) -> UInt32 { UInt32(symbols[Int(truncatingIfNeeded: sextet & 63)]) }
+            // Every token's payload and signature go through here: each group of three bytes becomes one
+            // four-byte store, through pointers that advance without the overflow checks an index has.
+            var read = source
+            let end = source + input.count
+            var written = UnsafeMutableRawPointer(destination + start)
+            while end - read >= 3 {
+                let group = UInt32(read[0]) << 16 | UInt32(read[1]) << 8 | UInt32(read[2])
+                let characters = symbol(group >> 18) | symbol(group >> 12) << 8 | symbol(group >> 6) << 16 | symbol(group) << 24
+                written.storeBytes(of: characters.littleEndian, as: UInt32.self)
+                read += 3
+                written += 4
             }
-            var index = 0
-            while index + 3 <= input.count {
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-                put(chunk >> 18); put(chunk >> 12); put(chunk >> 6); put(chunk)
-                index += 3
-            }
-            if remainder == 1 {
-                let chunk = UInt32(input[index]) << 16
-                put(chunk >> 18); put(chunk >> 12)
-            } else if remainder == 2 {
-                let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-                put(chunk >> 18); put(chunk >> 12); put(chunk >> 6)
+            let tail = written.assumingMemoryBound(to: UInt8.self)
+            switch end - read {
+            case 1:
+                let group = UInt32(read[0]) << 16
+                tail[0] = UInt8(symbol(group >> 18)); tail[1] = UInt8(symbol(group >> 12))
+            case 2:
+                let group = UInt32(read[0]) << 16 | UInt32(read[1]) << 8
+                tail[0] = UInt8(symbol(group >> 18)); tail[1] = UInt8(symbol(group >> 12)); tail[2] = UInt8(symbol(group >> 6))
+            default:
+                break
             }
         }
     }

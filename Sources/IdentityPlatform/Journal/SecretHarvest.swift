@@ -75,7 +75,13 @@ enum SecretHarvest {
 
     /// `form` is the body already decoded as a form, when it was sent as one.
     private static func learn(body: [UInt8], contentType: String?, form: FormParameters = FormParameters(), into memory: SecretMemory) {
-        guard !body.isEmpty, body.count <= 256 * 1024, Redaction.mayNameSecrets(body) else { return }
+        guard !body.isEmpty, body.count <= 256 * 1024 else { return }
+        if isDecodedForm(body, form: form) {
+            // Every token request: the names were decoded on arrival, so checking them is all there is to do.
+            for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+            return
+        }
+        guard Redaction.mayNameSecrets(body) else { return }
         let type = contentType?.fastLowercased ?? ""
         var text: String { String(decoding: body, as: UTF8.self) }
         if mayBeJSONContainer(body), let found = sensitiveJSONStrings(body) {
@@ -84,22 +90,23 @@ enum SecretHarvest {
             for field in hiddenFields(in: text) where Redaction.isSensitive(field.name) { memory.learn(field.value, name: field.name) }
         } else if body.contains(UInt8(ascii: "=")) {
             // name=value pairs, one per line or joined by '&'; an ASCII body is split on bytes.
-            let isASCII = body.withUnsafeBufferPointer(isPlainASCII)
-            let lineBreak: (UInt8) -> Bool = { (0x0A...0x0D).contains($0) }
-            let forms: [FormParameters]
-            if isASCII, !form.pairs.isEmpty, !body.contains(where: lineBreak) {
-                forms = [form]   // the one line the request decoded on arrival: not decoded twice
-            } else {
-                let lines = isASCII
-                    ? body.split(whereSeparator: lineBreak).map { String(decoding: $0, as: UTF8.self) }
-                    : text.split(whereSeparator: \.isNewline).map(String.init)
-                forms = lines.map(FormParameters.init(decoding:))
-            }
-            for form in forms {
+            let lines = body.withUnsafeBufferPointer(isPlainASCII)
+                ? body.split(whereSeparator: isLineBreak).map { String(decoding: $0, as: UTF8.self) }
+                : text.split(whereSeparator: \.isNewline).map(String.init)
+            for form in lines.map(FormParameters.init(decoding:)) {
                 for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
             }
         }
     }
+
+    /// Whether `form` is all the body says: the one ASCII line of `name=value` pairs the request decoded on
+    /// arrival, which reading the body below (a JSON container first, then lines) would decode again.
+    private static func isDecodedForm(_ body: [UInt8], form: FormParameters) -> Bool {
+        !form.pairs.isEmpty && !mayBeJSONContainer(body) && body.contains(UInt8(ascii: "="))
+            && body.withUnsafeBufferPointer(isPlainASCII) && !body.contains(where: isLineBreak)
+    }
+
+    private static func isLineBreak(_ byte: UInt8) -> Bool { (0x0A...0x0D).contains(byte) }
 
     /// The strings under sensitive names of a JSON object or array; nil when the body is neither. The
     /// strict parser reads it (every answer's body goes through here: Foundation's costs several times
