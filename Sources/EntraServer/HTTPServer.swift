@@ -121,9 +121,7 @@ final class ServerCore: Sendable {
             }
             workers.start()
             for loop in created {
-                let thread = Thread { loop.run() }
-                thread.name = "fakeentra-loop-\(loop.index)"
-                thread.start()
+                NamedThread.start("fakeentra-loop\(loop.index)") { loop.run() }
             }
         } catch {
             for info in listenerInfos { close(info.fd) }

@@ -27,12 +27,10 @@ enum SignalRelay {
             return fds[0]
         }
         if let readFD = pipeToStart {
-            let thread = Thread {
+            NamedThread.start("fakeentra-sig") {
                 acceptOnThisThread(signals)
                 relay(from: readFD)
             }
-            thread.name = "fakeentra-signals"
-            thread.start()
         }
         for number in signals {
             let isNew = state.withLock { $0.installed.insert(number).inserted }

@@ -18,9 +18,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Starts the threads; jobs submitted before wait for them.
     func start() {
         for index in 0..<threadCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "fakeentra-worker-\(index)"
-            thread.start()
+            NamedThread.start("fakeentra-work\(index)") { [self] in work() }
         }
     }
 
