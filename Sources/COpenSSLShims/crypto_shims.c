@@ -1,14 +1,11 @@
 #ifdef __linux__
 #define _GNU_SOURCE 1
 #endif
-// SHA256_Init and friends are deprecated in OpenSSL 3 in favour of EVP, yet kept; see CryptoShims.h.
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <limits.h>
 #include <string.h>
 #include <openssl/decoder.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
-#include <openssl/sha.h>
 #include "CryptoShims.h"
 
 void FakeEntraShims_free(void *pointer) {
@@ -60,29 +57,4 @@ EVP_PKEY *FakeEntraShims_readPrivateKeyPEM(const char *pem, size_t length) {
     EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, FakeEntraShims_refusePassphrase, NULL);
     BIO_free(bio);
     return key;
-}
-
-_Static_assert(sizeof(SHA256_CTX) <= sizeof(FakeEntraShims_SHA256State), "SHA256_CTX outgrew its state");
-_Static_assert(_Alignof(SHA256_CTX) <= _Alignof(FakeEntraShims_SHA256State), "SHA256_CTX needs more alignment");
-
-void FakeEntraShims_sha256Init(FakeEntraShims_SHA256State *state) {
-    SHA256_Init((SHA256_CTX *)state->bytes);
-}
-
-void FakeEntraShims_sha256Update(FakeEntraShims_SHA256State *state, const void *data, size_t length) {
-    SHA256_Update((SHA256_CTX *)state->bytes, data, length);
-}
-
-void FakeEntraShims_sha256Digest(const FakeEntraShims_SHA256State *state, unsigned char digest[32]) {
-    SHA256_CTX copy;
-    memcpy(&copy, state->bytes, sizeof copy);
-    SHA256_Final(digest, &copy);
-}
-
-void FakeEntraShims_sha256(const void *data, size_t length, unsigned char digest[32]) {
-    // Not SHA256(): OpenSSL 3 makes it fetch the algorithm by name at every call.
-    SHA256_CTX context;
-    SHA256_Init(&context);
-    SHA256_Update(&context, data, length);
-    SHA256_Final(digest, &context);
 }

@@ -1,34 +1,25 @@
 private import COpenSSL
-private import COpenSSLShims
 import Synchronization
 
 /// One-shot message digests.
 package enum Digest {
-    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        // Hashed where the bytes are (a token is over a kilobyte); copied first only when not contiguous.
-        if let digest = bytes.withContiguousStorageIfAvailable({ sha256(UnsafeRawBufferPointer($0)) }) { return digest }
-        return Array(bytes).withUnsafeBytes { sha256($0) }
-    }
+    package static func sha256(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha256Algorithm.pointer) }
+    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] { digest(bytes, sha1Algorithm.pointer) }
 
-    package static func sha1(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        Array(bytes).withUnsafeBytes { input in output("EVP_Digest") { EVP_Digest(input.baseAddress, input.count, $0, &$1, sha1Algorithm.pointer, nil) } }
-    }
-
-    /// Through the low-level function, as `SHA256Stream`: a GUID's seed or a token takes less hashing
-    /// than `EVP_Digest`'s look-ups and reference counts.
-    private static func sha256(_ input: UnsafeRawBufferPointer) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: sha256Length) { buffer, count in
-            FakeEntraShims_sha256(input.baseAddress, input.count, buffer.baseAddress)
-            count = sha256Length
-        }
-    }
-
-    static let sha256Length = 32
-
-    /// Fetched once: `EVP_sha256()` makes each use look the implementation up again in OpenSSL 3's
-    /// provider tables. The signing contexts name it as their signature's digest.
+    /// Fetched once: `EVP_sha256()` makes every `EVP_Digest` look the implementation up again in
+    /// OpenSSL 3's provider tables, which costs more than hashing a short input (a GUID's seed, a token).
     static let sha256Algorithm = FetchedDigest(name: "SHA256", fallback: EVP_sha256())
     private static let sha1Algorithm = FetchedDigest(name: "SHA1", fallback: EVP_sha1())
+
+    private static func digest(_ bytes: some Collection<UInt8>, _ algorithm: OpaquePointer?) -> [UInt8] {
+        // Hashed where the bytes are (a token is over a kilobyte); copied first only when not contiguous.
+        if let digest = bytes.withContiguousStorageIfAvailable({ digest(UnsafeRawBufferPointer($0), algorithm) }) { return digest }
+        return Array(bytes).withUnsafeBytes { digest($0, algorithm) }
+    }
+
+    private static func digest(_ input: UnsafeRawBufferPointer, _ algorithm: OpaquePointer?) -> [UInt8] {
+        output("EVP_Digest") { EVP_Digest(input.baseAddress, input.count, $0, &$1, algorithm, nil) }
+    }
 
     /// A digest that `produce` writes, with its length, into a buffer of `EVP_MAX_MD_SIZE` bytes. A built-in
     /// digest over memory only fails when the library itself is broken (no default provider); carrying on
@@ -47,38 +38,43 @@ package enum Digest {
 
 /// SHA-256 fed piece by piece, whose digest can be read midway: a token's signature is made over the
 /// digest of its first two parts, and its receipt names it by the digest of all three, so the first
-/// two are hashed once for both. The state is plain memory (see `FakeEntraShims_SHA256State`).
-struct SHA256Stream {
-    private var state = FakeEntraShims_SHA256State()
+/// two are hashed once for both.
+final class SHA256Stream {
+    private let context: OpaquePointer
     private var isFinished = false
 
-    init() { FakeEntraShims_sha256Init(&state) }
+    init() {
+        guard let context = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        self.context = context
+        // As in `Digest`: a built-in digest only fails when the library itself is broken.
+        precondition(EVP_DigestInit_ex(context, Digest.sha256Algorithm.pointer, nil) == 1, "EVP_DigestInit_ex failed: \(OpenSSLErrorQueue.drain())")
+    }
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    deinit { EVP_MD_CTX_free(context) }
+
+    func update(_ bytes: UnsafeRawBufferPointer) {
         precondition(!isFinished, "SHA256Stream fed after finish()")
-        FakeEntraShims_sha256Update(&state, bytes.baseAddress, bytes.count)
+        precondition(EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) == 1, "EVP_DigestUpdate failed: \(OpenSSLErrorQueue.drain())")
     }
 
     /// The digest of what was fed so far; the stream goes on.
     func digestSoFar() -> [UInt8] {
         precondition(!isFinished, "SHA256Stream read after finish()")
-        return Self.digest(of: state)
+        guard let copy = EVP_MD_CTX_new() else { preconditionFailure("EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(copy) }
+        precondition(EVP_MD_CTX_copy_ex(copy, context) == 1, "EVP_MD_CTX_copy_ex failed: \(OpenSSLErrorQueue.drain())")
+        return Self.final(copy)
     }
 
     /// The digest of everything fed, once; nothing may be fed after.
-    mutating func finish() -> [UInt8] {
+    func finish() -> [UInt8] {
         precondition(!isFinished, "SHA256Stream finished twice")
         isFinished = true
-        return Self.digest(of: state)
+        return Self.final(context)
     }
 
-    private static func digest(of state: FakeEntraShims_SHA256State) -> [UInt8] {
-        withUnsafePointer(to: state) { state in
-            [UInt8](unsafeUninitializedCapacity: Digest.sha256Length) { buffer, count in
-                FakeEntraShims_sha256Digest(state, buffer.baseAddress)
-                count = Digest.sha256Length
-            }
-        }
+    private static func final(_ context: OpaquePointer) -> [UInt8] {
+        Digest.output("EVP_DigestFinal_ex") { EVP_DigestFinal_ex(context, $0, &$1) }
     }
 }
 

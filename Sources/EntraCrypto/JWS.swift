@@ -25,7 +25,7 @@ package enum JWS {
         let key = credential.privateKey
         let signingInputLength = header.count + 1 + Base64URL.encodedLength(payloadJSON.count)
         let capacity = signingInputLength + 1 + Base64URL.encodedLength(key.maximumSignatureSize)
-        var hash = SHA256Stream()
+        let hash = SHA256Stream()
         let token = try String(unsafeUninitializedCapacity: capacity) { token in
             _ = token.initialize(from: header)
             token[header.count] = UInt8(ascii: ".")

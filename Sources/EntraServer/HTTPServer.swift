@@ -121,7 +121,7 @@ final class ServerCore: Sendable {
             }
             workers.start()
             for loop in created {
-                NamedThread.start("fakeentra-loop\(loop.index)") { loop.run() }
+                NamedThread.start("fe-loop-\(loop.index)") { loop.run() }
             }
         } catch {
             for info in listenerInfos { close(info.fd) }

@@ -27,7 +27,7 @@ enum SignalRelay {
             return fds[0]
         }
         if let readFD = pipeToStart {
-            NamedThread.start("fakeentra-sig") {
+            NamedThread.start("fe-signals") {
                 acceptOnThisThread(signals)
                 relay(from: readFD)
             }

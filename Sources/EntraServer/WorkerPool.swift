@@ -18,7 +18,7 @@ final class WorkerPool: @unchecked Sendable {
     /// Starts the threads; jobs submitted before wait for them.
     func start() {
         for index in 0..<threadCount {
-            NamedThread.start("fakeentra-work\(index)") { [self] in work() }
+            NamedThread.start("fe-worker-\(index)") { [self] in work() }
         }
     }
 

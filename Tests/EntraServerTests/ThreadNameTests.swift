@@ -29,7 +29,7 @@ import Testing
             try client.send("GET \(path) HTTP/1.1\r\nHost: h\r\n\r\n")
             names.append(client.readResponse()?.text ?? "no answer")
         }
-        #expect(names == ["fakeentra-loop0", "fakeentra-loop1", "fakeentra-work0"])
+        #expect(names == ["fe-loop-0", "fe-loop-1", "fe-worker-0"])
         await server.shutdown()
     }
 }

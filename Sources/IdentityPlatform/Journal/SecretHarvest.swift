@@ -9,7 +9,7 @@ import LocatedJSON
 /// A response a platform handler gave is not scanned: its receipt names every token and code it created.
 enum SecretHarvest {
     static func learn(from request: HTTPRequest, response: HTTPResponse, receipt: Receipt, into memory: SecretMemory) {
-        for pair in request.query.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+        learnSensitive(request.query, into: memory)
         learn(body: request.body, contentType: request.headers["Content-Type"], form: request.form, into: memory)
         if receipt.isComplete {
             for secret in receipt.secrets { memory.learn(secret, name: "token") }
@@ -67,9 +67,7 @@ enum SecretHarvest {
             guard let start = url.range(of: separator) else { continue }
             var part = url[start.upperBound...]
             if separator == "?", let hash = part.firstIndex(of: "#") { part = part[..<hash] }
-            for pair in FormParameters(decoding: String(part)).pairs where Redaction.isSensitive(pair.name) {
-                memory.learn(pair.value, name: pair.name)
-            }
+            learnSensitive(FormParameters(decoding: String(part)), into: memory)
         }
     }
 
@@ -77,8 +75,10 @@ enum SecretHarvest {
     private static func learn(body: [UInt8], contentType: String?, form: FormParameters = FormParameters(), into memory: SecretMemory) {
         guard !body.isEmpty, body.count <= 256 * 1024 else { return }
         if isDecodedForm(body, form: form) {
-            // Every token request: the names were decoded on arrival, so checking them is all there is to do.
-            for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+            // Every token request. The rest below would learn the same: a form is decoded only from an
+            // `application/x-www-form-urlencoded` body (never the page branch), `mayNameSecrets` answers no
+            // only when no name in the body can be sensitive, and the `name=value` branch reads this form.
+            learnSensitive(form, into: memory)
             return
         }
         guard Redaction.mayNameSecrets(body) else { return }
@@ -93,9 +93,7 @@ enum SecretHarvest {
             let lines = body.withUnsafeBufferPointer(isPlainASCII)
                 ? body.split(whereSeparator: isLineBreak).map { String(decoding: $0, as: UTF8.self) }
                 : text.split(whereSeparator: \.isNewline).map(String.init)
-            for form in lines.map(FormParameters.init(decoding:)) {
-                for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
-            }
+            for form in lines.map(FormParameters.init(decoding:)) { learnSensitive(form, into: memory) }
         }
     }
 
@@ -107,6 +105,10 @@ enum SecretHarvest {
     }
 
     private static func isLineBreak(_ byte: UInt8) -> Bool { (0x0A...0x0D).contains(byte) }
+
+    private static func learnSensitive(_ form: FormParameters, into memory: SecretMemory) {
+        for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
+    }
 
     /// The strings under sensitive names of a JSON object or array; nil when the body is neither. The
     /// strict parser reads it (every answer's body goes through here: Foundation's costs several times
