@@ -28,7 +28,7 @@ enum NamedThread {
         // kernel takes a thread's own name written to its `comm` file just the same.
         let file = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
         guard file >= 0 else { return }
-        _ = name.utf8CString.withUnsafeBufferPointer { write(file, $0.baseAddress, name.utf8.count) }
+        _ = name.withCString { write(file, $0, name.utf8.count) }
         close(file)
         #elseif canImport(Darwin)
         _ = pthread_setname_np(name)
