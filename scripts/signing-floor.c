@@ -7,10 +7,10 @@
  * above it is the cost of being an identity platform rather than a signing loop. One event loop per
  * core, connections dealt to them in turn, OpenSSL TLS, keep-alive; no chunked bodies.
  *
- * usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem SAMPLE.json THREADS PORTFILE
+ * usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem SAMPLE.json THREADS PORTFILE|-
  * SAMPLE.json is one token response of FakeEntra's: every answer has its shape and size, with the same
  * JWT header and claims except the "uti", stamped per token. The chosen port is written to PORTFILE
- * once the server accepts. */
+ * (or, for "-", as a line on standard output, which a caller can wait on) once the server accepts. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -200,7 +200,7 @@ static void *run(void *argument) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) die("usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem SAMPLE.json THREADS PORTFILE");
+    if (argc != 7) die("usage: signing-floor CERT.pem CERTKEY.pem SIGNINGKEY.pem SAMPLE.json THREADS PORTFILE|-");
     signal(SIGPIPE, SIG_IGN);
     signing_key_path = argv[3];
     FILE *f = fopen(argv[4], "r");
@@ -249,13 +249,18 @@ int main(int argc, char **argv) {
         if ((pollers[i] = epoll_create1(0)) < 0) die("epoll_create1");
         if (pthread_create(&thread, NULL, run, (void *)(long)i) != 0) die("pthread_create");
     }
-    char temporary[4096];
-    snprintf(temporary, sizeof temporary, "%s.tmp", argv[6]);
-    f = fopen(temporary, "w");
-    if (!f) die("cannot write the port file");
-    fprintf(f, "%d\n", ntohs(address.sin_port));
-    fclose(f);
-    rename(temporary, argv[6]);
+    if (strcmp(argv[6], "-") == 0) {
+        printf("%d\n", ntohs(address.sin_port));
+        fflush(stdout);
+    } else {
+        char temporary[4096];
+        snprintf(temporary, sizeof temporary, "%s.tmp", argv[6]);
+        f = fopen(temporary, "w");
+        if (!f) die("cannot write the port file");
+        fprintf(f, "%d\n", ntohs(address.sin_port));
+        fclose(f);
+        rename(temporary, argv[6]);
+    }
     /* Connections are dealt to the loops in turn, so that a handful of them use every core. */
     struct pollfd ready = { listener, POLLIN, 0 };
     for (unsigned long next = 0;; next++) {

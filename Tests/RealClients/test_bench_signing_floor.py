@@ -5,12 +5,12 @@ the same key; OpenSSL's command line checks the signatures, curl and Python's ss
 import base64
 import json
 import os
+import select
 import shutil
 import socket
 import ssl
 import subprocess
 import tempfile
-import time
 
 import pytest
 
@@ -38,18 +38,15 @@ def floor(server, certs_dir):
     subprocess.run(["curl", "-sS", "--fail-with-body", "--cacert", server.ca, "-o", sample, "-X", "POST",
                     "-H", "Content-Type: application/x-www-form-urlencoded", "--data", TOKEN_BODY, server.url + TOKEN_PATH],
                    check=True, capture_output=True, timeout=60)
-    port_file = os.path.join(work, "port")
+    # "-": the floor prints its port on standard output once it accepts.
     process = subprocess.Popen([binary, os.path.join(certs_dir, "server.pem"), os.path.join(certs_dir, "server.key.pem"),
-                                os.path.join(certs_dir, "token-signing.key.pem"), sample, "2", port_file],
-                               stderr=subprocess.PIPE, text=True)
+                                os.path.join(certs_dir, "token-signing.key.pem"), sample, "2", "-"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        # The floor writes its port file (renamed into place) once it accepts.
-        deadline = time.monotonic() + 30
-        while not os.path.exists(port_file):
-            assert process.poll() is None, process.stderr.read()
-            assert time.monotonic() < deadline, "the signing floor wrote no port"
-            time.sleep(0.01)
-        port = int(open(port_file).read())
+        ready, _, _ = select.select([process.stdout], [], [], 30)
+        line = process.stdout.readline() if ready else ""
+        assert line.strip(), "the signing floor printed no port: " + (process.stderr.read() if process.poll() is not None else "")
+        port = int(line)
         yield {"port": port, "sample": open(sample, "rb").read(), "work": work, "ca": server.ca, "certs": certs_dir, "process": process}
     finally:
         process.terminate()
