@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 package import Foundation
+import Synchronization
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same
 /// across restarts, as the real service's do; the per-token ones are random.
@@ -25,8 +26,20 @@ package enum TokenIdentifiers {
 
     /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens).
     package static func servicePrincipalID(clientID: String, tenantID: String) -> String {
-        guid(from: "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)")
+        let seed = "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)"
+        if let known = servicePrincipalIDs.withLock({ $0[seed] }) { return known }
+        let id = guid(from: seed)
+        servicePrincipalIDs.withLock { known in
+            if known.count >= servicePrincipalIDLimit { known.removeAll(keepingCapacity: true) }
+            known[seed] = id
+        }
+        return id
     }
+
+    /// Service principal ids already derived, by seed: every app-only token names one, and deriving it
+    /// hashes the seed. Bounded: a server that has seen this many pairs of app and tenant starts over.
+    private static let servicePrincipalIDs = Mutex<[String: String]>([:])
+    static let servicePrincipalIDLimit = 4096
 
     /// A stable session id when the grant carries none (`sid`).
     package static func sessionID(userID: String, authTime: Date) -> String {

@@ -23,24 +23,41 @@ let bindingCookieName = "fakeentra_binding"
 extension ScenarioEngine {
     /// Answers one request that is not for the control API.
     func answer(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        var facts = RequestFacts(request, route: context.route)
-        guard let world = selectWorld(for: facts, request: request) else { return NotStartedResponder().respond(to: request, context: context) }
+        // The facts are read by bindings, by rules and for an /authorize's binding cookie: the default
+        // world without rules answers every other request without reading them.
+        var boundFacts: RequestFacts?
+        let startedWorld: ScenarioWorld?
+        switch state.withLock({ $0.bindings.isEmpty ? WorldChoice.unbound($0.defaultWorld) : .bound }) {
+        case .unbound(let world):
+            startedWorld = world
+        case .bound:
+            let facts = RequestFacts(request, route: context.route)
+            startedWorld = selectWorld(for: facts, request: request)
+            boundFacts = facts
+        }
+        guard let world = startedWorld else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
-        // What the state says about the request (who owns a refresh token, the /authorize a page continues)
-        // is for rules, and for the binding cookie of an /authorize: a world without rules skips it.
-        if world.hasRules || facts.kind == .authorize {
-            // Resolved under the lock: a copy of the state taken out of it would make the next write copy
-            // every store (copy-on-write), a cost that grows with the number of live refresh tokens.
+        let isAuthorize = EndpointKind(context.route) == .authorize
+        var facts = boundFacts
+        if world.hasRules || isAuthorize {
+            var read = facts ?? RequestFacts(request, route: context.route)
+            // What the state says about the request (who owns a refresh token, the /authorize a page
+            // continues), resolved under the lock: a copy of the state taken out of it would make the
+            // next write copy every store (copy-on-write), a cost that grows with the number of live
+            // refresh tokens.
             let directory = service.currentDirectory
-            service.state.withLock { facts.resolve(state: $0, directory: directory) }
+            service.state.withLock { read.resolve(state: $0, directory: directory) }
+            facts = read
         }
         let now = service.clock.now()
-        var outcome = world.hasRules ? world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) } : RuleOutcome()
+        var outcome = if world.hasRules, let facts { world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) } } else { RuleOutcome() }
         if let scenario = world.scenario?.name, !outcome.firedRules.isEmpty {
             context.receipt.update { $0.rules += outcome.firedRules.map { Receipt.FiredRule(scenario: scenario, index: $0) } }
         }
-        let flowID = facts.parameters[IdentityService.flowFieldName]
+        // The facts' parameters are the query's, then the form's (and a continued /authorize's).
+        let flowID = facts.map { $0.parameters[IdentityService.flowFieldName] }
+            ?? request.query[IdentityService.flowFieldName] ?? request.form[IdentityService.flowFieldName]
         if let flowID, let started = world.flowDirectives.withLock({ $0[flowID] }) {
             outcome.directives = started.merged(with: outcome.directives)
         }
@@ -52,7 +69,7 @@ extension ScenarioEngine {
         defer { for change in clockJumps { apply(change, to: world) } }
 
         var response: HTTPResponse
-        if let answer = outcome.answer {
+        if let answer = outcome.answer, let facts {
             let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service)
             response = renderer.render(answer)
         } else {
@@ -60,15 +77,25 @@ extension ScenarioEngine {
             worldContext.directives = outcome.directives
             if case .tenantAlias(let alias, _)? = world.target { worldContext.directives.authorityAlias = alias }
             response = world.responder.respond(to: request, context: worldContext)
-            let receipt = context.receipt.current
-            rememberTokens(of: receipt, world: world)
-            rememberFlow(of: receipt, directives: outcome.directives, continuing: flowID, world: world)
+            // Only a bound world's tokens and a flow under directives are remembered: the default world
+            // without directives does not copy the receipt.
+            if world.id != "default" || !outcome.directives.isEmpty {
+                let receipt = context.receipt.current
+                rememberTokens(of: receipt, world: world)
+                rememberFlow(of: receipt, directives: outcome.directives, continuing: flowID, world: world)
+            }
         }
         if outcome.delayMilliseconds > 0 {
             response.directives.delay = (response.directives.delay ?? .zero) + .milliseconds(outcome.delayMilliseconds)
         }
-        setAffinityCookie(&response, request: request, facts: facts, world: world, context: context.connection)
+        if let facts { setAffinityCookie(&response, request: request, facts: facts, world: world, context: context.connection) }
         return response
+    }
+
+    /// Whether any binding is active (the facts decide the world) or the default world answers all.
+    private enum WorldChoice {
+        case unbound(ScenarioWorld?)
+        case bound
     }
 
     private func apply(_ change: RuleAction, to world: ScenarioWorld) {
