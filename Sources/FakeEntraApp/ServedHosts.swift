@@ -24,15 +24,16 @@ package struct ServedHosts: Sendable, Equatable {
     /// their ASCII form), and one that is not is never served (it gets the primary name instead).
     package func serves(host header: String) -> Bool {
         header.withUTF8Bytes { bytes in
-            guard let host = Self.bareHost(bytes) else { return false }
+            guard let range = Self.hostRange(bytes) else { return false }
+            let host = UnsafeBufferPointer(rebasing: bytes[range])
             return names.contains { name in name.withUTF8Bytes { Self.matches(host: host, name: $0) } }
         }
     }
 
-    /// The lower-cased name of a Host value without its port, brackets or trailing dot; nil when empty, not
+    /// Where the name of a Host value is, without its port, brackets or trailing dot; nil when empty, not
     /// ASCII, or not of the form `name`, `name:port`, `[literal]`, `[literal]:port` or a bare IPv6 literal
-    /// (a port is digits; nothing else may follow the name).
-    private static func bareHost(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// (a port is digits; nothing else may follow the name). Read in place: this runs per request.
+    private static func hostRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
         func isPort(_ range: Range<Int>) -> Bool { !range.isEmpty && range.allSatisfy { (0x30...0x39).contains(bytes[$0]) } }
         var start = 0, end = bytes.count
@@ -53,24 +54,23 @@ package struct ServedHosts: Sendable, Equatable {
             }
         }
         if end > start, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
-        guard start < end else { return nil }
-        var host: [UInt8] = []
-        host.reserveCapacity(end - start)
-        for byte in bytes[start..<end] {
-            guard byte < 0x80, !isSpace(byte) else { return nil }
-            host.append(asciiLower(byte))
-        }
-        return host
+        guard start < end, bytes[start..<end].allSatisfy({ $0 < 0x80 && !isSpace($0) }) else { return nil }
+        return start..<end
     }
 
-    /// `name` is bare and lower-cased; `*.x.y` matches exactly one label before `.x.y`.
-    private static func matches(host: [UInt8], name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard name.count >= 2, name[0] == UInt8(ascii: "*"), name[1] == UInt8(ascii: ".") else { return host.elementsEqual(name) }
+    /// `host` is a Host value's name (`hostRange`), in any case; `name` is bare and lower-cased; `*.x.y`
+    /// matches exactly one label before `.x.y`.
+    private static func matches(host: UnsafeBufferPointer<UInt8>, name: UnsafeBufferPointer<UInt8>) -> Bool {
+        func sameLowered(_ host: Slice<UnsafeBufferPointer<UInt8>>, _ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+            host.count == name.count && zip(host, name).allSatisfy { asciiLower($0) == $1 }
+        }
+        guard name.count >= 2, name[0] == UInt8(ascii: "*"), name[1] == UInt8(ascii: ".") else { return sameLowered(host[...], name[...]) }
         let suffix = name[1...]  // ".b2clogin.com"
-        guard host.count > suffix.count, host[(host.count - suffix.count)...].elementsEqual(suffix) else { return false }
+        guard host.count > suffix.count, sameLowered(host[(host.count - suffix.count)...], suffix) else { return false }
         // One DNS label: letters, digits and hyphens (`*.b2clogin.com` itself is no host).
         return host[..<(host.count - suffix.count)].allSatisfy { byte in
-            (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-")
+            let lowered = asciiLower(byte)
+            return (0x61...0x7A).contains(lowered) || (0x30...0x39).contains(lowered) || lowered == UInt8(ascii: "-")
         }
     }
 
@@ -83,10 +83,11 @@ package struct ServedHosts: Sendable, Equatable {
         return context.localPort == defaultPort ? name : "\(name):\(context.localPort)"
     }
 
-    /// Lowercased, brackets and a trailing dot removed, as a Host value is read (`bareHost`). A name
+    /// Lowercased, brackets and a trailing dot removed, as a Host value is read (`hostRange`). A name
     /// that is not ASCII is kept lower-cased: no Host can name it.
     static func bare(_ name: String) -> String {
-        if let host = name.withUTF8Bytes({ bareHost($0) }) { return String(decoding: host, as: UTF8.self) }
+        let host = name.withUTF8Bytes { bytes in hostRange(bytes).map { bytes[$0].map(asciiLower) } }
+        if let host { return String(decoding: host, as: UTF8.self) }
         return name.lowercased()
     }
 }

@@ -11,7 +11,7 @@ import Testing
     static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
 
     @Test(arguments: ["localhost:8443", "127.0.0.1", "[::1]:8443", "LOGIN.microsoftonline.com", "login.microsoftonline.com.:443",
-                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", "\tLocalHost.", "[::1]", "::1", "my-tenant2.b2clogin.com"])
+                      "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", "\tLocalHost.", "[::1]", "::1", "my-tenant2.b2clogin.com", "Fabrikam-2.B2CLogin.COM:443"])
     func servedNamesAreKept(host: String) {
         #expect(Self.hosts.serves(host: host))
         #expect(Self.hosts.effectiveHost(host, context: Self.context) == host)
