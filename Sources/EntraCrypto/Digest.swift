@@ -105,6 +105,12 @@ package enum SecureRandom {
         return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random) } }
     }
 
+    /// A random GUID in lowercase hex (`x-ms-request-id`, correlation ids), formatted from the pool's
+    /// block itself: every request asks for one or two.
+    package static func guid() -> String {
+        pool.withLock { $0.take(16) { (random: UnsafeBufferPointer<UInt8>) in Hex.guid(random) } }
+    }
+
     private static func drawn(count: Int) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: count)
         let ok = output.withUnsafeMutableBytes { RAND_bytes($0.baseAddress, Int32($0.count)) }

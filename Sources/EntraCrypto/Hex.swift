@@ -13,7 +13,10 @@ package enum Hex {
     }
 
     /// The first 16 bytes in GUID form: `8-4-4-4-12` lowercase hex digits.
-    package static func guid(_ bytes: [UInt8]) -> String {
+    package static func guid(_ bytes: [UInt8]) -> String { bytes.withUnsafeBufferPointer { guid($0) } }
+
+    /// `guid` of bytes where they are (the random pool's block, for request and correlation ids).
+    package static func guid(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         precondition(bytes.count >= 16, "a GUID needs 16 bytes")
         // Written straight into the string's storage (a token carries two or three GUIDs).
         return String(unsafeUninitializedCapacity: 36) { text in

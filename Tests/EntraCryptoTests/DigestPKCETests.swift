@@ -65,6 +65,16 @@ import Testing
         #expect(Hex.lowercase(Digest.sha256(Array("abc".utf8)).prefix(8), after: "sha256:") == "sha256:ba7816bf8f01cfea")
     }
 
+    /// A GUID is the first 16 bytes in `8-4-4-4-12` form; a random one comes straight from the pool.
+    @Test func guidsOfBytesAndRandomGUIDs() {
+        let bytes = (0..<17).map { UInt8($0 * 15) }
+        #expect(Hex.guid(bytes) == "000f1e2d-3c4b-5a69-7887-96a5b4c3d2e1")
+        let random = SecureRandom.guid()
+        #expect(random.count == 36 && random != SecureRandom.guid())
+        #expect(random.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12])
+        #expect(random.allSatisfy { $0 == "-" || $0.isHexDigit && !$0.isUppercase })
+    }
+
     /// Strings are compared by their UTF-8 bytes (so two spellings of `é` differ, as secrets should).
     @Test func constantTimeEqualityOfStrings() {
         #expect(ConstantTime.equals("bench-secret", "bench-secret"))

@@ -15,7 +15,7 @@ package struct ExchangeContext: Sendable {
     package let receipt: ReceiptRecorder
 
     package init(connection: RequestContext, route: RequestRoute, directives: ScenarioDirectives = .init(),
-                requestID: String = Hex.guid(SecureRandom.bytes(count: 16)), startedAt: ContinuousClock.Instant = .now,
+                requestID: String = SecureRandom.guid(), startedAt: ContinuousClock.Instant = .now,
                 receipt: ReceiptRecorder = ReceiptRecorder()) {
         self.connection = connection
         self.route = route

@@ -50,7 +50,7 @@ package struct IdentityExchange: Sendable {
 
     /// A random lowercase GUID, as the service uses for trace and correlation ids.
     package static func newGUID() -> String {
-        Hex.guid(SecureRandom.bytes(count: 16))
+        SecureRandom.guid()
     }
 }
 
