@@ -31,6 +31,15 @@ import Testing
         #expect(ServedHosts(names: ["::1"], primary: "::1").effectiveHost(host, context: Self.context) == "[::1]:8443")
     }
 
+    /// Configured names are read as a Host value is: lower-cased, without brackets, port or trailing dot.
+    @Test func configuredNamesInAnyCaseServeTheirHosts() {
+        let hosts = ServedHosts(names: ["Login.Contoso.COM.", "[::1]", "*.B2CLogin.com"], primary: "LocalHost")
+        #expect(hosts.names == ["login.contoso.com", "::1", "*.b2clogin.com"])
+        #expect(hosts.primary == "localhost")
+        for host in ["login.contoso.com", "LOGIN.contoso.com:8443", "[::1]:8443", "Tenant.b2clogin.COM"] { #expect(hosts.serves(host: host), "\(host)") }
+        for host in ["contoso.com", "login.contoso.com.evil", "a.b.b2clogin.com"] { #expect(!hosts.serves(host: host), "\(host)") }
+    }
+
     @Test func theIssuerOfMetadataAndTokensIsAServedName() throws {
         let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()))
         let app = FakeEntraApplication(service: service, servedHosts: Self.hosts)

@@ -8,13 +8,14 @@ import Testing
         let derived = TokenIdentifiers.guid(from: "sp|contoso-tenant|app-client")
         #expect(TokenIdentifiers.servicePrincipalID(clientID: "APP-Client", tenantID: "Contoso-Tenant") == derived)
         #expect(TokenIdentifiers.servicePrincipalID(clientID: "app-client", tenantID: "contoso-tenant") == derived)
-        var seen = Set<String>()
+        // The same app in another tenant is another service principal.
+        #expect(TokenIdentifiers.servicePrincipalID(clientID: "app-client", tenantID: "fabrikam-tenant") == TokenIdentifiers.guid(from: "sp|fabrikam-tenant|app-client"))
+        #expect(TokenIdentifiers.servicePrincipalID(clientID: "app-client", tenantID: "fabrikam-tenant") != derived)
         for index in 0...TokenIdentifiers.servicePrincipalIDLimit {
-            let id = TokenIdentifiers.servicePrincipalID(clientID: "client-\(index)", tenantID: "tenant")
-            #expect(id == TokenIdentifiers.guid(from: "sp|tenant|client-\(index)"))
-            seen.insert(id)
+            for tenant in ["tenant-a", "tenant-b"] {
+                #expect(TokenIdentifiers.servicePrincipalID(clientID: "client-\(index)", tenantID: tenant) == TokenIdentifiers.guid(from: "sp|\(tenant)|client-\(index)"))
+            }
         }
-        #expect(seen.count == TokenIdentifiers.servicePrincipalIDLimit + 1)
         #expect(TokenIdentifiers.servicePrincipalID(clientID: "app-client", tenantID: "contoso-tenant") == derived)
     }
 }

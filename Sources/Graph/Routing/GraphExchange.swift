@@ -1,4 +1,5 @@
 package import EntraHTTP
+import EntraCrypto
 package import Foundation
 package import IdentityPlatform
 
@@ -22,7 +23,7 @@ package struct GraphExchange: Sendable {
     package let receipt: ReceiptRecorder?
 
     package init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0",
-                requestID: String = IdentityExchange.newGUID(), receipt: ReceiptRecorder? = nil) {
+                requestID: String = SecureRandom.guid(), receipt: ReceiptRecorder? = nil) {
         self.receipt = receipt
         self.request = request
         self.context = context

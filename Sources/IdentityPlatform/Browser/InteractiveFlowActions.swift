@@ -174,7 +174,7 @@ extension InteractiveFlow {
         }
         let localPart = String(parts[0])
         let user = DirectoryUser(
-            id: IdentityExchange.newGUID(), tenantID: tenant.id, userPrincipalName: email,
+            id: SecureRandom.guid(), tenantID: tenant.id, userPrincipalName: email,
             displayName: name.isEmpty ? localPart : name, mail: email, password: password
         )
         let created: Bool = service.directory.withLock { directory in

@@ -21,7 +21,7 @@ package struct IdentityExchange: Sendable {
         self.service = service
         self.origin = PublicOrigin(request: request, context: context.connection)
         self.now = service.clock.now()
-        let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? IdentityExchange.newGUID()
+        let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? SecureRandom.guid()
         self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt)
     }
 
@@ -46,11 +46,6 @@ package struct IdentityExchange: Sendable {
 
     package func tenantSelector(directory: Directory) throws(IdentityError) -> TenantSelector {
         try TenantSelector(segment: route.tenantSegment, directory: directory)
-    }
-
-    /// A random lowercase GUID, as the service uses for trace and correlation ids.
-    package static func newGUID() -> String {
-        SecureRandom.guid()
     }
 }
 

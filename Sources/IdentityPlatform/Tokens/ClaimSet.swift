@@ -40,7 +40,7 @@ package struct ClaimSet: Sendable {
     }
 
     package mutating func override(with claims: [String: String]) {
-        guard !claims.isEmpty else { return }   // every token asks, and sorting even no names allocates
+        guard !claims.isEmpty else { return }   // every token asks, nearly always with none
         for name in claims.keys.sorted() { override(name, json: claims[name]!) }
     }
 

@@ -58,6 +58,12 @@ package struct RequestFacts: Sendable, Equatable {
         RequestFacts(request, route: routes.route(request))
     }
 
+    /// A parameter as the facts of `request` name it before a world resolves them (`parameters`): the
+    /// query's, else the form's. For a request answered without its facts.
+    package static func parameter(_ name: String, of request: HTTPRequest) -> String? {
+        request.query[name] ?? request.form[name]
+    }
+
     /// The facts of a routed request without any world: route, parameters, headers, bearer claims.
     package init(_ request: HTTPRequest, route: RequestRoute) {
         // The form as it is when there is no query (the usual POST): no second array of its pairs.

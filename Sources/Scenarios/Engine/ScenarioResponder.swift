@@ -24,40 +24,37 @@ extension ScenarioEngine {
     /// Answers one request that is not for the control API.
     func answer(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
         // The facts are read by bindings, by rules and for an /authorize's binding cookie: the default
-        // world without rules answers every other request without reading them.
-        var boundFacts: RequestFacts?
-        let startedWorld: ScenarioWorld?
-        switch state.withLock({ $0.bindings.isEmpty ? WorldChoice.unbound($0.defaultWorld) : .bound }) {
-        case .unbound(let world):
-            startedWorld = world
-        case .bound:
-            let facts = RequestFacts(request, route: context.route)
-            startedWorld = selectWorld(for: facts, request: request)
-            boundFacts = facts
+        // world without rules answers every other request without them.
+        var facts: RequestFacts?
+        let chosen: ScenarioWorld?
+        if hasBindings {
+            let unresolved = RequestFacts(request, route: context.route)
+            chosen = selectWorld(for: unresolved, request: request)
+            facts = unresolved
+        } else {
+            chosen = state.withLock { $0.defaultWorld }
         }
-        guard let world = startedWorld else { return NotStartedResponder().respond(to: request, context: context) }
+        guard let world = chosen else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
-        let isAuthorize = EndpointKind(context.route) == .authorize
-        var facts = boundFacts
-        if world.hasRules || isAuthorize {
-            var read = facts ?? RequestFacts(request, route: context.route)
+        if world.hasRules || EndpointKind(context.route) == .authorize {
+            var resolved = facts.take() ?? RequestFacts(request, route: context.route)
             // What the state says about the request (who owns a refresh token, the /authorize a page
             // continues), resolved under the lock: a copy of the state taken out of it would make the
             // next write copy every store (copy-on-write), a cost that grows with the number of live
             // refresh tokens.
             let directory = service.currentDirectory
-            service.state.withLock { read.resolve(state: $0, directory: directory) }
-            facts = read
+            service.state.withLock { resolved.resolve(state: $0, directory: directory) }
+            facts = resolved
         }
         let now = service.clock.now()
+        // A world with rules has its facts (read just above).
         var outcome = if world.hasRules, let facts { world.book.withLock { $0.evaluate(facts, now: now, start: world.startedAt) } } else { RuleOutcome() }
         if let scenario = world.scenario?.name, !outcome.firedRules.isEmpty {
             context.receipt.update { $0.rules += outcome.firedRules.map { Receipt.FiredRule(scenario: scenario, index: $0) } }
         }
-        // The facts' parameters are the query's, then the form's (and a continued /authorize's).
-        let flowID = facts.map { $0.parameters[IdentityService.flowFieldName] }
-            ?? request.query[IdentityService.flowFieldName] ?? request.form[IdentityService.flowFieldName]
+        let flowField = IdentityService.flowFieldName
+        let flowID = if let facts { facts.parameters[flowField] } else { RequestFacts.parameter(flowField, of: request) }
         if let flowID, let started = world.flowDirectives.withLock({ $0[flowID] }) {
             outcome.directives = started.merged(with: outcome.directives)
         }
@@ -77,25 +74,14 @@ extension ScenarioEngine {
             worldContext.directives = outcome.directives
             if case .tenantAlias(let alias, _)? = world.target { worldContext.directives.authorityAlias = alias }
             response = world.responder.respond(to: request, context: worldContext)
-            // Only a bound world's tokens and a flow under directives are remembered: the default world
-            // without directives does not copy the receipt.
-            if world.id != "default" || !outcome.directives.isEmpty {
-                let receipt = context.receipt.current
-                rememberTokens(of: receipt, world: world)
-                rememberFlow(of: receipt, directives: outcome.directives, continuing: flowID, world: world)
-            }
+            rememberTokens(of: context.receipt, world: world)
+            rememberFlow(of: context.receipt, directives: outcome.directives, continuing: flowID, world: world)
         }
         if outcome.delayMilliseconds > 0 {
             response.directives.delay = (response.directives.delay ?? .zero) + .milliseconds(outcome.delayMilliseconds)
         }
         if let facts { setAffinityCookie(&response, request: request, facts: facts, world: world, context: context.connection) }
         return response
-    }
-
-    /// Whether any binding is active (the facts decide the world) or the default world answers all.
-    private enum WorldChoice {
-        case unbound(ScenarioWorld?)
-        case bound
     }
 
     private func apply(_ change: RuleAction, to world: ScenarioWorld) {
@@ -156,10 +142,11 @@ extension ScenarioEngine {
     static func tokenKey(_ token: String) -> String { Receipt.handleID(token) }
 
     /// Remembers which world minted the access tokens the receipt names (by their `handleID`).
-    private func rememberTokens(of receipt: Receipt, world: ScenarioWorld) {
-        // Only bound worlds' tokens are remembered: the default world's answers build no list.
+    private func rememberTokens(of recorder: ReceiptRecorder, world: ScenarioWorld) {
+        // Only bound worlds' tokens are remembered: the default world's answers build no list (nor copy
+        // the receipt).
         guard world.id != "default" else { return }
-        let keys = receipt.tokens.filter { $0.kind == .access }.map(\.id)
+        let keys = recorder.current.tokens.filter { $0.kind == .access }.map(\.id)
         guard !keys.isEmpty else { return }
         state.withLock { s in
             for key in keys where s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
@@ -173,8 +160,8 @@ extension ScenarioEngine {
 
     /// A rule that fired on /authorize (say `requireConsent`) must still hold on the pages of that sign-in,
     /// which come later and carry only the flow id: remember its directives under the id the page hands out.
-    private func rememberFlow(of receipt: Receipt, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
-        guard !directives.isEmpty, let id = receipt.flow?.id else { return }
+    private func rememberFlow(of recorder: ReceiptRecorder, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
+        guard !directives.isEmpty, let id = recorder.current.flow?.id else { return }
         let live = world.service.state.withLock { Set($0.pendingAuthorizations.keys) }
         world.flowDirectives.withLock { flows in
             flows[id] = directives
