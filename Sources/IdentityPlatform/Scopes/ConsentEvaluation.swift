@@ -65,9 +65,12 @@ extension Directory {
     /// the app is configured with on that resource, or every role of the resource when none are.
     package func applicationPermissions(for request: ScopeRequest, client: Application) -> [String] {
         guard let resource = request.resource else { return [] }
-        let configured = client.requiredResourceAccess.filter { resource.isNamed($0.resource) }.flatMap(\.roles)
-        if configured.isEmpty { return resource.applicationPermissions }
-        return configured.map { resource.applicationPermission(named: $0) ?? $0 }
+        // One array built (every app-only token asks): not a filter, a flattening and a mapping.
+        var configured: [String] = []
+        for access in client.requiredResourceAccess where resource.isNamed(access.resource) {
+            for role in access.roles { configured.append(resource.applicationPermission(named: role) ?? role) }
+        }
+        return configured.isEmpty ? resource.applicationPermissions : configured
     }
 }
 

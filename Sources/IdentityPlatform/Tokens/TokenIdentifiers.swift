@@ -26,20 +26,26 @@ package enum TokenIdentifiers {
 
     /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens).
     package static func servicePrincipalID(clientID: String, tenantID: String) -> String {
-        let seed = "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)"
-        if let known = servicePrincipalIDs.withLock({ $0[seed] }) { return known }
-        let id = guid(from: seed)
+        let pair = AppInTenant(clientID: clientID, tenantID: tenantID)
+        if let known = servicePrincipalIDs.withLock({ $0[pair] }) { return known }
+        let id = guid(from: "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)")
         servicePrincipalIDs.withLock { known in
             if known.count >= servicePrincipalIDLimit { known.removeAll(keepingCapacity: true) }
-            known[seed] = id
+            known[pair] = id
         }
         return id
     }
 
-    /// Service principal ids already derived, by seed: every app-only token names one, and deriving it
-    /// hashes the seed. Bounded: a server that has seen this many pairs of app and tenant starts over.
-    private static let servicePrincipalIDs = Mutex<[String: String]>([:])
+    /// Service principal ids already derived, by app and tenant as spelled (two spellings of one pair
+    /// hold the same id): every app-only token names one, and deriving it hashes a seed built for it.
+    /// Bounded: a server that has seen this many pairs starts over.
+    private static let servicePrincipalIDs = Mutex<[AppInTenant: String]>([:])
     static let servicePrincipalIDLimit = 4096
+
+    private struct AppInTenant: Hashable {
+        let clientID: String
+        let tenantID: String
+    }
 
     /// A stable session id when the grant carries none (`sid`).
     package static func sessionID(userID: String, authTime: Date) -> String {
