@@ -60,6 +60,23 @@ package enum Base64URL {
     /// The encoding of `input`, written straight into the string's storage (one allocation, no array).
     package static func encode(_ input: UnsafeBufferPointer<UInt8>) -> String { encode(input, alphabet: alphabet) }
 
+    /// `prefix`, the encoding of `input`, then `suffix`, in one string's storage (a token's `rh` claim
+    /// is `0.A…` and a dot around random bytes).
+    package static func encode(_ input: UnsafeBufferPointer<UInt8>, prefix: StaticString, suffix: StaticString) -> String {
+        // `withUTF8Buffer`: a one-character literal may be held as a scalar, with no bytes to point at.
+        prefix.withUTF8Buffer { prefix in
+            suffix.withUTF8Buffer { suffix in
+                let length = encodedLength(input.count)
+                return String(unsafeUninitializedCapacity: prefix.count + length + suffix.count) { buffer in
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[..<prefix.count]).initialize(from: prefix)
+                    write(input, alphabet: alphabet, into: buffer, at: prefix.count)
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[(prefix.count + length)...]).initialize(from: suffix)
+                    return buffer.count
+                }
+            }
+        }
+    }
+
     private static func encode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8]) -> String {
         let length = encodedLength(input.count)
         return String(unsafeUninitializedCapacity: length) { buffer in

@@ -105,6 +105,12 @@ package enum SecureRandom {
         return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random) } }
     }
 
+    /// `prefix`, a URL-safe random string of `byteCount` bytes, then `suffix`, as one string.
+    package static func base64URLString(byteCount: Int, prefix: StaticString, suffix: StaticString) -> String {
+        precondition(byteCount > 0 && byteCount <= RandomPool.largestServed, "1 to \(RandomPool.largestServed) bytes")
+        return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random, prefix: prefix, suffix: suffix) } }
+    }
+
     /// A random GUID in lowercase hex (`x-ms-request-id`, correlation ids), formatted from the pool's
     /// block itself: every request asks for one or two.
     package static func guid() -> String {

@@ -16,6 +16,20 @@ import Testing
         #expect(Base64URL.encodeStandard([0xFB, 0xFF, 0xBF, 0x00]) == "+/+/AA==")
     }
 
+    /// Between a prefix and a suffix, in one string: a token's `rh` claim is `0.A`, random bytes, a dot.
+    @Test func encodesBetweenAPrefixAndASuffix() {
+        for plain in ["", "f", "fo", "foo", "foobar"] {
+            let bytes = Array(plain.utf8)
+            let expected = "0.A" + Base64URL.encode(bytes) + "."
+            #expect(bytes.withUnsafeBufferPointer { Base64URL.encode($0, prefix: "0.A", suffix: ".") } == expected)
+            #expect(bytes.withUnsafeBufferPointer { Base64URL.encode($0, prefix: "", suffix: "") } == Base64URL.encode(bytes))
+        }
+        let hint = SecureRandom.base64URLString(byteCount: 48, prefix: "0.A", suffix: ".")
+        #expect(hint.hasPrefix("0.A") && hint.hasSuffix("."))
+        #expect(hint.count == 3 + 64 + 1)
+        #expect(Base64URL.decode(String(hint.dropFirst(3).dropLast()))?.count == 48)
+    }
+
     @Test func acceptsPaddingWhenPresent() {
         #expect(Base64URL.decode("Zg==") == Array("f".utf8))
         #expect(Base64URL.decode("Zm8=") == Array("fo".utf8))

@@ -73,10 +73,12 @@ package struct ScopeRequest: Sendable, Equatable {
         // Far beyond any real request; keeps a hostile parameter from costing more than a glance.
         guard raw.count <= maximumScopeCount else { throw .invalidScope(String(raw.prefix(3).joined(separator: " ")) + " …") }
         var request = ScopeRequest()
+        // One scope (every client-credentials request) has no repeats to find: no set is filled.
+        let mayRepeat = raw.count > 1
         var seen = Set<String>()
         var seenPermissions = Set<String>()
         var named: (resource: Resource, name: String?)?
-        for scope in raw where !scope.isEmpty && seen.insert(scope.fastLowercased).inserted {
+        for scope in raw where !scope.isEmpty && (!mayRepeat || seen.insert(scope.fastLowercased).inserted) {
             request.scopes.append(scope)
             if let reservedScope = ReservedScope(scope: scope) {
                 if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
@@ -103,7 +105,7 @@ package struct ScopeRequest: Sendable, Equatable {
                 if !request.reserved.contains(reservedScope) { request.reserved.append(reservedScope) }
             } else {
                 let canonical = try canonicalPermission(permission, of: resource, scope: scope, options: options)
-                if seenPermissions.insert(canonical.fastLowercased).inserted { request.permissions.append(canonical) }
+                if !mayRepeat || seenPermissions.insert(canonical.fastLowercased).inserted { request.permissions.append(canonical) }
             }
         }
         if let named {

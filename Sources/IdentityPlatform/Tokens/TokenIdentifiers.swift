@@ -66,7 +66,7 @@ package enum TokenIdentifiers {
 
     /// `aio` and `rh`: opaque internal values on real tokens; random here.
     package static func opaqueInternal() -> String { SecureRandom.base64URLString(byteCount: 48) }
-    package static func resourceHint() -> String { "0.A" + SecureRandom.base64URLString(byteCount: 48) + "." }
+    package static func resourceHint() -> String { SecureRandom.base64URLString(byteCount: 48, prefix: "0.A", suffix: ".") }
 
     /// Refresh tokens are opaque, as Entra's are.
     package static func refreshToken() -> String { "1.A" + SecureRandom.base64URLString(byteCount: 96) }

@@ -84,7 +84,7 @@ package struct TokenIssuer: Sendable {
             body.set("not_before", String(Int(saturating: now.timeIntervalSince1970)))
             body.set("resource", issue.scopeRequest.resourceName)
         } else {
-            body.set("scope", scopes.joined(separator: " "))
+            body.set("scope", scopes.count == 1 ? scopes[0] : scopes.joined(separator: " "))   // one scope: no new string
             body.set("expires_in", expiresIn)
             body.set("ext_expires_in", extExpiresIn)
             // Entra advises refreshing half-way through long-lived tokens only.
