@@ -66,12 +66,12 @@ package enum Base64URL {
         // `withUTF8Buffer`: a one-character literal may be held as a scalar, with no bytes to point at.
         prefix.withUTF8Buffer { prefix in
             suffix.withUTF8Buffer { suffix in
-                let length = encodedLength(input.count)
-                return String(unsafeUninitializedCapacity: prefix.count + length + suffix.count) { buffer in
+                let length = encodedLength(input.count), total = prefix.count + length + suffix.count
+                return String(unsafeUninitializedCapacity: total) { buffer in
                     _ = UnsafeMutableBufferPointer(rebasing: buffer[..<prefix.count]).initialize(from: prefix)
                     write(input, alphabet: alphabet, into: buffer, at: prefix.count)
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[(prefix.count + length)...]).initialize(from: suffix)
-                    return buffer.count
+                    _ = UnsafeMutableBufferPointer(rebasing: buffer[(prefix.count + length)..<total]).initialize(from: suffix)
+                    return total
                 }
             }
         }

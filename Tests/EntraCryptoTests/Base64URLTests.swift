@@ -18,7 +18,8 @@ import Testing
 
     /// Between a prefix and a suffix, in one string: a token's `rh` claim is `0.A`, random bytes, a dot.
     @Test func encodesBetweenAPrefixAndASuffix() {
-        for plain in ["", "f", "fo", "foo", "foobar"] {
+        // Short results stay in the string value itself; from 16 bytes on they are allocated.
+        for plain in ["", "f", "fo", "foo", "foobar", "a token's random part", String(repeating: "0123456789", count: 7)] {
             let bytes = Array(plain.utf8)
             let expected = "0.A" + Base64URL.encode(bytes) + "."
             #expect(bytes.withUnsafeBufferPointer { Base64URL.encode($0, prefix: "0.A", suffix: ".") } == expected)

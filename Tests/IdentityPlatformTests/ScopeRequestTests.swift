@@ -21,6 +21,18 @@ import Testing
         #expect(request.responseScopes(granted: request.permissions) == ["User.Read", "Mail.Read"])
     }
 
+    /// A scope or permission asked twice, in any case or spelling, is kept once; one scope alone needs no
+    /// search for repeats.
+    @Test func repeatedScopesAndPermissionsAreKeptOnce() throws {
+        let repeated = try ScopeRequest.parse("User.Read user.read https://graph.microsoft.com/User.Read openid OpenID", directory: directory)
+        #expect(repeated.scopes == ["User.Read", "https://graph.microsoft.com/User.Read", "openid"])
+        #expect(repeated.permissions == ["User.Read"])
+        #expect(repeated.reserved == [.openid])
+        let single = try ScopeRequest.parse("https://graph.microsoft.com/.default", directory: directory)
+        #expect(single.scopes == ["https://graph.microsoft.com/.default"] && single.isDefault && single.permissions.isEmpty)
+        #expect(try ScopeRequest.parse("user.read", directory: directory).permissions == ["User.Read"])
+    }
+
     @Test func apiScopesByIdentifierURIAndByAppID() throws {
         let byURI = try ScopeRequest.parse("api://\(TokenFixtures.apiAppID)/access_as_user", directory: directory)
         #expect(byURI.resource?.appID == TokenFixtures.apiAppID)
