@@ -61,27 +61,23 @@ package enum Base64URL {
     package static func encode(_ input: UnsafeBufferPointer<UInt8>) -> String { encode(input, alphabet: alphabet) }
 
     /// `prefix`, the encoding of `input`, then `suffix`, in one string's storage (a token's `rh` claim
-    /// is `0.A…` and a dot around random bytes).
+    /// is `0.A…` and a dot around random bytes, a refresh token `1.A…`).
     package static func encode(_ input: UnsafeBufferPointer<UInt8>, prefix: StaticString, suffix: StaticString) -> String {
         // `withUTF8Buffer`: a one-character literal may be held as a scalar, with no bytes to point at.
         prefix.withUTF8Buffer { prefix in
-            suffix.withUTF8Buffer { suffix in
-                let length = encodedLength(input.count), total = prefix.count + length + suffix.count
-                return String(unsafeUninitializedCapacity: total) { buffer in
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[..<prefix.count]).initialize(from: prefix)
-                    write(input, alphabet: alphabet, into: buffer, at: prefix.count)
-                    _ = UnsafeMutableBufferPointer(rebasing: buffer[(prefix.count + length)..<total]).initialize(from: suffix)
-                    return total
-                }
-            }
+            suffix.withUTF8Buffer { suffix in encode(input, alphabet: alphabet, prefix: prefix, suffix: suffix) }
         }
     }
 
-    private static func encode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8]) -> String {
-        let length = encodedLength(input.count)
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            write(input, alphabet: alphabet, into: buffer, at: 0)
-            return length
+    private static func encode(_ input: UnsafeBufferPointer<UInt8>, alphabet: [UInt8],
+                               prefix: UnsafeBufferPointer<UInt8> = .init(start: nil, count: 0),
+                               suffix: UnsafeBufferPointer<UInt8> = .init(start: nil, count: 0)) -> String {
+        let length = encodedLength(input.count), total = prefix.count + length + suffix.count
+        return String(unsafeUninitializedCapacity: total) { buffer in
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[..<prefix.count]).initialize(from: prefix)
+            write(input, alphabet: alphabet, into: buffer, at: prefix.count)
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[(prefix.count + length)..<total]).initialize(from: suffix)
+            return total
         }
     }
 

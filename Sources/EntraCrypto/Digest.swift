@@ -97,17 +97,14 @@ package enum SecureRandom {
         return pool.withLock { $0.take(count) }
     }
 
-    /// A URL-safe random string (authorization codes, refresh tokens, nonces).
-    package static func base64URLString(byteCount: Int) -> String {
+    /// A URL-safe random string of `byteCount` bytes (authorization codes, nonces), after `prefix` and
+    /// before `suffix` in the same string (a refresh token's `1.A`, a token's `rh`).
+    package static func base64URLString(byteCount: Int, prefix: StaticString = "", suffix: StaticString = "") -> String {
         precondition(byteCount >= 0, "negative byte count")
-        guard byteCount > 0, byteCount <= RandomPool.largestServed else { return Base64URL.encode(bytes(count: byteCount)) }
+        guard byteCount > 0, byteCount <= RandomPool.largestServed else {
+            return bytes(count: byteCount).withUnsafeBufferPointer { Base64URL.encode($0, prefix: prefix, suffix: suffix) }
+        }
         // Encoded from the pool's block itself: a token asks for three of these.
-        return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random) } }
-    }
-
-    /// `prefix`, a URL-safe random string of `byteCount` bytes, then `suffix`, as one string.
-    package static func base64URLString(byteCount: Int, prefix: StaticString, suffix: StaticString) -> String {
-        precondition(byteCount > 0 && byteCount <= RandomPool.largestServed, "1 to \(RandomPool.largestServed) bytes")
         return pool.withLock { $0.take(byteCount) { (random: UnsafeBufferPointer<UInt8>) in Base64URL.encode(random, prefix: prefix, suffix: suffix) } }
     }
 

@@ -29,6 +29,10 @@ import Testing
         #expect(hint.hasPrefix("0.A") && hint.hasSuffix("."))
         #expect(hint.count == 3 + 64 + 1)
         #expect(Base64URL.decode(String(hint.dropFirst(3).dropLast()))?.count == 48)
+        // More than the random pool serves at once is drawn apart, prefix and all.
+        let long = SecureRandom.base64URLString(byteCount: 300, prefix: "1.A")
+        #expect(long.hasPrefix("1.A") && Base64URL.decode(String(long.dropFirst(3)))?.count == 300)
+        #expect(SecureRandom.base64URLString(byteCount: 0, prefix: "p", suffix: "s") == "ps")
     }
 
     @Test func acceptsPaddingWhenPresent() {

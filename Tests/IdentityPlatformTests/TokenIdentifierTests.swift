@@ -1,3 +1,4 @@
+import EntraCrypto
 import Testing
 @testable import IdentityPlatform
 
@@ -17,5 +18,15 @@ import Testing
             }
         }
         #expect(TokenIdentifiers.servicePrincipalID(clientID: "app-client", tenantID: "contoso-tenant") == derived)
+    }
+
+    /// Refresh tokens and `rh` claims keep Entra's shapes: `1.A` or `0.A…` and a dot, around random bytes.
+    @Test func opaqueValuesKeepTheirShapes() {
+        let refresh = TokenIdentifiers.refreshToken()
+        #expect(refresh.hasPrefix("1.A") && refresh.count == 3 + 128)
+        #expect(Base64URL.decode(String(refresh.dropFirst(3)))?.count == 96)
+        #expect(refresh != TokenIdentifiers.refreshToken())
+        let hint = TokenIdentifiers.resourceHint()
+        #expect(hint.hasPrefix("0.A") && hint.hasSuffix(".") && hint.count == 3 + 64 + 1)
     }
 }

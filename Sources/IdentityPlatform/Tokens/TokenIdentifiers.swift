@@ -69,7 +69,7 @@ package enum TokenIdentifiers {
     package static func resourceHint() -> String { SecureRandom.base64URLString(byteCount: 48, prefix: "0.A", suffix: ".") }
 
     /// Refresh tokens are opaque, as Entra's are.
-    package static func refreshToken() -> String { "1.A" + SecureRandom.base64URLString(byteCount: 96) }
+    package static func refreshToken() -> String { SecureRandom.base64URLString(byteCount: 96, prefix: "1.A") }
 
     /// `client_info`: base64url of `{"uid":oid,"utid":tid}` (MSAL's home account id is `uid.utid`).
     package static func clientInfo(objectID: String, tenantID: String) -> String {
