@@ -45,7 +45,12 @@ let package = Package(
         // HTTP/1.1 as pure values: codec, headers, forms, cookies. No sockets.
         .target(name: "EntraHTTP", swiftSettings: swiftSettings),
         // Sockets, epoll/kqueue loops, TLS, server lifecycle.
-        .target(name: "EntraServer", dependencies: ["EntraHTTP", "COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        .target(name: "EntraServer", dependencies: [
+            "EntraHTTP", "COpenSSL", "COpenSSLShims",
+            .byName(name: "CKqueueEmulation", condition: .when(platforms: [.linux])),
+        ], swiftSettings: swiftSettings),
+        // Darwin's kqueue(2) over epoll, so Linux CI compiles and runs the Mac's event backend.
+        .target(name: "CKqueueEmulation"),
 
         // JSON with source positions and a JSON Schema validator for config and scenario files.
         .target(name: "LocatedJSON", swiftSettings: swiftSettings),
@@ -97,7 +102,9 @@ let package = Package(
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP"], swiftSettings: swiftSettings),
+        // Sockets, processes and the OpenSSL 3 CLI for the tests, the same on Linux and macOS.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
@@ -109,6 +116,6 @@ let package = Package(
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
-        .testTarget(name: "LiveTests", dependencies: ["fakeentra"], swiftSettings: swiftSettings),
+        .testTarget(name: "LiveTests", dependencies: ["fakeentra", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

@@ -20,7 +20,7 @@ enum SecureFile {
     /// key is never readable by others, not even for an instant.
     static func write(_ contents: String, to path: String, mode: mode_t) throws {
         let temporary = "\(path).tmp-\(getpid())-\(SecureRandom.base64URLString(byteCount: 6))"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, mode)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw error("cannot create \(temporary)") }
         var ok = fchmod(descriptor, mode) == 0   // the umask may have removed bits we asked for
         let bytes = Array(contents.utf8)

@@ -274,6 +274,7 @@ final class EventLoop: @unchecked Sendable {
         forceCloseAt = now.saturatingAdding(server.configuration.shutdownGracePeriod.nanoseconds)
         for fd in listeners.keys { queue.remove(fd) }
         listeners.removeAll()
+        server.loopReleasedListeners()
         for connection in Array(connections.values) { connection.shutdownRequested() }
     }
 

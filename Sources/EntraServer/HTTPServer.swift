@@ -68,6 +68,8 @@ final class ServerCore: Sendable {
         var bound: [BoundAddress] = []
         var listenerFDs: [Int32] = []
         var loopsRunning = 0
+        /// Loops still watching the listeners; the last one to let go closes them.
+        var loopsWatchingListeners = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -118,6 +120,7 @@ final class ServerCore: Sendable {
                 $0.bound = bound
                 $0.listenerFDs = listenerInfos.map(\.fd)
                 $0.loopsRunning = created.count
+                $0.loopsWatchingListeners = created.count
             }
             workers.start()
             for loop in created {
@@ -164,9 +167,25 @@ final class ServerCore: Sendable {
             finishIfNeverStarted()
             return
         }
-        // Refuse new connections at once; the descriptors are closed after the loops let go of them.
+        // Refuse new connections at once where the kernel can (shutdown(2) of a listener is ENOTCONN on
+        // Darwin, which goes on accepting into the backlog until the descriptor is closed); the
+        // descriptors are closed once every loop has let go of them, so no loop accepts on a number
+        // that was closed and reused.
+        #if os(Linux)
         for fd in fds { Socket.shutdown(fd, .both) }
+        #endif
         for loop in activeLoops { loop.send(.shutdown) }
+    }
+
+    /// A loop has stopped watching the listeners: the last one closes them, so new connections are
+    /// refused while in-flight requests finish.
+    func loopReleasedListeners() {
+        state.withLock { state in
+            state.loopsWatchingListeners -= 1
+            guard state.loopsWatchingListeners == 0 else { return }
+            for fd in state.listenerFDs { close(fd) }
+            state.listenerFDs = []
+        }
     }
 
     func nextLoop() -> EventLoop {

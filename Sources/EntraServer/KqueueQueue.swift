@@ -1,8 +1,14 @@
+#if canImport(Darwin) || os(Linux)
 #if canImport(Darwin)
 import Darwin
+#else
+import Glibc
+import CKqueueEmulation
+#endif
 
-/// kqueue(2) for Darwin, written from the man page and not compiled on this project's Linux machines
-/// (the macOS workflow builds it). One read and one write filter per descriptor, both added at once and
+/// kqueue(2), written from Darwin's man page. On Linux it compiles and runs over CKqueueEmulation (the
+/// same declarations over epoll), which is how CI exercises the Mac's backend: `--event-backend kqueue`.
+/// One read and one write filter per descriptor, both added at once and
 /// then enabled or disabled, which keeps them level-triggered like epoll. EV_EOF on the read filter is
 /// only a half close (the peer may still read our answer), so it is reported as readable: the
 /// connection's next read returns 0 and it decides. Closing a descriptor removes its filters.
@@ -16,7 +22,8 @@ import Darwin
 /// them only fails for a descriptor already closed, which has lost its filters anyway.
 final class KqueueQueue: EventQueue {
     private let queueFD: Int32
-    private var events = [kevent](repeating: kevent(), count: 256)
+    // `kevent()` would name the function, not the struct: Swift imports both under one name.
+    private var events: [kevent] = Array(repeating: KqueueQueue.change(0, 0, 0), count: 256)
     private var readyCount = 0
 
     init() throws(SocketError) {

@@ -69,7 +69,11 @@ enum Socket {
         let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         return socket(family, Int32(SOCK_STREAM.rawValue) | flags, 0)
         #else
-        return socket(family, SOCK_STREAM, 0)
+        // Darwin has no SOCK_CLOEXEC: set right after, before any child can be spawned from this thread's
+        // point of view (adapters and `serve --background` spawn with posix_spawn, which honours it).
+        let fd = socket(family, SOCK_STREAM, 0)
+        if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return fd
         #endif
     }
 

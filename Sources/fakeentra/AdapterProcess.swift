@@ -33,22 +33,12 @@ final class AdapterProcess {
         _ = fcntl(toChild[1], F_SETFD, FD_CLOEXEC)
         _ = fcntl(fromChild[0], F_SETFD, FD_CLOEXEC)
 
-        #if canImport(Glibc)
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        #else
-        var actions: posix_spawn_file_actions_t?
-        var attributes: posix_spawnattr_t?
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errFD, 2)
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
+        let options = SpawnOptions()
+        posix_spawn_file_actions_adddup2(&options.actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&options.actions, fromChild[1], 1)
+        posix_spawn_file_actions_adddup2(&options.actions, errFD, 2)
+        posix_spawnattr_setflags(&options.attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&options.attributes, 0)
 
         // The adapter inherits the suite's working directory.
         let arguments = ["/bin/sh", "-c", command]
@@ -60,7 +50,7 @@ final class AdapterProcess {
             cEnvironment.forEach { free($0) }
         }
         var child: pid_t = 0
-        let status = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArguments, &cEnvironment)
+        let status = posix_spawn(&child, "/bin/sh", &options.actions, &options.attributes, &cArguments, &cEnvironment)
         guard status == 0 else {
             close(toChild[1])
             close(fromChild[0])

@@ -13,24 +13,22 @@ enum BackgroundProcess {
 
     static func detach(arguments: [String], output: String?) throws {
         guard let executable = Bundle.main.executablePath else { throw ValidationError("cannot find the fakeentra executable to start in the background") }
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
+        let options = SpawnOptions()
         // The caller's stdout may be a pipe someone reads to its end (a test runner, the conformance
         // suite): the child must not keep it open. Its output goes to --log, or nowhere.
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawnattr_setflags(&attributes, newSessionFlag)
+        posix_spawn_file_actions_addopen(&options.actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&options.actions, 1, output ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&options.actions, 1, 2)
+        posix_spawnattr_setflags(&options.attributes, newSessionFlag)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        // Darwin's headers do not declare `environ`; the environment is passed as this process sees it.
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            environment.forEach { free($0) }
+        }
         var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&pid, executable, &options.actions, &options.attributes, argv, environment)
         guard status == 0 else { throw ValidationError("cannot start the background sign-in: \(String(cString: strerror(status)))") }
     }
 }

@@ -33,7 +33,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("body-timeout"), help: "Seconds a client has to send a whole request body once its headers arrived.") var bodyTimeout: Double = 60
     @Option(name: .customLong("max-body"), help: "Largest request body in bytes.") var maxBody: Int = 1 << 20
     @Flag(name: .customLong("quiet"), help: "No access log on stderr.") var quiet = false
-    @Option(name: .customLong("event-backend"), help: ArgumentHelp("Kernel readiness API: epoll (Linux), kqueue (macOS) or poll (both); default: FAKEENTRA_EVENT_BACKEND, else the system's own.", valueName: "backend"))
+    @Option(name: .customLong("event-backend"), help: ArgumentHelp("Kernel readiness API: epoll (Linux), kqueue (macOS; emulated over epoll on Linux, for testing) or poll (both); default: FAKEENTRA_EVENT_BACKEND, else the system's own.", valueName: "backend"))
     var eventBackendName: String?
 
     /// The option, else the environment (how the live tests run a second time over poll), else native.

@@ -3,8 +3,11 @@ import EntraServer
 import Foundation
 import Synchronization
 import Testing
-#if os(Linux)
+import TestSupport
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A responder whose routes exercise every transport directive.
@@ -156,28 +159,14 @@ final class RawClient: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: Int, host: String = "127.0.0.1") throws {
-        // `self.fd` is set only once connected: a throw after every property is set runs `deinit`, which
-        // would close the number a second time, when another test's socket may already hold it.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClientError.failed("socket errno \(errno)") }
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        do {
+            fd = try PortableSocket.connect(host: host, port: port)
+        } catch {
+            throw ClientError.failed("\(error)")
         }
-        guard result == 0 else {
-            let code = errno
-            close(fd)
-            throw ClientError.failed("connect errno \(code)")
-        }
-        self.fd = fd
     }
 
-    deinit { close(fd) }
+    deinit { PortableSocket.close(fd) }
 
     enum ClientError: Error { case failed(String) }
 
@@ -186,7 +175,7 @@ final class RawClient: @unchecked Sendable {
     func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { PortableSocket.send(fd, $0) }
             guard sent > 0 else { throw ClientError.failed("send errno \(errno)") }
             offset += sent
         }
@@ -276,7 +265,7 @@ enum TestCertificate {
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         if !FileManager.default.fileExists(atPath: key) {
-            _ = try? run("/usr/bin/openssl", [
+            _ = try? run(OpenSSLTool.path, [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", certificate,
             ])

@@ -2,12 +2,13 @@ import EntraHTTP
 import EntraServer
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct TLSServerTests {
     let tls = TestCertificate.configuration
 
     func sClient(port: Int, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"] + extra,
+        try run(OpenSSLTool.path, ["s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost"] + extra,
                 input: "GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
     }
 
@@ -127,11 +128,11 @@ import Testing
     func serverKeysOfEachLayoutServe(name: String, request: [String], conversion: [String]) async throws {
         try await withKeyDirectory(name) { directory in
             let certificate = directory + "/cert.pem", key = directory + "/key.pem"
-            let made = try run("/usr/bin/openssl", request + ["-nodes", "-days", "2", "-subj", "/CN=localhost",
+            let made = try run(OpenSSLTool.path, request + ["-nodes", "-days", "2", "-subj", "/CN=localhost",
                                "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate])
             try #require(made.status == 0, "\(made.stderr)")
             if !conversion.isEmpty {
-                let converted = try run("/usr/bin/openssl", conversion + ["-in", key, "-out", key + ".converted"])
+                let converted = try run(OpenSSLTool.path, conversion + ["-in", key, "-out", key + ".converted"])
                 try #require(converted.status == 0, "\(converted.stderr)")
                 try FileManager.default.removeItem(atPath: key)
                 try FileManager.default.moveItem(atPath: key + ".converted", toPath: key)
@@ -152,7 +153,7 @@ import Testing
     func encryptedServerKeyFailsAtInit(encryption: [String]) async throws {
         try await withKeyDirectory("encrypted-\(encryption[0])") { directory in
             let key = directory + "/key.pem"
-            let made = try run("/usr/bin/openssl", encryption + ["-in", tls.privateKeyPath, "-passout", "pass:secret", "-out", key])
+            let made = try run(OpenSSLTool.path, encryption + ["-in", tls.privateKeyPath, "-passout", "pass:secret", "-out", key])
             try #require(made.status == 0, "\(made.stderr)")
             let encrypted = TLSConfiguration(certificateChainPath: tls.certificateChainPath, privateKeyPath: key)
             let error = #expect(throws: TLSError.self) {

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import TestSupport
 
 private func contents(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
 
 private func openssl(_ arguments: [String]) async throws -> ChildProcess.Snapshot {
-    try await run("/usr/bin/openssl", arguments)
+    try await run(OpenSSLTool.path, arguments)
 }
 
 /// curl to `https://<name>:<port>/_fakeentra/health`, with `name` resolved to 127.0.0.1 when it is not local.

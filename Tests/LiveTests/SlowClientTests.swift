@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 
 /// Sends a header line every `interval` on its own thread until stopped or the server closes.
 /// The pauses shape the client's behaviour; no assertion depends on their length.
@@ -45,7 +46,7 @@ struct SlowClientTests {
     @Test func aTLSClientTricklingHeadersIsClosed() async throws {
         let server = try await LiveServer.start(["--header-timeout", "1"])
         defer { server.stop() }
-        let client = try ChildProcess("/usr/bin/openssl", ["s_client", "-quiet", "-connect", "127.0.0.1:\(server.port)", "-CAfile", server.caPath],
+        let client = try ChildProcess(OpenSSLTool.path, ["s_client", "-quiet", "-connect", "127.0.0.1:\(server.port)", "-CAfile", server.caPath],
                                       keepStdinOpen: true)
         defer { client.kill() }
         try client.write("GET /_fakeentra/health HTTP/1.1\r\nHost: localhost\r\n")

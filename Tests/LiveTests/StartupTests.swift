@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Start-up: base URL, ready file, health")
 struct StartupTests {

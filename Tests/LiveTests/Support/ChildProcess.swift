@@ -1,6 +1,9 @@
 import Foundation
-#if os(Linux)
+import TestSupport
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import Synchronization
 
@@ -86,7 +89,7 @@ final class ChildProcess: Sendable {
     func write(_ text: String) throws { try stdinHandle?.write(contentsOf: Data(text.utf8)) }
     func closeStdin() { try? stdinHandle?.close() }
 
-    func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { PortableSocket.signal(process.processIdentifier, number) }
 
     /// Kills the child if it still runs (SIGKILL: cleanup must not depend on the child cooperating).
     func kill() {

@@ -1,6 +1,9 @@
 import Foundation
-#if os(Linux)
+import TestSupport
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// curl against the server, trusting only its CA. `arguments` go before the URLs; paths are
@@ -14,7 +17,7 @@ func curl(_ server: LiveServer, _ paths: [String], _ arguments: [String] = [], t
 /// connection until the server closes it (implicit `-ign_eof`).
 @discardableResult
 func sClient(_ server: LiveServer, _ arguments: [String], input: String = "", timeout: Duration = .seconds(20)) async throws -> ChildProcess.Snapshot {
-    try await run("/usr/bin/openssl", ["s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost", "-CAfile", server.caPath] + arguments,
+    try await run(OpenSSLTool.path, ["s_client", "-connect", "127.0.0.1:\(server.port)", "-servername", "localhost", "-CAfile", server.caPath] + arguments,
                   stdin: Data(input.utf8), timeout: timeout)
 }
 
@@ -51,34 +54,20 @@ final class TCPConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int, receiveTimeoutSeconds: Int = 20) throws {
-        // `self.fd` is set only once connected: a throw after every property is set runs `deinit`, which
-        // would close the number a second time, when another test's socket may already hold it.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw LiveTestFailure("socket() failed: errno \(errno)") }
-        var timeout = timeval(tv_sec: receiveTimeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        do {
+            fd = try PortableSocket.connect(port: port, receiveTimeoutSeconds: receiveTimeoutSeconds)
+        } catch {
+            throw LiveTestFailure("\(error)")
         }
-        guard connected == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw LiveTestFailure("connect to 127.0.0.1:\(port) failed: \(String(cString: strerror(code)))")
-        }
-        self.fd = fd
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { PortableSocket.close(fd) }
 
     /// False once the peer reset or closed the connection for writing.
     @discardableResult
     func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+        return bytes.withUnsafeBytes { PortableSocket.send(fd, $0) } == bytes.count
     }
 
     /// Reads until `text` appears, the peer closes, or the receive timeout passes.
@@ -109,25 +98,4 @@ final class TCPConnection: @unchecked Sendable {
 /// Whether a new TCP connection to `port` is refused (nothing listening any more).
 func connectionIsRefused(port: Int) -> Bool {
     (try? TCPConnection(port: port)) == nil
-}
-
-/// Waits (inotify, no polling) until `path` exists, or `timeoutMilliseconds` pass. Returns whether it exists.
-func waitForFile(_ path: String, timeoutMilliseconds: Int32 = 20_000) -> Bool {
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-    let watcher = inotify_init1(Int32(IN_CLOEXEC))
-    guard watcher >= 0 else { return FileManager.default.fileExists(atPath: path) }
-    defer { close(watcher) }
-    // Watch first, then look: a file created in between is seen either way.
-    _ = inotify_add_watch(watcher, directory, UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE))
-    var deadline = ContinuousClock.now + .milliseconds(Int(timeoutMilliseconds))
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while !FileManager.default.fileExists(atPath: path) {
-        let remaining = deadline - ContinuousClock.now
-        guard remaining > .zero else { return false }
-        var poller = pollfd(fd: watcher, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
-        if poll(&poller, 1, milliseconds) > 0 { _ = read(watcher, &buffer, buffer.count) }
-        if poller.revents & Int16(POLLNVAL) != 0 { deadline = .now }
-    }
-    return true
 }

@@ -172,9 +172,11 @@ func fakeentraBinary() throws -> String {
         return path
     }
     var candidates: [String] = []
+    #if os(Linux)
     if let executable = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
         candidates.append(productsDirectory(containing: executable))
     }
+    #endif
     candidates.append(productsDirectory(containing: Bundle.main.bundlePath))
     let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().path
