@@ -29,7 +29,7 @@ enum B2CDiscovery {
     }
 
     static func keys(_ exchange: B2CExchange) -> HTTPResponse {
-        let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk() })
+        let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(bare: true) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return json((try? Array(encoder.encode(set))) ?? Array(#"{"keys":[]}"#.utf8))
@@ -40,6 +40,7 @@ enum B2CDiscovery {
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "max-age=86400, private")
         headers.set("Access-Control-Allow-Origin", "*")
+        headers.set("Access-Control-Allow-Methods", "GET, OPTIONS")
         return HTTPResponse(status: .ok, headers: headers, body: bytes)
     }
 }

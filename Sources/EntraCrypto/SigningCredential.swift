@@ -75,11 +75,13 @@ package struct SigningCredential: Sendable {
     }
 
     /// The JWKS entry for this key (`issuer` is what Entra's v2.0 keys endpoint adds per key).
-    package func jwk(issuer: String? = nil) -> JSONWebKey {
-        JSONWebKey(kty: "RSA", use: "sig", kid: keyID, x5t: keyID,
+    /// Entra's form (`x5t`, `x5c`, `issuer`, `cloud_instance_name`), or with `bare` B2C's, which publishes
+    /// `kid`, `use`, `kty`, `n` and `e` alone (recorded B2C key sets).
+    package func jwk(issuer: String? = nil, cloudInstanceName: String? = nil, bare: Bool = false) -> JSONWebKey {
+        JSONWebKey(kty: "RSA", use: "sig", kid: keyID, x5t: bare ? nil : keyID,
                    n: Base64URL.encode(privateKey.publicKey.modulus),
                    e: Base64URL.encode(privateKey.publicKey.exponent),
-                   x5c: [Base64URL.encodeStandard(certificate.der)], issuer: issuer)
+                   x5c: bare ? nil : [Base64URL.encodeStandard(certificate.der)], issuer: issuer, cloudInstanceName: cloudInstanceName)
     }
 }
 
@@ -88,15 +90,22 @@ package struct JSONWebKey: Codable, Sendable, Equatable {
     package var kty: String
     package var use: String
     package var kid: String
-    package var x5t: String
+    package var x5t: String?
     package var n: String
     package var e: String
-    package var x5c: [String]
+    package var x5c: [String]?
     package var issuer: String?
+    /// Since 2024 each key of Entra's sets names its cloud (recorded `/discovery/v2.0/keys`).
+    package var cloudInstanceName: String?
 
-    package init(kty: String, use: String, kid: String, x5t: String, n: String, e: String, x5c: [String], issuer: String? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case kty, use, kid, x5t, n, e, x5c, issuer
+        case cloudInstanceName = "cloud_instance_name"
+    }
+
+    package init(kty: String, use: String, kid: String, x5t: String?, n: String, e: String, x5c: [String]?, issuer: String? = nil, cloudInstanceName: String? = nil) {
         self.kty = kty; self.use = use; self.kid = kid; self.x5t = x5t
-        self.n = n; self.e = e; self.x5c = x5c; self.issuer = issuer
+        self.n = n; self.e = e; self.x5c = x5c; self.issuer = issuer; self.cloudInstanceName = cloudInstanceName
     }
 
     /// The public key described by `n` and `e`.

@@ -132,6 +132,8 @@ package struct GraphHandler: ExchangeHandler {
             case .photos(let subject): return try resources.photos(subject)
             case .calendar(let subject): return try resources.defaultCalendar(subject)
             case .calendars(let subject): return try resources.calendars(subject)
+            case .calendarByID(let subject, let id): return try resources.calendar(subject, id: id)
+            case .calendarItems(let subject, let calendarID, let view): return try resources.calendarItems(subject, calendarID: calendarID, view: view)
             case .events(let subject): return try resources.events(subject)
             case .event(let subject, let id): return try resources.event(subject, id: id)
             case .calendarView(let subject): return try resources.calendarView(subject)

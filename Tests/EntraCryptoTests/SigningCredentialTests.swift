@@ -42,14 +42,21 @@ import Testing
         #expect(jwk.e == "AQAB")
         #expect(Base64URL.decode(jwk.n) == sharedKey.publicKey.modulus)
         #expect(try jwk.rsaPublicKey() == sharedKey.publicKey)
-        #expect(jwk.x5c.count == 1)
-        let certificate = try X509Certificate(der: [UInt8](try #require(Data(base64Encoded: jwk.x5c[0]))))
+        let chain = try #require(jwk.x5c)
+        #expect(chain.count == 1)
+        let certificate = try X509Certificate(der: [UInt8](try #require(Data(base64Encoded: chain[0]))))
         #expect(certificate == credential.certificate)
         #expect(jwk.issuer == "https://login.microsoftonline.com/t/v2.0")
 
         let encoded = String(decoding: try JSONEncoder().encode(JSONWebKeySet(keys: [credential.jwk()])), as: UTF8.self)
         #expect(!encoded.contains("issuer"))
         #expect(try JSONDecoder().decode(JSONWebKeySet.self, from: Data(encoded.utf8)).keys == [credential.jwk()])
+
+        // Entra's keys name their cloud; B2C's carry neither certificate nor thumbprint.
+        let entra = String(decoding: try JSONEncoder().encode(credential.jwk(cloudInstanceName: "microsoftonline.com")), as: UTF8.self)
+        #expect(entra.contains(#""cloud_instance_name":"microsoftonline.com""#))
+        let bare = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(credential.jwk(bare: true))) as? [String: Any])
+        #expect(Set(bare.keys) == ["kty", "use", "kid", "n", "e"])
     }
 
     @Test func jwkModulusMatchesOpenSSLModulus() throws {

@@ -78,7 +78,11 @@ struct EventTests {
         #expect((sync["@odata.etag"] as? String)?.hasPrefix("W/\"") == true)
         #expect(sync["start"] as? [String: String] == ["dateTime": "2025-01-06T17:00:00.0000000", "timeZone": "UTC"])
         #expect(sync["end"] as? [String: String] == ["dateTime": "2025-01-06T17:30:00.0000000", "timeZone": "UTC"])
-        #expect(sync["body"] as? [String: String] == ["contentType": "text", "content": "Agenda: sales figures, store openings, open issues."])
+        // Outlook answers bodies as HTML unless asked for text (recorded event-get examples).
+        #expect(sync["body"] as? [String: String] == ["contentType": "html", "content": "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=utf-8\"></head><body><div>Agenda: sales figures, store openings, open issues.</div></body></html>"])
+        let asText = fixture.get("/v1.0/me/events?$top=3&$skip=2", token: fixture.token(), headers: [("Prefer", "outlook.body-content-type=\"text\"")])
+        #expect(asText.values.first?["body"] as? [String: String] == ["contentType": "text", "content": "Agenda: sales figures, store openings, open issues.\r\n"])
+        #expect(asText.headers["Preference-Applied"] == "outlook.body-content-type=\"text\"")
         #expect(sync["bodyPreview"] as? String == "Agenda: sales figures, store openings, open issues.")
         #expect((sync["location"] as? [String: Any])?["displayName"] as? String == "Microsoft Teams Meeting")
         let organizer = (sync["organizer"] as? [String: Any])?["emailAddress"] as? [String: String]
@@ -222,6 +226,22 @@ struct EventTests {
         #expect(list.values.count == 1)
         #expect(list.values.first?["id"] as? String == calendar.json["id"] as? String)
         #expect(fixture.get("/v1.0/me/calendars", token: fixture.token(scopes: "User.Read")).status == .forbidden)
+    }
+
+    /// The id `/calendars` lists names the calendar, its events and its calendar view (the O365 library's paths).
+    @Test func aCalendarByTheIdTheListGives() throws {
+        let token = fixture.token()
+        let id = try #require(fixture.get("/v1.0/me/calendars", token: token).values.first?["id"] as? String)
+        let calendar = fixture.get("/v1.0/me/calendars/\(id)", token: token)
+        #expect(calendar.status == .ok && calendar.json["id"] as? String == id)
+        let events = fixture.get("/v1.0/me/calendars/\(id)/events?$top=50", token: token)
+        #expect(events.status == .ok && events.values.count == fixture.get("/v1.0/me/events?$top=50", token: token).values.count)
+        #expect(events.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#users('\(Demo.adele)')/calendars('\(id)')/events")
+        let view = fixture.get("/v1.0/me/calendars/\(id)/calendarView?startDateTime=2025-01-06T00:00:00Z&endDateTime=2025-01-11T00:00:00Z", token: token)
+        #expect(view.status == .ok && !view.values.isEmpty)
+        #expect(fixture.get("/v1.0/me/calendars/AAMkAGnotmine/events", token: token).status == .notFound)
+        let keyed = fixture.get("/v1.0/me/events('\(try #require(events.values.first?["id"] as? String))')", token: token)
+        #expect(keyed.status == .ok)
     }
 
     @Test func filterAndCount() {

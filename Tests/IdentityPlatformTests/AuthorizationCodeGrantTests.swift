@@ -42,7 +42,7 @@ import Testing
 
         let access = try #require(F.claims(body["access_token"] as? String))
         #expect(access["aud"] as? String == Resource.graphAppID)
-        #expect(access["iss"] as? String == "\(F.origin)/\(F.contoso)/")
+        #expect(access["iss"] as? String == "https://sts.windows.net/\(F.contoso)/")
         #expect(access["ver"] as? String == "1.0")
         #expect(access["scp"] as? String == "User.Read")
         #expect(access["appid"] as? String == F.nativeAppID && access["appidacr"] as? String == "0")

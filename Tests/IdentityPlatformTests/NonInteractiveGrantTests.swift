@@ -13,8 +13,8 @@ import Synchronization
         let response = F.send(F.post(F.tokenPath, [("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret), ("scope", "https://graph.microsoft.com/.default")]), to: service)
         #expect(response.status.code == 200)
         let body = F.json(response)
-        #expect(body["id_token"] == nil && body["refresh_token"] == nil && body["client_info"] == nil)
-        #expect(body["scope"] as? String == "https://graph.microsoft.com/.default")
+        // No `scope` in an app-only answer, as in the recorded client-credentials answers of v2.0.
+        #expect(body["id_token"] == nil && body["refresh_token"] == nil && body["client_info"] == nil && body["scope"] == nil)
         let access = try #require(F.claims(body["access_token"] as? String))
         #expect(access["roles"] as? [String] == ["User.Read.All"])
         #expect(access["scp"] == nil && access["idtyp"] as? String == "app")
@@ -46,8 +46,13 @@ import Synchronization
         let (service, _) = F.service()
         func code(_ form: [(String, String)], path: String = F.tokenPath) -> Int? { F.errorCode(F.send(F.post(path, form), to: service)) }
         #expect(code([("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret), ("scope", "User.Read")]) == 1002012)
-        #expect(code([("grant_type", "client_credentials"), ("client_id", F.webAppID), ("scope", "https://graph.microsoft.com/.default")]) == 7000218)
-        #expect(code([("grant_type", "client_credentials"), ("client_id", F.nativeAppID), ("scope", "https://graph.microsoft.com/.default")]) == 7000218)
+        // The client-credentials grant's own wording for a missing credential (recorded AADSTS7000216, 2025).
+        #expect(code([("grant_type", "client_credentials"), ("client_id", F.webAppID), ("scope", "https://graph.microsoft.com/.default")]) == 7000216)
+        #expect(code([("grant_type", "client_credentials"), ("client_id", F.nativeAppID), ("scope", "https://graph.microsoft.com/.default")]) == 7000216)
+        // An unknown tenant: `invalid_request` to a token request (recorded AADSTS90002).
+        let unknownTenant = F.send(F.post("/nowhere.example/oauth2/v2.0/token", [("grant_type", "client_credentials"), ("client_id", F.webAppID),
+                                                                              ("client_secret", F.webSecret), ("scope", "https://graph.microsoft.com/.default")]), to: service)
+        #expect(F.errorCode(unknownTenant) == 90002 && F.json(unknownTenant)["error"] as? String == "invalid_request")
         #expect(code([("grant_type", "client_credentials"), ("client_id", "new-daemon"), ("client_secret", "s"), ("scope", "https://graph.microsoft.com/.default")], path: "/common/oauth2/v2.0/token") == 50059)
         #expect(code([("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret)]) == 900144)
     }

@@ -104,7 +104,7 @@ import Testing
         let access = try #require(F.claims(body["access_token"] as? String))
         #expect(access["aud"] as? String == "https://graph.microsoft.com" && access["scp"] as? String == "User.Read")
         let id = try #require(F.claims(body["id_token"] as? String))
-        #expect(id["ver"] as? String == "1.0" && id["iss"] as? String == "\(F.origin)/\(F.contoso)/" && id["upn"] as? String == "adele.vance@contoso.onmicrosoft.com")
+        #expect(id["ver"] as? String == "1.0" && id["iss"] as? String == "https://sts.windows.net/\(F.contoso)/" && id["upn"] as? String == "adele.vance@contoso.onmicrosoft.com")
     }
 
     @Test func userOfAnotherTenantIsRefusedAtATenantAuthority() throws {

@@ -3,19 +3,17 @@
 tests use."""
 import os
 import pathlib
+import sys
 import socket
-import subprocess
 
 import pytest
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import fakeentra_build  # noqa: E402,F401  (picks the fakeentra binary)
+
 from fakeentra import FakeEntra
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-if not os.environ.get("FAKEENTRA_BINARY"):
-    # The build scripts/test just made (the plugin reads FAKEENTRA_BINARY).
-    bin_path = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
-    os.environ["FAKEENTRA_BINARY"] = str(pathlib.Path(bin_path) / "fakeentra")
 
 
 def port_443_available():

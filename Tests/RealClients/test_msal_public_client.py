@@ -110,18 +110,8 @@ def test_device_code_flow(server):
     # One poll before anyone signed in: the service says to keep waiting.
     pending = app.client.obtain_token_by_device_flow(flow, exit_condition=lambda flow: True)
     assert pending.get("error") == "authorization_pending", pending
-    session = requests.Session()
-    session.verify = server.ca
-    page = session.get(flow["verification_uri"])
-    form = parse_forms(page.text)[0]
-    fields = {i["name"]: i["value"] for i in form["inputs"] if i.get("name")}
-    code_field = next(i["name"] for i in form["inputs"] if i["type"] in ("text", "tel") and i.get("name"))
-    fields[code_field] = flow["user_code"]
-    action = urllib.parse.urljoin(page.url, form["action"] or page.url)
-    response = session.post(action, data=fields, allow_redirects=False)
-    # The rest (sign-in, consent) is the ordinary page flow; it ends on a confirmation page.
-    kind, page_text, _ = drive_response(response, ADELE, PASSWORD, "https://never-reached.invalid/", session, until_final_page=True)
-    assert kind == "page"
+    # The person on the other device: the code on /devicelogin, then the ordinary sign-in pages.
+    server.complete_device_login(flow, ADELE, PASSWORD)
     result = app.acquire_token_by_device_flow(flow)
     assert "access_token" in result, result
     assert result["id_token_claims"]["preferred_username"] == ADELE

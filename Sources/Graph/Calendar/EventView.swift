@@ -29,10 +29,14 @@ enum EventView {
     private static func isoKey(_ date: Date) -> String { CivilTime(date).isoSeconds }
 
     /// `@odata.etag`, `id`, then `selected` (all properties when nil): Outlook always returns the first two.
-    static func json(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?) -> GraphJSON {
+    static func json(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?, bodyType: EventBodyType = .html) -> GraphJSON {
         var members: [GraphJSON.Member] = [.init("@odata.etag", .string("W/\"\(event.changeKey)\"")), .init("id", .string(event.id))]
         for property in selected ?? properties {
-            members.append(.init(property, value(property, of: event, zone: zone)))
+            if property == "body" {
+                members.append(.init("body", bodyType.render(event)))
+            } else {
+                members.append(.init(property, value(property, of: event, zone: zone)))
+            }
         }
         return .object(members)
     }
@@ -72,8 +76,6 @@ enum EventView {
                 .init("response", .string(event.isOrganizer ? "organizer" : "accepted")),
                 .init("time", .string(event.isOrganizer ? noResponseTime : CivilTime(event.created).isoSevenDigits + "Z")),
             ])
-        case "body":
-            return .object([.init("contentType", .string(event.bodyContentType)), .init("content", .string(event.body))])
         case "start", "end": return dateTimeTimeZone(property == "start" ? event.start : event.end, event: event, isStart: property == "start", zone: zone)
         case "location": return location(event.location)
         case "locations": return .array(event.location.map { [location($0)] } ?? [])

@@ -12,6 +12,17 @@ extension GraphResources {
         return try list(calendar(of: user), of: user, segment: "events")
     }
 
+    /// `/calendars/{id}/events` and `/calendars/{id}/calendarView`: the one calendar's items, for the id
+    /// `/calendars` lists; another id is Outlook's 404.
+    func calendarItems(_ subject: GraphSubject, calendarID: String, view: Bool) throws(GraphError) -> HTTPResponse {
+        let user = try resolve(subject, access: .mailbox)
+        guard calendarID == Self.calendarID(of: user) else { throw .eventNotFound }
+        let segment = "calendars('\(calendarID)')/\(view ? "calendarView" : "events")"
+        if view { return try calendarView(subject, segment: segment) }
+        try exchange.query.requireOnly(Self.listOptions)
+        return try list(calendar(of: user), of: user, segment: segment)
+    }
+
     func event(_ subject: GraphSubject, id: String) throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(["$select"])
         let user = try resolve(subject, access: .mailbox)
@@ -19,13 +30,14 @@ extension GraphResources {
         let selected = try exchange.query.selected(from: EventView.properties, type: "event")
         let zone = GraphTimeZone.preferred(by: exchange.request.headers)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/events\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")/$entity"
-        guard case .object(let members) = EventView.json(event, zone: zone ?? .utc, selected: selected) else { throw .eventNotFound }
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: preferenceApplied(zone: zone, pageSize: nil))
+        let bodyType = EventBodyType.preferred(by: exchange.request.headers)
+        guard case .object(let members) = EventView.json(event, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) else { throw .eventNotFound }
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: preferenceApplied(zone: zone, pageSize: nil, bodyType: bodyType))
     }
 
     /// Events overlapping `[startDateTime, endDateTime)`; both parameters are required. Times without an offset
     /// are UTC, whatever `Prefer: outlook.timezone` says (as Graph documents).
-    func calendarView(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+    func calendarView(_ subject: GraphSubject, segment: String = "calendarView") throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(Self.listOptions)
         let parameters = exchange.query.parameters
         let value = { (name: String) in parameters.pairs.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value }
@@ -38,7 +50,7 @@ extension GraphResources {
         let inWindow = calendar(of: user).filter { event in
             event.start < window.1 && (event.end > window.0 || (event.start == event.end && event.start >= window.0))
         }
-        return try list(inWindow, of: user, segment: "calendarView")
+        return try list(inWindow, of: user, segment: segment)
     }
 
     /// `/me/calendar`: the default calendar.
@@ -46,6 +58,15 @@ extension GraphResources {
         try exchange.query.requireOnly(["$select"])
         let user = try resolve(subject, access: .mailbox)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendar/$entity"
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
+    }
+
+    /// `/me/calendars/{id}`: the user's one calendar, by its id.
+    func calendar(_ subject: GraphSubject, id: String) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select"])
+        let user = try resolve(subject, access: .mailbox)
+        guard id == Self.calendarID(of: user) else { throw .eventNotFound }
+        let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendars/$entity"
         return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
     }
 
@@ -59,8 +80,12 @@ extension GraphResources {
         ]))
     }
 
+    static func calendarID(of user: DirectoryUser) -> String {
+        "AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(24)) + "AAA="
+    }
+
     private func calendarMembers(of user: DirectoryUser) -> [GraphJSON.Member] {
-        let id = "AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(24)) + "AAA="
+        let id = Self.calendarID(of: user)
         let address = user.mail ?? user.userPrincipalName
         return [
             .init("id", .string(id)), .init("name", .string("Calendar")), .init("color", .string("auto")),
@@ -103,23 +128,25 @@ extension GraphResources {
         let pageSize = try exchange.query.top ?? preferredSize ?? exchange.options.eventPageSize
         let skip = try exchange.query.skip ?? 0
         let zone = GraphTimeZone.preferred(by: exchange.request.headers)
+        let bodyType = EventBodyType.preferred(by: exchange.request.headers)
         let page = sorted.dropFirst(skip).prefix(pageSize)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/\(segment)\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")"
         var body: [GraphJSON.Member] = [.init("@odata.context", .string(context))]
         if exchange.query.options["$count"]?.lowercased() == "true" { body.append(.init("@odata.count", .int(sorted.count))) }
-        body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected) })))
+        body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) })))
         if pageSize > 0, skip < sorted.count, sorted.count - skip > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skip", to: String(skip + pageSize))
             body.append(.init("@odata.nextLink", .string(link)))
         }
-        let applied = preferenceApplied(zone: zone, pageSize: exchange.query.options["$top"] == nil ? preferredSize : nil)
+        let applied = preferenceApplied(zone: zone, pageSize: exchange.query.options["$top"] == nil ? preferredSize : nil, bodyType: bodyType)
         return exchange.ok(.object(body), extraHeaders: applied)
     }
 
-    private func preferenceApplied(zone: GraphTimeZone?, pageSize: Int?) -> HTTPHeaders {
+    private func preferenceApplied(zone: GraphTimeZone?, pageSize: Int?, bodyType: EventBodyType?) -> HTTPHeaders {
         var applied: [String] = []
         if let pageSize { applied.append("odata.maxpagesize=\(pageSize)") }
         if let zone { applied.append("outlook.timezone=\"\(zone.name)\"") }
+        if let bodyType { applied.append("outlook.body-content-type=\"\(bodyType.rawValue)\"") }
         return applied.isEmpty ? [:] : ["Preference-Applied": applied.joined(separator: ",")]
     }
 

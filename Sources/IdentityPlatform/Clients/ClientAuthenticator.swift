@@ -57,7 +57,7 @@ package enum ClientAuthenticator {
     /// grants only confidential clients may use (client credentials, on-behalf-of).
     package static func authenticate(
         _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, now: Date,
-        requireCredential: Bool = false
+        requireCredential: Bool = false, missingCredential: IdentityError = .missingClientCredential()
     ) throws(IdentityError) -> AuthenticatedClient {
         let app = client.application
         if let assertion = presented.assertion {
@@ -88,7 +88,7 @@ package enum ClientAuthenticator {
             try verifySecret(secret, of: app, now: now)
             return AuthenticatedClient(client: client, method: .secret)
         }
-        if requireCredential || (client.isRegistered && app.requiresCredential) { throw .missingClientCredential() }
+        if requireCredential || (client.isRegistered && app.requiresCredential) { throw missingCredential }
         return AuthenticatedClient(client: client, method: .none)
     }
 

@@ -43,8 +43,9 @@ package struct Directory: Sendable, Equatable {
         return users.filter { $0.tenantID == tenant }
     }
 
+    /// A registered app, else one of Microsoft's first-party clients every tenant holds.
     package func application(clientID: String) -> Application? {
-        applications.first(where: Self.named(clientID))
+        applications.first(where: Self.named(clientID)) ?? MicrosoftFirstParty.application(clientID: clientID)
     }
 
     /// Whether `application(clientID:)` finds an app, without making an optional copy of it.
@@ -56,13 +57,14 @@ package struct Directory: Sendable, Equatable {
         { $0.clientID.equalsIgnoringCase(clientID) }
     }
 
-    /// Graph, or a registered app that exposes an API, named by app id or identifier URI.
+    /// Graph, a registered app that exposes an API, or a Microsoft first-party resource (ARM, Key Vault…),
+    /// named by app id or identifier URI.
     package func resource(named identifier: String) -> Resource? {
         if Resource.microsoftGraph.isNamed(identifier) { return .microsoftGraph }
         let wanted = identifier.trimmingSuffix("/")
         guard let app = applications.first(where: { app in
             app.clientID.equalsWhenLowercased(wanted) || app.identifierURIs.contains { $0.namesSameResource(as: identifier) }
-        }) else { return nil }
+        }) else { return MicrosoftFirstParty.resource(named: identifier) }
         return Resource(
             appID: app.clientID,
             identifierURI: app.identifierURIs.first ?? "api://\(app.clientID)",

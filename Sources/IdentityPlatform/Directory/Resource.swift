@@ -21,14 +21,18 @@ package struct Resource: Sendable, Equatable {
     package var applicationPermissions: [String]
     /// 1 or 2.
     package var accessTokenVersion: Int
+    /// Other names the resource answers to (Azure Resource Manager is both `management.core.windows.net`
+    /// and `management.azure.com`).
+    package var otherIdentifierURIs: [String]
 
-    package init(appID: String, identifierURI: String, displayName: String, delegatedPermissions: [DelegatedPermission], applicationPermissions: [String], accessTokenVersion: Int) {
+    package init(appID: String, identifierURI: String, displayName: String, delegatedPermissions: [DelegatedPermission], applicationPermissions: [String], accessTokenVersion: Int, otherIdentifierURIs: [String] = []) {
         self.appID = appID.lowercased()
         self.identifierURI = identifierURI
         self.displayName = displayName
         self.delegatedPermissions = delegatedPermissions
         self.applicationPermissions = applicationPermissions
         self.accessTokenVersion = accessTokenVersion
+        self.otherIdentifierURIs = otherIdentifierURIs
     }
 
     package func delegatedPermission(named name: String) -> DelegatedPermission? {
@@ -43,6 +47,7 @@ package struct Resource: Sendable, Equatable {
     package func isNamed(_ identifier: String) -> Bool {
         // Compared in place, without lower-cased copies: every scope that names a resource is looked up here.
         identifier.trimmingSuffix("/").equalsWhenLowercased(appID) || identifierURI.namesSameResource(as: identifier)
+            || (!otherIdentifierURIs.isEmpty && otherIdentifierURIs.contains { $0.namesSameResource(as: identifier) })
     }
 
     package static let graphAppID = "00000003-0000-0000-c000-000000000000"
@@ -59,7 +64,8 @@ package struct Resource: Sendable, Equatable {
             .init("Mail.Read"), .init("Mail.Send"), .init("Calendars.Read"), .init("Calendars.ReadWrite"),
             .init("Contacts.Read"), .init("Files.Read"), .init("Files.ReadWrite"), .init("People.Read"),
             .init("Presence.Read"), .init("Tasks.ReadWrite"), .init("email"), .init("openid"), .init("profile"),
-            .init("offline_access"),
+            .init("offline_access"), .init("Directory.AccessAsUser.All", adminConsentRequired: true),
+            .init("Application.ReadWrite.All", adminConsentRequired: true), .init("Group.ReadWrite.All", adminConsentRequired: true),
         ],
         applicationPermissions: [
             "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Group.Read.All", "Mail.Read",

@@ -33,14 +33,20 @@ struct OpenIDMetadata {
     }
 
     var issuer: String {
-        version == .v2 ? "\(origin.url)/\(issuerTenant)/v2.0" : "\(origin.url)/\(issuerTenant)/"
+        version == .v2 ? "\(origin.url)/\(issuerTenant)/v2.0" : TokenClaimsBuilder.issuerV1(tenantID: issuerTenant)
     }
 
     var regionScope: String? {
-        if case .specific(let tenant) = selector, tenant.kind == .organization { return "NA" }
+        // "WW" (worldwide) for an organisation, as both recorded tenants' documents say; null for the aliases.
+        if case .specific(let tenant) = selector, tenant.kind == .organization { return "WW" }
         return nil
     }
 
+    /// The v1 and v2.0 documents differ in more than their paths, as recorded (Tests/Fidelity/recordings,
+    /// metadata--v1-common and metadata--v2-*): v1 names PKCE methods, the `token` response types, only
+    /// `openid` as a scope and its own userinfo endpoint; v2.0 points userinfo at Graph. The real v1 document
+    /// also names `check_session_iframe`; FakeEntra serves no OpenID Connect session-management iframe, so
+    /// it names none (Tests/Fidelity/differences.json).
     func document() -> ClaimSet {
         let base = "\(origin.url)/\(pathTenant)"
         let oauth = version == .v2 ? "\(base)/oauth2/v2.0" : "\(base)/oauth2"
@@ -51,12 +57,22 @@ struct OpenIDMetadata {
         d.set("response_modes_supported", ["query", "fragment", "form_post"])
         d.set("subject_types_supported", ["pairwise"])
         d.set("id_token_signing_alg_values_supported", ["RS256"])
-        d.set("response_types_supported", ["code", "id_token", "code id_token", "id_token token"])
-        d.set("scopes_supported", ["openid", "profile", "email", "offline_access"])
+        if version == .v2 {
+            d.set("response_types_supported", ["code", "id_token", "code id_token", "id_token token"])
+            d.set("scopes_supported", ["openid", "profile", "email", "offline_access"])
+        } else {
+            d.set("response_types_supported", ["code", "id_token", "code id_token", "token id_token", "token"])
+            d.set("scopes_supported", ["openid"])
+        }
         d.set("issuer", servedIssuer ?? issuer)
-        if version == .v1 { d.setRaw("microsoft_multi_refresh_token", "true") }
-        d.setRaw("request_uri_parameter_supported", "false")
-        d.set("userinfo_endpoint", "\(origin.url)/oidc/userinfo")
+        if version == .v1 {
+            d.setRaw("microsoft_multi_refresh_token", "true")
+            d.set("code_challenge_methods_supported", ["plain", "S256"])
+            d.set("userinfo_endpoint", "\(base)/openid/userinfo")
+        } else {
+            d.setRaw("request_uri_parameter_supported", "false")
+            d.set("userinfo_endpoint", "\(origin.url)/oidc/userinfo")
+        }
         d.set("authorization_endpoint", "\(oauth)/authorize")
         d.set("device_authorization_endpoint", "\(oauth)/devicecode")
         d.setRaw("http_logout_supported", "true")

@@ -30,7 +30,7 @@ enum DiscoveryEndpoints {
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
             let version: EndpointVersion = exchange.request.rawPath.lowercased().contains("/v2.0/") ? .v2 : .v1
             let issuer = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version).issuer
-            let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(issuer: issuer) })
+            let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
             return json(bytes: (try? JSONEncoderForKeys.encode(set)) ?? Array(#"{"keys":[]}"#.utf8))
         case .userRealm(let login):
             return json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))
@@ -59,6 +59,7 @@ enum DiscoveryEndpoints {
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "max-age=86400, private")
         headers.set("Access-Control-Allow-Origin", "*")
+        headers.set("Access-Control-Allow-Methods", "GET, OPTIONS")
         return HTTPResponse(status: .ok, headers: headers, body: bytes)
     }
 }

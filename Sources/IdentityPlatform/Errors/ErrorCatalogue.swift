@@ -13,6 +13,7 @@ extension IdentityError {
     }
 
     package static func tenantNotFound(_ tenant: String) -> IdentityError {
+        // `invalid_tenant` from discovery; the token endpoint says `invalid_request` (`errorValue(in:)`).
         IdentityError(error: "invalid_tenant", code: 90002, message: "Tenant '\(tenant)' not found. Check to make sure you have the correct tenant ID and are signing into the correct cloud. Check with your subscription administrator, this may happen if there are no active subscriptions for the tenant.")
     }
 
@@ -37,7 +38,8 @@ extension IdentityError {
     }
 
     package static func redirectURIMismatch(_ uri: String, clientID: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 50011, message: "The redirect URI '\(uri)' specified in the request does not match the redirect URIs configured for the application '\(clientID)'. Make sure the redirect URI sent in the request matches one added to your application in the Azure portal. Navigate to https://aka.ms/redirectUriMismatchError to learn more about how to fix this.")
+        // `invalid_client` at the token endpoint, as recorded (AADSTS50011 on a code redemption, 2022).
+        IdentityError(error: "invalid_client", code: 50011, message: "The redirect URI '\(uri)' specified in the request does not match the redirect URIs configured for the application '\(clientID)'. Make sure the redirect URI sent in the request matches one added to your application in the Azure portal. Navigate to https://aka.ms/redirectUriMismatchError to learn more about how to fix this.")
     }
 
     package static func invalidCredentials() -> IdentityError {
@@ -96,6 +98,12 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 70000, message: "Provided grant is invalid or malformed.")
     }
 
+    /// A code that cannot be one the service issued (wrong characters, cut short): `invalid_grant`
+    /// AADSTS9002313 at the token endpoint, as recorded for malformed codes (2020, 2024).
+    package static func malformedGrant() -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 9002313, message: "Invalid request. Request is malformed or invalid.")
+    }
+
     package static func invalidCode() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 70000, message: "The provided value for the 'code' parameter is not valid.")
     }
@@ -118,6 +126,11 @@ extension IdentityError {
 
     package static func adminConsentRequired() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 90094, message: "The grant requires admin permission.", suberror: "consent_required")
+    }
+
+    /// The client-credentials grant without any credential, as recorded (AADSTS7000216, 2025).
+    package static func clientCredentialsWithoutCredential() -> IdentityError {
+        IdentityError(error: "invalid_client", code: 7000216, message: "'client_assertion', 'client_secret' or 'request' is required for the 'client_credentials' grant type.")
     }
 
     package static func missingClientCredential() -> IdentityError {

@@ -46,13 +46,20 @@ package struct TraceContext: Sendable, Equatable {
     package var origin: String
     /// Where an error rendered in this trace is noted as the exchange's answer (not part of equality).
     package var receipt: ReceiptRecorder?
+    /// The endpoint version answering and the token request's `grant_type`: the v1 endpoint and the
+    /// grants word some errors differently.
+    package var endpointVersion: EndpointVersion
+    package var grantType: String?
 
-    package init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil) {
+    package init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil,
+                 endpointVersion: EndpointVersion = .v2, grantType: String? = nil) {
         self.traceID = traceID
         self.correlationID = correlationID
         self.timestamp = timestamp
         self.origin = origin
         self.receipt = receipt
+        self.endpointVersion = endpointVersion
+        self.grantType = grantType
     }
 
     package static func == (lhs: TraceContext, rhs: TraceContext) -> Bool {
@@ -72,9 +79,39 @@ extension IdentityError {
         case .aadsts:
             "\(prefixedCode): \(message)\r\nTrace ID: \(trace.traceID)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
         case .aadb2c:
-            "\(prefixedCode): \(message)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
+            // B2C ends its Timestamp line too (a CRLF at the very end), as recorded from *.b2clogin.com.
+            "\(prefixedCode): \(message)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)\r\n"
         }
     }
+
+    /// Codes the v1 endpoint and the on-behalf-of grant answer `interaction_required` where v2.0's other
+    /// grants answer `invalid_grant`, as recorded from login.microsoftonline.com: a v1 refresh grant
+    /// (AADSTS50076, 2022), a v1 grant with a claims challenge (AADSTS50079, 2017), a v1 password grant
+    /// (AADSTS53003, 2023) and a v2.0 on-behalf-of exchange (AADSTS50079), against v2.0 refresh and code
+    /// grants answered `invalid_grant` (AADSTS50076, 2023 and 2025). Tests/Fidelity/recordings.
+    static let interactionRequiredCodes: Set<Int> = [50076, 50079, 53003]
+    static let onBehalfOfGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    /// The `error` value as the answering endpoint words it. An unknown tenant is `invalid_tenant` to
+    /// discovery but `invalid_request` to a token request (recorded AADSTS90002, 2020).
+    package func errorValue(in trace: TraceContext) -> String {
+        if family == .aadsts, code == 90002, trace.grantType != nil { return "invalid_request" }
+        guard family == .aadsts, error == "invalid_grant", Self.interactionRequiredCodes.contains(code),
+              trace.endpointVersion == .v1 || trace.grantType == Self.onBehalfOfGrantType else { return error }
+        return "interaction_required"
+    }
+
+    /// The claims challenge an MFA answer carries: the Conditional Access policy that asked for it
+    /// (`capolids`), except on a refresh grant, whose recorded answers carry none (AADSTS50076 and 50079
+    /// recorded with it on code, on-behalf-of and ADAL grants; without it on refresh grants, 2022 and 2025).
+    package func claimsChallenge(in trace: TraceContext) -> String? {
+        if let claims { return claims }
+        guard family == .aadsts, code == 50076 || code == 50079, trace.grantType != nil, trace.grantType != "refresh_token" else { return nil }
+        return #"{"access_token":{"capolids":{"essential":true,"values":["\#(Self.demoConditionalAccessPolicyID)"]}}}"#
+    }
+
+    /// The id of the Conditional Access policy FakeEntra's MFA answers name.
+    static let demoConditionalAccessPolicyID = "6f4b3c2a-1d0e-4f9a-8b7c-5e3d2c1b0a99"
 
     /// The token endpoint's JSON error body with its status (AADSTS and AADB2C alike); an /authorize
     /// error travels as `redirectParameters` or a page instead.
@@ -83,27 +120,35 @@ extension IdentityError {
     /// The token endpoint's JSON error body with its status.
     package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
         var body: [(String, JSONFragment)] = [
-            ("error", .string(error)),
+            ("error", .string(errorValue(in: trace))),
             ("error_description", .string(description(in: trace))),
-            ("error_codes", .raw("[\(code)]")),
-            ("timestamp", .string(trace.formattedTimestamp)),
-            ("trace_id", .string(trace.traceID)),
-            ("correlation_id", .string(trace.correlationID)),
         ]
-        if family == .aadsts { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
+        // B2C's token endpoint answers these two members alone (recorded from *.b2clogin.com, 2017 and 2025).
+        if family == .aadsts {
+            body += [
+                ("error_codes", .raw("[\(code)]")),
+                ("timestamp", .string(trace.formattedTimestamp)),
+                ("trace_id", .string(trace.traceID)),
+                ("correlation_id", .string(trace.correlationID)),
+                ("error_uri", .string("\(trace.origin)/error?code=\(code)")),
+            ]
+        }
         if let suberror { body.append(("suberror", .string(suberror))) }
-        if let claims { body.append(("claims", .string(claims))) }
+        if let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
         var headers = extraHeaders
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
         headers.set("Pragma", "no-cache")
+        headers.set("Expires", "-1")
         headers.set("x-ms-request-id", trace.traceID)
+        // The error's telemetry line, as the service sends it (`1,7000215,0,,`): MSAL.NET reads the code.
+        if family == .aadsts { headers.set("x-ms-clitelem", "1,\(code),0,,") }
         return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONFragment.object(body).bytes)
     }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
     package func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {
-        var parameters = [("error", error), ("error_description", description(in: trace))]
+        var parameters = [("error", errorValue(in: trace)), ("error_description", description(in: trace))]
         if family == .aadsts { parameters.append(("error_uri", "\(trace.origin)/error?code=\(code)")) }
         if let suberror { parameters.append(("suberror", suberror)) }
         if let claims { parameters.append(("claims", claims)) }

@@ -33,7 +33,7 @@ package enum ErrorCatalogue {
             .unsupportedResponseType("{responseType}"), .invalidPrompt("{prompt}"), .invalidCodeChallengeMethod("{method}"),
             .invalidCodeChallengeSize(), .invalidClaimsParameter(),
             .userNotInTenant(tenant: "{tenant}", clientID: "{client_id}", appName: "{app_name}"), .accountSelectionRequired(),
-            .invalidVerificationCode(), .flowExpired(),
+            .invalidVerificationCode(), .flowExpired(), .malformedGrant(), .clientCredentialsWithoutCredential(),
             .malformedClientAssertion("{detail}"), .clientAssertionSignatureInvalid(clientID: "{client_id}"),
             .clientAssertionCertificateNotRegistered(thumbprint: "{thumbprint}", clientID: "{client_id}"),
             .clientAssertionAudienceInvalid("{audience}"), .clientAssertionSubjectInvalid(clientID: "{client_id}"),
@@ -57,6 +57,8 @@ package enum ErrorCatalogue {
         IdentityError(error: "interaction_required", code: 50097, message: "Device authentication is required."),
         IdentityError(error: "interaction_required", code: 16000, message: "Either multiple user identities are available for the current request or selected account is not supported for the scenario."),
         IdentityError(error: "invalid_grant", code: 50089, message: "Authentication failed due to flow token expired. Expected - auth codes, refresh tokens, and sessions expire over time or are revoked by the user or an admin. The app will request a new login from the user."),
+        // The earlier wording of an expired device code; the platform now answers AADSTS70020.
+        IdentityError(error: "expired_token", code: 70019, message: "Verification code expired."),
         IdentityError(error: "invalid_grant", code: 700084, message: "The refresh token was issued to a single page app (SPA), and therefore has a fixed, limited lifetime of 1.00:00:00, which cannot be extended. It is now expired and a new sign in request must be sent by the SPA to the sign in page. The token was issued on {issued}."),
     ]
 
@@ -78,6 +80,7 @@ package enum ErrorCatalogue {
             // The platform's own 90080 quotes the grant's instants; named by a scenario, it has none to quote.
             IdentityError(error: "invalid_grant", code: 90080, message: "The provided grant has expired. Please re-authenticate and try again.", family: .aadb2c),
             IdentityError(error: "access_denied", code: 99002, message: "User does not have consent to access the app.", family: .aadb2c),
+            IdentityError(error: "invalid_grant", code: 90085, message: "The service has encountered an internal error. Please reauthenticate and try again.", family: .aadb2c),
         ]
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// `grant_type=client_credentials`: an app-only token with the app's roles on one resource.
 enum ClientCredentialsGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
-        let client = try request.authenticateClient(requireCredential: true)
+        let client = try request.authenticateClient(requireCredential: true, missingCredential: .clientCredentialsWithoutCredential())
         let scopes = try request.scopeRequest()
         if request.version == .v2 {
             let scope = request.optional("scope") ?? ""

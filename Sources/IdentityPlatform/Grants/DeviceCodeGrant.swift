@@ -6,8 +6,11 @@ import Synchronization
 /// The /devicelogin page (browser endpoints) approves or declines the record.
 enum DeviceCodeGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
-        // v2 clients send `device_code`; ADAL (v1) sends `code`.
-        guard let deviceCode = request.optional("device_code") ?? request.optional("code") else { throw .missingParameter("device_code") }
+        // v2 clients send `device_code`; ADAL (v1) sends `code`, and the v1 endpoint names `code` when it
+        // is missing (AADSTS900144, recorded 2020).
+        guard let deviceCode = request.optional("device_code") ?? request.optional("code") else {
+            throw .missingParameter(request.version == .v1 ? "code" : "device_code")
+        }
         let client = try request.authenticateClient()
         let now = request.now
         let outcome: Result<(DeviceCodeRecord, GrantContext), IdentityError> = request.service.state.withLock { state in
@@ -57,8 +60,9 @@ extension IdentityError {
         IdentityError(error: "authorization_declined", code: 70000, message: "The user has declined to authorize the device login request.")
     }
 
+    /// As recorded from v2.0 (oauth2-rs, AADSTS70020).
     package static func deviceCodeExpired() -> IdentityError {
-        IdentityError(error: "expired_token", code: 70019, message: "Verification code expired.")
+        IdentityError(error: "expired_token", code: 70020, message: "The provided value for the input parameter 'device_code' is not valid. This device code has expired.")
     }
 
     package static func badVerificationCode() -> IdentityError {

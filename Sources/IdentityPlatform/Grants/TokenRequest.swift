@@ -32,13 +32,14 @@ struct TokenRequest {
 
     /// Resolves and authenticates the client. The client id comes from `client_id`, the Basic header,
     /// or (RFC 7523) the client assertion's subject.
-    func authenticateClient(requireCredential: Bool = false) throws(IdentityError) -> AuthenticatedClient {
+    func authenticateClient(requireCredential: Bool = false, missingCredential: IdentityError = .missingClientCredential()) throws(IdentityError) -> AuthenticatedClient {
         let presented = PresentedClientCredentials(parameters: parameters, headers: exchange.request.headers)
         guard let clientID = presented.clientID ?? presented.assertion.flatMap({ ParsedJWT($0)?.string("sub") }) else {
             throw .missingParameter("client_id")
         }
         let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
-        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: now, requireCredential: requireCredential)
+        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: now, requireCredential: requireCredential,
+                                                    missingCredential: missingCredential)
     }
 
     /// `scope` on v2, `resource` on v1 (`fallback` when the parameter is absent and the grant allows it).

@@ -19,9 +19,13 @@ package enum GraphResourcePath: Sendable, Equatable {
     case photos(GraphSubject)
     case calendar(GraphSubject)
     case calendars(GraphSubject)
+    /// `/calendars/{id}`: one calendar by the id `/calendars` lists.
+    case calendarByID(GraphSubject, id: String)
     case events(GraphSubject)
     case event(GraphSubject, id: String)
     case calendarView(GraphSubject)
+    /// `/calendars/{id}/events` and `/calendars/{id}/calendarView`: the items of one calendar.
+    case calendarItems(GraphSubject, calendarID: String, view: Bool)
     case mailboxSettings(GraphSubject)
     /// A segment Graph does not know (400 `Resource not found for the segment '…'`).
     case unknownSegment(String)
@@ -54,10 +58,10 @@ package enum GraphRoute: Sendable, Equatable {
             case .photo: return "photo"
             case .photoValue: return "photoValue"
             case .photos: return "photos"
-            case .events: return "events"
+            case .events, .calendarItems(_, _, view: false): return "events"
             case .event: return "event"
-            case .calendarView: return "calendarView"
-            case .calendar: return "calendar"
+            case .calendarView, .calendarItems(_, _, view: true): return "calendarView"
+            case .calendar, .calendarByID: return "calendar"
             case .calendars: return "calendars"
             case .mailboxSettings: return "mailboxSettings"
             case .unknownSegment: return "unknown"
@@ -70,11 +74,20 @@ package enum GraphRoute: Sendable, Equatable {
     package static func parse(_ request: HTTPRequest, graphHost: Bool) -> GraphRoute? {
         let segments = request.pathSegments
         if segments.count == 2, segments[0].equalsIgnoringASCIICase("oidc"), segments[1].equalsIgnoringASCIICase("userinfo") { return .userInfo }
+        // The v1 document's `/{tenant}/openid/userinfo` is the same UserInfo endpoint on the sign-in host.
+        if !graphHost, segments.count == 3, segments[1].equalsIgnoringASCIICase("openid"), segments[2].equalsIgnoringASCIICase("userinfo") { return .userInfo }
         guard let first = segments.first else { return graphHost ? .invalidVersion("") : nil }
         guard let version = versions.first(where: { $0.equalsIgnoringCase(first) }) else {
             return graphHost ? .invalidVersion(first) : nil
         }
         return .resource(version: version, path: parsePath(Array(segments.dropFirst())))
+    }
+
+    /// `name('key')` → key.
+    static func keyInParentheses(_ segment: String, of name: String) -> String? {
+        let prefix = name + "('"
+        guard segment.count > prefix.count + 2, segment.lowercased().hasPrefix(prefix), segment.hasSuffix("')") else { return nil }
+        return String(segment.dropFirst(prefix.count).dropLast(2))
     }
 
     static func parsePath(_ segments: [String]) -> GraphResourcePath {
@@ -115,6 +128,14 @@ package enum GraphRoute: Sendable, Equatable {
         if rest.map({ $0.lowercased() }) == ["calendar"] { return .calendar(subject) }
         if names == ["events"] { return .events(subject) }
         if names.count == 2, names[0] == "events" { return .event(subject, id: rest[offset + 1]) }
+        // `events('id')`, the OData key form the SDKs and Graph's own docs write.
+        if names.count == 1, let id = keyInParentheses(rest[offset], of: "events") { return .event(subject, id: id) }
+        if offset == 0, names.count >= 2, names[0] == "calendars" {
+            if names.count == 2 { return .calendarByID(subject, id: rest[1]) }
+            if names.count == 3, names[2] == "events" || names[2] == "calendarview" {
+                return .calendarItems(subject, calendarID: rest[1], view: names[2] == "calendarview")
+            }
+        }
         if names == ["calendarview"] { return .calendarView(subject) }
         if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
         let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]

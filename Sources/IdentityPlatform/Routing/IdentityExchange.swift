@@ -22,7 +22,9 @@ package struct IdentityExchange: Sendable {
         self.origin = PublicOrigin(request: request, context: context.connection)
         self.now = service.clock.now()
         let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? SecureRandom.guid()
-        self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt)
+        let grantType: String? = if case .token = route.endpoint { request.form["grant_type"] } else { nil }
+        self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt,
+                                  endpointVersion: route.endpoint.version, grantType: grantType)
     }
 
     package var connection: RequestContext { context.connection }
@@ -78,12 +80,23 @@ package struct IdentityHandler: ExchangeHandler {
     }
 
     /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it
-    /// back (MSAL sends `return-client-request-id=true`), whoever produced the answer.
+    /// back (MSAL sends `return-client-request-id=true`), whoever produced the answer; and the headers the
+    /// service's front end adds to all of them (recorded on metadata, keys, token and error answers):
+    /// `x-ms-ests-server` (MSAL logs it), `P3P`, `X-Content-Type-Options` and `X-XSS-Protection`.
+    /// Not `Strict-Transport-Security`: a browser would then refuse plain http://localhost to every other
+    /// development server on the machine.
     package static func addStandardHeaders(to response: inout HTTPResponse, request: HTTPRequest, parameters: FormParameters, trace: TraceContext) {
         response.headers.set("x-ms-request-id", trace.traceID)
+        response.headers.set("x-ms-ests-server", estsServer)
+        response.headers.set("P3P", "CP=\"DSP CUR OTPi IND OTRi ONL FIN\"")
+        if response.headers["X-Content-Type-Options"] == nil { response.headers.set("X-Content-Type-Options", "nosniff") }
+        if response.headers["X-XSS-Protection"] == nil { response.headers.set("X-XSS-Protection", "0") }
         let wantsEcho = (request.headers["return-client-request-id"] ?? parameters["return-client-request-id"])?.lowercased() == "true"
         if wantsEcho, let id = request.headers["client-request-id"] ?? parameters["client-request-id"] {
             response.headers.set("client-request-id", id)
         }
     }
+
+    /// The service's build and slice, in its `x-ms-ests-server` form (`2.1.14059.12 - SCUS ProdSlices`).
+    static let estsServer = "2.1.0.0 - FakeEntra"
 }

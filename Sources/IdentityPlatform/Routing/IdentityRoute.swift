@@ -15,6 +15,14 @@ package struct IdentityRoute: Sendable, Equatable {
         case deviceLogin
         /// The page `error_uri` points at.
         case errorLookup
+
+        /// The protocol version the endpoint speaks (v2.0 for those that have one form only).
+        package var version: EndpointVersion {
+            switch self {
+            case .openIDConfiguration(let version), .authorize(let version), .token(let version), .deviceCode(let version), .logout(let version): version
+            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup: .v2
+            }
+        }
     }
 
     /// `common`, `organizations`, `consumers`, a tenant GUID or a domain, as written in the path.

@@ -38,6 +38,10 @@ extension Directory {
             return ConsentEvaluation(resource: nil, permissions: [], alreadyGranted: [], needingUserConsent: [], needingAdminConsent: [])
         }
         let permissions = delegatedPermissions(for: request, client: client, userID: user.id, tenantID: user.tenantID)
+        // Microsoft pre-authorizes its own clients on its own resources: no consent page, in every tenant.
+        if !hasApplication(clientID: client.clientID), MicrosoftFirstParty.isPreAuthorized(clientID: client.clientID, resourceAppID: resource.appID) {
+            return ConsentEvaluation(resource: resource, permissions: permissions, alreadyGranted: permissions, needingUserConsent: [], needingAdminConsent: [])
+        }
         let granted = grantedScopes(clientID: client.clientID, resourceAppID: resource.appID, userID: user.id, tenantID: user.tenantID)
         var evaluation = ConsentEvaluation(resource: resource, permissions: permissions, alreadyGranted: [], needingUserConsent: [], needingAdminConsent: [])
         for permission in permissions {

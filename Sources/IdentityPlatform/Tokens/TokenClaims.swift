@@ -45,7 +45,10 @@ package struct TokenClaimsBuilder: Sendable {
     }
 
     package func issuerV2(tenantID: String) -> String { "\(origin)/\(tenantID)/v2.0" }
-    package func issuerV1(tenantID: String) -> String { "\(origin)/\(tenantID)/" }
+    /// The v1 issuer names the security token service's own host whichever host answered (real v1
+    /// tokens and v1 metadata alike), and APIs migrated from ADAL validate exactly this string.
+    package func issuerV1(tenantID: String) -> String { Self.issuerV1(tenantID: tenantID) }
+    package static func issuerV1(tenantID: String) -> String { "https://sts.windows.net/\(tenantID)/" }
 
     /// The access token's audience: v2 format → the resource's app id; v1 format → the resource as the
     /// client named it (`resource=` on v1; on v2 Graph is named by its app id, others by their URI).
@@ -148,6 +151,7 @@ package struct TokenClaimsBuilder: Sendable {
             c.set("iat", now)
             c.set("nbf", now)
             c.set("exp", now.addingTimeInterval(options.idTokenLifetime))
+            c.set("aio", TokenIdentifiers.opaqueInternal())
             c.set("amr", issue.grant?.authenticationMethods ?? ["pwd"])
             c.set("family_name", user.surname)
             c.set("given_name", user.givenName)

@@ -84,7 +84,8 @@ package struct TokenIssuer: Sendable {
             body.set("not_before", String(Int(saturating: now.timeIntervalSince1970)))
             body.set("resource", issue.scopeRequest.resourceName)
         } else {
-            body.set("scope", scopes.count == 1 ? scopes[0] : scopes.joined(separator: " "))   // one scope: no new string
+            // An app-only answer names no scope (recorded client-credentials answers of v2.0 have none).
+            if issue.user != nil { body.set("scope", scopes.count == 1 ? scopes[0] : scopes.joined(separator: " ")) }   // one scope: no new string
             body.set("expires_in", expiresIn)
             body.set("ext_expires_in", extExpiresIn)
             // Entra advises refreshing half-way through long-lived tokens only.
@@ -111,6 +112,7 @@ package struct TokenIssuer: Sendable {
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
         headers.set("Pragma", "no-cache")
+        headers.set("Expires", "-1")
         return HTTPResponse(status: .ok, headers: headers, body: body.bytes)
     }
 

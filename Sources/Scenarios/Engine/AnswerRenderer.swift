@@ -23,7 +23,9 @@ struct AnswerRenderer {
         now = service.clock.now()
         let origin = PublicOrigin(request: request, context: context.connection).url
         let correlation = request.headers["client-request-id"] ?? facts.parameters["client-request-id"] ?? UUID().uuidString.lowercased()
-        trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin, receipt: context.receipt)
+        let version = (facts.isB2C ? nil : IdentityRoute.parse(request))?.endpoint.version ?? .v2
+        trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin, receipt: context.receipt,
+                             endpointVersion: version, grantType: facts.kind == .token ? facts.parameters["grant_type"] : nil)
     }
 
     func render(_ action: RuleAction) -> HTTPResponse {

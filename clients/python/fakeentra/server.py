@@ -18,7 +18,7 @@ import uuid
 
 import requests
 
-from .signin import drive
+from .signin import drive, drive_response, parse_forms
 
 DEMO_PASSWORD = "Passw0rd!"
 B2C_TENANT = "fabrikamb2c.onmicrosoft.com"
@@ -194,6 +194,24 @@ class FakeEntra:
         if token.status_code != 200:
             raise FakeEntraError(f"/token answered {token.status_code}: {body}")
         return body
+
+    def complete_device_login(self, flow, user, password=DEMO_PASSWORD, consent="accept"):
+        """Does what the person on the other device does in the device code flow: opens the flow's
+        `verification_uri`, types its `user_code` and signs in as `user`. `flow` is the /devicecode answer
+        (MSAL's `initiate_device_flow()` dict works as is); the client's next poll then gets its tokens.
+        Returns the text of the page the walk ended on ("You have signed in…")."""
+        session = self.http_session()
+        page = session.get(flow["verification_uri"])
+        form = parse_forms(page.text)[0]
+        fields = {i["name"]: i["value"] for i in form["inputs"] if i.get("name")}
+        code_field = next(i["name"] for i in form["inputs"] if i["type"] in ("text", "tel") and i.get("name"))
+        fields[code_field] = flow["user_code"]
+        action = urllib.parse.urljoin(page.url, form["action"] or page.url)
+        response = session.post(action, data=fields, allow_redirects=False)
+        kind, text, _ = drive_response(response, user, password, "https://never-reached.invalid/", session, consent=consent, until_final_page=True)
+        if kind != "page":
+            raise FakeEntraError(f"the device login did not end on a page: {kind} {text!r:.300}")
+        return text
 
     # MARK: stopping
 

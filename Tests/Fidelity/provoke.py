@@ -1,0 +1,513 @@
+"""Makes FakeEntra face the situation of a recording and returns its answer.
+
+The request goes to the same endpoint with the same kind of parameters (host, tenant and policy mapped to
+FakeEntra's demo directory). A situation the demo directory can reach by itself is reached that way (a
+wrong password, a code redeemed twice, a refresh token after a revocation or past its lifetime, an unknown
+tenant or resource); one it cannot (Conditional Access, MFA, a declined device flow) is scripted with a
+scenario bound to a fresh client id, whose rule names only the error code: FakeEntra's own catalogue
+then decides the error string, suberror, wording and keys, which is what the recording checks."""
+import json
+import re
+import time
+import urllib.parse
+import uuid
+
+from fidelity import (ADELE, ADELE_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
+                      PASSWORD, Answer, decode_jwt)
+
+GRAPH_SCOPES = ["User.Read", "User.ReadBasic.All", "User.Read.All", "Calendars.Read", "Calendars.ReadWrite",
+                "MailboxSettings.Read", "Group.Read.All", "Directory.Read.All", "Mail.Read"]
+# Microsoft first-party public clients FakeEntra holds in every tenant (Azure CLI, PowerShell, VS, Office…).
+FIRST_PARTY_CLIENTS = {"04b07795-8ddb-461a-bbee-02f9e1bf7b46", "1950a258-227b-4e31-a9cf-717495945fc2", "872cd9fa-d31f-45e0-9eab-6e460a02d1f1",
+                       "aebc6443-996d-45c2-90f0-388ff96faa56", "d3590ed6-52b3-4102-aeff-aad2292ab01c", "1fec8e78-bce4-4aaf-ab1b-5451cc387264",
+                       "4813382a-8fa7-425e-ab75-3b753aab3abb", "27922004-5251-4030-b22d-91ecd9a37ea4", "ab9b8c07-8f02-4f72-87fa-80105867a763",
+                       "14d82eec-204b-4c2f-b7e8-296a70dab67e"}
+# First-party resources FakeEntra knows by name; any other recorded resource is mapped to Graph.
+FIRST_PARTY_RESOURCES = ("https://graph.windows.net", "https://management.core.windows.net", "https://management.azure.com",
+                         "https://vault.azure.net", "https://storage.azure.com", "https://database.windows.net")
+KNOWN_POLICIES = {"b2c_1_susi", "b2c_1_signin", "b2c_1_signup", "b2c_1_edit_profile", "b2c_1_reset", "b2c_1_ropc"}
+
+
+class Provoker:
+    def __init__(self, server, make_server=None):
+        self.server = server
+        self.make_server = make_server
+        self._strict = None
+        self.session = server.http_session()
+
+    # MARK: mapping a real URL onto FakeEntra
+
+    def tenant_for(self, segment, b2c=False):
+        lowered = segment.lower()
+        if lowered in ("common", "organizations", "consumers", "tfp"):
+            return segment
+        if b2c:
+            return B2C_TENANT
+        if segment.startswith("{") or segment.startswith("<") or GUID.fullmatch(segment) or "." in segment:
+            return CONTOSO
+        return segment
+
+    def policy_for(self, name):
+        lowered = name.lower()
+        if "ropc" in lowered:
+            return "B2C_1_ropc"
+        if lowered in KNOWN_POLICIES or lowered.startswith("b2c_1a_"):
+            return name
+        if "reset" in lowered or "password" in lowered:
+            return "B2C_1_reset"
+        if "edit" in lowered or "profile" in lowered:
+            return "B2C_1_edit_profile"
+        if "ropc" in lowered:
+            return "B2C_1_ropc"
+        return "B2C_1_susi"
+
+    def login_url(self, url, b2c=False):
+        parts = urllib.parse.urlsplit(url)
+        segments = [s for s in parts.path.split("/") if s]
+        b2c = b2c or parts.netloc.endswith("b2clogin.com")
+        mapped = []
+        for index, segment in enumerate(segments):
+            if index == 0 or (index == 1 and segments[0].lower() == "tfp"):
+                mapped.append(self.tenant_for(segment, b2c))
+            elif segment.lower().startswith("b2c_1"):
+                mapped.append(self.policy_for(segment))
+            else:
+                mapped.append(segment.replace("…", "v2.0"))
+        query = []
+        for name, value in urllib.parse.parse_qsl(parts.query, keep_blank_values=True):
+            if name == "authorization_endpoint":
+                value = self.login_url(value, b2c)
+            elif name == "p":
+                value = self.policy_for(value)
+            query.append((name, value))
+        return self.server.url + "/" + "/".join(mapped) + (("?" + urllib.parse.urlencode(query)) if query else "")
+
+    def token_url(self, recording, tenant=None):
+        url = self.login_url(recording.url, recording.is_b2c)
+        if tenant:
+            parts = urllib.parse.urlsplit(url)
+            segments = parts.path.split("/")
+            segments[1] = tenant
+            url = urllib.parse.urlunsplit(parts._replace(path="/".join(segments)))
+        return url
+
+    @staticmethod
+    def is_v1(url):
+        return "/oauth2/token" in url or "/oauth2/authorize" in url or "/oauth2/devicecode" in url
+
+    # MARK: answers
+
+    def provoke(self, recording):
+        if recording.claims is not None:
+            return self.claims(recording)
+        host = urllib.parse.urlsplit(recording.url).netloc.lower()
+        if host.startswith("graph.microsoft.com") or recording.area == "graph":
+            return self.graph(recording)
+        if recording.area in ("arm", "managed-identity"):
+            return None
+        if recording.method == "GET":
+            return Answer.of(self.session.get(self.login_url(recording.url, recording.is_b2c), allow_redirects=False))
+        if "/devicecode" in recording.url and "grant_type" not in recording.form:
+            return self.device_authorization(recording)
+        if recording.error_codes or (isinstance(recording.body, dict) and "error" in recording.body):
+            return self.token_error(recording)
+        return self.token_success(recording)
+
+    # MARK: token endpoint successes
+
+    KNOWN_GRANTS = {"authorization_code", "refresh_token", "client_credentials", "password", "device_code", "on_behalf_of"}
+
+    def grant_type(self, recording):
+        grant = recording.form.get("grant_type", "")
+        if isinstance(grant, list):
+            grant = grant[0]
+        grant = {"urn:ietf:params:oauth:grant-type:device_code": "device_code", "device_code": "device_code",
+                 "urn:ietf:params:oauth:grant-type:jwt-bearer": "on_behalf_of"}.get(grant, grant)
+        if grant in self.KNOWN_GRANTS:
+            return grant
+        # A recorder that sanitized the grant type: the recording's name says which grant it was.
+        for hint, name in (("refresh", "refresh_token"), ("ropc", "password"), ("password", "password"), ("client-credentials", "client_credentials"),
+                           ("device-code", "device_code"), ("on-behalf-of", "on_behalf_of"), ("obo", "on_behalf_of"), ("auth-code", "authorization_code")):
+            if hint in recording.name:
+                return name
+        return grant
+
+    def client_id_for(self, recording):
+        """The recorded client id when it is one of Microsoft's first-party apps (every tenant holds them),
+        else a fresh one."""
+        recorded = recording.form.get("client_id")
+        if isinstance(recorded, str) and recorded.lower() in FIRST_PARTY_CLIENTS:
+            return recorded.lower()
+        return str(uuid.uuid4())
+
+    def request_headers(self, recording):
+        """client-request-id as MSAL sends it, when the recording shows the service echoing it."""
+        if "client-request-id" in {k.lower() for k in (recording.response.get("headers") or {})}:
+            return {"client-request-id": str(uuid.uuid4()), "return-client-request-id": "true"}
+        return {}
+
+    def scope_for(self, recording):
+        scope = recording.form.get("scope", "")
+        if not isinstance(scope, str) or scope.lower() == "sanitized":
+            scope = ""
+        words = []
+        for word in scope.split():
+            lowered = word.lower()
+            if lowered in ("openid", "profile", "email", "offline_access"):
+                words.append(lowered)
+            elif lowered.endswith("/.default"):
+                words.append(GRAPH + "/.default")
+            elif "graph.microsoft.com" in lowered or "/" not in lowered:
+                words.append(GRAPH + "/" + word.rsplit("/", 1)[-1] if "/" in word else word)
+            else:
+                words.append(GRAPH + "/User.Read")
+        return " ".join(dict.fromkeys(words)) or "openid profile offline_access " + GRAPH + "/User.Read"
+
+    def resource_for(self, recording):
+        recorded = recording.form.get("resource")
+        if isinstance(recorded, str) and recorded.rstrip("/").lower() in {r.rstrip("/") for r in FIRST_PARTY_RESOURCES}:
+            return recorded
+        return GRAPH
+
+    def post_token(self, url, form, headers=None):
+        return Answer.of(self.session.post(url, data=form, headers=headers or {}))
+
+    def v1_or_v2_fields(self, recording, url, scope):
+        if self.is_v1(url):
+            return {"resource": self.resource_for(recording)}
+        return {"scope": scope}
+
+    def signed_in(self, recording, scope, client_id=None):
+        """A completed code flow for a public client: (client id, token response)."""
+        client_id = client_id or str(uuid.uuid4())
+        tenant = B2C_TENANT if recording.is_b2c else "common"
+        policy = "B2C_1_susi" if recording.is_b2c else None
+        user = B2C_USER if recording.is_b2c else ADELE
+        scopes = scope.split() if not recording.is_b2c else ["openid", "offline_access"]
+        reply = self.server.sign_in(user, scopes=scopes, client_id=client_id, tenant=tenant, policy=policy)
+        return client_id, reply
+
+    def token_success(self, recording):
+        url = self.token_url(recording)
+        grant = self.grant_type(recording)
+        scope = self.scope_for(recording)
+        headers = self.request_headers(recording)
+        if grant == "client_credentials":
+            form = {"grant_type": grant, "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret"}
+            form.update({"resource": self.resource_for(recording)} if self.is_v1(url) else {"scope": GRAPH + "/.default"})
+            return self.post_token(url, form, headers)
+        if grant == "password":
+            user = B2C_USER if recording.is_b2c else ADELE
+            form = {"grant_type": grant, "client_id": self.client_id_for(recording), "username": user, "password": PASSWORD}
+            if recording.is_b2c:
+                # B2C's ROPC as its docs send it: the app's own id as a scope asks for an access token too.
+                form.update({"scope": f"openid {form['client_id']} offline_access", "response_type": "token id_token"})
+            else:
+                form.update(self.v1_or_v2_fields(recording, url, scope))
+            return self.post_token(url, form, headers)
+        if grant == "refresh_token":
+            client_id, reply = self.signed_in(recording, "openid profile offline_access " + GRAPH + "/User.Read", client_id=self.client_id_for(recording))
+            form = {"grant_type": grant, "client_id": client_id, "refresh_token": reply["refresh_token"]}
+            form.update(self.v1_or_v2_fields(recording, url, scope) if not recording.is_b2c else {"scope": "openid offline_access"})
+            return self.post_token(url, form)
+        if grant == "authorization_code":
+            if self.is_v1(url):
+                return self.v1_code_redemption(recording, url)
+            tenant = B2C_TENANT if recording.is_b2c else "common"
+            policy = "B2C_1_susi" if recording.is_b2c else None
+            user = B2C_USER if recording.is_b2c else ADELE
+            scopes = ["openid", "offline_access"] if recording.is_b2c else scope.split()
+            reply = self.server.authorize(user, scopes=scopes, tenant=tenant, policy=policy)
+            form = {"grant_type": grant, "client_id": reply["client_id"], "code": reply["code"],
+                    "redirect_uri": reply["redirect_uri"], "code_verifier": reply["code_verifier"], "scope": " ".join(scopes)}
+            return self.post_token(reply["token_endpoint"] if recording.is_b2c else url, form)
+        if grant == "device_code":
+            return self.device_flow_success(recording, url, scope)
+        if grant == "on_behalf_of":
+            return self.on_behalf_of(recording, url)
+        raise NotImplementedError(f"no provocation for grant {grant!r}")
+
+    def v1_code_redemption(self, recording, url, nonce=None):
+        client_id = str(uuid.uuid4())
+        redirect = "http://localhost/callback"
+        from fakeentra.signin import drive
+        query = {"client_id": client_id, "response_type": "code", "redirect_uri": redirect, "resource": GRAPH, "state": "s"}
+        if nonce:
+            query["nonce"] = nonce
+        authorize = url.replace("/oauth2/token", "/oauth2/authorize") + "?" + urllib.parse.urlencode(query)
+        final, fields, _ = drive(authorize, ADELE, PASSWORD, redirect, session=self.server.http_session())
+        code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(final).query))["code"]
+        return self.post_token(url, {"grant_type": "authorization_code", "client_id": client_id, "code": code,
+                                     "redirect_uri": redirect, "resource": GRAPH})
+
+    def device_authorization(self, recording):
+        url = self.login_url(recording.url)
+        form = {"client_id": str(uuid.uuid4())}
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": "openid profile offline_access " + GRAPH + "/User.Read"})
+        return self.post_token(url, form)
+
+    def start_device_flow(self, url, client_id):
+        devicecode = url.replace("/token", "/devicecode")
+        form = {"client_id": client_id}
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": "openid profile offline_access " + GRAPH + "/User.Read"})
+        return self.session.post(devicecode, data=form).json()
+
+    def device_poll_form(self, url, client_id, flow):
+        form = {"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "client_id": client_id}
+        form["code" if self.is_v1(url) else "device_code"] = flow["device_code"]
+        if self.is_v1(url):
+            form["resource"] = GRAPH
+        return form
+
+    def device_flow_success(self, recording, url, scope):
+        client_id = self.client_id_for(recording)
+        flow = self.start_device_flow(url, client_id)
+        self.server.complete_device_login(flow, ADELE, PASSWORD)
+        return self.post_token(url, self.device_poll_form(url, client_id, flow))
+
+    def control(self, method, path, **kwargs):
+        """A control call that must succeed: a refused setup would make the comparison meaningless."""
+        response = self.server.control(method, path, **kwargs)
+        if response.status_code >= 300:
+            raise RuntimeError(f"{method} {path} refused: {response.status_code} {response.text[:300]}")
+        return response
+
+    def on_behalf_of(self, recording, url):
+        api_id, client_id = str(uuid.uuid4()), str(uuid.uuid4())
+        self.control("POST", "/_fakeentra/apps", json={
+            "clientId": api_id, "displayName": "Fidelity API", "tenant": CONTOSO_DOMAIN, "publicClient": False,
+            "secrets": ["api-secret"], "identifierUris": [f"api://{api_id}"], "exposedScopes": ["access_as_user"],
+            "requiredResourceAccess": [{"resource": GRAPH, "scopes": ["User.Read"]}]})
+        for consent in ({"clientId": client_id, "resource": f"api://{api_id}", "scopes": ["access_as_user"], "tenant": CONTOSO_DOMAIN},
+                        {"clientId": api_id, "resource": GRAPH, "scopes": ["User.Read"], "tenant": CONTOSO_DOMAIN}):
+            self.control("POST", "/_fakeentra/consents", json=consent)
+        user = self.server.sign_in(ADELE, scopes=["openid", "offline_access", f"api://{api_id}/access_as_user"], client_id=client_id)
+        form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
+                "assertion": user["access_token"], "requested_token_use": "on_behalf_of"}
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": GRAPH + "/User.Read"})
+        return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
+
+    # MARK: token endpoint errors
+
+    def token_error(self, recording):
+        codes = recording.error_codes
+        body = recording.body if isinstance(recording.body, dict) else {}
+        url = self.token_url(recording)
+        grant = self.grant_type(recording) or ("device_code" if "authorization_pending" in str(body) else "")
+        code = recording.situation_code
+        natural = getattr(self, f"natural_{code}", None) if code else None
+        if natural is None and not codes and body.get("error") == "authorization_pending":
+            natural = self.natural_authorization_pending
+        if natural is not None:
+            return natural(recording, url)
+        if code is None:
+            raise NotImplementedError("an error without a code that FakeEntra cannot reach by itself")
+        return self.scripted_error(recording, url, grant, code)
+
+    def scripted_error(self, recording, url, grant, code):
+        """A scenario whose one rule answers this code to this grant; the request is otherwise ordinary."""
+        prefix = "AADB2C" if recording.is_b2c or "AADB2C" in json.dumps(recording.body) else "AADSTS"
+        client_id = str(uuid.uuid4())
+        name = f"fidelity-{uuid.uuid4().hex[:12]}"
+        match = {"endpoint": "b2c" if recording.is_b2c else "token"}
+        if grant:
+            match["grantType"] = [grant if grant not in ("device_code", "on_behalf_of") else
+                                  {"device_code": "device_code", "on_behalf_of": "urn:ietf:params:oauth:grant-type:jwt-bearer"}[grant]]
+        scenario = {"name": name, "description": "fidelity: " + recording.name,
+                    "rules": [{"match": match, "action": {"oauthError": {"code": f"{prefix}{code}"}}, "times": "always"}]}
+        response = self.server.control("POST", "/_fakeentra/scenarios", json=scenario)
+        if response.status_code != 201:
+            raise RuntimeError(f"scenario refused: {response.status_code} {response.text}")
+        self.server.bind(name, client_id=client_id)
+        form = dict(recording.form)
+        form["client_id"] = client_id
+        form = {k: (v[0] if isinstance(v, list) else v) for k, v in form.items()}
+        for secret in ("client_secret", "refresh_token", "code", "assertion", "password", "device_code", "client_assertion"):
+            if secret in form:
+                form[secret] = "fidelity-" + secret
+        if "scope" in form:
+            form["scope"] = self.scope_for(recording)
+        if "resource" in form:
+            form["resource"] = GRAPH
+        if "username" in form:
+            form["username"] = B2C_USER if recording.is_b2c else ADELE
+        if not form.get("grant_type"):
+            form["grant_type"] = "refresh_token"
+            form["refresh_token"] = "fidelity-refresh_token"
+        return self.post_token(url, form)
+
+    # The situations the demo directory reaches by itself, by code.
+
+    def natural_50126(self, recording, url):
+        form = {"grant_type": "password", "client_id": str(uuid.uuid4()), "username": ADELE, "password": "wrong"}
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": GRAPH + "/User.Read"})
+        return self.post_token(url, form)
+
+    def natural_900144(self, recording, url):
+        description = (recording.body or {}).get("error_description", "")
+        missing = re.search(r"parameter: '([a-z_]+)'", description)
+        missing = missing.group(1) if missing else "grant_type"
+        if missing in ("code", "device_code"):
+            # The device-code grant's code: `code` is the v1 endpoint's name for it, `device_code` v2.0's.
+            version_url = f"{self.server.url}/{CONTOSO}/oauth2/token" if missing == "code" else f"{self.server.url}/{CONTOSO}/oauth2/v2.0/token"
+            return self.post_token(version_url, {"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "client_id": str(uuid.uuid4())})
+        form = {"grant_type": "client_credentials", "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret", "scope": GRAPH + "/.default"}
+        form.pop(missing, None)
+        return self.post_token(url, form)
+
+    def natural_9002313(self, recording, url):
+        # A code that cannot be one the service issued (the recordings' own situation: a malformed code).
+        reply = self.server.authorize(ADELE)
+        return self.post_token(reply["token_endpoint"], {"grant_type": "authorization_code", "client_id": reply["client_id"],
+                                                         "code": reply["code"][:20] + "%2F", "redirect_uri": reply["redirect_uri"],
+                                                         "code_verifier": reply["code_verifier"]})
+
+    def natural_70020(self, recording, url):
+        client_id = str(uuid.uuid4())
+        flow = self.start_device_flow(url, client_id)
+        # Past the device code's 15 minutes on the default world's virtual clock.
+        self.server.advance_clock(flow.get("expires_in", 900) + 1)
+        return self.post_token(url, self.device_poll_form(url, client_id, flow))
+
+    def natural_7000215(self, recording, url):
+        client_id = str(uuid.uuid4())
+        self.post_token(url, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": "first-secret", "scope": GRAPH + "/.default"})
+        return self.post_token(url, {"grant_type": "client_credentials", "client_id": client_id, "client_secret": "wrong-secret", "scope": GRAPH + "/.default"},
+                               self.request_headers(recording))
+
+    def natural_7000216(self, recording, url):
+        form = {"grant_type": "client_credentials", "client_id": str(uuid.uuid4())}
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": GRAPH + "/.default"})
+        return self.post_token(url, form)
+
+    def natural_54005(self, recording, url):
+        reply = self.server.authorize(ADELE)
+        form = {"grant_type": "authorization_code", "client_id": reply["client_id"], "code": reply["code"],
+                "redirect_uri": reply["redirect_uri"], "code_verifier": reply["code_verifier"]}
+        self.post_token(reply["token_endpoint"], form)
+        return self.post_token(reply["token_endpoint"], form)
+
+    def natural_50173(self, recording, url):
+        client_id, reply = self.signed_in(recording, "openid profile offline_access " + GRAPH + "/User.Read")
+        # As a password change: refresh tokens issued before now fail; later sign-ins are unaffected.
+        self.server.control("POST", f"/_fakeentra/users/{ADELE}/revoke")
+        form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": reply["refresh_token"]}
+        form.update(self.v1_or_v2_fields(recording, url, GRAPH + "/User.Read"))
+        return self.post_token(url, form)
+
+    def natural_500011(self, recording, url):
+        form = {"grant_type": "client_credentials", "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret"}
+        form.update({"resource": "https://unknown-resource.example"} if self.is_v1(url) else {"scope": "https://unknown-resource.example/.default"})
+        return self.post_token(url, form)
+
+    def natural_90002(self, recording, url):
+        return self.post_token(self.token_url(recording, tenant="no-such-tenant.onmicrosoft.com"),
+                               {"grant_type": "client_credentials", "client_id": str(uuid.uuid4()), "client_secret": "s", "scope": GRAPH + "/.default"})
+
+    def natural_70016(self, recording, url):
+        return self.natural_authorization_pending(recording, url)
+
+    def natural_authorization_pending(self, recording, url):
+        client_id = str(uuid.uuid4())
+        flow = self.start_device_flow(url, client_id)
+        return self.post_token(url, self.device_poll_form(url, client_id, flow))
+
+    # MARK: Graph
+
+    def graph_token(self, scopes=GRAPH_SCOPES, **extra):
+        body = {"user": ADELE, "scopes": [f"{GRAPH}/{s}" for s in scopes], **extra}
+        response = self.server.control("POST", "/_fakeentra/tokens", json=body)
+        if response.status_code not in (200, 201):
+            raise RuntimeError(f"token mint refused: {response.status_code} {response.text}")
+        return response.json()["token"]
+
+    def graph_path(self, recording, token):
+        parts = urllib.parse.urlsplit(recording.url)
+        path = parts.path
+        segments = [s for s in path.split("/") if s]
+        mapped = []
+        for index, segment in enumerate(segments):
+            previous = segments[index - 1].lower() if index else ""
+            if previous in ("users",) and segment.lower() not in ("delta",):
+                mapped.append(ADELE_ID if "@" in segment or GUID.fullmatch(segment) or "{" in segment else segment)
+            elif previous in ("calendars", "events", "calendarview") and segment.lower() not in ("events", "calendarview"):
+                collection = "/me/calendars" if previous == "calendars" else "/me/events"
+                listing = self.session.get(self.server.url + "/v1.0" + collection, headers={"Authorization": f"Bearer {token}"}).json()
+                mapped.append(listing["value"][0]["id"] if listing.get("value") else segment)
+            else:
+                mapped.append(segment)
+        return "/" + "/".join(mapped) + (f"?{parts.query}" if parts.query else "")
+
+    def graph(self, recording):
+        status = recording.response.get("status")
+        body = recording.body if isinstance(recording.body, dict) else {}
+        error_code = (body.get("error") or {}).get("code") if isinstance(body.get("error"), dict) else None
+        headers = {k: v for k, v in (recording.request.get("headers") or {}).items() if k.lower() in ("prefer", "consistencylevel")}
+        token = self.graph_token()
+        path = self.graph_path(recording, token)
+        if status == 401:
+            www = ((recording.response.get("headers") or {}).get("WWW-Authenticate") or "")
+            if "insufficient_claims" in www:
+                return self.graph_scripted(recording, path, headers, {"claimsChallenge": {}}, capabilities=["cp1"])
+            message = (body.get("error") or {}).get("message", "") if isinstance(body.get("error"), dict) else ""
+            if "expired" in message.lower():
+                token = self.graph_token(lifetime=1)
+                time.sleep(2.2)
+                return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+            if "audience" in message.lower():
+                token = self.graph_token(audience="api://someone-else")
+                return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+            return Answer.of(self.session.get(self.server.url + path, headers=headers))
+        if status == 403:
+            token = self.graph_token(scopes=["User.Read"])
+            return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+        if status == 404 and "/users/" in path:
+            path = re.sub(GUID, str(uuid.uuid4()), path)
+        if status == 429:
+            return self.graph_scripted(recording, path, headers, {"graphError": {"status": 429, "code": error_code or "TooManyRequests", "retryAfter": 10}})
+        return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+
+    def graph_scripted(self, recording, path, headers, action, capabilities=None):
+        client_id = str(uuid.uuid4())
+        name = f"fidelity-{uuid.uuid4().hex[:12]}"
+        scenario = {"name": name, "description": "fidelity: " + recording.name,
+                    "rules": [{"match": {"endpoint": "graph"}, "action": action, "times": "always"}]}
+        response = self.server.control("POST", "/_fakeentra/scenarios", json=scenario)
+        if response.status_code != 201:
+            raise RuntimeError(f"scenario refused: {response.status_code} {response.text}")
+        self.server.bind(name, client_id=client_id)
+        extra = {"clientId": client_id}
+        if capabilities:
+            extra["claims"] = {"xms_cc": capabilities}
+        token = self.graph_token(**extra)
+        return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+
+    # MARK: decoded tokens
+
+    def claims(self, recording):
+        kind = recording.token_kind or ""
+        if kind.startswith("b2c"):
+            reply = self.server.sign_in(B2C_USER, scopes=["openid", "offline_access"], tenant=B2C_TENANT, policy="B2C_1_susi")
+            token = reply["id_token"] if kind == "b2c-id" else reply.get("access_token") or reply["id_token"]
+        elif kind == "v1-access":
+            # A web app's token (appidacr 1: a client secret), as the recorded ones are.
+            url = f"{self.server.url}/{CONTOSO}/oauth2/token"
+            reply = self.session.post(url, data={"grant_type": "password", "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret",
+                                                 "username": ADELE, "password": PASSWORD, "resource": GRAPH}).json()
+            token = reply["access_token"]
+        elif kind == "v1-id":
+            # ADAL's sign-in: the v1 code flow with a nonce, the id token from the code's redemption.
+            reply = self.v1_code_redemption(recording, f"{self.server.url}/{CONTOSO}/oauth2/token", nonce="fidelity-nonce").body
+            token = reply["id_token"]
+        elif kind == "v2-access":
+            api_id = str(uuid.uuid4())
+            self.control("POST", "/_fakeentra/apps", json={
+                "clientId": api_id, "displayName": "Fidelity v2 API", "tenant": CONTOSO_DOMAIN, "publicClient": False,
+                "identifierUris": [f"api://{api_id}"], "exposedScopes": ["access_as_user"], "accessTokenAcceptedVersion": 2})
+            reply = self.server.sign_in(ADELE, scopes=["openid", "profile", "offline_access", f"api://{api_id}/access_as_user"])
+            token = reply["access_token"]
+        else:
+            reply = self.server.sign_in(ADELE, scopes=["openid", "profile", "email", "offline_access"])
+            token = reply["id_token"]
+        header, payload = decode_jwt(token)
+        return Answer(200, {}, payload)
