@@ -108,6 +108,7 @@ extension Console {
         }
         let minted = try TokenIssuer(service: world.service, origin: origin, now: world.service.clock.now()).mint(request)
         ledger.record(minted.token)
+        engine.rememberMinted(minted.token, world: world)
         return minted
     }
 }

@@ -171,6 +171,12 @@ struct GraphResources {
         "users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))')"
     }
 
+    /// `users('<id>@<tenant id>')`: how `@odata.id` names an entity of a user's mailbox (recorded photo
+    /// and calendar answers).
+    func entityKey(of user: DirectoryUser) -> String {
+        "users('\(GraphUserView.graphID(of: user, tenant: directory.tenant(id: user.tenantID)))@\(user.tenantID)')"
+    }
+
     /// The directory user a subject names, once the token may read it: `/me` needs a delegated token; users are
     /// looked up by object id or UPN in the token's tenant only.
     func resolve(_ subject: GraphSubject, access: Access) throws(GraphError) -> DirectoryUser {

@@ -56,6 +56,20 @@ import Testing
         #expect(harness.get("/_fakeentra/console").status.code == 200)
     }
 
+    /// A token minted in a binding's world is that world's: Graph judges it by that world's clock.
+    @Test func aTokenMintedInABindingsWorldIsAnsweredByThatWorld() throws {
+        let harness = ConsoleHarness()
+        let binding = ConsoleHarness.json(harness.postJSON("/_fakeentra/bindings", #"{"scenario": "happy-path", "clientId": "5c0ffee0-0000-4000-8000-000000000001"}"#))
+        let id = try #require(binding["id"] as? String)
+        let minted = ConsoleHarness.json(harness.postJSON("/_fakeentra/tokens", #"{"user": "adele.vance@contoso.onmicrosoft.com", "scopes": ["https://graph.microsoft.com/User.Read"], "lifetime": 600, "binding": "\#(id)"}"#))
+        let token = try #require(minted["token"] as? String)
+        let bearer: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+        #expect(harness.get("/v1.0/me", headers: bearer).status.code == 200)
+        #expect(harness.postJSON("/_fakeentra/clock/advance", #"{"seconds": 3600, "binding": "\#(id)"}"#).status.code == 200)
+        // An hour later in the binding's world (beyond Graph's five minutes of skew): expired there.
+        #expect(harness.get("/v1.0/me", headers: bearer).status.code == 401)
+    }
+
     @Test func badRequestsAreClearErrors() {
         let harness = ConsoleHarness()
         func error(_ body: String) -> (Int, String?, String?) {

@@ -12,7 +12,7 @@ import time
 import urllib.parse
 import uuid
 
-from fidelity import (ADELE, ADELE_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
+from fidelity import (ADELE, ADELE_ID, ALEX_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
                       PASSWORD, Answer, decode_jwt)
 
 GRAPH_SCOPES = ["User.Read", "User.ReadBasic.All", "User.Read.All", "Calendars.Read", "Calendars.ReadWrite",
@@ -22,6 +22,7 @@ FIRST_PARTY_CLIENTS = {"04b07795-8ddb-461a-bbee-02f9e1bf7b46", "1950a258-227b-4e
                        "aebc6443-996d-45c2-90f0-388ff96faa56", "d3590ed6-52b3-4102-aeff-aad2292ab01c", "1fec8e78-bce4-4aaf-ab1b-5451cc387264",
                        "4813382a-8fa7-425e-ab75-3b753aab3abb", "27922004-5251-4030-b22d-91ecd9a37ea4", "ab9b8c07-8f02-4f72-87fa-80105867a763",
                        "14d82eec-204b-4c2f-b7e8-296a70dab67e"}
+AZURE_CLI = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 # First-party resources FakeEntra knows by name; any other recorded resource is mapped to Graph.
 FIRST_PARTY_RESOURCES = ("https://graph.windows.net", "https://management.core.windows.net", "https://management.azure.com",
                          "https://vault.azure.net", "https://storage.azure.com", "https://database.windows.net")
@@ -106,7 +107,12 @@ class Provoker:
         if recording.area in ("arm", "managed-identity"):
             return None
         if recording.method == "GET":
-            return Answer.of(self.session.get(self.login_url(recording.url, recording.is_b2c), allow_redirects=False))
+            url = self.login_url(recording.url, recording.is_b2c)
+            if url.endswith("/discovery/instance"):
+                # A recorder that dropped the query: MSAL's own instance discovery request.
+                url += "?" + urllib.parse.urlencode({"api-version": "1.1", "authorization_endpoint": f"https://login.microsoftonline.com/{CONTOSO}/oauth2/v2.0/authorize"})
+                url = self.login_url(url)
+            return Answer.of(self.session.get(url, allow_redirects=False))
         if "/devicecode" in recording.url and "grant_type" not in recording.form:
             return self.device_authorization(recording)
         if recording.error_codes or (isinstance(recording.body, dict) and "error" in recording.body):
@@ -133,12 +139,19 @@ class Provoker:
         return grant
 
     def client_id_for(self, recording):
-        """The recorded client id when it is one of Microsoft's first-party apps (every tenant holds them),
-        else a fresh one."""
+        """The recorded client id when it is one of Microsoft's first-party apps (every tenant holds them);
+        the Azure CLI's, a family member, when the recorded answer names the family (`foci`) of a client
+        the recording does not show; else a fresh one."""
         recorded = recording.form.get("client_id")
         if isinstance(recorded, str) and recorded.lower() in FIRST_PARTY_CLIENTS:
             return recorded.lower()
+        if isinstance(recording.body, dict) and recording.body.get("foci"):
+            return AZURE_CLI
         return str(uuid.uuid4())
+
+    def extra_fields(self, recording):
+        """Parameters that change the answer's members: MSAL's client_info=1."""
+        return {"client_info": "1"} if "client_info" in recording.form else {}
 
     def request_headers(self, recording):
         """client-request-id as MSAL sends it, when the recording shows the service echoing it."""
@@ -149,7 +162,11 @@ class Provoker:
     def scope_for(self, recording):
         scope = recording.form.get("scope", "")
         if not isinstance(scope, str) or scope.lower() == "sanitized":
-            scope = ""
+            # A recorder that hid the request's scope: the answer's scope says what was asked.
+            answered = (recording.body or {}).get("scope") if isinstance(recording.body, dict) else None
+            scope = answered + " openid profile offline_access" if answered else ""
+        if any(resource in scope for resource in FIRST_PARTY_RESOURCES):
+            return scope
         words = []
         for word in scope.split():
             lowered = word.lower()
@@ -184,8 +201,14 @@ class Provoker:
         policy = "B2C_1_susi" if recording.is_b2c else None
         user = B2C_USER if recording.is_b2c else ADELE
         scopes = scope.split() if not recording.is_b2c else ["openid", "offline_access"]
-        reply = self.server.sign_in(user, scopes=scopes, client_id=client_id, tenant=tenant, policy=policy)
+        # First-party clients registered loopback redirects without a path (the Azure CLI's http://localhost).
+        redirect = {"redirect_uri": "http://localhost:8400"} if client_id in FIRST_PARTY_CLIENTS else {}
+        reply = self.server.sign_in(user, scopes=scopes, client_id=client_id, tenant=tenant, policy=policy, **redirect)
         return client_id, reply
+
+    def b2c_token_url(self):
+        """The token endpoint of the user flow the harness signs in with."""
+        return f"{self.server.url}/{B2C_TENANT}/B2C_1_susi/oauth2/v2.0/token"
 
     def token_success(self, recording):
         url = self.token_url(recording)
@@ -204,12 +227,14 @@ class Provoker:
                 form.update({"scope": f"openid {form['client_id']} offline_access", "response_type": "token id_token"})
             else:
                 form.update(self.v1_or_v2_fields(recording, url, scope))
+            form.update(self.extra_fields(recording))
             return self.post_token(url, form, headers)
         if grant == "refresh_token":
             client_id, reply = self.signed_in(recording, "openid profile offline_access " + GRAPH + "/User.Read", client_id=self.client_id_for(recording))
             form = {"grant_type": grant, "client_id": client_id, "refresh_token": reply["refresh_token"]}
             form.update(self.v1_or_v2_fields(recording, url, scope) if not recording.is_b2c else {"scope": "openid offline_access"})
-            return self.post_token(url, form)
+            form.update(self.extra_fields(recording))
+            return self.post_token(self.token_url(recording) if not recording.is_b2c else self.b2c_token_url(), form, headers)
         if grant == "authorization_code":
             if self.is_v1(url):
                 return self.v1_code_redemption(recording, url)
@@ -284,7 +309,7 @@ class Provoker:
         user = self.server.sign_in(ADELE, scopes=["openid", "offline_access", f"api://{api_id}/access_as_user"], client_id=client_id)
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
                 "assertion": user["access_token"], "requested_token_use": "on_behalf_of"}
-        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": GRAPH + "/User.Read"})
+        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": self.scope_for(recording)})
         return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
 
     # MARK: token endpoint errors
@@ -310,7 +335,7 @@ class Provoker:
         client_id = str(uuid.uuid4())
         name = f"fidelity-{uuid.uuid4().hex[:12]}"
         match = {"endpoint": "b2c" if recording.is_b2c else "token"}
-        if grant:
+        if grant and recording.form.get("grant_type"):
             match["grantType"] = [grant if grant not in ("device_code", "on_behalf_of") else
                                   {"device_code": "device_code", "on_behalf_of": "urn:ietf:params:oauth:grant-type:jwt-bearer"}[grant]]
         scenario = {"name": name, "description": "fidelity: " + recording.name,
@@ -332,8 +357,8 @@ class Provoker:
         if "username" in form:
             form["username"] = B2C_USER if recording.is_b2c else ADELE
         if not form.get("grant_type"):
-            form["grant_type"] = "refresh_token"
-            form["refresh_token"] = "fidelity-refresh_token"
+            # A source that does not show the grant: a web app redeeming a code, the usual way to meet it.
+            form.update({"grant_type": "authorization_code", "code": "fidelity-code", "redirect_uri": "http://localhost/callback"})
         return self.post_token(url, form)
 
     # The situations the demo directory reaches by itself, by code.
@@ -421,66 +446,101 @@ class Provoker:
             raise RuntimeError(f"token mint refused: {response.status_code} {response.text}")
         return response.json()["token"]
 
-    def graph_path(self, recording, token):
-        parts = urllib.parse.urlsplit(recording.url)
-        path = parts.path
-        segments = [s for s in path.split("/") if s]
+    def graph_get(self, path, token, headers):
+        auth = {"Authorization": f"Bearer {token}"} if token else {}
+        return Answer.of(self.session.get(self.server.url + path, headers={**headers, **auth}))
+
+    def demo_event(self, token, collection="/v1.0/me/events?$top=100"):
+        """The demo event most like the recorded ones: with a location and attendees."""
+        events = self.session.get(self.server.url + collection, headers={"Authorization": f"Bearer {token}"}).json().get("value", [])
+        rich = [e for e in events if e.get("attendees") and (e.get("location") or {}).get("displayName")]
+        return (rich or events or [{}])[0].get("id")
+
+    def graph_path(self, recording, token, keep_ids=False, other_user=False):
+        """The recorded path on FakeEntra: users are Adele (Alex for somebody else's mailbox), ids are the
+        demo mailbox's (unless `keep_ids`: a 404 names what does not exist), a calendar view's window is this
+        week (the demo events are placed around the current week)."""
+        # A source that shows the answer but not the request: the signed-in user's own profile.
+        parts = urllib.parse.urlsplit(recording.url or "https://graph.microsoft.com/v1.0/me")
+        segments = [s for s in parts.path.split("/") if s]
         mapped = []
         for index, segment in enumerate(segments):
             previous = segments[index - 1].lower() if index else ""
-            if previous in ("users",) and segment.lower() not in ("delta",):
-                mapped.append(ADELE_ID if "@" in segment or GUID.fullmatch(segment) or "{" in segment else segment)
-            elif previous in ("calendars", "events", "calendarview") and segment.lower() not in ("events", "calendarview"):
-                collection = "/me/calendars" if previous == "calendars" else "/me/events"
-                listing = self.session.get(self.server.url + "/v1.0" + collection, headers={"Authorization": f"Bearer {token}"}).json()
-                mapped.append(listing["value"][0]["id"] if listing.get("value") else segment)
+            keyed = re.fullmatch(r"(events|calendars)\('(.+)'\)", segment, re.IGNORECASE)
+            if previous == "users" and segment.lower() != "delta":
+                named = "@" in segment or GUID.fullmatch(segment) or "{" in segment
+                mapped.append((ALEX_ID if other_user else ADELE_ID) if named else segment)
+            elif keep_ids:
+                mapped.append(segment)
+            elif keyed:
+                kind = keyed.group(1).lower()
+                mapped.append(f"{keyed.group(1)}('{self.demo_event(token) if kind == 'events' else self.demo_calendar(token)}')")
+            elif previous == "events" and segment.lower() not in ("events", "calendarview"):
+                mapped.append(self.demo_event(token))
+            elif previous == "calendars" and segment.lower() not in ("events", "calendarview"):
+                mapped.append(self.demo_calendar(token))
             else:
                 mapped.append(segment)
-        return "/" + "/".join(mapped) + (f"?{parts.query}" if parts.query else "")
+        query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        if any(name.lower() == "startdatetime" for name, _ in query):
+            now = time.time()
+            window = {"startdatetime": time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime(now - 7 * 86400)),
+                      "enddatetime": time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime(now + 7 * 86400))}
+            query = [(name, window.get(name.lower(), value)) for name, value in query]
+        safe = "$,'()/:="
+        text = "&".join(f"{name}={urllib.parse.quote(value, safe=safe)}" for name, value in query)
+        return "/" + "/".join(mapped) + (f"?{text}" if text else "")
+
+    def demo_calendar(self, token):
+        listing = self.session.get(self.server.url + "/v1.0/me/calendars", headers={"Authorization": f"Bearer {token}"}).json()
+        return listing["value"][0]["id"]
 
     def graph(self, recording):
         status = recording.response.get("status")
         body = recording.body if isinstance(recording.body, dict) else {}
-        error_code = (body.get("error") or {}).get("code") if isinstance(body.get("error"), dict) else None
+        error = body.get("error") if isinstance(body.get("error"), dict) else {}
+        message = (error.get("message") or "").lower()
         headers = {k: v for k, v in (recording.request.get("headers") or {}).items() if k.lower() in ("prefer", "consistencylevel")}
         token = self.graph_token()
-        path = self.graph_path(recording, token)
+        www = (recording.response.get("headers") or {}).get("WWW-Authenticate") or ""
+        if status == 401 and ("insufficient_claims" in www or "claims" in message):
+            # Continuous access evaluation: only a CAE-capable client's token (xms_cc cp1) is challenged.
+            return self.graph_in_world(recording, {"claimsChallenge": {}}, capabilities=["cp1"])
+        if status == 401 and "expired" in message:
+            return self.graph_in_world(recording, {"passThrough": True}, advance=2 * 3600)
+        if status == 401 and "audience" in message:
+            return self.graph_get(self.graph_path(recording, token), self.graph_token(audience="api://someone-else"), headers)
         if status == 401:
-            www = ((recording.response.get("headers") or {}).get("WWW-Authenticate") or "")
-            if "insufficient_claims" in www:
-                return self.graph_scripted(recording, path, headers, {"claimsChallenge": {}}, capabilities=["cp1"])
-            message = (body.get("error") or {}).get("message", "") if isinstance(body.get("error"), dict) else ""
-            if "expired" in message.lower():
-                token = self.graph_token(lifetime=1)
-                time.sleep(2.2)
-                return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
-            if "audience" in message.lower():
-                token = self.graph_token(audience="api://someone-else")
-                return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
-            return Answer.of(self.session.get(self.server.url + path, headers=headers))
+            return self.graph_get(self.graph_path(recording, token), None, headers)
         if status == 403:
-            token = self.graph_token(scopes=["User.Read"])
-            return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
-        if status == 404 and "/users/" in path:
-            path = re.sub(GUID, str(uuid.uuid4()), path)
+            # Somebody else's mailbox with a delegated token, or the directory with User.Read alone.
+            other = "/users/" in recording.url.lower() and "calendar" in recording.url.lower()
+            narrow = self.graph_token(scopes=["User.Read", "Calendars.Read"] if other else ["User.Read"])
+            return self.graph_get(self.graph_path(recording, token, other_user=other), narrow, headers)
+        if status == 404:
+            path = self.graph_path(recording, token, keep_ids=True)
+            return self.graph_get(re.sub(GUID, str(uuid.uuid4()), path) if "/users/" in path else path, token, headers)
         if status == 429:
-            return self.graph_scripted(recording, path, headers, {"graphError": {"status": 429, "code": error_code or "TooManyRequests", "retryAfter": 10}})
-        return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+            return self.graph_in_world(recording, {"graphError": {"status": 429, "code": error.get("code") or "TooManyRequests", "retryAfter": 10}})
+        return self.graph_get(self.graph_path(recording, token), token, headers)
 
-    def graph_scripted(self, recording, path, headers, action, capabilities=None):
-        client_id = str(uuid.uuid4())
+    def graph_in_world(self, recording, action, capabilities=None, advance=None):
+        """The recorded request in a scenario world of its own: a rule answering `action` on Graph, the
+        token minted in that world (so the request is routed there), its clock moved by `advance` seconds."""
         name = f"fidelity-{uuid.uuid4().hex[:12]}"
         scenario = {"name": name, "description": "fidelity: " + recording.name,
                     "rules": [{"match": {"endpoint": "graph"}, "action": action, "times": "always"}]}
-        response = self.server.control("POST", "/_fakeentra/scenarios", json=scenario)
-        if response.status_code != 201:
-            raise RuntimeError(f"scenario refused: {response.status_code} {response.text}")
-        self.server.bind(name, client_id=client_id)
-        extra = {"clientId": client_id}
+        self.control("POST", "/_fakeentra/scenarios", json=scenario)
+        binding = self.server.bind(name, client_id=str(uuid.uuid4()))
+        extra = {"binding": binding}
         if capabilities:
             extra["claims"] = {"xms_cc": capabilities}
         token = self.graph_token(**extra)
-        return Answer.of(self.session.get(self.server.url + path, headers={**headers, "Authorization": f"Bearer {token}"}))
+        headers = {k: v for k, v in (recording.request.get("headers") or {}).items() if k.lower() in ("prefer", "consistencylevel")}
+        path = self.graph_path(recording, self.graph_token())
+        if advance:
+            self.control("POST", "/_fakeentra/clock/advance", json={"seconds": advance, "binding": binding})
+        return self.graph_get(path, token, headers)
 
     # MARK: decoded tokens
 
@@ -490,10 +550,12 @@ class Provoker:
             reply = self.server.sign_in(B2C_USER, scopes=["openid", "offline_access"], tenant=B2C_TENANT, policy="B2C_1_susi")
             token = reply["id_token"] if kind == "b2c-id" else reply.get("access_token") or reply["id_token"]
         elif kind == "v1-access":
-            # A web app's token (appidacr 1: a client secret), as the recorded ones are.
+            # A web app's token (appidacr 1: a client secret) or a public client's (0), as recorded.
             url = f"{self.server.url}/{CONTOSO}/oauth2/token"
-            reply = self.session.post(url, data={"grant_type": "password", "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret",
-                                                 "username": ADELE, "password": PASSWORD, "resource": GRAPH}).json()
+            form = {"grant_type": "password", "client_id": str(uuid.uuid4()), "username": ADELE, "password": PASSWORD, "resource": GRAPH}
+            if recording.claims.get("appidacr") == "1":
+                form["client_secret"] = "fidelity-secret"
+            reply = self.session.post(url, data=form).json()
             token = reply["access_token"]
         elif kind == "v1-id":
             # ADAL's sign-in: the v1 code flow with a nonce, the id token from the code's redemption.

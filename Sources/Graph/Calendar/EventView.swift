@@ -78,7 +78,12 @@ enum EventView {
             ])
         case "start", "end": return dateTimeTimeZone(property == "start" ? event.start : event.end, event: event, isStart: property == "start", zone: zone)
         case "location": return location(event.location)
-        case "locations": return .array(event.location.map { [location($0)] } ?? [])
+        // The same room as `location`, in the form Outlook writes list entries (recorded event-get examples).
+        case "locations":
+            return .array(event.location.map { name in
+                [.object([.init("displayName", .string(name)), .init("locationType", .string("default")),
+                          .init("uniqueId", .string("")), .init("uniqueIdType", .string("unknown"))])]
+            } ?? [])
         case "attendees":
             return .array(event.attendees.map { attendee in
                 .object([

@@ -71,7 +71,6 @@ package struct GraphTrace: Sendable, Equatable {
         headers.add("request-id", requestID)
         headers.add("client-request-id", clientRequestID)
         headers.add("x-ms-ags-diagnostic", #"{"ServerInfo":{"DataCenter":"FakeEntra","Slice":"E","Ring":"0","ScaleUnit":"000","RoleInstance":"FAKEENTRA0"}}"#)
-        headers.add("Strict-Transport-Security", "max-age=31536000")
         headers.add("Date", CivilTime(date).httpDate)
         return headers
     }

@@ -32,7 +32,13 @@ extension GraphResources {
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/events\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")/$entity"
         let bodyType = EventBodyType.preferred(by: exchange.request.headers)
         guard case .object(let members) = EventView.json(event, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) else { throw .eventNotFound }
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: preferenceApplied(zone: zone, pageSize: nil, bodyType: bodyType))
+        // On v1.0 one event names its calendar by reference and by navigation; beta names it in neither
+        // (recorded event-get examples of both versions).
+        let calendar = "\(exchange.serviceRootURL)/\(usersSegment(user))/calendars('\(Self.calendarID(of: user))')"
+        let links: [GraphJSON.Member] = exchange.version == "beta" ? [] : [
+            .init("calendar@odata.associationLink", .string(calendar + "/$ref")), .init("calendar@odata.navigationLink", .string(calendar)),
+        ]
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + members + links), extraHeaders: preferenceApplied(zone: zone, pageSize: nil, bodyType: bodyType))
     }
 
     /// Events overlapping `[startDateTime, endDateTime)`; both parameters are required. Times without an offset
@@ -76,7 +82,7 @@ extension GraphResources {
         let user = try resolve(subject, access: .mailbox)
         return exchange.ok(.object([
             .init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/calendars")),
-            .init("value", .array([.object(calendarMembers(of: user))])),
+            .init("value", .array([.object([.init("@odata.id", .string("\(exchange.serviceRootURL)/\(entityKey(of: user))/calendars('\(Self.calendarID(of: user))')"))] + calendarMembers(of: user))])),
         ]))
     }
 

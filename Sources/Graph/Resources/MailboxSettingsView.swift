@@ -19,7 +19,7 @@ enum MailboxSettingsView {
             .init("delegateMeetingMessageDeliveryOptions", .string("sendToDelegateOnly")),
             .init("dateFormat", .string(locale.hasPrefix("en-US") ? "M/d/yyyy" : "dd/MM/yyyy")),
             .init("timeFormat", .string(locale.hasPrefix("en-US") ? "h:mm tt" : "HH:mm")),
-            .init("userPurpose", .string("user")),
+            .init("userPurpose", .object([.init("value", .string("user"))])),
             .init("automaticRepliesSetting", .object([
                 .init("status", .string("disabled")), .init("externalAudience", .string("all")),
                 .init("internalReplyMessage", .string("")), .init("externalReplyMessage", .string("")),

@@ -20,7 +20,9 @@ extension GraphResources {
         let user = try resolve(subject, access: .profile)
         let variant = try photoVariant(of: user, size: size)
         let entity = size == nil ? "photo" : "photos"
-        return exchange.ok(.object([.init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/\(entity)/$entity"))] + members(variant)))
+        let identity = "\(exchange.serviceRootURL)/\(entityKey(of: user))/" + (size.map { "photos('\($0)')" } ?? "photo")
+        return exchange.ok(.object([.init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/\(entity)/$entity")),
+                                    .init("@odata.id", .string(identity))] + members(variant)))
     }
 
     func photos(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {

@@ -15,11 +15,18 @@ extension GraphResources {
         let tenant = directory.tenant(id: user.tenantID)
         let context = "\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))/$entity"
         let members = GraphUserView.members(user, tenant: tenant, content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties)
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members))
+        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: Self.directoryHeaders)
     }
 
+    /// The directory's answers count against its throttling budget in resource units (recorded users and
+    /// groups answers: `x-ms-resource-unit: 1`).
+    static let directoryHeaders: HTTPHeaders = ["x-ms-resource-unit": "1"]
+
     func userList() throws(GraphError) -> HTTPResponse {
-        try exchange.query.requireOnly(["$select", "$top", "$filter", "$orderby", "$skiptoken", "$search", "$count"])
+        // The directory words an option it does not take its own way (recorded `$skip` on /users).
+        if let refused = exchange.query.options.keys.sorted().first(where: { !["$select", "$top", "$filter", "$orderby", "$skiptoken", "$search", "$count"].contains($0) }) {
+            throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "'\(refused)' is not supported by the service.")
+        }
         guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
         // Advanced queries ($search, $count) need the client to accept eventual consistency.
         let eventual = exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual"
@@ -65,7 +72,7 @@ extension GraphResources {
             ))
         }
         body.append(.init("value", .array(items)))
-        return exchange.ok(.object(body))
+        return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }
 
     /// `GET /v1.0`: the OData service document, listing what this fake serves.

@@ -40,7 +40,9 @@ package struct GraphExchange: Sendable {
     }
 
     /// `https://graph.microsoft.com/v1.0/$metadata`: the base of every `@odata.context` (Graph always names itself).
-    package var metadataURL: String { "https://graph.microsoft.com/\(version)/$metadata" }
+    package var metadataURL: String { "\(serviceRootURL)/$metadata" }
+    /// Graph's own service root, which `@odata.id` and navigation links name whatever host answered.
+    package var serviceRootURL: String { "https://graph.microsoft.com/\(version)" }
 
     /// A 200 JSON answer with Graph's headers.
     package func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {

@@ -146,7 +146,17 @@ extension ScenarioEngine {
         // Only bound worlds' tokens are remembered: the default world's answers build no list (nor copy
         // the receipt).
         guard world.id != "default" else { return }
-        let keys = recorder.current.tokens.filter { $0.kind == .access }.map(\.id)
+        rememberOwner(world, ofTokenKeys: recorder.current.tokens.filter { $0.kind == .access }.map(\.id))
+    }
+
+    /// Remembers that `world` minted `token` outside any request to it (the control API's and the console's
+    /// mint), so a Graph call carrying it is answered by that world: its clock, keys and rules.
+    package func rememberMinted(_ token: String, world: ScenarioWorld) {
+        guard world.id != "default" else { return }
+        rememberOwner(world, ofTokenKeys: [Self.tokenKey(token)])
+    }
+
+    private func rememberOwner(_ world: ScenarioWorld, ofTokenKeys keys: [String]) {
         guard !keys.isEmpty else { return }
         state.withLock { s in
             for key in keys where s.tokenOwners.updateValue(world.id, forKey: key) == nil { s.tokenOrder.append(key) }
