@@ -64,11 +64,17 @@ let package = Package(
         .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
+        // Azure Resource Manager as signing in needs it: tenants, subscriptions, cloud metadata.
+        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+
+        // Managed identities' token endpoints: IMDS and App Service's.
+        .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+
         // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
         .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
@@ -80,7 +86,7 @@ let package = Package(
         .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform"], swiftSettings: swiftSettings),
 
         // Assembles the modules into one responder: health, control API, journal, scenarios, platform.
-        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "Scenarios", "Console", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
         .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
@@ -110,7 +116,7 @@ let package = Package(
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Console", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),

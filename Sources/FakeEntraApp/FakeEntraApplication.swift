@@ -6,6 +6,8 @@ package import EntraHTTP
 import Foundation
 package import Graph
 package import IdentityPlatform
+import ManagedIdentity
+import ResourceManager
 package import Scenarios
 import Synchronization
 
@@ -46,6 +48,8 @@ package struct FakeEntraApplication: Sendable {
                 health,
                 journalHandler,
                 GraphHandler(service: world, dataset: graph, options: graphOptions),
+                ResourceManagerHandler(service: world, routes: routes),
+                ManagedIdentityHandler(service: world, routes: routes),
             ]
             if let b2c { handlers.append(B2CHandler(service: world, configuration: b2c)) }
             handlers.append(IdentityHandler(service: world, routes: routes))

@@ -23,6 +23,8 @@ FIRST_PARTY_CLIENTS = {"04b07795-8ddb-461a-bbee-02f9e1bf7b46", "1950a258-227b-4e
                        "4813382a-8fa7-425e-ab75-3b753aab3abb", "27922004-5251-4030-b22d-91ecd9a37ea4", "ab9b8c07-8f02-4f72-87fa-80105867a763",
                        "14d82eec-204b-4c2f-b7e8-296a70dab67e"}
 AZURE_CLI = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+# The demo tenant's user-assigned managed identity (its client id is fixed and documented).
+DEMO_USER_ASSIGNED_IDENTITY = "7e2c4b6a-1d3f-4e5a-8b9c-0d1e2f3a4b5c"
 # First-party resources FakeEntra knows by name; any other recorded resource is mapped to Graph.
 FIRST_PARTY_RESOURCES = ("https://graph.windows.net", "https://management.core.windows.net", "https://management.azure.com",
                          "https://vault.azure.net", "https://storage.azure.com", "https://database.windows.net")
@@ -104,8 +106,10 @@ class Provoker:
         host = urllib.parse.urlsplit(recording.url).netloc.lower()
         if host.startswith("graph.microsoft.com") or recording.area == "graph":
             return self.graph(recording)
-        if recording.area in ("arm", "managed-identity"):
-            return None
+        if recording.area == "arm":
+            return self.resource_manager(recording)
+        if recording.area == "managed-identity":
+            return self.managed_identity(recording)
         if recording.method == "GET":
             url = self.login_url(recording.url, recording.is_b2c)
             if url.endswith("/discovery/instance"):
@@ -541,6 +545,62 @@ class Provoker:
         if advance:
             self.control("POST", "/_fakeentra/clock/advance", json={"seconds": advance, "binding": binding})
         return self.graph_get(path, token, headers)
+
+    # MARK: Azure Resource Manager
+
+    def arm_token(self, user=ADELE, scope="https://management.core.windows.net//.default", authority="organizations"):
+        """What `az login` holds: the Azure CLI's token for ARM, by the password grant."""
+        reply = self.session.post(f"{self.server.url}/{authority}/oauth2/v2.0/token", data={
+            "grant_type": "password", "client_id": AZURE_CLI, "username": user, "password": PASSWORD, "scope": scope}).json()
+        if "access_token" not in reply:
+            raise RuntimeError(f"no ARM token: {reply}")
+        return reply["access_token"]
+
+    def resource_manager(self, recording):
+        """ARM on FakeEntra's host under /arm (as a custom cloud's resource manager endpoint names it)."""
+        parts = urllib.parse.urlsplit(recording.url or "https://management.azure.com/subscriptions?api-version=2019-11-01")
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        path = parts.path.rstrip("/") or ""
+        error = ((recording.body or {}).get("error") or {}) if isinstance(recording.body, dict) else {}
+        code = error.get("code", "")
+        headers = {"Authorization": f"Bearer {self.arm_token()}"}
+        if code == "MissingApiVersionParameter":
+            query.pop("api-version", None)
+        elif code == "InvalidAuthenticationTokenAudience":
+            headers = {"Authorization": f"Bearer {self.graph_token()}"}
+        elif code == "InvalidAuthenticationToken":
+            headers = {"Authorization": "Bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl"}
+        elif code == "InvalidAuthenticationTokenTenant":
+            # A personal account's token for the demo organisation's subscription.
+            subscriptions = self.session.get(f"{self.server.url}/arm/subscriptions?api-version=2019-11-01", headers=headers).json()["value"]
+            headers = {"Authorization": f"Bearer {self.arm_token(user='megan@outlook.com', authority='consumers')}"}
+            path = "/subscriptions/" + subscriptions[0]["subscriptionId"]
+            query.setdefault("api-version", "2019-11-01")
+        if "<" in path or "{" in path:
+            path = "/subscriptions"
+        url = f"{self.server.url}/arm{path}" + (("?" + urllib.parse.urlencode(query)) if query else "")
+        return Answer.of(self.session.get(url, headers=headers))
+
+    # MARK: managed identities
+
+    def managed_identity(self, recording):
+        """IMDS's path and App Service's endpoint on FakeEntra's host, as azure-identity's overrides reach them;
+        a recorded client id selects the demo user-assigned identity, unless the answer says it does not exist."""
+        parts = urllib.parse.urlsplit(recording.url)
+        query = dict(urllib.parse.parse_qsl(parts.query))
+        not_found = "not found" in json.dumps(recording.body or {}).lower()
+        if "client_id" in query or not_found:
+            query["client_id"] = str(uuid.uuid4()) if not_found else DEMO_USER_ASSIGNED_IDENTITY
+        recorded = {k.lower(): v for k, v in (recording.request.get("headers") or {}).items()}
+        headers = {}
+        if "metadata" in recorded:
+            headers["Metadata"] = recorded["metadata"]
+        if parts.path.startswith("/metadata/"):
+            path = "/metadata/identity/oauth2/token"
+        else:
+            path = "/msi/token"
+            headers["secret" if query.get("api-version") == "2017-09-01" else "X-IDENTITY-HEADER"] = "fakeentra-identity-header"
+        return Answer.of(self.session.get(f"{self.server.url}{path}?{urllib.parse.urlencode(query)}", headers=headers))
 
     # MARK: decoded tokens
 

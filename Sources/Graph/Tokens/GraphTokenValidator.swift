@@ -42,8 +42,14 @@ package struct GraphTokenValidator: Sendable {
     /// Tolerance on `exp` and `nbf`. Graph uses IdentityModel's default of five minutes, so a token stays usable
     /// up to 5 minutes after `exp`; set 0 for exact expiry.
     package var clockSkew: TimeInterval
+    /// The audiences accepted (lower-cased): Graph's, or another resource's (Azure Resource Manager
+    /// validates its tokens the same way, for its own audiences).
+    package var audiences: Set<String>
 
-    package init(clockSkew: TimeInterval = 300) { self.clockSkew = clockSkew }
+    package init(clockSkew: TimeInterval = 300, audiences: Set<String> = GraphTokenValidator.graphAudiences) {
+        self.clockSkew = clockSkew
+        self.audiences = Set(audiences.map { $0.lowercased() })
+    }
 
     package static let graphAudiences: Set<String> = [
         Resource.graphAppID, "https://graph.microsoft.com", "https://graph.microsoft.com/",
@@ -65,8 +71,8 @@ package struct GraphTokenValidator: Sendable {
         }) else { throw .invalidSignature }
 
         let audiences = Self.strings(claims["aud"])
-        guard audiences.contains(where: { Self.graphAudiences.contains($0.lowercased()) }) else { throw .invalidAudience }
-        let audience = audiences.first { Self.graphAudiences.contains($0.lowercased()) } ?? ""
+        guard audiences.contains(where: { self.audiences.contains($0.lowercased()) }) else { throw .invalidAudience }
+        let audience = audiences.first { self.audiences.contains($0.lowercased()) } ?? ""
 
         guard let exp = Self.instant(claims["exp"]) else { throw .missingExpiry }
         guard now.timeIntervalSince(exp) <= clockSkew else { throw .expired }

@@ -14,6 +14,16 @@ struct ConfigurationFile: Decodable {
         var deviceCodeLifetime: Int?
         var deviceCodePollingInterval: Int?
         var interactiveFlowLifetime: Int?
+        var managedIdentityHeader: String?
+    }
+
+    struct ManagedIdentityEntry: Decodable {
+        var name: String
+        var clientId: String
+        var objectId: String?
+        var tenant: String?
+        var kind: ManagedIdentity.Kind?
+        var resourceId: String?
     }
 
     struct TenantEntry: Decodable {
@@ -21,6 +31,7 @@ struct ConfigurationFile: Decodable {
         var displayName: String?
         var domains: [String]
         var kind: Tenant.Kind?
+        var subscriptions: [AzureSubscription]?
     }
 
     struct UserEntry: Decodable {
@@ -101,9 +112,10 @@ struct ConfigurationFile: Decodable {
     var users: [UserEntry]?
     var apps: [AppEntry]?
     var consents: [ConsentEntry]?
+    var managedIdentities: [ManagedIdentityEntry]?
 
     private enum CodingKeys: String, CodingKey {
-        case includeDefaults, options, tenants, users, apps, consents
+        case includeDefaults, options, tenants, users, apps, consents, managedIdentities
     }
 
     /// Where the loader puts `users` it already read from the validated tree (`UserEntry.entries(validated:)`);
@@ -122,6 +134,7 @@ struct ConfigurationFile: Decodable {
         }
         apps = try container.decodeIfPresent([AppEntry].self, forKey: .apps)
         consents = try container.decodeIfPresent([ConsentEntry].self, forKey: .consents)
+        managedIdentities = try container.decodeIfPresent([ManagedIdentityEntry].self, forKey: .managedIdentities)
     }
 }
 

@@ -68,6 +68,7 @@ package enum ConfigurationLoader {
         if let v = entry.deviceCodeLifetime { options.deviceCodeLifetime = TimeInterval(v) }
         if let v = entry.deviceCodePollingInterval { options.deviceCodePollingInterval = v }
         if let v = entry.interactiveFlowLifetime { options.interactiveFlowLifetime = TimeInterval(v) }
+        if let v = entry.managedIdentityHeader { options.managedIdentityHeader = v }
         return options
     }
 }
@@ -98,7 +99,30 @@ struct DirectoryBuilder {
         addApps()
         checkResourceAccess()
         addConsents()
+        addManagedIdentities()
         return directory
+    }
+
+    /// Configured identities replace the demo ones; a system-assigned identity is the one the endpoints
+    /// answer without a selector, so there is at most one.
+    mutating func addManagedIdentities() {
+        guard let entries = file.managedIdentities else { return }
+        directory.managedIdentities = []
+        for (i, entry) in uniqueEntries(entries, section: "managedIdentities", member: "clientId", what: "client id", key: \.clientId) {
+            guard let tenant = tenant(named: entry.tenant ?? directory.tenants.first(where: { $0.kind == .organization })?.id ?? "", at: "/managedIdentities/\(i)/tenant") else { continue }
+            let kind = entry.kind ?? .user
+            if kind == .system, directory.managedIdentities.contains(where: { $0.kind == .system }) {
+                report("/managedIdentities/\(i)/kind", "a second system-assigned identity; expected one at most (the resource's own)")
+                continue
+            }
+            let subscription = tenant.azureSubscriptions.first?.subscriptionId ?? "00000000-0000-0000-0000-000000000000"
+            let provider = kind == .system ? "Microsoft.Compute/virtualMachines" : "Microsoft.ManagedIdentity/userAssignedIdentities"
+            directory.managedIdentities.append(ManagedIdentity(
+                name: entry.name, clientID: entry.clientId,
+                objectID: entry.objectId ?? TokenIdentifiers.guid(from: "fakeentra-mi-object:\(entry.clientId.lowercased())"), tenantID: tenant.id, kind: kind,
+                resourceID: entry.resourceId ?? "/subscriptions/\(subscription)/resourcegroups/demo/providers/\(provider)/\(entry.name)"
+            ))
+        }
     }
 
     /// Entries whose key (case ignored) repeats an earlier one are reported at `member` and skipped.
@@ -127,7 +151,8 @@ struct DirectoryBuilder {
                     report("/tenants/\(i)/domains/\(k)", "domain \"\(domain)\" already belongs to tenant \(owner.id) (\(owner.displayName)); expected a domain no other tenant has")
                 }
             }
-            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: entry.kind ?? .organization))
+            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: entry.kind ?? .organization,
+                                            subscriptions: entry.subscriptions))
         }
     }
 

@@ -28,6 +28,6 @@ extension Directory {
                 preferredLanguage: "en-US", password: demoPassword
             ),
         ]
-        return Directory(tenants: [contoso, consumers], users: users)
+        return Directory(tenants: [contoso, consumers], users: users, managedIdentities: ManagedIdentity.demo(in: contoso))
     }
 }

@@ -8,12 +8,15 @@ package struct Directory: Sendable, Equatable {
     package var users: [DirectoryUser]
     package var applications: [Application]
     package var consents: [ConsentGrant]
+    package var managedIdentities: [ManagedIdentity]
 
-    package init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = []) {
+    package init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = [],
+                 managedIdentities: [ManagedIdentity] = []) {
         self.tenants = tenants
         self.users = users
         self.applications = applications
         self.consents = consents
+        self.managedIdentities = managedIdentities
     }
 
     /// A tenant by GUID or by any of its domains, ignoring case.

@@ -8,12 +8,15 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     /// Verified domains; the first is the initial `*.onmicrosoft.com` domain.
     package var domains: [String]
     package var kind: Kind
+    /// Azure subscriptions as configured; nil for the default (`azureSubscriptions`).
+    package var subscriptions: [AzureSubscription]?
 
-    package init(id: String, displayName: String, domains: [String], kind: Kind) {
+    package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil) {
         self.id = id.lowercased()
         self.displayName = displayName
         self.domains = domains.map { $0.lowercased() }
         self.kind = kind
+        self.subscriptions = subscriptions
     }
 
     package var primaryDomain: String { domains.first ?? id }

@@ -9,6 +9,10 @@ package enum RequestRoute: Sendable, Equatable {
     /// The rest of `/_fakeentra/…`: health, journal, scenarios, directory edits.
     case control
     case graph(GraphRoute)
+    /// Azure Resource Manager's tenants, subscriptions and metadata.
+    case resourceManager(ResourceManagerRoute)
+    /// A managed identity's token endpoint (IMDS, App Service).
+    case managedIdentity(ManagedIdentityRoute)
     /// A B2C policy authority.
     case b2c(B2CRoute)
     /// An Entra ID v1 or v2 endpoint.
@@ -41,6 +45,8 @@ package enum RequestRoute: Sendable, Equatable {
         switch self {
         case .console, .control: "admin"
         case .graph: "graph"
+        case .resourceManager: "arm"
+        case .managedIdentity: "managed_identity"
         case .b2c: "b2c"
         case .unrouted: "other"
         case .entra(let route):
@@ -89,6 +95,9 @@ package struct RouteResolver: Sendable {
         }
         let onGraphHost = request.hostName.map(graphHosts.contains) ?? false   // the host name is lower-cased already
         if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
+        let onResourceManagerHost = request.hostName.map(ResourceManagerRoute.hostNames.contains) ?? false
+        if let arm = ResourceManagerRoute.parse(request, onResourceManagerHost: onResourceManagerHost) { return .resourceManager(arm) }
+        if let identity = ManagedIdentityRoute.parse(request) { return .managedIdentity(identity) }
         if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
         if let isB2CTenant, let b2c = B2CRoute.parse(request, isB2CTenant: isB2CTenant) { return .b2c(b2c) }
         if let entra = IdentityRoute.parse(request) { return .entra(entra) }

@@ -19,6 +19,8 @@ package struct IdentityOptions: Sendable, Equatable {
     package var deviceCodePollingInterval: Int = 5
     /// Pages (sign-in, consent) must be completed within this time.
     package var interactiveFlowLifetime: TimeInterval = 3600
+    /// The secret App Service puts in `IDENTITY_HEADER` and its identity endpoint wants back as `X-IDENTITY-HEADER`.
+    package var managedIdentityHeader: String = "fakeentra-identity-header"
 
     package init() {}
 }

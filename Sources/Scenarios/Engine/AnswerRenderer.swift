@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import IdentityPlatform
+import ResourceManager
 import Synchronization
 
 /// Renders a rule's answer in the format of the endpoint it replaces: token-endpoint JSON, an
@@ -139,6 +140,11 @@ struct AnswerRenderer {
         switch facts.kind {
         case .graph:
             return GraphFaults.serviceError(spec, request: request, now: now)
+        case .arm:
+            // ARM's own throttling and outage codes.
+            let code = spec.status == 429 ? "SubscriptionRequestsThrottled" : (spec.status == 500 ? "InternalServerError" : "ServiceUnavailable")
+            let message = spec.message ?? (spec.status == 429 ? "Number of read requests for this subscription exceeded the limit." : "The service is temporarily unavailable. Please try again later.")
+            response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message).response(correlationID: trace.correlationID)
         case .authorize, .devicelogin, .logout:
             let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
             response = ErrorPage.response(status: spec.status, detail: detail, trace: trace)

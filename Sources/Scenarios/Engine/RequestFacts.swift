@@ -174,6 +174,8 @@ extension EndpointKind {
     init(_ route: RequestRoute) {
         self = switch route {
         case .graph: .graph
+        case .resourceManager: .arm
+        case .managedIdentity: .managedidentity
         case .entra(let entra): EndpointKind(entra.endpoint)
         case .b2c(let b2c):
             switch b2c.endpoint {

@@ -1,0 +1,22 @@
+package import EntraHTTP
+
+/// The local endpoints a managed identity gets its tokens from, served on FakeEntra's host so that
+/// azure-identity reaches them through its documented overrides: IMDS's path
+/// (`AZURE_POD_IDENTITY_AUTHORITY_HOST=https://host`) and App Service's endpoint (`IDENTITY_ENDPOINT=https://host/msi/token`).
+package enum ManagedIdentityRoute: Sendable, Equatable {
+    /// `GET /metadata/identity/oauth2/token` with `Metadata: true`.
+    case instanceMetadata
+    /// `GET /msi/token` with `X-IDENTITY-HEADER`.
+    case appService
+
+    package static let appServicePath = "/msi/token"
+
+    package static func parse(_ request: HTTPRequest) -> ManagedIdentityRoute? {
+        let segments = request.pathSegments.map { $0.lowercased() }
+        switch segments {
+        case ["metadata", "identity", "oauth2", "token"]: return .instanceMetadata
+        case ["msi", "token"]: return .appService
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package import EntraHTTP
+import Foundation
+package import IdentityPlatform
+import LocatedJSON
+
+/// The token endpoints of managed identities, as azure-identity's `ManagedIdentityCredential` speaks to
+/// them and as recorded (Tests/Fidelity/recordings/managedidentity--*):
+/// - IMDS (`GET /metadata/identity/oauth2/token?api-version=2018-02-01&resource=…`, `Metadata: true`):
+///   every member a string (`expires_in`, `expires_on`, `ext_expires_in`, `not_before`), the resource
+///   echoed (azure-identity caches by it); `{"error", "error_description"}` otherwise.
+/// - App Service (`GET /msi/token?api-version=2019-08-01&resource=…`, `X-IDENTITY-HEADER`): `expires_on`
+///   as a string of seconds and no `expires_in`; `{"statusCode", "message"}` otherwise.
+/// The token is the identity's app-only token, minted like any other FakeEntra token: `idtyp` app,
+/// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
+package struct ManagedIdentityHandler: ExchangeHandler {
+    package let service: IdentityService
+    package let routes: RouteResolver
+
+    package init(service: IdentityService, routes: RouteResolver = .init()) {
+        self.service = service
+        self.routes = routes
+    }
+
+    struct Failure: Error {
+        var status: HTTPStatus
+        var error: String
+        var description: String
+    }
+
+    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        guard case .managedIdentity(let route) = context.route else { return nil }
+        context.receipt.update { $0.isComplete = true }
+        let origin = PublicOrigin(request: request, context: context.connection).url
+        do {
+            return try respond(to: request, route: route, origin: origin)
+        } catch {
+            context.receipt.answered(error: error.error)
+            return Self.failure(error, route: route)
+        }
+    }
+
+    private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String) throws(Failure) -> HTTPResponse {
+        guard request.method == "GET" else { throw Failure(status: .methodNotAllowed, error: "invalid_request", description: "Only GET is supported.") }
+        switch route {
+        case .instanceMetadata:
+            guard request.headers["Metadata"]?.lowercased() == "true" else {
+                throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
+            }
+        case .appService:
+            // api-version 2017-09-01 (MSI_ENDPOINT and MSI_SECRET) sends the secret as `secret`.
+            guard let header = request.headers["X-IDENTITY-HEADER"] ?? request.headers["secret"], header == service.options.managedIdentityHeader else {
+                throw Failure(status: .unauthorized, error: "invalid_request",
+                              description: "X-IDENTITY-HEADER is missing or is not the IDENTITY_HEADER this endpoint was given (FakeEntra's: the managedIdentityHeader option).")
+            }
+        }
+        let query = request.query
+        guard query["api-version"].map({ !$0.isEmpty }) == true else {
+            throw Failure(status: .badRequest, error: "invalid_request", description: "Required query variable 'api-version' is missing")
+        }
+        guard let resource = query["resource"], !resource.isEmpty else {
+            throw Failure(status: .badRequest, error: "invalid_request", description: "Required query variable 'resource' is missing")
+        }
+        let directory = service.currentDirectory
+        guard let identity = directory.managedIdentity(try Self.selector(query)) else {
+            throw Failure(status: .badRequest, error: "invalid_request", description: "Identity not found")
+        }
+        var mint = TokenMintRequest()
+        mint.clientID = identity.clientID
+        mint.tenant = identity.tenantID
+        mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        mint.extraClaims = [
+            ("oid", JSONFragment.quote(identity.objectID)), ("sub", JSONFragment.quote(identity.objectID)),
+            ("appidacr", JSONFragment.quote("2")), ("app_displayname", JSONFragment.quote(identity.name)),
+            ("xms_mirid", JSONFragment.quote(identity.resourceID)),
+        ]
+        let now = service.clock.now()
+        let minted: MintedToken
+        do {
+            minted = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
+        } catch {
+            throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
+        }
+        let expiresOn = String(Int(minted.expiresOn.timeIntervalSince1970))
+        var body: [(String, JSONFragment)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
+        if route == .instanceMetadata {
+            let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
+            body += [
+                ("expires_in", .string(String(lifetime))), ("expires_on", .string(expiresOn)),
+                ("ext_expires_in", .string(String(lifetime + Int(service.options.accessTokenExtension)))),
+                ("not_before", .string(String(Int(now.timeIntervalSince1970)))),
+            ]
+        } else if query["api-version"] == "2017-09-01" {
+            // The 2017 protocol wrote the expiry as a date (recorded `05/22/2021 17:14:33 +00:00`).
+            body.append(("expires_on", .string(Self.legacyDate(minted.expiresOn))))
+        } else {
+            body.append(("expires_on", .string(expiresOn)))
+        }
+        body += [("resource", .string(resource)), ("token_type", .string("Bearer"))]
+        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONFragment.object(body).bytes)
+    }
+
+    static func legacyDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "MM/dd/yyyy HH:mm:ss '+00:00'"
+        return formatter.string(from: date)
+    }
+
+    /// `client_id`, `object_id`, `msi_res_id` (IMDS) or `mi_res_id` (App Service); none: system-assigned.
+    static func selector(_ query: FormParameters) throws(Failure) -> ManagedIdentity.Selector {
+        let given: [ManagedIdentity.Selector] = [
+            query["client_id"].map { .clientID($0) }, query["object_id"].map { .objectID($0) },
+            (query["msi_res_id"] ?? query["mi_res_id"]).map { .resourceID($0) },
+        ].compactMap { $0 }
+        guard given.count <= 1 else {
+            throw Failure(status: .badRequest, error: "invalid_request", description: "Only one of client_id, object_id or msi_res_id may be given")
+        }
+        return given.first ?? .system
+    }
+
+    static func failure(_ failure: Failure, route: ManagedIdentityRoute) -> HTTPResponse {
+        let body: JSONFragment = route == .instanceMetadata
+            ? .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
+            : .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description))])
+        return HTTPResponse(status: failure.status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body.bytes)
+    }
+}

@@ -1,0 +1,80 @@
+package import EntraHTTP
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// An error of Azure Resource Manager, in its own JSON (`{"error": {"code", "message"}}`), as recorded
+/// (Tests/Fidelity/recordings/arm--*: MissingApiVersionParameter, InvalidAuthenticationToken*).
+package struct ResourceManagerError: Error, Sendable, Equatable {
+    package var status: HTTPStatus
+    package var code: String
+    package var message: String
+
+    package init(status: HTTPStatus, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    package func response(correlationID: String) -> HTTPResponse {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("error")
+        writer.beginObject()
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        writer.endObject()
+        writer.endObject()
+        var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
+        if status == .unauthorized {
+            // What ARM sends a client without a usable token: where to get one.
+            headers.set("WWW-Authenticate", #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header.""#)
+        }
+        return HTTPResponse(status: status, headers: headers, body: writer.bytes)
+    }
+
+    static let missingAPIVersion = ResourceManagerError(
+        status: .badRequest, code: "MissingApiVersionParameter", message: "The api-version query parameter (?api-version=) is required for all requests."
+    )
+
+    static let missingAuthorization = ResourceManagerError(
+        status: .unauthorized, code: "AuthenticationFailed", message: "Authentication failed. The 'Authorization' header is missing."
+    )
+
+    static func invalidToken(_ reason: String) -> ResourceManagerError {
+        ResourceManagerError(status: .unauthorized, code: "InvalidAuthenticationToken", message: "The access token is invalid. \(reason)")
+    }
+
+    static let expiredToken = ResourceManagerError(
+        status: .unauthorized, code: "ExpiredAuthenticationToken", message: "The access token expiry UTC time is earlier than current UTC time."
+    )
+
+    static func wrongAudience(_ audience: String) -> ResourceManagerError {
+        let allowed = ResourceManagerHandler.audiences.sorted().map { "'\($0)'" }.joined(separator: ",")
+        return ResourceManagerError(status: .unauthorized, code: "InvalidAuthenticationTokenAudience",
+                                    message: "The access token has been obtained for wrong audience or resource '\(audience)'. It should exactly match with one of the allowed audiences \(allowed).")
+    }
+
+    /// The recorded wording (InvalidAuthenticationTokenTenant), naming the tenant to sign in to instead.
+    static func wrongTenant(tokenIssuer: String, owner: String) -> ResourceManagerError {
+        ResourceManagerError(status: .unauthorized, code: "InvalidAuthenticationTokenTenant",
+                             message: "The access token is from the wrong issuer '\(tokenIssuer)'. It must match the tenant 'https://sts.windows.net/\(owner)/' associated with this subscription. Please use the authority (URL) 'https://login.windows.net/\(owner)' to get the token. Note, if the subscription is transferred to another tenant there is no impact to the services, but information about new tenant could take time to propagate (up to an hour). If you just transferred your subscription and see this error message, please try back later.")
+    }
+
+    static func subscriptionNotFound(_ id: String) -> ResourceManagerError {
+        ResourceManagerError(status: .notFound, code: "SubscriptionNotFound", message: "The subscription '\(id)' could not be found.")
+    }
+
+    /// Paths below ARM's root that FakeEntra does not model (resource groups, providers): ARM's error form,
+    /// naming what is served.
+    static func notServed(_ path: String) -> ResourceManagerError {
+        ResourceManagerError(status: .notFound, code: "InvalidResourceType",
+                             message: "FakeEntra's Resource Manager serves /tenants, /subscriptions, /subscriptions/{id} and /metadata/endpoints, not '\(path)'.")
+    }
+
+    static let methodNotAllowed = ResourceManagerError(
+        status: .methodNotAllowed, code: "MethodNotAllowed", message: "The requested method is not allowed on this resource; FakeEntra's Resource Manager answers GET."
+    )
+}

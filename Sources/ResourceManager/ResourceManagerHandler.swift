@@ -1,0 +1,149 @@
+import EntraCrypto
+package import EntraHTTP
+import Foundation
+import Graph
+package import IdentityPlatform
+
+/// Azure Resource Manager as far as signing in needs it: `az login` lists the tenants the signed-in
+/// identity belongs to (`GET /tenants`) and then each tenant's subscriptions (`GET /subscriptions`);
+/// `az cloud register` reads `/metadata/endpoints`. Answers follow the recorded ones
+/// (Tests/Fidelity/recordings/arm--*): ARM's JSON, `api-version` required, tokens for ARM's audiences only.
+package struct ResourceManagerHandler: ExchangeHandler {
+    package let service: IdentityService
+    package let routes: RouteResolver
+
+    package init(service: IdentityService, routes: RouteResolver = .init()) {
+        self.service = service
+        self.routes = routes
+    }
+
+    /// ARM's accepted audiences, as its metadata and its audience error list them.
+    static let audiences: Set<String> = [
+        "https://management.core.windows.net/", "https://management.core.windows.net",
+        "https://management.azure.com/", "https://management.azure.com",
+    ]
+
+    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        guard case .resourceManager(let route) = context.route else { return nil }
+        context.receipt.update { $0.isComplete = true }
+        let correlationID = request.headers["x-ms-client-request-id"] ?? context.requestID
+        do {
+            return try respond(to: request, route: route, context: context, correlationID: correlationID)
+        } catch {
+            context.receipt.answered(error: error.code)
+            return error.response(correlationID: correlationID)
+        }
+    }
+
+    private func respond(to request: HTTPRequest, route: ResourceManagerRoute, context: ExchangeContext, correlationID: String) throws(ResourceManagerError) -> HTTPResponse {
+        guard request.method == "GET" || request.method == "HEAD" else { throw .methodNotAllowed }
+        guard let apiVersion = request.query["api-version"], !apiVersion.isEmpty else { throw .missingAPIVersion }
+        let names = route.segments.map { $0.lowercased() }
+        let origin = PublicOrigin(request: request, context: context.connection)
+        if names == ["metadata", "endpoints"] {
+            return ok(ResourceManagerMetadata(origin: origin, resourceManager: Self.resourceManagerURL(request: request, origin: origin)).document(apiVersion: apiVersion),
+                      correlationID: correlationID)
+        }
+        let directory = service.currentDirectory
+        let caller = try authenticate(request, directory: directory)
+        let home = directory.tenant(id: caller.tenantID)
+        switch names.count {
+        case 1 where names[0] == "tenants":
+            let tenants = home.map { [$0] } ?? []
+            let withDetails = apiVersion >= "2020-01-01"
+            return ok(.object([("value", .raw("[" + tenants.map { Self.tenantJSON($0, details: withDetails).text }.joined(separator: ",") + "]"))]),
+                      correlationID: correlationID)
+        case 1 where names[0] == "subscriptions":
+            let subscriptions = home?.azureSubscriptions ?? []
+            let items = subscriptions.map { Self.subscriptionJSON($0, tenantID: caller.tenantID).text }
+            return ok(.object([
+                ("value", .raw("[" + items.joined(separator: ",") + "]")),
+                ("count", .object([("type", .string("Total")), ("value", .raw(String(items.count)))])),
+            ]), correlationID: correlationID)
+        case 2 where names[0] == "subscriptions":
+            guard let subscription = home?.azureSubscriptions.first(where: { $0.subscriptionId == names[1] }) else {
+                // Another tenant's subscription: the token is from the wrong issuer for it.
+                if let owner = directory.tenants.first(where: { $0.azureSubscriptions.contains { $0.subscriptionId == names[1] } }) {
+                    throw .wrongTenant(tokenIssuer: caller.issuer, owner: owner.id)
+                }
+                throw .subscriptionNotFound(route.segments[1])
+            }
+            return ok(Self.subscriptionJSON(subscription, tenantID: caller.tenantID), correlationID: correlationID)
+        default:
+            throw .notServed("/" + route.segments.joined(separator: "/"))
+        }
+    }
+
+    /// The caller's tenant, once its bearer token is one FakeEntra signed, in date, for ARM.
+    private func authenticate(_ request: HTTPRequest, directory: Directory) throws(ResourceManagerError) -> GraphAccessToken {
+        guard request.headers["Authorization"] != nil else { throw .missingAuthorization }
+        let validator = GraphTokenValidator(clockSkew: 300, audiences: Self.audiences)
+        switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published, directory: directory, now: service.clock.now()) {
+        case .success(let token): return token
+        case .failure(.empty): throw .missingAuthorization
+        case .failure(.expired): throw .expiredToken
+        case .failure(.invalidAudience): throw .wrongAudience(ParsedJWT(Self.bearer(request))?.string("aud") ?? "")
+        case .failure(let rejection): throw .invalidToken(rejection.message)
+        }
+    }
+
+    private static func bearer(_ request: HTTPRequest) -> String {
+        String((request.headers["Authorization"] ?? "").split(separator: " ").last ?? "")
+    }
+
+    /// ARM's root as the client reached it: the management host's, or `https://host/arm` on FakeEntra's.
+    static func resourceManagerURL(request: HTTPRequest, origin: PublicOrigin) -> String {
+        let onOwnHost = request.hostName.map { !ResourceManagerRoute.hostNames.contains($0) } ?? true
+        return onOwnHost ? "\(origin.url)/\(ResourceManagerRoute.pathPrefix)/" : "\(origin.url)/"
+    }
+
+    static func tenantJSON(_ tenant: Tenant, details: Bool) -> JSONFragment {
+        var members: [(String, JSONFragment)] = [
+            ("id", .string("/tenants/\(tenant.id)")), ("tenantId", .string(tenant.id)),
+        ]
+        if details {
+            members += [
+                ("countryCode", .string("US")), ("displayName", .string(tenant.displayName)), ("domains", .strings(tenant.domains)),
+                ("tenantCategory", .string("Home")), ("defaultDomain", .string(tenant.primaryDomain)), ("tenantType", .string("AAD")),
+                ("tenantBrandingLogoUrl", .raw("null")),
+            ]
+        } else {
+            members.append(("tenantCategory", .string("Home")))
+        }
+        return .object(members)
+    }
+
+    static func subscriptionJSON(_ subscription: AzureSubscription, tenantID: String) -> JSONFragment {
+        .object([
+            ("id", .string("/subscriptions/\(subscription.subscriptionId)")),
+            ("authorizationSource", .string("RoleBased")),
+            ("managedByTenants", .raw("[]")),
+            ("tags", .raw("{}")),
+            ("subscriptionId", .string(subscription.subscriptionId)),
+            ("tenantId", .string(tenantID)),
+            ("displayName", .string(subscription.displayName)),
+            ("state", .string(subscription.state)),
+            ("subscriptionPolicies", .object([
+                ("locationPlacementId", .string("Public_2014-09-01")), ("quotaId", .string("PayAsYouGo_2014-09-01")), ("spendingLimit", .string("Off")),
+            ])),
+        ])
+    }
+
+    private func ok(_ body: JSONFragment, correlationID: String) -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: Self.standardHeaders(correlationID: correlationID), body: body.bytes)
+    }
+
+    /// The headers of every recorded ARM answer that carry meaning to a client.
+    static func standardHeaders(correlationID: String) -> HTTPHeaders {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-cache")
+        headers.set("Pragma", "no-cache")
+        headers.set("Expires", "-1")
+        headers.set("X-Content-Type-Options", "nosniff")
+        headers.set("x-ms-correlation-request-id", correlationID)
+        headers.set("x-ms-routing-request-id", "FAKEENTRA:\(correlationID)")
+        headers.set("x-ms-ratelimit-remaining-tenant-reads", "11999")
+        return headers
+    }
+}

@@ -1,0 +1,116 @@
+import EntraCrypto
+import EntraHTTP
+import FakeEntraApp
+import Foundation
+import IdentityPlatform
+import Testing
+
+/// Azure Resource Manager (what `az login` reads) and the managed-identity endpoints, through the whole
+/// application as `serve` assembles it.
+@Suite struct AzureServicesTests {
+    let application: FakeEntraApplication
+    static let host = "login.fake.test"
+
+    init() throws {
+        let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()),
+                                      clock: VirtualClock(frozenAt: Date(timeIntervalSince1970: 1_900_000_000)))
+        application = FakeEntraApplication(service: service)
+    }
+
+    func send(_ target: String, method: String = "GET", headers: HTTPHeaders = [:], form: [(String, String)]? = nil, host: String = host) -> HTTPResponse {
+        var h = headers
+        h.set("Host", host)
+        var body: [UInt8] = []
+        if let form {
+            h.set("Content-Type", "application/x-www-form-urlencoded")
+            body = Array(FormParameters(form).encoded.utf8)
+        }
+        return application.responder.respond(to: HTTPRequest(method: method, target: target, headers: h, body: body),
+                                             context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443))
+    }
+
+    static func json(_ response: HTTPResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    static func claims(_ token: String?) -> [String: Any]? {
+        guard let token, let decoded = JWS.decode(token) else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON)) as? [String: Any]
+    }
+
+    func azureCLIToken(user: String = "adele.vance@contoso.onmicrosoft.com", authority: String = "organizations") -> String? {
+        Self.json(send("/\(authority)/oauth2/v2.0/token", method: "POST", form: [
+            ("grant_type", "password"), ("client_id", MicrosoftFirstParty.azureCLI), ("username", user),
+            ("password", Directory.demoPassword), ("scope", "https://management.core.windows.net//.default"),
+        ]))["access_token"] as? String
+    }
+
+    @Test func azLoginsTenantsAndSubscriptions() throws {
+        let token = try #require(azureCLIToken())
+        let bearer: HTTPHeaders = ["Authorization": "Bearer \(token)"]
+        let tenants = send("/arm/tenants?api-version=2022-12-01", headers: bearer)
+        #expect(tenants.status.code == 200)
+        let tenant = try #require((Self.json(tenants)["value"] as? [[String: Any]])?.first)
+        #expect(tenant["tenantId"] as? String == Directory.contosoTenantID && tenant["displayName"] as? String == "Contoso")
+        #expect(tenant["defaultDomain"] as? String == "contoso.onmicrosoft.com")
+        let subscriptions = Self.json(send("/arm/subscriptions?api-version=2019-11-01", headers: bearer))
+        let subscription = try #require((subscriptions["value"] as? [[String: Any]])?.first)
+        #expect(subscription["tenantId"] as? String == Directory.contosoTenantID && subscription["state"] as? String == "Enabled")
+        let id = try #require(subscription["subscriptionId"] as? String)
+        #expect(send("/arm/subscriptions/\(id)?api-version=2019-11-01", headers: bearer).status.code == 200)
+        // On ARM's own host name every path is ARM's.
+        #expect(send("/subscriptions?api-version=2019-11-01", headers: bearer, host: "management.azure.com").status.code == 200)
+    }
+
+    @Test func armRefusesAsARMDoes() throws {
+        let token = try #require(azureCLIToken())
+        #expect(Self.error(send("/arm/subscriptions", headers: ["Authorization": "Bearer \(token)"])) == "MissingApiVersionParameter")
+        #expect(Self.error(send("/arm/subscriptions?api-version=2019-11-01")) == "AuthenticationFailed")
+        let graph = try #require(Self.json(send("/organizations/oauth2/v2.0/token", method: "POST", form: [
+            ("grant_type", "password"), ("client_id", MicrosoftFirstParty.azureCLI), ("username", "adele.vance@contoso.onmicrosoft.com"),
+            ("password", Directory.demoPassword), ("scope", "https://graph.microsoft.com/.default"),
+        ]))["access_token"] as? String)
+        let wrongAudience = send("/arm/tenants?api-version=2022-12-01", headers: ["Authorization": "Bearer \(graph)"])
+        #expect(wrongAudience.status.code == 401 && Self.error(wrongAudience) == "InvalidAuthenticationTokenAudience")
+        // A personal account's token for the organisation's subscription: the wrong tenant.
+        let contosoSubscription = try #require(Directory.embeddedDefault.tenant(id: Directory.contosoTenantID)?.azureSubscriptions.first?.subscriptionId)
+        let personal = try #require(azureCLIToken(user: "megan@outlook.com", authority: "consumers"))
+        #expect(Self.error(send("/arm/subscriptions/\(contosoSubscription)?api-version=2019-11-01", headers: ["Authorization": "Bearer \(personal)"])) == "InvalidAuthenticationTokenTenant")
+        #expect(Self.error(send("/arm/resourcegroups?api-version=2021-04-01", headers: ["Authorization": "Bearer \(token)"])) == "InvalidResourceType")
+        let metadata = Self.json(send("/arm/metadata/endpoints?api-version=2015-01-01"))
+        #expect((metadata["authentication"] as? [String: Any])?["loginEndpoint"] as? String == "https://\(Self.host)/")
+    }
+
+    static func error(_ response: HTTPResponse) -> String? {
+        (json(response)["error"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test func imdsIssuesTheIdentitysTokenWithEveryMemberAString() throws {
+        let response = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com", headers: ["Metadata": "true"])
+        #expect(response.status.code == 200)
+        let body = Self.json(response)
+        for member in ["expires_in", "expires_on", "ext_expires_in", "not_before", "resource", "token_type", "client_id"] {
+            #expect(body[member] is String, "\(member)")
+        }
+        #expect(body["client_id"] as? String == ManagedIdentity.demoSystemClientID && body["resource"] as? String == "https://management.azure.com")
+        let claims = try #require(Self.claims(body["access_token"] as? String))
+        #expect(claims["aud"] as? String == "https://management.azure.com" && claims["idtyp"] as? String == "app" && claims["appidacr"] as? String == "2")
+        #expect(claims["oid"] as? String == "a1b2c3d4-5e6f-4a8b-9c0d-1e2f3a4b5c6d" && claims["sub"] as? String == claims["oid"] as? String)
+        #expect((claims["xms_mirid"] as? String)?.hasSuffix("/Microsoft.Compute/virtualMachines/demo-vm") == true)
+        #expect(claims["iss"] as? String == "https://sts.windows.net/\(Directory.contosoTenantID)/")
+        let user = Self.json(send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://vault.azure.net&client_id=\(ManagedIdentity.demoUserAssignedClientID)", headers: ["Metadata": "true"]))
+        #expect(user["client_id"] as? String == ManagedIdentity.demoUserAssignedClientID)
+    }
+
+    @Test func imdsAndAppServiceRefuseAsRecorded() {
+        let noHeader = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com")
+        #expect(noHeader.status.code == 400 && Self.json(noHeader)["error_description"] as? String == "Required metadata header not specified")
+        let unknown = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com&client_id=0d0d0d0d-0000-4000-8000-000000000000", headers: ["Metadata": "true"])
+        #expect(Self.json(unknown)["error_description"] as? String == "Identity not found")
+        let appService = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])
+        let body = Self.json(appService)
+        #expect(appService.status.code == 200 && body["expires_in"] == nil && body["expires_on"] is String && body["resource"] as? String == "https://vault.azure.net")
+        let wrongSecret = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "guess"])
+        #expect(wrongSecret.status.code == 401 && Self.json(wrongSecret)["statusCode"] as? Int == 401)
+    }
+}
