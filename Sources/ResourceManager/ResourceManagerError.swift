@@ -1,7 +1,6 @@
 package import EntraHTTP
 import Foundation
 import IdentityPlatform
-import LocatedJSON
 
 /// An error of Azure Resource Manager, in its own JSON (`{"error": {"code", "message"}}`), as recorded
 /// (Tests/Fidelity/recordings/arm--*: MissingApiVersionParameter, InvalidAuthenticationToken*).
@@ -17,22 +16,13 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
     }
 
     package func response(correlationID: String) -> HTTPResponse {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("error")
-        writer.beginObject()
-        writer.key("code")
-        writer.string(code)
-        writer.key("message")
-        writer.string(message)
-        writer.endObject()
-        writer.endObject()
+        let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
         var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
         if status == .unauthorized {
             // What ARM sends a client without a usable token: where to get one.
             headers.set("WWW-Authenticate", #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header.""#)
         }
-        return HTTPResponse(status: status, headers: headers, body: writer.bytes)
+        return HTTPResponse(status: status, headers: headers, body: body.bytes)
     }
 
     static let missingAPIVersion = ResourceManagerError(
