@@ -151,6 +151,11 @@ class Provoker:
             return recorded.lower()
         if isinstance(recording.body, dict) and recording.body.get("foci"):
             return AZURE_CLI
+        # A hidden client asking for a first-party resource (a Key Vault token of an Azure SDK credential):
+        # one of Microsoft's own tools, as the SDKs' developer credentials are.
+        answered = (recording.body or {}).get("scope", "") if isinstance(recording.body, dict) else ""
+        if recorded in (None, "Sanitized") and any(r in answered for r in FIRST_PARTY_RESOURCES if "graph" not in r):
+            return AZURE_CLI
         return str(uuid.uuid4())
 
     def extra_fields(self, recording):
@@ -499,11 +504,19 @@ class Provoker:
         listing = self.session.get(self.server.url + "/v1.0/me/calendars", headers={"Authorization": f"Bearer {token}"}).json()
         return listing["value"][0]["id"]
 
+    STATUS_OF_CODE = {"InvalidAuthenticationToken": 401, "Authorization_RequestDenied": 403, "ErrorAccessDenied": 403,
+                      "Request_ResourceNotFound": 404, "ErrorItemNotFound": 404, "ResourceNotFound": 404, "TooManyRequests": 429,
+                      "BadRequest": 400, "Request_BadRequest": 400}
+
     def graph(self, recording):
-        status = recording.response.get("status")
         body = recording.body if isinstance(recording.body, dict) else {}
         error = body.get("error") if isinstance(body.get("error"), dict) else {}
         message = (error.get("message") or "").lower()
+        # A source that shows the body but not the status line: Graph's code says which it was.
+        status = recording.response.get("status") or self.STATUS_OF_CODE.get(error.get("code"))
+        segment = re.search(r"resource not found for the segment '([^']+)'", message)
+        if segment and not recording.url:
+            return self.graph_get(f"/v1.0/me/{segment.group(1)}", self.graph_token(), {})
         headers = {k: v for k, v in (recording.request.get("headers") or {}).items() if k.lower() in ("prefer", "consistencylevel")}
         token = self.graph_token()
         www = (recording.response.get("headers") or {}).get("WWW-Authenticate") or ""

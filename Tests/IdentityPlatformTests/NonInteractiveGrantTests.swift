@@ -148,7 +148,7 @@ import Synchronization
         let success = poll(device, service: service)
         #expect(success.status.code == 200)
         let body = F.json(success)
-        #expect(body["scope"] as? String == "User.Read openid profile offline_access")
+        #expect(body["scope"] as? String == "User.Read openid profile")
         #expect(F.claims(body["id_token"] as? String)?["oid"] as? String == F.adele)
         clock.advance(by: 5)
         #expect(F.json(poll(device, service: service))["error"] as? String == "invalid_grant")

@@ -25,7 +25,7 @@ import Testing
         directives.declinedScopes = ["https://graph.microsoft.com/Mail.Read"]
         let response = refresh(token, service, under: directives)
         let body = F.json(response)
-        #expect(body["scope"] as? String == "User.Read openid offline_access")
+        #expect(body["scope"] as? String == "User.Read openid")
         #expect(F.claims(body["access_token"] as? String)?["scp"] as? String == "User.Read")
     }
 

@@ -50,6 +50,16 @@ import Testing
         #expect(doubled.responseScopes(granted: ["User.Read"]) == ["https://graph.microsoft.com/User.Read", "https://graph.microsoft.com//.default", "openid"])
     }
 
+    /// A v1 resource named with its slash (`az login`'s ARM scope) keeps it when a grant's scopes are read
+    /// back, so a device code's or refresh token's access token has the audience the client named.
+    @Test func aV1ResourcesSpellingSurvivesTheGrantsScopes() throws {
+        let asked = try ScopeRequest.parse("https://management.core.windows.net//.default", directory: .embeddedDefault)
+        let held = asked.responseScopes(granted: ["user_impersonation"])
+        #expect(held == ["https://management.core.windows.net//user_impersonation", "https://management.core.windows.net//.default"])
+        let readBack = try ScopeRequest.parse(scopes: held, directory: .embeddedDefault)
+        #expect(readBack.resourceName == "https://management.core.windows.net/" && readBack.resource?.appID == MicrosoftFirstParty.armAppID)
+    }
+
     @Test func twoResourcesAreRefusedWith28000() {
         #expect(throws: IdentityError.multipleResources("User.Read api://\(TokenFixtures.apiAppID)/access_as_user")) {
             try ScopeRequest.parse("User.Read api://\(TokenFixtures.apiAppID)/access_as_user", directory: directory)

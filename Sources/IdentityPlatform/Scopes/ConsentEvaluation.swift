@@ -79,11 +79,15 @@ extension Directory {
 }
 
 extension ScopeRequest {
-    /// The `scope` value of a token response: the permissions granted, named the way the client named
-    /// the resource (bare for bare Graph permissions), then the `.default` scope if asked, then the
-    /// reserved scopes asked — so every scope the client asked for appears when all were granted.
+    /// The scopes a grant holds: the permissions granted, named the way the client named the resource
+    /// (bare for bare Graph permissions), then the `.default` scope if asked, then the reserved scopes asked.
     package func responseScopes(granted permissions: [String]) -> [String] {
-        let prefix = resourceName.map { $0.hasSuffix("/") ? $0 : $0 + "/" }
+        // A v1 resource exactly as the client named it, then `/`: `https://management.core.windows.net/`
+        // gives `…//user_impersonation`, which names the same resource again when a grant's scopes are read
+        // back (a device code's approval, a refresh token's), so the audience keeps its slash. Graph's
+        // tokens name it by app id whatever the spelling: one slash.
+        let keepsSpelling = resource.map { $0.accessTokenVersion == 1 && $0.appID != Resource.graphAppID } ?? false
+        let prefix = resourceName.map { keepsSpelling || !$0.hasSuffix("/") ? $0 + "/" : $0 }
         var scopes = permissions.map { (prefix ?? "") + $0 }
         if isDefault, let asked = self.scopes.first(where: { $0.lowercased().hasSuffix(".default") }) {
             scopes.append(asked)

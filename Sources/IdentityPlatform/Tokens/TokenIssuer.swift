@@ -69,7 +69,9 @@ package struct TokenIssuer: Sendable {
         }
         let scopes = issue.user == nil
             ? issue.scopeRequest.scopes.filter { ReservedScope(scope: $0) == nil }
-            : issue.scopeRequest.responseScopes(granted: issue.permissions)
+            // The answer's `scope` leaves out `offline_access` even when a refresh token comes with it
+            // (recorded device-code, password, refresh and on-behalf-of answers).
+            : issue.scopeRequest.responseScopes(granted: issue.permissions).filter { ReservedScope(scope: $0) != .offlineAccess }
         let expiresIn = Int(saturating: options.accessTokenLifetime)
         let extExpiresIn = Int(saturating: options.accessTokenLifetime + options.accessTokenExtension)
 
