@@ -144,19 +144,20 @@ struct B2CTokenMinter {
         body.set("access_token", accessToken)
         body.set("id_token", idToken)
         body.set("token_type", "Bearer")
-        body.set("not_before", String(nowSeconds))
+        // Numbers, as B2C's token answers write them (recorded refresh answer on *.b2clogin.com).
+        body.set("not_before", nowSeconds)
         if accessToken != nil {
-            body.set("expires_in", String(Int(saturating: options.accessTokenLifetime)))
-            body.set("expires_on", String(Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime)))
+            body.set("expires_in", Int(saturating: options.accessTokenLifetime))
+            body.set("expires_on", Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime))
             body.set("resource", audience)
         }
-        if idToken != nil { body.set("id_token_expires_in", String(Int(saturating: options.idTokenLifetime))) }
+        if idToken != nil { body.set("id_token_expires_in", Int(saturating: options.idTokenLifetime)) }
         body.set("profile_info", profileInfo(issue.user))
         let declined = directives.declinedScopes
         body.set("scope", issue.scopes.scopes.filter { scope in !declined.contains { $0.caseInsensitiveCompare(scope) == .orderedSame } }.joined(separator: " "))
         if let refreshToken {
             body.set("refresh_token", refreshToken)
-            body.set("refresh_token_expires_in", String(Int(saturating: refreshTokenWindow)))
+            body.set("refresh_token_expires_in", Int(saturating: refreshTokenWindow))
         }
         if wantsClientInfo { body.set("client_info", clientInfo(issue.user)) }
         return TokenIssuer.success(body)

@@ -172,6 +172,9 @@ struct TokenResponse {
 
     subscript(name: String) -> String? { json[name] as? String }
 
+    /// A numeric member (B2C writes its lifetimes and instants as numbers).
+    func number(_ name: String) -> Int? { json[name] as? Int }
+
     var idToken: [String: Any] { get throws { try Self.verifiedClaims(try #require(self["id_token"])) } }
     var accessToken: [String: Any] { get throws { try Self.verifiedClaims(try #require(self["access_token"])) } }
 

@@ -48,8 +48,8 @@ import IdentityPlatform
         #expect(access["sub"] as? String == Self.benID)
         #expect(tokens["token_type"] == "Bearer")
         #expect(tokens["resource"] == B2CConfiguration.sampleAPIAppID)
-        #expect(tokens["expires_in"] == "3599")
-        #expect(tokens["refresh_token_expires_in"] == "1209600")
+        #expect(tokens.number("expires_in") == 3599)
+        #expect(tokens.number("refresh_token_expires_in") == 1209600)
         #expect(tokens["scope"] == "\(B2CFixtures.apiScope) openid profile offline_access")
         #expect(B2CGrantToken.isWellFormed(try #require(tokens["refresh_token"])))
     }
@@ -228,8 +228,8 @@ import IdentityPlatform
         directives.accessTokenClaims = ["name": "\"Overridden\""]
         directives.declinedScopes = [B2CFixtures.apiScope]
         let tokens = try redeem(under: directives, browser)
-        #expect(tokens["expires_in"] == "120")
-        #expect(tokens["refresh_token_expires_in"] == "600")
+        #expect(tokens.number("expires_in") == 120)
+        #expect(tokens.number("refresh_token_expires_in") == 600)
         #expect(tokens["scope"] == "openid profile offline_access")
         #expect(try tokens.idToken["extension_tier"] as? String == "gold")
         #expect(try tokens.accessToken["name"] as? String == "Overridden")
@@ -275,8 +275,8 @@ extension B2CScenarioDirectiveTests {
         directives.idTokenLifetime = 1e300
         directives.refreshTokenLifetime = .infinity
         let tokens = try redeem(under: directives)
-        #expect(tokens["expires_in"] == String(Int.max))
-        #expect(tokens["refresh_token_expires_in"] == String(Int.max))
+        #expect(tokens.number("expires_in") == Int.max)
+        #expect(tokens.number("refresh_token_expires_in") == Int.max)
         #expect(try tokens.idToken["exp"] as? Int == Int.max)
     }
 }

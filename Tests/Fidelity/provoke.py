@@ -241,7 +241,9 @@ class Provoker:
         if grant == "refresh_token":
             client_id, reply = self.signed_in(recording, "openid profile offline_access " + GRAPH + "/User.Read", client_id=self.client_id_for(recording))
             form = {"grant_type": grant, "client_id": client_id, "refresh_token": reply["refresh_token"]}
-            form.update(self.v1_or_v2_fields(recording, url, scope) if not recording.is_b2c else {"scope": "openid offline_access"})
+            # B2C: the app's own id as a scope (or the old `resource` form) asks for an access token too.
+            b2c_scope = f"openid offline_access {client_id}" if "resource" in recording.form or client_id in scope else "openid offline_access"
+            form.update(self.v1_or_v2_fields(recording, url, scope) if not recording.is_b2c else {"scope": b2c_scope})
             form.update(self.extra_fields(recording))
             return self.post_token(self.token_url(recording) if not recording.is_b2c else self.b2c_token_url(), form, headers)
         if grant == "authorization_code":
@@ -356,6 +358,8 @@ class Provoker:
         form = dict(recording.form)
         form["client_id"] = client_id
         form = {k: (v[0] if isinstance(v, list) else v) for k, v in form.items()}
+        headers = self.request_headers(recording) or ({"client-request-id": str(uuid.uuid4()), "return-client-request-id": "true"}
+                                                      if "client-request-id" in {k.lower() for k in (recording.request.get("headers") or {})} else {})
         for secret in ("client_secret", "refresh_token", "code", "assertion", "password", "device_code", "client_assertion"):
             if secret in form:
                 form[secret] = "fidelity-" + secret
@@ -368,7 +372,7 @@ class Provoker:
         if not form.get("grant_type"):
             # A source that does not show the grant: a web app redeeming a code, the usual way to meet it.
             form.update({"grant_type": "authorization_code", "code": "fidelity-code", "redirect_uri": "http://localhost/callback"})
-        return self.post_token(url, form)
+        return self.post_token(url, form, headers)
 
     # The situations the demo directory reaches by itself, by code.
 
@@ -534,6 +538,8 @@ class Provoker:
             other = "/users/" in recording.url.lower() and "calendar" in recording.url.lower()
             narrow = self.graph_token(scopes=["User.Read", "Calendars.Read"] if other else ["User.Read"])
             return self.graph_get(self.graph_path(recording, token, other_user=other), narrow, headers)
+        if status == 404 and not recording.url:
+            return self.graph_get(f"/v1.0/users/{uuid.uuid4()}", token, headers)
         if status == 404:
             path = self.graph_path(recording, token, keep_ids=True)
             return self.graph_get(re.sub(GUID, str(uuid.uuid4()), path) if "/users/" in path else path, token, headers)
