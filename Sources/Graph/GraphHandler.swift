@@ -72,6 +72,8 @@ package struct GraphHandler: ExchangeHandler {
             return exchange.failure(.segmentNotFound(segment))
         case .userInfo:
             guard ["GET", "POST", "HEAD"].contains(exchange.request.method) else { return exchange.failure(.methodNotAllowed) }
+        case .resource(_, .memberObjects):
+            guard exchange.request.method == "POST" else { return exchange.failure(.methodNotAllowed) }
         case .resource:
             guard ["GET", "HEAD"].contains(exchange.request.method) else { return exchange.failure(.methodNotAllowed) }
         }
@@ -138,6 +140,12 @@ package struct GraphHandler: ExchangeHandler {
             case .event(let subject, let id): return try resources.event(subject, id: id)
             case .calendarView(let subject): return try resources.calendarView(subject)
             case .mailboxSettings(let subject): return try resources.mailboxSettings(subject)
+            case .groups: return try resources.groupList()
+            case .group(let id): return try resources.group(id: id)
+            case .groupMembers(let id): return try resources.groupMembers(id: id)
+            case .memberOf(let subject, let transitive): return try resources.memberOf(subject, transitive: transitive)
+            case .memberObjects(let subject): return try resources.memberObjects(subject)
+            case .servicePrincipals: return try resources.servicePrincipalList()
             case .unknownSegment(let segment): throw .segmentNotFound(segment)
             }
         }

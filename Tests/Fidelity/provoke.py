@@ -495,6 +495,9 @@ class Provoker:
             else:
                 mapped.append(segment)
         query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+        if segments and segments[-1].lower() == "groups":
+            # A filter on a recorded group's name: the demo directory's Retail group instead.
+            query = [(name, re.sub(r"'[^']*'", "'Retail'", value) if name == "$filter" else value) for name, value in query]
         if any(name.lower() == "startdatetime" for name, _ in query):
             now = time.time()
             window = {"startdatetime": time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime(now - 7 * 86400)),

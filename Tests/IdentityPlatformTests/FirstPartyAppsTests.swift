@@ -77,3 +77,42 @@ import Testing
         #expect(v1.headers["x-ms-clitelem"] == "1,900144,0,," && v1.headers["Expires"] == "-1")
     }
 }
+
+/// An app's `groupMembershipClaims` puts the user's groups in its tokens; past 200 the overage form.
+@Suite struct GroupClaimTests {
+    typealias F = TokenFixtures
+
+    static func tokens(directory: Directory, setting: GroupMembershipClaims) throws -> [String: Any] {
+        var directory = directory
+        var app = Application(clientID: "6a1b2c3d-0000-4000-8000-0000000000ee", displayName: "Groups app")
+        app.groupMembershipClaims = setting
+        directory.applications.append(app)
+        directory.consents.append(ConsentGrant(clientID: app.clientID, resourceAppID: Resource.graphAppID, userID: nil, tenantID: Directory.contosoTenantID, scopes: ["User.Read"]))
+        let (service, _) = F.service(directory: directory)
+        let response = F.send(F.post(F.tokenPath, [("grant_type", "password"), ("client_id", app.clientID), ("username", "adele.vance@contoso.onmicrosoft.com"),
+                                                   ("password", Directory.demoPassword), ("scope", "openid User.Read")]), to: service)
+        return try #require(F.claims(F.json(response)["access_token"] as? String))
+    }
+
+    @Test func securityGroupsNestedOnesIncluded() throws {
+        let claims = try Self.tokens(directory: .embeddedDefault, setting: .securityGroup)
+        #expect(Set(claims["groups"] as? [String] ?? []) == ["2f0b6a1c-3d4e-4f5a-8b6c-7d8e9f0a1b2c", "4b2d8c3e-5f6a-4b7c-8d8e-9f0a1b2c3d4e"])
+        let all = try Self.tokens(directory: .embeddedDefault, setting: .all)
+        #expect((all["groups"] as? [String])?.count == 3)
+    }
+
+    @Test func pastTwoHundredTheOverageFormPointsAtGetMemberObjects() throws {
+        var directory = Directory.embeddedDefault
+        let adele = "6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51"
+        for index in 0..<201 {
+            directory.groups.append(DirectoryGroup(id: String(format: "00000000-0000-4000-8000-%012d", index), tenantID: Directory.contosoTenantID,
+                                                   displayName: "Group \(index)", members: [adele]))
+        }
+        let claims = try Self.tokens(directory: directory, setting: .securityGroup)
+        #expect(claims["groups"] == nil)
+        #expect(claims["_claim_names"] as? [String: String] == ["groups": "src1"])
+        let sources = claims["_claim_sources"] as? [String: [String: String]]
+        #expect(sources?["src1"]?["endpoint"] == "https://graph.microsoft.com/v1.0/users/\(adele)/getMemberObjects")
+        #expect(try Self.tokens(directory: .embeddedDefault, setting: .none)["groups"] == nil)
+    }
+}

@@ -3,46 +3,52 @@ import IdentityPlatform
 import EntraHTTP
 
 /// The `$filter` subset the directory answers without advanced queries: `prop eq 'value'` and
-/// `startswith(prop,'value')` on a few string properties. Anything else is 400 `Request_UnsupportedQuery`,
-/// as Graph answers filters it cannot evaluate.
-struct UserFilter {
-    static let properties = ["id", "userPrincipalName", "displayName", "mail", "givenName", "surname", "jobTitle"]
-
+/// `startswith(prop,'value')` on a few string properties of users or groups. Anything else is 400
+/// `Request_UnsupportedQuery`, as Graph answers filters it cannot evaluate.
+struct DirectoryFilter<Object> {
     let expression: FilterExpression
+    let value: (String, Object) -> String?
 
-    init(parsing text: String) throws(GraphError) {
+    /// `properties`: the filterable ones by their Graph name, each with how to read it.
+    init(parsing text: String, properties: [(String, @Sendable (Object) -> String?)]) throws(GraphError) {
         guard let expression = FilterExpression(parsing: text) else { throw .unsupportedQuery }
         var canonical = expression
         for index in canonical.clauses.indices {
             let clause = canonical.clauses[index]
             guard [.eq, .startsWith].contains(clause.op), case .string = clause.value,
-                  let property = Self.properties.first(where: { $0.caseInsensitiveCompare(clause.property) == .orderedSame })
+                  let property = properties.first(where: { $0.0.caseInsensitiveCompare(clause.property) == .orderedSame })
             else { throw .unsupportedQuery }
-            canonical.clauses[index].property = property
+            canonical.clauses[index].property = property.0
         }
         self.expression = canonical
+        let readers = Dictionary(uniqueKeysWithValues: properties)
+        value = { name, object in readers[name]?(object) }
     }
 
-    func matches(_ user: DirectoryUser) -> Bool {
+    func matches(_ object: Object) -> Bool {
         expression.matches { clause in
-            guard let value = Self.value(clause.property, of: user) else { return false }
+            guard let value = value(clause.property, object) else { return false }
             return clause.op == .eq
                 ? value.caseInsensitiveCompare(clause.value.text) == .orderedSame
                 : value.lowercased().hasPrefix(clause.value.text.lowercased())
         }
     }
+}
 
-    static func value(_ property: String, of user: DirectoryUser) -> String? {
-        switch property {
-        case "id": user.id
-        case "userPrincipalName": user.userPrincipalName
-        case "displayName": user.displayName
-        case "mail": user.mail
-        case "givenName": user.givenName
-        case "surname": user.surname
-        case "jobTitle": user.jobTitle
-        default: nil
-        }
+extension DirectoryFilter where Object == DirectoryUser {
+    static var userProperties: [(String, @Sendable (DirectoryUser) -> String?)] {
+        [
+        ("id", \.id), ("userPrincipalName", \.userPrincipalName), ("displayName", \.displayName), ("mail", \.mail),
+        ("givenName", \.givenName), ("surname", \.surname), ("jobTitle", \.jobTitle),
+        ]
+    }
+}
+
+extension DirectoryFilter where Object == DirectoryGroup {
+    static var groupProperties: [(String, @Sendable (DirectoryGroup) -> String?)] {
+        [
+        ("id", \.id), ("displayName", \.displayName), ("mailNickname", \.mailNickname), ("description", \.description),
+        ]
     }
 }
 
@@ -66,7 +72,7 @@ struct UserSearch {
         for part in text.components(separatedBy: hasOr ? "\" OR \"" : "\" AND \"") {
             let bare = part.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
             guard let colon = bare.firstIndex(of: ":"),
-                  let property = UserFilter.properties.first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
+                  let property = DirectoryFilter<DirectoryUser>.userProperties.map(\.0).first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
             else { throw Self.invalid }
             terms.append((property, String(bare[bare.index(after: colon)...]).lowercased()))
         }
@@ -75,7 +81,8 @@ struct UserSearch {
 
     func matches(_ user: DirectoryUser) -> Bool {
         let results = terms.map { term in
-            let words = (UserFilter.value(term.property, of: user) ?? "").lowercased()
+            let read = DirectoryFilter<DirectoryUser>.userProperties.first { $0.0 == term.property }?.1
+            let words = (read?(user) ?? "").lowercased()
                 .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
             return words.contains { $0.hasPrefix(term.value) }
         }

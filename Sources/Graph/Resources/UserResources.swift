@@ -40,7 +40,7 @@ extension GraphResources {
         guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
         var users = directory.users(inTenant: token.tenantID)
         if let filter = exchange.query.options["$filter"] {
-            let clause = try UserFilter(parsing: filter)
+            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties)
             users = users.filter(clause.matches)
         }
         if let search = exchange.query.options["$search"] {

@@ -17,6 +17,18 @@ struct ConfigurationFile: Decodable {
         var managedIdentityHeader: String?
     }
 
+    struct GroupEntry: Decodable {
+        var id: String?
+        var tenant: String?
+        var displayName: String
+        var description: String?
+        var mailNickname: String?
+        var securityEnabled: Bool?
+        var mailEnabled: Bool?
+        var groupTypes: [String]?
+        var members: [String]?
+    }
+
     struct ManagedIdentityEntry: Decodable {
         var name: String
         var clientId: String
@@ -96,6 +108,7 @@ struct ConfigurationFile: Decodable {
         var appRoles: [String]?
         var accessTokenAcceptedVersion: Int?
         var familyId: String?
+        var groupMembershipClaims: GroupMembershipClaims?
     }
 
     struct ConsentEntry: Decodable {
@@ -113,9 +126,10 @@ struct ConfigurationFile: Decodable {
     var apps: [AppEntry]?
     var consents: [ConsentEntry]?
     var managedIdentities: [ManagedIdentityEntry]?
+    var groups: [GroupEntry]?
 
     private enum CodingKeys: String, CodingKey {
-        case includeDefaults, options, tenants, users, apps, consents, managedIdentities
+        case includeDefaults, options, tenants, users, apps, consents, managedIdentities, groups
     }
 
     /// Where the loader puts `users` it already read from the validated tree (`UserEntry.entries(validated:)`);
@@ -135,6 +149,7 @@ struct ConfigurationFile: Decodable {
         apps = try container.decodeIfPresent([AppEntry].self, forKey: .apps)
         consents = try container.decodeIfPresent([ConsentEntry].self, forKey: .consents)
         managedIdentities = try container.decodeIfPresent([ManagedIdentityEntry].self, forKey: .managedIdentities)
+        groups = try container.decodeIfPresent([GroupEntry].self, forKey: .groups)
     }
 }
 

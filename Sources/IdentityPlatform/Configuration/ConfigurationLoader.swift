@@ -100,7 +100,35 @@ struct DirectoryBuilder {
         checkResourceAccess()
         addConsents()
         addManagedIdentities()
+        addGroups()
         return directory
+    }
+
+    /// Groups, then their members: users by UPN or object id, groups by id or display name (nesting).
+    mutating func addGroups() {
+        guard let entries = file.groups else { return }
+        var added: [(Int, DirectoryGroup, [String])] = []
+        for (i, entry) in uniqueEntries(entries, section: "groups", member: "displayName", what: "group name", key: \.displayName) {
+            guard let tenant = tenant(named: entry.tenant ?? directory.tenants.first(where: { $0.kind == .organization })?.id ?? "", at: "/groups/\(i)/tenant") else { continue }
+            let id = entry.id ?? TokenIdentifiers.guid(from: "fakeentra-group:\(tenant.id):\(entry.displayName.lowercased())")
+            directory.groups.removeAll { $0.id == id.lowercased() || ($0.tenantID == tenant.id && $0.displayName.caseInsensitiveCompare(entry.displayName) == .orderedSame) }
+            let group = DirectoryGroup(id: id, tenantID: tenant.id, displayName: entry.displayName, description: entry.description, mailNickname: entry.mailNickname,
+                                       securityEnabled: entry.securityEnabled ?? true, mailEnabled: entry.mailEnabled ?? false, groupTypes: entry.groupTypes ?? [])
+            directory.groups.append(group)
+            added.append((i, group, entry.members ?? []))
+        }
+        for (i, group, members) in added {
+            guard let index = directory.groups.firstIndex(where: { $0.id == group.id }) else { continue }
+            for (k, name) in members.enumerated() {
+                if let user = directory.user(id: name) ?? directory.user(signInName: name, tenantID: group.tenantID) {
+                    directory.groups[index].members.append(user.id)
+                } else if let nested = directory.groups.first(where: { $0.tenantID == group.tenantID && ($0.id == name.lowercased() || $0.displayName.caseInsensitiveCompare(name) == .orderedSame) }) {
+                    directory.groups[index].members.append(nested.id)
+                } else {
+                    report("/groups/\(i)/members/\(k)", "no user or group \"\(name)\" in the group's tenant; expected a user's UPN or object id, or a group's id or display name")
+                }
+            }
+        }
     }
 
     /// Configured identities replace the demo ones; a system-assigned identity is the one the endpoints
@@ -238,6 +266,7 @@ struct DirectoryBuilder {
                 accessTokenAcceptedVersion: entry.accessTokenAcceptedVersion, familyID: entry.familyId
             )
             app.adminConsentScopes = entry.adminConsentScopes ?? []
+            app.groupMembershipClaims = entry.groupMembershipClaims
             directory.applications.append(app)
         }
     }

@@ -47,6 +47,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         var accessTokenAcceptedVersion: Int?
         var familyID: String?
         var adminConsentScopes: [String]
+        var groupMembershipClaims: GroupMembershipClaims?
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -124,6 +125,12 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         set { storage.fields.familyID = newValue }
     }
 
+    /// Which groups the app's tokens name in a `groups` claim (the manifest's `groupMembershipClaims`).
+    package var groupMembershipClaims: GroupMembershipClaims? {
+        get { storage.fields.groupMembershipClaims }
+        set { storage.fields.groupMembershipClaims = newValue }
+    }
+
     /// Exposed scopes only an administrator may consent to (AADSTS90094 for a user alone).
     package var adminConsentScopes: [String] {
         get { storage.fields.adminConsentScopes }
@@ -141,7 +148,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
             clientID: clientID, displayName: displayName, tenantID: tenantID?.lowercased(), isPublicClient: isPublicClient,
             secrets: secrets, certificates: certificates, redirectURIs: redirectURIs, requiredResourceAccess: requiredResourceAccess,
             identifierURIs: identifierURIs, exposedScopes: exposedScopes, appRoles: appRoles,
-            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: []
+            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: [], groupMembershipClaims: nil
         ))
     }
 

@@ -28,6 +28,7 @@ extension Directory {
                 preferredLanguage: "en-US", password: demoPassword
             ),
         ]
-        return Directory(tenants: [contoso, consumers], users: users, managedIdentities: ManagedIdentity.demo(in: contoso))
+        return Directory(tenants: [contoso, consumers], users: users, managedIdentities: ManagedIdentity.demo(in: contoso),
+                         groups: DirectoryGroup.demo(tenantID: contoso.id, adele: users[0].id, alex: users[1].id))
     }
 }

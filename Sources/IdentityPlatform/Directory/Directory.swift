@@ -9,14 +9,16 @@ package struct Directory: Sendable, Equatable {
     package var applications: [Application]
     package var consents: [ConsentGrant]
     package var managedIdentities: [ManagedIdentity]
+    package var groups: [DirectoryGroup]
 
     package init(tenants: [Tenant] = [], users: [DirectoryUser] = [], applications: [Application] = [], consents: [ConsentGrant] = [],
-                 managedIdentities: [ManagedIdentity] = []) {
+                 managedIdentities: [ManagedIdentity] = [], groups: [DirectoryGroup] = []) {
         self.tenants = tenants
         self.users = users
         self.applications = applications
         self.consents = consents
         self.managedIdentities = managedIdentities
+        self.groups = groups
     }
 
     /// A tenant by GUID or by any of its domains, ignoring case.

@@ -27,6 +27,16 @@ package enum GraphResourcePath: Sendable, Equatable {
     /// `/calendars/{id}/events` and `/calendars/{id}/calendarView`: the items of one calendar.
     case calendarItems(GraphSubject, calendarID: String, view: Bool)
     case mailboxSettings(GraphSubject)
+    /// `/groups`, `/groups/{id}`, `/groups/{id}/members`.
+    case groups
+    case group(id: String)
+    case groupMembers(id: String)
+    /// `/memberOf` and `/transitiveMemberOf` of a user.
+    case memberOf(GraphSubject, transitive: Bool)
+    /// `POST /getMemberObjects` of a user: the ids a token's group overage points at.
+    case memberObjects(GraphSubject)
+    /// `/servicePrincipals` (listed with `$filter`, as `az ad sp` asks).
+    case servicePrincipals
     /// A segment Graph does not know (400 `Resource not found for the segment '…'`).
     case unknownSegment(String)
 }
@@ -64,6 +74,12 @@ package enum GraphRoute: Sendable, Equatable {
             case .calendar, .calendarByID: return "calendar"
             case .calendars: return "calendars"
             case .mailboxSettings: return "mailboxSettings"
+            case .groups: return "groups"
+            case .group: return "group"
+            case .groupMembers: return "groupMembers"
+            case .memberOf(_, let transitive): return transitive ? "transitiveMemberOf" : "memberOf"
+            case .memberObjects: return "getMemberObjects"
+            case .servicePrincipals: return "servicePrincipals"
             case .unknownSegment: return "unknown"
             }
         }
@@ -102,6 +118,15 @@ package enum GraphRoute: Sendable, Equatable {
             guard segments.count > 1 else { return .users }
             subject = .user(segments[1])
             rest = Array(segments.dropFirst(2))
+        case "groups":
+            switch segments.count {
+            case 1: return .groups
+            case 2: return .group(id: segments[1])
+            case 3 where segments[2].lowercased() == "members": return .groupMembers(id: segments[1])
+            default: return .unknownSegment(segments[2])
+            }
+        case "serviceprincipals" where segments.count == 1:
+            return .servicePrincipals
         default:
             // `users('id')`, the OData key form some SDKs write.
             if first.lowercased().hasPrefix("users('"), first.hasSuffix("')") {
@@ -138,6 +163,9 @@ package enum GraphRoute: Sendable, Equatable {
         }
         if names == ["calendarview"] { return .calendarView(subject) }
         if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
+        if names == ["memberof"], offset == 0 { return .memberOf(subject, transitive: false) }
+        if names == ["transitivememberof"], offset == 0 { return .memberOf(subject, transitive: true) }
+        if names == ["getmemberobjects"], offset == 0 { return .memberObjects(subject) }
         let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]
         let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first
         return .unknownSegment(unknown)

@@ -54,12 +54,15 @@ package struct TokenIssuer: Sendable {
     /// `wantsClientInfo`: the request said `client_info=1`.
     package func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
         let options = self.options
+        let groups = GroupClaims(issue: issue, directory: issue.client.application.groupMembershipClaims == nil ? nil : service.currentDirectory)
         var accessClaims = claims.accessTokenClaims(issue)
+        groups.add(to: &accessClaims)
         accessClaims.override(with: directives.accessTokenClaims)
         let accessToken = try sign(accessClaims)
         let wantsIDToken = issue.user != nil && (issue.scopeRequest.wantsIDToken || issue.endpointVersion == .v1)
         var idToken: String?
         if wantsIDToken, var idClaims = claims.idTokenClaims(issue) {
+            groups.add(to: &idClaims)
             idClaims.override(with: directives.idTokenClaims)
             idToken = try sign(idClaims, kind: .id)
         }

@@ -35,6 +35,7 @@ enum DirectoryJSON {
         o["tenant"] = a.tenantID
         o["accessTokenAcceptedVersion"] = a.accessTokenAcceptedVersion
         o["familyId"] = a.familyID
+        o["groupMembershipClaims"] = a.groupMembershipClaims?.rawValue
         return o
     }
 

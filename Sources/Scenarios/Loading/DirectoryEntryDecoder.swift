@@ -72,7 +72,7 @@ struct DirectoryEntryDecoder {
             guard let resource = entry["resource"]?.string else { return nil }
             return .init(resource: resource, scopes: reader.strings(entry, "scopes"), roles: reader.strings(entry, "roles"))
         }
-        let app = Application(
+        var app = Application(
             clientID: clientID, displayName: v["displayName"]?.string ?? clientID, tenantID: tenantID,
             isPublicClient: v["publicClient"]?.bool ?? true,
             secrets: reader.strings(v, "secrets").map { Application.Secret(value: $0) },
@@ -81,6 +81,7 @@ struct DirectoryEntryDecoder {
             appRoles: reader.strings(v, "appRoles"), accessTokenAcceptedVersion: reader.int(v, "accessTokenAcceptedVersion"),
             familyID: v["familyId"]?.string
         )
+        app.groupMembershipClaims = v["groupMembershipClaims"]?.string.flatMap(GroupMembershipClaims.init(rawValue:))
         known.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
         known.applications.append(app)
         return app

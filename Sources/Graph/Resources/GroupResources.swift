@@ -1,0 +1,161 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import LocatedJSON
+
+/// `/groups`, `/groups/{id}`, `/groups/{id}/members`, a user's `memberOf` / `transitiveMemberOf` and
+/// `getMemberObjects` (where a token's group overage points), and `/servicePrincipals`. Shapes as recorded
+/// (Tests/Fidelity/recordings/graph--groups-*, graph--users-*memberof, graph--serviceprincipals-*).
+extension GraphResources {
+    static let groupRead = PermissionRequirement(
+        delegated: ["GroupMember.Read.All", "Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All", "Directory.AccessAsUser.All"],
+        application: ["GroupMember.Read.All", "Group.Read.All", "Group.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"]
+    )
+
+    static let applicationRead = PermissionRequirement(
+        delegated: ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All", "Directory.AccessAsUser.All"],
+        application: ["Application.Read.All", "Application.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"]
+    )
+
+    /// The properties Graph returns for a group by default, in its order.
+    static let groupProperties = [
+        "id", "deletedDateTime", "classification", "createdDateTime", "creationOptions", "description", "displayName",
+        "expirationDateTime", "groupTypes", "isAssignableToRole", "mail", "mailEnabled", "mailNickname", "membershipRule",
+        "membershipRuleProcessingState", "onPremisesDomainName", "onPremisesLastSyncDateTime", "onPremisesNetBiosName",
+        "onPremisesSamAccountName", "onPremisesSecurityIdentifier", "onPremisesSyncEnabled", "preferredDataLocation",
+        "preferredLanguage", "proxyAddresses", "renewedDateTime", "resourceBehaviorOptions", "resourceProvisioningOptions",
+        "securityEnabled", "securityIdentifier", "theme", "visibility", "onPremisesProvisioningErrors", "serviceProvisioningErrors",
+    ]
+
+    func groupList() throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top", "$filter", "$count"])
+        guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
+        let selected = try exchange.query.selected(from: Self.groupProperties, type: "group")
+        var groups = directory.groups.filter { $0.tenantID == token.tenantID }
+        if let filter = exchange.query.options["$filter"] {
+            let parsed = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties)
+            groups = groups.filter(parsed.matches)
+        }
+        let page = groups.prefix(try exchange.query.top ?? 100)
+        let context = "\(exchange.metadataURL)#groups" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")
+        return exchange.ok(.object([
+            .init("@odata.context", .string(context)),
+            .init("value", .array(page.map { .object(groupMembers($0, properties: selected ?? Self.groupProperties)) })),
+        ]), extraHeaders: Self.directoryHeaders)
+    }
+
+    func group(id: String) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select"])
+        guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
+        let group = try tenantGroup(id)
+        let selected = try exchange.query.selected(from: Self.groupProperties, type: "group")
+        return exchange.ok(.object([.init("@odata.context", .string("\(exchange.metadataURL)#groups/$entity"))]
+                                   + groupMembers(group, properties: selected ?? Self.groupProperties)), extraHeaders: Self.directoryHeaders)
+    }
+
+    func groupMembers(id: String) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top"])
+        guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
+        let group = try tenantGroup(id)
+        let members: [GraphJSON] = group.members.compactMap { memberID in
+            if let user = directory.user(id: memberID) {
+                return .object([.init("@odata.type", .string("#microsoft.graph.user"))] + GraphUserView.members(
+                    user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: GraphUserView.defaultProperties))
+            }
+            return directory.group(id: memberID).map { .object([.init("@odata.type", .string("#microsoft.graph.group"))] + groupMembers($0, properties: Self.groupProperties)) }
+        }
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#directoryObjects")), .init("value", .array(members)),
+        ]), extraHeaders: Self.directoryHeaders)
+    }
+
+    /// The groups a user belongs to: directly, or (`transitive`) through nested groups as well.
+    func memberOf(_ subject: GraphSubject, transitive: Bool) throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top", "$filter", "$count"])
+        let user = try resolve(subject, access: .profile)
+        let groups = transitive ? directory.transitiveGroups(of: user.id) : directory.directGroups(of: user.id)
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#directoryObjects")),
+            .init("value", .array(groups.map { .object([.init("@odata.type", .string("#microsoft.graph.group"))] + groupMembers($0, properties: Self.groupProperties)) })),
+        ]), extraHeaders: Self.directoryHeaders)
+    }
+
+    /// `POST …/getMemberObjects {"securityEnabledOnly": bool}`: the ids of every group the user belongs to.
+    func memberObjects(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
+        let user = try resolve(subject, access: .profile)
+        var securityOnly = false
+        if !exchange.request.body.isEmpty {
+            guard let body = try? LocatedJSON.parse(exchange.request.body, file: "request body"), case .object = body.kind else {
+                throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "Invalid request body: expected {\"securityEnabledOnly\": true|false}.")
+            }
+            securityOnly = body["securityEnabledOnly"]?.bool ?? false
+        }
+        let groups = directory.transitiveGroups(of: user.id).filter { !securityOnly || $0.securityEnabled }
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#Collection(Edm.String)")), .init("value", .strings(groups.map(\.id))),
+        ]), extraHeaders: Self.directoryHeaders)
+    }
+
+    /// The tenant's service principals: its registered apps and Microsoft's first-party ones, filtered by
+    /// `appId`, `displayName` or `servicePrincipalNames/any(c:c eq '…')` (how `az ad sp show` looks one up).
+    func servicePrincipalList() throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$select", "$top", "$filter"])
+        guard token.holds(Self.applicationRead) else { throw .insufficientPrivileges }
+        var apps = directory.applications.filter { $0.tenantID == nil || $0.tenantID == token.tenantID } + MicrosoftFirstParty.applications
+        if let filter = exchange.query.options["$filter"] {
+            apps = try apps.filter(Self.servicePrincipalMatcher(filter))
+        }
+        let items: [GraphJSON] = apps.map { app in
+            .object([
+                .init("id", .string(TokenIdentifiers.servicePrincipalID(clientID: app.clientID, tenantID: token.tenantID))),
+                .init("accountEnabled", .bool(true)), .init("appDisplayName", .string(app.displayName)), .init("appId", .string(app.clientID)),
+                .init("appOwnerOrganizationId", app.tenantID.map { .string($0) } ?? .null), .init("displayName", .string(app.displayName)),
+                .init("servicePrincipalNames", .strings([app.clientID] + app.identifierURIs)), .init("servicePrincipalType", .string("Application")),
+                .init("signInAudience", .string(app.tenantID == nil ? "AzureADMultipleOrgs" : "AzureADMyOrg")), .init("tags", .strings([])),
+            ])
+        }
+        return exchange.ok(.object([
+            .init("@odata.context", .string("\(exchange.metadataURL)#servicePrincipals")), .init("value", .array(items)),
+        ]), extraHeaders: Self.directoryHeaders)
+    }
+
+    static func servicePrincipalMatcher(_ filter: String) throws(GraphError) -> (Application) -> Bool {
+        if let match = filter.firstMatch(of: #/^\s*servicePrincipalNames/any\(\s*(\w+)\s*:\s*\1\s+eq\s+'([^']*)'\s*\)\s*$/#.ignoresCase()) {
+            let name = String(match.2)
+            return { app in app.clientID.caseInsensitiveCompare(name) == .orderedSame || app.identifierURIs.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
+        }
+        let parsed = try DirectoryFilter<Application>(parsing: filter, properties: [("appId", \.clientID), ("displayName", \.displayName)])
+        return parsed.matches
+    }
+
+    private func tenantGroup(_ id: String) throws(GraphError) -> DirectoryGroup {
+        guard let group = directory.group(id: id), group.tenantID == token.tenantID else {
+            throw GraphError(status: .notFound, code: "Request_ResourceNotFound",
+                             message: "Resource '\(id)' does not exist or one of its queried reference-property objects are not present.")
+        }
+        return group
+    }
+
+    private func groupMembers(_ group: DirectoryGroup, properties: [String]) -> [GraphJSON.Member] {
+        let mail: GraphJSON = group.mailEnabled ? .string("\(group.mailNickname)@\(directory.tenant(id: group.tenantID)?.primaryDomain ?? "contoso.onmicrosoft.com")") : .null
+        return properties.map { property in
+            let value: GraphJSON = switch property {
+            case "id": .string(group.id)
+            case "displayName": .string(group.displayName)
+            case "description": group.description.map { .string($0) } ?? .null
+            case "groupTypes": .strings(group.groupTypes)
+            case "mail": mail
+            case "mailEnabled": .bool(group.mailEnabled)
+            case "mailNickname": .string(group.mailNickname)
+            case "securityEnabled": .bool(group.securityEnabled)
+            case "createdDateTime", "renewedDateTime": .string("2024-01-01T00:00:00Z")
+            case "proxyAddresses": group.mailEnabled ? .strings(["SMTP:\(group.mailNickname)@\(directory.tenant(id: group.tenantID)?.primaryDomain ?? "")"]) : .strings([])
+            case "creationOptions", "resourceBehaviorOptions", "resourceProvisioningOptions", "onPremisesProvisioningErrors", "serviceProvisioningErrors": .strings([])
+            case "securityIdentifier": .string("S-1-12-1-" + group.id.replacingOccurrences(of: "-", with: "").prefix(8).compactMap { $0.hexDigitValue }.map(String.init).joined())
+            case "visibility": group.groupTypes.contains("Unified") ? .string("Public") : .null
+            default: .null
+            }
+            return .init(property, value)
+        }
+    }
+}
