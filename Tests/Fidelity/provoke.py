@@ -12,7 +12,7 @@ import time
 import urllib.parse
 import uuid
 
-from fidelity import (ADELE, ADELE_ID, ALEX_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
+from fidelity import (ADELE, ADELE_ID, ALEX, ALEX_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
                       PASSWORD, Answer, decode_jwt)
 
 GRAPH_SCOPES = ["User.Read", "User.ReadBasic.All", "User.Read.All", "Calendars.Read", "Calendars.ReadWrite",
@@ -23,6 +23,7 @@ FIRST_PARTY_CLIENTS = {"04b07795-8ddb-461a-bbee-02f9e1bf7b46", "1950a258-227b-4e
                        "4813382a-8fa7-425e-ab75-3b753aab3abb", "27922004-5251-4030-b22d-91ecd9a37ea4", "ab9b8c07-8f02-4f72-87fa-80105867a763",
                        "14d82eec-204b-4c2f-b7e8-296a70dab67e"}
 AZURE_CLI = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
+VISUAL_STUDIO_CODE = "aebc6443-996d-45c2-90f0-388ff96faa56"
 # The demo tenant's user-assigned managed identity (its client id is fixed and documented).
 DEMO_USER_ASSIGNED_IDENTITY = "7e2c4b6a-1d3f-4e5a-8b9c-0d1e2f3a4b5c"
 # First-party resources FakeEntra knows by name; any other recorded resource is mapped to Graph.
@@ -155,7 +156,7 @@ class Provoker:
         # one of Microsoft's own tools, as the SDKs' developer credentials are.
         answered = (recording.body or {}).get("scope", "") if isinstance(recording.body, dict) else ""
         if recorded in (None, "Sanitized") and any(r in answered for r in FIRST_PARTY_RESOURCES if "graph" not in r):
-            return AZURE_CLI
+            return VISUAL_STUDIO_CODE
         return str(uuid.uuid4())
 
     def extra_fields(self, recording):
@@ -401,10 +402,15 @@ class Provoker:
                                                          "code_verifier": reply["code_verifier"]})
 
     def natural_70020(self, recording, url):
+        # In a world of its own (a scenario bound to the client): its clock moves past the device code's
+        # 15 minutes without moving every other provocation's.
         client_id = str(uuid.uuid4())
+        name = f"fidelity-{uuid.uuid4().hex[:12]}"
+        self.control("POST", "/_fakeentra/scenarios", json={"name": name, "description": "fidelity: device code expiry",
+                                                             "rules": [{"match": {"endpoint": "token"}, "action": {"passThrough": True}, "times": "always"}]})
+        binding = self.server.bind(name, client_id=client_id)
         flow = self.start_device_flow(url, client_id)
-        # Past the device code's 15 minutes on the default world's virtual clock.
-        self.server.advance_clock(flow.get("expires_in", 900) + 1)
+        self.control("POST", "/_fakeentra/clock/advance", json={"seconds": flow.get("expires_in", 900) + 1, "binding": binding})
         return self.post_token(url, self.device_poll_form(url, client_id, flow))
 
     def natural_7000215(self, recording, url):
@@ -426,9 +432,11 @@ class Provoker:
         return self.post_token(reply["token_endpoint"], form)
 
     def natural_50173(self, recording, url):
-        client_id, reply = self.signed_in(recording, "openid profile offline_access " + GRAPH + "/User.Read")
-        # As a password change: refresh tokens issued before now fail; later sign-ins are unaffected.
-        self.server.control("POST", f"/_fakeentra/users/{ADELE}/revoke")
+        # Alex, so that the revocation (as a password change: tokens issued before now fail) leaves the
+        # user every other provocation signs in as untouched.
+        client_id = str(uuid.uuid4())
+        reply = self.server.sign_in(ALEX, scopes=["openid", "profile", "offline_access", GRAPH + "/User.Read"], client_id=client_id)
+        self.control("POST", f"/_fakeentra/users/{ALEX}/revoke")
         form = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": reply["refresh_token"]}
         form.update(self.v1_or_v2_fields(recording, url, GRAPH + "/User.Read"))
         return self.post_token(url, form)
@@ -473,8 +481,9 @@ class Provoker:
         """The recorded path on FakeEntra: users are Adele (Alex for somebody else's mailbox), ids are the
         demo mailbox's (unless `keep_ids`: a 404 names what does not exist), a calendar view's window is this
         week (the demo events are placed around the current week)."""
-        # A source that shows the answer but not the request: the signed-in user's own profile.
-        parts = urllib.parse.urlsplit(recording.url or "https://graph.microsoft.com/v1.0/me")
+        # A source that shows the answer but not the request: the resource its @odata.context names, else
+        # the signed-in user's own profile.
+        parts = urllib.parse.urlsplit(recording.url or self.url_of_context(recording) or "https://graph.microsoft.com/v1.0/me")
         segments = [s for s in parts.path.split("/") if s]
         mapped = []
         for index, segment in enumerate(segments):
@@ -506,6 +515,17 @@ class Provoker:
         safe = "$,'()/:="
         text = "&".join(f"{name}={urllib.parse.quote(value, safe=safe)}" for name, value in query)
         return "/" + "/".join(mapped) + (f"?{text}" if text else "")
+
+    @staticmethod
+    def url_of_context(recording):
+        """`…/v1.0/$metadata#users('x')/calendars('id')/calendarView` → the request that answers it."""
+        context = (recording.body or {}).get("@odata.context", "") if isinstance(recording.body, dict) else ""
+        match = re.match(r"https://graph\.microsoft\.com/(v1\.0|beta)/\$metadata#users\('[^']*'\)/(.+)$", context)
+        if not match:
+            return None
+        path = re.sub(r"\('[^']*'\)", lambda key: "/" + urllib.parse.unquote(key.group(0)[2:-2]), match.group(2))
+        url = f"https://graph.microsoft.com/{match.group(1)}/me/{path}"
+        return url + ("?startDateTime=2025-01-01T00:00:00Z&endDateTime=2025-01-08T00:00:00Z" if path.lower().endswith("calendarview") else "")
 
     def demo_calendar(self, token):
         listing = self.session.get(self.server.url + "/v1.0/me/calendars", headers={"Authorization": f"Bearer {token}"}).json()

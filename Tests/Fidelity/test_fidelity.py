@@ -9,12 +9,17 @@ KNOWN = KnownDifferences()
 
 
 def test_the_corpus_is_whole():
-    """Each recording names its source and the area it covers; the corpus covers every area."""
+    """Each recording names its source (a repository path at a commit, or a page), says what made the
+    service answer so, and holds an answer; the corpus covers every area."""
     assert len(RECORDINGS) >= 80, f"only {len(RECORDINGS)} recordings"
     for recording in RECORDINGS:
         source = recording.data.get("source") or {}
         assert source.get("url") or (source.get("repo") and source.get("path") and len(source.get("commit", "")) == 40), recording.name
-        assert recording.claims is not None or recording.url, recording.name
+        assert recording.data.get("situation") and recording.area, recording.name
+        assert recording.claims is not None or {"body", "bodyText", "headers"} & recording.response.keys(), recording.name
+    areas = {recording.area for recording in RECORDINGS}
+    assert {"metadata", "discovery", "jwks", "token", "devicecode", "error", "claims", "graph", "b2c", "arm", "managed-identity"} <= areas
+    assert sum(recording.area == "error" for recording in RECORDINGS) >= 20
 
 
 def test_a_difference_is_seen():

@@ -6,7 +6,7 @@ enum EventView {
     /// Every property, in the order Graph writes them.
     static let properties = [
         "createdDateTime", "lastModifiedDateTime", "changeKey", "categories", "transactionId", "originalStartTimeZone",
-        "originalEndTimeZone", "iCalUId", "reminderMinutesBeforeStart", "isReminderOn", "hasAttachments", "subject",
+        "originalEndTimeZone", "iCalUId", "uid", "reminderMinutesBeforeStart", "isReminderOn", "hasAttachments", "subject",
         "bodyPreview", "importance", "sensitivity", "isAllDay", "isCancelled", "isOrganizer", "responseRequested",
         "seriesMasterId", "showAs", "type", "webLink", "onlineMeetingUrl", "isOnlineMeeting", "onlineMeetingProvider",
         "allowNewTimeProposals", "isDraft", "hideAttendees", "responseStatus", "body", "start", "end", "location",
@@ -49,7 +49,8 @@ enum EventView {
         case "changeKey": return .string(event.changeKey)
         case "categories": return .strings(event.categories)
         case "originalStartTimeZone", "originalEndTimeZone": return .string(event.originalZone.name)
-        case "iCalUId": return .string(event.iCalUId)
+        // `uid` names the event across calendars as iCalUId does (captured v1.0 answers carry both).
+        case "iCalUId", "uid": return .string(event.iCalUId)
         case "reminderMinutesBeforeStart": return .int(event.isAllDay ? 1080 : 15)
         case "isReminderOn": return .bool(!event.isAllDay)
         case "hasAttachments", "isCancelled", "isDraft", "hideAttendees": return .bool(false)
