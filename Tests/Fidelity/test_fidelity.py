@@ -16,7 +16,7 @@ def test_the_corpus_is_whole():
         source = recording.data.get("source") or {}
         assert source.get("url") or (source.get("repo") and source.get("path") and len(source.get("commit", "")) == 40), recording.name
         assert recording.data.get("situation") and recording.area, recording.name
-        assert recording.claims is not None or {"body", "bodyText", "headers"} & recording.response.keys(), recording.name
+        assert recording.claims is not None or {"body", "bodyText", "headers", "status"} & recording.response.keys(), recording.name
     areas = {recording.area for recording in RECORDINGS}
     assert {"metadata", "discovery", "jwks", "token", "devicecode", "error", "claims", "graph", "b2c", "arm", "managed-identity"} <= areas
     assert sum(recording.area == "error" for recording in RECORDINGS) >= 20
