@@ -53,6 +53,19 @@ extension ConsolePage {
             let who = c.userID.flatMap { directory.user(id: $0)?.userPrincipalName ?? $0 } ?? "everyone in \(tenantName(c.tenantID)) (admin consent)"
             return "<tr data-consent=\"\(c.clientID)\"><td>\(app)</td><td>\(resource)</td><td>\(who)</td><td>\(c.scopes.joined(separator: " "))</td></tr>"
         }
+        let groups = directory.groups.map { g -> HTML in
+            let members = g.members.map { id in directory.user(id: id)?.userPrincipalName ?? directory.group(id: id)?.displayName ?? id }
+            let kind = g.groupTypes.contains("Unified") ? "Microsoft 365" : (g.securityEnabled ? "security" : "distribution")
+            return "<tr data-group=\"\(g.id)\"><td>\(g.displayName)</td><td>\(Self.copyable(g.id))</td><td>\(kind)</td><td>\(members.joined(separator: ", "))</td></tr>"
+        }
+        let identities = directory.managedIdentities.map { m -> HTML in
+            "<tr data-identity=\"\(m.clientID)\"><td>\(m.name)</td><td>\(Self.copyable(m.clientID))</td><td>\(m.kind == .system ? "system-assigned" : "user-assigned")</td><td><code>\(m.resourceID)</code></td></tr>"
+        }
+        let firstParty = MicrosoftFirstParty.applications.map { a -> HTML in
+            "<tr data-first-party=\"\(a.clientID)\"><td>\(a.displayName)</td><td>\(Self.copyable(a.clientID))</td><td>\(a.familyID.map { "family \($0)" } ?? "")</td></tr>"
+        } + MicrosoftFirstParty.resources.map { r -> HTML in
+            "<tr data-first-party=\"\(r.appID)\"><td>\(r.displayName)</td><td>\(Self.copyable(r.appID))</td><td>resource <code>\(r.identifierURI)</code></td></tr>"
+        }
         let content: HTML = """
         \(worldPicker(action: Tab.directory.path, selected: world.id))
         <p class="muted">Change it with the control API (<code>/_fakeentra/users</code>, <code>/apps</code>, <code>/consents</code>) or <code>--config</code>. Unknown client ids are accepted as public clients unless the server runs with <code>--strict</code>.</p>
@@ -64,6 +77,12 @@ extension ConsolePage {
         \(table("appTable", ["name", "client id", "type", "redirect URIs", "exposes"], apps, empty: "No registered apps."))</section>
         <section><h2 id="consents">Consents</h2>
         \(table("consentTable", ["app", "resource", "granted by", "scopes"], consents, empty: "No consents yet: they appear as users consent."))</section>
+        <section><h2 id="groups">Groups</h2>
+        \(table("groupTable", ["name", "object id", "kind", "members"], groups, empty: "No groups."))</section>
+        <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS) and <code>/msi/token</code> (App Service).</p>
+        \(table("identityTable", ["name", "client id", "kind", "resource id"], identities, empty: "No managed identities."))</section>
+        <section><h2 id="first-party">Microsoft's apps</h2><p class="muted">In every tenant, as in a real one: no consent page on Microsoft's resources.</p>
+        \(table("firstPartyTable", ["name", "app id", ""], firstParty, empty: ""))</section>
         """
         return frame(.directory, heading: "Directory", lede: world.id == "default" ? "Tenants, users, apps and consents of the server." : "The isolated directory of binding \(world.id).", content)
     }

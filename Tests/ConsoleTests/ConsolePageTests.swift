@@ -43,6 +43,14 @@ import Scenarios
         #expect(directory.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert(2)&gt;"))
     }
 
+    /// Groups, managed identities and Microsoft's own apps are listed with the rest of the directory.
+    @Test func theDirectoryListsGroupsIdentitiesAndMicrosoftsApps() {
+        let directory = ConsoleHarness().get("/_fakeentra/console/directory").bodyText
+        #expect(directory.contains("id=\"groupTable\"") && directory.contains("data-group=\"4b2d8c3e-5f6a-4b7c-8d8e-9f0a1b2c3d4e\""))
+        #expect(directory.contains("data-identity=\"\(ManagedIdentity.demoUserAssignedClientID)\""))
+        #expect(directory.contains("data-first-party=\"\(MicrosoftFirstParty.azureCLI)\"") && directory.contains("Windows Azure Service Management API"))
+    }
+
     @Test func journalFiltersByClientUserEndpointAndStatus() throws {
         let harness = ConsoleHarness()
         let appA = "aaaaaaaa-0000-4000-8000-00000000000a", appB = "bbbbbbbb-0000-4000-8000-00000000000b"
