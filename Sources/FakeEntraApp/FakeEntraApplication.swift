@@ -63,13 +63,12 @@ package struct FakeEntraApplication: Sendable {
         )
         conformance = ConformanceSessions(engine: engine, journal: journal, b2c: b2c)
         let withConformance = ConformanceResponder(control: ConformanceControl(sessions: conformance), wrapped: worlds)
-        // nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
-        let served: any ExchangeResponder = servedHosts.map { ServedHostResponder(hosts: $0, wrapped: withConformance) } ?? withConformance
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
-        responder = ApplicationResponder(health: health, engine: engine,
+        // servedHosts nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
+        responder = ApplicationResponder(health: health, engine: engine, servedHosts: servedHosts,
                                          answersTokensOnLoop: service.state.withLock { $0.persistence == nil }, wrapped: ConsoleResponder(
-            wrapping: JournalingResponder(wrapping: served, journal: journal, clock: service.clock),
+            wrapping: JournalingResponder(wrapping: withConformance, journal: journal, clock: service.clock),
             engine: engine, journal: journal, b2c: b2c, settings: console))
     }
 
@@ -91,13 +90,17 @@ package struct FakeEntraApplication: Sendable {
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
     let engine: ScenarioEngine
+    let servedHosts: ServedHosts?
     /// False when the default world keeps its state on disk (`--state`): its writes wait for SQLite.
     let answersTokensOnLoop: Bool
     let wrapped: any HTTPResponder
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         if HealthHandler.isProbe(request), let probe = health.handle(request, context: context) { return probe }
-        return wrapped.respond(to: request, context: context)
+        if let refusal = servedHosts?.refusal(request) ?? CrossSiteGuard.refusal(request) { return refusal }
+        var response = wrapped.respond(to: request, context: context)
+        PageSecurityHeaders.apply(to: &response)
+        return response
     }
 
     /// Health probes; and client-credentials token requests of a registered app while no scenario is

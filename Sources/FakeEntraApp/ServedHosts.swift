@@ -6,12 +6,13 @@ import Foundation
 /// `--hostname`, `*.b2clogin.com`-style wildcards of one label) and the addresses it is bound to.
 ///
 /// Issuers, discovery documents and links are built from the Host header (so a hosts-file override of
-/// login.microsoftonline.com yields issuers on that host). A Host that is none of these names must not
-/// become a token's `iss`: such a request is answered as if it had named the primary name.
+/// login.microsoftonline.com yields issuers on that host). A Host that is none of these names is refused
+/// (421): it must not become a token's `iss`, and a page whose name was rebound to this machine must not
+/// reach the console or the control API.
 package struct ServedHosts: Sendable, Equatable {
     /// Lowercased names without brackets or ports; `*.x.y` matches exactly one label before `.x.y`.
     package let names: [String]
-    /// What an unserved Host is replaced by, without a port (`127.0.0.1`, `::1`, `localhost`).
+    /// The name the server prints as its address (`127.0.0.1`, `::1`, `localhost`), without a port.
     package let primary: String
 
     package init(names: [String], primary: String) {
@@ -74,15 +75,6 @@ package struct ServedHosts: Sendable, Equatable {
         }
     }
 
-    /// The Host header the application sees: the client's when served, else the primary name on the
-    /// port the connection arrived at (omitted when it is the scheme's default).
-    package func effectiveHost(_ header: String?, context: RequestContext) -> String? {
-        guard let header, !serves(host: header) else { return header }
-        let name = primary.contains(":") ? "[\(primary)]" : primary
-        let defaultPort = context.isSecure ? 443 : 80
-        return context.localPort == defaultPort ? name : "\(name):\(context.localPort)"
-    }
-
     /// Lowercased, brackets and a trailing dot removed, as a Host value is read (`hostRange`). A name
     /// that is not ASCII is kept lower-cased: no Host can name it.
     static func bare(_ name: String) -> String {
@@ -92,21 +84,12 @@ package struct ServedHosts: Sendable, Equatable {
     }
 }
 
-/// Puts `ServedHosts` in front of the application: the journal (outside) records the Host the client
-/// sent; everything inside sees a served one.
-struct ServedHostResponder: ExchangeResponder {
-    let hosts: ServedHosts
-    let wrapped: any ExchangeResponder
-
-    var routes: RouteResolver { wrapped.routes }
-
-    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        let original = request.headers["Host"]
-        let effective = hosts.effectiveHost(original, context: context.connection)
-        guard effective != original, let effective else { return wrapped.respond(to: request, context: context) }
-        var served = request
-        served.headers.set("Host", effective)
-        // The host decides Graph's routes: the request inside is routed as served.
-        return wrapped.respond(to: served, context: context.rerouted(served, routes: routes))
+extension ServedHosts {
+    /// The answer to a request whose Host this server does not serve, or nil. A page whose host name was
+    /// rebound to this machine (DNS rebinding) must not read the console nor drive the control API.
+    func refusal(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let host = request.headers["Host"], !serves(host: host) else { return nil }
+        let text = "421 Misdirected Request: FakeEntra does not serve the host name in \"Host: \(host)\". It answers as \(names.joined(separator: ", ")); start it with --hostname NAME to serve another name.\n"
+        return HTTPResponse(status: HTTPStatus(421), text: text, contentType: "text/plain; charset=utf-8")
     }
 }

@@ -47,6 +47,15 @@ extension ScenarioEngineError: HTTPResponseError {
         ScenarioEngineError(status: 401, code: "unauthorized", message: "the control API requires Authorization: Bearer <secret>")
     }
 
+    /// A state-changing request a web page of another origin made a browser send.
+    package static func crossSite(_ detail: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 403, code: "cross_site_request", message: "FakeEntra refuses state-changing requests from other origins: \(detail)")
+    }
+
+    package static func unsupportedMediaType(_ type: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 415, code: "unsupported_media_type", message: "the control API takes application/json, not \(type)")
+    }
+
     package static func loopbackOnly() -> ScenarioEngineError {
         ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely")
     }

@@ -1,0 +1,262 @@
+"""azure-identity's DefaultAzureCredential links, unchanged and configured only through the environment as in
+production, against FakeEntra: EnvironmentCredential (client secret, certificate), ManagedIdentityCredential (IMDS
+through AZURE_POD_IDENTITY_AUTHORITY_HOST, App Service through IDENTITY_ENDPOINT / IDENTITY_HEADER) and
+DefaultAzureCredential picking the first link that works.
+
+azure-identity leaves MSAL's instance discovery on (no variable turns it off): for an authority it does not know,
+MSAL asks https://login.microsoftonline.com/common/discovery/instance. The server here is started with
+`--hostname login.microsoftonline.com` and every connection goes through a loopback CONNECT proxy (HTTPS_PROXY) that
+maps login.microsoftonline.com:443 onto it and refuses any other non-loopback target, so FakeEntra answers the
+discovery and nothing leaves the machine. Each test sets its variables with monkeypatch (undone after it)."""
+import os
+import uuid
+
+import pytest
+import requests
+
+from conftest import RunningServer
+from test_azure_cli import CONTOSO, CONTOSO_ID, DEMO_SUBSCRIPTION, ConnectProxy, jwt_claims
+from test_msal_confidential_client import self_signed_certificate
+
+identity = pytest.importorskip("azure.identity")
+
+ARM_SCOPE = "https://management.azure.com/.default"
+GRAPH_SCOPE = "https://graph.microsoft.com/.default"
+GRAPH_AUDIENCES = ("https://graph.microsoft.com", "https://graph.microsoft.com/", "00000003-0000-0000-c000-000000000000")
+SYSTEM_ASSIGNED = {"client_id": "5f1d3a2b-8c4e-4d6f-9a1b-2c3d4e5f6a7b", "oid": "a1b2c3d4-5e6f-4a8b-9c0d-1e2f3a4b5c6d",
+                   "mirid": "/Microsoft.Compute/virtualMachines/demo-vm"}
+USER_ASSIGNED = {"client_id": "7e2c4b6a-1d3f-4e5a-8b9c-0d1e2f3a4b5c", "oid": "c2d3e4f5-6a7b-4c8d-9e0f-1a2b3c4d5e6f",
+                 "mirid": "/Microsoft.ManagedIdentity/userAssignedIdentities/demo-identity"}
+IDENTITY_HEADER = "fakeentra-identity-header"       # FakeEntra's default managedIdentityHeader option
+SERVER_ARGS = ["--hostname", "login.microsoftonline.com"]
+
+
+@pytest.fixture(scope="module")
+def chain_certs(tmp_path_factory):
+    """This module's own CA: its servers name login.microsoftonline.com, outside the session CA's names."""
+    return str(tmp_path_factory.mktemp("identity-chain-certs"))
+
+
+@pytest.fixture(scope="module")
+def server(chain_certs):
+    s = RunningServer(SERVER_ARGS, chain_certs)
+    yield s
+    s.stop()
+
+
+class Environment:
+    """The process environment of one test: every Azure identity variable cleared, FakeEntra's CA trusted, every
+    connection through a proxy that maps login.microsoftonline.com onto `server` and refuses other hosts."""
+
+    CLEARED_PREFIXES = ("AZURE_", "IDENTITY_", "MSI_", "IMDS_")
+
+    def __init__(self, monkeypatch, server):
+        self.monkeypatch, self.server = monkeypatch, server
+        port = int(server.host.rsplit(":", 1)[1])
+        self.proxy = ConnectProxy({"login.microsoftonline.com:443": ("127.0.0.1", port)})
+        for name in [n for n in os.environ if n.startswith(self.CLEARED_PREFIXES)]:
+            monkeypatch.delenv(name)
+        self.set(REQUESTS_CA_BUNDLE=server.ca, SSL_CERT_FILE=server.ca, **self.proxy.environment)
+
+    def set(self, **variables):
+        for name, value in variables.items():
+            self.monkeypatch.setenv(name, value)
+
+    def client_secret(self, client_id=None, secret="s3cret"):
+        """EnvironmentCredential's client-secret variables for a new (unknown) client: FakeEntra binds the secret."""
+        client_id = client_id or str(uuid.uuid4())
+        self.set(AZURE_TENANT_ID=CONTOSO, AZURE_CLIENT_ID=client_id, AZURE_CLIENT_SECRET=secret, AZURE_AUTHORITY_HOST=self.server.url)
+        return client_id
+
+    def imds(self):
+        self.set(AZURE_POD_IDENTITY_AUTHORITY_HOST=self.server.url)
+
+    def app_service(self, header=IDENTITY_HEADER):
+        self.set(IDENTITY_ENDPOINT=self.server.url + "/msi/token", IDENTITY_HEADER=header)
+
+    def stop(self):
+        self.proxy.stop()
+
+
+@pytest.fixture
+def env(monkeypatch, server):
+    e = Environment(monkeypatch, server)
+    yield e
+    e.stop()
+    assert not e.proxy.refused(), f"azure-identity tried to leave the machine: {e.proxy.refused()}"
+
+
+def journal_mark(server):
+    entries = server.journal()["entries"]
+    return entries[-1]["id"] if entries else 0
+
+
+def journal_since(server, mark):
+    return [e for e in server.journal()["entries"] if e["id"] > mark]
+
+
+def arm_subscriptions(server, token):
+    """What FakeEntra's ARM lists for the token: the proof the token is good for ARM."""
+    session = server.http_session()
+    response = session.get(server.url + "/arm/subscriptions", params={"api-version": "2022-12-01"},
+                           headers={"Authorization": "Bearer " + token}, timeout=30)
+    assert response.status_code == 200, response.text
+    return [(s["subscriptionId"], s["displayName"], s["state"]) for s in response.json()["value"]]
+
+
+def assert_app_token(token, client_id, audiences):
+    claims = jwt_claims(token)
+    assert claims["aud"] in audiences, claims
+    assert claims["appid"] == client_id and claims["idtyp"] == "app" and claims["tid"] == CONTOSO_ID, claims
+    return claims
+
+
+# MARK: EnvironmentCredential
+
+def test_environment_credential_with_a_client_secret_gets_arm_and_graph_tokens(server, env):
+    client_id = env.client_secret()
+    mark = journal_mark(server)
+    credential = identity.EnvironmentCredential()
+    arm = credential.get_token(ARM_SCOPE)
+    assert_app_token(arm.token, client_id, ("https://management.azure.com", "https://management.azure.com/"))
+    assert jwt_claims(arm.token)["appidacr"] == "1"                         # a secret
+    assert arm_subscriptions(server, arm.token) == [DEMO_SUBSCRIPTION]
+    graph = credential.get_token(GRAPH_SCOPE)
+    assert_app_token(graph.token, client_id, GRAPH_AUDIENCES)
+    seen = journal_since(server, mark)
+    # MSAL's instance discovery, answered by FakeEntra as login.microsoftonline.com through the proxy
+    discovery = [e for e in seen if e["path"] == "/common/discovery/instance"]
+    assert discovery and discovery[0]["request"]["headers"]["Host"] == "login.microsoftonline.com", discovery
+    grants = [e["request"]["body"] for e in seen if e["path"].endswith("/oauth2/v2.0/token")]
+    assert [(g["grant_type"], g["scope"]) for g in grants] == [("client_credentials", ARM_SCOPE), ("client_credentials", GRAPH_SCOPE)], grants
+
+
+def test_environment_credential_with_a_wrong_secret_fails(server, env):
+    client_id = env.client_secret(secret="first")
+    identity.EnvironmentCredential().get_token(GRAPH_SCOPE)              # binds "first" to the new client
+    env.client_secret(client_id, secret="second")
+    with pytest.raises(identity.CredentialUnavailableError if False else Exception) as failure:
+        identity.EnvironmentCredential().get_token(GRAPH_SCOPE)
+    assert "7000215" in str(failure.value) or "invalid_client" in str(failure.value), failure.value
+
+
+def write_certificate(tmp_path):
+    key_pem, cert_pem, thumbprint = self_signed_certificate()
+    path = tmp_path / "client.pem"
+    path.write_text(key_pem + cert_pem)            # what AZURE_CLIENT_CERTIFICATE_PATH names: key and certificate
+    return path, cert_pem
+
+
+def test_environment_credential_with_a_registered_certificate(fakeentra_factory, chain_certs, monkeypatch, tmp_path):
+    path, cert_pem = write_certificate(tmp_path)
+    client_id = str(uuid.uuid4())
+    configured = fakeentra_factory(*SERVER_ARGS, certs_dir=chain_certs, config={"apps": [{
+        "clientId": client_id, "displayName": "Deployment pipeline", "tenant": CONTOSO, "certificates": [cert_pem]}]})
+    env = Environment(monkeypatch, configured)
+    try:
+        env.set(AZURE_TENANT_ID=CONTOSO_ID, AZURE_CLIENT_ID=client_id, AZURE_CLIENT_CERTIFICATE_PATH=str(path),
+                AZURE_AUTHORITY_HOST=configured.url)
+        token = identity.EnvironmentCredential().get_token(ARM_SCOPE)
+        claims = assert_app_token(token.token, client_id, ("https://management.azure.com", "https://management.azure.com/"))
+        assert claims["appidacr"] == "2", claims                           # a certificate
+        assert arm_subscriptions(configured, token.token) == [DEMO_SUBSCRIPTION]
+        # Another key under the same client id is refused.
+        other, _ = write_certificate(tmp_path / "..")
+        env.set(AZURE_CLIENT_CERTIFICATE_PATH=str(other))
+        with pytest.raises(Exception) as failure:
+            identity.EnvironmentCredential().get_token(GRAPH_SCOPE)
+        assert "invalid_client" in str(failure.value) or "AADSTS" in str(failure.value), failure.value
+    finally:
+        env.stop()
+    assert not env.proxy.refused(), env.proxy.refused()
+
+
+def test_environment_credential_with_a_certificate_sent_as_x5c_binds_it(server, env, tmp_path):
+    # An unknown client whose assertion carries its certificate (x5c, AZURE_CLIENT_SEND_CERTIFICATE_CHAIN) gets
+    # that certificate bound on first use, as an unknown client with a secret gets the secret.
+    path, _ = write_certificate(tmp_path)
+    client_id = str(uuid.uuid4())
+    env.set(AZURE_TENANT_ID=CONTOSO, AZURE_CLIENT_ID=client_id, AZURE_CLIENT_CERTIFICATE_PATH=str(path),
+            AZURE_CLIENT_SEND_CERTIFICATE_CHAIN="true", AZURE_AUTHORITY_HOST=server.url)
+    token = identity.EnvironmentCredential().get_token(GRAPH_SCOPE)
+    assert assert_app_token(token.token, client_id, GRAPH_AUDIENCES)["appidacr"] == "2"
+
+
+# MARK: ManagedIdentityCredential
+
+def assert_managed_identity_token(token, which):
+    claims = assert_app_token(token, which["client_id"], ("https://management.azure.com", "https://management.azure.com/"))
+    assert claims["appidacr"] == "2" and claims["oid"] == which["oid"] and claims["sub"] == which["oid"], claims
+    assert claims["xms_mirid"] == f"/subscriptions/{DEMO_SUBSCRIPTION[0]}/resourcegroups/demo/providers{which['mirid']}", claims
+    return claims
+
+
+@pytest.mark.parametrize("which", [SYSTEM_ASSIGNED, USER_ASSIGNED], ids=["system-assigned", "user-assigned"])
+def test_managed_identity_through_imds(server, env, which):
+    env.imds()
+    mark = journal_mark(server)
+    credential = (identity.ManagedIdentityCredential() if which is SYSTEM_ASSIGNED
+                  else identity.ManagedIdentityCredential(client_id=which["client_id"]))
+    token = credential.get_token(ARM_SCOPE)
+    assert_managed_identity_token(token.token, which)
+    assert arm_subscriptions(server, token.token) == [DEMO_SUBSCRIPTION]
+    (asked,) = [e for e in journal_since(server, mark) if e["path"] == "/metadata/identity/oauth2/token"]
+    assert asked["request"]["headers"].get("Metadata") == "true" and asked["status"] == 200, asked
+    expected = {"api-version": "2018-02-01", "resource": "https://management.azure.com"}
+    if which is USER_ASSIGNED:
+        expected["client_id"] = which["client_id"]
+    assert asked["query"] == expected, asked["query"]
+
+
+def test_managed_identity_through_app_service(server, env):
+    env.app_service()
+    mark = journal_mark(server)
+    token = identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+    assert_managed_identity_token(token.token, SYSTEM_ASSIGNED)
+    assert token.expires_on > 0
+    (asked,) = [e for e in journal_since(server, mark) if e["path"] == "/msi/token"]
+    assert asked["query"]["api-version"] == "2019-08-01" and asked["status"] == 200, asked
+    user = identity.ManagedIdentityCredential(client_id=USER_ASSIGNED["client_id"]).get_token(ARM_SCOPE)
+    assert_managed_identity_token(user.token, USER_ASSIGNED)
+
+
+def test_managed_identity_through_app_service_with_a_wrong_identity_header_fails(server, env):
+    env.app_service(header="not-the-header")
+    mark = journal_mark(server)
+    with pytest.raises(Exception) as failure:
+        identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+    assert "X-IDENTITY-HEADER" in str(failure.value) or "401" in str(failure.value), failure.value
+    asked = [e for e in journal_since(server, mark) if e["path"] == "/msi/token"]
+    assert asked and {e["status"] for e in asked} == {401}, asked
+
+
+# MARK: DefaultAzureCredential
+
+# The links that would reach outside the test (a developer's az, PowerShell, VS Code or shared cache) stay out.
+QUIET = dict(exclude_cli_credential=True, exclude_powershell_credential=True, exclude_developer_cli_credential=True,
+             exclude_shared_token_cache_credential=True, exclude_visual_studio_code_credential=True,
+             exclude_interactive_browser_credential=True)
+
+
+def successful_link(credential):
+    return type(credential._successful_credential).__name__
+
+
+def test_default_credential_picks_the_environment_link(server, env):
+    env.imds()                                          # a managed identity is there too: the environment comes first
+    client_id = env.client_secret()
+    credential = identity.DefaultAzureCredential(**QUIET)
+    token = credential.get_token(ARM_SCOPE)
+    assert successful_link(credential) == "EnvironmentCredential"
+    assert_app_token(token.token, client_id, ("https://management.azure.com", "https://management.azure.com/"))
+
+
+@pytest.mark.parametrize("which", [SYSTEM_ASSIGNED, USER_ASSIGNED], ids=["system-assigned", "user-assigned-by-AZURE_CLIENT_ID"])
+def test_default_credential_picks_the_managed_identity_link_when_only_imds_is_set(server, env, which):
+    env.imds()
+    if which is USER_ASSIGNED:
+        env.set(AZURE_CLIENT_ID=which["client_id"])    # DefaultAzureCredential's managed_identity_client_id
+    credential = identity.DefaultAzureCredential(**QUIET)
+    token = credential.get_token(ARM_SCOPE)
+    assert successful_link(credential) == "ManagedIdentityCredential"
+    assert_managed_identity_token(token.token, which)
