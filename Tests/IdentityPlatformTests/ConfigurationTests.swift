@@ -21,6 +21,33 @@ import Testing
         }
     }
 
+    /// A redirect URI that would run script where the sign-in's answer lands stops the file at its place.
+    @Test func scriptRedirectURIsAreRefusedWithTheirPlace() {
+        let found = problems("""
+        {"apps": [{"clientId": "web", "redirectUris": ["https://ok.example/cb",
+                                                        "javascript:alert(1)"]}]}
+        """)
+        #expect(found.count == 1 && found.first?.hasPrefix("2:49: a javascript: redirect URI") == true, "\(found)")
+    }
+
+    /// Groups with nested members, managed identities and tenants' subscriptions, from the file.
+    @Test func groupsIdentitiesAndSubscriptions() throws {
+        let config = try load("""
+        {"includeDefaults": false,
+         "tenants": [{"id": "aaaaaaaa-0000-4000-8000-000000000001", "domains": ["fabrikam.onmicrosoft.com"],
+                      "subscriptions": [{"subscriptionId": "bbbbbbbb-0000-4000-8000-000000000002", "displayName": "Prod"}]}],
+         "users": [{"userPrincipalName": "kim@fabrikam.onmicrosoft.com", "displayName": "Kim"}],
+         "groups": [{"displayName": "Team", "members": ["kim@fabrikam.onmicrosoft.com"]}, {"displayName": "Org", "members": ["Team"]}],
+         "managedIdentities": [{"name": "vm", "clientId": "cccccccc-0000-4000-8000-000000000003", "kind": "system"}]}
+        """)
+        let directory = config.directory
+        #expect(directory.tenants.first?.azureSubscriptions.map(\.displayName) == ["Prod"] && directory.tenants.first?.azureSubscriptions.first?.state == "Enabled")
+        let kim = try #require(directory.user(signInName: "kim@fabrikam.onmicrosoft.com"))
+        #expect(directory.transitiveGroups(of: kim.id).map(\.displayName).sorted() == ["Org", "Team"])
+        #expect(directory.managedIdentity(.system)?.resourceID == "/subscriptions/bbbbbbbb-0000-4000-8000-000000000002/resourcegroups/demo/providers/Microsoft.Compute/virtualMachines/vm")
+        #expect(problems(#"{"groups": [{"displayName": "G", "members": ["nobody@x.test"]}]}"#).first?.contains("no user or group \"nobody@x.test\"") == true)
+    }
+
     @Test func publishedSchemaIsTheEmbeddedOne() throws {
         let published = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("docs/schemas/config.schema.json"), encoding: .utf8)
         #expect(published == ConfigurationSchema.text)

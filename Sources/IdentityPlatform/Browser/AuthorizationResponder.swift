@@ -36,6 +36,10 @@ package enum AuthorizationResponder {
             headers.set("Cache-Control", "no-store, no-cache")
             return HTTPResponse(status: .found, headers: headers)
         case .formPost:
+            // The form's action runs in this page's origin: a script scheme must never reach it, whatever let it through.
+            if let problem = ClientResolver.redirectURIProblem(uri) {
+                return HTTPResponse(status: .badRequest, text: problem + "\n", contentType: "text/plain; charset=utf-8")
+            }
             return PageLayout.response(Pages.formPost(action: uri, parameters: parameters), headers: headers)
         }
     }

@@ -61,10 +61,23 @@ package enum ClientResolver {
         }
     }
 
+    /// Schemes no sign-in answer may be sent to: they run script in, or read from, whatever page follows
+    /// them (Entra refuses them at registration). Compared without case.
+    package static let refusedRedirectSchemes: Set<String> = ["javascript", "data", "vbscript", "file", "about", "blob", "view-source"]
+
+    /// Why a redirect URI cannot be registered, or nil: a refused scheme, or no scheme at all.
+    package static func redirectURIProblem(_ uri: String) -> String? {
+        guard let colon = uri.firstIndex(of: ":"), colon != uri.startIndex else { return "a redirect URI needs a scheme (https://, http://localhost, msauth.…://)" }
+        let scheme = uri[..<colon].lowercased().trimmingCharacters(in: .whitespaces)
+        guard !refusedRedirectSchemes.contains(scheme) else { return "a \(scheme): redirect URI could run script or read local files where the sign-in's answer lands; use https://, http://localhost or an app's own scheme" }
+        return nil
+    }
+
     /// Checks a `redirect_uri` against the app (AADSTS50011). Registered URIs match exactly, except that a
     /// loopback URI matches on any port, as Entra allows for native apps. An app with no registered URIs
-    /// (and every lenient client) accepts the native forms.
+    /// (and every lenient client) accepts the native forms. A refused scheme never matches.
     package static func validateRedirectURI(_ uri: String, for client: ResolvedClient) throws(IdentityError) {
+        guard redirectURIProblem(uri) == nil else { throw .redirectURIMismatch(uri, clientID: client.clientID) }
         let registered = client.application.redirectURIs
         if registered.isEmpty {
             guard isNativeRedirectURI(uri) else { throw .redirectURIMismatch(uri, clientID: client.clientID) }

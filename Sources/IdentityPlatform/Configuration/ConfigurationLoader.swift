@@ -254,6 +254,9 @@ struct DirectoryBuilder {
                 if let pem = certificate(text, at: "/apps/\(i)/certificates/\(k)") { certificates.append(pem) }
             }
             let secrets = (entry.secrets ?? []).map { Application.Secret(value: $0.value, expiresAt: $0.expiresAt) }
+            for (k, uri) in (entry.redirectUris ?? []).enumerated() {
+                if let problem = ClientResolver.redirectURIProblem(uri) { report("/apps/\(i)/redirectUris/\(k)", problem) }
+            }
             for (k, scope) in (entry.adminConsentScopes ?? []).enumerated() where !(entry.exposedScopes ?? []).contains(scope) {
                 report("/apps/\(i)/adminConsentScopes/\(k)", "\"\(scope)\" is not in \"exposedScopes\"; expected one of the app's exposed scopes")
             }

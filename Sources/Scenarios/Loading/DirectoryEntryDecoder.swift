@@ -72,6 +72,11 @@ struct DirectoryEntryDecoder {
             guard let resource = entry["resource"]?.string else { return nil }
             return .init(resource: resource, scopes: reader.strings(entry, "scopes"), roles: reader.strings(entry, "roles"))
         }
+        for (index, uri) in (v["redirectUris"]?.array ?? []).enumerated() {
+            guard let text = uri.string, let problem = ClientResolver.redirectURIProblem(text) else { continue }
+            reader.report(problem, at: uri, path: JSONReader.pointer(JSONReader.pointer(path, "redirectUris"), String(index)))
+            return nil
+        }
         var app = Application(
             clientID: clientID, displayName: v["displayName"]?.string ?? clientID, tenantID: tenantID,
             isPublicClient: v["publicClient"]?.bool ?? true,
