@@ -41,7 +41,8 @@ package struct ResourceManagerHandler: ExchangeHandler {
         let names = route.segments.map { $0.lowercased() }
         let origin = PublicOrigin(request: request, context: context.connection)
         if names == ["metadata", "endpoints"] {
-            return ok(ResourceManagerMetadata(origin: origin, resourceManager: Self.resourceManagerURL(request: request, origin: origin)).document(apiVersion: apiVersion),
+            return ok(ResourceManagerMetadata(login: Self.loginURL(request: request, origin: origin, context: context.connection),
+                                              resourceManager: Self.resourceManagerURL(request: request, origin: origin)).document(apiVersion: apiVersion),
                       correlationID: correlationID)
         }
         let directory = service.currentDirectory
@@ -95,6 +96,15 @@ package struct ResourceManagerHandler: ExchangeHandler {
     static func resourceManagerURL(request: HTTPRequest, origin: PublicOrigin) -> String {
         let onOwnHost = request.hostName.map { !ResourceManagerRoute.hostNames.contains($0) } ?? true
         return onOwnHost ? "\(origin.url)/\(ResourceManagerRoute.pathPrefix)/" : "\(origin.url)/"
+    }
+
+    /// Where a cloud registered from this document signs in: FakeEntra's own origin. On ARM's host name
+    /// every path is ARM's (an openid-configuration there gets ARM's 400), so the document names the
+    /// listener itself as `localhost`, a name every FakeEntra certificate carries.
+    static func loginURL(request: HTTPRequest, origin: PublicOrigin, context: RequestContext) -> String {
+        let onResourceManagerHost = request.hostName.map(ResourceManagerRoute.hostNames.contains) ?? false
+        guard onResourceManagerHost else { return origin.url }
+        return PublicOrigin(scheme: origin.scheme, authority: "localhost:\(context.localPort)").url
     }
 
     static func tenantJSON(_ tenant: Tenant, details: Bool) -> JSONFragment {

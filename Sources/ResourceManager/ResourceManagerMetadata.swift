@@ -6,25 +6,26 @@ import IdentityPlatform
 /// FakeEntra's own origin, so a cloud registered from this document signs in against FakeEntra; the
 /// resource ids stay the real ones, which FakeEntra's directory holds.
 struct ResourceManagerMetadata {
-    let origin: PublicOrigin
+    /// FakeEntra's sign-in origin, without a trailing slash.
+    let login: String
     /// ARM's root as the client reached it.
     let resourceManager: String
 
     func document(apiVersion: String) -> JSONFragment {
-        let login = "\(origin.url)/"
+        let loginWithSlash = login + "/"
         let audiences: JSONFragment = .strings(["https://management.core.windows.net/", "https://management.azure.com/"])
         if apiVersion < "2019-05-01" {
             return .object([
                 ("galleryEndpoint", .string("https://gallery.azure.com/")),
                 ("graphEndpoint", .string("https://graph.windows.net/")),
                 ("portalEndpoint", .string("https://portal.azure.com/")),
-                ("authentication", .object([("loginEndpoint", .string(login)), ("audiences", audiences)])),
+                ("authentication", .object([("loginEndpoint", .string(loginWithSlash)), ("audiences", audiences)])),
             ])
         }
         // The public cloud's document (recorded 2022-09-01) with FakeEntra as its login endpoint and ARM.
         let cloud: JSONFragment = .object([
             ("portal", .string("https://portal.azure.com")),
-            ("authentication", .object([("loginEndpoint", .string(origin.url)), ("audiences", audiences), ("tenant", .string("common")), ("identityProvider", .string("AAD"))])),
+            ("authentication", .object([("loginEndpoint", .string(login)), ("audiences", audiences), ("tenant", .string("common")), ("identityProvider", .string("AAD"))])),
             ("media", .string("https://rest.media.azure.net")),
             ("graphAudience", .string("https://graph.windows.net/")),
             ("graph", .string("https://graph.windows.net/")),

@@ -79,6 +79,10 @@ import Testing
         #expect(Self.error(send("/arm/resourcegroups?api-version=2021-04-01", headers: ["Authorization": "Bearer \(token)"])) == "InvalidResourceType")
         let metadata = Self.json(send("/arm/metadata/endpoints?api-version=2015-01-01"))
         #expect((metadata["authentication"] as? [String: Any])?["loginEndpoint"] as? String == "https://\(Self.host)/")
+        // Read on ARM's own host name, where every path is ARM's: sign-in is at the listener itself.
+        let onARMHost = Self.json(send("/metadata/endpoints?api-version=2022-09-01", host: "management.azure.com"))
+        #expect((onARMHost["authentication"] as? [String: Any])?["loginEndpoint"] as? String == "https://localhost:443")
+        #expect(onARMHost["resourceManager"] as? String == "https://management.azure.com/")
     }
 
     static func error(_ response: HTTPResponse) -> String? {

@@ -117,7 +117,7 @@ class ConnectProxy:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.environment = {"HTTPS_PROXY": self.url, "https_proxy": self.url, "HTTP_PROXY": self.url,
                             "http_proxy": self.url, "NO_PROXY": "", "no_proxy": "", "ALL_PROXY": "", "all_proxy": ""}
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def refused(self):
@@ -138,7 +138,7 @@ def az_certs(tmp_path_factory):
 
 @pytest.fixture
 def server(fakeentra_factory, az_certs):
-    return fakeentra_factory("--hostname", "graph.microsoft.com", certs_dir=az_certs)
+    return fakeentra_factory("--hostname", "graph.microsoft.com", "--hostname", "management.azure.com", certs_dir=az_certs)
 
 
 def server_port(server):
@@ -148,7 +148,8 @@ def server_port(server):
 @pytest.fixture
 def proxy(server):
     p = ConnectProxy({"127.0.0.1:443": ("127.0.0.1", server_port(server)),
-                      "graph.microsoft.com:443": ("127.0.0.1", server_port(server))})
+                      "graph.microsoft.com:443": ("127.0.0.1", server_port(server)),
+                      "management.azure.com:443": ("127.0.0.1", server_port(server))})
     yield p
     p.stop()
     assert not p.refused(), f"something tried to leave the machine: {p.refused()}"
@@ -200,9 +201,10 @@ class Az:
         """Starts az in the background, its output in files (read by `wait_for` and `finish`)."""
         return AzProcess(self, args, env)
 
-    def register_cloud(self):
-        """The custom cloud from FakeEntra's ARM metadata: only the ARM endpoint given, the rest discovered."""
-        self.run("cloud", "register", "-n", "FakeEntra", "--endpoint-resource-manager", self.server.url + "/arm/")
+    def register_cloud(self, arm=None, *endpoints):
+        """The custom cloud from FakeEntra's ARM metadata: only the ARM endpoint given (FakeEntra's /arm/ unless
+        `arm`), the rest discovered, then overridden by `endpoints` (more `--endpoint-…` options)."""
+        self.run("cloud", "register", "-n", "FakeEntra", "--endpoint-resource-manager", arm or self.server.url + "/arm/", *endpoints)
         self.run("cloud", "set", "-n", "FakeEntra")
 
     def accounts(self):
@@ -297,6 +299,31 @@ def test_cloud_register_discovers_the_endpoints_from_fakeentra_arm_metadata(serv
     assert endpoints["activeDirectoryResourceId"] == ARM_AUDIENCE               # authentication.audiences[0]
     assert endpoints["microsoftGraphResourceId"] == "https://graph.microsoft.com/"
     assert endpoints["activeDirectoryGraphResourceId"] == "https://graph.windows.net/"
+
+
+def test_arm_on_its_own_host_name_management_azure_com(server, proxy, tmp_path):
+    # The server named management.azure.com (--hostname), the proxy mapping it: ARM at its real address, every
+    # path on that host. Here the login endpoint is given explicitly.
+    cli = Az(server, proxy, tmp_path)
+    cli.register_cloud("https://management.azure.com/", "--endpoint-active-directory", server.url)
+    assert cli.run("cloud", "show", "-n", "FakeEntra")["endpoints"]["resourceManager"] == "https://management.azure.com/"
+    client_id = str(uuid.uuid4())
+    mark = journal_mark(server)
+    cli.run("login", "--service-principal", "-u", client_id, "-p", "s3cret", "--tenant", CONTOSO)
+    assert_signed_in(cli, client_id, "servicePrincipal")
+    listing = [e for e in journal_since(server, mark) if e["path"] == "/subscriptions"]
+    assert listing and listing[0]["request"]["headers"]["Host"] == "management.azure.com" and listing[0]["status"] == 200, listing
+    assert ("CONNECT", "management.azure.com:443", ("127.0.0.1", server_port(server))) in proxy.log
+
+
+# Discovered on ARM's host name alone: the document names the listener (localhost) as the login endpoint,
+# since every path on management.azure.com is ARM's.
+def test_cloud_discovered_from_management_azure_com_signs_in(server, proxy, tmp_path):
+    cli = Az(server, proxy, tmp_path)
+    cli.register_cloud("https://management.azure.com/")
+    login = cli.run("login", "--service-principal", "-u", str(uuid.uuid4()), "-p", "s3cret", "--tenant", CONTOSO, check=False)
+    assert login.returncode == 0, login.stderr
+    assert_signed_in(cli, json.loads(login.stdout)[0]["user"]["name"], "servicePrincipal")
 
 
 # MARK: the sign-in kinds
