@@ -35,7 +35,7 @@ package struct FakeEntraApplication: Sendable {
     ) {
         self.service = service
         self.journal = journal
-        let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt)
+        let health = HealthHandler(version: FakeEntraVersion.current, startedAt: startedAt, durability: service.durability)
         let journalHandler = JournalHandler(journal: journal, serverVersion: FakeEntraVersion.current)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions)
         // The one resolver: it knows the Graph host names Graph serves and which tenants are B2C's. Every
@@ -66,7 +66,7 @@ package struct FakeEntraApplication: Sendable {
         // The console sits in front: its pages and the token mint are not journaled, and it sees every
         // other exchange to remember the tokens the journal redacts.
         // servedHosts nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
-        responder = ApplicationResponder(health: health, engine: engine, servedHosts: servedHosts,
+        responder = ApplicationResponder(health: health, engine: engine, routes: routes, servedHosts: servedHosts,
                                          answersTokensOnLoop: service.state.withLock { $0.persistence == nil }, wrapped: ConsoleResponder(
             wrapping: JournalingResponder(wrapping: withConformance, journal: journal, clock: service.clock),
             engine: engine, journal: journal, b2c: b2c, settings: console))
@@ -90,6 +90,7 @@ package struct FakeEntraApplication: Sendable {
 struct ApplicationResponder: HTTPResponder {
     let health: HealthHandler
     let engine: ScenarioEngine
+    let routes: RouteResolver
     let servedHosts: ServedHosts?
     /// False when the default world keeps its state on disk (`--state`): its writes wait for SQLite.
     let answersTokensOnLoop: Bool
@@ -98,7 +99,13 @@ struct ApplicationResponder: HTTPResponder {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         if HealthHandler.isProbe(request), let probe = health.handle(request, context: context) { return probe }
         if let refusal = servedHosts?.refusal(request) ?? CrossSiteGuard.refusal(request) { return refusal }
+        // A write this request caused that `--state` could not make: not acknowledged (503).
+        let durability = engine.base.durability
+        let failuresBefore = durability.failures
         var response = wrapped.respond(to: request, context: context)
+        if durability.failures != failuresBefore, let reason = durability.degradedReason {
+            response = engine.notDurableAnswer(to: request, connection: context, routes: routes, reason: reason)
+        }
         PageSecurityHeaders.apply(to: &response)
         return response
     }

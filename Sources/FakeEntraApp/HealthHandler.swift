@@ -1,5 +1,6 @@
 package import EntraHTTP
 import Foundation
+package import IdentityPlatform
 import LocatedJSON
 import Scenarios
 
@@ -9,10 +10,13 @@ package struct HealthHandler: HTTPHandler {
     package let version: String
     /// Measured on the monotonic clock: uptime must not jump when the virtual clock moves.
     package let startedAt: ContinuousClock.Instant
+    /// Whether `--state` has kept every change: a failed write makes the server `degraded` (503) until restarted.
+    package let durability: StateDurability?
 
-    package init(version: String, startedAt: ContinuousClock.Instant = .now) {
+    package init(version: String, startedAt: ContinuousClock.Instant = .now, durability: StateDurability? = nil) {
         self.version = version
         self.startedAt = startedAt
+        self.durability = durability
     }
 
     /// A GET of the health path without a body, which needs no control credentials (`ControlAPI`): what
@@ -33,14 +37,20 @@ package struct HealthHandler: HTTPHandler {
         let uptime = ContinuousClock.now - startedAt
         var writer = JSONWriter()
         writer.beginObject()
+        let degraded = durability?.degradedReason
         writer.key("status")
-        writer.string("ok")
+        writer.string(degraded == nil ? "ok" : "degraded")
+        if let degraded {
+            writer.key("reason")
+            writer.string(degraded)
+        }
         writer.key("version")
         writer.string(version)
         writer.key("uptimeSeconds")
         writer.raw(Self.secondsWithMilliseconds(uptime))
         writer.endObject()
-        return HTTPResponse(status: .ok, headers: ["Cache-Control": "no-store", "Content-Type": "application/json"], body: writer.bytes)
+        // Degraded is 503: a container's health check and a fixture's readiness wait both read the status.
+        return HTTPResponse(status: degraded == nil ? .ok : .serviceUnavailable, headers: ["Cache-Control": "no-store", "Content-Type": "application/json"], body: writer.bytes)
     }
 
     /// `12.345`, rounded to the millisecond as `%.3f` did: a probe's answer is formatted without

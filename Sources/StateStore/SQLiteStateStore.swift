@@ -6,6 +6,7 @@ import Synchronization
 /// and every change is its own transaction, committed before the request that made it is answered: a
 /// `kill -9` loses at most the request in flight and never leaves a half-written store. (`synchronous =
 /// NORMAL`: a committed transaction survives the process dying; only a power cut can lose the last few.)
+/// A write that cannot be made is reported to the service's `StateDurability`, never only logged.
 package final class SQLiteStateStore: Sendable {
     package static let fileName = "fakeentra.sqlite3"
     static let schemaVersion = "1"
@@ -13,51 +14,80 @@ package final class SQLiteStateStore: Sendable {
     private let database: Mutex<SQLiteDatabase>
     package let path: String
 
-    package init(directory: String) throws(SQLiteError) {
+    /// The file's identity when it was opened: a write finds out that it was deleted or replaced.
+    private let identity: FileIdentity
+
+    /// Opens (or creates) `DIR/fakeentra.sqlite3`; `reset` removes what a previous server kept first.
+    /// The caller holds the folder's `StateDirectoryLock`.
+    package init(directory: String, reset: Bool = false) throws(StateStoreError) {
         path = (directory as NSString).appendingPathComponent(Self.fileName)
         // Sessions, refresh tokens and users' passwords live here: owner-only, like the signing key.
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SQLiteError(code: errno, message: "cannot open \(path): \(String(cString: strerror(errno)))") }
-        close(fd)
-        let database = try SQLiteDatabase(path: path)
-        try database.execute("""
-            PRAGMA journal_mode = WAL;
-            PRAGMA synchronous = NORMAL;
-            CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS records (
-                world TEXT NOT NULL, store TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, forget_at REAL NOT NULL,
-                PRIMARY KEY (world, store, key)) WITHOUT ROWID;
-            CREATE TABLE IF NOT EXISTS directories (world TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
-            INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', '\(Self.schemaVersion)');
-            """)
-        let version = try database.run("SELECT value FROM meta WHERE name = 'schema'", columns: 1).first?.first.map { String(decoding: $0, as: UTF8.self) }
-        guard version == Self.schemaVersion else {
-            throw SQLiteError(code: 0, message: "\(path) was written by another version of fakeentra (schema \(version ?? "?")); move it away to start afresh")
+        if reset {
+            for suffix in ["", "-wal", "-shm"] where unlink(path + suffix) != 0 && errno != ENOENT {
+                throw .cannotOpen(path: path + suffix, reason: String(cString: strerror(errno)))
+            }
         }
-        self.database = Mutex(database)
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        close(fd)
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute("""
+                PRAGMA journal_mode = WAL;
+                PRAGMA synchronous = NORMAL;
+                CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS records (
+                    world TEXT NOT NULL, store TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, forget_at REAL NOT NULL,
+                    PRIMARY KEY (world, store, key)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS directories (world TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
+                INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', '\(Self.schemaVersion)');
+                """)
+            let version = try database.run("SELECT value FROM meta WHERE name = 'schema'", columns: 1).first?.first.map { String(decoding: $0, as: UTF8.self) }
+            guard version == Self.schemaVersion else {
+                throw StateStoreError.unreadable(path: path, what: "the file", reason: "written by another version of fakeentra, schema \(version ?? "?")")
+            }
+            self.database = Mutex(database)
+        } catch let error as StateStoreError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, what: "the database", reason: "\(error)")
+        }
+        guard let identity = FileIdentity(path: path) else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        self.identity = identity
     }
 
     /// Loads `world`'s persisted directory and records into `service`, forgetting those already due, and
-    /// from then on writes every change of it here.
-    package func attach(_ service: IdentityService, world: String = "default") throws(SQLiteError) {
-        let persistence = WorldPersistence(store: self, world: world)
+    /// from then on writes every change of it here. A directory or record that does not decode stops
+    /// here, before anything is written: starting afresh would overwrite what the user kept.
+    package func attach(_ service: IdentityService, world: String = "default") throws(StateStoreError) {
+        let persistence = WorldPersistence(store: self, world: world, durability: service.durability)
         let now = service.clock.now()
-        let (snapshot, rows): ([UInt8]?, [PersistedRecord]) = try withDatabase { database throws(SQLiteError) in
-            try database.run("DELETE FROM records WHERE world = ? AND forget_at <= ?", [.text(world), .real(now.timeIntervalSinceReferenceDate)])
-            let snapshot = try database.run("SELECT snapshot FROM directories WHERE world = ?", [.text(world)], columns: 1).first?.first
-            let rows = try database.run("SELECT store, key, value FROM records WHERE world = ? ORDER BY forget_at", [.text(world)], columns: 3).map {
-                PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2])
+        let (snapshot, rows): ([UInt8]?, [PersistedRecord])
+        do {
+            (snapshot, rows) = try withDatabase { database throws(SQLiteError) in
+                try database.run("DELETE FROM records WHERE world = ? AND forget_at <= ?", [.text(world), .real(now.timeIntervalSinceReferenceDate)])
+                let snapshot = try database.run("SELECT snapshot FROM directories WHERE world = ?", [.text(world)], columns: 1).first?.first
+                let rows = try database.run("SELECT store, key, value FROM records WHERE world = ? ORDER BY forget_at", [.text(world)], columns: 3).map {
+                    PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2])
+                }
+                return (snapshot, rows)
             }
-            return (snapshot, rows)
+        } catch {
+            throw .unreadable(path: path, what: "the database", reason: "\(error)")
         }
-        var restoredDirectory = false
         if let snapshot {
-            restoredDirectory = service.directory.withLock { $0.restore(persistedSnapshot: snapshot) }
+            let restored = service.directory.withLock { $0.restore(persistedSnapshot: snapshot) }
+            if case .failure(let problem) = restored {
+                throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(snapshot.count) bytes)", reason: problem.description)
+            }
+        }
+        let unreadable = service.state.withLock { $0.attach(persistence, restoring: rows) }
+        if let first = unreadable.first {
+            throw .unreadable(path: path, what: "\(unreadable.count) saved record\(unreadable.count == 1 ? "" : "s") of world \"\(world)\" (first: \(first.store) \(first.key))", reason: "not a record this version reads")
         }
         service.directory.attach(persistence)
-        if !restoredDirectory { persistence.saveDirectory(service.currentDirectory.persistedSnapshot) }
-        service.state.withLock { $0.attach(persistence, restoring: rows) }
+        if snapshot == nil { persistence.saveDirectory(service.currentDirectory.persistedSnapshot) }
     }
 
     /// Runs `body` with the connection, alone.
@@ -66,14 +96,34 @@ package final class SQLiteStateStore: Sendable {
         try database.withLock { database throws(SQLiteError) in try body(database) }
     }
 
-    /// A write the server cannot make is reported on stderr; the request it belongs to still gets its answer
-    /// (the state in memory is right; only the copy on disk is behind).
-    func write(_ sql: String, _ parameters: [SQLiteDatabase.Value]) {
+    /// Makes one write, or says why it cannot be made durable: SQLite's error (disk full, read-only), or
+    /// the file deleted or replaced under the server (SQLite would write on into the unlinked file, and
+    /// a restart would find none of it).
+    func write(_ sql: String, _ parameters: [SQLiteDatabase.Value]) -> String? {
         do {
-            try withDatabase { database throws(SQLiteError) in try database.run(sql, parameters) }
+            return try withDatabase { database throws(SQLiteError) -> String? in
+                guard FileIdentity(path: path) == identity else {
+                    return "\(path) was deleted or replaced while the server ran; what it is answered from now on is not kept"
+                }
+                try database.run(sql, parameters)
+                return nil
+            }
         } catch {
-            FileHandle.standardError.write(Data("fakeentra: --state \(path): \(error)\n".utf8))
+            return "\(path): \(error)"
         }
+    }
+}
+
+/// A file's device and inode: the same path naming another file (or none) is another identity.
+struct FileIdentity: Equatable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }
 
@@ -81,26 +131,35 @@ package final class SQLiteStateStore: Sendable {
 final class WorldPersistence: StatePersistence {
     let store: SQLiteStateStore
     let world: String
+    let durability: StateDurability
 
-    init(store: SQLiteStateStore, world: String) {
+    init(store: SQLiteStateStore, world: String, durability: StateDurability) {
         self.store = store
         self.world = world
+        self.durability = durability
+    }
+
+    /// A write that cannot be made is counted (the request that caused it is answered 503) and logged.
+    private func write(_ sql: String, _ parameters: [SQLiteDatabase.Value]) {
+        guard let failure = store.write(sql, parameters) else { return }
+        durability.writeFailed(failure)
+        FileHandle.standardError.write(Data("fakeentra: --state: \(failure)\n".utf8))
     }
 
     func upsert(store name: String, key: String, value: [UInt8], forgetAt: Date) {
-        store.write("INSERT OR REPLACE INTO records (world, store, key, value, forget_at) VALUES (?, ?, ?, ?, ?)",
+        write("INSERT OR REPLACE INTO records (world, store, key, value, forget_at) VALUES (?, ?, ?, ?, ?)",
                     [.text(world), .text(name), .text(key), .blob(value), .real(forgetAt.timeIntervalSinceReferenceDate)])
     }
 
     func delete(store name: String, key: String) {
-        store.write("DELETE FROM records WHERE world = ? AND store = ? AND key = ?", [.text(world), .text(name), .text(key)])
+        write("DELETE FROM records WHERE world = ? AND store = ? AND key = ?", [.text(world), .text(name), .text(key)])
     }
 
     func deleteAll() {
-        store.write("DELETE FROM records WHERE world = ?", [.text(world)])
+        write("DELETE FROM records WHERE world = ?", [.text(world)])
     }
 
     func saveDirectory(_ snapshot: [UInt8]) {
-        store.write("INSERT OR REPLACE INTO directories (world, snapshot) VALUES (?, ?)", [.text(world), .blob(snapshot)])
+        write("INSERT OR REPLACE INTO directories (world, snapshot) VALUES (?, ?)", [.text(world), .blob(snapshot)])
     }
 }

@@ -42,6 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         return EventBackend(rawValue: name)
     }
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep users, apps, consents, refresh tokens, codes, device codes and sessions in DIR/fakeentra.sqlite3 across restarts (docs/state.md).", valueName: "dir")) var stateDirectory: String?
+    @Flag(name: .customLong("state-reset"), help: "Start --state over on purpose: what the folder kept is removed before serving.") var stateReset = false
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
@@ -85,13 +86,19 @@ struct ServeCommand: AsyncParsableCommand {
 
         // Flags given on the command line win over the file.
         let service = configuration.makeService(keys: SigningKeyRing(current: signing), strict: strict, autoLogin: autoLogin)
+        // Held until the process exits: one server per --state folder.
+        var stateLock: StateDirectoryLock?
         if let stateDirectory {
             do {
-                try SQLiteStateStore(directory: stateDirectory).attach(service)
+                stateLock = try StateDirectoryLock(directory: stateDirectory)
+                try SQLiteStateStore(directory: stateDirectory, reset: stateReset).attach(service)
             } catch {
                 throw StartupFailure(message: "--state \(stateDirectory): \(error)")
             }
+        } else if stateReset {
+            throw StartupFailure(message: "--state-reset needs --state DIR: it empties that folder's saved state")
         }
+        defer { withExtendedLifetime(stateLock) {} }
         let application = FakeEntraApplication(
             service: service, graph: configuration.graph, b2c: configuration.b2c,
             scenarios: eager ?? ((try? ScenarioLibrary.shipped(baseDirectory: directory)) ?? ScenarioLibrary()),

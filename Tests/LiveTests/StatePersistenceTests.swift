@@ -106,4 +106,30 @@ struct StatePersistenceTests {
         defer { server.stop() }
         #expect(try await unredeemable([token], on: server).map(\.token) == [token])
     }
+
+    /// A second server on the same folder stops at start-up naming the first one's pid; an unreadable saved
+    /// directory stops start-up with the file and what is wrong, the file untouched; --state-reset starts over.
+    @Test func oneServerPerFolderAndNoSilentFreshStart() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let state = certs + "/state"
+        let first = try await LiveServer.start(certs: certs, ["--state", state, "--quiet"])
+        let second = try await run(try fakeentraBinary(), ["serve", "--port", "0", "--certs", certs, "--state", state, "--quiet"], timeout: .seconds(30))
+        #expect(second.hasExited && second.status == 1, "\(second.err)")
+        #expect(second.err.contains("another fakeentra (pid \(first.process.pid)) is serving \(state)"), "\(second.err)")
+        _ = await first.terminate()
+        first.stop()
+
+        let database = state + "/fakeentra.sqlite3"
+        _ = try await run("/usr/bin/sqlite3", [database, "UPDATE directories SET snapshot = substr(snapshot, 1, length(snapshot) - 10)"])
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let refused = try await run(try fakeentraBinary(), ["serve", "--port", "0", "--certs", certs, "--state", state, "--quiet"], timeout: .seconds(30))
+        #expect(refused.hasExited && refused.status == 1, "\(refused.err)")
+        #expect(refused.err.contains("\(database): the saved directory of world \"default\"") && refused.err.contains("--state-reset"), "\(refused.err)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+
+        let reset = try await LiveServer.start(certs: certs, ["--state", state, "--state-reset", "--quiet"])
+        defer { reset.stop() }
+        let output = try await run("/usr/bin/curl", curlArguments(reset, [Self.passwordGrant()])).out
+        #expect(!Self.refreshTokens(in: output).isEmpty, "\(output)")
+    }
 }

@@ -55,6 +55,8 @@ package final class IdentityService: Sendable {
     package let keys: SigningKeyRing
     package let directory: DirectoryCell
     package let state: Mutex<PlatformState>
+    /// Whether the writes of an attached persistence are being made (`serve --state`).
+    package let durability = StateDurability()
 
     package init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         self.clock = clock

@@ -59,29 +59,34 @@ extension ExpiringStore where Value: Codable {
         }
     }
 
-    /// Puts a persisted record back without writing it again.
-    mutating func restore(_ record: PersistedRecord, key: Key?) {
-        guard let key, let value = try? JSONDecoder().decode(Value.self, from: Data(record.value)) else { return }
+    /// Puts a persisted record back without writing it again; false if its key or value does not decode.
+    mutating func restore(_ record: PersistedRecord, key: Key?) -> Bool {
+        guard let key, let value = try? JSONDecoder().decode(Value.self, from: Data(record.value)) else { return false }
         let saved = observer
         observer = nil
         self[key] = value
         observer = saved
+        return true
     }
 }
 
 extension PlatformState {
-    /// Loads persisted records, then sends every later change to `persistence`.
-    package mutating func attach(_ persistence: any StatePersistence, restoring records: [PersistedRecord]) {
+    /// Loads persisted records, then sends every later change to `persistence`. Returns the records it
+    /// could not read (a key or value this version does not decode), which the caller must not ignore.
+    @discardableResult
+    package mutating func attach(_ persistence: any StatePersistence, restoring records: [PersistedRecord]) -> [PersistedRecord] {
+        var unreadable: [PersistedRecord] = []
         for record in records {
-            switch record.store {
+            let restored = switch record.store {
             case PersistedStore.codes: authorizationCodes.restore(record, key: HandleDigest(hex: record.key))
             case PersistedStore.refreshTokens: refreshTokens.restore(record, key: HandleDigest(hex: record.key))
             case PersistedStore.sessions: sessions.restore(record, key: record.key)
             case PersistedStore.deviceCodes: deviceCodes.restore(record, key: HandleDigest(hex: record.key))
             case PersistedStore.userCodes: userCodes.restore(record, key: record.key)
             case PersistedStore.pendingAuthorizations: pendingAuthorizations.restore(record, key: record.key)
-            default: continue
+            default: false
             }
+            if !restored { unreadable.append(record) }
         }
         self.persistence = persistence
         authorizationCodes.persist(as: PersistedStore.codes, to: persistence) { $0.hex }
@@ -90,6 +95,7 @@ extension PlatformState {
         deviceCodes.persist(as: PersistedStore.deviceCodes, to: persistence) { $0.hex }
         userCodes.persist(as: PersistedStore.userCodes, to: persistence) { $0 }
         pendingAuthorizations.persist(as: PersistedStore.pendingAuthorizations, to: persistence) { $0 }
+        return unreadable
     }
 
     /// The start state (`POST /_fakeentra/reset`): empty stores with the same limits, still persisted.
@@ -116,13 +122,38 @@ extension Directory {
         (try? JSONEncoder().encode(DirectorySnapshot(users: users, applications: applications, consents: consents))).map { Array($0) } ?? []
     }
 
-    /// Replaces users, apps and consents with a persisted snapshot; false (and unchanged) if it does not decode.
-    package mutating func restore(persistedSnapshot bytes: [UInt8]) -> Bool {
-        guard let snapshot = try? JSONDecoder().decode(DirectorySnapshot.self, from: Data(bytes)) else { return false }
-        users = snapshot.users
-        applications = snapshot.applications
-        consents = snapshot.consents
-        return true
+    /// Replaces users, apps and consents with a persisted snapshot; unchanged, and why, if it does not decode.
+    package mutating func restore(persistedSnapshot bytes: [UInt8]) -> Result<Void, PersistedDecodingProblem> {
+        do {
+            let snapshot = try JSONDecoder().decode(DirectorySnapshot.self, from: Data(bytes))
+            users = snapshot.users
+            applications = snapshot.applications
+            consents = snapshot.consents
+            return .success(())
+        } catch {
+            return .failure(PersistedDecodingProblem(error))
+        }
+    }
+}
+
+/// Why a persisted value does not decode, in one line: what was expected and where.
+package struct PersistedDecodingProblem: Error, CustomStringConvertible {
+    package let description: String
+
+    init(_ error: any Error) {
+        guard let decoding = error as? DecodingError else {
+            description = "\(error)"
+            return
+        }
+        let (context, what): (DecodingError.Context, String) = switch decoding {
+        case .dataCorrupted(let context): (context, "")
+        case .keyNotFound(let key, let context): (context, "no \"\(key.stringValue)\": ")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): (context, "")
+        @unknown default: (DecodingError.Context(codingPath: [], debugDescription: "\(decoding)"), "")
+        }
+        let place = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        let underlying = (context.underlyingError as? NSError).map { " " + $0.localizedDescription } ?? ""
+        description = what + context.debugDescription + underlying + (place.isEmpty ? "" : " at \(place)")
     }
 }
 
