@@ -1,1 +1,1 @@
-// Scenarios: see README's module map.
+// Scenarios: see the module map in docs/development.md.
