@@ -60,8 +60,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let controlSecret, controlSecret.trimmingCharacters(in: .whitespaces).isEmpty || !HTTPFieldSyntax.isFieldValue(controlSecret) {
             throw ValidationError("--control-secret must be a non-empty text without control characters (it is sent as Authorization: Bearer <secret>)")
         }
-        if controlSecret == nil, !Self.isLoopback(host) {
-            throw ValidationError("--control-secret is required when --host is not a loopback address: the control API can change users, clocks and scenarios")
+        if controlSecret == nil {
+            let (addresses, reachable): ([String], [String])
+            do { (addresses, reachable) = try BindAddresses.nonLoopback(host) } catch { throw ValidationError("--host \(host): cannot be resolved (\(error.message))") }
+            if !reachable.isEmpty {
+                let resolved = addresses == [host] ? "" : " (it resolves to \(addresses.joined(separator: ", ")))"
+                throw ValidationError("--control-secret is required when --host is not a loopback address\(resolved): the control API can change users, clocks and scenarios")
+            }
         }
         for binding in bindings where !binding.contains("@") {
             throw ValidationError("--bind \(binding): expected NAME@client:<id>, NAME@user:<upn> or NAME@alias:<alias>=<tenant>")
@@ -178,10 +183,6 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw StartupFailure(message: "\(error)")
         }
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// A URL a client on this machine can use: wildcard listeners are reached through loopback.

@@ -111,6 +111,8 @@ struct CLITests {
     @Test func aNonLoopbackHostNeedsAControlSecret() async throws {
         let certs = try temporaryDirectory()
         try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "0.0.0.0"], mentions: ["--control-secret"])
+        // A name is resolved first: one that does not resolve says so, before anything listens.
+        try await expectCleanFailure(["--port", "0", "--certs", certs, "--host", "no.such.host.invalid"], mentions: ["--host no.such.host.invalid: cannot be resolved"])
     }
 
     @Test func hostThatCannotBeListenedOnIsRefused() async throws {
