@@ -45,7 +45,7 @@ struct Anonymizer {
     /// Every personal datum in `text` replaced.
     mutating func scrub(_ text: String) -> String {
         var result = text
-        result = replace(in: result, pattern: "[A-Za-z0-9._%+'-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}") { $0.email($1) }
+        result = replace(in: result, spans: PersonalDataSpans.emails) { $0.email($1) }
         result = replace(in: result, pattern: "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}") { me, guid in
             let key = guid.lowercased()
             if me.keep.contains(key) { return guid }
@@ -61,7 +61,7 @@ struct Anonymizer {
             me.addresses[address] = replacement
             return replacement
         }
-        result = replace(in: result, pattern: "\\b[A-Za-z0-9-]+\\.onmicrosoft\\.com\\b") { me, domain in
+        result = replace(in: result, spans: PersonalDataSpans.tenantDomains) { me, domain in
             let key = domain.lowercased()
             if key == "contoso.onmicrosoft.com" || key == "fabrikamb2c.onmicrosoft.com" { return domain }
             if let known = me.domains[key] { return known }
@@ -72,6 +72,22 @@ struct Anonymizer {
         return result
     }
 
+    /// Replaces the spans a scanner finds (byte ranges of ASCII text, so the bytes between stay valid UTF-8).
+    private mutating func replace(in text: String, spans find: ([UInt8]) -> [Range<Int>], with transform: (inout Anonymizer, String) -> String) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        var last = 0
+        for span in find(bytes) {
+            output += bytes[last..<span.lowerBound]
+            output += transform(&self, String(decoding: bytes[span], as: UTF8.self)).utf8
+            last = span.upperBound
+        }
+        output += bytes[last...]
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Patterns of bounded length only (a GUID, a dotted quad): a regular expression scans those in linear time.
     private mutating func replace(in text: String, pattern: String, with transform: (inout Anonymizer, String) -> String) -> String {
         guard let regex = try? NSRegularExpression(pattern: pattern) else { return text }
         var output = ""
