@@ -78,6 +78,9 @@ package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvert
         .init(status: 404, code: "unknown_case", message: "no conformance case \"\(id)\"; `fakeentra conform --list` shows them")
     }
     static func notStarted(_ id: String) -> ConformanceError { .init(status: 409, code: "case_not_started", message: "case \"\(id)\" was not started in this run") }
+    static func tooManyRuns(_ limit: Int) -> ConformanceError {
+        .init(status: 429, code: "too_many_runs", message: "\(limit) conformance runs have cases still in progress, the most this server keeps; finish them (or restart the server) first")
+    }
     static func noCases(_ glob: String) -> ConformanceError { .init(status: 422, code: "no_cases", message: "no conformance case matches \"\(glob)\"") }
 }
 
@@ -91,14 +94,22 @@ package final class ConformanceSessions: Sendable {
 
     struct Run: Sendable {
         var cases: [String]
+        var sequence: Int
         var started: [String: Started] = [:]
         var results: [String: CaseResult] = [:]
+
+        /// No started case is waiting for its result (and so holds no binding).
+        var isIdle: Bool { started.keys.allSatisfy { results[$0] != nil } }
     }
+
+    /// The most runs kept; past it the oldest idle run (its results read or abandoned) makes room.
+    package static let maxRuns = 200
 
     package let engine: ScenarioEngine
     package let journal: RequestJournal
     package let b2c: B2CConfiguration?
     private let runs = Mutex<[String: Run]>([:])
+    private let nextSequence = Mutex(0)
 
     package init(engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?) {
         self.engine = engine
@@ -111,7 +122,16 @@ package final class ConformanceSessions: Sendable {
         let selected = Catalogue.select(glob: glob, level: level)
         if selected.isEmpty { throw .noCases(glob ?? "*") }
         let id = "r" + UUID().uuidString.prefix(8).lowercased()
-        runs.withLock { $0[id] = Run(cases: selected.map(\.id)) }
+        let sequence = nextSequence.withLock { next in defer { next += 1 }; return next }
+        let admitted: Bool = runs.withLock { runs in
+            if runs.count >= Self.maxRuns {
+                guard let oldest = runs.filter({ $0.value.isIdle }).min(by: { $0.value.sequence < $1.value.sequence })?.key else { return false }
+                runs[oldest] = nil
+            }
+            runs[id] = Run(cases: selected.map(\.id), sequence: sequence)
+            return true
+        }
+        guard admitted else { throw .tooManyRuns(Self.maxRuns) }
         return (id, selected)
     }
 
@@ -148,7 +168,9 @@ package final class ConformanceSessions: Sendable {
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
             journey: conformanceCase.journey
         )
-        runs.withLock { $0[id]?.started[caseID] = Started(start: start, startedAt: Date()) }
+        // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
+        let replaced = runs.withLock { $0[id]?.started.updateValue(Started(start: start, startedAt: Date()), forKey: caseID) }
+        if let replaced { engine.unbind(id: replaced.start.binding) }
         return start
     }
 

@@ -11,10 +11,17 @@ package struct ScenarioEngineOptions: Sendable {
     package var controlSecret: String?
     /// Binding clocks stand still unless advanced (deterministic tests); otherwise they follow real time.
     package var frozenClocks: Bool
+    /// The most bindings alive at once. Each is a world (directory, state, clock) and requests are
+    /// matched against the live ones, so an unbounded number (a test suite that binds and never
+    /// unbinds) would grow memory and every request's cost without limit.
+    package var maxBindings: Int
 
-    package init(controlSecret: String? = nil, frozenClocks: Bool = false) {
+    package static let defaultMaxBindings = 1_000
+
+    package init(controlSecret: String? = nil, frozenClocks: Bool = false, maxBindings: Int = defaultMaxBindings) {
         self.controlSecret = controlSecret
         self.frozenClocks = frozenClocks
+        self.maxBindings = maxBindings
     }
 }
 
@@ -42,6 +49,10 @@ package struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConv
     }
     static func conflict(_ target: BindingTarget, existing: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 409, code: "binding_conflict", message: "\(target) is already bound (binding \(existing)); delete it first")
+    }
+    static func tooManyBindings(_ limit: Int) -> ScenarioEngineError {
+        ScenarioEngineError(status: 429, code: "too_many_bindings",
+                            message: "\(limit) bindings are alive, the most this server keeps; delete finished ones (DELETE /_fakeentra/bindings/{id}) or reset (POST /_fakeentra/reset)")
     }
     static func unknownTenant(_ name: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 422, code: "unknown_tenant", message: "the alias must stand for a tenant of the directory; \"\(name)\" is not one")
@@ -156,6 +167,7 @@ package final class ScenarioEngine: Sendable {
             if let existing = s.bindings.first(where: { Self.sameTarget($0.info.target, target) }) {
                 return .failure(.conflict(target, existing: existing.info.id))
             }
+            guard s.bindings.count < options.maxBindings else { return .failure(.tooManyBindings(options.maxBindings)) }
             let directory = WorldBlueprint.directory(base: base.currentDirectory, scenario: scenario, target: target)
             if case .tenantAlias(_, let tenant) = target, directory.tenant(matching: tenant) == nil {
                 return .failure(.unknownTenant(tenant))
