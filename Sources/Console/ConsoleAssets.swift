@@ -3,7 +3,7 @@ import IdentityPlatform
 /// The console's additions to the shared page frame: a wider working layout, tables, and a few lines
 /// of JavaScript for copy buttons and the live journal. Everything works without the script: copy
 /// buttons stay hidden and the journal has a refresh link.
-enum ConsoleAssets {
+package enum ConsoleAssets {
     /// The empty icon keeps browsers from asking for /favicon.ico, which would land in the journal.
     static var head: HTML { HTML(raw: "<link rel=\"icon\" href=\"data:,\">\n<style>\(stylesheet)</style>\n<script>\(script)</script>") }
 
@@ -66,7 +66,8 @@ enum ConsoleAssets {
     form#mint-form input,form#mint-form select{width:100%}
     """
 
-    static let script = """
+    /// The console's one script; pages allow it by its hash (`PageSecurityHeaders`).
+    package static let script = """
     document.addEventListener('DOMContentLoaded',function(){
       document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;});
       document.addEventListener('click',function(e){

@@ -1,5 +1,8 @@
+import Console
+import EntraCrypto
 import EntraHTTP
 import Foundation
+import IdentityPlatform
 import Scenarios
 
 /// One rule for every request that can change FakeEntra's state from `/_fakeentra/…` (the control API,
@@ -44,16 +47,19 @@ enum CrossSiteGuard {
 
 /// The headers every page FakeEntra renders carries, whatever rendered it (sign-in pages, console,
 /// error pages): no framing (the real sign-in pages refuse it, and a framed console could be clicked
-/// through), no sniffing, no referrer with codes or tokens in it.
+/// through), no sniffing, no referrer with codes or tokens in it, and no script but FakeEntra's own two
+/// inline scripts, allowed by their hashes: markup that a reflected value slipped into a page could not
+/// run, even if escaping ever missed it.
 enum PageSecurityHeaders {
+    static let policy: String = {
+        let hashes = [Pages.formPostScript, ConsoleAssets.script].map { "'sha256-\(Data(Digest.sha256(Array($0.utf8))).base64EncodedString())'" }
+        return "script-src \(hashes.joined(separator: " ")); object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+    }()
+
     static func apply(to response: inout HTTPResponse) {
         guard response.headers["Content-Type"]?.lowercased().hasPrefix("text/html") == true else { return }
         response.headers.set("X-Frame-Options", "DENY")
-        if let policy = response.headers["Content-Security-Policy"] {
-            if !policy.contains("frame-ancestors") { response.headers.set("Content-Security-Policy", policy + "; frame-ancestors 'none'") }
-        } else {
-            response.headers.set("Content-Security-Policy", "frame-ancestors 'none'")
-        }
+        response.headers.set("Content-Security-Policy", policy)
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
     }

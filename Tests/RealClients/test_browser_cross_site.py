@@ -7,6 +7,7 @@ import time
 import uuid
 
 import pytest
+import requests
 
 from chromium import chromium, chromium_session, listener, server  # noqa: F401 (fixtures)
 
@@ -114,3 +115,24 @@ def test_a_javascript_redirect_uri_runs_nothing(server, chromium):
         assert "AADSTS50011" in chromium.text()
         assert chromium.driver.execute_script("return window.__xss === undefined")
         assert not chromium.driver.find_elements("css selector", "form[action^='javascript' i]")
+
+
+def test_only_fakeentras_own_scripts_run(server, chromium, listener):
+    """The pages' policy allows FakeEntra's two inline scripts by hash and nothing else: the console's
+    copy buttons appear and a form_post answer submits itself, with script on."""
+    from chromium import AppRequest
+    with chromium.with_scripts():
+        chromium.open(server.url + "/")
+        buttons = chromium.driver.find_elements("css selector", "button[data-copy]")
+        assert buttons and any(b.is_displayed() for b in buttons), "the console's script ran"
+        app = AppRequest(server, listener, f"{server.url}/contoso.onmicrosoft.com", response_mode="form_post")
+        chromium.open(app.url)
+        chromium.fill({"i0116": "adele.vance@contoso.onmicrosoft.com"}, submit="idSIButton9")
+        chromium.fill({"i0118": "Passw0rd!"}, submit="idSIButton9")
+        if chromium.has("idSIButton9") and "consent" in chromium.text().lower():
+            chromium.click("idSIButton9")
+        hit = listener.wait(lambda h: h["method"] == "POST")
+        assert "code" in hit["fields"], hit
+        # Only hashes: an inline script that is not FakeEntra's own would be blocked.
+        policy = requests.get(server.url + "/", verify=server.ca, timeout=10).headers["Content-Security-Policy"]
+        assert "script-src 'sha256-" in policy and "unsafe-inline" not in policy

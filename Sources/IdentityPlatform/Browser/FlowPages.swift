@@ -55,6 +55,9 @@ extension Pages {
             """, wide: true)
     }
 
+    /// The form_post page's one script; pages allow it by its hash (`PageSecurityHeaders`).
+    package static let formPostScript = #"document.getElementById("response").submit();"#
+
     /// `response_mode=form_post`: submits itself where scripts run, and shows a button where they do not.
     static func formPost(action: String, parameters: [(String, String)]) -> HTML {
         let fields: [HTML] = parameters.map { HTML.hidden($0.0, $0.1) }
@@ -67,7 +70,7 @@ extension Pages {
             <noscript><p>Script is disabled. Click Continue to return to the application.</p></noscript>
             <button type="submit" id="idSubmit_Continue">Continue</button>
             </form>
-            <script>document.getElementById("response").submit();</script>
+            <script>\(HTML(raw: formPostScript))</script>
             </body></html>
             """
     }
