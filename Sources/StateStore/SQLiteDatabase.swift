@@ -45,6 +45,19 @@ final class SQLiteDatabase: @unchecked Sendable {
         case text(String)
         case blob([UInt8])
         case real(Double)
+        case integer(Int64)
+    }
+
+    /// Runs `body` as one transaction: all of its statements are committed, or none.
+    func transaction(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            try body()
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
     }
 
     /// Runs one statement (prepared once, then reused) with `parameters`; returns each row's columns as
@@ -62,6 +75,7 @@ final class SQLiteDatabase: @unchecked Sendable {
             case .text(let text): sqlite3_bind_text(statement, position, text, -1, Self.transient)
             case .blob(let bytes): bytes.withUnsafeBytes { sqlite3_bind_blob(statement, position, $0.baseAddress, Int32($0.count), Self.transient) }
             case .real(let number): sqlite3_bind_double(statement, position, number)
+            case .integer(let number): sqlite3_bind_int64(statement, position, number)
             }
             guard status == SQLITE_OK else { throw lastError }
         }

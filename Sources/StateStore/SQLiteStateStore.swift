@@ -6,10 +6,13 @@ import Synchronization
 /// and every change is its own transaction, committed before the request that made it is answered: a
 /// `kill -9` loses at most the request in flight and never leaves a half-written store. (`synchronous =
 /// NORMAL`: a committed transaction survives the process dying; only a power cut can lose the last few.)
-/// A write that cannot be made is reported to the service's `StateDurability`, never only logged.
+/// A write that cannot be made is reported to the service's `StateDurability`, never only logged. The
+/// directory is kept as rows (`directory_rows`: one per user, app and consent, in directory order by
+/// `sequence`), so a change writes the rows it changed, in one transaction.
 package final class SQLiteStateStore: Sendable {
     package static let fileName = "fakeentra.sqlite3"
-    static let schemaVersion = "1"
+    /// 2: the directory as rows. A file of schema 1 (the directory as one snapshot) is migrated on attach.
+    static let schemaVersion = "2"
 
     private let database: Mutex<SQLiteDatabase>
     package let path: String
@@ -41,9 +44,17 @@ package final class SQLiteStateStore: Sendable {
                     world TEXT NOT NULL, store TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, forget_at REAL NOT NULL,
                     PRIMARY KEY (world, store, key)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS directories (world TEXT PRIMARY KEY, snapshot BLOB NOT NULL);
+                CREATE TABLE IF NOT EXISTS directory_rows (
+                    world TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, sequence INTEGER NOT NULL, value BLOB NOT NULL,
+                    PRIMARY KEY (world, kind, key)) WITHOUT ROWID;
                 INSERT OR IGNORE INTO meta (name, value) VALUES ('schema', '\(Self.schemaVersion)');
                 """)
-            let version = try database.run("SELECT value FROM meta WHERE name = 'schema'", columns: 1).first?.first.map { String(decoding: $0, as: UTF8.self) }
+            var version = try database.run("SELECT value FROM meta WHERE name = 'schema'", columns: 1).first?.first.map { String(decoding: $0, as: UTF8.self) }
+            if version == "1" {
+                // Its snapshots are read by attach, which writes them as rows.
+                try database.run("UPDATE meta SET value = ? WHERE name = 'schema'", [.text(Self.schemaVersion)])
+                version = Self.schemaVersion
+            }
             guard version == Self.schemaVersion else {
                 throw StateStoreError.unreadable(path: path, what: "the file", reason: "written by another version of fakeentra, schema \(version ?? "?")")
             }
@@ -63,20 +74,29 @@ package final class SQLiteStateStore: Sendable {
     package func attach(_ service: IdentityService, world: String = "default") throws(StateStoreError) {
         let persistence = WorldPersistence(store: self, world: world, durability: service.durability)
         let now = service.clock.now()
-        let (snapshot, rows): ([UInt8]?, [PersistedRecord])
+        let (snapshot, directoryRows, rows, lastSequence): ([UInt8]?, [PersistedRecord], [PersistedRecord], Int64)
         do {
-            (snapshot, rows) = try withDatabase { database throws(SQLiteError) in
+            (snapshot, directoryRows, rows, lastSequence) = try withDatabase { database throws(SQLiteError) in
                 try database.run("DELETE FROM records WHERE world = ? AND forget_at <= ?", [.text(world), .real(now.timeIntervalSinceReferenceDate)])
                 let snapshot = try database.run("SELECT snapshot FROM directories WHERE world = ?", [.text(world)], columns: 1).first?.first
+                let directoryRows = try database.run("SELECT kind, key, value, sequence FROM directory_rows WHERE world = ? ORDER BY sequence", [.text(world)], columns: 4)
                 let rows = try database.run("SELECT store, key, value FROM records WHERE world = ? ORDER BY forget_at", [.text(world)], columns: 3).map {
                     PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2])
                 }
-                return (snapshot, rows)
+                let last = directoryRows.last.flatMap { Int64(String(decoding: $0[3], as: UTF8.self)) } ?? 0
+                return (snapshot, directoryRows.map { PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2]) },
+                        rows, last)
             }
         } catch {
             throw .unreadable(path: path, what: "the database", reason: "\(error)")
         }
-        if let snapshot {
+        persistence.nextSequence.withLock { $0 = lastSequence + 1 }
+        if !directoryRows.isEmpty {
+            let restored = service.directory.withLock { $0.restore(rows: directoryRows) }
+            if case .failure(let problem) = restored {
+                throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(directoryRows.count) rows)", reason: problem.description)
+            }
+        } else if let snapshot {
             let restored = service.directory.withLock { $0.restore(persistedSnapshot: snapshot) }
             if case .failure(let problem) = restored {
                 throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(snapshot.count) bytes)", reason: problem.description)
@@ -87,7 +107,16 @@ package final class SQLiteStateStore: Sendable {
             throw .unreadable(path: path, what: "\(unreadable.count) saved record\(unreadable.count == 1 ? "" : "s") of world \"\(world)\" (first: \(first.store) \(first.key))", reason: "not a record this version reads")
         }
         service.directory.attach(persistence)
-        if snapshot == nil { persistence.saveDirectory(service.currentDirectory.persistedSnapshot) }
+        if directoryRows.isEmpty {
+            // A first start, or a snapshot of an earlier version: the whole directory as rows, once.
+            persistence.saveDirectory(service.currentDirectory.persistedRows, replacingSnapshot: snapshot != nil)
+        }
+    }
+
+    /// Copies the write-ahead log into the database and empties it (SQLite does this by itself every
+    /// thousand pages); a measurement of what one change appends to the log starts from here.
+    package func checkpoint() throws(SQLiteError) {
+        try withDatabase { database throws(SQLiteError) in try database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
     /// Runs `body` with the connection, alone.
@@ -100,12 +129,17 @@ package final class SQLiteStateStore: Sendable {
     /// the file deleted or replaced under the server (SQLite would write on into the unlinked file, and
     /// a restart would find none of it).
     func write(_ sql: String, _ parameters: [SQLiteDatabase.Value]) -> String? {
+        write { database throws(SQLiteError) in try database.run(sql, parameters) }
+    }
+
+    /// Makes the statements `body` runs, in one transaction, or says why they cannot be made durable.
+    func write(_ body: (SQLiteDatabase) throws(SQLiteError) -> Void) -> String? {
         do {
             return try withDatabase { database throws(SQLiteError) -> String? in
                 guard FileIdentity(path: path) == identity else {
                     return "\(path) was deleted or replaced while the server ran; what it is answered from now on is not kept"
                 }
-                try database.run(sql, parameters)
+                try database.transaction { () throws(SQLiteError) in try body(database) }
                 return nil
             }
         } catch {
@@ -132,6 +166,8 @@ final class WorldPersistence: StatePersistence {
     let store: SQLiteStateStore
     let world: String
     let durability: StateDurability
+    /// The `sequence` the next new directory row gets: rows come back in the order they were added.
+    let nextSequence = Mutex<Int64>(1)
 
     init(store: SQLiteStateStore, world: String, durability: StateDurability) {
         self.store = store
@@ -141,7 +177,11 @@ final class WorldPersistence: StatePersistence {
 
     /// A write that cannot be made is counted (the request that caused it is answered 503) and logged.
     private func write(_ sql: String, _ parameters: [SQLiteDatabase.Value]) {
-        guard let failure = store.write(sql, parameters) else { return }
+        report(store.write(sql, parameters))
+    }
+
+    private func report(_ failure: String?) {
+        guard let failure else { return }
         durability.writeFailed(failure)
         FileHandle.standardError.write(Data("fakeentra: --state: \(failure)\n".utf8))
     }
@@ -159,7 +199,25 @@ final class WorldPersistence: StatePersistence {
         write("DELETE FROM records WHERE world = ?", [.text(world)])
     }
 
-    func saveDirectory(_ snapshot: [UInt8]) {
-        write("INSERT OR REPLACE INTO directories (world, snapshot) VALUES (?, ?)", [.text(world), .blob(snapshot)])
+    func saveDirectory(_ rows: [DirectoryRow]) {
+        saveDirectory(rows, replacingSnapshot: false)
+    }
+
+    /// Writes `rows` in one transaction; a row already kept keeps its place (`sequence`), a new one goes last.
+    func saveDirectory(_ rows: [DirectoryRow], replacingSnapshot: Bool) {
+        report(store.write { database throws(SQLiteError) in
+            for row in rows {
+                if let value = row.value {
+                    let sequence = nextSequence.withLock { next in defer { next += 1 }; return next }
+                    try database.run("""
+                        INSERT INTO directory_rows (world, kind, key, sequence, value) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (world, kind, key) DO UPDATE SET value = excluded.value
+                        """, [.text(world), .text(row.kind.rawValue), .text(row.key), .integer(sequence), .blob(value)])
+                } else {
+                    try database.run("DELETE FROM directory_rows WHERE world = ? AND kind = ? AND key = ?", [.text(world), .text(row.kind.rawValue), .text(row.key)])
+                }
+            }
+            if replacingSnapshot { try database.run("DELETE FROM directories WHERE world = ?", [.text(world)]) }
+        })
     }
 }

@@ -58,7 +58,7 @@ import Testing
             func upsert(store: String, key: String, value: [UInt8], forgetAt: Date) {}
             func delete(store: String, key: String) {}
             func deleteAll() {}
-            func saveDirectory(_ snapshot: [UInt8]) {}
+            func saveDirectory(_ rows: [DirectoryRow]) {}
         }
         let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()))
         service.state.withLock { $0.attach(Discarding(), restoring: []) }

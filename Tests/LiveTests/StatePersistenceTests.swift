@@ -120,7 +120,7 @@ struct StatePersistenceTests {
         first.stop()
 
         let database = state + "/fakeentra.sqlite3"
-        _ = try await run("/usr/bin/sqlite3", [database, "UPDATE directories SET snapshot = substr(snapshot, 1, length(snapshot) - 10)"])
+        _ = try await run("/usr/bin/sqlite3", [database, "UPDATE directory_rows SET value = substr(value, 1, length(value) - 10) WHERE kind = 'user' AND key = (SELECT key FROM directory_rows WHERE kind = 'user' ORDER BY sequence LIMIT 1)"])
         let before = try Data(contentsOf: URL(fileURLWithPath: database))
         let refused = try await run(try fakeentraBinary(), ["serve", "--port", "0", "--certs", certs, "--state", state, "--quiet"], timeout: .seconds(30))
         #expect(refused.hasExited && refused.status == 1, "\(refused.err)")

@@ -12,6 +12,12 @@ import Testing
 struct StateSafetyTests {
     static let credential: SigningCredential = try! SigningCredential.generate()
 
+    /// One saved user 10 bytes short, as a damaged file would hold it.
+    static let truncateFirstUser = """
+        UPDATE directory_rows SET value = substr(value, 1, length(value) - 10)
+        WHERE kind = 'user' AND key = (SELECT key FROM directory_rows WHERE kind = 'user' ORDER BY sequence LIMIT 1)
+        """
+
     func temporaryDirectory() -> String {
         NSTemporaryDirectory() + "fakeentra-state-\(UUID().uuidString)"
     }
@@ -51,19 +57,19 @@ struct StateSafetyTests {
         let (first, store) = try attached(directory)
         first.directory.withLock { $0.users[0].displayName = "Kept" }
         try store.withDatabase { database throws(SQLiteError) in
-            try database.run("UPDATE directories SET snapshot = substr(snapshot, 1, length(snapshot) - 10)", [])
+            try database.run(Self.truncateFirstUser, [])
         }
-        let kept = try store.withDatabase { database throws(SQLiteError) in try database.run("SELECT snapshot FROM directories", columns: 1) }
+        let kept = try store.withDatabase { database throws(SQLiteError) in try database.run("SELECT key, value FROM directory_rows ORDER BY sequence", columns: 2) }
         var failure: StateStoreError?
         do { _ = try attached(directory) } catch { failure = error as? StateStoreError }
         guard case .unreadable(let path, let what, let reason)? = failure else { Issue.record("attached: \(String(describing: failure))"); return }
         #expect(path.hasSuffix("/fakeentra.sqlite3") && what.hasPrefix("the saved directory of world \"default\"") && !reason.isEmpty)
         #expect(String(describing: failure!).contains("--state-reset"))
-        let after = try store.withDatabase { database throws(SQLiteError) in try database.run("SELECT snapshot FROM directories", columns: 1) }
+        let after = try store.withDatabase { database throws(SQLiteError) in try database.run("SELECT key, value FROM directory_rows ORDER BY sequence", columns: 2) }
         #expect(after == kept, "nothing was written over it")
 
         // A record (a session, a refresh token) that does not decode stops the start too.
-        try store.withDatabase { database throws(SQLiteError) in try database.run("DELETE FROM directories", []) }
+        try store.withDatabase { database throws(SQLiteError) in try database.run("DELETE FROM directory_rows", []) }
         try store.withDatabase { database throws(SQLiteError) in
             try database.run("INSERT INTO records (world, store, key, value, forget_at) VALUES ('default', 'sessions', 'abc', x'7b', 1e12)", [])
         }

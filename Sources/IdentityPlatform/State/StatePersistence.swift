@@ -10,8 +10,8 @@ package protocol StatePersistence: AnyObject, Sendable {
     func delete(store: String, key: String)
     /// The whole state was reset.
     func deleteAll()
-    /// The directory's users, apps and consents changed.
-    func saveDirectory(_ snapshot: [UInt8])
+    /// Users, apps or consents changed: these rows, in one transaction.
+    func saveDirectory(_ rows: [DirectoryRow])
 }
 
 /// A row as a persistence hands it back on start.
@@ -109,7 +109,7 @@ extension PlatformState {
     }
 }
 
-/// The part of the directory `--state` keeps: what the control API, sign-up and consent pages change.
+/// How versions before row-level writes kept the directory: one snapshot, still read to migrate.
 struct DirectorySnapshot: Codable {
     var users: [DirectoryUser]
     var applications: [Application]
@@ -117,11 +117,6 @@ struct DirectorySnapshot: Codable {
 }
 
 extension Directory {
-    /// The users, apps and consents, encoded for a persistence.
-    package var persistedSnapshot: [UInt8] {
-        (try? JSONEncoder().encode(DirectorySnapshot(users: users, applications: applications, consents: consents))).map { Array($0) } ?? []
-    }
-
     /// Replaces users, apps and consents with a persisted snapshot; unchanged, and why, if it does not decode.
     package mutating func restore(persistedSnapshot bytes: [UInt8]) -> Result<Void, PersistedDecodingProblem> {
         do {
@@ -140,9 +135,12 @@ extension Directory {
 package struct PersistedDecodingProblem: Error, CustomStringConvertible {
     package let description: String
 
-    init(_ error: any Error) {
+    init(description: String) { self.description = description }
+
+    init(_ error: any Error, row: String? = nil) {
+        let prefix = row.map { "row \($0): " } ?? ""
         guard let decoding = error as? DecodingError else {
-            description = "\(error)"
+            description = prefix + "\(error)"
             return
         }
         let (context, what): (DecodingError.Context, String) = switch decoding {
@@ -153,7 +151,7 @@ package struct PersistedDecodingProblem: Error, CustomStringConvertible {
         }
         let place = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         let underlying = (context.underlyingError as? NSError).map { " " + $0.localizedDescription } ?? ""
-        description = what + context.debugDescription + underlying + (place.isEmpty ? "" : " at \(place)")
+        description = prefix + what + context.debugDescription + underlying + (place.isEmpty ? "" : " at \(place)")
     }
 }
 
@@ -177,9 +175,8 @@ package final class DirectoryCell: Sendable {
             let before = state.directory
             let result = try body(&state.directory)
             // Unchanged arrays share their storage, so this is O(1) unless something changed.
-            if state.directory.users != before.users || state.directory.applications != before.applications || state.directory.consents != before.consents {
-                persistence.saveDirectory(state.directory.persistedSnapshot)
-            }
+            let rows = state.directory.rowChanges(since: before)
+            if !rows.isEmpty { persistence.saveDirectory(rows) }
             return result
         }
     }
