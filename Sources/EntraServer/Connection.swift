@@ -33,6 +33,7 @@ final class Connection {
     var isOpen: Bool { machine.isOpen }
     var deadline: UInt64 { machine.deadline }
     var isWaitingForHandshakeSlot: Bool { machine.isWaitingForHandshakeSlot }
+    var holdsHandshakeSlot: Bool { machine.holdsHandshakeSlot }
 
     // MARK: Events from the loop
 
@@ -85,15 +86,20 @@ final class Connection {
 
     private func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
-        case .peekFirstByte:
-            var first: UInt8 = 0
-            let received = recv(fd, &first, 1, Int32(MSG_PEEK))
-            if received == 1 {
+        case .peekClientHello:
+            switch peekClientHello() {
+            case .arrived(let first):
+                if waitsForBytes > 0 { setReadLowWatermark(1) }
                 machine.date = loop.currentDate
                 machine.firstByte(first)
-            } else if received < 0, errno == EAGAIN || errno == EINTR {
+            case .partial(let needed):
+                // Not polled again before `needed` bytes are there (or the peer closes): a client that
+                // sends a few bytes and stops costs neither a slot nor a busy loop until its deadline.
+                setReadLowWatermark(needed)
                 machine.readBlocked(wantsWrite: false)
-            } else {
+            case .wouldBlock:
+                machine.readBlocked(wantsWrite: false)
+            case .closed:
                 machine.failed()
             }
         case .claimHandshakeSlot:
@@ -147,6 +153,36 @@ final class Connection {
             loop.scheduleTimer(at: instant)
         case .releaseHandshakeSlot:
             loop.releaseHandshakeSlot()
+        }
+    }
+
+    private enum ClientHelloPeek { case arrived(first: UInt8), partial(needed: Int), wouldBlock, closed }
+
+    /// The first byte, and for a TLS record (0x16) the whole first record, in the socket's buffer.
+    private func peekClientHello() -> ClientHelloPeek {
+        let buffer = loop.scratch
+        let header = recv(fd, buffer.baseAddress, 5, Int32(MSG_PEEK))
+        if header < 0 { return errno == EAGAIN || errno == EINTR ? .wouldBlock : .closed }
+        if header == 0 { return .closed }
+        let first = buffer[0]
+        guard first == 0x16 else { return .arrived(first: first) }
+        guard header == 5 else { return .partial(needed: 5) }
+        let length = Int(buffer[3]) << 8 | Int(buffer[4])
+        // A record longer than TLS allows is OpenSSL's to refuse, with its own alert.
+        let needed = 5 + length
+        guard needed <= min(buffer.count, 5 + 16_384 + 2_048) else { return .arrived(first: first) }
+        let peeked = recv(fd, buffer.baseAddress, needed, Int32(MSG_PEEK))
+        if peeked < 0 { return errno == EAGAIN || errno == EINTR ? .wouldBlock : .closed }
+        return peeked >= needed ? .arrived(first: first) : .partial(needed: needed)
+    }
+
+    /// Bytes the kernel waits for before it reports the socket readable (SO_RCVLOWAT; 1 is the default).
+    private var waitsForBytes = 0
+
+    private func setReadLowWatermark(_ bytes: Int) {
+        var value = Int32(bytes)
+        if setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 {
+            waitsForBytes = bytes > 1 ? bytes : 0
         }
     }
 

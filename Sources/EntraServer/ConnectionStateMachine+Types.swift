@@ -15,8 +15,9 @@ extension ConnectionStateMachine {
     }
 
     enum Action: Equatable {
-        /// Peek (without consuming) at the first byte and report `firstByte` or an I/O outcome.
-        case peekFirstByte
+        /// Peek (without consuming) until the first byte is known, and for TLS until the first record (the
+        /// ClientHello) is whole; report `firstByte` or an I/O outcome.
+        case peekClientHello
         /// Ask the loop for one of its handshake slots and report `handshakeSlot(granted:)`.
         case claimHandshakeSlot
         /// Create the TLS session (report `tlsStarted` or `failed`).

@@ -57,7 +57,7 @@ struct ConnectionStateMachine {
     private var closeWhenFlushed = false
     private var closeAfterDiscarding = false
     private var mustClose = false
-    private var holdsHandshakeSlot = false
+    private(set) var holdsHandshakeSlot = false
     /// The handshake finished: the loop's slot must be given back once.
     private var slotToRelease = false
     private(set) var isWaitingForHandshakeSlot = false
@@ -126,9 +126,10 @@ struct ConnectionStateMachine {
     mutating func handshakeSlot(granted: Bool) {
         handshakePending = false
         guard granted else {
-            // Waiting in line is the server's doing: the handshake timeout starts with the handshake.
+            // The handshake deadline still counts from accept: a slot is given only to a connection whose
+            // ClientHello has arrived whole, so a line forms only when handshakes are slow to finish,
+            // and a connection that waited past its deadline is closed like any other.
             isWaitingForHandshakeSlot = true
-            timeouts.arm(.none, at: now)
             return
         }
         isWaitingForHandshakeSlot = false
@@ -139,7 +140,6 @@ struct ConnectionStateMachine {
     mutating func handshakeSlotGranted(at now: UInt64) {
         self.now = now
         guard phase == .sniffing, isWaitingForHandshakeSlot else { return }
-        timeouts.arm(.handshake, at: now)
         canRead = true
         isWaitingForHandshakeSlot = false
     }
@@ -313,7 +313,7 @@ struct ConnectionStateMachine {
             if holdsHandshakeSlot { return .startTLS }
             if canRead, !isWaitingForHandshakeSlot {
                 canRead = false
-                return .peekFirstByte
+                return .peekClientHello
             }
         case .handshaking:
             if handshakeInterest == .readable ? canRead : canWrite {

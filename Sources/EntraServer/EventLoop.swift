@@ -41,6 +41,12 @@ final class EventLoop: @unchecked Sendable {
     private var pendingHandshakes = 0
     private var handshakeLimit: Int
     private var handshakeWaiters: [Connection] = []
+    /// Slot holders in the order they got their slot, pruned as the oldest are looked at.
+    private var handshakeHolders: [(connection: Connection, since: UInt64)] = []
+    private var handshakeHoldersHead = 0
+    /// How long a handshake may wait for its client before a newcomer may take its slot: a loopback or
+    /// LAN client answers the server's flight within a few milliseconds.
+    static let stalledHandshakeAge: UInt64 = 100_000_000
     private var handshakeWaitersHead = 0
     /// The waiting connection whose turn it is, while `grantHandshakeSlots` calls it.
     private var handshakeTurn: Connection?
@@ -174,10 +180,44 @@ final class EventLoop: @unchecked Sendable {
     func claimHandshakeSlot(for connection: Connection) -> Bool {
         if pendingHandshakes < handshakeLimit, handshakeWaitersHead == handshakeWaiters.count || handshakeTurn === connection {
             pendingHandshakes += 1
+            handshakeHolders.append((connection, now))
+            return true
+        }
+        if pendingHandshakes >= handshakeLimit, displaceStalledHandshake() {
+            pendingHandshakes += 1
+            handshakeHolders.append((connection, now))
             return true
         }
         if !connection.isWaitingForHandshakeSlot { handshakeWaiters.append(connection) }
         return false
+    }
+
+    /// Every slot is held: the holder that has waited longest for its client, if that is longer than a
+    /// handshake needs, is closed and its slot goes to the newcomer. A client that sends a ClientHello
+    /// and never answers the server's flight would otherwise keep every slot until its deadline, and
+    /// thousands of them would keep new clients out for minutes. (Slots are only given to whole
+    /// ClientHellos, so a holder is always waiting for its client, never for this loop.)
+    private func displaceStalledHandshake() -> Bool {
+        while handshakeHoldersHead < handshakeHolders.count {
+            let (holder, since) = handshakeHolders[handshakeHoldersHead]
+            guard holder.isOpen, holder.holdsHandshakeSlot else {
+                handshakeHoldersHead += 1
+                continue
+            }
+            guard now &- since >= Self.stalledHandshakeAge else { return false }
+            handshakeHoldersHead += 1
+            holder.close()
+            compactHandshakeHolders()
+            return true
+        }
+        compactHandshakeHolders()
+        return false
+    }
+
+    private func compactHandshakeHolders() {
+        guard handshakeHoldersHead > 1024, handshakeHoldersHead * 2 > handshakeHolders.count else { return }
+        handshakeHolders.removeFirst(handshakeHoldersHead)
+        handshakeHoldersHead = 0
     }
 
     func releaseHandshakeSlot() { pendingHandshakes -= 1 }

@@ -93,7 +93,7 @@ struct FakeConnection {
 
     private mutating func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
-        case .peekFirstByte:
+        case .peekClientHello:
             if let first = peerInput.first { machine.firstByte(first) } else if peerFinished { machine.failed() } else { machine.readBlocked(wantsWrite: false) }
         case .claimHandshakeSlot: machine.handshakeSlot(granted: slotsFree)
         case .startTLS: machine.tlsStarted()
@@ -393,19 +393,23 @@ struct FakeConnection {
         #expect(connection.timer == 7 * Self.second)
     }
 
-    @Test func aConnectionWaitingForAHandshakeSlotHasNoDeadlineUntilGrantedOne() {
+    /// The handshake deadline counts from accept, in line for a slot or not: a client that stalls cannot
+    /// keep a place in the line past it.
+    @Test func aConnectionWaitingForAHandshakeSlotKeepsItsDeadlineFromAccept() {
         var connection = FakeConnection(tls: true)
+        let deadline = connection.timer
+        #expect(deadline > 0)
         connection.slotsFree = false
         connection.peerInput = [0x16]
         connection.wake(readable: true, at: Self.second)
         #expect(connection.machine.isWaitingForHandshakeSlot)
-        #expect(connection.timer == 0 && connection.interest == [])
+        #expect(connection.timer == deadline && connection.interest == [])
         connection.slotsFree = true
-        connection.now = 20 * Self.second
+        connection.now = 3 * Self.second
         connection.machine.handshakeSlotGranted(at: connection.now)
         connection.run()
         #expect(connection.phase == .open)
-        #expect(connection.timer == 25 * Self.second)
+        #expect(connection.timer == 8 * Self.second)
     }
 
     @Test func plainHTTPOnTheTLSPortGetsAReadable400() {

@@ -166,3 +166,35 @@ def test_a_request_followed_by_close_notify_in_one_send(server):
         client.flush()
         status, body = client.response()
         assert status == "HTTP/1.1 200 OK" and b'"access_token"' in body
+
+
+def test_clients_that_start_a_handshake_and_stop_keep_no_one_out(make_server):
+    """Hundreds of connections that sent 3 bytes of a record, and hundreds that sent a whole ClientHello
+    and never answered the server's flight (more than the server's handshake slots): a new client's
+    handshake still completes, within the 10 s its socket allows (the stalled ones hold their places
+    until their own deadlines otherwise)."""
+    import resource
+    server = make_server()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 2048)), hard))
+    parts = urllib.parse.urlsplit(server.url)
+    context = ssl._create_unverified_context()
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    try:
+        context.wrap_bio(incoming, outgoing, server_hostname=parts.hostname).do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outgoing.read()
+    held = []
+    try:
+        for payload in [b"\x16\x03\x01"] * 400 + [hello] * 400:
+            connection = socket.create_connection((parts.hostname, parts.port), timeout=10)
+            connection.sendall(payload)
+            held.append(connection)
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
+            tls = ssl.create_default_context(cafile=server.ca).wrap_socket(raw, server_hostname=parts.hostname)
+            tls.sendall(f"GET /_fakeentra/health HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
+            assert tls.recv(64).startswith(b"HTTP/1.1 200")
+    finally:
+        for connection in held:
+            connection.close()
