@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
         .target(name: "CMallocStats"),
-        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "StateStore", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),

@@ -16,7 +16,7 @@ package struct ScenarioEngineOptions: Sendable {
     /// unbinds) would grow memory and every request's cost without limit.
     package var maxBindings: Int
 
-    package static let defaultMaxBindings = 1_000
+    package static let defaultMaxBindings = 10_000
 
     package init(controlSecret: String? = nil, frozenClocks: Bool = false, maxBindings: Int = defaultMaxBindings) {
         self.controlSecret = controlSecret
@@ -94,7 +94,12 @@ package final class ScenarioEngine: Sendable {
         var makeResponder: (@Sendable (IdentityService) -> any ExchangeResponder)?
         var defaultWorld: ScenarioWorld?
         var bindings: [Binding] = []
+        /// `bindings` by id and target: `bind` adds to it, `unbind` rebuilds it.
+        var index = BindingIndex()
         var nextID = 1
+
+        /// A binding's world by id, through the index.
+        func world(id: String) -> ScenarioWorld? { index.position[id].map { bindings[$0].world } }
         /// Access-token signature → world id, so Graph calls reach the world that minted the token.
         var tokenOwners: [String: String] = [:]
         var tokenOrder: [String] = []
@@ -108,6 +113,8 @@ package final class ScenarioEngine: Sendable {
     private let bindingCount = Atomic<Int>(0)
     /// The key the next `rollSigningKey` signs with, made ahead on its own thread once a scenario that rolls is bound.
     package let spareKey = SpareSigningKey()
+    /// Which bound world issued each live grant handle.
+    let handleOwners = HandleOwners()
 
     /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded).
     package init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
@@ -128,6 +135,7 @@ package final class ScenarioEngine: Sendable {
                 var rebuilt = binding
                 rebuilt.world = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
                                               service: binding.world.service, makeResponder: makeChain)
+                handleOwners.watch(rebuilt.world)
                 return rebuilt
             }
         }
@@ -164,8 +172,8 @@ package final class ScenarioEngine: Sendable {
         let result: Result<BindingInfo, ScenarioEngineError> = state.withLock { s in
             let library = s.library
             guard let scenario = library[name] else { return .failure(.unknownScenario(name, known: library.names)) }
-            if let existing = s.bindings.first(where: { Self.sameTarget($0.info.target, target) }) {
-                return .failure(.conflict(target, existing: existing.info.id))
+            if let existing = s.index.bound(target) {
+                return .failure(.conflict(target, existing: existing))
             }
             guard s.bindings.count < options.maxBindings else { return .failure(.tooManyBindings(options.maxBindings)) }
             let directory = WorldBlueprint.directory(base: base.currentDirectory, scenario: scenario, target: target)
@@ -180,6 +188,8 @@ package final class ScenarioEngine: Sendable {
                                       makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
             let info = BindingInfo(id: id, scenario: name, target: target)
             s.bindings.append(Binding(info: info, world: world, blueprint: blueprint))
+            s.index.add(info, at: s.bindings.count - 1)
+            handleOwners.watch(world)
             bindingCount.store(s.bindings.count, ordering: .releasing)
             return .success(info)
         }
@@ -193,6 +203,9 @@ package final class ScenarioEngine: Sendable {
         state.withLock { s in
             let before = s.bindings.count
             s.bindings.removeAll { $0.info.id == id }
+            guard s.bindings.count != before else { return false }
+            s.index = BindingIndex(s.bindings.map(\.info))
+            handleOwners.forget(world: id)
             bindingCount.store(s.bindings.count, ordering: .releasing)
             s.tokenOwners = s.tokenOwners.filter { $0.value != id }
             s.tokenOrder.removeAll { s.tokenOwners[$0] == nil }
@@ -204,9 +217,9 @@ package final class ScenarioEngine: Sendable {
     /// when there is one (`--scenario NAME`), else the default world.
     package func world(binding id: String? = nil) -> ScenarioWorld? {
         state.withLock { s in
-            guard let id else { return s.bindings.first { $0.info.target == .server }?.world ?? s.defaultWorld }
+            guard let id else { return s.index.server.flatMap { s.world(id: $0) } ?? s.defaultWorld }
             if id == "default" { return s.defaultWorld }
-            return s.bindings.first { $0.info.id == id }?.world
+            return s.world(id: id)
         }
     }
 
@@ -221,6 +234,8 @@ package final class ScenarioEngine: Sendable {
                 let fresh = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
                                           service: binding.blueprint.makeService(now: now), makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
                 s.bindings[index].world = fresh
+                handleOwners.forget(world: binding.info.id)
+                handleOwners.watch(fresh)
                 found = true
             }
             let liveIDs = Set(s.bindings.map(\.info.id))
@@ -238,16 +253,6 @@ package final class ScenarioEngine: Sendable {
         base.keys.roll(to: baseStart.key)
         if let makeResponder = s.makeResponder {
             s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeResponder)
-        }
-    }
-
-    static func sameTarget(_ a: BindingTarget, _ b: BindingTarget) -> Bool {
-        switch (a, b) {
-        case (.server, .server): true
-        case (.client(let x), .client(let y)): x.caseInsensitiveCompare(y) == .orderedSame
-        case (.user(let x), .user(let y)): x.caseInsensitiveCompare(y) == .orderedSame
-        case (.tenantAlias(let x, _), .tenantAlias(let y, _)): x.caseInsensitiveCompare(y) == .orderedSame
-        default: false
         }
     }
 }

@@ -97,33 +97,23 @@ extension ScenarioEngine {
     /// device code or sign-in flow a world issued (the default world included); a bearer token a world minted; the client id; the browser's
     /// binding cookie (pages without a client id); the user; the server binding; the default world.
     func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
-        state.withLock { s in
-            let bindings = s.bindings
-            // Every rule below picks a binding or, failing all, the default world.
-            if bindings.isEmpty { return s.defaultWorld }
-            if let segment = facts.tenantSegment?.lowercased(), let hit = bindings.first(where: {
-                if case .tenantAlias(let alias, _) = $0.info.target { return alias.lowercased() == segment }
-                return false
-            }) { return hit.world }
+        // Who issued a presented handle is looked up outside the engine's lock (its index has its own).
+        let handleOwner = facts.grantHandles.isEmpty ? nil : handleOwners.owner(of: facts.grantHandles)
+        return state.withLock { s in
+            // Every rule below picks a binding or, failing all, the default world; each is one lookup.
+            if s.bindings.isEmpty { return s.defaultWorld }
+            if let segment = facts.tenantSegment, let id = s.index.alias(segment), let world = s.world(id: id) { return world }
             if !facts.grantHandles.isEmpty {
-                if let hit = bindings.first(where: { Self.issued(facts.grantHandles, in: $0.world) }) { return hit.world }
+                if let handleOwner, let world = s.world(id: handleOwner) { return world }
                 if let world = s.defaultWorld, Self.issued(facts.grantHandles, in: world) { return world }
             }
-            if let token = facts.bearerToken, !s.tokenOwners.isEmpty, let owner = s.tokenOwners[Self.tokenKey(token)], let hit = bindings.first(where: { $0.info.id == owner }) {
-                return hit.world
+            if let token = facts.bearerToken, !s.tokenOwners.isEmpty, let owner = s.tokenOwners[Self.tokenKey(token)], let world = s.world(id: owner) {
+                return world
             }
-            if let client = facts.clientID, let hit = bindings.first(where: {
-                if case .client(let id) = $0.info.target { return id.caseInsensitiveCompare(client) == .orderedSame }
-                return false
-            }) { return hit.world }
-            if facts.clientID == nil, let cookie = request.cookies[bindingCookieName], let hit = bindings.first(where: { $0.info.id == cookie }) {
-                return hit.world
-            }
-            if let hit = bindings.first(where: {
-                if case .user(let name) = $0.info.target { return facts.userNames.contains(name.lowercased()) }
-                return false
-            }) { return hit.world }
-            if let hit = bindings.first(where: { $0.info.target == .server }) { return hit.world }
+            if let client = facts.clientID, let id = s.index.client(client), let world = s.world(id: id) { return world }
+            if facts.clientID == nil, let cookie = request.cookies[bindingCookieName], let world = s.world(id: cookie) { return world }
+            if let id = s.index.user(among: facts.userNames), let world = s.world(id: id) { return world }
+            if let id = s.index.server, let world = s.world(id: id) { return world }
             return s.defaultWorld
         }
     }
