@@ -9,6 +9,7 @@ MSAL asks https://login.microsoftonline.com/common/discovery/instance. The serve
 maps login.microsoftonline.com:443 onto it and refuses any other non-loopback target, so FakeEntra answers the
 discovery and nothing leaves the machine. Each test sets its variables with monkeypatch (undone after it)."""
 import os
+import time
 import uuid
 
 import pytest
@@ -166,6 +167,61 @@ def test_environment_credential_with_a_registered_certificate(fakeentra_factory,
         with pytest.raises(ClientAuthenticationError) as failure:
             identity.EnvironmentCredential().get_token(GRAPH_SCOPE)
         assert "invalid_client" in str(failure.value) or "AADSTS" in str(failure.value), failure.value
+    finally:
+        env.stop()
+    assert not env.proxy.refused(), env.proxy.refused()
+
+
+def service_account_token(key_pem, issuer, subject, audience="api://AzureADTokenExchange", lifetime=3600):
+    """What a Kubernetes cluster (or GitHub Actions) projects into the pod: its own RS256 token for the workload."""
+    from joserfc import jwt
+    from joserfc.jwk import RSAKey
+    now = int(time.time())
+    claims = {"iss": issuer, "sub": subject, "aud": [audience], "iat": now, "nbf": now, "exp": now + lifetime}
+    return jwt.encode({"alg": "RS256", "kid": "cluster-key"}, claims, RSAKey.import_key(key_pem))
+
+
+def test_workload_identity_exchanges_a_federated_token(fakeentra_factory, chain_certs, monkeypatch, tmp_path):
+    """WorkloadIdentityCredential (DefaultAzureCredential's workload identity link) reads the projected token
+    file and presents it as the client assertion; the app's federated credential names its issuer and subject."""
+    key_pem, cert_pem, _ = self_signed_certificate()
+    issuer, subject = "https://oidc.prod-aks.azure.com/8f2c1a3e-demo/", "system:serviceaccount:payments:api"
+    client_id = str(uuid.uuid4())
+    configured = fakeentra_factory(*SERVER_ARGS, certs_dir=chain_certs, config={"apps": [{
+        "clientId": client_id, "displayName": "Payments API (AKS)", "tenant": CONTOSO,
+        "federatedCredentials": [{"issuer": issuer, "subject": subject, "certificates": [cert_pem]}]}]})
+    env = Environment(monkeypatch, configured)
+    token_file = tmp_path / "azure-identity-token"
+    try:
+        token_file.write_text(service_account_token(key_pem, issuer, subject))
+        env.set(AZURE_TENANT_ID=CONTOSO_ID, AZURE_CLIENT_ID=client_id, AZURE_FEDERATED_TOKEN_FILE=str(token_file),
+                AZURE_AUTHORITY_HOST=configured.url)
+        mark = journal_mark(configured)
+        token = identity.WorkloadIdentityCredential().get_token(ARM_SCOPE)
+        claims = assert_app_token(token.token, client_id, ("https://management.azure.com", "https://management.azure.com/"))
+        assert claims["appidacr"] == "2", claims
+        assert arm_subscriptions(configured, token.token) == [DEMO_SUBSCRIPTION]
+        sent = [e for e in journal_since(configured, mark) if e["path"].endswith("/oauth2/v2.0/token")]
+        assert sent and sent[0]["request"]["body"]["client_assertion_type"] == "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", sent
+        # DefaultAzureCredential finds the same link from the same variables.
+        chain = identity.DefaultAzureCredential(exclude_cli_credential=True, exclude_powershell_credential=True,
+                                                exclude_developer_cli_credential=True, exclude_shared_token_cache_credential=True,
+                                                exclude_visual_studio_code_credential=True, exclude_interactive_browser_credential=True)
+        assert jwt_claims(chain.get_token(GRAPH_SCOPE).token)["appid"] == client_id
+        # Another subject, another issuer, another audience: each refused with its own code.
+        for wrong, code in ((service_account_token(key_pem, issuer, "system:serviceaccount:payments:other"), "AADSTS700213"),
+                            (service_account_token(key_pem, "https://token.actions.githubusercontent.com", subject), "AADSTS700211"),
+                            (service_account_token(key_pem, issuer, subject, audience="api://other"), "AADSTS700212")):
+            token_file.write_text(wrong)
+            with pytest.raises(ClientAuthenticationError) as failure:
+                identity.WorkloadIdentityCredential().get_token(GRAPH_SCOPE)
+            assert code in str(failure.value), failure.value
+        # A token the issuer did not sign.
+        other_key, _, _ = self_signed_certificate()
+        token_file.write_text(service_account_token(other_key, issuer, subject))
+        with pytest.raises(ClientAuthenticationError) as failure:
+            identity.WorkloadIdentityCredential().get_token("https://vault.azure.net/.default")
+        assert "AADSTS7000274" in str(failure.value), failure.value
     finally:
         env.stop()
     assert not env.proxy.refused(), env.proxy.refused()

@@ -74,6 +74,10 @@ package enum ClientAuthenticator {
                 }
                 return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .certificate)
             }
+            if !app.federatedCredentials.isEmpty, FederatedAssertionValidator.isFederated(assertion, clientID: app.clientID) {
+                try FederatedAssertionValidator.validate(assertion, application: app, now: now)
+                return AuthenticatedClient(client: client, method: .certificate)
+            }
             if app.isPublicClient && app.certificates.isEmpty && app.secrets.isEmpty { throw .publicClientSentSecret() }
             try ClientAssertionValidator.validate(assertion, application: app, now: now)
             return AuthenticatedClient(client: client, method: .certificate)

@@ -109,6 +109,14 @@ struct ConfigurationFile: Decodable {
         var accessTokenAcceptedVersion: Int?
         var familyId: String?
         var groupMembershipClaims: GroupMembershipClaims?
+        var federatedCredentials: [FederatedCredentialEntry]?
+    }
+
+    struct FederatedCredentialEntry: Decodable {
+        var issuer: String
+        var subject: String
+        var audiences: [String]?
+        var certificates: [String]
     }
 
     struct ConsentEntry: Decodable {

@@ -254,6 +254,13 @@ struct DirectoryBuilder {
                 if let pem = certificate(text, at: "/apps/\(i)/certificates/\(k)") { certificates.append(pem) }
             }
             let secrets = (entry.secrets ?? []).map { Application.Secret(value: $0.value, expiresAt: $0.expiresAt) }
+            let federated = (entry.federatedCredentials ?? []).enumerated().map { j, credential in
+                FederatedCredential(issuer: credential.issuer, subject: credential.subject,
+                                    audiences: credential.audiences ?? [FederatedCredential.defaultAudience],
+                                    certificates: credential.certificates.enumerated().compactMap { k, text in
+                                        certificate(text, at: "/apps/\(i)/federatedCredentials/\(j)/certificates/\(k)")
+                                    })
+            }
             for (k, uri) in (entry.redirectUris ?? []).enumerated() {
                 if let problem = ClientResolver.redirectURIProblem(uri) { report("/apps/\(i)/redirectUris/\(k)", problem) }
             }
@@ -262,7 +269,7 @@ struct DirectoryBuilder {
             }
             var app = Application(
                 clientID: entry.clientId, displayName: entry.displayName ?? entry.clientId, tenantID: home?.id,
-                isPublicClient: entry.publicClient ?? (secrets.isEmpty && certificates.isEmpty),
+                isPublicClient: entry.publicClient ?? (secrets.isEmpty && certificates.isEmpty && federated.isEmpty),
                 secrets: secrets, certificates: certificates, redirectURIs: entry.redirectUris ?? [],
                 requiredResourceAccess: (entry.requiredResourceAccess ?? []).map { .init(resource: $0.resource, scopes: $0.scopes ?? [], roles: $0.roles ?? []) },
                 identifierURIs: entry.identifierUris ?? [], exposedScopes: entry.exposedScopes ?? [], appRoles: entry.appRoles ?? [],
@@ -270,6 +277,7 @@ struct DirectoryBuilder {
             )
             app.adminConsentScopes = entry.adminConsentScopes ?? []
             app.groupMembershipClaims = entry.groupMembershipClaims
+            app.federatedCredentials = federated
             directory.applications.append(app)
         }
     }

@@ -48,6 +48,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         var familyID: String?
         var adminConsentScopes: [String]
         var groupMembershipClaims: GroupMembershipClaims?
+        var federatedCredentials: [FederatedCredential]?
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -125,6 +126,12 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         set { storage.fields.familyID = newValue }
     }
 
+    /// Tokens of other issuers the app accepts as its client assertion (workload identity federation).
+    package var federatedCredentials: [FederatedCredential] {
+        get { storage.fields.federatedCredentials ?? [] }
+        set { storage.fields.federatedCredentials = newValue.isEmpty ? nil : newValue }
+    }
+
     /// Which groups the app's tokens name in a `groups` claim (the manifest's `groupMembershipClaims`).
     package var groupMembershipClaims: GroupMembershipClaims? {
         get { storage.fields.groupMembershipClaims }
@@ -148,7 +155,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
             clientID: clientID, displayName: displayName, tenantID: tenantID?.lowercased(), isPublicClient: isPublicClient,
             secrets: secrets, certificates: certificates, redirectURIs: redirectURIs, requiredResourceAccess: requiredResourceAccess,
             identifierURIs: identifierURIs, exposedScopes: exposedScopes, appRoles: appRoles,
-            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: [], groupMembershipClaims: nil
+            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: [], groupMembershipClaims: nil, federatedCredentials: nil
         ))
     }
 
