@@ -1,4 +1,4 @@
-package import EntraHTTP
+import EntraHTTP
 import IdentityPlatform
 import Foundation
 

@@ -21,7 +21,7 @@ import Testing
 
     @Test(arguments: [FakeEntraTestingMode.router, .live])
     func aWrongPasswordIsReportedNotHung(mode: FakeEntraTestingMode) async throws {
-        try await onFakeEntra(mode) { client in
+        _ = try await onFakeEntra(mode) { client in
             await #expect(throws: FakeEntraTestingError.self) {
                 try await client.signIn(user: Contoso.adele, password: "wrong", clientID: Contoso.newClientID())
             }
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func liveNeedsAListener() async throws {
-        try await withFakeEntra(FakeEntraConfiguration(listener: .none)) { server in
+        _ = try await withFakeEntra(FakeEntraConfiguration(listener: .none)) { server in
             #expect(throws: FakeEntraTestingError.self) { try server.client(.live) }
         }
     }

@@ -61,7 +61,7 @@ import Testing
             func saveDirectory(_ rows: [DirectoryRow]) {}
         }
         let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate()))
-        service.state.withLock { $0.attach(Discarding(), restoring: []) }
+        _ = service.state.withLock { $0.attach(Discarding(), restoring: []) }
         let app = FakeEntraApplication(service: service)
         let registered = try #require(service.currentDirectory.applications.first?.clientID)
         let request = HTTPRequest(method: "POST", target: "/common/oauth2/v2.0/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],

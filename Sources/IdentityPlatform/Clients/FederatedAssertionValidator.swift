@@ -1,5 +1,5 @@
 import EntraCrypto
-package import Foundation
+import Foundation
 
 /// A federated identity credential on an app (workload identity federation): a token of another issuer
 /// (a Kubernetes service account, GitHub Actions, another cloud) is accepted as the app's client assertion
