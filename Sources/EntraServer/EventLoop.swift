@@ -223,16 +223,21 @@ final class EventLoop: @unchecked Sendable {
     func releaseHandshakeSlot() { pendingHandshakes -= 1 }
 
     /// Once per iteration (never from inside a connection's own call): waiting connections take the
-    /// slots freed meanwhile, oldest first; the closed ones (handshake timeout) are dropped.
+    /// slots freed meanwhile, oldest first, and those of holders stalled past `stalledHandshakeAge`
+    /// (a line that formed while every holder was young still moves once they stall); the closed ones
+    /// (handshake timeout) are dropped.
     private func grantHandshakeSlots() {
-        while pendingHandshakes < handshakeLimit, handshakeWaitersHead < handshakeWaiters.count {
+        while handshakeWaitersHead < handshakeWaiters.count {
             let connection = handshakeWaiters[handshakeWaitersHead]
-            handshakeWaitersHead += 1
-            if connection.isOpen, connection.isWaitingForHandshakeSlot {
-                handshakeTurn = connection
-                connection.handshakeSlotGranted()
-                handshakeTurn = nil
+            guard connection.isOpen, connection.isWaitingForHandshakeSlot else {
+                handshakeWaitersHead += 1
+                continue
             }
+            if pendingHandshakes >= handshakeLimit, !displaceStalledHandshake() { break }
+            handshakeWaitersHead += 1
+            handshakeTurn = connection
+            connection.handshakeSlotGranted()
+            handshakeTurn = nil
         }
         if handshakeWaitersHead == handshakeWaiters.count {
             handshakeWaiters.removeAll(keepingCapacity: handshakeWaiters.capacity <= 4096)
