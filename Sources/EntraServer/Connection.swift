@@ -158,21 +158,20 @@ final class Connection {
 
     private enum ClientHelloPeek { case arrived(first: UInt8), partial(needed: Int), wouldBlock, closed }
 
-    /// The first byte, and for a TLS record (0x16) the whole first record, in the socket's buffer.
+    /// The first byte, and for a TLS record (0x16) the whole first record, in the socket's buffer: one
+    /// peek of as much as the largest record TLS allows (it copies only what has arrived).
     private func peekClientHello() -> ClientHelloPeek {
         let buffer = loop.scratch
-        let header = recv(fd, buffer.baseAddress, 5, Int32(MSG_PEEK))
-        if header < 0 { return errno == EAGAIN || errno == EINTR ? .wouldBlock : .closed }
-        if header == 0 { return .closed }
+        let largestRecord = min(buffer.count, 5 + 16_384 + 2_048)
+        let peeked = recv(fd, buffer.baseAddress, largestRecord, Int32(MSG_PEEK))
+        if peeked < 0 { return errno == EAGAIN || errno == EINTR ? .wouldBlock : .closed }
+        if peeked == 0 { return .closed }
         let first = buffer[0]
         guard first == 0x16 else { return .arrived(first: first) }
-        guard header == 5 else { return .partial(needed: 5) }
-        let length = Int(buffer[3]) << 8 | Int(buffer[4])
+        guard peeked >= 5 else { return .partial(needed: 5) }
+        let needed = 5 + (Int(buffer[3]) << 8 | Int(buffer[4]))
         // A record longer than TLS allows is OpenSSL's to refuse, with its own alert.
-        let needed = 5 + length
-        guard needed <= min(buffer.count, 5 + 16_384 + 2_048) else { return .arrived(first: first) }
-        let peeked = recv(fd, buffer.baseAddress, needed, Int32(MSG_PEEK))
-        if peeked < 0 { return errno == EAGAIN || errno == EINTR ? .wouldBlock : .closed }
+        guard needed <= largestRecord else { return .arrived(first: first) }
         return peeked >= needed ? .arrived(first: first) : .partial(needed: needed)
     }
 

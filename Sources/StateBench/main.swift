@@ -110,6 +110,8 @@ let beforeJournal = allocatedBytes()
 for _ in 0..<journal.limits.maximumEntries { _ = journaled.respond(to: clientCredentials, context: context) }
 let bytesPerEntry = Double(allocatedBytes() - beforeJournal) / Double(journal.limits.maximumEntries)
 
+func milliseconds(_ duration: Duration) -> Double { Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 }
+
 // 5. `--state` with 20,000 users: one user's display name changed (what a Graph or control-API PATCH
 // does), timed on the wall clock, and the bytes SQLite appended to its write-ahead log. Reference: the
 // whole directory encoded, which is what each change wrote before the directory was kept as rows.
@@ -134,21 +136,18 @@ for round in 0..<41 {
     let before = walBytes()
     let start = ContinuousClock.now
     persisted.directory.withLock { $0.users[10_000 + round].displayName = "Renamed \(round)" }
-    let elapsed = ContinuousClock.now - start
-    patchMilliseconds.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+    patchMilliseconds.append(milliseconds(ContinuousClock.now - start))
     let grown = walBytes() - before
     if grown > 0 { patchBytes.append(grown) }
 }
 let encodeStart = ContinuousClock.now
 let wholeDirectory = try JSONEncoder().encode(crowded.users)
-let encodeElapsed = ContinuousClock.now - encodeStart
-let encodeMilliseconds = Double(encodeElapsed.components.attoseconds) / 1e15 + Double(encodeElapsed.components.seconds) * 1000
+let encodeMilliseconds = milliseconds(ContinuousClock.now - encodeStart)
 let patchMedian = patchMilliseconds.sorted()[patchMilliseconds.count / 2]
 let bytesMedian = patchBytes.sorted().dropFirst(patchBytes.count / 2).first ?? 0
 
 // 6. Bindings: a refresh-token grant of an unbound client (its world found by its handle, then past every
 // binding's target) with 10,000 client bindings, against the same with none; and what one binding costs.
-func milliseconds(_ duration: Duration) -> Double { Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15 }
 func refreshLatency(bindings count: Int) -> (median: Double, perBind: Double) {
     let application = FakeEntraApplication(service: service(), scenarios: (try? ScenarioLibrary.shipped(baseDirectory: .embeddedDefault)) ?? ScenarioLibrary())
     let bindStart = ContinuousClock.now

@@ -9,9 +9,7 @@ enum ClientAssertionValidator {
 
     static func validate(_ assertion: String, application app: Application, now: Date) throws(IdentityError) {
         guard let jwt = ParsedJWT(assertion) else { throw .malformedClientAssertion("JWT token is invalid or malformed.") }
-        guard ["RS256", "PS256"].contains(jwt.jws.algorithm ?? "") else {
-            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256 or PS256.")
-        }
+        try checkAlgorithm(of: jwt)
         let certificate = try signingCertificate(for: jwt, application: app)
         guard let key = try? certificate.publicKey, verifies(jwt.jws, key: key) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
@@ -23,13 +21,25 @@ enum ClientAssertionValidator {
               jwt.string("sub")?.lowercased() == app.clientID.lowercased() else {
             throw .clientAssertionSubjectInvalid(clientID: app.clientID)
         }
+        try checkValidity(of: jwt, now: now)
+        guard let jti = jwt.string("jti"), !jti.isEmpty else {
+            throw .malformedClientAssertion("The client assertion must contain a 'jti' claim.")
+        }
+    }
+
+    /// RS256 or PS256, the algorithms Entra accepts for client assertions (its own or a federated issuer's).
+    static func checkAlgorithm(of jwt: ParsedJWT) throws(IdentityError) {
+        guard ["RS256", "PS256"].contains(jwt.jws.algorithm ?? "") else {
+            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256 or PS256.")
+        }
+    }
+
+    /// An `exp`, and now within `nbf`…`exp` give or take `allowedSkew`.
+    static func checkValidity(of jwt: ParsedJWT, now: Date) throws(IdentityError) {
         guard let expiry = jwt.date("exp") else { throw .malformedClientAssertion("The client assertion must contain an 'exp' claim.") }
         let notBefore = jwt.date("nbf")
         if expiry.addingTimeInterval(allowedSkew) <= now || (notBefore.map { $0.addingTimeInterval(-allowedSkew) > now } ?? false) {
             throw .clientAssertionOutOfRange(now: now, notBefore: notBefore, expiry: expiry)
-        }
-        guard let jti = jwt.string("jti"), !jti.isEmpty else {
-            throw .malformedClientAssertion("The client assertion must contain a 'jti' claim.")
         }
     }
 

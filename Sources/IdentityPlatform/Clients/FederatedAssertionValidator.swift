@@ -46,19 +46,12 @@ enum FederatedAssertionValidator {
         guard let credential = forSubject.first(where: { !Set($0.audiences).isDisjoint(with: audiences) }) else {
             throw .federatedAudienceNotFound(audiences.first ?? "")
         }
-        guard ["RS256", "PS256"].contains(jwt.jws.algorithm ?? "") else {
-            throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256 or PS256.")
-        }
+        try ClientAssertionValidator.checkAlgorithm(of: jwt)
         let keys = credential.certificates.compactMap { try? X509Certificate(pem: $0).publicKey }
         guard keys.contains(where: { ClientAssertionValidator.verifies(jwt.jws, key: $0) }) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
-        guard let expiry = jwt.date("exp") else { throw .malformedClientAssertion("The client assertion must contain an 'exp' claim.") }
-        let notBefore = jwt.date("nbf")
-        let skew = ClientAssertionValidator.allowedSkew
-        if expiry.addingTimeInterval(skew) <= now || (notBefore.map { $0.addingTimeInterval(-skew) > now } ?? false) {
-            throw .clientAssertionOutOfRange(now: now, notBefore: notBefore, expiry: expiry)
-        }
+        try ClientAssertionValidator.checkValidity(of: jwt, now: now)
     }
 }
 

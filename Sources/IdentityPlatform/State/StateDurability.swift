@@ -8,11 +8,13 @@ import Synchronization
 /// the two in agreement).
 package final class StateDurability: Sendable {
     private let record = Mutex<(failures: Int, firstReason: String?, lastReason: String?)>((0, nil, nil))
+    /// `record.failures`, read without the lock: every request reads it twice.
+    private let failureCount = Atomic<Int>(0)
 
     package init() {}
 
     /// How many writes have failed since start.
-    package var failures: Int { record.withLock { $0.failures } }
+    package var failures: Int { failureCount.load(ordering: .acquiring) }
 
     /// Why the state is not durable, or nil while every write has been made.
     package var degradedReason: String? {
@@ -28,6 +30,7 @@ package final class StateDurability: Sendable {
             entry.failures += 1
             if entry.firstReason == nil { entry.firstReason = reason }
             entry.lastReason = reason
+            failureCount.store(entry.failures, ordering: .releasing)
         }
     }
 }
