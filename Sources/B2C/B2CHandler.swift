@@ -3,15 +3,11 @@ import Foundation
 package import IdentityPlatform
 
 /// Azure AD B2C policy authorities on FakeEntra's host: metadata, keys, authorize (with its pages),
-/// token and logout per policy. Mount it BEFORE `IdentityHandler`: B2C paths such as
-/// `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_susi` would otherwise be taken as Entra ones. Returns nil for
-/// every request that is not B2C.
+/// token and logout per policy: the requests `RouteResolver` routes `.b2c` (which `/{tenant}/…?p=B2C_1_…`
+/// paths are B2C's and which Entra's is the resolver's decision, by the B2C tenant).
 package struct B2CHandler: ExchangeHandler {
     package let service: IdentityService
     package let configuration: B2CConfiguration
-    /// Standalone use (tests): Graph's default host, and this configuration's tenant as the one B2C tenant.
-    package var routes: RouteResolver { configuration.routes() }
-
     /// Installs the B2C tenant, accounts and apps into the service's directory when they are not there yet.
     package init(service: IdentityService, configuration: B2CConfiguration = .embeddedDefault) {
         self.service = service

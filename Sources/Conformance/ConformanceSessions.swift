@@ -73,8 +73,14 @@ package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvert
 
     package var description: String { message }
 
+    package init(status: Int, code: String, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
     static func unknownRun(_ id: String) -> ConformanceError { .init(status: 404, code: "unknown_run", message: "no conformance run with id \"\(id)\"") }
-    static func unknownCase(_ id: String) -> ConformanceError {
+    package static func unknownCase(_ id: String) -> ConformanceError {
         .init(status: 404, code: "unknown_case", message: "no conformance case \"\(id)\"; `fakeentra conform --list` shows them")
     }
     static func notStarted(_ id: String) -> ConformanceError { .init(status: 409, code: "case_not_started", message: "case \"\(id)\" was not started in this run") }
@@ -87,6 +93,9 @@ package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvert
 /// Runs cases against this server's scenario engine: each case gets a fresh client id, its own
 /// binding (world, clock, counters) and its exchanges from the journal, so cases run in parallel.
 package final class ConformanceSessions: Sendable {
+    /// Where the control plane serves the runs (`/_fakeentra/conformance/…`).
+    package static let controlPath = "/_fakeentra/conformance"
+
     struct Started: Sendable {
         var start: CaseStart
         var startedAt: Date

@@ -90,14 +90,14 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
     }
 }
 
-enum ReportDates {
-    static func iso(_ date: Date) -> String {
+package enum ReportDates {
+    package static func iso(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: date)
     }
 
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         if let date = formatter.date(from: text) { return date }

@@ -1,3 +1,4 @@
+import ControlPlane
 import EntraHTTP
 import Foundation
 import IdentityPlatform
@@ -10,7 +11,7 @@ struct ConsolePage {
     let context: RequestContext
 
     var origin: String { PublicOrigin(request: request, context: context).url }
-    static let base = ConsoleResponder.base
+    static let base = ConsoleLayer.base
 
     enum Tab: String, CaseIterable {
         case overview = "Overview", directory = "Directory", journal = "Journal", scenarios = "Scenarios & clock", tokens = "Mint a token"

@@ -1,3 +1,4 @@
+import ControlPlane
 import EntraCrypto
 import EntraHTTP
 import Foundation

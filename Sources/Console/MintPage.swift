@@ -1,3 +1,4 @@
+import ControlPlane
 import EntraHTTP
 import Foundation
 import IdentityPlatform
@@ -30,7 +31,7 @@ extension ConsolePage {
             mint.extraClaims = members.map { ($0.key, $0.value.compactText) }
         }
         do {
-            let minted = try console.mint(mint, binding: nil, origin: origin)
+            let minted = try console.commands.mint(mint, binding: nil, origin: origin)
             let inspection = TokenInspection(minted.token, keys: console.signingKeys)
             let curl = "curl -H \"Authorization: Bearer \(minted.token)\" https://localhost:5001/"
             let result: HTML = """

@@ -1,3 +1,4 @@
+import ControlPlane
 import EntraHTTP
 import Foundation
 import IdentityPlatform
@@ -70,66 +71,43 @@ extension ConsolePage {
         """
     }
 
-    /// A console form post: checked against forgery, then sent to the control API as the JSON request
-    /// a script would send, so the same validation applies; success goes back to the page (303).
+    /// A console form post: checked against forgery, then run as the control plane's command, so the
+    /// same checks apply as to a script's request; success goes back to the page (303).
     func action(_ name: String) -> HTTPResponse {
         let form = request.form
         guard console.formGuard.accepts(request, form: form) else {
             return scenarios(alert: "The form was refused: it did not come from this console page (reload the page and try again).", status: .forbidden)
         }
         let binding = form["binding"].flatMap { $0.isEmpty ? nil : $0 }
-        let call: (method: String, path: String, body: [String: Any]?)
-        switch name {
-        case "bind":
-            var body: [String: Any] = ["scenario": form["scenario"] ?? ""]
-            let value = (form["value"] ?? "").trimmingCharacters(in: .whitespaces)
-            switch form["target"] ?? "server" {
-            case "client": body["clientId"] = value
-            case "user": body["user"] = value
-            case "alias":
-                let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-                body["tenantAlias"] = parts.first ?? ""
-                if parts.count == 2 { body["tenant"] = parts[1] }
-            default: break
+        let commands = console.commands
+        do {
+            switch name {
+            case "bind":
+                try commands.bind(scenario: form["scenario"] ?? "", to: try Self.target(form))
+            case "unbind":
+                try commands.unbind(id: binding ?? "")
+            case "reset":
+                try commands.reset(binding: binding)
+            default:
+                guard let seconds = Double(form["seconds"] ?? "") else { return scenarios(alert: "Give the seconds to advance as a number.", status: .badRequest) }
+                try commands.advanceClock(binding: binding ?? "default", by: seconds)
             }
-            call = ("POST", "/_fakeentra/bindings", body)
-        case "unbind":
-            call = ("DELETE", "/_fakeentra/bindings/\(FormCoding.encodeComponent(binding ?? ""))", nil)
-        case "reset":
-            let body: [String: Any] = binding.map { ["binding": $0] } ?? [:]
-            call = ("POST", "/_fakeentra/reset", body)
-        default:
-            guard let seconds = Double(form["seconds"] ?? "") else { return scenarios(alert: "Give the seconds to advance as a number.", status: .badRequest) }
-            call = ("POST", "/_fakeentra/clock/advance", ["seconds": seconds, "binding": binding ?? "default"])
-        }
-        let response = controlAPI(call.method, call.path, body: call.body)
-        guard (200..<300).contains(response.status.code) else {
-            let message = ControlAnswer.message(response.body) ?? "The control API answered \(response.status.code)."
-            return scenarios(alert: message, status: response.status)
+        } catch {
+            return scenarios(alert: error.message, status: HTTPStatus(error.status))
         }
         return redirect(to: "\(Self.base)/scenarios?done=\(name)#\(name == "clock" ? "clock" : "bindings")")
     }
 
-    /// Sends a request to the control API through the server's own responder, with the control secret
-    /// when one is configured (the console's caller has already passed the same rule).
-    func controlAPI(_ method: String, _ path: String, body: [String: Any]?) -> HTTPResponse {
-        var headers: HTTPHeaders = [:]
-        headers.set("Host", request.headers["Host"] ?? "127.0.0.1")
-        if let secret = console.access.secret { headers.set("Authorization", "Bearer \(secret)") }
-        var bytes: [UInt8] = []
-        if let body, let data = try? JSONSerialization.data(withJSONObject: body) {
-            bytes = Array(data)
-            headers.set("Content-Type", "application/json")
+    /// The bind form's target: the whole server, a client id, a user, or `alias=tenant`.
+    static func target(_ form: FormParameters) throws(ScenarioEngineError) -> BindingTarget {
+        let value = (form["value"] ?? "").trimmingCharacters(in: .whitespaces)
+        switch form["target"] ?? "server" {
+        case "client": return try BindingTarget(clientID: value, user: nil, tenantAlias: nil, tenant: nil)
+        case "user": return try BindingTarget(clientID: nil, user: value, tenantAlias: nil, tenant: nil)
+        case "alias":
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            return try BindingTarget(clientID: nil, user: nil, tenantAlias: parts.first ?? "", tenant: parts.count == 2 ? parts[1] : nil)
+        default: return .server
         }
-        headers.set("Content-Length", String(bytes.count))
-        return console.inner.respond(to: HTTPRequest(method: method, target: path, headers: headers, body: bytes), context: context)
-    }
-}
-
-/// The control API's one error shape, `{"error":{"code","message"}}`, read for the console's alert.
-enum ControlAnswer {
-    static func message(_ body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return (object["error"] as? [String: Any])?["message"] as? String
     }
 }

@@ -119,13 +119,8 @@ package struct RequestContext: Sendable, Equatable {
     }
 }
 
-/// One part of the application: answers the requests that are its own and returns nil for the rest.
-/// Handlers are synchronous and pure; delays and connection drops are expressed as `TransportDirectives`.
-package protocol HTTPHandler: Sendable {
-    func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse?
-}
-
-/// What the server calls: always an answer.
+/// What the server calls: always an answer. Answers are synchronous; delays and connection drops are
+/// expressed as `TransportDirectives` on the response.
 package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
     /// True for a request whose answer takes bounded time, no more than a TLS handshake the loop does
@@ -137,22 +132,4 @@ package protocol HTTPResponder: Sendable {
 
 extension HTTPResponder {
     package func answersOnLoop(_ request: HTTPRequest) -> Bool { false }
-}
-
-/// Tries handlers in order; the first non-nil answer wins, else `fallback`.
-package struct HandlerChain: HTTPResponder {
-    package let handlers: [any HTTPHandler]
-    package let fallback: @Sendable (HTTPRequest, RequestContext) -> HTTPResponse
-
-    package init(_ handlers: [any HTTPHandler], fallback: @escaping @Sendable (HTTPRequest, RequestContext) -> HTTPResponse) {
-        self.handlers = handlers
-        self.fallback = fallback
-    }
-
-    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        for handler in handlers {
-            if let response = handler.handle(request, context: context) { return response }
-        }
-        return fallback(request, context)
-    }
 }

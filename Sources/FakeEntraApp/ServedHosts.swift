@@ -1,5 +1,5 @@
-import EntraHTTP
-import IdentityPlatform
+package import EntraHTTP
+package import IdentityPlatform
 import Foundation
 
 /// The names this server answers as: its certificate's names (localhost, 127.0.0.1, ::1, each
@@ -84,7 +84,11 @@ package struct ServedHosts: Sendable, Equatable {
     }
 }
 
-extension ServedHosts {
+extension ServedHosts: ExchangeLayer {
+    package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
+        refusal(request) ?? next(request, context)
+    }
+
     /// The answer to a request whose Host this server does not serve, or nil. A page whose host name was
     /// rebound to this machine (DNS rebinding) must not read the console nor drive the control API.
     func refusal(_ request: HTTPRequest) -> HTTPResponse? {

@@ -32,8 +32,6 @@ package struct GraphHandler: ExchangeHandler {
         self.intervene = intervene
     }
 
-    package var routes: RouteResolver { options.routes }
-
     package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
         guard case .graph(let route) = context.route else { return nil }
         context.receipt.update { $0.isComplete = true }
@@ -56,12 +54,6 @@ package struct GraphHandler: ExchangeHandler {
     /// the platform clock): for the scenario engine when it answers a Graph request before the handler runs.
     package func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         GraphExchange(request: request, context: context, service: service, options: options).failure(error)
-    }
-
-    /// True when `request` is one this handler answers (for the engine's routing and the journal).
-    package func claims(_ request: HTTPRequest) -> Bool {
-        if case .graph = routes.route(request) { return true }
-        return false
     }
 
     private func respond(to route: GraphRoute, in exchange: GraphExchange) -> HTTPResponse {

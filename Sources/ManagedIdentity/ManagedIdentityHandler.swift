@@ -14,11 +14,8 @@ import LocatedJSON
 /// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
 package struct ManagedIdentityHandler: ExchangeHandler {
     package let service: IdentityService
-    package let routes: RouteResolver
-
-    package init(service: IdentityService, routes: RouteResolver = .init()) {
+    package init(service: IdentityService) {
         self.service = service
-        self.routes = routes
     }
 
     struct Failure: Error {

@@ -10,11 +10,8 @@ package import IdentityPlatform
 /// (Tests/Fidelity/recordings/arm--*): ARM's JSON, `api-version` required, tokens for ARM's audiences only.
 package struct ResourceManagerHandler: ExchangeHandler {
     package let service: IdentityService
-    package let routes: RouteResolver
-
-    package init(service: IdentityService, routes: RouteResolver = .init()) {
+    package init(service: IdentityService) {
         self.service = service
-        self.routes = routes
     }
 
     /// ARM's accepted audiences, as its metadata and its audience error list them.

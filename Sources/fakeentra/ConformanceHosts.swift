@@ -65,19 +65,19 @@ struct RemoteConformanceHost: ConformanceHost {
         client = try ControlClient(baseURL: baseURL, caPath: certificateAuthority, secret: secret)
         var body: [String: String] = ["level": level.rawValue]
         if let cases { body["cases"] = cases }
-        let created: RunCreated = try Self.decode(client.send("POST", ConformanceControl.prefix + "/runs", query: [], body: Self.encode(body), expecting: 201))
+        let created: RunCreated = try Self.decode(client.send("POST", ConformanceSessions.controlPath + "/runs", query: [], body: Self.encode(body), expecting: 201))
         run = created.run
     }
 
     var serverDescription: String { client.baseURL }
 
     func start(case id: String) throws -> CaseStart {
-        try Self.decode(client.send("POST", "\(ConformanceControl.prefix)/runs/\(run)/cases/\(id)/start", query: [], body: "{}", expecting: 200))
+        try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/start", query: [], body: "{}", expecting: 200))
     }
 
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult {
         let body = FinishBody(outcomes: outcomes.map(ReportedOutcome.init), stderrTail: stderrTail)
-        return try Self.decode(client.send("POST", "\(ConformanceControl.prefix)/runs/\(run)/cases/\(id)/finish", query: [], body: Self.encode(body), expecting: 200))
+        return try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/finish", query: [], body: Self.encode(body), expecting: 200))
     }
 
     /// The finish body's outcome: the adapter's reply members plus what the suite observed and when.

@@ -17,11 +17,12 @@ enum B2CFixtures {
 
 /// A scripted browser and app in one: keeps the cookies, follows the pages by their element ids the
 /// way a headless driver would, and redeems codes at the token endpoint. Requests go through the
-/// handler chain the app mounts (B2C first, then Entra), so routing between the two is exercised too.
+/// world router the app mounts (B2C and Entra, by the application's routes), so routing between the two is exercised too.
 final class B2CBrowser {
     let service: IdentityService
     let clock: VirtualClock
-    let chain: ExchangeChain
+    let chain: WorldRouter
+    let routes: RouteResolver
     var host: String
     var cookies: [String: String] = [:]
     /// What an active scenario changes for the requests sent (see `under`).
@@ -30,9 +31,8 @@ final class B2CBrowser {
     init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443") {
         clock = VirtualClock(frozenAt: B2CFixtures.start)
         service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options)
-        chain = ExchangeChain([B2CHandler(service: service, configuration: configuration), IdentityHandler(service: service)], routes: configuration.routes()) { _, _ in
-            HTTPResponse(status: .notFound, text: "not found", contentType: "text/plain")
-        }
+        chain = WorldRouter(entra: IdentityHandler(service: service), b2c: B2CHandler(service: service, configuration: configuration))
+        routes = configuration.routes()
         self.host = host
     }
 
@@ -40,6 +40,7 @@ final class B2CBrowser {
         service = other.service
         clock = other.clock
         chain = other.chain
+        routes = other.routes
         host = other.host
     }
 
@@ -103,7 +104,7 @@ final class B2CBrowser {
     }
 
     func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: RequestContext(isSecure: true, localPort: 8443), route: chain.routes.route(request), directives: directives)
+        let context = ExchangeContext(connection: RequestContext(isSecure: true, localPort: 8443), route: routes.route(request), directives: directives)
         let response = chain.respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]

@@ -1,4 +1,5 @@
 import Console
+@testable import ControlPlane
 import EntraCrypto
 import EntraHTTP
 import IdentityPlatform

@@ -38,6 +38,8 @@ import Testing
         let reset = send("POST", "/_fakeentra/reset", headers: ["Content-Type": "application/x-www-form-urlencoded"])
         #expect(reset.status.code == 415 && Self.code(reset) == "unsupported_media_type")
         #expect(send("POST", "/_fakeentra/tokens", headers: ["Origin": "https://evil.example", "Content-Type": "application/json"], body: "{}").status.code == 403)
+        // The control plane's paths are told case-insensitively, and so is the guard's reach.
+        #expect(send("POST", "/_FAKEENTRA/Users", headers: ["Origin": "https://evil.example", "Content-Type": "application/json"], body: user).status.code == 403)
         // Nothing was created.
         #expect(application.service.currentDirectory.user(signInName: "mallory@contoso.onmicrosoft.com") == nil)
     }

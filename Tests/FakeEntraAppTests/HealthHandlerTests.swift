@@ -1,17 +1,18 @@
+@testable import ControlPlane
 import EntraCrypto
-import Foundation
 import EntraHTTP
+@testable import FakeEntraApp
+import Foundation
 import IdentityPlatform
 import Scenarios
 import Synchronization
 import Testing
-@testable import FakeEntraApp
 
 @Suite struct HealthHandlerTests {
     @Test(arguments: [(Duration.milliseconds(12_345), "12.345"), (.milliseconds(7), "0.007"), (.zero, "0.000"),
                       (.microseconds(1_999), "0.002"), (.microseconds(1_499), "0.001"), (.microseconds(999_500), "1.000"), (.seconds(86_400 * 365), "31536000.000")])
     func uptimeIsSecondsWithMilliseconds(uptime: Duration, text: String) {
-        #expect(HealthHandler.secondsWithMilliseconds(uptime) == text)
+        #expect(HealthEndpoint.secondsWithMilliseconds(uptime) == text)
     }
 
     /// Health probes (GET, which needs no control credentials) and, while no scenario is bound and no
@@ -23,7 +24,7 @@ import Testing
         let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health")))
         #expect(app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health?x=1")))
-        let tokenTargets = ["/common/oauth2/v2.0/token", "/contoso.onmicrosoft.com/oauth2/token", "/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/TOKEN"]
+        let tokenTargets = ["/common/oauth2/v2.0/token", "/contoso.onmicrosoft.com/oauth2/token", "/common/oauth2/v2.0/TOKEN"]
         let registered = try #require(app.service.currentDirectory.applications.first?.clientID)
         func token(_ target: String, grant: String = "client_credentials", method: String = "POST", client: String? = nil) -> HTTPRequest {
             HTTPRequest(method: method, target: target, headers: ["Content-Type": "application/x-www-form-urlencoded"],
@@ -37,7 +38,8 @@ import Testing
         #expect(!app.responder.answersOnLoop(token(tokenTargets[0], client: "0d0c0b0a-0000-4000-8000-000000000001")), "an unknown client")
         for (method, target) in [("POST", "/_fakeentra/health"), ("HEAD", "/_fakeentra/health"), ("GET", "/_fakeentra/health/x"), ("GET", "/_fakeentra/journal"),
                                  ("GET", "/common/v2.0/.well-known/openid-configuration"), ("GET", "/common/oauth2/v2.0/token"),
-                                 ("POST", "/common/oauth2/v2.0/token/x"), ("POST", "/common/oauth2/v2.0/devicecode")] {
+                                 ("POST", "/common/oauth2/v2.0/token/x"), ("POST", "/common/oauth2/v2.0/devicecode"),
+                                 ("POST", "/fabrikamb2c.onmicrosoft.com/B2C_1_susi/oauth2/v2.0/token")] {
             #expect(!app.responder.answersOnLoop(token(target, method: method)), "\(method) \(target)")
         }
         let scenario = #"{"name": "slow", "description": "d", "rules": [{"match": {"endpoint": "token"}, "action": {"delay": 1}, "times": "always"}]}"#
@@ -47,7 +49,7 @@ import Testing
         app.engine.unbind(id: binding.id)
         #expect(app.responder.answersOnLoop(token(tokenTargets[0])))
         #expect(!app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health", body: Array("{".utf8))),
-                "a body goes the long way (the control API refuses one that is not JSON)")
+                "a body goes the long way")
         let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))
         #expect(probe.status.code == 200)
     }

@@ -67,7 +67,7 @@ struct GraphErrorTests {
         #expect(response.headers["Retry-After"] == "10")
         #expect(response.headers["client-request-id"] == "abc")
         #expect(response.bodyText == expectedErrorBody(code: "serviceNotAvailable", message: "Service unavailable. Please try again later.", response: response))
-        #expect(fixture.handler.claims(request))
+        #expect(fixture.handler.options.routes.route(request).journalKind == "graph")
     }
 
     @Test func endpointNamesForScenarioRules() {
@@ -88,7 +88,7 @@ struct GraphErrorTests {
         let request = { (target: String) in
             HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443", "Authorization": "Bearer \(fixture.token())"])
         }
-        #expect(throttled.handle(request("/v1.0/me/calendarView?startDateTime=2025-01-06&endDateTime=2025-01-07"), context: RequestContext())?.status.code == 429)
-        #expect(throttled.handle(request("/v1.0/me/events"), context: RequestContext())?.status.code == 200)
+        #expect(throttled.handle(request("/v1.0/me/calendarView?startDateTime=2025-01-06&endDateTime=2025-01-07"))?.status.code == 429)
+        #expect(throttled.handle(request("/v1.0/me/events"))?.status.code == 200)
     }
 }

@@ -13,7 +13,7 @@ struct RealTokenTests {
 
     let clock = VirtualClock(frozenAt: Demo.now)
     let service: IdentityService
-    let chain: HandlerChain
+    let chain: ExchangeStack
 
     init() {
         var directory = Directory.embeddedDefault
@@ -25,7 +25,7 @@ struct RealTokenTests {
         // Admin consent, as ROPC cannot ask for it.
         directory.grantConsent(ConsentGrant(clientID: Demo.client, resourceAppID: Resource.graphAppID, userID: nil, tenantID: Demo.tenant, scopes: ["User.Read", "Calendars.Read"]))
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: platformCredential), clock: clock)
-        chain = HandlerChain([GraphHandler(service: service), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
+        chain = ExchangeStack([WorldRouter(entra: IdentityHandler(service: service), graph: GraphHandler(service: service))], routes: RouteResolver())
     }
 
     func send(_ method: String, _ target: String, host: String = "127.0.0.1:8443", bearer: String? = nil, form: [(String, String)]? = nil) -> HTTPResponse {

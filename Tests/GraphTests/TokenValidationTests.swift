@@ -24,7 +24,7 @@ struct TokenValidationTests {
 
     @Test func otherSchemeCountsAsNoToken() {
         let request = HTTPRequest(method: "GET", target: "/v1.0/me", headers: ["Host": "127.0.0.1:8443", "Authorization": "Basic YWRlbGU6cHc="])
-        expectRejected(fixture.handler.handle(request, context: RequestContext())!, "Access token is empty.")
+        expectRejected(fixture.handler.handle(request)!, "Access token is empty.")
     }
 
     @Test func tokenWithoutDotsIsMalformed() {

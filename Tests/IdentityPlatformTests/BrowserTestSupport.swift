@@ -48,7 +48,7 @@ final class ScriptedBrowser {
     }
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: handler.routes.route(request), directives: directives)
+        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: RouteResolver().route(request), directives: directives)
         let response = handler.handle(request, context: context) ?? HTTPResponse(status: .notFound)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]

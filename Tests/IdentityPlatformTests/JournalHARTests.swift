@@ -7,18 +7,17 @@ import Testing
     typealias F = TokenFixtures
 
     /// A journaling identity stack whose journal holds one redeemed code and one refused refresh.
-    func journaledExchanges() -> (JournalingResponder, token: HTTPResponse) {
+    func journaledExchanges() -> (ExchangeStack, token: HTTPResponse) {
         let (service, _) = F.service()
         let journal = RequestJournal()
-        let chain = ExchangeChain([JournalHandler(journal: journal, serverVersion: "9.8.7"), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: HTTPStatus(404)) }
-        let responder = JournalingResponder(wrapping: chain, journal: journal, clock: service.clock)
+        let responder = JournalStack.make(journal: journal, service: service, serverVersion: "9.8.7")
         F.issueCode(service, clientID: F.webAppID, redirectURI: "https://app.example/callback")
         let token = responder.respond(to: F.post(F.tokenPath, F.redeemForm(clientID: F.webAppID, redirectURI: "https://app.example/callback") + [("client_secret", F.webSecret)]), context: F.context)
         _ = responder.respond(to: F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.nativeAppID), ("refresh_token", "not-a-refresh-token")]), context: F.context)
         return (responder, token)
     }
 
-    func har(_ responder: JournalingResponder, _ target: String = "/_fakeentra/journal?format=har", context: RequestContext = F.context) throws -> (HTTPResponse, log: [String: Any]) {
+    func har(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal?format=har", context: RequestContext = F.context) throws -> (HTTPResponse, log: [String: Any]) {
         let response = responder.respond(to: F.get(target), context: context)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         return (response, try #require(root["log"] as? [String: Any]))

@@ -6,26 +6,25 @@ import Testing
 @Suite struct JournalTests {
     typealias F = TokenFixtures
 
-    /// The identity handler behind a journaling responder, plus a stand-in for any other module.
-    func stack(limits: RequestJournal.Limits = .init()) -> (JournalingResponder, RequestJournal, IdentityService, JournalHandler) {
+    /// The identity handler under the journal, plus a stand-in for any other module.
+    func stack(limits: RequestJournal.Limits = .init()) -> (ExchangeStack, RequestJournal, IdentityService) {
         let (service, _) = F.service()
         let journal = RequestJournal(limits: limits)
-        let handler = JournalHandler(journal: journal)
-        let chain = ExchangeChain([handler, IdentityHandler(service: service)]) { request, _ in
+        let stack = JournalStack.make(journal: journal, service: service) { _ in
             var headers: HTTPHeaders = [:]
             headers.add("Set-Cookie", "graph=secret-cookie-value; Path=/")
             return HTTPResponse(status: .ok, headers: headers, text: #"{"displayName":"Adele","password":"hunter2"}"#, contentType: "application/json")
         }
-        return (JournalingResponder(wrapping: chain, journal: journal, clock: service.clock), journal, service, handler)
+        return (stack, journal, service)
     }
 
-    func read(_ responder: JournalingResponder, _ target: String = "/_fakeentra/journal", context: RequestContext = F.context) -> (HTTPResponse, [[String: Any]]) {
+    func read(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal", context: RequestContext = F.context) -> (HTTPResponse, [[String: Any]]) {
         let response = responder.respond(to: F.get(target), context: context)
         return (response, (F.json(response)["entries"] as? [[String: Any]]) ?? [])
     }
 
     @Test func tokenExchangesAreRecordedWithSecretsRedacted() throws {
-        let (responder, _, service, _) = stack()
+        let (responder, _, service) = stack()
         F.issueCode(service, clientID: F.webAppID, redirectURI: "https://app.example/callback")
         let request = F.post(F.tokenPath, F.redeemForm(clientID: F.webAppID, redirectURI: "https://app.example/callback") + [("client_secret", F.webSecret)], headers: ["Authorization": "Bearer abc.def.ghi", "Cookie": "esctx=session-secret; other=1"])
         let tokenResponse = responder.respond(to: request, context: F.context)
@@ -52,7 +51,7 @@ import Testing
 
     /// Issue 12, defect 8: the journal's refusals use the control API's one error shape.
     @Test func journalErrorsUseTheControlAPIShape() {
-        let (responder, _, _, _) = stack()
+        let (responder, _, _) = stack()
         var put = F.get("/_fakeentra/journal")
         put.method = "PUT"
         for (request, context) in [(F.get("/_fakeentra/journal?format=xml"), F.context), (F.get("/_fakeentra/journal?since=yesterday"), F.context),
@@ -72,7 +71,7 @@ import Testing
     }
 
     @Test func otherModulesLandInTheJournalToo() throws {
-        let (responder, _, _, _) = stack()
+        let (responder, _, _) = stack()
         _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
         let (_, entries) = read(responder)
         let entry = try #require(entries.first)
@@ -127,7 +126,7 @@ import Testing
     }
 
     @Test func httpInterfaceIsLoopbackOnly() {
-        let (responder, journal, _, _) = stack()
+        let (responder, journal, _) = stack()
         _ = responder.respond(to: F.get("/common/v2.0/.well-known/openid-configuration"), context: F.context)
         _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
         let (remote, _) = read(responder, context: RequestContext(remoteAddress: "192.168.1.20", isSecure: true, localPort: 443))

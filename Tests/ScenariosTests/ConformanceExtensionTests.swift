@@ -66,10 +66,11 @@ import LocatedJSON
         let scenario = try Harness.scenario(#"{"name": "bound", "description": "d", "rules": []}"#)
         let harness = Harness(scenarios: [scenario])
         let binding = try harness.engine.bind(scenario: "bound", to: .client(id: Harness.otherApp))
-        let responder = try #require(harness.responder as? any ExchangeResponder)
         func world(_ request: HTTPRequest) -> String? {
             let connection = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
-            return responder.answer(request, context: ExchangeContext(request: request, connection: connection, routes: Harness.routes)).receipt.world
+            let context = ExchangeContext(request: request, connection: connection, routes: Harness.routes)
+            _ = harness.engine.answer(request, context: context)
+            return context.receipt.current.world
         }
         #expect(world(Harness.passwordGrant(client: Harness.otherApp)) == binding.id)
         #expect(world(Harness.passwordGrant()) == nil, "the default world is not named")

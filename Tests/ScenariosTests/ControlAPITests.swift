@@ -135,10 +135,32 @@ import Testing
         #expect(call(harness, "GET", "/_fakeentra/users?binding=b9").status == 404)
     }
 
-    @Test func otherControlPathsReachTheDefaultChain() {
+    /// Every `/_fakeentra/` path is the control plane's: an unknown one is a 404 in the control API's
+    /// shape, and no world sees it.
+    @Test func controlPathsNeverReachAWorld() {
         let harness = Harness()
-        #expect(call(harness, "GET", "/_fakeentra/journal").status == 404, "answered by the platform chain (the journal lives there)")
-        #expect(harness.probe.count == 1)
+        let unknown = call(harness, "GET", "/_fakeentra/nothing-here")
+        #expect(unknown.status == 404 && (unknown.json["error"] as? [String: Any])?["code"] as? String == "not_found")
+        #expect(call(harness, "GET", "/_fakeentra/journal").status == 200)
+        #expect(harness.probe.count == 0)
+    }
+
+    /// One access rule for every control endpoint: with a secret, a remote caller presenting it reaches
+    /// the journal, the conformance runs and the token mint as it reaches the scenarios; without it,
+    /// every one of them is a 401; health needs nothing.
+    @Test func oneAccessRuleForEveryControlEndpoint() {
+        let harness = Harness(options: ScenarioEngineOptions(controlSecret: "s3cret", frozenClocks: true))
+        let bearer: HTTPHeaders = ["Authorization": "Bearer s3cret"]
+        for (method, path, body) in [("GET", "/_fakeentra/scenarios", ""), ("GET", "/_fakeentra/bindings", ""), ("GET", "/_fakeentra/journal", ""),
+                                     ("GET", "/_fakeentra/journal?format=har", ""), ("GET", "/_fakeentra/conformance/cases", ""),
+                                     ("POST", "/_fakeentra/tokens", "{}"), ("GET", "/_fakeentra/clock", "")] {
+            let allowed = call(harness, method, path, body, from: "10.1.2.3", headers: bearer)
+            #expect((200..<300).contains(allowed.status), "\(method) \(path) with the secret: \(allowed.status)")
+            let refused = call(harness, method, path, body, from: "10.1.2.3")
+            #expect(refused.status == 401 && refused.response.headers["WWW-Authenticate"] != nil, "\(method) \(path) without it: \(refused.status)")
+        }
+        #expect(call(harness, "GET", "/_fakeentra/health", from: "10.1.2.3").status == 200)
+        #expect(call(harness, "HEAD", "/_fakeentra/health", from: "10.1.2.3").status == 200)
     }
 }
 

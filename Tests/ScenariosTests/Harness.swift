@@ -1,11 +1,13 @@
+import Conformance
+import ControlPlane
 import EntraCrypto
 import EntraHTTP
 import Foundation
 import Graph
 import IdentityPlatform
 import LocatedJSON
-import Synchronization
 @testable import Scenarios
+import Synchronization
 
 /// A server without sockets: the real platform chain behind the scenario engine, a frozen clock.
 final class Harness: Sendable {
@@ -21,8 +23,9 @@ final class Harness: Sendable {
     let service: IdentityService
     let clock: VirtualClock
     let engine: ScenarioEngine
-    let responder: any HTTPResponder
+    let responder: ExchangeStack
     let probe = DirectivesProbe()
+    let journal = RequestJournal()
 
     init(scenarios: [Scenario] = [], options: ScenarioEngineOptions = .init(frozenClocks: true), identityOptions: IdentityOptions = Harness.defaultOptions) {
         clock = VirtualClock(frozenAt: Self.start)
@@ -34,11 +37,15 @@ final class Harness: Sendable {
                         requiredResourceAccess: [.init(resource: "https://graph.microsoft.com", scopes: ["User.Read"])]),
         ]
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: Self.credential), clock: clock, options: identityOptions)
-        engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options)
         let probe = probe
-        responder = engine.responder(base: { service in
-            ExchangeChain([probe, GraphHandler(service: service), IdentityHandler(service: service)]) { _, _ in HTTPResponse(status: .notFound) }
-        }, routes: Self.routes)
+        engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options) { service in
+            WorldRouter(entra: Probed(probe: probe, inner: IdentityHandler(service: service)), graph: Probed(probe: probe, inner: GraphHandler(service: service)),
+                        b2c: Probed(probe: probe, inner: nil), resourceManager: Probed(probe: probe, inner: nil), managedIdentity: Probed(probe: probe, inner: nil))
+        }
+        let health = HealthEndpoint(version: "test", durability: service.durability)
+        let control = ControlPlane(access: ControlAccess(secret: options.controlSecret), commands: ControlCommands(engine: engine, ledger: TokenLedger()),
+                                   health: health, journal: journal, conformance: ConformanceSessions(engine: engine, journal: journal, b2c: nil), serverVersion: "test")
+        responder = ExchangeStack([HealthProbe(health), control, ScenarioLayer(engine: engine)], routes: Self.routes)
     }
 
     /// As the application routes: fabrikamb2c is the B2C tenant (the engine answers its policies here).
@@ -129,18 +136,24 @@ final class Harness: Sendable {
     }
 }
 
-/// Sits first in the platform chain and records the directives each request was answered under.
-final class DirectivesProbe: ExchangeHandler, Sendable {
+/// Records the directives each request reached a world's service under.
+final class DirectivesProbe: Sendable {
     private let seen = Mutex<[ScenarioDirectives]>([])
 
-    var routes: RouteResolver { RouteResolver() }
-
-    func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        seen.withLock { $0.append(context.directives) }
-        return nil
-    }
+    func record(_ directives: ScenarioDirectives) { seen.withLock { $0.append(directives) } }
 
     var last: ScenarioDirectives? { seen.withLock { $0.last } }
     var count: Int { seen.withLock { $0.count } }
 }
 
+
+/// A world's service with the probe in front of it.
+struct Probed: ExchangeHandler {
+    let probe: DirectivesProbe
+    let inner: (any ExchangeHandler)?
+
+    func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+        probe.record(context.directives)
+        return inner?.handle(request, context: context)
+    }
+}

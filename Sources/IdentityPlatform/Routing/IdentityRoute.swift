@@ -34,23 +34,6 @@ package struct IdentityRoute: Sendable, Equatable {
         self.endpoint = endpoint
     }
 
-    /// A POST to a token endpoint, Entra's or B2C's (`…/oauth2/v2.0/token`, `…/oauth2/token`), told by
-    /// the path's end alone: the server asks this of every request before any routing is done.
-    package static func isTokenPost(_ request: HTTPRequest) -> Bool {
-        guard request.method == "POST" else { return false }
-        let path = request.rawPath
-        return hasSuffixIgnoringASCIICase(path, tokenPathV2) || hasSuffixIgnoringASCIICase(path, tokenPathV1)
-    }
-
-    private static let tokenPathV2 = Array("/oauth2/v2.0/token".utf8)
-    private static let tokenPathV1 = Array("/oauth2/token".utf8)
-
-    private static func hasSuffixIgnoringASCIICase(_ text: String, _ suffix: [UInt8]) -> Bool {
-        let bytes = text.utf8
-        guard bytes.count >= suffix.count else { return false }
-        return zip(bytes.suffix(suffix.count), suffix).allSatisfy { asciiLower($0) == $1 }
-    }
-
     /// Parses `/{tenant}/oauth2/v2.0/token` and its siblings; nil when the path is not an Entra endpoint.
     package static func parse(_ request: HTTPRequest) -> IdentityRoute? {
         let segments = request.pathSegments

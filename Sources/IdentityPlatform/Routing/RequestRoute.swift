@@ -4,9 +4,9 @@ package import EntraHTTP
 /// in the `ExchangeContext`. The handlers, the journal and the scenario engine all read this one value, so
 /// they cannot disagree about a request (they did: `?p=` on an Entra tenant, Graph's host name).
 package enum RequestRoute: Sendable, Equatable {
-    /// The web console (`/`, `/_fakeentra/console/…`) and the token mint (`/_fakeentra/tokens`).
+    /// The web console (`/`, `/_fakeentra/console/…`).
     case console
-    /// The rest of `/_fakeentra/…`: health, journal, scenarios, directory edits.
+    /// The rest of `/_fakeentra/…`: health, journal, token mint, scenarios, directory edits, conformance runs.
     case control
     case graph(GraphRoute)
     /// Azure Resource Manager's tenants, subscriptions and metadata.
@@ -72,7 +72,6 @@ package enum RequestRoute: Sendable, Equatable {
 package struct RouteResolver: Sendable {
     package static let controlPrefix = "/_fakeentra"
     package static let consolePath = "/_fakeentra/console"
-    package static let mintPath = "/_fakeentra/tokens"
 
     package var graphHosts: Set<String>
     /// nil when no B2C is served: policy paths are then nobody's.
@@ -87,7 +86,7 @@ package struct RouteResolver: Sendable {
     /// its own host name), B2C policy authorities, then Entra.
     package func route(_ request: HTTPRequest) -> RequestRoute {
         let path = request.rawPath
-        if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") || path == Self.mintPath { return .console }
+        if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") { return .console }
         // Any case: `/_FAKEENTRA/journal` is the journal's too (its handler compares lowercased), and not journaled.
         if path.hasPrefix("/_") {
             let lower = path.fastLowercased

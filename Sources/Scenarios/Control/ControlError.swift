@@ -1,5 +1,7 @@
 package import EntraHTTP
-import LocatedJSON
+package import Foundation
+import IdentityPlatform
+package import LocatedJSON
 
 /// The control API's errors render themselves in its one documented shape (docs/scenarios.md):
 /// `{"error": {"code", "message", "problems"?}}`, problems as `{file, line, column, path, message, text}`.
@@ -62,5 +64,21 @@ extension ScenarioEngineError: HTTPResponseError {
 
     package static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "not_found", message: "No control endpoint at \(path). See GET /_fakeentra/health.")
+    }
+}
+
+extension ScenarioEngineError {
+    package static func badRequest(_ message: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 400, code: "bad_request", message: message)
+    }
+
+    package static func invalidBody(_ problems: [JSONProblem], message: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 422, code: "invalid_body", message: message, problems: problems)
+    }
+
+    package static func clockOutOfRange(offset: TimeInterval, seconds: TimeInterval) -> ScenarioEngineError {
+        let limit = Int(VirtualClock.offsetLimit)
+        return ScenarioEngineError(status: 400, code: "clock_out_of_range",
+                                   message: "advancing by \(seconds) s would take the clock's offset (now \(offset) s) outside ±\(limit) s (100 years)")
     }
 }

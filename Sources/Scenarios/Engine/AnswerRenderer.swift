@@ -1,5 +1,5 @@
 import EntraHTTP
-import Foundation
+package import Foundation
 import IdentityPlatform
 import ResourceManager
 import Synchronization
@@ -177,8 +177,8 @@ struct AnswerRenderer {
 
 }
 
-enum IdentityErrorDates {
-    static func iso(_ date: Date) -> String {
+package enum IdentityErrorDates {
+    package static func iso(_ date: Date) -> String {
         InternetDate.format(secondsSince1970: date.timeIntervalSince1970)
     }
 }

@@ -41,23 +41,22 @@ package struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConv
 
     package var description: String { message }
 
-    static func unknownScenario(_ name: String, known: [String]) -> ScenarioEngineError {
+    package static func unknownScenario(_ name: String, known: [String]) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "unknown_scenario", message: "no scenario named \"\(name)\" (loaded: \(known.joined(separator: ", ")))")
     }
-    static func unknownBinding(_ id: String) -> ScenarioEngineError {
+    package static func unknownBinding(_ id: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "unknown_binding", message: "no binding with id \"\(id)\"")
     }
-    static func conflict(_ target: BindingTarget, existing: String) -> ScenarioEngineError {
+    package static func conflict(_ target: BindingTarget, existing: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 409, code: "binding_conflict", message: "\(target) is already bound (binding \(existing)); delete it first")
     }
-    static func tooManyBindings(_ limit: Int) -> ScenarioEngineError {
+    package static func tooManyBindings(_ limit: Int) -> ScenarioEngineError {
         ScenarioEngineError(status: 429, code: "too_many_bindings",
                             message: "\(limit) bindings are alive, the most this server keeps; delete finished ones (DELETE /_fakeentra/bindings/{id}) or reset (POST /_fakeentra/reset)")
     }
-    static func unknownTenant(_ name: String) -> ScenarioEngineError {
+    package static func unknownTenant(_ name: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 422, code: "unknown_tenant", message: "the alias must stand for a tenant of the directory; \"\(name)\" is not one")
     }
-    static let notStarted = ScenarioEngineError(status: 503, code: "not_started", message: "the engine has no platform chain yet: call responder(base:) first")
 }
 
 /// A binding as the control API and the CLI show it.
@@ -91,8 +90,7 @@ package final class ScenarioEngine: Sendable {
             }
             set { loadedLibrary = newValue; loadLibrary = nil }
         }
-        var makeResponder: (@Sendable (IdentityService) -> any ExchangeResponder)?
-        var defaultWorld: ScenarioWorld?
+        var defaultWorld: ScenarioWorld
         var bindings: [Binding] = []
         /// `bindings` by id and target: `bind` adds to it, `unbind` rebuilds it.
         var index = BindingIndex()
@@ -107,6 +105,8 @@ package final class ScenarioEngine: Sendable {
 
     package let base: IdentityService
     package let options: ScenarioEngineOptions
+    /// A world's services over its identity service: the default world's and every binding's.
+    let makeRouter: @Sendable (IdentityService) -> WorldRouter
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
     /// `state.bindings.count`, stored under the lock by whatever changes the bindings.
@@ -116,30 +116,16 @@ package final class ScenarioEngine: Sendable {
     /// Which bound world issued each live grant handle.
     let handleOwners = HandleOwners()
 
-    /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded).
-    package init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init()) {
+    /// `library` is evaluated when a scenario is first needed (a binding, a listing, a file loaded);
+    /// `worlds` makes a world's services over its identity service.
+    package init(service: IdentityService, library: @autoclosure @escaping @Sendable () -> ScenarioLibrary, options: ScenarioEngineOptions = .init(),
+                worlds makeRouter: @escaping @Sendable (IdentityService) -> WorldRouter) {
         base = service
         self.options = options
+        self.makeRouter = makeRouter
         baseStart = (service.currentDirectory, service.keys.current)
-        state = Mutex(State(loadLibrary: library))
-    }
-
-    /// The responder the server runs: `makeChain` builds the normal app chain for a world's service.
-    /// `routes` routes requests that reach the engine without a context (the engine used on its own).
-    package func responder(base makeChain: @escaping @Sendable (IdentityService) -> any ExchangeResponder, routes: RouteResolver = .init()) -> any ExchangeResponder {
-        state.withLock { s in
-            s.makeResponder = makeChain
-            s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeChain)
-            // Bindings made before the chain existed get their platform now.
-            s.bindings = s.bindings.map { binding in
-                var rebuilt = binding
-                rebuilt.world = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
-                                              service: binding.world.service, makeResponder: makeChain)
-                handleOwners.watch(rebuilt.world)
-                return rebuilt
-            }
-        }
-        return ScenarioResponder(engine: self, routes: routes)
+        let defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: service, router: makeRouter(service))
+        state = Mutex(State(loadLibrary: library, defaultWorld: defaultWorld))
     }
 
     // MARK: Library
@@ -184,8 +170,8 @@ package final class ScenarioEngine: Sendable {
                                            signingKey: baseStart.key, options: base.options)
             let id = "b\(s.nextID)"
             s.nextID += 1
-            let world = ScenarioWorld(id: id, scenario: scenario, target: target, service: blueprint.makeService(now: now),
-                                      makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
+            let service = blueprint.makeService(now: now)
+            let world = ScenarioWorld(id: id, scenario: scenario, target: target, service: service, router: makeRouter(service))
             let info = BindingInfo(id: id, scenario: name, target: target)
             s.bindings.append(Binding(info: info, world: world, blueprint: blueprint))
             s.index.add(info, at: s.bindings.count - 1)
@@ -231,8 +217,9 @@ package final class ScenarioEngine: Sendable {
             var found = id == nil || id == "default"
             for index in s.bindings.indices where id == nil || s.bindings[index].info.id == id {
                 let binding = s.bindings[index]
+                let service = binding.blueprint.makeService(now: now)
                 let fresh = ScenarioWorld(id: binding.info.id, scenario: binding.world.scenario, target: binding.info.target,
-                                          service: binding.blueprint.makeService(now: now), makeResponder: s.makeResponder ?? { _ in NotStartedResponder() })
+                                          service: service, router: makeRouter(service))
                 s.bindings[index].world = fresh
                 handleOwners.forget(world: binding.info.id)
                 handleOwners.watch(fresh)
@@ -251,22 +238,11 @@ package final class ScenarioEngine: Sendable {
         base.directory.withLock { $0 = baseStart.directory }
         (base.clock as? VirtualClock)?.resetOffset()
         base.keys.roll(to: baseStart.key)
-        if let makeResponder = s.makeResponder {
-            s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, makeResponder: makeResponder)
-        }
+        s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, router: makeRouter(base))
     }
 }
 
 /// The problems of a rejected scenario file.
 package struct JSONProblemsReport: Error, Sendable {
     package var problems: [JSONProblem]
-}
-
-/// Stands in for a world's chain until `responder(base:)` provides the real one.
-struct NotStartedResponder: ExchangeResponder {
-    var routes: RouteResolver { RouteResolver() }
-
-    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        HTTPResponse(status: .serviceUnavailable, text: ScenarioEngineError.notStarted.message, contentType: "text/plain; charset=utf-8")
-    }
 }

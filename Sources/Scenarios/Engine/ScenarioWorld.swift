@@ -22,22 +22,6 @@ package enum BindingTarget: Sendable, Hashable, CustomStringConvertible {
         case .tenantAlias(let alias, let tenant): "tenant alias \(alias) → \(tenant)"
         }
     }
-
-    /// The command-line and config form: `server`, `client:<id>`, `user:<upn or id>`, `alias:<alias>=<tenant>`.
-    package init(parsing text: String) throws(ScenarioEngineError) {
-        let (kind, value) = text.firstIndex(of: ":").map { (String(text[..<$0]), String(text[text.index(after: $0)...])) } ?? (text, "")
-        switch (kind.lowercased(), value) {
-        case ("server", ""): self = .server
-        case ("client", let id) where !id.isEmpty: self = .client(id: id)
-        case ("user", let name) where !name.isEmpty: self = .user(name)
-        case ("alias", let spec):
-            let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, !parts[0].contains("/") else { fallthrough }
-            self = .tenantAlias(alias: parts[0], tenant: parts[1])
-        default:
-            throw .badRequest("binding target \"\(text)\" must be server, client:<id>, user:<upn or id> or alias:<alias>=<tenant>")
-        }
-    }
 }
 
 /// One isolated copy of the platform: its own directory, state, clock, keys, rule counters.
@@ -52,11 +36,12 @@ package final class ScenarioWorld: Sendable {
     let book: Mutex<RuleBook>
     /// False for the default world and rule-less scenarios: their answers need no facts about state.
     let hasRules: Bool
-    let responder: any ExchangeResponder
+    /// The world's services (Entra, Graph, B2C, …) over its identity service.
+    let router: WorldRouter
     /// Directives that started an interactive flow, by flow id: its pages (sign-in, MFA, consent) get them too.
     let flowDirectives = Mutex<[String: ScenarioDirectives]>([:])
 
-    init(id: String, scenario: Scenario?, target: BindingTarget?, service: IdentityService, makeResponder: (IdentityService) -> any ExchangeResponder) {
+    init(id: String, scenario: Scenario?, target: BindingTarget?, service: IdentityService, router: WorldRouter) {
         self.id = id
         self.scenario = scenario
         self.target = target
@@ -64,7 +49,7 @@ package final class ScenarioWorld: Sendable {
         startedAt = service.clock.now()
         book = Mutex(RuleBook(rules: scenario?.rules ?? []))
         hasRules = !(scenario?.rules ?? []).isEmpty
-        responder = makeResponder(service)
+        self.router = router
     }
 
     package var virtualClock: VirtualClock? { service.clock as? VirtualClock }

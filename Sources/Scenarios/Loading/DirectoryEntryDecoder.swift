@@ -1,15 +1,15 @@
 import EntraCrypto
 import Foundation
-import IdentityPlatform
-import LocatedJSON
+package import IdentityPlatform
+package import LocatedJSON
 
 /// Users, apps, consents and tenants written in JSON (scenario files and the control API share the shape).
-struct DirectoryEntryDecoder {
-    var reader: JSONReader
+package struct DirectoryEntryDecoder {
+    package var reader: JSONReader
     /// What names in entries resolve against: the base directory plus entries decoded so far.
     private(set) var known: Directory
 
-    init(reader: JSONReader, base: Directory) {
+    package init(reader: JSONReader, base: Directory) {
         self.reader = reader
         self.known = base
     }
@@ -41,7 +41,7 @@ struct DirectoryEntryDecoder {
         return tenant
     }
 
-    mutating func user(_ v: JSONValue, path: String) -> DirectoryUser? {
+    package mutating func user(_ v: JSONValue, path: String) -> DirectoryUser? {
         guard let upn = v["userPrincipalName"]?.string else { return nil }
         guard let tenantID = resolveTenant(v, path: path) else { return nil }
         let id = v["id"]?.string ?? known.user(signInName: upn)?.id ?? Self.stableGUID(for: "user:" + upn.lowercased())
@@ -61,7 +61,7 @@ struct DirectoryEntryDecoder {
         return user
     }
 
-    mutating func application(_ v: JSONValue, path: String) -> Application? {
+    package mutating func application(_ v: JSONValue, path: String) -> Application? {
         guard let clientID = v["clientId"]?.string else { return nil }
         var tenantID: String?
         if v["tenant"] != nil {
@@ -92,7 +92,7 @@ struct DirectoryEntryDecoder {
         return app
     }
 
-    mutating func consent(_ v: JSONValue, path: String) -> ConsentGrant? {
+    package mutating func consent(_ v: JSONValue, path: String) -> ConsentGrant? {
         guard let clientID = v["clientId"]?.string else { return nil }
         let resourceName = v["resource"]?.string ?? Resource.graphAppID
         guard let resource = known.resource(named: resourceName) else {

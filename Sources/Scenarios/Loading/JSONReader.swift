@@ -1,14 +1,14 @@
 import Foundation
 import IdentityPlatform
-import LocatedJSON
+package import LocatedJSON
 
 /// Walks a schema-valid JSON tree and reports the problems the schema cannot express
 /// (bad regexes, conflicting conditions, unknown codes), each at its file:line:column.
-struct JSONReader {
+package struct JSONReader {
     let file: String
-    private(set) var problems: [JSONProblem] = []
+    package private(set) var problems: [JSONProblem] = []
 
-    init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 
     mutating func report(_ message: String, at value: JSONValue, path: String) {
         problems.append(JSONProblem(file: file, location: value.location, path: path, message: message))

@@ -1,6 +1,7 @@
 import Foundation
 import IdentityPlatform
 import LocatedJSON
+import Scenarios
 
 /// Directory entries as JSON, in the shape scenario files use (`docs/schemas/scenario.schema.json`, `$defs`).
 enum DirectoryJSON {

@@ -4,8 +4,9 @@ package import IdentityPlatform
 import LocatedJSON
 import Scenarios
 
-/// `GET /_fakeentra/health`: liveness for scripts and CI fixtures that wait for readiness.
-package struct HealthHandler: HTTPHandler {
+/// `GET /_fakeentra/health`: liveness for scripts and CI fixtures that wait for readiness. It needs no
+/// control credentials (load balancers, container health checks, `fakeentra` waiting for readiness).
+package struct HealthEndpoint: Sendable {
     package static let path = "/_fakeentra/health"
     package let version: String
     /// Measured on the monotonic clock: uptime must not jump when the virtual clock moves.
@@ -19,15 +20,13 @@ package struct HealthHandler: HTTPHandler {
         self.durability = durability
     }
 
-    /// A GET of the health path without a body, which needs no control credentials (`ControlAPI`): what
-    /// the event loop answers itself. HEAD, and a GET with a body (the control API reads it, and refuses
-    /// one that is not JSON), go the long way.
+    /// A GET of the health path without a body: what the event loop answers itself, before any other
+    /// layer. HEAD, and a GET with a body (the cross-site guard reads it), go the long way.
     static func isProbe(_ request: HTTPRequest) -> Bool {
         request.method == "GET" && request.body.isEmpty && request.rawPath == path
     }
 
-    package func handle(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        guard request.rawPath == Self.path else { return nil }
+    package func respond(to request: HTTPRequest) -> HTTPResponse {
         guard request.method == "GET" || request.method == "HEAD" else {
             // A control endpoint: its refusal is in the control API's one error shape.
             var response = ScenarioEngineError(status: 405, code: "method_not_allowed", message: "the health check answers GET and HEAD").response
@@ -60,5 +59,23 @@ package struct HealthHandler: HTTPHandler {
         let milliseconds = max(0, (microseconds + 500) / 1000)
         let fraction = String(milliseconds % 1000)
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+/// The first layer: a health probe's answer is a constant-time JSON object that no scenario rule, world
+/// or Host changes and the journal does not keep, given at once and on the event loop.
+package struct HealthProbe: ExchangeLayer {
+    package let endpoint: HealthEndpoint
+
+    package init(_ endpoint: HealthEndpoint) { self.endpoint = endpoint }
+
+    package func serves(_ route: RequestRoute) -> Bool { route == .control }
+
+    package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
+        HealthEndpoint.isProbe(request) ? endpoint.respond(to: request) : next(request, context)
+    }
+
+    package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? {
+        HealthEndpoint.isProbe(request) ? true : nil
     }
 }

@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import IdentityPlatform
 import LocatedJSON
+import Scenarios
 
 /// Users, apps and consents of one world, changed at runtime:
 /// `GET|POST /users`, `PATCH|DELETE /users/{upn or id}`, `POST /users/{upn}/revoke`,

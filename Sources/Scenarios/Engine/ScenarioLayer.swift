@@ -1,19 +1,26 @@
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 import Synchronization
 
-/// The server's front responder: control API, then world selection, rules, and the world's chain.
-struct ScenarioResponder: ExchangeResponder {
-    let engine: ScenarioEngine
-    let routes: RouteResolver
+/// The last layer of the stack: picks the world a request belongs to (the default one or a binding's),
+/// evaluates that world's rules, and answers by itself or through the world's services under the
+/// rules' directives.
+package struct ScenarioLayer: ExchangeLayer {
+    package let engine: ScenarioEngine
 
-    func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        if ControlAPI.owns(request) {
-            return ControlAPI(engine: engine).respond(to: request, context: context.connection)
-        }
-        return engine.answer(request, context: context)
+    package init(engine: ScenarioEngine) { self.engine = engine }
+
+    package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
+        engine.answer(request, context: context)
+    }
+
+    /// A bound scenario's rules can delay an answer or make a key on the spot: while one is bound, every
+    /// request goes to a worker. Without, the default world's services say.
+    package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? {
+        guard !engine.hasBindings else { return false }
+        return engine.world(binding: "default")?.router.answersOnLoop(request, route: route)
     }
 }
 
@@ -26,15 +33,14 @@ extension ScenarioEngine {
         // The facts are read by bindings, by rules and for an /authorize's binding cookie: the default
         // world without rules answers every other request without them.
         var facts: RequestFacts?
-        let chosen: ScenarioWorld?
+        let world: ScenarioWorld
         if hasBindings {
             let unresolved = RequestFacts(request, route: context.route)
-            chosen = selectWorld(for: unresolved, request: request)
+            world = selectWorld(for: unresolved, request: request)
             facts = unresolved
         } else {
-            chosen = state.withLock { $0.defaultWorld }
+            world = state.withLock { $0.defaultWorld }
         }
-        guard let world = chosen else { return NotStartedResponder().respond(to: request, context: context) }
         let service = world.service
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
         if world.hasRules || EndpointKind(context.route) == .authorize {
@@ -73,7 +79,7 @@ extension ScenarioEngine {
             var worldContext = context
             worldContext.directives = outcome.directives
             if case .tenantAlias(let alias, _)? = world.target { worldContext.directives.authorityAlias = alias }
-            response = world.responder.respond(to: request, context: worldContext)
+            response = world.router.respond(to: request, context: worldContext)
             rememberTokens(of: context.receipt, world: world)
             rememberFlow(of: context.receipt, directives: outcome.directives, continuing: flowID, world: world)
         }
@@ -96,7 +102,7 @@ extension ScenarioEngine {
     /// Binding selection, most specific first: tenant alias in the path; a refresh token, code,
     /// device code or sign-in flow a world issued (the default world included); a bearer token a world minted; the client id; the browser's
     /// binding cookie (pages without a client id); the user; the server binding; the default world.
-    func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld? {
+    func selectWorld(for facts: RequestFacts, request: HTTPRequest) -> ScenarioWorld {
         // Who issued a presented handle is looked up outside the engine's lock (its index has its own).
         let handleOwner = facts.grantHandles.isEmpty ? nil : handleOwners.owner(of: facts.grantHandles)
         return state.withLock { s in
@@ -105,7 +111,7 @@ extension ScenarioEngine {
             if let segment = facts.tenantSegment, let id = s.index.alias(segment), let world = s.world(id: id) { return world }
             if !facts.grantHandles.isEmpty {
                 if let handleOwner, let world = s.world(id: handleOwner) { return world }
-                if let world = s.defaultWorld, Self.issued(facts.grantHandles, in: world) { return world }
+                if Self.issued(facts.grantHandles, in: s.defaultWorld) { return s.defaultWorld }
             }
             if let token = facts.bearerToken, !s.tokenOwners.isEmpty, let owner = s.tokenOwners[Self.tokenKey(token)], let world = s.world(id: owner) {
                 return world

@@ -1,47 +1,23 @@
-import EntraCrypto
-package import EntraHTTP
+import EntraHTTP
 import Foundation
 import IdentityPlatform
 import LocatedJSON
+import Scenarios
 
 /// `/_fakeentra/…`: load and bind scenarios, reset, move the clock, edit the directory at runtime.
-/// JSON in and out; errors are `{"error":{"code","message","problems"?}}`. Loopback clients only,
-/// unless a bearer secret was configured, which every caller must then present.
+/// JSON in and out; errors are `{"error":{"code","message","problems"?}}`. The caller has passed
+/// `ControlAccess` (`ControlPlane`).
 struct ControlAPI {
-    static let prefix = "/_fakeentra"
-    let engine: ScenarioEngine
+    let commands: ControlCommands
+    var engine: ScenarioEngine { commands.engine }
 
-    static func owns(_ request: HTTPRequest) -> Bool {
-        request.rawPath == prefix || request.rawPath.hasPrefix(prefix + "/")
-    }
-
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        // Health checks (load balancers, `fakeentra` waiting for readiness) need no credentials.
-        let isHealthCheck = request.method == "GET" && request.rawPath == Self.prefix + "/health"
-        if !isHealthCheck, let refusal = accessRefusal(request, context: context) { return refusal }
-        let segments = Array(request.pathSegments.dropFirst())
+    /// nil: no control endpoint at this path.
+    func respond(to request: HTTPRequest) -> HTTPResponse? {
         do {
-            if let response = try route(request, segments: segments) { return response }
+            return try route(request, segments: Array(request.pathSegments.dropFirst()))
         } catch {
             return error.response
         }
-        // Not ours (the journal, for one): the default world's chain answers, behind the same guard.
-        guard let world = engine.world(binding: "default") else { return NotStartedResponder().respond(to: request, context: context) }
-        return world.responder.respond(to: request, context: context)
-    }
-
-    func accessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        if let secret = engine.options.controlSecret {
-            let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer").map(String.init)
-            guard let presented, ConstantTime.equals(presented, secret) else {
-                return ScenarioEngineError.unauthorized().response
-            }
-            return nil
-        }
-        guard context.isLoopback else {
-            return ScenarioEngineError.loopbackOnly().response
-        }
-        return nil
     }
 
     private func route(_ request: HTTPRequest, segments: [String]) throws(ScenarioEngineError) -> HTTPResponse? {
@@ -74,22 +50,19 @@ struct ControlAPI {
             view["elapsedSeconds"] = world.elapsed
             return Self.json(200, view)
         case ("POST", "bindings", 1):
-            let info = try engine.bind(scenario: try body.requiredString("scenario"), to: try body.target())
+            let info = try commands.bind(scenario: try body.requiredString("scenario"), to: try body.target())
             return Self.json(201, Self.view(info))
         case ("DELETE", "bindings", 2):
-            guard engine.unbind(id: segments[1]) else { throw .unknownBinding(segments[1]) }
+            try commands.unbind(id: segments[1])
             return HTTPResponse(status: HTTPStatus(204))
         case ("POST", "reset", 1):
-            try engine.reset(binding: body.string("binding") ?? request.query["binding"])
+            try commands.reset(binding: body.string("binding") ?? request.query["binding"])
             return Self.json(200, ["reset": body.string("binding") ?? request.query["binding"] ?? "all"])
         case ("GET", "clock", 1):
             return Self.json(200, clockView(try world(request, body)))
         case ("POST", "clock", 2) where segments[1] == "advance":
-            let world = try world(request, body)
             guard let seconds = body.number("seconds") else { throw .badRequest("give \"seconds\": a number of seconds to advance") }
-            guard let clock = world.virtualClock else { throw ScenarioEngineError(status: 409, code: "fixed_clock", message: "this world's clock cannot be moved") }
-            guard clock.advance(by: seconds) else { throw .clockOutOfRange(offset: clock.offset, seconds: seconds) }
-            return Self.json(200, clockView(world))
+            return Self.json(200, clockView(try commands.advanceClock(binding: request.query["binding"] ?? body.string("binding"), by: seconds)))
         case (_, "users", _), (_, "apps", _), (_, "consents", _):
             return try DirectoryEditor(world: try world(request, body), body: body, request: request).handle(method: method, segments: segments)
         default:
@@ -98,11 +71,7 @@ struct ControlAPI {
     }
 
     private func world(_ request: HTTPRequest, _ body: Body) throws(ScenarioEngineError) -> ScenarioWorld {
-        let id = request.query["binding"] ?? body.string("binding")
-        guard let world = engine.world(binding: id) else {
-            throw id.map(ScenarioEngineError.unknownBinding) ?? .notStarted
-        }
-        return world
+        try commands.world(binding: request.query["binding"] ?? body.string("binding"))
     }
 
     private func clockView(_ world: ScenarioWorld) -> [String: Any] {
@@ -132,22 +101,6 @@ struct ControlAPI {
 
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
         ScenarioEngineError.invalidBody(problems, message: message).response
-    }
-}
-
-extension ScenarioEngineError {
-    static func badRequest(_ message: String) -> ScenarioEngineError {
-        ScenarioEngineError(status: 400, code: "bad_request", message: message)
-    }
-
-    static func invalidBody(_ problems: [JSONProblem], message: String) -> ScenarioEngineError {
-        ScenarioEngineError(status: 422, code: "invalid_body", message: message, problems: problems)
-    }
-
-    static func clockOutOfRange(offset: TimeInterval, seconds: TimeInterval) -> ScenarioEngineError {
-        let limit = Int(VirtualClock.offsetLimit)
-        return ScenarioEngineError(status: 400, code: "clock_out_of_range",
-                                   message: "advancing by \(seconds) s would take the clock's offset (now \(offset) s) outside ±\(limit) s (100 years)")
     }
 }
 
@@ -188,29 +141,9 @@ struct Body {
 
     /// `{}` (whole server), `{"clientId"}`, `{"user"}` or `{"tenantAlias","tenant"}`.
     func target() throws(ScenarioEngineError) -> BindingTarget {
-        if let alias = string("tenantAlias") {
-            guard let tenant = string("tenant") else { throw .badRequest("a tenant alias needs \"tenant\": the tenant id or domain it stands for") }
-            guard alias.range(of: "^[A-Za-z0-9][A-Za-z0-9._-]*$", options: .regularExpression) != nil else {
-                throw .badRequest("\"tenantAlias\" must be a single path segment of letters, digits, '.', '_' or '-'")
-            }
-            return .tenantAlias(alias: alias, tenant: tenant)
+        if let target = string("target"), target != "server", string("tenantAlias") == nil, string("clientId") == nil, string("user") == nil {
+            throw .badRequest("\"target\" must be \"server\"; or give clientId, user or tenantAlias")
         }
-        if let client = string("clientId") { return .client(id: client) }
-        if let user = string("user") { return .user(user) }
-        if let target = string("target"), target != "server" { throw .badRequest("\"target\" must be \"server\"; or give clientId, user or tenantAlias") }
-        return .server
-    }
-}
-
-extension ScenarioEngine {
-    /// The control API's access rule (loopback only, or the bearer secret), for control endpoints
-    /// other modules serve under `/_fakeentra/` (the conformance runs): nil when the caller may proceed.
-    package func controlAccessRefusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        ControlAPI(engine: self).accessRefusal(request, context: context)
-    }
-
-    /// The control API's one error shape, `{"error": {"code", "message"}}`.
-    package static func controlError(status: Int, code: String, message: String) -> HTTPResponse {
-        ScenarioEngineError(status: status, code: code, message: message).response
+        return try BindingTarget(clientID: string("clientId"), user: string("user"), tenantAlias: string("tenantAlias"), tenant: string("tenant"))
     }
 }

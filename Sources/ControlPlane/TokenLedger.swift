@@ -122,7 +122,7 @@ package final class TokenLedger: Sendable {
 
 /// Finds compact JWS tokens (`eyJ…` `.` … `.` …) in bytes without a regular expression engine: the
 /// scan runs on every response and must not page in ICU.
-enum JWTScanner {
+package enum JWTScanner {
     static func isBase64URL(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -131,7 +131,7 @@ enum JWTScanner {
         }
     }
 
-    static func tokens(in bytes: [UInt8]) -> [String] {
+    package static func tokens(in bytes: [UInt8]) -> [String] {
         var found: [String] = []
         var index = 0
         let count = bytes.count

@@ -1,27 +1,20 @@
-package import EntraHTTP
-package import Foundation
+import Conformance
+import EntraHTTP
+import Foundation
 import Scenarios
 
 /// `/_fakeentra/conformance/…`: the conformance suite for clients that cannot be driven by a command
-/// (an iOS app under XCUITest). Same access rule as the rest of the control API.
+/// (an iOS app under XCUITest).
 ///
 /// - `GET  /_fakeentra/conformance/cases` — the catalogue
 /// - `POST /_fakeentra/conformance/runs` `{"cases"?: glob, "level"?: "required"|"all"}` — 201 `{"run", "cases"}`
 /// - `GET  /_fakeentra/conformance/runs/{run}` — the results so far
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` — the client id, authority, user and journey
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/finish` `{"outcomes": [reply…]}` — the verdict
-package struct ConformanceControl: Sendable {
-    package static let prefix = "/_fakeentra/conformance"
-    package let sessions: ConformanceSessions
+struct ConformanceEndpoints {
+    let sessions: ConformanceSessions
 
-    package init(sessions: ConformanceSessions) { self.sessions = sessions }
-
-    package static func owns(_ request: HTTPRequest) -> Bool {
-        request.rawPath == prefix || request.rawPath.hasPrefix(prefix + "/")
-    }
-
-    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        if let refusal = sessions.engine.controlAccessRefusal(request, context: context) { return refusal }
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         let segments = Array(request.pathSegments.dropFirst(2))
         do {
             switch (request.method.uppercased(), segments.count) {
@@ -45,9 +38,9 @@ package struct ConformanceControl: Sendable {
                 throw ConformanceError(status: 404, code: "not_found", message: "no conformance endpoint \(request.method) \(request.rawPath)")
             }
         } catch let error as ConformanceError {
-            return ScenarioEngine.controlError(status: error.status, code: error.code, message: error.message)
+            return ScenarioEngineError(status: error.status, code: error.code, message: error.message).response
         } catch {
-            return ScenarioEngine.controlError(status: 500, code: "internal", message: "\(error)")
+            return ScenarioEngineError(status: 500, code: "internal", message: "\(error)").response
         }
     }
 
@@ -84,55 +77,4 @@ package struct ConformanceControl: Sendable {
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
         return HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"], body: Array(body))
     }
-}
-
-/// One coding of dates (ISO 8601 with milliseconds) for reports and the control API.
-package enum ConformanceJSON {
-    package static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(ReportDates.iso(date))
-        }
-        return encoder
-    }
-
-    package static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = ReportDates.parse(text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time: \(text)"))
-            }
-            return date
-        }
-        return decoder
-    }
-}
-
-package struct CaseListing: Sendable, Codable, Equatable {
-    package var id: String
-    package var title: String
-    package var area: CaseArea
-    package var level: CaseLevel
-    package var journey: [JourneyStep]
-
-    package init(_ conformanceCase: ConformanceCase) {
-        id = conformanceCase.id
-        title = conformanceCase.title
-        area = conformanceCase.area
-        level = conformanceCase.level
-        journey = conformanceCase.journey
-    }
-}
-
-package struct RunCreated: Sendable, Codable, Equatable {
-    package var run: String
-    package var cases: [CaseListing]
-}
-
-package struct RunResults: Sendable, Codable, Equatable {
-    package var run: String
-    package var results: [CaseResult]
 }

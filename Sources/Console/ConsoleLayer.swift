@@ -1,9 +1,10 @@
 package import B2C
+package import ControlPlane
 import EntraCrypto
 package import EntraHTTP
 import Foundation
 package import IdentityPlatform
-package import Scenarios
+import Scenarios
 
 /// What the console shows besides the live state: the local CA people must trust.
 package struct ConsoleSettings: Sendable {
@@ -15,36 +16,27 @@ package struct ConsoleSettings: Sendable {
     }
 }
 
-/// The server's front door for people: the web console at `/` and `/_fakeentra/console/…`, and the
-/// token mint at `POST /_fakeentra/tokens`. Every other request goes to `inner`, and the JWTs it carries
-/// are noted in the ledger so the console can decode what the journal redacts.
-package struct ConsoleResponder: ExchangeResponder {
+/// The web console at `/` and `/_fakeentra/console/…`, for people. It sees every other exchange go by
+/// and notes the JWTs it carries in the ledger, so the console can decode what the journal redacts.
+package struct ConsoleLayer: ExchangeLayer {
     static let base = RouteResolver.consolePath
-    static let mintPath = RouteResolver.mintPath
 
-    let inner: any ExchangeResponder
     let console: Console
 
-    package var routes: RouteResolver { inner.routes }
-
-    package init(wrapping inner: any ExchangeResponder, engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?,
-                settings: ConsoleSettings = .init(), ledger: TokenLedger = TokenLedger()) {
-        self.inner = inner
-        console = Console(engine: engine, journal: journal, ledger: ledger, b2c: b2c,
-                          certificateAuthorityPath: settings.certificateAuthorityPath,
-                          access: ControlAccess(secret: engine.options.controlSecret), formGuard: FormGuard(), inner: inner)
+    /// `control`: the control plane whose access rule the pages follow and whose commands their forms run.
+    package init(control: ControlPlane, journal: RequestJournal, b2c: B2CConfiguration?, settings: ConsoleSettings = .init()) {
+        console = Console(engine: control.commands.engine, journal: journal, commands: control.commands, b2c: b2c,
+                          certificateAuthorityPath: settings.certificateAuthorityPath, access: control.access, formGuard: FormGuard())
     }
 
-    package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
         switch context.route {
-        case .console where request.rawPath == Self.mintPath:
-            return TokenMintEndpoint(console: console).respond(to: request, context: context.connection)
         case .console:
             return console.respond(to: request, context: context.connection)
         case .control:
-            return inner.respond(to: request, context: context)
+            return next(request, context)
         default:
-            let response = inner.respond(to: request, context: context)
+            let response = next(request, context)
             console.ledger.observe(request, response, receipt: context.receipt.current)
             return response
         }
@@ -66,18 +58,19 @@ struct CertificateAuthorityInfo: Sendable {
 }
 
 /// The console's state and routes. Reads go straight to the engine, the journal and the worlds; changes
-/// (bind, unbind, reset, clock) are posted to the control API itself, so they pass its checks.
+/// (bind, unbind, reset, clock, mint) are the control plane's typed commands, so they pass its checks.
 struct Console: Sendable {
     let engine: ScenarioEngine
     let journal: RequestJournal
-    let ledger: TokenLedger
+    let commands: ControlCommands
     let b2c: B2CConfiguration?
     /// Read when a page shows it, not at start-up (the certificate's parsing is about 4 % of start-up's
     /// instructions, and most runs never open the console).
     let certificateAuthorityPath: String?
     let access: ControlAccess
     let formGuard: FormGuard
-    let inner: any HTTPResponder
+
+    var ledger: TokenLedger { commands.ledger }
 
     /// Every world: the default one, then the bindings in the order they were made.
     var worlds: [ScenarioWorld] {
@@ -96,7 +89,7 @@ struct Console: Sendable {
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
         let path = request.rawPath
-        let sub = path == "/" || path == ConsoleResponder.base ? "" : String(path.dropFirst(ConsoleResponder.base.count + 1))
+        let sub = path == "/" || path == ConsoleLayer.base ? "" : String(path.dropFirst(ConsoleLayer.base.count + 1))
         let page = ConsolePage(console: self, request: request, context: context)
         switch access.decide(request, context: context, acceptCookie: true) {
         case .allowed: break

@@ -10,16 +10,9 @@ import Scenarios
 /// `type`, `binding`), JSON out (`token`, `header`, `claims`, `expiresOn`). Same access rule and error
 /// shape as the rest of the control API.
 struct TokenMintEndpoint {
-    let console: Console
+    let commands: ControlCommands
 
     func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        switch console.access.decide(request, context: context, acceptCookie: false) {
-        case .allowed: break
-        case .needsSecret:
-            return ScenarioEngineError.unauthorized().response
-        case .loopbackOnly:
-            return ScenarioEngineError.loopbackOnly().response
-        }
         guard request.method == "POST" else {
             var response = Self.refusal(405, "method_not_allowed", "mint a token with POST and a JSON body")
             response.headers.set("Allow", "POST")
@@ -28,7 +21,7 @@ struct TokenMintEndpoint {
         let parsed: (mint: TokenMintRequest, binding: String?)
         do { parsed = try Self.parse(request.body) } catch { return Self.refusal(400, "bad_request", error.message) }
         do {
-            let minted = try console.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
+            let minted = try commands.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
             let header = JWSHeaderText.of(minted.token) ?? "{}"
             let body = JSONFragment.object([
                 ("token", .string(minted.token)),
@@ -96,20 +89,6 @@ struct TokenMintEndpoint {
             }
         }
         return (mint, binding)
-    }
-}
-
-extension Console {
-    /// Mints in the world of `binding` (nil: the world unbound requests go to) and remembers the token,
-    /// so the console can decode it wherever it shows up next.
-    func mint(_ request: TokenMintRequest, binding: String?, origin: String) throws(TokenMintError) -> MintedToken {
-        guard let world = engine.world(binding: binding) else {
-            throw TokenMintError(reason: .unknownBinding, message: "no binding with id \"\(binding ?? "")\"")
-        }
-        let minted = try TokenIssuer(service: world.service, origin: origin, now: world.service.clock.now()).mint(request)
-        ledger.record(minted.token)
-        engine.rememberMinted(minted.token, world: world)
-        return minted
     }
 }
 

@@ -1,0 +1,61 @@
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Scenarios
+
+/// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`, `world`)
+/// and `DELETE /_fakeentra/journal`. `format=har` answers a HAR 1.2 log instead.
+struct JournalEndpoint {
+    let journal: RequestJournal
+    /// The server's version, named as the HAR log's creator.
+    let serverVersion: String
+
+    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        switch request.method {
+        case "GET":
+            let query = request.query
+            let since = query["since"]
+            var filter = RequestJournal.Filter(path: query["path"], status: query["status"], limit: query["limit"].flatMap { Int($0) })
+            filter.kind = query["kind"]
+            filter.method = query["method"]
+            filter.world = query["world"]
+            if let since {
+                if let id = Int(since) { filter.sinceID = id } else { filter.sinceTime = Self.parseDate(since) }
+                if filter.sinceID == nil && filter.sinceTime == nil {
+                    return ScenarioEngineError.badRequest("since must be an entry id or an ISO 8601 time").response
+                }
+            }
+            let entries = journal.entries(matching: filter)
+            if let format = query["format"], format.fastLowercased == "har" {
+                let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
+                let har = JournalHAR.render(entries, scheme: context.isSecure ? "https" : "http", defaultHost: host, creatorVersion: serverVersion)
+                return Self.json(status: .ok, har)
+            } else if let format = query["format"], format.fastLowercased != "json" {
+                return ScenarioEngineError.badRequest("format must be json or har").response
+            }
+            let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
+            return Self.json(status: .ok, body)
+        case "DELETE":
+            journal.clear()
+            return HTTPResponse(status: HTTPStatus(204))
+        default:
+            var response = ScenarioEngineError(status: 405, code: "method_not_allowed", message: "use GET or DELETE").response
+            response.headers.set("Allow", "GET, DELETE")
+            return response
+        }
+    }
+
+    static func parseDate(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+
+    static func json(status: HTTPStatus, _ text: String) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Cache-Control", "no-store")
+        return HTTPResponse(status: status, headers: headers, text: text, contentType: "application/json; charset=utf-8")
+    }
+}
