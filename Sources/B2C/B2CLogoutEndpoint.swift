@@ -11,7 +11,7 @@ enum B2CLogoutEndpoint {
         var headers: HTTPHeaders = [:]
         let cookie = exchange.sessionCookie
         if let session = cookie.session(for: exchange.base) {
-            exchange.service.state.withLock { _ = $0.sessions.removeValue(forKey: session.id) }
+            exchange.service.endSession(id: session.id)
         }
         if exchange.request.cookies[cookie.name] != nil {
             headers.add("Set-Cookie", cookie.clearCookie(secure: exchange.base.connection.isSecure))

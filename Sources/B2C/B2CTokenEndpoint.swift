@@ -64,7 +64,13 @@ enum B2CTokenEndpoint {
         let client = try request.authenticateClient()
         let service = request.exchange.service
         let now = request.exchange.now
-        guard let record = service.state.withLock({ $0.refreshTokens[token] }) else { throw .b2cUnknownGrant() }
+        let record: RefreshTokenRecord
+        switch service.lookUpRefreshToken(token) {
+        case .live(let live): record = live
+        // Dropped because the store was full: the expiry it was closest to, as Entra's grant says.
+        case .evicted: throw .b2cGrantExpired(now: now, issuedAt: now, slidingExpiry: now)
+        case .unknown: throw .b2cUnknownGrant()
+        }
         if record.revoked { throw .b2cGrantRevoked() }
         let absoluteExpiry = record.grant.authTime.addingTimeInterval(B2CTokenMinter.refreshTokenLifetime)
         if record.expiresAt <= now || absoluteExpiry <= now {
@@ -76,7 +82,7 @@ enum B2CTokenEndpoint {
         try request.checkUsable(user)
         if let validFrom = user.tokensValidFrom, validFrom > record.grant.authTime { throw .b2cGrantRevoked() }
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
-        service.state.withLock { $0.refreshTokens[token]?.lastUsedAt = now }
+        service.markRefreshTokenUsed(token, at: now)
         request.exchange.base.receipt.grant(.refreshToken, .redeemed, handle: token)
         var grant = record.grant
         grant.scopes = scopes.scopes
@@ -171,7 +177,7 @@ struct B2CTokenRequest {
         switch error.code {
         case 54005: return .b2cGrantRevoked()
         case 70008:
-            let record = exchange.service.state.withLock { $0.authorizationCodes[code] }
+            let record = exchange.service.authorizationCode(code)
             return .b2cGrantExpired(now: exchange.now, issuedAt: record?.issuedAt ?? exchange.now, slidingExpiry: record?.expiresAt ?? exchange.now)
         default: return .b2cUnknownGrant()
         }

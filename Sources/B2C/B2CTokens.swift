@@ -169,11 +169,7 @@ struct B2CTokenMinter {
         kept.isNewUser = false
         let token = B2CGrantToken.make()
         let record = RefreshTokenRecord(grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(refreshTokenWindow))
-        let now = self.now
-        exchange.service.state.withLock { state in
-            state.purge(now: now)
-            state.refreshTokens[token] = record
-        }
+        exchange.service.storeRefreshToken(token, record: record, now: now)
         exchange.base.receipt.storedRefreshToken(token, record: record)
         return token
     }

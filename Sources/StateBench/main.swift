@@ -67,20 +67,10 @@ let bytesPerToken = Double(allocatedBytes() - beforeTokens) / Double(sample)
 // grant builds them), under random 16-byte keys, straight into the store.
 let full = service()
 issue(full, count: 1)
-let template = full.state.withLock { $0.refreshTokens.values[0] }
 let beforeFill = allocatedBytes()
-full.state.withLock { state in
-    var generator = SystemRandomNumberGenerator()
-    for index in 0..<liveTarget {
-        var record = template
-        record.grant.scopes = template.grant.scopes.map { "\($0)" }
-        record.issuedAt = template.issuedAt.addingTimeInterval(Double(index) / 1000)
-        record.expiresAt = template.expiresAt.addingTimeInterval(Double(index) / 1000)
-        state.refreshTokens[HandleDigest(high: generator.next(), low: UInt64(index))] = record
-    }
-}
+precondition(full.seedRefreshTokens(count: liveTarget), "no refresh token to copy")
 let fillBytes = allocatedBytes() - beforeFill
-let liveCount = full.state.withLock { $0.refreshTokens.count }
+let liveCount = full.liveRefreshTokenCount
 
 // 3. Issuance with 0 vs 1,000,000 live refresh tokens, interleaved so drift on a shared machine hits both.
 let empty = service()

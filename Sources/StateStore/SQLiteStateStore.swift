@@ -102,7 +102,7 @@ package final class SQLiteStateStore: Sendable {
                 throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(snapshot.count) bytes)", reason: problem.description)
             }
         }
-        let unreadable = service.state.withLock { $0.attach(persistence, restoring: rows) }
+        let unreadable = service.attach(persistence, restoring: rows)
         if let first = unreadable.first {
             throw .unreadable(path: path, what: "\(unreadable.count) saved record\(unreadable.count == 1 ? "" : "s") of world \"\(world)\" (first: \(first.store) \(first.key))", reason: "not a record this version reads")
         }

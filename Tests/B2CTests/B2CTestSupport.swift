@@ -28,9 +28,9 @@ final class B2CBrowser {
     /// What an active scenario changes for the requests sent (see `under`).
     var directives = ScenarioDirectives()
 
-    init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443") {
+    init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443", limits: StateLimits = .standard) {
         clock = VirtualClock(frozenAt: B2CFixtures.start)
-        service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options)
+        service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options, limits: limits)
         chain = WorldRouter(entra: IdentityHandler(service: service), b2c: B2CHandler(service: service, configuration: configuration))
         routes = configuration.routes()
         self.host = host

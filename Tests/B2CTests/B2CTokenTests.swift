@@ -172,6 +172,20 @@ import IdentityPlatform
         #expect(response.bodyText.contains("AADB2C90080"))
     }
 
+    /// B2C redeems through the same state operation as Entra: a token dropped because the store was full
+    /// is expired (AADB2C90080), not unknown (AADB2C90090).
+    @Test func aRefreshTokenEvictedFromAFullStoreIsExpired() throws {
+        var limits = StateLimits()
+        limits.refreshTokens = 1
+        let browser = B2CBrowser(limits: limits)
+        let first = try #require(try browser.signInAndRedeem()["refresh_token"])
+        browser.clock.advance(by: 1)
+        let second = try #require(try B2CBrowser(sharing: browser).signInAndRedeem()["refresh_token"])
+        let evicted = browser.refresh(first)
+        #expect(evicted.status.code == 400 && evicted.bodyText.contains("AADB2C90080"), "\(evicted.bodyText)")
+        #expect(browser.refresh("never-issued").bodyText.contains("AADB2C90") && !browser.refresh(second).bodyText.contains("error"))
+    }
+
     @Test func refreshForADeletedAccountIsAADB2C90128() throws {
         let browser = B2CBrowser()
         let refreshToken = try #require(try browser.signInAndRedeem()["refresh_token"])

@@ -79,14 +79,14 @@ import Testing
         }
         let signedIn = token(client, "adele", [("grant_type", "password"), ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)])
         let refresh = try #require(signedIn["refresh_token"] as? String)
-        #expect(app.engine.world(binding: bound.id)?.service.state.withLock { $0.refreshTokens[refresh] } != nil, "the client's binding issued it")
+        #expect(app.engine.world(binding: bound.id)?.service.lookUpRefreshToken(refresh).record != nil, "the client's binding issued it")
         // Another client presenting it still reaches the world that issued it (which refuses the mismatch).
         #expect(token("11111111-2222-4333-8444-555555555555", "", [("grant_type", "refresh_token"), ("refresh_token", refresh)])["error"] as? String == "invalid_grant")
         #expect(token(client, "", [("grant_type", "refresh_token"), ("refresh_token", refresh)])["access_token"] != nil)
         // A user binding: a password grant naming the user goes to it.
         let alex = try #require(token("22222222-2222-4333-8444-555555555555", "", [("grant_type", "password"), ("username", "alex.wilber@contoso.onmicrosoft.com"),
                                                                                    ("password", Directory.demoPassword)])["refresh_token"] as? String)
-        #expect(app.engine.world(binding: byUser.id)?.service.state.withLock { $0.refreshTokens[alex] } != nil)
+        #expect(app.engine.world(binding: byUser.id)?.service.lookUpRefreshToken(alex).record != nil)
         // Unbound: its handles go with it.
         let again = try #require(token(client, "", [("grant_type", "password"), ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)])["refresh_token"] as? String)
         #expect(app.engine.unbind(id: bound.id))

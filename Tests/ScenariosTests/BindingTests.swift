@@ -38,9 +38,9 @@ import Synchronization
         #expect(worldA.counters.map(\.matched) == [50])
         #expect(worldA.counters.map(\.fired) == [50])
         #expect(worldB.counters.map(\.fired) == [25, 0])
-        #expect(worldA.service.state.withLock { $0.refreshTokens.count } == 50)
-        #expect(worldB.service.state.withLock { $0.refreshTokens.count } == 25)
-        #expect(harness.service.state.withLock { $0.refreshTokens.isEmpty }, "the default world issued nothing")
+        #expect(worldA.service.liveRefreshTokenCount == 50)
+        #expect(worldB.service.liveRefreshTokenCount == 25)
+        #expect(harness.service.liveRefreshTokenCount == 0, "the default world issued nothing")
         #expect(worldB.service.currentDirectory.user(signInName: "isaiah.langer@contoso.onmicrosoft.com") != nil)
         #expect(worldA.service.currentDirectory.user(signInName: "isaiah.langer@contoso.onmicrosoft.com") == nil, "scenario users stay in their world")
     }
@@ -77,7 +77,7 @@ import Synchronization
         let after = try #require(harness.engine.world(binding: binding.id))
         #expect(after.counters.map(\.matched) == [0, 0])
         #expect(after.elapsed == 0)
-        #expect(after.service.state.withLock { $0.refreshTokens.isEmpty })
+        #expect(after.service.liveRefreshTokenCount == 0)
         #expect(harness.send(Harness.passwordGrant()).status.code == 400, "the scenario starts over")
         #expect(throws: ScenarioEngineError.self) { try harness.engine.reset(binding: "b99") }
     }
@@ -143,7 +143,7 @@ import Synchronization
         let userCode = try #require(start["user_code"] as? String, "\(start)")
         let deviceCode = try #require(start["device_code"] as? String)
         let world = try #require(harness.engine.world(binding: binding.id))
-        #expect(world.service.state.withLock { $0.deviceCodes[deviceCode] != nil })
+        #expect(world.service.issuedAny(of: [deviceCode]))
         let page = harness.send(Harness.post("/devicelogin", [("otc", userCode.lowercased())]))
         #expect(page.directives.delay == .milliseconds(2), "the typed code leads to the binding and names the client")
         let poll = Harness.body(harness.send(Harness.post("/organizations/oauth2/v2.0/token", [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("client_id", Harness.nativeApp), ("device_code", deviceCode)])))

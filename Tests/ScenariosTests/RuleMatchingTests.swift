@@ -63,20 +63,20 @@ import Testing
         var book = try book(#"[{"match": {"user": "6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51"}, "action": {"delay": 1}, "times": "always"}]"#)
         var hinted = facts(Harness.authorize(user: "Adele.Vance@contoso.onmicrosoft.com"))
         #expect(book.evaluate(hinted, now: Self.start, start: Self.start).delayMilliseconds == 0, "not resolved yet: the hint is a UPN")
-        hinted.resolve(state: PlatformState(), directory: .embeddedDefault)
+        hinted.resolve(GrantFacts(), directory: .embeddedDefault)
         #expect(book.evaluate(hinted, now: Self.start, start: Self.start).delayMilliseconds == 1)
         var other = facts(Harness.authorize(user: Harness.alex))
-        other.resolve(state: PlatformState(), directory: .embeddedDefault)
+        other.resolve(GrantFacts(), directory: .embeddedDefault)
         #expect(book.evaluate(other, now: Self.start, start: Self.start).delayMilliseconds == 0)
     }
 
     @Test func tenantsMatchBySegmentIdOrDomain() throws {
         var book = try book(#"[{"match": {"tenant": "contoso.com"}, "action": {"delay": 1}, "times": "always"}]"#)
         var byID = facts(Harness.passwordGrant(tenant: Directory.contosoTenantID))
-        byID.resolve(state: PlatformState(), directory: .embeddedDefault)
+        byID.resolve(GrantFacts(), directory: .embeddedDefault)
         #expect(book.evaluate(byID, now: Self.start, start: Self.start).delayMilliseconds == 1)
         var common = facts(Harness.passwordGrant(tenant: "common"))
-        common.resolve(state: PlatformState(), directory: .embeddedDefault)
+        common.resolve(GrantFacts(), directory: .embeddedDefault)
         #expect(book.evaluate(common, now: Self.start, start: Self.start).delayMilliseconds == 0)
     }
 

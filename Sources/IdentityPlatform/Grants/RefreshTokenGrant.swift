@@ -8,10 +8,12 @@ enum RefreshTokenGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
         let token = try request.required("refresh_token")
         let client = try request.authenticateClient()
-        let (record, evicted) = request.service.state.withLock { ($0.refreshTokens[token], $0.refreshTokens.wasEvicted(handle: token)) }
-        // A token dropped because the store was full is reported as the expiry it was closest to.
-        if record == nil, evicted { throw .grantExpired() }
-        guard let record, !record.revoked else { throw .invalidGrant() }
+        let record: RefreshTokenRecord
+        switch request.service.lookUpRefreshToken(token) {
+        case .live(let live) where !live.revoked: record = live
+        case .evicted: throw .grantExpired()
+        case .live, .unknown: throw .invalidGrant()
+        }
         if record.expiresAt <= request.now {
             throw .refreshTokenExpired(issuedAt: record.issuedAt, inactiveFor: request.now.timeIntervalSince(record.lastUsedAt ?? record.issuedAt))
         }
@@ -38,7 +40,7 @@ enum RefreshTokenGrant {
         }
         let permissions = try request.delegatedPermissions(scopes, client: app, user: user, allowed: allowed)
 
-        request.service.state.withLock { $0.refreshTokens[token]?.lastUsedAt = request.now }
+        request.service.markRefreshTokenUsed(token, at: request.now)
         request.exchange.receipt.grant(.refreshToken, .redeemed, handle: token)
         var grant = record.grant
         grant.clientID = app.clientID

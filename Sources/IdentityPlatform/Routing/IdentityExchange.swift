@@ -1,5 +1,4 @@
 import EntraCrypto
-import Synchronization
 package import EntraHTTP
 package import Foundation
 
@@ -60,7 +59,7 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
 
     package init(service: IdentityService) {
         self.service = service
-        keepsStateInMemory = service.state.withLock { $0.persistence == nil }
+        keepsStateInMemory = service.keepsStateInMemory
     }
 
     /// A registered app's client-credentials token while the state is kept in memory. Such a token costs

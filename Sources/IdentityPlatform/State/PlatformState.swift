@@ -6,14 +6,14 @@ package import Foundation
 /// codes) are kept by a fixed-size digest, never as the string handed out.
 package struct PlatformState: Sendable {
     package let limits: StateLimits
-    package var authorizationCodes: ExpiringStore<HandleDigest, AuthorizationCodeRecord>
-    package var refreshTokens: ExpiringStore<HandleDigest, RefreshTokenRecord>
-    package var sessions: ExpiringStore<String, BrowserSession>
+    var authorizationCodes: ExpiringStore<HandleDigest, AuthorizationCodeRecord>
+    var refreshTokens: ExpiringStore<HandleDigest, RefreshTokenRecord>
+    var sessions: ExpiringStore<String, BrowserSession>
     /// Keyed by device code; `userCodes` maps the short code a person types to it.
-    package var deviceCodes: ExpiringStore<HandleDigest, DeviceCodeRecord>
-    package var userCodes: ExpiringStore<String, UserCodeRecord>
+    var deviceCodes: ExpiringStore<HandleDigest, DeviceCodeRecord>
+    var userCodes: ExpiringStore<String, UserCodeRecord>
     /// Pending interactive sign-ins (authorize parameters kept server-side between pages), by id.
-    package var pendingAuthorizations: ExpiringStore<String, PendingAuthorization>
+    var pendingAuthorizations: ExpiringStore<String, PendingAuthorization>
     /// Where changes are written with `--state` (nil: nothing touches disk).
     package internal(set) var persistence: (any StatePersistence)?
 

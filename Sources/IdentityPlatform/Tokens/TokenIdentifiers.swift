@@ -1,7 +1,6 @@
 import EntraCrypto
 import EntraHTTP
 package import Foundation
-import Synchronization
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same
 /// across restarts, as the real service's do; the per-token ones are random.
@@ -24,27 +23,10 @@ package enum TokenIdentifiers {
         return (oid, tid)
     }
 
-    /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens).
+    /// The object id of an app's service principal in a tenant (`oid`/`sub` of app-only tokens): derived,
+    /// so every world and every restart names the same one without keeping it anywhere.
     package static func servicePrincipalID(clientID: String, tenantID: String) -> String {
-        let pair = AppInTenant(clientID: clientID, tenantID: tenantID)
-        if let known = servicePrincipalIDs.withLock({ $0[pair] }) { return known }
-        let id = guid(from: "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)")
-        servicePrincipalIDs.withLock { known in
-            if known.count >= servicePrincipalIDLimit { known.removeAll(keepingCapacity: true) }
-            known[pair] = id
-        }
-        return id
-    }
-
-    /// Service principal ids already derived, by app and tenant as spelled (two spellings of one pair
-    /// hold the same id): every app-only token names one, and deriving it hashes a seed built for it.
-    /// Bounded: a server that has seen this many pairs starts over.
-    private static let servicePrincipalIDs = Mutex<[AppInTenant: String]>([:])
-    static let servicePrincipalIDLimit = 4096
-
-    private struct AppInTenant: Hashable {
-        let clientID: String
-        let tenantID: String
+        guid(from: "sp|\(tenantID.fastLowercased)|\(clientID.fastLowercased)")
     }
 
     /// A stable session id when the grant carries none (`sid`).

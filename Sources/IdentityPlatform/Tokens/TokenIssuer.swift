@@ -129,10 +129,7 @@ package struct TokenIssuer: Sendable {
             grant: grant, familyID: familyID, issuedAt: now,
             expiresAt: now.addingTimeInterval(options.refreshTokenInactivity)
         )
-        service.state.withLock { state in
-            state.purge(now: now)
-            state.refreshTokens[token] = record
-        }
+        service.storeRefreshToken(token, record: record, now: now)
         receipt?.storedRefreshToken(token, record: record)
         return token
     }

@@ -108,7 +108,7 @@ struct AnswerRenderer {
 
     /// 700082 and 50173 quote when the refresh token was issued: use the presented token's record.
     private func datedCatalogueError(code: Int) -> IdentityError? {
-        let record = facts.parameters["refresh_token"].flatMap { token in service.state.withLock { $0.refreshTokens[token] } }
+        let record = facts.parameters["refresh_token"].flatMap { service.lookUpRefreshToken($0).record }
         let issued = record?.issuedAt ?? now.addingTimeInterval(-service.options.refreshTokenInactivity)
         switch code {
         case 700082: return .refreshTokenExpired(issuedAt: issued, inactiveFor: now.timeIntervalSince(record?.lastUsedAt ?? issued))

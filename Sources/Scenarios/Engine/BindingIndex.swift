@@ -45,7 +45,7 @@ struct BindingIndex {
 }
 
 /// Which bound world issued each live handle (refresh token, code, device or user code, sign-in flow),
-/// as the worlds' stores report them (`PlatformState.reportHandles`): a request presenting one is sent
+/// as the worlds' stores report them (`IdentityService.reportHandles`): a request presenting one is sent
 /// to its world in one lookup, however many worlds there are.
 final class HandleOwners: Sendable {
     private let owners = Mutex<[String: String]>([:])
@@ -53,11 +53,9 @@ final class HandleOwners: Sendable {
     /// Sends every later change of `world`'s handles here.
     func watch(_ world: ScenarioWorld) {
         let id = world.id
-        world.service.state.withLock { state in
-            state.reportHandles { [weak self] key, present in
-                self?.owners.withLock { owners in
-                    if present { owners[key] = id } else if owners[key] == id { owners[key] = nil }
-                }
+        world.service.reportHandles { [weak self] key, present in
+            self?.owners.withLock { owners in
+                if present { owners[key] = id } else if owners[key] == id { owners[key] = nil }
             }
         }
     }

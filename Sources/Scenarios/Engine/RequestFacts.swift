@@ -110,30 +110,24 @@ package struct RequestFacts: Sendable, Equatable {
 
     /// Completes the facts from a world: the owner of a refresh token, code or device code the
     /// request carries, every name of the users named, the tenant's id and domains.
-    package mutating func resolve(state: PlatformState, directory: Directory) {
+    package mutating func resolve(_ known: GrantFacts, directory: Directory) {
         // A page posted back (sign-in, consent, MFA) continues an /authorize: its parameters count as this request's.
-        if let flowID = parameters[IdentityService.flowFieldName], let original = state.pendingAuthorizations[flowID]?.parameters {
+        if let original = known.flowParameters {
             for (name, value) in original.sorted(by: { $0.key < $1.key }) where parameters[name] == nil { parameters.append(name, value) }
             if clientID == nil { clientID = original["client_id"] }
             if scopes.isEmpty { scopes = Self.normalizedScopes(original["scope"] ?? "") }
             if let hint = original["login_hint"], !hint.isEmpty { userNames.insert(hint.fastLowercased) }
-            if let userID = state.pendingAuthorizations[flowID]?.userID { userNames.insert(userID.fastLowercased) }
+            if let userID = known.flowUserID { userNames.insert(userID.fastLowercased) }
         }
         for name in tenantNames {
             if let tenant = directory.tenant(matching: name) { tenantNames.formUnion([tenant.id] + tenant.domains) }
         }
-        var owners: [String] = []
-        for handle in grantHandles {
-            if let record = state.refreshTokens[handle] { owners.append(record.grant.userID) }
-            if let record = state.authorizationCodes[handle] { owners.append(record.grant.userID) }
-            if let record = state.deviceCodes[handle], case .approved(let grant) = record.status { owners.append(grant.userID) }
-            // The code a person types on /devicelogin names the device flow, and so its client and scopes.
-            if let entry = state.userCodes[handle] ?? state.userCodes[handle.uppercased()], let record = state.deviceCodes[entry.deviceCode] {
-                if clientID == nil { clientID = record.clientID }
-                if scopes.isEmpty { scopes = record.requestedScopes.map(Self.normalizedScope) }
-            }
+        // The code a person types on /devicelogin names the device flow, and so its client and scopes.
+        for flow in known.deviceFlows {
+            if clientID == nil { clientID = flow.clientID }
+            if scopes.isEmpty { scopes = flow.scopes.map(Self.normalizedScope) }
         }
-        for owner in owners {
+        for owner in known.owners {
             userNames.insert(owner.fastLowercased)
             if let user = directory.user(id: owner) { userNames.formUnion(Self.names(of: user)) }
         }

@@ -234,7 +234,7 @@ package final class ScenarioEngine: Sendable {
     }
 
     private func resetDefaultWorld(_ s: inout State) {
-        base.state.withLock { $0 = $0.emptied() }
+        base.forgetGrantsAndSessions()
         base.directory.withLock { $0 = baseStart.directory }
         (base.clock as? VirtualClock)?.resetOffset()
         base.keys.roll(to: baseStart.key)

@@ -45,12 +45,9 @@ extension ScenarioEngine {
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
         if world.hasRules || EndpointKind(context.route) == .authorize {
             var resolved = facts.take() ?? RequestFacts(request, route: context.route)
-            // What the state says about the request (who owns a refresh token, the /authorize a page
-            // continues), resolved under the lock: a copy of the state taken out of it would make the
-            // next write copy every store (copy-on-write), a cost that grows with the number of live
-            // refresh tokens.
-            let directory = service.currentDirectory
-            service.state.withLock { resolved.resolve(state: $0, directory: directory) }
+            // What the state says about the request: who owns a refresh token, the /authorize a page continues.
+            let known = service.grantFacts(flow: resolved.parameters[IdentityService.flowFieldName], handles: resolved.grantHandles)
+            resolved.resolve(known, directory: service.currentDirectory)
             facts = resolved
         }
         let now = service.clock.now()
@@ -111,7 +108,7 @@ extension ScenarioEngine {
             if let segment = facts.tenantSegment, let id = s.index.alias(segment), let world = s.world(id: id) { return world }
             if !facts.grantHandles.isEmpty {
                 if let handleOwner, let world = s.world(id: handleOwner) { return world }
-                if Self.issued(facts.grantHandles, in: s.defaultWorld) { return s.defaultWorld }
+                if s.defaultWorld.service.issuedAny(of: facts.grantHandles) { return s.defaultWorld }
             }
             if let token = facts.bearerToken, !s.tokenOwners.isEmpty, let owner = s.tokenOwners[Self.tokenKey(token)], let world = s.world(id: owner) {
                 return world
@@ -121,16 +118,6 @@ extension ScenarioEngine {
             if let id = s.index.user(among: facts.userNames), let world = s.world(id: id) { return world }
             if let id = s.index.server, let world = s.world(id: id) { return world }
             return s.defaultWorld
-        }
-    }
-
-    /// True when one of `handles` is a refresh token, code, device or user code, or sign-in flow of `world`.
-    static func issued(_ handles: [String], in world: ScenarioWorld) -> Bool {
-        world.service.state.withLock { st in
-            handles.contains {
-                st.refreshTokens[$0] != nil || st.authorizationCodes[$0] != nil || st.deviceCodes[$0] != nil
-                    || st.userCodes[$0] != nil || st.userCodes[$0.uppercased()] != nil || st.pendingAuthorizations[$0] != nil
-            }
         }
     }
 
@@ -168,7 +155,7 @@ extension ScenarioEngine {
     /// which come later and carry only the flow id: remember its directives under the id the page hands out.
     private func rememberFlow(of recorder: ReceiptRecorder, directives: ScenarioDirectives, continuing flowID: String?, world: ScenarioWorld) {
         guard !directives.isEmpty, let id = recorder.current.flow?.id else { return }
-        let live = world.service.state.withLock { Set($0.pendingAuthorizations.keys) }
+        let live = world.service.pendingSignInIDs
         world.flowDirectives.withLock { flows in
             flows[id] = directives
             if let flowID, flowID != id { flows[flowID] = nil }
