@@ -107,6 +107,9 @@ package final class ScenarioEngine: Sendable {
     package let options: ScenarioEngineOptions
     /// A world's services over its identity service: the default world's and every binding's.
     let makeRouter: @Sendable (IdentityService) -> WorldRouter
+    /// The default world's services, kept across resets (they hold nothing a reset restores), and read
+    /// by event loops without the engine's lock.
+    let baseRouter: WorldRouter
     let baseStart: (directory: Directory, key: SigningCredential)
     let state: Mutex<State>
     /// `state.bindings.count`, stored under the lock by whatever changes the bindings.
@@ -123,8 +126,10 @@ package final class ScenarioEngine: Sendable {
         base = service
         self.options = options
         self.makeRouter = makeRouter
+        // Made before the start state is taken: a service's handler may add to the directory (B2C's tenant).
+        baseRouter = makeRouter(service)
         baseStart = (service.currentDirectory, service.keys.current)
-        let defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: service, router: makeRouter(service))
+        let defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: service, router: baseRouter)
         state = Mutex(State(loadLibrary: library, defaultWorld: defaultWorld))
     }
 
@@ -238,7 +243,7 @@ package final class ScenarioEngine: Sendable {
         base.directory.withLock { $0 = baseStart.directory }
         (base.clock as? VirtualClock)?.resetOffset()
         base.keys.roll(to: baseStart.key)
-        s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, router: makeRouter(base))
+        s.defaultWorld = ScenarioWorld(id: "default", scenario: nil, target: nil, service: base, router: baseRouter)
     }
 }
 

@@ -20,7 +20,7 @@ package struct ScenarioLayer: ExchangeLayer {
     /// request goes to a worker. Without, the default world's services say.
     package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? {
         guard !engine.hasBindings else { return false }
-        return engine.world(binding: "default")?.router.answersOnLoop(request, route: route)
+        return engine.baseRouter.answersOnLoop(request, route: route)
     }
 }
 
