@@ -24,7 +24,12 @@ package struct LocalCertificateAuthority {
     }
 
     package static func ensure(directory: String, hostnames: [String], now: Date) throws -> CertificatePaths {
+        // Bad names are refused before anything is created.
         let names = try ServerNames(hostnames)
+        return try CertificateDirectory.withExclusiveLock(directory) { try ensureLocked(directory: directory, names: names, now: now) }
+    }
+
+    private static func ensureLocked(directory: String, names: ServerNames, now: Date) throws -> CertificatePaths {
         let files = Files(directory: directory)
         try SecureFile.createDirectory(directory)
         try protectFromVersionControl(directory)

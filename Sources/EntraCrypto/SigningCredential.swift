@@ -35,6 +35,10 @@ package struct SigningCredential: Sendable {
     }
 
     package static func loadOrCreate(directory: String, name: String, now: Date) throws -> SigningCredential {
+        try CertificateDirectory.withExclusiveLock(directory) { try loadOrCreateLocked(directory: directory, name: name, now: now) }
+    }
+
+    private static func loadOrCreateLocked(directory: String, name: String, now: Date) throws -> SigningCredential {
         let keyPath = "\(directory)/\(name).key.pem"
         let certificatePath = "\(directory)/\(name).cert.pem"
         try SecureFile.createDirectory(directory)

@@ -68,16 +68,20 @@ public final class FakeEntraServer: Sendable {
             }
         }
         let clock = configuration.frozenAt.map { VirtualClock(frozenAt: $0) } ?? VirtualClock()
-        let service = loaded.makeService(keys: SigningKeyRing(current: try SigningCredential.generate()), clock: clock,
-                                         strict: configuration.strict, autoLogin: configuration.autoLogin)
-
+        // One CA and key set per user for every fixture (generated once: RSA key generation is what a
+        // fresh folder costs); a temporary one where the user's data folder cannot be written.
         var temporaryDirectory: String?
-        var certificates: CertificatePaths?
-        if configuration.listener == .tls {
+        var keys: (signing: SigningCredential, certificates: CertificatePaths?)
+        do {
+            keys = try Self.keys(in: CertificateDirectory.fixturesPath(), tls: configuration.listener == .tls)
+        } catch {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fakeentra-testing-\(UUID().uuidString)").path
             temporaryDirectory = directory
-            certificates = try LocalCertificateAuthority.ensure(directory: directory, hostnames: [])
+            keys = try Self.keys(in: directory, tls: configuration.listener == .tls)
         }
+        let certificates = keys.certificates
+        let service = loaded.makeService(keys: SigningKeyRing(current: keys.signing), clock: clock,
+                                         strict: configuration.strict, autoLogin: configuration.autoLogin)
         let application = FakeEntraApplication(
             service: service, graph: loaded.graph, b2c: loaded.b2c, scenarios: scenarios.library,
             scenarioOptions: ScenarioEngineOptions(controlSecret: configuration.controlSecret),
@@ -88,7 +92,7 @@ public final class FakeEntraServer: Sendable {
 
         guard configuration.listener != .none else {
             return FakeEntraServer(configuration: configuration, application: application, baseURL: "https://localhost", port: nil,
-                                   caCertificatePath: nil, server: nil, liveClient: nil, temporaryDirectory: nil)
+                                   caCertificatePath: nil, server: nil, liveClient: nil, temporaryDirectory: temporaryDirectory)
         }
         let listener = ListenerConfiguration(
             host: "127.0.0.1", port: 0,
@@ -103,6 +107,10 @@ public final class FakeEntraServer: Sendable {
                                liveClient: BlockingHTTPClient(trust: trust, timeoutSeconds: 30), temporaryDirectory: temporaryDirectory)
     }
 
+    private static func keys(in directory: String, tls: Bool) throws -> (signing: SigningCredential, certificates: CertificatePaths?) {
+        (try SigningCredential.loadOrCreate(directory: directory), tls ? try LocalCertificateAuthority.ensure(directory: directory, hostnames: []) : nil)
+    }
+
     /// The native event backend, or the one `FAKEENTRA_EVENT_BACKEND` names, as for `fakeentra serve`
     /// (how the live tests run a second time over poll(2), the backend a Mac shares with Linux).
     private static func eventBackend() throws -> EventBackend {
@@ -113,7 +121,7 @@ public final class FakeEntraServer: Sendable {
         return backend
     }
 
-    /// Stops accepting, finishes the exchanges in flight, and removes the temporary CA directory.
+    /// Stops accepting, finishes the exchanges in flight, and removes a temporary CA directory if one was made.
     public func shutdown() async {
         await server?.shutdown()
         if let temporaryDirectory { try? FileManager.default.removeItem(atPath: temporaryDirectory) }

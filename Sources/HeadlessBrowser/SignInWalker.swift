@@ -130,6 +130,20 @@ package struct SignInWalker {
         return Delivery(method: request.method, url: request.url, form: form, appStatus: response.status.code, pagesWalked: pages)
     }
 
+    /// Tells the app that the sign-in did not finish, as the service tells it a refused one: an error
+    /// response at its redirect URI (`access_denied`, the reason in `error_description`, its `state`), so
+    /// the app stops waiting now instead of at its own timeout. nil when there is no redirect URI to
+    /// tell (a device login, a URL that is not an authorize URL) or the app cannot be reached.
+    package func tellTheApp(_ reason: String, startedAt startText: String) -> Delivery? {
+        guard let start = BrowserURL(startText), let redirect = start.query["redirect_uri"].flatMap(BrowserURL.init) else { return nil }
+        var fields = FormParameters()
+        fields.append("error", "access_denied")
+        fields.append("error_description", "fakeentra browse could not finish the sign-in: \(reason)")
+        if let state = start.query["state"] { fields.append("state", state) }
+        let method = start.query["response_mode"] == "form_post" ? "POST" : "GET"
+        return try? deliver(Self.formRequest(method: method, url: redirect, fields: fields), pages: 0)
+    }
+
     static func formRequest(method: String, url: BrowserURL, fields: FormParameters) -> BrowserRequest {
         guard method == "POST" else {
             var target = url

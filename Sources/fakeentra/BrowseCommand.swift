@@ -1,4 +1,5 @@
 import ArgumentParser
+import EntraCrypto
 import EntraHTTP
 import EntraServer
 import Foundation
@@ -18,7 +19,10 @@ struct BrowseCommand: ParsableCommand {
             By default it returns at once and finishes in a detached background process, so it can be \
             Python's BROWSER (webbrowser waits for the command, while MSAL only listens after it returns). \
             --foreground does the work in this process and exits with: 0 delivered, 64 bad arguments, \
-            3 server unreachable or TLS failure, 4 stuck on a page, 5 the app's redirect listener unreachable.
+            3 server unreachable or TLS failure, 4 stuck on a page, 5 the app's redirect listener unreachable. \
+            Whatever stops it, it tells the app at once (an access_denied error at its redirect URI, with \
+            the reason), so the app does not wait for its own timeout. Without --ca or FAKEENTRA_CA, the CA \
+            of the user's certificate folder is trusted.
             """
     )
 
@@ -33,17 +37,38 @@ struct BrowseCommand: ParsableCommand {
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let username = username ?? environment["FAKEENTRA_USERNAME"], let password = password ?? environment["FAKEENTRA_PASSWORD"] else {
-            throw ValidationError("give --username and --password, or FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD")
+        let username = username ?? environment["FAKEENTRA_USERNAME"], password = password ?? environment["FAKEENTRA_PASSWORD"]
+        let start = BrowserURL(url)
+        // The CA of the user's certificate folder when none is named: where `serve` keeps it by default.
+        let defaultCA = CertificateDirectory.defaultPath(environment: environment) + "/ca.pem"
+        let caPath = ca ?? environment["FAKEENTRA_CA"] ?? (FileManager.default.isReadableFile(atPath: defaultCA) ? defaultCA : nil)
+        // Every missing piece at once: each one found later would cost the app another full timeout.
+        var problems: [String] = []
+        if username == nil { problems.append("no user: give --username or FAKEENTRA_USERNAME") }
+        if password == nil { problems.append("no password: give --password or FAKEENTRA_PASSWORD") }
+        if start == nil || (start?.query["redirect_uri"].flatMap(BrowserURL.init) == nil && userCode == nil) {
+            problems.append(BrowseError.badStartURL(url).description)
         }
-        guard let start = BrowserURL(url), start.query["redirect_uri"].flatMap(BrowserURL.init) != nil || userCode != nil else {
-            throw ValidationError(BrowseError.badStartURL(url).description)
+        if let caPath, !FileManager.default.isReadableFile(atPath: caPath) { problems.append("no CA certificate at \(caPath)") }
+        if start?.scheme == "https", caPath == nil {
+            problems.append("an https URL needs the server's CA: give --ca or FAKEENTRA_CA (none at \(defaultCA))")
         }
-        let caPath = ca ?? environment["FAKEENTRA_CA"]
-        if let caPath, !FileManager.default.isReadableFile(atPath: caPath) { throw ValidationError("no CA certificate at \(caPath)") }
-        if start.scheme == "https", caPath == nil { throw ValidationError("an https URL needs --ca (or FAKEENTRA_CA): the CA of the server") }
+        guard let username, let password, problems.isEmpty else {
+            // The app only answers on its redirect listener once BROWSER has returned: a detached child
+            // (which finds the same problems) tells it, while this process reports them and exits.
+            if foreground {
+                let walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: 10)),
+                                          credentials: SignInCredentials(username: "", password: ""))
+                _ = walker.tellTheApp(problems.joined(separator: "; "), startedAt: url)
+            } else {
+                try? BackgroundProcess.detach(arguments: Array(CommandLine.arguments.dropFirst()) + ["--foreground"], output: log)
+            }
+            throw ValidationError(problems.joined(separator: "\n"))
+        }
         guard foreground else {
-            try BackgroundProcess.detach(arguments: Array(CommandLine.arguments.dropFirst()) + ["--foreground"], output: log)
+            var arguments = Array(CommandLine.arguments.dropFirst()) + ["--foreground"]
+            if ca == nil, let caPath { arguments += ["--ca", caPath] }
+            try BackgroundProcess.detach(arguments: arguments, output: log)
             return
         }
         signal(SIGPIPE, SIG_IGN)
@@ -51,21 +76,22 @@ struct BrowseCommand: ParsableCommand {
         let logFile = log.flatMap { FileHandle(forWritingAtPath: $0) ?? Self.create($0) }
         logFile?.seekToEndOfFile()
         func note(_ line: String) { logFile?.write(Data("browse: \(line)\n".utf8)) }
+        var walker: SignInWalker?
         do {
             let trust = try caPath.map { path throws in try TLSClientTrust(caFile: path) }
-            var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds)),
-                                      credentials: SignInCredentials(username: username, password: password, userCode: userCode))
-            walker.log = note
-            let delivery = try walker.walk(url)
+            walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds)),
+                                  credentials: SignInCredentials(username: username, password: password, userCode: userCode))
+            walker?.log = note
+            let delivery = try walker!.walk(url)
             note("delivered \(delivery.form.names.joined(separator: ",")) by \(delivery.method) to \(delivery.url.path) after \(delivery.pagesWalked) pages; the app answered \(delivery.appStatus)")
-        } catch let error as BrowseError {
-            note("FAILED: \(error)")
-            FileHandle.standardError.write(Data("fakeentra browse: \(error)\n".utf8))
-            throw ExitCode(error.exitCode)
         } catch {
             note("FAILED: \(error)")
             FileHandle.standardError.write(Data("fakeentra browse: \(error)\n".utf8))
-            throw ExitCode(3)
+            let browseError = error as? BrowseError
+            if case .delivery? = browseError {} else if let told = walker?.tellTheApp("\(error)", startedAt: url) {
+                note("told the app at \(told.url.path) (it answered \(told.appStatus))")
+            }
+            throw ExitCode(browseError?.exitCode ?? 3)
         }
     }
 

@@ -9,8 +9,16 @@ struct CertsCommand: ParsableCommand {
 
     @OptionGroup var certificates: CertificateOptions
 
+    @Flag(help: "Print the certificate directory (absolute) and nothing else; create nothing.")
+    var printDirectory = false
+
     func run() throws {
+        if printDirectory {
+            print(certificates.directory)
+            return
+        }
         let paths = try certificates.ensure()
+        print("Directory:          \(certificates.directory)")
         print("CA certificate:     \(paths.caCertificate)")
         print("Server certificate: \(paths.serverCertificate) for \(paths.names.joined(separator: ", "))")
         if paths.caRegenerated {

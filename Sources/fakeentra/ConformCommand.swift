@@ -1,5 +1,6 @@
 import ArgumentParser
 import Conformance
+import EntraCrypto
 import Foundation
 import LocatedJSON
 
@@ -63,7 +64,7 @@ struct ConformCommand: ParsableCommand {
         let host: any ConformanceHost
         var ownServer: InProcessConformanceHost?
         if let server {
-            host = try RemoteConformanceHost(baseURL: server, certs: certs ?? "./Certs", secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"],
+            host = try RemoteConformanceHost(baseURL: server, certs: certs ?? CertificateDirectory.defaultPath(), secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"],
                                              cases: cases, level: filter)
         } else {
             let started = try InProcessConformanceHost(certs: certs ?? (scratch as NSString).appendingPathComponent("certs"), cases: cases, level: filter)

@@ -1,10 +1,12 @@
 import ArgumentParser
 import Dispatch
+import FakeEntraApp
 
 struct FakeEntraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fakeentra",
         abstract: "A local, scriptable Microsoft identity platform (Entra ID, Azure AD B2C) and Microsoft Graph.",
+        version: FakeEntraVersion.current,
         subcommands: [ServeCommand.self, CertsCommand.self, ConformCommand.self, ScenariosCommand.self, JournalCommand.self, TokenCommand.self, ReplayCommand.self, SchemaCommand.self, BrowseCommand.self],
         defaultSubcommand: ServeCommand.self
     )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EntraCrypto
 import Foundation
 
 /// How a subcommand reaches a running server (`journal`, `token`): its URL, the CA its certificate is
@@ -6,7 +7,7 @@ import Foundation
 struct RunningServerOptions: ParsableArguments {
     @Option(help: "Base URL of the running server.") var url: String?
     @Option(name: .customLong("ready-file"), help: "Read the base URL from the file `serve --ready-file` wrote.") var readyFile: String?
-    @Option(help: "Directory of the local CA (ca.pem) the server's certificate is checked against.") var certs: String = "./Certs"
+    @Option(help: "Directory of the local CA (ca.pem) the server's certificate is checked against.") var certs: String = CertificateDirectory.defaultPath()
     @Option(name: .customLong("control-secret"), help: "The server's --control-secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
 
     func validate() throws {
@@ -14,7 +15,7 @@ struct RunningServerOptions: ParsableArguments {
     }
 
     func client() throws -> ControlClient {
-        try ControlClient(baseURL: baseURL(), caPath: (certs as NSString).appendingPathComponent("ca.pem"),
+        try ControlClient(baseURL: baseURL(), caPath: (CertificateDirectory.absolute(certs) as NSString).appendingPathComponent("ca.pem"),
                           secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"])
     }
 

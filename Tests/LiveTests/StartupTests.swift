@@ -96,12 +96,26 @@ struct StartupTests {
         #expect(started.out.hasPrefix("https://127.0.0.1:"), "\(started.out)\(started.err)")
     }
 
-    @Test func certificatesGoToCertsInTheWorkingDirectoryByDefault() async throws {
-        let directory = try temporaryDirectory()
-        let result = try await run(try fakeentraBinary(), ["certs"], directory: directory)
+    /// Without --certs, one folder per user whatever the working directory (FAKEENTRA_CERTS first), and
+    /// every path printed absolute; a relative --certs is printed absolute too.
+    @Test func certificatesGoToTheUsersFolderByDefault() async throws {
+        let home = try temporaryDirectory(), elsewhere = try temporaryDirectory()
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        environment["XDG_DATA_HOME"] = nil
+        environment["FAKEENTRA_CERTS"] = nil
+        let result = try await run(try fakeentraBinary(), ["certs"], environment: environment, directory: elsewhere)
         #expect(result.status == 0, "\(result.err)")
-        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/ca.pem"))
-        #expect(FileManager.default.fileExists(atPath: directory + "/Certs/.gitignore"))
+        let folder = home + "/.local/share/fakeentra"
+        #expect(FileManager.default.fileExists(atPath: folder + "/ca.pem") && FileManager.default.fileExists(atPath: folder + "/.gitignore"))
+        #expect(result.out.contains("CA certificate:     \(folder)/ca.pem"), "\(result.out)")
+        #expect(!FileManager.default.fileExists(atPath: elsewhere + "/Certs"))
+        let printed = try await run(try fakeentraBinary(), ["certs", "--print-directory"], environment: environment, directory: elsewhere)
+        #expect(printed.out == folder + "\n")
+        environment["FAKEENTRA_CERTS"] = home + "/chosen"
+        #expect(try await run(try fakeentraBinary(), ["certs", "--print-directory"], environment: environment).out == home + "/chosen\n")
+        let relative = try await run(try fakeentraBinary(), ["certs", "--certs", "mine"], environment: environment, directory: elsewhere)
+        #expect(relative.out.contains("CA certificate:     \(elsewhere)/mine/ca.pem"), "\(relative.out)")
     }
 
     @Test func ipv6LoopbackIsServedAndPrintedInBrackets() async throws {

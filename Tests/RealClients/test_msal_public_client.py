@@ -1,5 +1,6 @@
 """MSAL for Python (PyPI `msal`) as a public client against FakeEntra's Entra ID v2.0 endpoints."""
 import os
+import time
 import sys
 import threading
 import urllib.parse
@@ -86,20 +87,41 @@ def test_wrong_password_is_shown_on_the_page(server):
     assert "AADSTS50126" in str(getattr(failure.value, "page", "")) or "50126" in str(failure.value)
 
 
-def test_interactive_sign_in_through_the_browser_variable(server, monkeypatch, tmp_path):
-    driver = os.path.join(os.path.dirname(__file__), "browser_driver.py")
-    monkeypatch.setenv("BROWSER", f"{sys.executable} {driver} %s")
-    monkeypatch.setenv("FAKEENTRA_USER", ALEX)
-    monkeypatch.setenv("FAKEENTRA_PASSWORD", PASSWORD)
-    monkeypatch.setenv("FAKEENTRA_CA", server.ca)
-    monkeypatch.setenv("FAKEENTRA_DRIVER_LOG", str(tmp_path / "driver.log"))
+def use_browser(monkeypatch, environment):
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
     import webbrowser
     webbrowser._browsers.clear()
     webbrowser._tryorder = None
+
+
+def test_interactive_sign_in_through_the_browser_variable(server, monkeypatch, tmp_path):
+    log = tmp_path / "browse.log"
+    use_browser(monkeypatch, server.browser_environment(ALEX, PASSWORD, log=log))
     app = public_app(server)
     result = app.acquire_token_interactive(["User.Read"], login_hint=ALEX, timeout=60)
-    assert "access_token" in result, (result, (tmp_path / "driver.log").read_text() if (tmp_path / "driver.log").exists() else "")
+    assert "access_token" in result, (result, log.read_text() if log.exists() else "")
     assert result["id_token_claims"]["preferred_username"] == ALEX
+
+
+def test_a_sign_in_that_cannot_finish_ends_at_once_with_the_reason(server, monkeypatch, tmp_path):
+    # Every missing piece named in one answer, which reaches MSAL's listener at once: no 60 s wait.
+    environment = server.browser_environment(ALEX, PASSWORD)
+    del environment["FAKEENTRA_USERNAME"], environment["FAKEENTRA_PASSWORD"]
+    monkeypatch.delenv("FAKEENTRA_USERNAME", raising=False)
+    monkeypatch.delenv("FAKEENTRA_PASSWORD", raising=False)
+    use_browser(monkeypatch, environment)
+    started = time.monotonic()
+    result = public_app(server).acquire_token_interactive(["User.Read"], timeout=60)
+    assert time.monotonic() - started < 15, result
+    assert result.get("error") == "access_denied", result
+    assert "no user" in result["error_description"] and "no password" in result["error_description"], result
+    # A wrong password: the pages are walked, the sign-in page comes back, and the app is told why.
+    use_browser(monkeypatch, server.browser_environment(ALEX, "not-the-password"))
+    started = time.monotonic()
+    result = public_app(server).acquire_token_interactive(["User.Read"], login_hint=ALEX, timeout=60)
+    assert time.monotonic() - started < 30, result
+    assert result.get("error") == "access_denied" and "wrong credentials" in result["error_description"], result
 
 
 def test_device_code_flow(server):

@@ -9,6 +9,7 @@ import os
 import pathlib
 import secrets
 import select
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -38,18 +39,40 @@ def find_binary(explicit=None):
     return candidate
 
 
+_user_certs_dirs = {}
+
+
+def fixture_certs_dir(binary=None, args=()):
+    """The per-user CA and key set for servers started with `args`: generated once, reused by every
+    later server (a fresh folder costs RSA key generation, a third of a second). One set per list of
+    `--hostname`s, apart from the folder `fakeentra serve` uses, so a test never makes a person's
+    trusted CA be regenerated. The user folder is the binary's own rule (`certs --print-directory`)."""
+    binary = find_binary(binary)
+    if binary not in _user_certs_dirs:
+        printed = subprocess.run([binary, "certs", "--print-directory"], capture_output=True, text=True, timeout=30)
+        if printed.returncode != 0 or not printed.stdout.strip():
+            raise FakeEntraError(f"{binary} certs --print-directory failed: {printed.stderr.strip()}")
+        _user_certs_dirs[binary] = printed.stdout.strip()
+    args = [str(a) for a in args]
+    names = sorted(args[i + 1].lower() for i, a in enumerate(args[:-1]) if a == "--hostname")
+    names += sorted(a.split("=", 1)[1].lower() for a in args if a.startswith("--hostname="))
+    key = hashlib.sha256(" ".join(sorted(names)).encode()).hexdigest()[:12] if names else "default"
+    return pathlib.Path(_user_certs_dirs[binary]) / "fixtures" / key
+
+
 class FakeEntra:
     """One server. `args` are extra `serve` options (`--auto-login`, `--scenario NAME`, `--strict`…);
-    `config` a dict written to a temporary `--config` file; `certs_dir` where its CA lives (created and
-    reused: share one between servers so clients trust them all)."""
+    `config` a dict written to a temporary `--config` file; `certs_dir` where its CA lives (default: the
+    user's fixture set for these host names, `fixture_certs_dir`: servers with the same names share a CA)."""
 
     def __init__(self, *args, config=None, certs_dir=None, port=0, binary=None, timeout=30, env=None):
         self._scratch = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-"))
-        self.certs_dir = pathlib.Path(certs_dir) if certs_dir else self._scratch / "certs"
+        self.certs_dir = pathlib.Path(certs_dir) if certs_dir else fixture_certs_dir(binary, args)
         self.ca = str(self.certs_dir / "ca.pem")
         self.log_path = self._scratch / "server.log"
         ready_file = self._scratch / "ready"
-        command = [find_binary(binary), "serve", "--port", str(port), "--certs", str(self.certs_dir),
+        self.binary = find_binary(binary)
+        command = [self.binary, "serve", "--port", str(port), "--certs", str(self.certs_dir),
                    "--ready-file", str(ready_file)] + [str(a) for a in args]
         if config is not None:
             config_path = self._scratch / "config.json"
@@ -111,6 +134,17 @@ class FakeEntra:
     def ca_environment(self):
         """Variables that make requests, httpx and OpenSSL-based clients trust this server's CA (only it)."""
         return {"REQUESTS_CA_BUNDLE": self.ca, "SSL_CERT_FILE": self.ca, "CURL_CA_BUNDLE": self.ca}
+
+    def browser_environment(self, username, password=DEMO_PASSWORD, log=None, binary=None):
+        """The variables that make Python's `webbrowser` (MSAL's `acquire_token_interactive`, the Azure
+        CLI's `az login`) sign `username` in headlessly with `fakeentra browse`: `BROWSER`, and the user,
+        password and CA it reads. A problem (a wrong password, a page it cannot pass) reaches the app at
+        once as an `access_denied` error naming it, instead of the app waiting for its timeout."""
+        command = [find_binary(binary or getattr(self, "binary", None)), "browse", "%s"]
+        if log:
+            command += ["--log", str(log)]
+        return {"BROWSER": " ".join(shlex.quote(part) if part != "%s" else part for part in command),
+                "FAKEENTRA_USERNAME": username, "FAKEENTRA_PASSWORD": password, "FAKEENTRA_CA": self.ca}
 
     # MARK: control API
 
@@ -227,7 +261,7 @@ class FakeEntra:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
-        # Keep a caller's certificate directory; drop our own scratch (log, ready file, config, own certs).
+        # The certificate directory stays for the next server; our own scratch (log, ready file, config) goes.
         shutil.rmtree(self._scratch, ignore_errors=True)
 
     def __enter__(self):
