@@ -125,13 +125,14 @@ class AdapterRun:
         return self.stderr_path.read_text() + "\n--- browse log ---\n" + log
 
     def close(self):
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        # End of input ends the adapter; both pipes are closed however it ended.
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process.stdout.close()
         self._stderr.close()
 
     def __enter__(self):

@@ -5,6 +5,7 @@ the same key; OpenSSL's command line checks the signatures, curl and Python's ss
 import base64
 import json
 import os
+import pathlib
 import select
 import shutil
 import socket
@@ -47,10 +48,10 @@ def floor(server, certs_dir):
         line = process.stdout.readline() if ready else ""
         assert line.strip(), "the signing floor printed no port: " + (process.stderr.read() if process.poll() is not None else "")
         port = int(line)
-        yield {"port": port, "sample": open(sample, "rb").read(), "work": work, "ca": server.ca, "certs": certs_dir, "process": process}
+        yield {"port": port, "sample": pathlib.Path(sample).read_bytes(), "work": work, "ca": server.ca, "certs": certs_dir, "process": process}
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        process.communicate(timeout=30)   # waits, and closes its pipes
         shutil.rmtree(work, ignore_errors=True)
 
 
@@ -105,8 +106,8 @@ def test_the_floor_answers_pipelined_requests_with_fakeentras_response_newly_sig
         identifiers.add(decoded["uti"])
         assert {k: v for k, v in decoded.items() if k != "uti"} == {k: v for k, v in expected.items() if k != "uti"}
         signed_input, signature_file = os.path.join(floor["work"], "input"), os.path.join(floor["work"], "signature")
-        open(signed_input, "wb").write(f"{header}.{claims}".encode())
-        open(signature_file, "wb").write(decode_segment(signature))
+        pathlib.Path(signed_input).write_bytes(f"{header}.{claims}".encode())
+        pathlib.Path(signature_file).write_bytes(decode_segment(signature))
         verified = subprocess.run(["openssl", "dgst", "-sha256", "-verify", public_key, "-signature", signature_file, signed_input],
                                   capture_output=True, text=True, timeout=60)
         assert verified.stdout.strip() == "Verified OK", verified.stdout + verified.stderr

@@ -3,6 +3,7 @@ import os
 import time
 import sys
 import threading
+import time
 import urllib.parse
 import uuid
 
@@ -130,10 +131,13 @@ def test_device_code_flow(server):
     assert "user_code" in flow, flow
     assert flow["verification_uri"].startswith(server.url)
     # One poll before anyone signed in: the service says to keep waiting.
+    polled_at = time.monotonic()
     pending = app.client.obtain_token_by_device_flow(flow, exit_condition=lambda flow: True)
     assert pending.get("error") == "authorization_pending", pending
     # The person on the other device: the code on /devicelogin, then the ordinary sign-in pages.
     server.complete_device_login(flow, ADELE, PASSWORD)
+    # The next poll keeps the interval the service asked for, as MSAL's own polling loop does.
+    time.sleep(max(0.0, polled_at + flow["interval"] - time.monotonic()))
     result = app.acquire_token_by_device_flow(flow)
     assert "access_token" in result, result
     assert result["id_token_claims"]["preferred_username"] == ADELE

@@ -191,8 +191,8 @@ def test_clients_that_start_a_handshake_and_stop_keep_no_one_out(make_server):
             connection = socket.create_connection((parts.hostname, parts.port), timeout=10)
             connection.sendall(payload)
             held.append(connection)
-        with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
-            tls = ssl.create_default_context(cafile=server.ca).wrap_socket(raw, server_hostname=parts.hostname)
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw, \
+                ssl.create_default_context(cafile=server.ca).wrap_socket(raw, server_hostname=parts.hostname) as tls:
             tls.sendall(f"GET /_fakeentra/health HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
             assert tls.recv(64).startswith(b"HTTP/1.1 200")
     finally:

@@ -84,7 +84,8 @@ class FakeEntra:
         self._wait_until_ready(timeout)
         self.url = ready_file.read_text().strip()
         # The banner is read; later output (none expected) must not fill the pipe and block the server.
-        threading.Thread(target=self._drain, daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
 
     @classmethod
     def attach(cls, url, ca):
@@ -100,6 +101,7 @@ class FakeEntra:
         if not line.strip():
             self.process.kill()
             self.process.wait()
+            self.process.stdout.close()
             self._log.close()
             raise FakeEntraError("fakeentra did not become ready:\n" + self.log_path.read_text(errors="replace"))
 
@@ -260,6 +262,11 @@ class FakeEntra:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        # Its stdout ends with the process; closed once the drain has read to the end (a read still
+        # under way would hold the pipe's lock).
+        self._drainer.join(timeout=5)
+        if not self._drainer.is_alive():
+            self.process.stdout.close()
         self._log.close()
         # The certificate directory stays for the next server; our own scratch (log, ready file, config) goes.
         shutil.rmtree(self._scratch, ignore_errors=True)
