@@ -1,13 +1,14 @@
 import ArgumentParser
 import Dispatch
 import FakeEntraApp
+import Foundation
 
 struct FakeEntraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fakeentra",
         abstract: "A local, scriptable Microsoft identity platform (Entra ID, Azure AD B2C) and Microsoft Graph.",
         version: FakeEntraVersion.current,
-        subcommands: [ServeCommand.self, CertsCommand.self, ConformCommand.self, ScenariosCommand.self, JournalCommand.self, TokenCommand.self, ReplayCommand.self, SchemaCommand.self, BrowseCommand.self],
+        subcommands: [ServeCommand.self, HealthCommand.self, CertsCommand.self, ConformCommand.self, ScenariosCommand.self, JournalCommand.self, TokenCommand.self, ReplayCommand.self, SchemaCommand.self, BrowseCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }
@@ -24,7 +25,13 @@ enum FakeEntraMain {
     static func main() {
         let finished = DispatchSemaphore(value: 0)
         Task.detached {
-            await FakeEntraCommand.main()
+            do {
+                let arguments = try ServeEnvironment.arguments(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+                await FakeEntraCommand.main(arguments)
+            } catch {
+                FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+                exit(64)
+            }
             finished.signal()
         }
         finished.wait()

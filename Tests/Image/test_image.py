@@ -1,0 +1,119 @@
+"""The OCI image of scripts/image, run with runc as a container engine would run it: its user, its
+volumes, its FAKEENTRA_* configuration, its health check, and a sign-in through it from the host."""
+import json
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import tarfile
+import time
+import uuid
+
+import pytest
+import requests
+
+from fakeentra import FakeEntra
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LAYOUT = ROOT / ".build-image" / "oci"
+SECRET = "image-test-secret"
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="runc runs containers as root here (rootless runc needs user namespaces set up)"),
+    pytest.mark.skipif(not shutil.which("runc") or not shutil.which("umoci"), reason="runc and umoci are installed by scripts/setup --image"),
+    pytest.mark.skipif(not LAYOUT.exists(), reason="no image: scripts/image builds .build-image/oci"),
+]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def image_config():
+    index = json.loads((LAYOUT / "index.json").read_text())
+    blob = lambda digest: json.loads((LAYOUT / "blobs" / "sha256" / digest.split(":")[1]).read_text())
+    return blob(blob(index["manifests"][0]["digest"])["config"]["digest"])["config"]
+
+
+def layer_members():
+    """Every path the image's layers hold."""
+    index = json.loads((LAYOUT / "index.json").read_text())
+    blob = lambda digest: LAYOUT / "blobs" / "sha256" / digest.split(":")[1]
+    manifest = json.loads(blob(index["manifests"][0]["digest"]).read_text())
+    names = []
+    for layer in manifest["layers"]:
+        with tarfile.open(blob(layer["digest"])) as archive:
+            names += archive.getnames()
+    return names
+
+
+@pytest.fixture(scope="module")
+def container(tmp_path_factory):
+    work = tmp_path_factory.mktemp("image")
+    bundle, certs = work / "bundle", work / "certs"
+    subprocess.run(["umoci", "unpack", "--image", f"{LAYOUT}:latest", str(bundle)], check=True, capture_output=True)
+    certs.mkdir()
+    os.chown(certs, 65532, 65532)
+    port = free_port()
+    config = json.loads((bundle / "config.json").read_text())
+    process = config["process"]
+    process["terminal"] = False
+    process["env"] += [f"FAKEENTRA_PORT={port}", f"FAKEENTRA_CONTROL_SECRET={SECRET}"]
+    # The host's network (as `docker run --network host`), and a host folder as the /certs volume.
+    config["linux"]["namespaces"] = [n for n in config["linux"]["namespaces"] if n["type"] != "network"]
+    config["mounts"].append({"destination": "/certs", "type": "bind", "source": str(certs), "options": ["rbind", "rw"]})
+    (bundle / "config.json").write_text(json.dumps(config))
+    name = f"fakeentra-image-test-{uuid.uuid4().hex[:8]}"
+    log = open(work / "container.log", "w")
+    subprocess.run(["runc", "run", "--detach", "--bundle", str(bundle), name], check=True, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        url = f"https://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while not (certs / "ca.pem").exists() or subprocess.run(["runc", "exec", name, "/fakeentra", "health"], capture_output=True).returncode != 0:
+            assert time.monotonic() < deadline, (work / "container.log").read_text()
+            time.sleep(0.1)
+        yield {"name": name, "url": url, "ca": str(certs / "ca.pem"), "bundle": bundle, "log": work / "container.log"}
+    finally:
+        subprocess.run(["runc", "kill", name, "TERM"], capture_output=True)
+        subprocess.run(["runc", "delete", "--force", name], capture_output=True)
+        log.close()
+
+
+def test_the_image_is_the_binary_a_user_and_volumes():
+    config = image_config()
+    assert config["User"] == "65532:65532"
+    assert config["Entrypoint"] == ["/fakeentra"] and config["Cmd"] == ["serve"]
+    assert set(config["Volumes"]) == {"/certs", "/state"} and "8443/tcp" in config["ExposedPorts"]
+    assert "FAKEENTRA_CERTS=/certs" in config["Env"] and "FAKEENTRA_HOST=0.0.0.0" in config["Env"]
+
+
+def test_it_runs_as_its_user_without_a_shell(container):
+    state = json.loads(subprocess.run(["runc", "state", container["name"]], check=True, capture_output=True, text=True).stdout)
+    status = pathlib.Path(f"/proc/{state['pid']}/status").read_text()
+    assert [line.split()[1] for line in status.splitlines() if line.startswith("Uid:")] == ["65532"]
+    assert sorted(name.strip("./") for name in layer_members() if name.strip("./")) == ["certs", "fakeentra", "state", "tmp"]
+    assert subprocess.run(["runc", "exec", container["name"], "/bin/sh", "-c", "true"], capture_output=True).returncode != 0
+
+
+def test_health_check_inside_and_the_ca_on_the_volume(container):
+    inside = subprocess.run(["runc", "exec", container["name"], "/fakeentra", "health"], capture_output=True, text=True)
+    assert inside.returncode == 0 and json.loads(inside.stdout)["status"] == "ok", inside
+    assert requests.get(container["url"] + "/_fakeentra/health", verify=container["ca"], timeout=10).json()["status"] == "ok"
+
+
+def test_a_sign_in_and_a_graph_call_through_the_container(container):
+    server = FakeEntra.attach(container["url"], container["ca"])
+    tokens = server.sign_in("adele.vance@contoso.onmicrosoft.com", scopes=("openid", "offline_access", "User.Read"), tenant="contoso.onmicrosoft.com")
+    assert "access_token" in tokens, tokens
+    me = requests.get(container["url"] + "/v1.0/me", headers={"Authorization": f"Bearer {tokens['access_token']}"},
+                      verify=container["ca"], timeout=10)
+    assert me.status_code == 200 and me.json()["userPrincipalName"] == "adele.vance@contoso.onmicrosoft.com", me.text
+
+
+def test_the_control_secret_comes_from_the_environment(container):
+    bindings = container["url"] + "/_fakeentra/bindings"
+    assert requests.get(bindings, verify=container["ca"], timeout=10, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert requests.get(bindings, verify=container["ca"], timeout=10, headers={"Authorization": f"Bearer {SECRET}"}).status_code == 200
