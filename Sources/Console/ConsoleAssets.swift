@@ -48,6 +48,8 @@ package enum ConsoleAssets {
     form.stack input#b-value{width:360px}
     form.inline input{font:inherit;font-size:13px;padding:2px 6px;border:1px solid #8a8886}
     button.small{min-width:0;padding:3px 10px;font-size:13px}
+    a.button{display:inline-block;padding:3px 10px;font-size:13px;border:1px solid #0067b8;background:#0067b8;color:#fff;text-decoration:none;white-space:nowrap}
+    a.button:hover{background:#005a9e}
     button.danger{border-color:#a80000;color:#a80000;background:#fff}
     .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(170px,1fr));gap:12px;margin:8px 0 18px}
     .cards a{display:block;border:1px solid #e1e1e1;padding:12px 14px;text-decoration:none;color:#1b1b1b}

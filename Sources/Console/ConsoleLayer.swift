@@ -32,7 +32,7 @@ package struct ConsoleLayer: ExchangeLayer {
     package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
         switch context.route {
         case .console:
-            return console.respond(to: request, context: context.connection)
+            return console.respond(to: request, context: context.connection, next: next)
         case .control:
             return next(request, context)
         default:
@@ -69,6 +69,7 @@ struct Console: Sendable {
     let certificateAuthorityPath: String?
     let access: ControlAccess
     let formGuard: FormGuard
+    let tryIt = TryItSignIns()
 
     var ledger: TokenLedger { commands.ledger }
 
@@ -87,10 +88,11 @@ struct Console: Sendable {
 
     var now: Date { engine.world(binding: "default")?.service.clock.now() ?? Date() }
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    /// `next`: the layers below, where the "Try it" sign-in sends its token request and Graph call.
+    func respond(to request: HTTPRequest, context: RequestContext, next: ExchangeStack.Next) -> HTTPResponse {
         let path = request.rawPath
         let sub = path == "/" || path == ConsoleLayer.base ? "" : String(path.dropFirst(ConsoleLayer.base.count + 1))
-        let page = ConsolePage(console: self, request: request, context: context)
+        let page = ConsolePage(console: self, request: request, context: context, next: next)
         switch access.decide(request, context: context, acceptCookie: true) {
         case .allowed: break
         case .loopbackOnly: return page.refusal()
@@ -109,6 +111,8 @@ struct Console: Sendable {
         case ("GET", "ca.pem", 1): return page.certificateDownload()
         case ("GET", "tokens", 1), ("POST", "tokens", 1): return page.mintPage()
         case ("POST", "login", 1): return page.signIn()
+        case ("GET", "try", 1): return page.tryItStart()
+        case ("GET", "try", 2) where segments[1] == "done": return page.tryItDone()
         case ("POST", "bind", 1), ("POST", "unbind", 1), ("POST", "reset", 1), ("POST", "clock", 1):
             return page.action(segments[0])
         default: return page.notFound()

@@ -9,6 +9,7 @@ struct ConsolePage {
     let console: Console
     let request: HTTPRequest
     let context: RequestContext
+    let next: ExchangeStack.Next
 
     var origin: String { PublicOrigin(request: request, context: context).url }
     static let base = ConsoleLayer.base

@@ -40,7 +40,11 @@ extension ConsolePage {
             if u.locked { flags.append("locked") }
             if u.passwordExpired { flags.append("password expired") }
             if u.mfaRequired { flags.append("MFA required") }
-            return "<tr data-user=\"\(u.userPrincipalName)\"><td>\(Self.copyable(u.userPrincipalName))</td><td>\(u.displayName)</td><td>\(u.mail ?? u.otherMails.first ?? "")</td><td>\(tenantName(u.tenantID))</td><td><code>\(u.id)</code></td><td>\(flags.joined(separator: ", "))</td></tr>"
+            // What the person types on the sign-in page: a B2C local account signs in with its email;
+            // its UPN (`<oid>@<tenant>`, as in a real B2C tenant) stays in the row's data.
+            let isLocalAccount = directory.tenant(id: u.tenantID)?.kind == .b2c
+            let signInName = isLocalAccount ? (u.mail ?? u.userPrincipalName) : u.userPrincipalName
+            return "<tr data-user=\"\(u.userPrincipalName)\"><td>\(Self.copyable(signInName))</td><td>\(u.displayName)</td><td>\(u.mail ?? u.otherMails.first ?? "")</td><td>\(tenantName(u.tenantID))</td><td><code>\(u.id)</code></td><td>\(flags.joined(separator: ", "))</td></tr>"
         }
         let apps = directory.applications.map { a -> HTML in
             let kind = a.isPublicClient ? "public" : "confidential"

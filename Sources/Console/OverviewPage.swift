@@ -30,12 +30,13 @@ extension ConsolePage {
             ("common", "work, school and personal accounts"), ("organizations", "work and school accounts"), ("consumers", "personal Microsoft accounts"),
         ]
         var v2Rows = multiTenant.map { segment, audience -> HTML in
-            authorityRow(url: "\(origin)/\(segment)", what: "Any tenant: \(audience)", metadata: "\(origin)/\(segment)/v2.0/.well-known/openid-configuration")
+            authorityRow(url: "\(origin)/\(segment)", what: "Any tenant: \(audience)", metadata: "\(origin)/\(segment)/v2.0/.well-known/openid-configuration",
+                         tryIt: "/\(segment)")
         }
         var v1Rows: [HTML] = []
         for tenant in directory.tenants where tenant.kind == .organization {
             v2Rows.append(authorityRow(url: "\(origin)/\(tenant.primaryDomain)", what: "\(tenant.displayName) (\(tenant.id))",
-                                       metadata: "\(origin)/\(tenant.id)/v2.0/.well-known/openid-configuration"))
+                                       metadata: "\(origin)/\(tenant.id)/v2.0/.well-known/openid-configuration", tryIt: "/\(tenant.primaryDomain)"))
             v1Rows.append(authorityRow(url: "\(origin)/\(tenant.primaryDomain)", what: "\(tenant.displayName): /oauth2/authorize and /oauth2/token with resource=",
                                        metadata: "\(origin)/\(tenant.id)/.well-known/openid-configuration"))
         }
@@ -56,7 +57,8 @@ extension ConsolePage {
         <h2>Point your app here</h2>
         <p>Use an authority as MSAL's <code>authority</code> and add \(Self.copyable(host, id: "knownAuthority")) to <code>knownAuthorities</code> (MSAL for iOS/macOS: <code>knownAuthorities</code> with <code>validateAuthority = false</code>). Graph is at \(Self.copyable("\(origin)/v1.0", id: "graphURL")).</p>
         <h3>Entra ID v2.0 (MSAL, OpenID Connect)</h3>
-        <table class="grid" id="authorities-v2"><thead><tr><th>authority</th><th>accounts</th><th>metadata</th></tr></thead><tbody>\(v2Rows)</tbody></table>
+        <p>"Try it" signs in with an authority as a public client with PKCE (the console's own app) and shows the tokens and a Graph call made with them.</p>
+        <table class="grid" id="authorities-v2"><thead><tr><th>authority</th><th>accounts</th><th>metadata</th><th>sign in</th></tr></thead><tbody>\(v2Rows)</tbody></table>
         <h3>Entra ID v1.0 (ADAL, <code>resource=</code>)</h3>
         <table class="grid" id="authorities-v1"><thead><tr><th>authority</th><th>tenant</th><th>metadata</th></tr></thead><tbody>\(v1Rows)</tbody></table>
         \(b2cTable)
@@ -69,8 +71,11 @@ extension ConsolePage {
         "passwordReset": "password reset", "ropc": "password grant (ROPC)", "custom": "custom policy",
     ]
 
-    func authorityRow(url: String, what: String, metadata: String) -> HTML {
-        "<tr data-authority=\"\(url)\"><td>\(Self.copyable(url))</td><td>\(what)</td><td><a href=\"\(metadata)\">openid-configuration</a></td></tr>"
+    func authorityRow(url: String, what: String, metadata: String, tryIt: String? = nil) -> HTML {
+        let tryCell: HTML = tryIt.map { path in
+            "<td><a class=\"button small\" data-try=\"\(path)\" href=\"\(Self.base)/try?authority=\(FormCoding.encodeComponent(path))\">Try it</a></td>"
+        } ?? .empty
+        return "<tr data-authority=\"\(url)\"><td>\(Self.copyable(url))</td><td>\(what)</td><td><a href=\"\(metadata)\">openid-configuration</a></td>\(tryCell)</tr>"
     }
 
     func certificateSection() -> HTML {

@@ -1,6 +1,7 @@
 package import Foundation
 package import IdentityPlatform
 package import Scenarios
+import Synchronization
 
 /// What the control plane can do, as typed commands: the control API's JSON routes and the console's
 /// forms both call these, so a change made from either passes the same checks.
@@ -41,6 +42,23 @@ package struct ControlCommands: Sendable {
         guard let clock = world.virtualClock else { throw ScenarioEngineError(status: 409, code: "fixed_clock", message: "this world's clock cannot be moved") }
         guard clock.advance(by: seconds) else { throw .clockOutOfRange(offset: clock.offset, seconds: seconds) }
         return world
+    }
+
+    /// The console's own public client ("Try it"): registered in the default world, with `redirectURI`
+    /// added to it, as a developer registers an app's redirect URI before signing in with it.
+    package static let consoleClientID = "f2e6b1c0-7a3d-4e59-9c84-5b1d0e7f3a26"
+
+    package func registerConsoleApp(redirectURI: String) throws(ScenarioEngineError) {
+        let world = try world(binding: "default")
+        world.service.directory.withLock { directory in
+            if let index = directory.applications.firstIndex(where: { $0.clientID == Self.consoleClientID }) {
+                if !directory.applications[index].redirectURIs.contains(redirectURI) { directory.applications[index].redirectURIs.append(redirectURI) }
+            } else {
+                directory.applications.append(Application(
+                    clientID: Self.consoleClientID, displayName: "FakeEntra console (Try it)", redirectURIs: [redirectURI],
+                    requiredResourceAccess: [.init(resource: "https://graph.microsoft.com", scopes: ["User.Read"])]))
+            }
+        }
     }
 
     /// Mints in the world of `binding` (nil: the world unbound requests go to); a Graph call carrying the

@@ -116,7 +116,11 @@ def test_exit_codes(server, listener, tmp_path):
     assert unreachable_app.returncode == 5, unreachable_app.stderr
     error_page, log = browse(authorize_url(server, listener.redirect_uri).replace(CONTOSO, "nowhere.onmicrosoft.com"), ca=server.ca, tmp=tmp_path)
     assert error_page.returncode == 4 and "AADSTS" in error_page.stderr, error_page.stderr
-    assert not listener.received, "nothing reached the app"
+    # Each failure the app could be told of reached it at once: an error answer with the reason and its state.
+    told = [dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(path).query)) for _, path, _ in listener.received]
+    assert [answer["error"] for answer in told] == ["access_denied", "access_denied"], listener.received
+    assert "came back" in told[0]["error_description"] and "AADSTS" in told[1]["error_description"], told
+    assert all(answer["state"] == "s-1" and "code" not in answer for answer in told), told
 
 
 def openssl(*args, cwd):

@@ -49,6 +49,9 @@ import Scenarios
         #expect(directory.contains("id=\"groupTable\"") && directory.contains("data-group=\"4b2d8c3e-5f6a-4b7c-8d8e-9f0a1b2c3d4e\""))
         #expect(directory.contains("data-identity=\"\(ManagedIdentity.demoUserAssignedClientID)\""))
         #expect(directory.contains("data-first-party=\"\(MicrosoftFirstParty.azureCLI)\"") && directory.contains("Windows Azure Service Management API"))
+        // A B2C local account is listed by the email it signs in with, as the docs name it.
+        let ben = directory.components(separatedBy: "<tr data-user=\"").first(where: { $0.contains("fabrikamb2c.onmicrosoft.com\"") })
+        #expect(ben?.split(separator: "<td>").dropFirst().first?.contains("ben@fabrikam.test") == true, "\(ben ?? "no B2C row")")
     }
 
     @Test func journalFiltersByClientUserEndpointAndStatus() throws {

@@ -47,6 +47,12 @@ package struct ExchangeStack: HTTPResponder {
         let stack: ExchangeStack
         let index: Int
 
+        /// A request of its own sent to the layers below (the console's "Try it" acting as a client): routed
+        /// here, with a context of its own, as the edge would route it.
+        package func exchange(_ request: HTTPRequest, connection: RequestContext) -> HTTPResponse {
+            self(request, ExchangeContext(request: request, connection: connection, routes: stack.routes))
+        }
+
         package func callAsFunction(_ request: HTTPRequest, _ context: ExchangeContext) -> HTTPResponse {
             var index = index
             while index < stack.layers.count, !stack.layers[index].serves(context.route) { index += 1 }

@@ -1,0 +1,42 @@
+"""The console's "Try it" in headless Chromium with JavaScript off: from the overview's button through the
+real sign-in and consent pages to the page with the decoded tokens and the Graph profile, and what it
+left in the journal."""
+from chromium import chromium, chromium_session, on_page, server  # noqa: F401 (fixtures)
+
+ADELE = "adele.vance@contoso.onmicrosoft.com"
+MEGAN = "megan@outlook.com"
+PASSWORD = "Passw0rd!"
+
+
+def test_try_it_signs_in_and_shows_the_tokens_and_graph(server, chromium):
+    chromium.open(server.url + "/")
+    on_page(chromium, "authorities-v2", reload=False)
+    chromium.driver.find_element("css selector", "a[data-try='/contoso.onmicrosoft.com']").click()
+    on_page(chromium, "i0116", reload=False)
+    chromium.fill({"i0116": ADELE, "i0118": PASSWORD}, submit="idSIButton9")
+    on_page(chromium, "consent", reload=False)
+    chromium.click("idBtn_Accept")
+    on_page(chromium, "trySignedIn", reload=False, shot="console-try-it")
+    signed_in = chromium.find("trySignedIn").text
+    assert ADELE in signed_in and "answered GET /v1.0/me with 200" in signed_in, signed_in
+    assert '"userPrincipalName": "adele.vance@contoso.onmicrosoft.com"' in chromium.find("tryGraphBody").text
+    tokens = chromium.find("tryTokens").text
+    assert "id_token" in tokens and "access_token" in tokens and "User.Read" in tokens, tokens
+    # Both requests the page made are the journal's, as any client's; the app is in the directory.
+    journal = server.journal(path="/contoso.onmicrosoft.com/oauth2/v2.0/token")
+    assert any(entry["status"] == 200 for entry in journal["entries"]), journal
+    assert any(entry["status"] == 200 for entry in server.journal(path="/v1.0/me")["entries"])
+    # The redirect is single-use: the same callback again is refused in words, not with an exception.
+    chromium.reload()
+    assert chromium.has("tryError")
+
+
+def test_try_it_with_personal_accounts_and_a_cancelled_sign_in(server, chromium):
+    chromium.open(server.url + "/")
+    chromium.driver.find_element("css selector", "a[data-try='/consumers']").click()
+    on_page(chromium, "i0116", reload=False)
+    chromium.fill({"i0116": MEGAN, "i0118": PASSWORD}, submit="idSIButton9")
+    on_page(chromium, "consent", reload=False)
+    chromium.click("idBtn_Back")
+    on_page(chromium, "tryError", reload=False)
+    assert "access_denied" in chromium.find("tryError").text
