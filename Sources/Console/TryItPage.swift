@@ -106,7 +106,9 @@ extension ConsolePage {
     /// A path of an authority this server serves (`/common`, `/contoso.onmicrosoft.com`, a tenant id): one
     /// segment, nothing that could send the browser elsewhere.
     static func isAuthorityPath(_ text: String) -> Bool {
-        text.hasPrefix("/") && text.count > 1 && text.dropFirst().allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }
+        text.hasPrefix("/") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        }
     }
 
     private func send(_ method: String, _ target: String, body: [UInt8], headers extra: [(String, String)]) -> HTTPResponse {
@@ -114,7 +116,11 @@ extension ConsolePage {
         headers.set("Host", request.headers["Host"] ?? "127.0.0.1")
         for (name, value) in extra { headers.set(name, value) }
         headers.set("Content-Length", String(body.count))
-        return next.exchange(HTTPRequest(method: method, target: target, headers: headers, body: body), connection: context)
+        let request = HTTPRequest(method: method, target: target, headers: headers, body: body)
+        let (response, receipt) = next.exchange(request, connection: context)
+        // Below the console: its ledger learns these tokens here, so their journal entries decode too.
+        console.ledger.observe(request, response, receipt: receipt)
+        return response
     }
 
     private func tryItPage(_ status: HTTPStatus, _ content: HTML) -> HTTPResponse {

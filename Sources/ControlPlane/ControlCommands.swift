@@ -48,8 +48,16 @@ package struct ControlCommands: Sendable {
     /// added to it, as a developer registers an app's redirect URI before signing in with it.
     package static let consoleClientID = "f2e6b1c0-7a3d-4e59-9c84-5b1d0e7f3a26"
 
+    /// In the default world and, when a scenario is bound to the whole server, in its world too: that is
+    /// where the sign-in's requests go.
     package func registerConsoleApp(redirectURI: String) throws(ScenarioEngineError) {
-        let world = try world(binding: "default")
+        let defaultWorld = try world(binding: "default"), unbound = try world(binding: nil)
+        for world in defaultWorld === unbound ? [defaultWorld] : [defaultWorld, unbound] {
+            register(redirectURI: redirectURI, in: world)
+        }
+    }
+
+    private func register(redirectURI: String, in world: ScenarioWorld) {
         world.service.directory.withLock { directory in
             if let index = directory.applications.firstIndex(where: { $0.clientID == Self.consoleClientID }) {
                 if !directory.applications[index].redirectURIs.contains(redirectURI) { directory.applications[index].redirectURIs.append(redirectURI) }

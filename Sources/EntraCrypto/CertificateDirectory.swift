@@ -50,10 +50,15 @@ package enum CertificateDirectory {
 
     /// Runs `body` holding an exclusive lock on `directory` (`.lock` in it), so two processes starting on
     /// one folder at once do not both generate a CA and sign their certificates with different ones.
+    /// A folder nobody may write (a read-only mount of a CA made elsewhere) needs no lock: it is read only.
     package static func withExclusiveLock<T>(_ directory: String, _ body: () throws -> T) throws -> T {
         try SecureFile.createDirectory(directory)
         let path = (directory as NSString).appendingPathComponent(".lock")
-        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        var descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if descriptor < 0, errno == EACCES || errno == EROFS {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor < 0 { return try body() }
+        }
         guard descriptor >= 0 else { throw CryptoError(.fileSystem, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {

@@ -57,7 +57,7 @@ struct BrowseCommand: ParsableCommand {
             // The app only answers on its redirect listener once BROWSER has returned: a detached child
             // (which finds the same problems) tells it, while this process reports them and exits.
             if foreground {
-                let walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: 10)),
+                let walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: timeout ?? 10)),
                                           credentials: SignInCredentials(username: "", password: ""))
                 _ = walker.tellTheApp(problems.joined(separator: "; "), startedAt: url)
             } else {
@@ -76,19 +76,20 @@ struct BrowseCommand: ParsableCommand {
         let logFile = log.flatMap { FileHandle(forWritingAtPath: $0) ?? Self.create($0) }
         logFile?.seekToEndOfFile()
         func note(_ line: String) { logFile?.write(Data("browse: \(line)\n".utf8)) }
-        var walker: SignInWalker?
+        // Without a usable CA the app is still told, over its plain loopback redirect listener.
+        var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: seconds)),
+                                  credentials: SignInCredentials(username: username, password: password, userCode: userCode))
+        walker.log = note
         do {
             let trust = try caPath.map { path throws in try TLSClientTrust(caFile: path) }
-            walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds)),
-                                  credentials: SignInCredentials(username: username, password: password, userCode: userCode))
-            walker?.log = note
-            let delivery = try walker!.walk(url)
+            walker.transport = NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds))
+            let delivery = try walker.walk(url)
             note("delivered \(delivery.form.names.joined(separator: ",")) by \(delivery.method) to \(delivery.url.path) after \(delivery.pagesWalked) pages; the app answered \(delivery.appStatus)")
         } catch {
             note("FAILED: \(error)")
             FileHandle.standardError.write(Data("fakeentra browse: \(error)\n".utf8))
             let browseError = error as? BrowseError
-            if case .delivery? = browseError {} else if let told = walker?.tellTheApp("\(error)", startedAt: url) {
+            if case .delivery? = browseError {} else if let told = walker.tellTheApp("\(error)", startedAt: url) {
                 note("told the app at \(told.url.path) (it answered \(told.appStatus))")
             }
             throw ExitCode(browseError?.exitCode ?? 3)

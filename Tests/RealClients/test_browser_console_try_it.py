@@ -24,7 +24,12 @@ def test_try_it_signs_in_and_shows_the_tokens_and_graph(server, chromium):
     assert "id_token" in tokens and "access_token" in tokens and "User.Read" in tokens, tokens
     # Both requests the page made are the journal's, as any client's; the app is in the directory.
     journal = server.journal(path="/contoso.onmicrosoft.com/oauth2/v2.0/token")
-    assert any(entry["status"] == 200 for entry in journal["entries"]), journal
+    redeemed = [entry for entry in journal["entries"] if entry["status"] == 200]
+    assert redeemed, journal
+    # The console decodes the tokens of that entry (they passed its ledger), signature checked.
+    chromium.open(f"{server.url}/_fakeentra/console/journal/{redeemed[0]['id']}")
+    assert chromium.driver.find_elements("css selector", "section[data-token='access_token'] [data-signature='valid']")
+    chromium.back()
     assert any(entry["status"] == 200 for entry in server.journal(path="/v1.0/me")["entries"])
     # The redirect is single-use: the same callback again is refused in words, not with an exception.
     chromium.reload()

@@ -48,9 +48,10 @@ package struct ExchangeStack: HTTPResponder {
         let index: Int
 
         /// A request of its own sent to the layers below (the console's "Try it" acting as a client): routed
-        /// here, with a context of its own, as the edge would route it.
-        package func exchange(_ request: HTTPRequest, connection: RequestContext) -> HTTPResponse {
-            self(request, ExchangeContext(request: request, connection: connection, routes: stack.routes))
+        /// here, with a context of its own, as the edge would route it. The answer and what the platform did.
+        package func exchange(_ request: HTTPRequest, connection: RequestContext) -> (response: HTTPResponse, receipt: Receipt) {
+            let context = ExchangeContext(request: request, connection: connection, routes: stack.routes)
+            return (self(request, context), context.receipt.current)
         }
 
         package func callAsFunction(_ request: HTTPRequest, _ context: ExchangeContext) -> HTTPResponse {

@@ -41,6 +41,10 @@ def find_binary(explicit=None):
 
 _user_certs_dirs = {}
 
+# What `fakeentra serve` takes from the environment when its command line does not say (docs/container.md).
+SERVE_VARIABLES = ("FAKEENTRA_HOST", "FAKEENTRA_PORT", "FAKEENTRA_HTTP_PORT", "FAKEENTRA_CONTROL_SECRET", "FAKEENTRA_HOSTNAMES",
+                   "FAKEENTRA_CONFIG", "FAKEENTRA_STATE", "FAKEENTRA_SCENARIO", "FAKEENTRA_AUTO_LOGIN", "FAKEENTRA_STRICT", "FAKEENTRA_QUIET")
+
 
 def fixture_certs_dir(binary=None, args=()):
     """The per-user CA and key set for servers started with `args`: generated once, reused by every
@@ -66,8 +70,8 @@ class FakeEntra:
     user's fixture set for these host names, `fixture_certs_dir`: servers with the same names share a CA)."""
 
     def __init__(self, *args, config=None, certs_dir=None, port=0, binary=None, timeout=30, env=None):
-        self._scratch = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-"))
         self.certs_dir = pathlib.Path(certs_dir) if certs_dir else fixture_certs_dir(binary, args)
+        self._scratch = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-"))
         self.ca = str(self.certs_dir / "ca.pem")
         self.log_path = self._scratch / "server.log"
         ready_file = self._scratch / "ready"
@@ -79,8 +83,11 @@ class FakeEntra:
             config_path.write_text(json.dumps(config))
             command += ["--config", str(config_path)]
         self._log = open(self.log_path, "w")
+        # `serve` reads FAKEENTRA_* variables as its options (for containers): a test's server is what its
+        # arguments say, not what the developer's shell exported (a --state folder, a secret).
+        inherited = {k: v for k, v in os.environ.items() if k not in SERVE_VARIABLES}
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=self._log, stdin=subprocess.DEVNULL,
-                                        env={**os.environ, **(env or {})})
+                                        env={**inherited, **(env or {})})
         self._wait_until_ready(timeout)
         self.url = ready_file.read_text().strip()
         # The banner is read; later output (none expected) must not fill the pipe and block the server.

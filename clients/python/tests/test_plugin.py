@@ -3,6 +3,7 @@ scenario binding, the virtual clock, clean shutdown."""
 import base64
 import json
 import os
+import pathlib
 import time
 import uuid
 
@@ -109,3 +110,20 @@ def test_the_plugin_is_registered_through_its_entry_point(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert os.environ["FAKEENTRA_BINARY"] in "\n".join(result.outlines)
+
+
+def test_a_fixture_server_ignores_the_shells_serve_variables(fakeentra_factory, monkeypatch, tmp_path):
+    # What a developer exported for a container (docs/container.md) does not reach a test's server.
+    monkeypatch.setenv("FAKEENTRA_STATE", str(tmp_path / "not-for-tests"))
+    monkeypatch.setenv("FAKEENTRA_CONTROL_SECRET", "from-the-shell")
+    monkeypatch.setenv("FAKEENTRA_HOSTNAMES", "shell.example")
+    server = fakeentra_factory()
+    assert server.control("GET", "/_fakeentra/bindings").status_code == 200, "no secret demanded"
+    assert not (tmp_path / "not-for-tests").exists(), "no state kept"
+
+
+def test_servers_reuse_the_users_fixture_keys(fakeentra_factory, fakeentra_certs):
+    first, second = fakeentra_factory(), fakeentra_factory("--hostname", "login.microsoftonline.com")
+    assert first.certs_dir == pathlib.Path(fakeentra_certs) and first.certs_dir.parent.name == "fixtures"
+    assert second.certs_dir.parent == first.certs_dir.parent and second.certs_dir != first.certs_dir
+    assert fakeentra_factory().ca == first.ca
