@@ -44,20 +44,23 @@ extension ConsolePage {
         if let b2c = console.b2c {
             for policy in b2c.policies {
                 let authority = "\(origin)/tfp/\(b2c.tenant.domain)/\(policy.name)"
+                // The flows a person starts from an app's sign-in button can be tried from here.
+                let tryable = ["susi", "signin"].contains(policy.kind.rawValue)
                 b2cRows.append(authorityRow(url: authority, what: "\(policy.name): \(Self.userFlowPurpose[policy.kind.rawValue] ?? policy.kind.rawValue)",
-                                            metadata: "\(origin)/\(b2c.tenant.domain)/\(policy.name)/v2.0/.well-known/openid-configuration"))
+                                            metadata: "\(origin)/\(b2c.tenant.domain)/\(policy.name)/v2.0/.well-known/openid-configuration",
+                                            tryIt: tryable ? "/tfp/\(b2c.tenant.domain)/\(policy.name)" : "", ))
             }
         }
         let b2cTable: HTML = b2cRows.isEmpty ? .empty : """
         <h3>Azure AD B2C: one authority per user flow (MSAL: <code>b2cPolicies</code>, <code>knownAuthorities: ["\(host)"]</code>)</h3>
-        <table class="grid" id="authorities-b2c"><thead><tr><th>authority</th><th>user flow</th><th>metadata</th></tr></thead><tbody>\(b2cRows)</tbody></table>
+        <table class="grid" id="authorities-b2c"><thead><tr><th>authority</th><th>user flow</th><th>metadata</th><th>sign in</th></tr></thead><tbody>\(b2cRows)</tbody></table>
         """
         return """
         <section id="authorities">
         <h2>Point your app here</h2>
         <p>Use an authority as MSAL's <code>authority</code> and add \(Self.copyable(host, id: "knownAuthority")) to <code>knownAuthorities</code> (MSAL for iOS/macOS: <code>knownAuthorities</code> with <code>validateAuthority = false</code>). Graph is at \(Self.copyable("\(origin)/v1.0", id: "graphURL")).</p>
         <h3>Entra ID v2.0 (MSAL, OpenID Connect)</h3>
-        <p>"Try it" signs in with an authority as a public client with PKCE (the console's own app) and shows the tokens and a Graph call made with them.</p>
+        <p>"Try it" signs in with an authority as a public client with PKCE (the console's own app) and shows the tokens and a Graph call made with them (B2C: the tokens for the tenant's API).</p>
         <table class="grid" id="authorities-v2"><thead><tr><th>authority</th><th>accounts</th><th>metadata</th><th>sign in</th></tr></thead><tbody>\(v2Rows)</tbody></table>
         <h3>Entra ID v1.0 (ADAL, <code>resource=</code>)</h3>
         <table class="grid" id="authorities-v1"><thead><tr><th>authority</th><th>tenant</th><th>metadata</th></tr></thead><tbody>\(v1Rows)</tbody></table>
@@ -72,8 +75,9 @@ extension ConsolePage {
     ]
 
     func authorityRow(url: String, what: String, metadata: String, tryIt: String? = nil) -> HTML {
+        // nil: no column; empty: a column without a button on this row.
         let tryCell: HTML = tryIt.map { path in
-            "<td><a class=\"button small\" data-try=\"\(path)\" href=\"\(Self.base)/try?authority=\(FormCoding.encodeComponent(path))\">Try it</a></td>"
+            path.isEmpty ? "<td></td>" : "<td><a class=\"button small\" data-try=\"\(path)\" href=\"\(Self.base)/try?authority=\(FormCoding.encodeComponent(path))\">Try it</a></td>"
         } ?? .empty
         return "<tr data-authority=\"\(url)\"><td>\(Self.copyable(url))</td><td>\(what)</td><td><a href=\"\(metadata)\">openid-configuration</a></td>\(tryCell)</tr>"
     }

@@ -1,3 +1,4 @@
+import B2C
 import ControlPlane
 import EntraCrypto
 import EntraHTTP
@@ -14,6 +15,9 @@ final class TryItSignIns: Sendable {
     struct Started: Sendable {
         var verifier: String
         var authority: String
+        var scopes: String
+        /// B2C tokens are for the app's own API: no Graph call with them.
+        var callsGraph: Bool
         var startedAt: ContinuousClock.Instant
     }
 
@@ -49,6 +53,14 @@ extension ConsolePage {
     static let tryItScopes = "openid profile offline_access User.Read"
     var tryItRedirectURI: String { "\(origin)\(Self.base)/try/done" }
 
+    /// A B2C user flow's sign-in asks for the tenant's first API scope (B2C issues an access token for
+    /// an API of its own, not for Graph); Entra's for Graph's User.Read.
+    func tryItScopes(for authority: String) -> (scopes: String, callsGraph: Bool) {
+        guard authority.hasPrefix("/tfp/") else { return (Self.tryItScopes, true) }
+        let api = console.b2c.flatMap { b2c in b2c.apis.first.flatMap { api in api.scopes.first.map { "\(b2c.identifierURI(of: api))/\($0)" } } }
+        return ((["openid", "offline_access"] + [api].compactMap { $0 }).joined(separator: " "), false)
+    }
+
     func tryItStart() -> HTTPResponse {
         guard let authority = request.query["authority"], Self.isAuthorityPath(authority) else {
             return tryItPage(.badRequest, "<p class=\"alert\" role=\"alert\" id=\"tryError\">Pick an authority on the overview page.</p>")
@@ -57,10 +69,11 @@ extension ConsolePage {
             return tryItPage(HTTPStatus(error.status), "<p class=\"alert\" role=\"alert\" id=\"tryError\">\(error.message)</p>")
         }
         let verifier = SecureRandom.base64URLString(byteCount: 32)
-        let state = console.tryIt.begin(.init(verifier: verifier, authority: authority, startedAt: .now))
+        let (scopes, callsGraph) = tryItScopes(for: authority)
+        let state = console.tryIt.begin(.init(verifier: verifier, authority: authority, scopes: scopes, callsGraph: callsGraph, startedAt: .now))
         var query = FormParameters()
         for (name, value) in [("client_id", ControlCommands.consoleClientID), ("response_type", "code"), ("redirect_uri", tryItRedirectURI),
-                              ("scope", Self.tryItScopes), ("state", state), ("code_challenge", PKCE.challenge(for: verifier, method: .s256)),
+                              ("scope", scopes), ("state", state), ("code_challenge", PKCE.challenge(for: verifier, method: .s256)),
                               ("code_challenge_method", "S256"), ("prompt", "select_account")] {
             query.append(name, value)
         }
@@ -79,7 +92,7 @@ extension ConsolePage {
 
         var form = FormParameters()
         for (name, value) in [("client_id", ControlCommands.consoleClientID), ("grant_type", "authorization_code"), ("code", code),
-                              ("redirect_uri", tryItRedirectURI), ("code_verifier", started.verifier), ("scope", Self.tryItScopes)] {
+                              ("redirect_uri", tryItRedirectURI), ("code_verifier", started.verifier), ("scope", started.scopes)] {
             form.append(name, value)
         }
         let tokenAnswer = send("POST", "\(started.authority)/oauth2/v2.0/token", body: Array(form.encoded.utf8),
@@ -88,26 +101,43 @@ extension ConsolePage {
         guard tokenAnswer.status.code == 200, let accessToken = tokens["access_token"] else {
             return tryItPage(.ok, "<p class=\"alert\" role=\"alert\" id=\"tryError\">The token endpoint answered \(String(tokenAnswer.status.code)): \(tokens["error_description"] ?? tokenAnswer.bodyText)</p>")
         }
-        let me = send("GET", "/v1.0/me", body: [], headers: [("Authorization", "Bearer \(accessToken)")])
         let keys = console.signingKeys, now = console.now
         let decoded = [("id_token", tokens["id_token"]), ("access_token", accessToken)].compactMap { label, token -> HTML? in
             token.flatMap { TokenInspection($0, keys: keys) }.map { TokenView.render($0, label: label, now: now) }
         }
-        let user = Self.members(me.body)["userPrincipalName"] ?? "?"
+        let idClaims = tokens["id_token"].flatMap { JWS.decode($0) }.map { Self.members($0.payloadJSON) } ?? [:]
+        let summary: HTML, graph: HTML
+        if started.callsGraph {
+            let me = send("GET", "/v1.0/me", body: [], headers: [("Authorization", "Bearer \(accessToken)")])
+            let user = Self.members(me.body)["userPrincipalName"] ?? idClaims["preferred_username"] ?? "?"
+            summary = "Signed in as <strong>\(user)</strong> with \(started.authority): the code was redeemed with PKCE, and Graph answered <code>GET /v1.0/me</code> with \(String(me.status.code)). Both requests are in the <a href=\"\(Self.base)/journal\">journal</a>."
+            graph = "<section id=\"tryGraph\"><h2>Graph: GET /v1.0/me</h2><pre id=\"tryGraphBody\">\(JournalFacts.readableBody(me.bodyText) ?? "")</pre></section>"
+        } else {
+            let user = idClaims["name"] ?? idClaims["oid"] ?? "?"
+            summary = "Signed in as <strong>\(user)</strong> with the user flow \(started.authority): the code was redeemed with PKCE (in the <a href=\"\(Self.base)/journal\">journal</a>). The access token is for the tenant's API (\(started.scopes)), as B2C issues them, not for Graph."
+            graph = .empty
+        }
         let content: HTML = """
-        <p class="notice" role="status" id="trySignedIn">Signed in as <strong>\(user)</strong> with \(started.authority): the code was redeemed with PKCE, and Graph answered <code>GET /v1.0/me</code> with \(String(me.status.code)). Both requests are in the <a href="\(Self.base)/journal">journal</a>.</p>
+        <p class="notice" role="status" id="trySignedIn">\(summary)</p>
         <section id="tryTokens"><h2>Tokens</h2>\(decoded.reduce(HTML.empty, +))</section>
-        <section id="tryGraph"><h2>Graph: GET /v1.0/me</h2><pre id="tryGraphBody">\(JournalFacts.readableBody(me.bodyText) ?? "")</pre></section>
+        \(graph)
         <p><a href="\(Self.base)">Back to the overview</a></p>
         """
         return tryItPage(.ok, content)
     }
 
-    /// A path of an authority this server serves (`/common`, `/contoso.onmicrosoft.com`, a tenant id): one
-    /// segment, nothing that could send the browser elsewhere.
+    /// A path of an authority this server serves (`/common`, `/contoso.onmicrosoft.com`, a tenant id, or a
+    /// B2C user flow's `/tfp/{tenant}/{policy}`): segments of ASCII letters, digits, '.', '_' and '-', none
+    /// empty or a dot-segment, so nothing can send the browser elsewhere.
     static func isAuthorityPath(_ text: String) -> Bool {
-        text.hasPrefix("/") && text.utf8.count > 1 && text.utf8.dropFirst().allSatisfy { byte in
-            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+        guard text.hasPrefix("/") else { return false }
+        let segments = text.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...3).contains(segments.count) else { return false }
+        return segments.allSatisfy { segment in
+            !segment.isEmpty && segment != "." && segment != ".." && segment.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+            }
         }
     }
 

@@ -27,7 +27,7 @@ import Testing
         #expect(harness.get("/_fakeentra/console/try/done?state=unknown&code=x").bodyText.contains("id=\"tryError\""))
     }
 
-    @Test(arguments: ["//evil.example", "https://evil.example", "/common/../x", "/a/b", "/", "", "/ｃommon"])
+    @Test(arguments: ["//evil.example", "https://evil.example", "/common/../x", "/a//b", "/tfp/x/../y", "/a/b/c/d", "/", "", "/ｃommon", "/common?x=1"])
     func onlyAnAuthorityOfThisServer(authority: String) {
         let harness = ConsoleHarness()
         let start = harness.get("/_fakeentra/console/try?authority=\(FormCoding.encodeComponent(authority))")

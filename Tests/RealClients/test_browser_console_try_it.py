@@ -45,3 +45,19 @@ def test_try_it_with_personal_accounts_and_a_cancelled_sign_in(server, chromium)
     chromium.click("idBtn_Back")
     on_page(chromium, "tryError", reload=False)
     assert "access_denied" in chromium.find("tryError").text
+
+
+def test_try_it_with_a_b2c_user_flow(server, chromium):
+    chromium.open(server.url + "/")
+    chromium.driver.find_element("css selector", "a[data-try='/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi']").click()
+    on_page(chromium, "localAccountForm", reload=False)
+    chromium.fill({"email": "ben@fabrikam.test", "password": PASSWORD}, submit="next")
+    on_page(chromium, "trySignedIn", reload=False)
+    signed_in = chromium.find("trySignedIn").text
+    assert "B2C_1_susi" in signed_in and "helloapi/demo.read" in signed_in, signed_in
+    tokens = chromium.find("tryTokens").text
+    assert "B2C_1_susi" in tokens and "demo.read" in tokens, tokens   # tfp and scp, decoded
+    assert not chromium.has("tryGraph"), "a B2C token is for the tenant's API, not Graph"
+    # Flows a person does not start from a sign-in button have no button.
+    chromium.open(server.url + "/")
+    assert not chromium.driver.find_elements("css selector", "a[data-try*='B2C_1_ropc']")
