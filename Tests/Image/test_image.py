@@ -6,7 +6,9 @@ import pathlib
 import shutil
 import socket
 import subprocess
+import sys
 import tarfile
+import textwrap
 import time
 import uuid
 
@@ -117,3 +119,34 @@ def test_the_control_secret_comes_from_the_environment(container):
     bindings = container["url"] + "/_fakeentra/bindings"
     assert requests.get(bindings, verify=container["ca"], timeout=10, headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert requests.get(bindings, verify=container["ca"], timeout=10, headers={"Authorization": f"Bearer {SECRET}"}).status_code == 200
+
+
+def test_the_pytest_plugin_runs_the_image_when_there_is_no_binary(tmp_path):
+    # The plugin's own tests, in a pytest of their own without a fakeentra binary, with a container
+    # engine (docker's CLI over runc and this image): the session server and a factory's are containers.
+    tests = tmp_path / "suite"
+    tests.mkdir()
+    (tests / "test_in_containers.py").write_text(textwrap.dedent("""
+        import requests
+
+        def test_session_server(fakeentra):
+            assert type(fakeentra).__name__ == "FakeEntraContainer"
+            tokens = fakeentra.sign_in("adele.vance@contoso.onmicrosoft.com", tenant="contoso.onmicrosoft.com")
+            assert "access_token" in tokens
+            assert fakeentra.control("GET", "/_fakeentra/bindings").status_code == 200
+            assert requests.get(fakeentra.url + "/_fakeentra/bindings", verify=fakeentra.ca).status_code == 401
+
+        def test_factory_server(fakeentra_factory):
+            server = fakeentra_factory("--auto-login")
+            reply = server.authorize("adele.vance@contoso.onmicrosoft.com", password="", login_hint="adele.vance@contoso.onmicrosoft.com")
+            assert "code" in reply, reply
+    """))
+    environment = {k: v for k, v in os.environ.items() if k not in ("FAKEENTRA_BINARY", "FAKEENTRA_URL", "FAKEENTRA_CA")}
+    environment["PATH"] = os.pathsep.join(p for p in environment["PATH"].split(os.pathsep) if not (pathlib.Path(p) / "fakeentra").exists())
+    environment.update(FAKEENTRA_CONTAINER_ENGINE=str(pathlib.Path(__file__).with_name("docker_shim.py")),
+                       FAKEENTRA_SHIM_LAYOUT=str(LAYOUT), FAKEENTRA_SHIM_STATE=str(tmp_path / "containers"))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+                            env=environment, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "2 passed" in result.stdout
+    assert not list((tmp_path / "containers").iterdir()), "every container was removed"

@@ -33,7 +33,8 @@ def find_binary(explicit=None):
     """`explicit`, else $FAKEENTRA_BINARY, else `fakeentra` on the PATH."""
     candidate = explicit or os.environ.get("FAKEENTRA_BINARY") or shutil.which("fakeentra")
     if not candidate:
-        raise FakeEntraError("no fakeentra binary: set FAKEENTRA_BINARY (e.g. .build/debug/fakeentra) or put fakeentra on the PATH")
+        raise FakeEntraError("no fakeentra binary: set FAKEENTRA_BINARY (e.g. .build/debug/fakeentra), put fakeentra on the PATH "
+                             "(scripts/install), or have docker or podman with FakeEntra's image (scripts/image)")
     if not os.access(candidate, os.X_OK):
         raise FakeEntraError(f"FAKEENTRA_BINARY {candidate} is not an executable file")
     return candidate
