@@ -8,6 +8,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -104,3 +105,23 @@ def test_a_command_line_it_cannot_run_is_refused_with_the_usage(checkout_without
     assert run.returncode == 2, explain(run)
     assert "usage: scripts/ci-recipe [-- COMMAND [ARG]…]" in run.stderr, explain(run)
     assert not swift_called.exists()
+
+
+def test_a_step_that_fails_after_the_start_leaves_no_server_behind(my_app, tmp_path):
+    # A curl that cannot reach the server (a CA the machine's curl does not take, say): the recipe stops
+    # at its own health check, and the server it started stops with it.
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "curl").write_text("#!/bin/sh\necho 'curl: (60) SSL certificate problem' >&2\nexit 60\n")
+    (tools / "curl").chmod(0o755)
+    binary = os.environ["FAKEENTRA_BINARY"]
+    def servers():
+        listed = subprocess.run(["pgrep", "-f", f"{binary} serve --port 0 --certs /tmp"], capture_output=True, text=True).stdout
+        return set(listed.split())
+    before = servers()
+    run = recipe("--", "./run-tests.sh", cwd=my_app, env={"PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"})
+    assert run.returncode == 60, explain(run)
+    deadline = time.monotonic() + 10
+    while servers() - before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not servers() - before, "the server outlived the recipe"
