@@ -82,6 +82,24 @@ import Testing
         #expect(!cookie.contains("secret-cookie-value"))
     }
 
+    /// Graph's and Resource Manager's error objects name the error in `code`: the journal keeps it; a `code`
+    /// elsewhere is an authorization code and stays redacted.
+    @Test func errorObjectsKeepTheirCodes() throws {
+        let (service, _) = F.service()
+        let journal = RequestJournal()
+        let responder = JournalStack.make(journal: journal, service: service) { _ in
+            HTTPResponse(status: HTTPStatus(401), text: #"{"error":{"code":"InvalidAuthenticationToken","message":"Access token is empty.","details":[{"code":"ExpiredAuthenticationToken"}]},"code":"0.AAAA-an-authorization-code"}"#,
+                         contentType: "application/json")
+        }
+        _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
+        let (_, entries) = read(responder)
+        let body = try #require(((entries.first?["response"] as? [String: Any])?["body"] as? [String: Any]))
+        let error = try #require(body["error"] as? [String: Any])
+        #expect(error["code"] as? String == "InvalidAuthenticationToken")
+        #expect((error["details"] as? [[String: Any]])?.first?["code"] as? String == "ExpiredAuthenticationToken")
+        #expect((body["code"] as? String)?.hasPrefix("[redacted") == true)
+    }
+
     @Test func boundedByCountAndBytes() {
         let byCount = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
         for i in 0..<5 { byCount.record(entry(path: "/p\(i)")) }

@@ -184,25 +184,38 @@ package enum Redaction {
         redact(FormParameters(decoding: text)).map { FormCoding.encodeComponent($0.0) + "=" + FormCoding.encodeComponent($0.1) }.joined(separator: "&")
     }
 
+    /// Graph's, Resource Manager's and the control API's error objects (`{"error": {"code": "…", …}}`,
+    /// `details[].code` inside) name the error in `code`: a word for people, not an authorization code.
+    /// OAuth's error answers put theirs in `error` and `error_codes`, never in `code`.
+    static func isSensitive(_ name: String, inError: Bool) -> Bool {
+        if inError, normalized(name) == "code" { return false }
+        return isSensitive(name)
+    }
+
+    private static func opensError(_ member: JSONMember) -> Bool {
+        if case .object = member.value.kind { return normalized(member.key) == "error" }
+        return false
+    }
+
     /// Writes a parsed JSON body with every sensitive member replaced, recursively, members in the order
     /// sent. A member under a sensitive name is redacted whatever it holds: a number, an object or a list
     /// of secrets too.
-    static func writeRedacted(_ value: JSONValue, to writer: inout JSONWriter) {
+    static func writeRedacted(_ value: JSONValue, inError: Bool = false, to writer: inout JSONWriter) {
         switch value.kind {
         case .object(let members):
             writer.beginObject()
             for member in members {
                 writer.key(member.key)
-                if isSensitive(member.key) {
+                if isSensitive(member.key, inError: inError) {
                     writeAllRedacted(member.value, name: member.key, to: &writer)
                 } else {
-                    writeRedacted(member.value, to: &writer)
+                    writeRedacted(member.value, inError: inError || opensError(member), to: &writer)
                 }
             }
             writer.endObject()
         case .array(let elements):
             writer.beginArray()
-            for element in elements { writeRedacted(element, to: &writer) }
+            for element in elements { writeRedacted(element, inError: inError, to: &writer) }
             writer.endArray()
         default:
             value.write(to: &writer)
@@ -235,15 +248,16 @@ package enum Redaction {
 
     /// A parsed JSON value (Foundation's, for what the strict parser refuses) with every sensitive member
     /// replaced, recursively, as `writeRedacted` does.
-    static func redactJSON(_ value: Any) -> Any {
+    static func redactJSON(_ value: Any, inError: Bool = false) -> Any {
         if let object = value as? [String: Any] {
             var copy: [String: Any] = [:]
             for (key, member) in object {
-                copy[key] = isSensitive(key) ? redactAll(member, name: key) : redactJSON(member)
+                let opensError = member is [String: Any] && normalized(key) == "error"
+                copy[key] = isSensitive(key, inError: inError) ? redactAll(member, name: key) : redactJSON(member, inError: inError || opensError)
             }
             return copy
         }
-        if let array = value as? [Any] { return array.map(redactJSON) }
+        if let array = value as? [Any] { return array.map { redactJSON($0, inError: inError) } }
         return value
     }
 
@@ -256,21 +270,25 @@ package enum Redaction {
     }
 
     /// Every string under a sensitive name in a parsed JSON value (to remember them).
-    static func sensitiveStrings(in value: JSONValue, name: String? = nil) -> [(name: String, value: String)] {
+    static func sensitiveStrings(in value: JSONValue, name: String? = nil, inError: Bool = false) -> [(name: String, value: String)] {
         switch value.kind {
-        case .object(let members): members.flatMap { sensitiveStrings(in: $0.value, name: isSensitive($0.key) ? $0.key : name) }
-        case .array(let elements): elements.flatMap { sensitiveStrings(in: $0, name: name) }
+        case .object(let members):
+            members.flatMap { sensitiveStrings(in: $0.value, name: isSensitive($0.key, inError: inError) ? $0.key : name, inError: inError || opensError($0)) }
+        case .array(let elements): elements.flatMap { sensitiveStrings(in: $0, name: name, inError: inError) }
         case .string(let text): name.map { [($0, text)] } ?? []
         default: []
         }
     }
 
     /// Every string under a sensitive name in a value Foundation parsed.
-    static func sensitiveStrings(in value: Any, name: String? = nil) -> [(name: String, value: String)] {
+    static func sensitiveStrings(in value: Any, name: String? = nil, inError: Bool = false) -> [(name: String, value: String)] {
         if let object = value as? [String: Any] {
-            return object.flatMap { key, member in sensitiveStrings(in: member, name: isSensitive(key) ? key : name) }
+            return object.flatMap { key, member in
+                sensitiveStrings(in: member, name: isSensitive(key, inError: inError) ? key : name,
+                                 inError: inError || (member is [String: Any] && normalized(key) == "error"))
+            }
         }
-        if let array = value as? [Any] { return array.flatMap { sensitiveStrings(in: $0, name: name) } }
+        if let array = value as? [Any] { return array.flatMap { sensitiveStrings(in: $0, name: name, inError: inError) } }
         if let name, let text = value as? String { return [(name, text)] }
         return []
     }
