@@ -75,6 +75,6 @@ struct ConformanceEndpoints {
     static func json(_ status: Int, _ value: some Encodable) -> HTTPResponse {
         let encoder = ConformanceJSON.encoder()
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"], body: Array(body))
+        return .controlJSON(status: status, body: Array(body))
     }
 }

@@ -95,8 +95,7 @@ struct ControlAPI {
     // MARK: Rendering
 
     static func json(_ status: Int, _ object: Any) -> HTTPResponse {
-        HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
-                     body: DirectoryJSON.data(object))
+        .controlJSON(status: status, body: DirectoryJSON.data(object))
     }
 
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {

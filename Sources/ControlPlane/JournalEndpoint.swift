@@ -29,12 +29,12 @@ struct JournalEndpoint {
             if let format = query["format"], format.fastLowercased == "har" {
                 let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
                 let har = JournalHAR.render(entries, scheme: context.isSecure ? "https" : "http", defaultHost: host, creatorVersion: serverVersion)
-                return Self.json(status: .ok, har)
+                return .controlJSON(status: 200, body: Array(har.utf8))
             } else if let format = query["format"], format.fastLowercased != "json" {
                 return ScenarioEngineError.badRequest("format must be json or har").response
             }
             let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
-            return Self.json(status: .ok, body)
+            return .controlJSON(status: 200, body: Array(body.utf8))
         case "DELETE":
             journal.clear()
             return HTTPResponse(status: HTTPStatus(204))
@@ -53,9 +53,4 @@ struct JournalEndpoint {
         return formatter.date(from: text)
     }
 
-    static func json(status: HTTPStatus, _ text: String) -> HTTPResponse {
-        var headers: HTTPHeaders = [:]
-        headers.set("Cache-Control", "no-store")
-        return HTTPResponse(status: status, headers: headers, text: text, contentType: "application/json; charset=utf-8")
-    }
 }

@@ -30,7 +30,7 @@ struct TokenMintEndpoint {
                 ("header", .raw(header)),
                 ("claims", .raw(minted.claims.json)),
             ]).text
-            return HTTPResponse(status: HTTPStatus(201), headers: ["Cache-Control": "no-store"], text: body, contentType: "application/json; charset=utf-8")
+            return .controlJSON(status: 201, body: Array(body.utf8))
         } catch {
             let status = error.reason == .invalidRequest ? 400 : 404
             return Self.refusal(status, error.reason.rawValue, error.message)

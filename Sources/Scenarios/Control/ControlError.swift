@@ -39,10 +39,10 @@ extension ScenarioEngineError: HTTPResponseError {
         }
         writer.endObject()
         writer.endObject()
-        var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"]
+        var response = HTTPResponse.controlJSON(status: status, body: writer.bytes)
         // Every 401 of the control API asks for its bearer secret.
-        if status == 401 { headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"") }
-        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: writer.bytes)
+        if status == 401 { response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"") }
+        return response
     }
 
     package static func unauthorized() -> ScenarioEngineError {
@@ -64,6 +64,13 @@ extension ScenarioEngineError: HTTPResponseError {
 
     package static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "not_found", message: "No control endpoint at \(path). See GET /_fakeentra/health.")
+    }
+}
+
+extension HTTPResponse {
+    /// An answer of the control plane (`/_fakeentra/…`), an error or not: JSON, never cached.
+    package static func controlJSON(status: Int, body: [UInt8]) -> HTTPResponse {
+        HTTPResponse(status: HTTPStatus(status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"], body: body)
     }
 }
 

@@ -127,3 +127,11 @@ def test_servers_reuse_the_users_fixture_keys(fakeentra_factory, fakeentra_certs
     assert first.certs_dir == pathlib.Path(fakeentra_certs) and first.certs_dir.parent.name == "fixtures"
     assert second.certs_dir.parent == first.certs_dir.parent and second.certs_dir != first.certs_dir
     assert fakeentra_factory().ca == first.ca
+
+
+def test_the_plugin_drops_every_variable_serve_reads():
+    # One list in each language: the plugin's must name every variable of serve's table.
+    source = pathlib.Path(__file__).resolve().parents[3] / "Sources" / "fakeentra" / "ServeEnvironment.swift"
+    import re
+    from fakeentra.server import SERVE_VARIABLES
+    assert set(re.findall(r'\("(FAKEENTRA_[A-Z_]+)", "--', source.read_text())) == set(SERVE_VARIABLES)
