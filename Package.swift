@@ -59,40 +59,43 @@ let package = Package(
         // time: the files are the one source, nothing generated is checked in.
         .plugin(name: "EmbedResources", capability: .buildTool()),
 
-        // Protocol logic: request in, response out.
-        .target(name: "IdentityPlatform", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
-        .target(name: "B2C", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
-        .target(name: "Graph", dependencies: ["IdentityPlatform", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        // What every service's exchange shares: its context and route, the receipt, the journal, the page frame.
+        .target(name: "ExchangeKernel", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+
+        // Protocol logic, request in, response out: Entra ID's protocol, B2C's policy authorities, Graph.
+        .target(name: "IdentityPlatform", dependencies: ["ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "B2C", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Graph", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // Azure Resource Manager as signing in needs it: tenants, subscriptions, cloud metadata.
-        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Managed identities' token endpoints: IMDS and App Service's.
-        .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
         .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
-        .target(name: "Conformance", dependencies: ["IdentityPlatform", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Conformance", dependencies: ["IdentityPlatform", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Every /_fakeentra/ endpoint behind one access rule: health, journal reads, token mint, conformance
         // runs, the control API (scenarios, bindings, reset, clock, directory edits), the cross-site guard.
-        .target(name: "ControlPlane", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ControlPlane", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
         // The web console at /: server-rendered pages over the engine, journal and worlds; changes are the control plane's commands.
-        .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
         // The platform's state in SQLite (`--state DIR`); owns every SQLite pointer.
-        .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform"], swiftSettings: swiftSettings),
+        .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform", "ExchangeKernel"], swiftSettings: swiftSettings),
 
         // Assembles the modules into the stack of layers the server runs.
-        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
-        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
@@ -107,7 +110,7 @@ let package = Package(
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
         .target(name: "CMallocStats"),
-        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
@@ -115,15 +118,15 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "FakeEntraApp", "IdentityPlatform", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Scenarios"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "ExchangeKernel", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
         .testTarget(name: "LiveTests", dependencies: ["fakeentra", "TestSupport"], swiftSettings: swiftSettings),
     ]

@@ -1,5 +1,6 @@
 package import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// Azure AD B2C policy authorities on FakeEntra's host: metadata, keys, authorize (with its pages),

@@ -1,4 +1,5 @@
 import EntraHTTP
+import ExchangeKernel
 import IdentityPlatform
 
 /// The pages of B2C user flows: the platform's page frame and forms (`PageForm`) with B2C's texts and

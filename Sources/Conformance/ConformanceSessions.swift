@@ -1,5 +1,6 @@
 package import B2C
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import LocatedJSON
 package import Scenarios

@@ -1,4 +1,5 @@
 package import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.

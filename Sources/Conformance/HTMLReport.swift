@@ -1,4 +1,5 @@
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// A self-contained HTML report: no script, no external resource; every text goes through the

@@ -1,4 +1,5 @@
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// JUnit XML as CI systems read it (the common JUnit XSD: testsuites / testsuite / properties /

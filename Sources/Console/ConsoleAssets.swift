@@ -1,3 +1,4 @@
+import ExchangeKernel
 import IdentityPlatform
 
 /// The console's additions to the shared page frame: a wider working layout, tables, and a few lines

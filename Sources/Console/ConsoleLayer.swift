@@ -3,6 +3,7 @@ package import ControlPlane
 import EntraCrypto
 package import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import Scenarios
 

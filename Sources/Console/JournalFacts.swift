@@ -2,6 +2,7 @@ import ControlPlane
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// The journal's filters as the console takes them from the query: client, user, endpoint, status.

@@ -1,6 +1,7 @@
 import B2C
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Scenarios
 

@@ -1,6 +1,7 @@
 import ControlPlane
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Scenarios
 

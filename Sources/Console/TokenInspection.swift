@@ -1,5 +1,6 @@
 import EntraCrypto
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
 

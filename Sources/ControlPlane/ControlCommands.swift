@@ -1,3 +1,4 @@
+import ExchangeKernel
 package import Foundation
 package import IdentityPlatform
 package import Scenarios

@@ -1,5 +1,6 @@
 package import Conformance
 package import EntraHTTP
+package import ExchangeKernel
 package import IdentityPlatform
 import Scenarios
 

@@ -1,4 +1,5 @@
 import EntraCrypto
+package import ExchangeKernel
 package import IdentityPlatform
 package import Scenarios
 

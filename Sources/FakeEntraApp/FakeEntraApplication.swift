@@ -6,6 +6,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 package import Graph
+package import ExchangeKernel
 package import IdentityPlatform
 import ManagedIdentity
 import ResourceManager

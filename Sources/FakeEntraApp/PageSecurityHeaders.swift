@@ -2,6 +2,7 @@ import Console
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// The headers every page FakeEntra renders carries, whatever rendered it (sign-in pages, console,

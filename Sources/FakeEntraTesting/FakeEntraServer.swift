@@ -4,6 +4,7 @@ import EntraServer
 import FakeEntraApp
 import Foundation
 import HeadlessBrowser
+import ExchangeKernel
 import IdentityPlatform
 import Console
 import Scenarios

@@ -1,5 +1,6 @@
 package import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// What the scenario engine sees of a Graph request once its token is valid, to decide whether to answer it

@@ -1,5 +1,6 @@
 package import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import LocatedJSON
 

@@ -1,3 +1,4 @@
+import LocatedJSON
 package import EntraHTTP
 import Foundation
 import IdentityPlatform

@@ -1,7 +1,9 @@
+import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
 import Foundation
 import Graph
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// Azure Resource Manager as far as signing in needs it: `az login` lists the tenants the signed-in

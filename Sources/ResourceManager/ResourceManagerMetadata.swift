@@ -1,3 +1,4 @@
+import LocatedJSON
 import IdentityPlatform
 
 /// `GET /metadata/endpoints`: the cloud's endpoints, as `az cloud register` reads them (2015-01-01: login

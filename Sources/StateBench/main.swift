@@ -4,6 +4,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import CMallocStats
 import StateStore

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Foundation
 package import IdentityPlatform
 import Synchronization

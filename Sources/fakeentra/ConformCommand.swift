@@ -1,3 +1,4 @@
+import ExchangeKernel
 import ArgumentParser
 import Conformance
 import EntraCrypto

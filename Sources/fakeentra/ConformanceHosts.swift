@@ -5,6 +5,7 @@ import EntraServer
 import FakeEntraApp
 import Foundation
 import Graph
+import ExchangeKernel
 import IdentityPlatform
 
 /// `fakeentra conform` without `--server`: this process serves the platform on an ephemeral port

@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import Testing
 @testable import B2C
+import ExchangeKernel
 import IdentityPlatform
 import EntraCrypto
 

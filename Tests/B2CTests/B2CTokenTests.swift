@@ -3,6 +3,7 @@ import EntraHTTP
 import Foundation
 import Testing
 @testable import B2C
+import ExchangeKernel
 import IdentityPlatform
 
 @Suite struct B2CTokenTests {

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Conformance
 import EntraCrypto
 import EntraHTTP

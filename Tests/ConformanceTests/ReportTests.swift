@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Conformance
 import Foundation
 #if canImport(FoundationXML)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import ExchangeKernel
 @testable import IdentityPlatform
 import Conformance
 

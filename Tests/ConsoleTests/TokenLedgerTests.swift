@@ -2,6 +2,7 @@ import Console
 @testable import ControlPlane
 import EntraCrypto
 import EntraHTTP
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import FakeEntraApp
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 

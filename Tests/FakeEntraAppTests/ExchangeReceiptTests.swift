@@ -3,6 +3,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Graph
+import ExchangeKernel
 import IdentityPlatform
 import Scenarios
 import Testing

@@ -1,3 +1,4 @@
+import ExchangeKernel
 @testable import ControlPlane
 import EntraCrypto
 import EntraHTTP

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import EntraServer
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 @testable import FakeEntraApp

@@ -1,4 +1,5 @@
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 import EntraHTTP

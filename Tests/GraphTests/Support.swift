@@ -1,6 +1,8 @@
+import LocatedJSON
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 @testable import Graph

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import HeadlessBrowser
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 import FakeEntraApp

@@ -3,6 +3,7 @@ import EntraHTTP
 import Foundation
 import Testing
 import Synchronization
+import ExchangeKernel
 @testable import IdentityPlatform
 
 @Suite("Browser: sessions, prompts and response modes")

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Testing
+import ExchangeKernel
 @testable import IdentityPlatform
 
 /// A scripted browser: keeps cookies, submits forms the way a headless client (Python requests) would.

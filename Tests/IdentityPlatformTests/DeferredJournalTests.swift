@@ -2,6 +2,7 @@ import EntraHTTP
 import Foundation
 import Synchronization
 import Testing
+@testable import ExchangeKernel
 @testable import IdentityPlatform
 
 /// The journal records exchanges as they are and describes them when first read (`RecordedExchange`):

@@ -1,5 +1,7 @@
+import B2C
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 @testable import IdentityPlatform
 import Testing
 

@@ -1,3 +1,4 @@
+import B2C
 import EntraHTTP
 import Foundation
 import IdentityPlatform

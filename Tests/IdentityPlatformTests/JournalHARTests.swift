@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import Testing
+@testable import ExchangeKernel
 @testable import IdentityPlatform
 
 @Suite struct JournalHARTests {

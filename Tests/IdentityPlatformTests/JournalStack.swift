@@ -1,5 +1,6 @@
 @testable import ControlPlane
 import EntraHTTP
+import ExchangeKernel
 @testable import IdentityPlatform
 
 /// The journal's two sides as the application stacks them: the recorder on top, the control plane's

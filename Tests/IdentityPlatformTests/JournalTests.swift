@@ -1,6 +1,8 @@
+import LocatedJSON
 import EntraHTTP
 import Foundation
 import Testing
+@testable import ExchangeKernel
 @testable import IdentityPlatform
 
 @Suite struct JournalTests {

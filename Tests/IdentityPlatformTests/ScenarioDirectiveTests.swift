@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import Testing
+import ExchangeKernel
 @testable import IdentityPlatform
 
 /// What an active scenario changes in the token endpoint's answers.

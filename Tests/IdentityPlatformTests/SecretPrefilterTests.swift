@@ -1,6 +1,7 @@
 import Foundation
 import EntraHTTP
 import Testing
+@testable import ExchangeKernel
 @testable import IdentityPlatform
 
 /// The harvest skips a body no sensitive name can be in (`Redaction.mayNameSecrets`): that shortcut must

@@ -2,6 +2,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Synchronization
+import ExchangeKernel
 @testable import IdentityPlatform
 
 /// A directory, a frozen clock and a signing key for the token-side tests.

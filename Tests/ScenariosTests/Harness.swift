@@ -4,6 +4,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Graph
+import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
 @testable import Scenarios

@@ -1,5 +1,6 @@
 import EntraCrypto
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 @testable import StateStore
 import Testing

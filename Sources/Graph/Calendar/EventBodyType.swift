@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// How an event's `body` is answered. Outlook keeps bodies as HTML and answers HTML unless the request says

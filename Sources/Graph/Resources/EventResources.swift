@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// `/me/events`, `/me/events/{id}`, `/me/calendarView` and their `/users/{id}/…` forms.

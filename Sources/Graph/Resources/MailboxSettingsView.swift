@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// A user's `mailboxSettings` (time zone, language, working hours), which calendar apps read to choose the

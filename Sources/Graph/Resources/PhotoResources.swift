@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// `/me/photo`, `/me/photo/$value`, `/me/photos`, `/me/photos/{size}[/$value]` and their `/users/{id}/…` forms.

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 /// `/me`, `/users/{id}`, `/users`, the service root and UserInfo.

@@ -1,6 +1,7 @@
 package import EntraHTTP
 import EntraCrypto
 package import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// One Graph request with everything its answer needs. Built once per request so every instant and id in

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Foundation
 
 /// How the result of an interactive flow reaches the client.

@@ -1,3 +1,5 @@
+import LocatedJSON
+import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
 

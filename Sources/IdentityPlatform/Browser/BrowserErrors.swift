@@ -1,3 +1,4 @@
+import ExchangeKernel
 package import EntraHTTP
 
 /// Errors only the interactive endpoints (authorize, sign-in pages, device login) produce.

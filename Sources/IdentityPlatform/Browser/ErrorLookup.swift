@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraHTTP
 import Foundation
 
@@ -9,7 +10,7 @@ enum ErrorLookup {
         guard let code = Int(text.trimmingCharacters(in: .whitespaces)) else {
             return PageLayout.response(page(code: text, entry: nil), status: .badRequest)
         }
-        let entry = ErrorCatalogue.entry(.aadsts, code: code)
+        let entry = ErrorCatalogue.entry(code: code)
         return PageLayout.response(page(code: String(code), entry: entry), status: entry == nil ? .notFound : .ok)
     }
 

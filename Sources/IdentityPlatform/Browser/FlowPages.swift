@@ -1,3 +1,4 @@
+package import ExchangeKernel
 import Foundation
 
 extension Pages {

@@ -1,3 +1,4 @@
+import ExchangeKernel
 /// What the consent page says about a permission: Graph's own consent wording for the common ones,
 /// a plain sentence for anything else.
 enum PermissionDescriptions {

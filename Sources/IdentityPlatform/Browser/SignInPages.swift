@@ -1,3 +1,4 @@
+package import ExchangeKernel
 /// Where a page's form posts back to, and the id of the server-side flow it continues. Every flow's
 /// pages (Entra's and B2C's) are built on it: the pages differ only in their texts, fields and element ids.
 package struct PageForm: Sendable {

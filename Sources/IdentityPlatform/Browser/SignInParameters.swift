@@ -1,3 +1,4 @@
+import ExchangeKernel
 package import Foundation
 
 /// The /authorize parameters every browser flow reads one way, Entra's and B2C's: what the flow may show

@@ -1,3 +1,4 @@
+import ExchangeKernel
 /// A managed identity: an Azure resource's own service principal, whose tokens the resource gets from its
 /// local endpoint (IMDS on a VM, `IDENTITY_ENDPOINT` on App Service) without any secret. A system-assigned
 /// identity is the resource's own; user-assigned ones are picked by client id, object id or resource id.

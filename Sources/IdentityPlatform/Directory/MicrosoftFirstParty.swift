@@ -1,3 +1,4 @@
+import ExchangeKernel
 /// Microsoft's own apps, present in every real tenant: the resources (Azure Resource Manager, Key Vault,
 /// Storage…) and the first-party public clients (Azure CLI, Azure PowerShell, Visual Studio, Office…).
 /// Every directory answers to them, whatever its configuration, unless it registers an app with the

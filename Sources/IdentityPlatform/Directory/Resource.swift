@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraHTTP
 import Foundation
 /// Something an access token can be for: Microsoft Graph (built in) or an app that exposes an API.

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Foundation
 
 /// `GET /common/discovery/instance`: tells MSAL which host to use (`preferred_network`) and where the

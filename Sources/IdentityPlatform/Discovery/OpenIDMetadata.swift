@@ -1,3 +1,5 @@
+import LocatedJSON
+import ExchangeKernel
 import Foundation
 
 /// The OpenID Connect discovery document of one tenant segment, v2 or v1, with every endpoint on

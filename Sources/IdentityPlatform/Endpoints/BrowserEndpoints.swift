@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraHTTP
 
 /// The endpoints a browser (or a script acting as one) talks to: /authorize and its pages, /devicelogin,

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraHTTP
 
 /// What the real service refuses on `/authorize` and `/token` before reading a single value: a parameter

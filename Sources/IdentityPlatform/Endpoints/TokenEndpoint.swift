@@ -1,3 +1,4 @@
+import ExchangeKernel
 package import EntraHTTP
 
 /// `POST /{tenant}/oauth2/v2.0/token` and the v1 `POST /{tenant}/oauth2/token`.

@@ -1,16 +1,17 @@
 import Foundation
 
-/// The one catalogue of AADSTS and AADB2C codes: every error FakeEntra emits, plus the codes only
-/// scenarios produce, one instance each with placeholders where the text names a value. The `/error`
-/// lookup page shows it; a scenario names a code (`{"oauthError": {"code": "AADSTS700082"}}`) and gets
-/// this wording, its placeholders filled in from the request (`{client_id}`, `{tenant}`, `{issued}`…).
+/// The catalogue of AADSTS codes: every error the Entra endpoints emit, plus the codes only scenarios
+/// produce, one instance each with placeholders where the text names a value. The `/error` lookup page
+/// shows it; a scenario names a code (`{"oauthError": {"code": "AADSTS700082"}}`) and gets this wording,
+/// its placeholders filled in from the request (`{client_id}`, `{tenant}`, `{issued}`…). B2C keeps its
+/// AADB2C codes in its own catalogue.
 package enum ErrorCatalogue {
-    /// The entry for a code, or nil when FakeEntra has no wording for it.
-    package static func entry(_ family: IdentityError.Family, code: Int) -> IdentityError? {
-        entries.first { $0.family == family && $0.code == code }
+    /// The entry for an AADSTS code, or nil when FakeEntra has no wording for it.
+    package static func entry(code: Int) -> IdentityError? {
+        entries.first { $0.code == code }
     }
 
-    package static let entries: [IdentityError] = platform + scenarioOnly + b2c
+    package static let entries: [IdentityError] = platform + scenarioOnly
 
     /// A date in a catalogue text; rendering puts the request's own dates there.
     static let placeholderDate = Date(timeIntervalSince1970: 1_735_689_600)
@@ -61,26 +62,4 @@ package enum ErrorCatalogue {
         IdentityError(error: "expired_token", code: 70019, message: "Verification code expired."),
         IdentityError(error: "invalid_grant", code: 700084, message: "The refresh token was issued to a single page app (SPA), and therefore has a fixed, limited lifetime of 1.00:00:00, which cannot be extended. It is now expired and a new sign in request must be sent by the SPA to the sign in page. The token was issued on {issued}."),
     ]
-
-    /// Azure AD B2C's codes as its pages and endpoints word them (the B2C module emits these).
-    static var b2c: [IdentityError] {
-        [
-            .b2cRedirectURINotRegistered("{redirect_uri}", clientID: "{client_id}"), .b2cMissingClientID(), .b2cMissingScope(),
-            .b2cUnsupportedResponseType("{responseType}"), .b2cUnsupportedResponseMode("{responseMode}"),
-            .b2cClientNotRegistered("{client_id}", tenant: "{tenant}"), .b2cPolicyNotFound("{policy}", tenant: "{tenant}"),
-            .b2cTenantNotFound("{tenant}"), .b2cInvalidPrompt(), .b2cScopeNeedsResource("{scope}"), .b2cNoSession(prompt: "None"),
-            .b2cMissingClientSecret(), .b2cWrongClientSecret(),
-            .b2cMissingParameter("{name}"), .b2cPublicClientSentSecret(), .b2cUnsupportedGrantType("{grantType}"),
-            .b2cGrantForOtherPolicy(actual: "{policy}", expected: "{expected}"), .b2cMalformedGrant(), .b2cCancelled(),
-            .b2cAccountLocked(), .b2cInvalidMaxAge("{max_age}"), .b2cIDTokenNeedsOpenID(), .b2cUnsupportedScope("{scope}"),
-            .b2cForgotPassword(), .b2cInvalidCredentials(), .b2cAccountGone(), .b2cGrantRevoked(), .b2cMultipleResources("{scope}"),
-            .b2cPKCEMismatch(), .b2cInvalidCodeVerifier(), .b2cUnsupportedChallengeMethod(), .b2cPostOnly(),
-            .b2cClientMismatch("{client_id}", expected: "{expected}"), .b2cBadPostLogoutRedirect("{redirect_uri}"),
-            .b2cRequestFailed(), .b2cLostState(),
-            // The platform's own 90080 quotes the grant's instants; named by a scenario, it has none to quote.
-            IdentityError(error: "invalid_grant", code: 90080, message: "The provided grant has expired. Please re-authenticate and try again.", family: .aadb2c),
-            IdentityError(error: "access_denied", code: 99002, message: "User does not have consent to access the app.", family: .aadb2c),
-            IdentityError(error: "invalid_grant", code: 90085, message: "The service has encountered an internal error. Please reauthenticate and try again.", family: .aadb2c),
-        ]
-    }
 }

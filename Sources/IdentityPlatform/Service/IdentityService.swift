@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraCrypto
 package import Foundation
 package import Synchronization

@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import Foundation
 
 /// Everything the platform remembers between requests. A value so that a scenario binding can own an
@@ -76,7 +77,6 @@ package struct UserCodeRecord: Sendable, Expiring, Codable {
 }
 
 /// Which protocol generation an endpoint speaks: v2 takes `scope`, v1 (ADAL) takes `resource`.
-package enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
 
 /// The part of an authorization request that survives into the tokens it leads to.
 package struct GrantContext: Sendable, Equatable, Codable {

@@ -1,5 +1,5 @@
 package import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 /// An ordered JSON object for token payloads and response bodies: members appear in the order the real
 /// service writes them, which keeps captures and journals readable and diffable.

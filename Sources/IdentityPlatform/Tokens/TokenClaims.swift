@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import Foundation
 
 /// What one token response is about, decided by a grant; the claims builders read only this.

@@ -1,3 +1,5 @@
+import LocatedJSON
+import ExchangeKernel
 package import Foundation
 
 /// What `POST /_fakeentra/tokens` and `fakeentra token` ask for: a token for a user or an app, minted

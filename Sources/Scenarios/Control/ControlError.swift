@@ -1,5 +1,6 @@
 package import EntraHTTP
 package import Foundation
+import ExchangeKernel
 import IdentityPlatform
 package import LocatedJSON
 

@@ -1,5 +1,7 @@
+import LocatedJSON
 import EntraHTTP
 package import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import ResourceManager
 import Synchronization
@@ -87,7 +89,7 @@ struct AnswerRenderer {
 
     /// The catalogue's wording with the request's details filled in.
     private func message(for spec: OAuthErrorSpec) -> String {
-        let template = spec.message ?? ErrorCatalogue.entry(spec.family, code: spec.code)?.message ?? spec.error
+        let template = spec.message ?? spec.family.catalogueEntry(code: spec.code)?.message ?? spec.error
         let directory = service.currentDirectory
         let clientID = facts.clientID ?? "00000000-0000-0000-0000-000000000000"
         let values: [String: String] = [
@@ -155,10 +157,10 @@ struct AnswerRenderer {
                                       message: spec.message ?? (spec.status == 429 ? "Too many requests. Try again later." : "The service is temporarily unavailable. Please try again later."),
                                       status: spec.status, family: .aadb2c)
             } else if spec.status == 429 {
-                error = IdentityError(error: "temporarily_unavailable", code: 90055, message: spec.message ?? ErrorCatalogue.entry(.aadsts, code: 90055)!.message, status: 429)
+                error = IdentityError(error: "temporarily_unavailable", code: 90055, message: spec.message ?? ErrorCatalogue.entry(code: 90055)!.message, status: 429)
             } else {
                 error = IdentityError(error: spec.status == 500 ? "server_error" : "temporarily_unavailable", code: 90033,
-                                      message: spec.message ?? ErrorCatalogue.entry(.aadsts, code: 90033)!.message, status: spec.status)
+                                      message: spec.message ?? ErrorCatalogue.entry(code: 90033)!.message, status: spec.status)
             }
             response = error.tokenEndpointResponse(in: trace)
         }

@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import Graph
+import ExchangeKernel
 import IdentityPlatform
 
 /// Microsoft Graph's failures as the Graph module renders them (`GraphError`: body, `request-id`,

@@ -2,6 +2,7 @@ import EntraCrypto
 package import EntraHTTP
 import Foundation
 import Graph
+package import ExchangeKernel
 package import IdentityPlatform
 
 /// What rules match on, read once from a request (and from the world's state, for the owner of a

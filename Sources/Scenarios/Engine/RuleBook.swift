@@ -1,4 +1,5 @@
 package import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import EntraHTTP
 

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 package import LocatedJSON
 import Synchronization

@@ -1,6 +1,7 @@
 import EntraCrypto
 package import EntraHTTP
 import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import Synchronization
 

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 package import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
 import Synchronization
 

@@ -1,4 +1,5 @@
 package import EntraHTTP
+package import ExchangeKernel
 package import IdentityPlatform
 
 extension ScenarioEngine {

@@ -214,7 +214,7 @@ struct ScenarioDecoder {
             family = codeText.hasPrefix("AADB2C") ? .aadb2c : .aadsts
             code = Int(codeText.dropFirst(6)) ?? 0
         }
-        let known = code == 0 ? nil : ErrorCatalogue.entry(family, code: code)
+        let known = code == 0 ? nil : family.catalogueEntry(code: code)
         guard let error = value["error"]?.string ?? known?.error else {
             let what = value["code"]?.string.map { "FakeEntra has no wording for \($0): give \"error\" and \"message\"" }
                 ?? "give \"code\" (AADSTS… or AADB2C…) or \"error\""

@@ -1,6 +1,8 @@
 import EntraHTTP
 package import Foundation
+package import ExchangeKernel
 package import IdentityPlatform
+import B2C
 
 /// What a rule does when it fires. Three families:
 /// - answers (terminal): the engine replies by itself and the platform never sees the request;
@@ -97,6 +99,17 @@ package struct OAuthErrorSpec: Sendable, Equatable {
 
 /// AADSTS or AADB2C: the identity platform's own families.
 package typealias ErrorFamily = IdentityError.Family
+
+extension IdentityError.Family {
+    /// The service's wording of `code` in this family's catalogue (Entra's or B2C's), nil when FakeEntra
+    /// has none: what a scenario naming only a code answers.
+    package func catalogueEntry(code: Int) -> IdentityError? {
+        switch self {
+        case .aadsts: ErrorCatalogue.entry(code: code)
+        case .aadb2c: B2CErrorCatalogue.entry(code: code)
+        }
+    }
+}
 
 /// HTTP 429 or 5xx with an optional `Retry-After`, the body in the endpoint's own error format.
 package struct ServiceErrorSpec: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import EntraHTTP
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
 

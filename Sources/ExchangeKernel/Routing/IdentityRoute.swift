@@ -71,38 +71,6 @@ package struct IdentityRoute: Sendable, Equatable {
     }
 }
 
-/// The tenant an authority names, once resolved against the directory.
-package enum TenantSelector: Sendable, Equatable {
-    /// Work, school or personal accounts.
-    case common
-    /// Work or school accounts only.
-    case organizations
-    /// Personal accounts only.
-    case consumers
-    case specific(Tenant)
-
-    package init(segment: String, directory: Directory) throws(IdentityError) {
-        switch segment.fastLowercased {
-        case "common": self = .common
-        case "organizations": self = .organizations
-        case "consumers": self = .consumers
-        default:
-            guard let tenant = directory.tenant(matching: segment) else { throw .tenantNotFound(segment) }
-            self = tenant.kind == .consumers ? .consumers : .specific(tenant)
-        }
-    }
-
-    /// Whether a user of `tenant` may sign in through this authority.
-    package func admits(_ tenant: Tenant) -> Bool {
-        switch self {
-        case .common: tenant.kind != .b2c
-        case .organizations: tenant.kind == .organization
-        case .consumers: tenant.kind == .consumers
-        case .specific(let wanted): wanted.id == tenant.id
-        }
-    }
-}
-
 /// `https://host[:port]` as the client reached FakeEntra: the Host header decides, so that a hosts-file
 /// override of login.microsoftonline.com yields issuers on that host.
 package struct PublicOrigin: Sendable, Equatable {
@@ -122,3 +90,6 @@ package struct PublicOrigin: Sendable, Equatable {
 
     package var url: String { "\(scheme)://\(authority)" }
 }
+
+/// The Entra endpoint generation a request used: v2.0 (`/oauth2/v2.0/…`, scopes) or v1 (`resource`).
+package enum EndpointVersion: String, Sendable, Codable { case v1, v2 }

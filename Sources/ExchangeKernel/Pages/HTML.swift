@@ -62,12 +62,6 @@ package struct HTML: Sendable, Equatable, CustomStringConvertible, ExpressibleBy
         "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">"
     }
 
-    /// `<div role="alert">` carrying the AADSTS code in `data-aadsts` so scripts need not parse prose.
-    package static func alert(id: String, _ error: IdentityError?) -> HTML {
-        guard let error else { return .empty }
-        return "<div class=\"alert\" id=\"\(id)\" role=\"alert\" data-aadsts=\"\(error.code)\">\(error.prefixedCode): \(error.message)</div>"
-    }
-
     /// A plain message alert without a service code.
     package static func alert(id: String, message: String?) -> HTML {
         guard let message else { return .empty }

@@ -1,3 +1,4 @@
+package import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
 package import Foundation

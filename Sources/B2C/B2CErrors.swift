@@ -1,7 +1,7 @@
 package import Foundation
+package import IdentityPlatform
 
-/// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them. They
-/// live beside the AADSTS ones so that `ErrorCatalogue` lists both families from one place.
+/// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them.
 /// They render through `IdentityError` (family `.aadb2c`): `AADB2C90118: …\r\nCorrelation ID: …\r\nTimestamp: …`.
 extension IdentityError {
     static func b2c(_ error: String, _ code: Int, _ message: String, status: Int? = nil) -> IdentityError {
@@ -186,4 +186,32 @@ extension String {
         guard let end = rest.firstIndex(of: close) else { return nil }
         return String(rest[..<end])
     }
+}
+
+/// The catalogue of AADB2C codes, as `ErrorCatalogue` is of AADSTS ones: what B2C's pages and endpoints
+/// emit, plus the codes only scenarios produce, with placeholders where the text names a value.
+package enum B2CErrorCatalogue {
+    /// The entry for an AADB2C code, or nil when FakeEntra has no wording for it.
+    package static func entry(code: Int) -> IdentityError? {
+        entries.first { $0.code == code }
+    }
+
+    package static let entries: [IdentityError] = [
+        .b2cRedirectURINotRegistered("{redirect_uri}", clientID: "{client_id}"), .b2cMissingClientID(), .b2cMissingScope(),
+        .b2cUnsupportedResponseType("{responseType}"), .b2cUnsupportedResponseMode("{responseMode}"),
+        .b2cClientNotRegistered("{client_id}", tenant: "{tenant}"), .b2cPolicyNotFound("{policy}", tenant: "{tenant}"),
+        .b2cTenantNotFound("{tenant}"), .b2cInvalidPrompt(), .b2cScopeNeedsResource("{scope}"), .b2cNoSession(prompt: "None"),
+        .b2cMissingClientSecret(), .b2cWrongClientSecret(),
+        .b2cMissingParameter("{name}"), .b2cPublicClientSentSecret(), .b2cUnsupportedGrantType("{grantType}"),
+        .b2cGrantForOtherPolicy(actual: "{policy}", expected: "{expected}"), .b2cMalformedGrant(), .b2cCancelled(),
+        .b2cAccountLocked(), .b2cInvalidMaxAge("{max_age}"), .b2cIDTokenNeedsOpenID(), .b2cUnsupportedScope("{scope}"),
+        .b2cForgotPassword(), .b2cInvalidCredentials(), .b2cAccountGone(), .b2cGrantRevoked(), .b2cMultipleResources("{scope}"),
+        .b2cPKCEMismatch(), .b2cInvalidCodeVerifier(), .b2cUnsupportedChallengeMethod(), .b2cPostOnly(),
+        .b2cClientMismatch("{client_id}", expected: "{expected}"), .b2cBadPostLogoutRedirect("{redirect_uri}"),
+        .b2cRequestFailed(), .b2cLostState(),
+        // The platform's own 90080 quotes the grant's instants; named by a scenario, it has none to quote.
+        IdentityError(error: "invalid_grant", code: 90080, message: "The provided grant has expired. Please re-authenticate and try again.", family: .aadb2c),
+        IdentityError(error: "access_denied", code: 99002, message: "User does not have consent to access the app.", family: .aadb2c),
+        IdentityError(error: "invalid_grant", code: 90085, message: "The service has encountered an internal error. Please reauthenticate and try again.", family: .aadb2c),
+    ]
 }
