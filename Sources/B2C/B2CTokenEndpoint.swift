@@ -31,27 +31,12 @@ enum B2CTokenEndpoint {
         let client = try request.authenticateClient()
         let service = request.exchange.service
         let now = request.exchange.now
-        let record: AuthorizationCodeRecord
-        do throws(IdentityError) { record = try AuthorizationCodeGrant.lookUp(code, now: now, service: service) } catch {
-            throw request.translateCodeError(error, code: code)
-        }
-        try request.checkPolicy(record.grant)
-        try request.checkClient(record.grant, client: client)
-        if let redirectURI = request.optional("redirect_uri"), !record.redirectURI.isEmpty, redirectURI != record.redirectURI {
-            throw .b2cRedirectURINotRegistered(redirectURI, clientID: client.application.clientID)
-        }
-        if let challenge = record.codeChallenge {
-            guard let verifier = request.optional("code_verifier") else { throw .b2cMissingParameter("code_verifier") }
-            guard (43...128).contains(verifier.count) else { throw .b2cInvalidCodeVerifier() }
-            let method: PKCEMethod = record.codeChallengeMethod?.lowercased() == "s256" ? .s256 : .plain
-            guard PKCE.verify(verifier: verifier, challenge: challenge, method: method) else { throw .b2cPKCEMismatch() }
-        }
-        guard let user = request.directory.user(id: record.grant.userID) else { throw .b2cAccountGone() }
-        try request.checkUsable(user)
+        let dialect = request.redemptionDialect
+        let (record, user) = try GrantRedemption.authorizationCode(
+            code, client: client.application, parameters: request.optional, service: service, directory: request.directory, now: now, dialect: dialect
+        )
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
-        do throws(IdentityError) { try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: request.exchange.base.receipt) } catch {
-            throw request.translateCodeError(error, code: code)
-        }
+        try GrantRedemption.spend(authorizationCode: code, service: service, now: now, receipt: request.exchange.base.receipt, dialect: dialect)
         var grant = record.grant
         grant.scopes = scopes.scopes
         grant.resourceAppID = scopes.resource?.appID
@@ -65,26 +50,11 @@ enum B2CTokenEndpoint {
         let client = try request.authenticateClient()
         let service = request.exchange.service
         let now = request.exchange.now
-        let record: RefreshTokenRecord
-        switch service.lookUpRefreshToken(token) {
-        case .live(let live): record = live
-        // Dropped because the store was full: the expiry it was closest to, as Entra's grant says.
-        case .evicted: throw .b2cGrantExpired(now: now, issuedAt: now, slidingExpiry: now)
-        case .unknown: throw .b2cUnknownGrant()
-        }
-        if record.revoked { throw .b2cGrantRevoked() }
-        let absoluteExpiry = record.grant.authTime.addingTimeInterval(B2CTokenMinter.refreshTokenLifetime)
-        if record.expiresAt <= now || absoluteExpiry <= now {
-            throw .b2cGrantExpired(now: now, issuedAt: record.issuedAt, slidingExpiry: min(record.expiresAt, absoluteExpiry))
-        }
-        try request.checkPolicy(record.grant)
-        try request.checkClient(record.grant, client: client)
-        guard let user = request.directory.user(id: record.grant.userID) else { throw .b2cAccountGone() }
-        try request.checkUsable(user)
-        if let validFrom = user.tokensValidFrom, validFrom > record.grant.authTime { throw .b2cGrantRevoked() }
+        let (record, user) = try GrantRedemption.refreshToken(
+            token, client: client.application, service: service, directory: request.directory, now: now, dialect: request.redemptionDialect
+        )
         let scopes = try request.scopes(original: record.grant.scopes, clientID: client.application.clientID)
-        service.markRefreshTokenUsed(token, at: now)
-        request.exchange.base.receipt.grant(.refreshToken, .redeemed, handle: token)
+        GrantRedemption.spend(refreshToken: token, service: service, now: now, receipt: request.exchange.base.receipt)
         var grant = record.grant
         grant.scopes = scopes.scopes
         grant.resourceAppID = scopes.resource?.appID
@@ -108,7 +78,7 @@ extension B2CTokenEndpoint {
         guard let user = request.directory.user(signInName: username, tenantID: tenantID), user.password == password else {
             throw .b2cInvalidCredentials()
         }
-        try request.checkUsable(user)
+        try B2CTokenRequest.checkUsable(user)
         let clientID = client.application.clientID
         let scopes = try request.scopes(original: ["openid", clientID, "offline_access"], clientID: clientID)
         let grant = GrantContext(
@@ -148,20 +118,7 @@ struct B2CTokenRequest {
         }
     }
 
-    func checkPolicy(_ grant: GrantContext) throws(IdentityError) {
-        let issuedBy = grant.policy ?? ""
-        guard issuedBy.caseInsensitiveCompare(exchange.policy.name) == .orderedSame else {
-            throw .b2cGrantForOtherPolicy(actual: issuedBy, expected: exchange.policy.name)
-        }
-    }
-
-    func checkClient(_ grant: GrantContext, client: AuthenticatedClient) throws(IdentityError) {
-        guard grant.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
-            throw .b2cClientMismatch(client.application.clientID, expected: grant.clientID)
-        }
-    }
-
-    func checkUsable(_ user: DirectoryUser) throws(IdentityError) {
+    static func checkUsable(_ user: DirectoryUser) throws(IdentityError) {
         if user.locked || !user.accountEnabled { throw .b2cAccountLocked() }
     }
 
@@ -172,15 +129,49 @@ struct B2CTokenRequest {
         }
         return try B2CScopeRequest.parse(original, clientID: clientID, directory: directory, strict: exchange.options.strict)
     }
+}
 
-    /// The shared code bookkeeping speaks Entra; B2C says: unknown (90090), used (90129), expired (90080).
-    func translateCodeError(_ error: IdentityError, code: String) -> IdentityError {
-        switch error.code {
-        case 54005: return .b2cGrantRevoked()
-        case 70008:
-            let record = exchange.service.authorizationCode(code)
-            return .b2cGrantExpired(now: exchange.now, issuedAt: record?.issuedAt ?? exchange.now, slidingExpiry: record?.expiresAt ?? exchange.now)
-        default: return .b2cUnknownGrant()
-        }
+extension B2CTokenRequest {
+    /// The shared redemption checks in B2C's words: codes and refresh tokens belong to the policy that
+    /// issued them (AADB2C90088 elsewhere) and to their client alone; a refresh token also ends with its
+    /// sign-in's absolute lifetime.
+    var redemptionDialect: GrantRedemption.Dialect {
+        let policy = exchange.policy.name
+        return GrantRedemption.Dialect(
+            unknownRefreshToken: { .b2cUnknownGrant() }, revokedRefreshToken: { .b2cGrantRevoked() },
+            // Dropped because the store was full: the expiry it was closest to, as Entra's grant says.
+            evictedRefreshToken: { now in .b2cGrantExpired(now: now, issuedAt: now, slidingExpiry: now) },
+            expiredRefreshToken: { record, now in
+                let absoluteExpiry = record.grant.authTime.addingTimeInterval(B2CTokenMinter.refreshTokenLifetime)
+                guard record.expiresAt <= now || absoluteExpiry <= now else { return nil }
+                return .b2cGrantExpired(now: now, issuedAt: record.issuedAt, slidingExpiry: min(record.expiresAt, absoluteExpiry))
+            },
+            refreshTokenClientMismatch: { record, app in
+                record.grant.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame
+                    ? nil : .b2cClientMismatch(app.clientID, expected: record.grant.clientID)
+            },
+            refreshTokenUserGone: { .b2cAccountGone() },
+            revokedSinceSignIn: { _, _ in .b2cGrantRevoked() },
+            // The shared code bookkeeping speaks Entra; B2C says: unknown (90090), used (90129), expired (90080).
+            codeError: { error, record, now in
+                switch error.code {
+                case 54005: .b2cGrantRevoked()
+                case 70008: .b2cGrantExpired(now: now, issuedAt: record?.issuedAt ?? now, slidingExpiry: record?.expiresAt ?? now)
+                default: .b2cUnknownGrant()
+                }
+            },
+            codeClientMismatch: { grant, app in .b2cClientMismatch(app.clientID, expected: grant.clientID) },
+            codeUserGone: { .b2cAccountGone() }, requiresRedirectURI: false,
+            redirectURIMismatch: { .b2cRedirectURINotRegistered($0, clientID: $1) },
+            invalidVerifierSize: { .b2cInvalidCodeVerifier() }, pkceMismatch: { .b2cPKCEMismatch() },
+            missingParameter: { .b2cMissingParameter($0) },
+            checkUsable: { user throws(IdentityError) in try B2CTokenRequest.checkUsable(user) },
+            checkBinding: { grant throws(IdentityError) in
+                let issuedBy = grant.policy ?? ""
+                guard issuedBy.caseInsensitiveCompare(policy) == .orderedSame else {
+                    throw .b2cGrantForOtherPolicy(actual: issuedBy, expected: policy)
+                }
+            }
+        )
     }
 }

@@ -9,20 +9,10 @@ package enum AuthorizationCodeGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
         let code = try request.required("code")
         let client = try request.authenticateClient()
-        let record = try lookUp(code, now: request.now, service: request.service)
-
-        guard record.grant.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else { throw .invalidCode() }
-        if !record.redirectURI.isEmpty {
-            let redirectURI = try request.required("redirect_uri")
-            guard redirectURI == record.redirectURI else { throw .redirectURIMismatch(redirectURI, clientID: client.application.clientID) }
-        }
-        if let challenge = record.codeChallenge {
-            let verifier = try request.required("code_verifier")
-            let method: PKCEMethod = record.codeChallengeMethod?.lowercased() == "s256" ? .s256 : .plain
-            guard PKCE.verify(verifier: verifier, challenge: challenge, method: method) else { throw .pkceMismatch() }
-        }
-        guard let user = request.directory.user(id: record.grant.userID) else { throw .invalidCode() }
-        try request.checkAccountUsable(user)
+        let (record, user) = try GrantRedemption.authorizationCode(
+            code, client: client.application, parameters: request.optional, service: request.service, directory: request.directory,
+            now: request.now, dialect: .entra
+        )
         let tenant = try request.tenant(of: user, client: client.application)
 
         // The code's own scopes were consented on the way through /authorize; a `scope` naming more
@@ -36,7 +26,7 @@ package enum AuthorizationCodeGrant {
         let declined = record.grant.declinedPermissions
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: allowed, declined: declined, silent: false)
 
-        try markRedeemed(code, now: request.now, service: request.service, receipt: request.exchange.receipt)
+        try GrantRedemption.spend(authorizationCode: code, service: request.service, now: request.now, receipt: request.exchange.receipt, dialect: .entra)
         var grant = record.grant
         // The refresh token carries what was granted, not what the user declined.
         grant.scopes = scopes.scopes.filter { scope in !declined.contains { scopes.matches($0, any: [scope]) } }

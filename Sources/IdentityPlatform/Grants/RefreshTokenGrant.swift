@@ -9,25 +9,10 @@ enum RefreshTokenGrant {
     static func redeem(_ request: TokenRequest) throws(IdentityError) -> HTTPResponse {
         let token = try request.required("refresh_token")
         let client = try request.authenticateClient()
-        let record: RefreshTokenRecord
-        switch request.service.lookUpRefreshToken(token) {
-        case .live(let live) where !live.revoked: record = live
-        case .evicted: throw .grantExpired()
-        case .live, .unknown: throw .invalidGrant()
-        }
-        if record.expiresAt <= request.now {
-            throw .refreshTokenExpired(issuedAt: record.issuedAt, inactiveFor: request.now.timeIntervalSince(record.lastUsedAt ?? record.issuedAt))
-        }
         let app = client.application
-        let sameClient = record.grant.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame
-        if !sameClient {
-            guard let family = record.familyID, app.familyID == family else { throw .clientMismatch() }
-        }
-        guard let user = request.directory.user(id: record.grant.userID) else { throw .invalidGrant() }
-        try request.checkAccountUsable(user)
-        if let validFrom = user.tokensValidFrom, validFrom > record.grant.authTime {
-            throw .grantRevoked(issuedAt: record.grant.authTime, validFrom: validFrom)
-        }
+        let (record, user) = try GrantRedemption.refreshToken(
+            token, client: app, service: request.service, directory: request.directory, now: request.now, dialect: .entra
+        )
         let tenant = try request.tenant(of: user, client: client.application)
         let scopes = try request.scopeRequest(fallback: record.grant.scopes)
         try request.checkMultiFactor(user, methods: record.grant.authenticationMethods, resource: scopes.resource)
@@ -41,8 +26,7 @@ enum RefreshTokenGrant {
         }
         let permissions = try request.delegatedPermissions(scopes, client: app, user: user, allowed: allowed)
 
-        request.service.markRefreshTokenUsed(token, at: request.now)
-        request.exchange.receipt.grant(.refreshToken, .redeemed, handle: token)
+        GrantRedemption.spend(refreshToken: token, service: request.service, now: request.now, receipt: request.exchange.receipt)
         var grant = record.grant
         grant.clientID = app.clientID
         grant.scopes = scopes.scopes

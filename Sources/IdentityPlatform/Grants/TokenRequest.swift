@@ -78,8 +78,7 @@ struct TokenRequest {
 
     /// What stops an account from getting tokens at all, in the order the service checks.
     func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
-        if user.locked { throw .accountLocked() }
-        if !user.accountEnabled { throw .accountDisabled() }
+        try GrantRedemption.checkAccountUsable(user)
     }
 
     /// Client capabilities (`cp1`) the `claims` parameter declares, else `earlier` (what the grant carried).
