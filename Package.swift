@@ -33,7 +33,7 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
-        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `serve --state DIR`: Debian's libsqlite3 as a system library, and the one module that imports it.
         .systemLibrary(
@@ -92,7 +92,7 @@ let package = Package(
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
-        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
@@ -107,7 +107,7 @@ let package = Package(
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
         .target(name: "CMallocStats"),
-        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
