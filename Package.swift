@@ -33,7 +33,7 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
-        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims"], swiftSettings: swiftSettings),
+        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `serve --state DIR`: Debian's libsqlite3 as a system library, and the one module that imports it.
         .systemLibrary(
@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
-        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
         .target(name: "CMallocStats"),
-        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),

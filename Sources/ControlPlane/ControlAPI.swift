@@ -1,6 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-import Foundation
 import IdentityPlatform
 import LocatedJSON
 import Scenarios
@@ -26,29 +25,31 @@ struct ControlAPI {
         let body = try Body(request)
         switch (method, segments.first, segments.count) {
         case ("GET", "scenarios", 1):
-            let scenarios = engine.library.scenarios.values.sorted { $0.name < $1.name }.map { s -> [String: Any] in
-                ["name": s.name, "summary": s.summary, "description": s.description, "rules": s.rules.count, "source": s.source]
+            let scenarios = engine.library.scenarios.values.sorted { $0.name < $1.name }.map { s in
+                JSONValue.object([
+                    "name": .string(s.name), "summary": .string(s.summary), "description": .string(s.description),
+                    "rules": .int(s.rules.count), "source": .string(s.source),
+                ])
             }
-            return Self.json(200, ["scenarios": scenarios])
+            return Self.json(200, .object(["scenarios": .array(scenarios)]))
         case ("POST", "scenarios", 1):
             switch engine.load(file: request.body, name: request.query["file"] ?? "request body") {
-            case .success(let scenario): return Self.json(201, ["name": scenario.name, "rules": scenario.rules.count])
+            case .success(let scenario): return Self.json(201, .object(["name": .string(scenario.name), "rules": .int(scenario.rules.count)]))
             case .failure(let report): return Self.problems(report.problems, message: "the scenario file was rejected")
             }
         case ("GET", "bindings", 1):
-            return Self.json(200, ["bindings": engine.bindings.map(Self.view)])
+            return Self.json(200, .object(["bindings": .array(engine.bindings.map(Self.view))]))
         case ("GET", "bindings", 2):
             guard let info = engine.bindings.first(where: { $0.id == segments[1] }), let world = engine.world(binding: info.id) else {
                 throw .unknownBinding(segments[1])
             }
-            var view = Self.view(info)
-            let rules = world.scenario?.rules ?? []
-            view["rules"] = zip(rules, world.counters).map { rule, counter -> [String: Any] in
-                var o: [String: Any] = ["matched": counter.matched, "fired": counter.fired, "times": rule.times.description]
-                o["note"] = rule.note
-                return o
+            let rules = zip(world.scenario?.rules ?? [], world.counters).map { rule, counter in
+                JSONValue.object(omittingNil: [
+                    "matched": .int(counter.matched), "fired": .int(counter.fired), "times": .string(rule.times.description),
+                    "note": rule.note.map(JSONValue.string),
+                ])
             }
-            view["elapsedSeconds"] = world.elapsed
+            let view = Self.view(info).setting("rules", to: .array(rules)).setting("elapsedSeconds", to: .double(world.elapsed))
             return Self.json(200, view)
         case ("POST", "bindings", 1):
             let info = try commands.bind(scenario: try body.requiredString("scenario"), to: try body.target())
@@ -58,7 +59,7 @@ struct ControlAPI {
             return HTTPResponse(status: HTTPStatus(204))
         case ("POST", "reset", 1):
             try commands.reset(binding: body.string("binding") ?? request.query["binding"])
-            return Self.json(200, ["reset": body.string("binding") ?? request.query["binding"] ?? "all"])
+            return Self.json(200, .object(["reset": .string(body.string("binding") ?? request.query["binding"] ?? "all")]))
         case ("GET", "clock", 1):
             return Self.json(200, clockView(try world(request, body)))
         case ("POST", "clock", 2) where segments[1] == "advance":
@@ -75,28 +76,27 @@ struct ControlAPI {
         try commands.world(binding: request.query["binding"] ?? body.string("binding"))
     }
 
-    private func clockView(_ world: ScenarioWorld) -> [String: Any] {
-        ["binding": world.id, "now": IdentityErrorDates.iso(world.service.clock.now()),
-         "offsetSeconds": world.virtualClock?.offset ?? 0, "elapsedSeconds": world.elapsed]
+    private func clockView(_ world: ScenarioWorld) -> JSONValue {
+        .object([
+            "binding": .string(world.id), "now": .string(IdentityErrorDates.iso(world.service.clock.now())),
+            "offsetSeconds": .double(world.virtualClock?.offset ?? 0), "elapsedSeconds": .double(world.elapsed),
+        ])
     }
 
-    static func view(_ info: BindingInfo) -> [String: Any] {
-        var o: [String: Any] = ["id": info.id, "scenario": info.scenario]
-        switch info.target {
-        case .server: o["target"] = "server"
-        case .client(let id): o["clientId"] = id
-        case .user(let name): o["user"] = name
-        case .tenantAlias(let alias, let tenant):
-            o["tenantAlias"] = alias
-            o["tenant"] = tenant
+    static func view(_ info: BindingInfo) -> JSONValue {
+        let target: [(String, JSONValue)] = switch info.target {
+        case .server: [("target", .string("server"))]
+        case .client(let id): [("clientId", .string(id))]
+        case .user(let name): [("user", .string(name))]
+        case .tenantAlias(let alias, let tenant): [("tenantAlias", .string(alias)), ("tenant", .string(tenant))]
         }
-        return o
+        return .object([("id", .string(info.id)), ("scenario", .string(info.scenario))] + target)
     }
 
     // MARK: Rendering
 
-    static func json(_ status: Int, _ object: Any) -> HTTPResponse {
-        .controlJSON(status: status, body: DirectoryJSON.data(object))
+    static func json(_ status: Int, _ value: JSONValue) -> HTTPResponse {
+        .controlJSON(status: status, body: DirectoryJSON.bytes(value))
     }
 
     static func problems(_ problems: [JSONProblem], message: String) -> HTTPResponse {
@@ -106,33 +106,27 @@ struct ControlAPI {
 
 /// A request body read as a JSON object (an empty body is an empty object).
 struct Body {
-    let object: [String: Any]
+    let object: JSONValue
     let bytes: [UInt8]
 
     init(_ request: HTTPRequest) throws(ScenarioEngineError) {
         bytes = request.body
         // Scenario files are read by the scenario loader, not here.
         if request.body.isEmpty || request.pathSegments.dropFirst().first == "scenarios" {
-            object = [:]
+            object = .object([])
             return
         }
-        // The located parser first: it refuses duplicate keys (JSONSerialization keeps the last one
-        // silently) and says where the body is wrong.
+        // Parsed here rather than with `LocatedJSON.object(body:)`: a body that is not JSON is answered
+        // with where it goes wrong.
         let tree: JSONValue
         do { tree = try LocatedJSON.parse(request.body, file: "request body") }
         catch { throw .invalidBody(error.problems, message: "the body is not valid JSON") }
-        guard tree.members != nil, let parsed = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
-            throw .badRequest("the body must be a JSON object")
-        }
-        object = parsed
+        guard tree.members != nil else { throw .badRequest("the body must be a JSON object") }
+        object = tree
     }
 
-    func string(_ key: String) -> String? { object[key] as? String }
-    /// A JSON number (JSON's `true` arrives as an NSNumber too, and is refused).
-    func number(_ key: String) -> Double? {
-        guard let number = object[key] as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
-        return number.doubleValue
-    }
+    func string(_ key: String) -> String? { object[key]?.string }
+    func number(_ key: String) -> Double? { object[key]?.double }
 
     func requiredString(_ key: String) throws(ScenarioEngineError) -> String {
         guard let value = string(key), !value.isEmpty else { throw .badRequest("give \"\(key)\"") }

@@ -17,7 +17,7 @@ struct DirectoryEditor {
 
     func handle(method: String, segments: [String]) throws(ScenarioEngineError) -> HTTPResponse? {
         switch (method, segments[0], segments.count) {
-        case ("GET", "users", 1): return ControlAPI.json(200, ["users": service.currentDirectory.users.map(DirectoryJSON.userView)])
+        case ("GET", "users", 1): return ControlAPI.json(200, .object(["users": .array(service.currentDirectory.users.map(DirectoryJSON.userView))]))
         case ("POST", "users", 1): return try write(.user, from: body.bytes)
         case ("PATCH", "users", 2): return try change(.user, key: segments[1])
         case ("DELETE", "users", 2):
@@ -33,8 +33,8 @@ struct DirectoryEditor {
             service.directory.withLock { d in
                 if let index = d.users.firstIndex(where: { $0.id == user.id }) { d.users[index].tokensValidFrom = now }
             }
-            return ControlAPI.json(200, ["user": user.userPrincipalName, "tokensValidFrom": IdentityErrorDates.iso(now)])
-        case ("GET", "apps", 1): return ControlAPI.json(200, ["apps": service.currentDirectory.applications.map(DirectoryJSON.appView)])
+            return ControlAPI.json(200, .object(["user": .string(user.userPrincipalName), "tokensValidFrom": .string(IdentityErrorDates.iso(now))]))
+        case ("GET", "apps", 1): return ControlAPI.json(200, .object(["apps": .array(service.currentDirectory.applications.map(DirectoryJSON.appView))]))
         case ("POST", "apps", 1): return try write(.app, from: body.bytes)
         case ("PATCH", "apps", 2): return try change(.app, key: segments[1])
         case ("DELETE", "apps", 2):
@@ -45,7 +45,7 @@ struct DirectoryEditor {
             }
             guard removed else { throw .notFound("app", segments[1]) }
             return HTTPResponse(status: HTTPStatus(204))
-        case ("GET", "consents", 1): return ControlAPI.json(200, ["consents": service.currentDirectory.consents.map(DirectoryJSON.consent)])
+        case ("GET", "consents", 1): return ControlAPI.json(200, .object(["consents": .array(service.currentDirectory.consents.map(DirectoryJSON.consent))]))
         case ("POST", "consents", 1): return try write(.consent, from: body.bytes)
         case ("DELETE", "consents", 1): return try revokeConsent()
         default: return nil
@@ -78,7 +78,7 @@ struct DirectoryEditor {
         do { value = try LocatedJSON.validate(bytes, file: file, schema: kind.schema) }
         catch { throw .invalidBody(error.problems, message: "the \(kind.rawValue) was rejected") }
         var decoder = DirectoryEntryDecoder(reader: JSONReader(file: file), base: service.currentDirectory)
-        let decoded: (view: [String: Any], apply: (inout Directory) -> ScenarioEngineError?)?
+        let decoded: (view: JSONValue, apply: (inout Directory) -> ScenarioEngineError?)?
         switch kind {
         case .user:
             decoded = decoder.user(value, path: "").map { user in
@@ -139,7 +139,7 @@ struct DirectoryEditor {
 
     /// PATCH: the entry as it is, with the body's members laid over it, validated as a whole.
     private func change(_ kind: Kind, key: String) throws(ScenarioEngineError) -> HTTPResponse {
-        var current: [String: Any]
+        var current: JSONValue
         let original: Original
         switch kind {
         case .user:
@@ -152,8 +152,8 @@ struct DirectoryEditor {
             original = .app(clientID: app.clientID)
         case .consent: throw .badRequest("consents are added with POST and removed with DELETE")
         }
-        for (name, value) in body.object { current[name] = value is NSNull ? nil : value }
-        return try write(kind, from: DirectoryJSON.data(current), replacing: original)
+        for member in body.object.members ?? [] { current = current.setting(member.key, to: member.value.isNull ? nil : member.value) }
+        return try write(kind, from: DirectoryJSON.bytes(current), replacing: original)
     }
 
     private func revokeConsent() throws(ScenarioEngineError) -> HTTPResponse {
@@ -170,7 +170,7 @@ struct DirectoryEditor {
             return before - d.consents.count
         }
         guard removed > 0 else { throw .notFound("consent for client", clientID) }
-        return ControlAPI.json(200, ["removed": removed])
+        return ControlAPI.json(200, .object(["removed": .int(removed)]))
     }
 
     private func findUser(_ key: String) throws(ScenarioEngineError) -> DirectoryUser {

@@ -1,4 +1,4 @@
-import Foundation
+import LocatedJSON
 
 /// Compact JWS (RFC 7515 §7.1) with RS256, the only algorithm Entra ID uses for tokens.
 package enum JWS {
@@ -60,10 +60,10 @@ package enum JWS {
     }
 
     private static func headerWithAlgorithm(_ headerJSON: [UInt8]) throws -> [UInt8] {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(headerJSON)) as? [String: Any] else {
+        guard let header = LocatedJSON.object(body: headerJSON) else {
             throw CryptoError(.invalidJSON, "the JWS header is not a JSON object")
         }
-        switch object["alg"] {
+        switch header["alg"] {
         case nil:
             // Insert right after the opening brace, leaving the caller's bytes otherwise untouched.
             guard let brace = headerJSON.firstIndex(of: UInt8(ascii: "{")) else {
@@ -73,10 +73,10 @@ package enum JWS {
             let isEmpty = rest.allSatisfy { [0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "}")].contains($0) }
             let inserted = Array(#""alg":"RS256""#.utf8) + (isEmpty ? [] : [UInt8(ascii: ",")])
             return Array(headerJSON[...brace]) + inserted + rest
-        case let algorithm as String where algorithm == "RS256":
+        case let algorithm? where algorithm.string == "RS256":
             return headerJSON
-        case let other:
-            throw CryptoError(.signing, "cannot sign RS256 under a header whose alg is \(String(describing: other!))")
+        case let other?:
+            throw CryptoError(.signing, "cannot sign RS256 under a header whose alg is \(other.string ?? other.compactText)")
         }
     }
 }
@@ -95,7 +95,6 @@ package struct DecodedJWS: Sendable, Equatable {
 
     /// A string member of the header, nil when absent, not a string, or the header is not an object.
     package func headerString(_ name: String) -> String? {
-        let object = try? JSONSerialization.jsonObject(with: Data(headerJSON)) as? [String: Any]
-        return object?[name] as? String
+        LocatedJSON.object(body: headerJSON)?[name]?.string
     }
 }

@@ -10,9 +10,10 @@ public struct FakeEntraToken: Sendable {
 
     /// The payload's claims.
     public var claims: [String: Any] {
+        // Foundation values, as JSONSerialization gave them, so the tests users wrote against them keep compiling.
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
-              let object = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any] else { return [:] }
+              let object = FoundationJSON.dictionary(from: payload) else { return [:] }
         return object
     }
 }

@@ -41,8 +41,9 @@ public final class FakeEntraClient: Sendable {
             request.body = Array(FormParameters(form.map { ($0.key, $0.value) }).encoded.utf8)
         }
         if let json {
+            // Foundation values in, as JSONSerialization took them, so the tests users wrote keep compiling.
             request.headers.set("Content-Type", "application/json")
-            request.body = Array(try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]))
+            request.body = try FoundationJSON.bytes(of: json)
         }
         return FakeEntraResponse(try await send(request))
     }

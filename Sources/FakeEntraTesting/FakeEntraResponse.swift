@@ -40,7 +40,8 @@ public struct FakeEntraResponse: Sendable {
 
     /// The body as a JSON object; throws when it is not one.
     public func json() throws -> [String: Any] {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+        // Foundation values, as JSONSerialization gave them, so the tests users wrote against them keep compiling.
+        guard let object = FoundationJSON.dictionary(from: body) else {
             throw FakeEntraTestingError("the body is not a JSON object (HTTP \(status)): \(text.prefix(300))")
         }
         return object

@@ -34,6 +34,12 @@ extension JSONValue {
         JSONValue(.object(members.map { JSONMember(key: $0.0, keyLocation: .startOfFile, value: $0.1) }), at: .startOfFile)
     }
 
+    /// An object with members in the order given, leaving out those whose value is nil: for optional
+    /// members that are absent rather than `null`.
+    package static func object(omittingNil members: KeyValuePairs<String, JSONValue?>) -> JSONValue {
+        .object(members.compactMap { member in member.value.map { (member.key, $0) } })
+    }
+
     /// `value` when present, `null` otherwise: for optional members written as `null`.
     package static func optional(_ value: JSONValue?) -> JSONValue { value ?? .null }
 

@@ -6,6 +6,7 @@ import EntraHTTP
 import Foundation
 import ExchangeKernel
 import IdentityPlatform
+import LocatedJSON
 import CMallocStats
 import StateStore
 import FakeEntraApp
@@ -148,7 +149,7 @@ func refreshLatency(bindings count: Int) -> (median: Double, perBind: Double) {
     let perBind = count == 0 ? 0 : milliseconds(ContinuousClock.now - bindStart) / Double(count)
     precondition(application.engine.bindings.count == count, "bound \(application.engine.bindings.count) of \(count)")
     let first = application.responder.respond(to: passwordGrant, context: context)
-    let token = (try? JSONSerialization.jsonObject(with: Data(first.body)) as? [String: Any])?["refresh_token"] as? String ?? ""
+    let token = LocatedJSON.object(body: first.body)?["refresh_token"]?.string ?? ""
     var samples: [Double] = []
     var current = token
     for _ in 0..<60 {
@@ -158,7 +159,7 @@ func refreshLatency(bindings count: Int) -> (median: Double, perBind: Double) {
             ("scope", "openid offline_access https://graph.microsoft.com/User.Read"),
         ]), context: context)
         samples.append(milliseconds(ContinuousClock.now - start))
-        current = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["refresh_token"] as? String ?? current
+        current = LocatedJSON.object(body: response.body)?["refresh_token"]?.string ?? current
     }
     return (samples.sorted()[samples.count / 2], perBind)
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocatedJSON
 
 /// Talks to a running server's control API over HTTPS, trusting only FakeEntra's local CA.
 ///
@@ -82,8 +83,8 @@ struct ControlClient {
 
     /// The message of either error shape the control API uses: `{"message"}` or `{"error": {"message"}}`.
     static func errorMessage(_ body: String) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else { return nil }
-        return object["message"] as? String ?? (object["error"] as? [String: Any])?["message"] as? String
+        guard let object = LocatedJSON.object(body: body.utf8) else { return nil }
+        return object["message"]?.string ?? object["error"]?["message"]?.string
     }
 
     static func configEscaped(_ text: String) -> String {

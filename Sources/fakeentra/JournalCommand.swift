@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LocatedJSON
 
 struct JournalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,17 +34,17 @@ struct JournalCommand: ParsableCommand {
             do { try Data(body.utf8).write(to: URL(fileURLWithPath: har), options: .atomic) } catch {
                 throw failure("cannot write \(har): \(error.localizedDescription)")
             }
-            let count = ((try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["log"] as? [String: Any])?["entries"] as? [Any]
-            print("\(count?.count ?? 0) entries written to \(har)")
+            let count = LocatedJSON.object(body: body.utf8)?["log"]?["entries"]?.array?.count ?? 0
+            print("\(count) entries written to \(har)")
         } else {
             let body = try client.send("GET", JournalPath.path, query: query, expecting: 200)
-            guard let root = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
-                  let entries = root["entries"] as? [[String: Any]] else {
+            guard let root = LocatedJSON.object(body: body.utf8), let entries = root["entries"]?.array,
+                  entries.allSatisfy({ $0.members != nil }) else {
                 throw failure("\(client.baseURL) answered something that is not a FakeEntra journal")
             }
             for line in JournalLines.format(entries) { print(line) }
             if entries.isEmpty { FileHandle.standardError.write(Data("fakeentra: no journal entries match\n".utf8)) }
-            if let dropped = root["dropped"] as? Int, dropped > 0 {
+            if let dropped = root["dropped"]?.int, dropped > 0 {
                 FileHandle.standardError.write(Data("fakeentra: \(dropped) older entries were dropped by the journal's bounds\n".utf8))
             }
         }
@@ -62,13 +63,13 @@ enum JournalPath {
 
 /// One aligned line per journal entry: time, kind, method, path, status, milliseconds.
 enum JournalLines {
-    static func format(_ entries: [[String: Any]]) -> [String] {
+    static func format(_ entries: [JSONValue]) -> [String] {
         let rows: [[String]] = entries.map { entry in
-            let time = (entry["time"] as? String).map(clockTime) ?? "-"
-            let query = (entry["query"] as? [String: Any]).map { $0.isEmpty ? "" : "?…" } ?? ""
-            let ms = (entry["durationMs"] as? NSNumber).map { String(format: "%.1f ms", $0.doubleValue) } ?? "-"
-            return [time, entry["kind"] as? String ?? "-", entry["method"] as? String ?? "-", (entry["path"] as? String ?? "-") + query,
-                    (entry["status"] as? Int).map(String.init) ?? "-", ms]
+            let time = entry["time"]?.string.map(clockTime) ?? "-"
+            let query = entry["query"]?.members.map { $0.isEmpty ? "" : "?…" } ?? ""
+            let ms = entry["durationMs"]?.double.map { String(format: "%.1f ms", $0) } ?? "-"
+            return [time, entry["kind"]?.string ?? "-", entry["method"]?.string ?? "-", (entry["path"]?.string ?? "-") + query,
+                    entry["status"]?.int.map(String.init) ?? "-", ms]
         }
         let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in

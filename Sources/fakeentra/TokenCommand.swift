@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import LocatedJSON
 
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,39 +37,38 @@ struct TokenCommand: ParsableCommand {
 
     func run() throws {
         let client = try server.client()
-        let body = try JSONSerialization.data(withJSONObject: requestBody(), options: [.sortedKeys])
-        let answer = try client.send("POST", "/_fakeentra/tokens", query: [], body: String(decoding: body, as: UTF8.self), expecting: 201)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any], let token = object["token"] as? String else {
+        let body = requestBody().sortingKeys.compactText
+        let answer = try client.send("POST", "/_fakeentra/tokens", query: [], body: body, expecting: 201)
+        guard let object = LocatedJSON.object(body: answer.utf8), let token = object["token"]?.string else {
             throw failure("\(client.baseURL) answered something that is not a minted token")
         }
         guard decode else { return print(token) }
         for name in ["header", "claims"] {
             guard let part = object[name] else { continue }
-            let text = (try? JSONSerialization.data(withJSONObject: part, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            print(text)
+            print(part.sortingKeys.prettyText)
         }
     }
 
-    func requestBody() -> [String: Any] {
-        var body: [String: Any] = ["type": idToken ? "id" : "access"]
-        body["user"] = user
-        body["clientId"] = clientID
-        body["tenant"] = tenant
-        if !scopes.isEmpty { body["scopes"] = scopes }
-        if !roles.isEmpty { body["roles"] = roles }
-        body["audience"] = audience
-        body["lifetime"] = lifetime
-        body["version"] = tokenVersion
-        body["binding"] = binding
-        if !claims.isEmpty {
-            var extra: [String: Any] = [:]
-            for claim in claims {
-                let name = String(claim.prefix { $0 != "=" })
-                let value = String(claim.dropFirst(name.count + 1))
-                extra[name] = (try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed])) ?? value
-            }
-            body["claims"] = extra
+    func requestBody() -> JSONValue {
+        // A claim named twice keeps its last value, as a command line's last word usually wins.
+        var extra = JSONValue.object([])
+        for claim in claims {
+            let name = String(claim.prefix { $0 != "=" })
+            let value = String(claim.dropFirst(name.count + 1))
+            extra = extra.setting(name, to: LocatedJSON.parse(body: value.utf8) ?? .string(value))
         }
-        return body
+        return .object(omittingNil: [
+            "type": .string(idToken ? "id" : "access"),
+            "user": user.map(JSONValue.string),
+            "clientId": clientID.map(JSONValue.string),
+            "tenant": tenant.map(JSONValue.string),
+            "scopes": scopes.isEmpty ? nil : JSONValue.strings(scopes),
+            "roles": roles.isEmpty ? nil : JSONValue.strings(roles),
+            "audience": audience.map(JSONValue.string),
+            "lifetime": lifetime.map(JSONValue.double),
+            "version": tokenVersion.map(JSONValue.int),
+            "binding": binding.map(JSONValue.string),
+            "claims": claims.isEmpty ? nil : extra,
+        ])
     }
 }

@@ -22,13 +22,11 @@ extension GraphDataset {
         }
         let schemaProblems = schema.validate(section, file: file)
         guard schemaProblems.isEmpty else { throw located(schemaProblems) }
+        // The dataset's types are Codable (their tests round-trip them), so the section is decoded from its
+        // own bytes; the tree locates a decoding error in the file.
         let dataset: GraphDataset
-        do {
-            let data = try JSONSerialization.data(withJSONObject: foundationObject(section), options: [.fragmentsAllowed])
-            dataset = try JSONDecoder().decode(GraphDataset.self, from: data)
-        } catch {
-            throw located([LocatedJSON.problem(for: error, in: section, file: file)])
-        }
+        do { dataset = try LocatedJSON.decodeDocument(GraphDataset.self, from: section.bytes, tree: section, file: file, decoder: JSONDecoder()).value }
+        catch { throw located(error.problems) }
         var problems = dataset.validationIssues().map { section.problem(at: $0.pointer, file: file, $0.message) }
         var inlined = dataset
         for key in dataset.users.keys.sorted() {
@@ -44,17 +42,5 @@ extension GraphDataset {
         }
         guard problems.isEmpty else { throw located(problems) }
         return inlined
-    }
-
-    /// The plain Foundation value of a located JSON value, for `JSONDecoder`.
-    private static func foundationObject(_ value: JSONValue) -> Any {
-        switch value.kind {
-        case .null: NSNull()
-        case .bool(let b): b
-        case .number(let n): n.int64.map { Int($0) as Any } ?? n.double
-        case .string(let s): s
-        case .array(let items): items.map(foundationObject)
-        case .object(let members): Dictionary(members.map { ($0.key, foundationObject($0.value)) }, uniquingKeysWith: { first, _ in first })
-        }
     }
 }

@@ -1,6 +1,7 @@
 package import EntraCrypto
 package import Foundation
 package import IdentityPlatform
+import LocatedJSON
 
 /// Why Graph refused a bearer token; each case carries the message the real service sends with
 /// 401 `InvalidAuthenticationToken`.
@@ -62,8 +63,8 @@ package struct GraphTokenValidator: Sendable {
     private func validated(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) throws(TokenRejection) -> GraphAccessToken {
         let compact = try Self.bearerToken(authorization)
         guard compact.contains("."), let decoded = JWS.decode(compact),
-              let claims = (try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON))) as? [String: Any],
-              (try? JSONSerialization.jsonObject(with: Data(decoded.headerJSON))) is [String: Any]
+              let claims = LocatedJSON.object(body: decoded.payloadJSON),
+              LocatedJSON.object(body: decoded.headerJSON) != nil
         else { throw .malformed }
 
         guard decoded.algorithm == "RS256", Self.candidates(for: decoded, in: keys).contains(where: {
@@ -74,27 +75,27 @@ package struct GraphTokenValidator: Sendable {
         guard audiences.contains(where: { self.audiences.contains($0.lowercased()) }) else { throw .invalidAudience }
         let audience = audiences.first { self.audiences.contains($0.lowercased()) } ?? ""
 
-        guard let exp = Self.instant(claims["exp"]) else { throw .missingExpiry }
+        guard let exp = claims["exp"]?.numericDate else { throw .missingExpiry }
         guard now.timeIntervalSince(exp) <= clockSkew else { throw .expired }
-        let nbf = Self.instant(claims["nbf"])
+        let nbf = claims["nbf"]?.numericDate
         if let nbf, nbf.timeIntervalSince(now) > clockSkew { throw .notYetValid }
 
-        guard let tid = (claims["tid"] as? String)?.lowercased(), let issuer = claims["iss"] as? String,
+        guard let tid = claims["tid"]?.string?.lowercased(), let issuer = claims["iss"]?.string,
               Self.issuerTenant(issuer) == tid, directory.tenant(id: tid) != nil
         else { throw .invalidIssuer }
 
-        let scopes = (claims["scp"] as? String).map { $0.split(separator: " ").map(String.init) } ?? []
+        let scopes = claims["scp"]?.string.map { $0.split(separator: " ").map(String.init) } ?? []
         // `idtyp` decides when present (a user token may carry an empty `scp`); otherwise no `scp` means app-only.
-        let isApp = (claims["idtyp"] as? String).map { $0.lowercased() == "app" } ?? (claims["scp"] == nil)
-        guard let oid = claims["oid"] as? String, !oid.isEmpty,
-              let appID = (claims["appid"] as? String) ?? (claims["azp"] as? String)
+        let isApp = claims["idtyp"]?.string.map { $0.lowercased() == "app" } ?? (claims["scp"] == nil)
+        guard let oid = claims["oid"]?.string, !oid.isEmpty,
+              let appID = claims["appid"]?.string ?? claims["azp"]?.string
         else { throw .missingClaims }
 
         return GraphAccessToken(
             kind: isApp ? .application : .delegated, tenantID: tid, objectID: oid, appID: appID,
-            subject: claims["sub"] as? String, scopes: isApp ? [] : scopes, roles: Self.strings(claims["roles"]),
+            subject: claims["sub"]?.string, scopes: isApp ? [] : scopes, roles: Self.strings(claims["roles"]),
             clientCapabilities: Self.strings(claims["xms_cc"]), issuer: issuer, audience: audience,
-            issuedAt: Self.instant(claims["iat"]), notBefore: nbf, expiresAt: exp
+            issuedAt: claims["iat"]?.numericDate, notBefore: nbf, expiresAt: exp
         )
     }
 
@@ -127,19 +128,9 @@ package struct GraphTokenValidator: Sendable {
         }
     }
 
-    private static func instant(_ value: Any?) -> Date? {
-        switch value {
-        case let n as NSNumber: Date(timeIntervalSince1970: n.doubleValue)
-        case let s as String: Double(s).map { Date(timeIntervalSince1970: $0) }
-        default: nil
-        }
-    }
-
-    private static func strings(_ value: Any?) -> [String] {
-        switch value {
-        case let s as String: [s]
-        case let list as [Any]: list.compactMap { $0 as? String }
-        default: []
-        }
+    /// One string or the strings of an array (others skipped).
+    private static func strings(_ value: JSONValue?) -> [String] {
+        if let text = value?.string { return [text] }
+        return value?.array?.compactMap(\.string) ?? []
     }
 }

@@ -1,5 +1,6 @@
 import ExchangeKernel
 import Foundation
+import LocatedJSON
 
 /// How the result of an interactive flow reaches the client.
 enum AuthorizationReply: Sendable, Equatable {
@@ -139,26 +140,21 @@ struct AuthorizationRequest: SignInRequest, Sendable {
 enum ClaimsRequest {
     /// `{"access_token":{"xms_cc":{"values":["cp1"]}}}` → `["cp1"]`. Invalid JSON is an error, as in Entra.
     static func clientCapabilities(in json: String) throws(IdentityError) -> [String] {
-        guard let data = json.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw .invalidClaimsParameter()
-        }
-        guard let accessToken = object["access_token"] as? [String: Any],
-              let capability = accessToken["xms_cc"] as? [String: Any] else { return [] }
-        if let values = capability["values"] as? [String] { return values }
-        if let single = capability["value"] as? String { return [single] }
+        guard let object = LocatedJSON.object(body: json.utf8) else { throw .invalidClaimsParameter() }
+        guard let capability = object["access_token"]?["xms_cc"] else { return [] }
+        if let values = capability["values"]?.strings { return values }
+        if let single = capability["value"]?.string { return [single] }
         return []
     }
 
     /// True when the claims request asks for `amr` including `mfa` (or an `acr` naming MFA) in a token.
     static func requiresMFA(_ json: String?) -> Bool {
-        guard let json, let data = json.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        guard let json, let object = LocatedJSON.object(body: json.utf8) else { return false }
         for member in ["id_token", "access_token"] {
-            guard let claims = object[member] as? [String: Any] else { continue }
+            guard let claims = object[member] else { continue }
             for name in ["amr", "acr", "acrs"] {
-                guard let request = claims[name] as? [String: Any] else { continue }
-                let values = (request["values"] as? [String] ?? []) + [request["value"] as? String].compactMap { $0 }
+                guard let request = claims[name] else { continue }
+                let values = (request["values"]?.strings ?? []) + [request["value"]?.string].compactMap { $0 }
                 if values.contains(where: { $0.lowercased() == "mfa" || $0.lowercased() == "c1" }) { return true }
             }
         }

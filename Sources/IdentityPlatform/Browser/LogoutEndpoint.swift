@@ -1,7 +1,7 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
-import Foundation
+import LocatedJSON
 import Synchronization
 
 /// `/{tenant}/oauth2/v2.0/logout` and v1 `/{tenant}/oauth2/logout`: ends the browser session (or, with
@@ -44,8 +44,8 @@ enum LogoutEndpoint {
         guard let hint = parameters["id_token_hint"] else { return nil }
         let segments = hint.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3, let payload = Base64URL.decode(String(segments[1])),
-              let claims = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any] else { return nil }
-        return claims["aud"] as? String ?? (claims["aud"] as? [String])?.first
+              let claims = LocatedJSON.object(body: payload) else { return nil }
+        return claims["aud"]?.string ?? claims["aud"]?.strings?.first
     }
 
     /// The app's own redirect URIs (as /authorize checks them); without a known app, any registered app's

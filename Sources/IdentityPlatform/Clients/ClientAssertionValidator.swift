@@ -1,5 +1,6 @@
 import EntraCrypto
 package import Foundation
+import LocatedJSON
 
 /// Validates a `client_assertion` (RFC 7523): an RS256 JWT signed with the key of a certificate
 /// registered on the app, addressed to a token endpoint, issued by and about the client, in date.
@@ -14,7 +15,7 @@ enum ClientAssertionValidator {
         guard let key = try? certificate.publicKey, verifies(jwt.jws, key: key) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
-        guard let audience = jwt.string("aud") ?? (jwt.claims["aud"] as? [String])?.first, isTokenEndpoint(audience) else {
+        guard let audience = jwt.string("aud") ?? jwt.claims["aud"]?.strings?.first, isTokenEndpoint(audience) else {
             throw .clientAssertionAudienceInvalid(jwt.string("aud") ?? "")
         }
         guard jwt.string("iss") == app.clientID || jwt.string("iss")?.lowercased() == app.clientID.lowercased(),
@@ -47,8 +48,8 @@ enum ClientAssertionValidator {
     /// first registered certificate whose key verifies the signature.
     static func signingCertificate(for jwt: ParsedJWT, application app: Application) throws(IdentityError) -> X509Certificate {
         let certificates = app.certificates.compactMap { try? X509Certificate(pem: $0) }
-        let sha1 = jwt.header["x5t"] as? String
-        let sha256 = jwt.header["x5t#S256"] as? String
+        let sha1 = jwt.header["x5t"]?.string
+        let sha256 = jwt.header["x5t#S256"]?.string
         if sha1 != nil || sha256 != nil {
             let named = certificates.first { cert in
                 (sha1.flatMap(Base64URL.decode) == cert.sha1Thumbprint) || (sha256.flatMap(Base64URL.decode) == cert.sha256Thumbprint)
@@ -68,7 +69,7 @@ enum ClientAssertionValidator {
     /// The certificate a client put in the assertion's `x5c` header (MSAL's `public_certificate`, SNI).
     /// MSAL Python keeps the PEM line breaks inside the `x5c` value: whitespace is dropped.
     static func embeddedCertificate(of assertion: String) -> X509Certificate? {
-        guard let jwt = ParsedJWT(assertion), let chain = jwt.header["x5c"] as? [String], let first = chain.first else { return nil }
+        guard let jwt = ParsedJWT(assertion), let chain = jwt.header["x5c"]?.strings, let first = chain.first else { return nil }
         let base64 = Array(first.filter { !$0.isWhitespace })
         guard !base64.isEmpty, Data(base64Encoded: String(base64)) != nil else { return nil }
         let lines = stride(from: 0, to: base64.count, by: 64).map { String(base64[$0..<min($0 + 64, base64.count)]) }

@@ -1,5 +1,6 @@
 import EntraCrypto
 import Foundation
+import LocatedJSON
 
 /// A federated identity credential on an app (workload identity federation): a token of another issuer
 /// (a Kubernetes service account, GitHub Actions, another cloud) is accepted as the app's client assertion
@@ -42,7 +43,7 @@ enum FederatedAssertionValidator {
         let subject = jwt.string("sub") ?? ""
         let forSubject = fromIssuer.filter { $0.subject == subject }
         guard !forSubject.isEmpty else { throw .federatedSubjectNotFound(subject) }
-        let audiences = jwt.string("aud").map { [$0] } ?? (jwt.claims["aud"] as? [String]) ?? []
+        let audiences = jwt.string("aud").map { [$0] } ?? jwt.claims["aud"]?.strings ?? []
         guard let credential = forSubject.first(where: { !Set($0.audiences).isDisjoint(with: audiences) }) else {
             throw .federatedAudienceNotFound(audiences.first ?? "")
         }

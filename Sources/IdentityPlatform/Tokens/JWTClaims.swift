@@ -1,36 +1,42 @@
 import EntraCrypto
-import Foundation
+package import Foundation
+package import LocatedJSON
 
 /// The header and payload of a compact JWT, read as JSON objects (for tokens other parties made:
 /// client assertions, our own tokens coming back as on-behalf-of assertions, a bearer token scenario
 /// rules match on).
 package struct ParsedJWT {
     let jws: DecodedJWS
-    let header: [String: Any]
-    let claims: [String: Any]
+    let header: JSONValue
+    let claims: JSONValue
 
     package init?(_ compact: String) {
         guard let jws = JWS.decode(compact),
-              let header = try? JSONSerialization.jsonObject(with: Data(jws.headerJSON)) as? [String: Any],
-              let claims = try? JSONSerialization.jsonObject(with: Data(jws.payloadJSON)) as? [String: Any]
+              let header = LocatedJSON.object(body: jws.headerJSON),
+              let claims = LocatedJSON.object(body: jws.payloadJSON)
         else { return nil }
         self.jws = jws
         self.header = header
         self.claims = claims
     }
 
-    package func string(_ name: String) -> String? { claims[name] as? String }
+    package func string(_ name: String) -> String? { claims[name]?.string }
 
-    /// NumericDate claims (`exp`, `nbf`, `iat`), as integers or decimals.
-    func date(_ name: String) -> Date? {
-        if let number = claims[name] as? NSNumber { return Date(timeIntervalSince1970: number.doubleValue) }
-        if let text = claims[name] as? String, let value = Double(text) { return Date(timeIntervalSince1970: value) }
-        return nil
-    }
+    /// NumericDate claims (`exp`, `nbf`, `iat`).
+    func date(_ name: String) -> Date? { claims[name]?.numericDate }
 
     package func strings(_ name: String) -> [String] {
-        if let list = claims[name] as? [String] { return list }
-        if let text = claims[name] as? String { return text.split(separator: " ").map(String.init) }
+        if let list = claims[name]?.strings { return list }
+        if let text = claims[name]?.string { return text.split(separator: " ").map(String.init) }
         return []
+    }
+}
+
+extension JSONValue {
+    /// A JWT NumericDate (RFC 7519 §2): seconds since 1970 as an integer or a decimal, also when a
+    /// lenient issuer wrote the number as a string.
+    package var numericDate: Date? {
+        guard let seconds = self.double ?? self.string.flatMap({ Double($0) }) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
     }
 }

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 package import Foundation
+import LocatedJSON
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same
 /// across restarts, as the real service's do; the per-token ones are random.
@@ -12,14 +13,15 @@ package enum TokenIdentifiers {
 
     /// `login_hint` claim: opaque, stable for the account, accepted back as `login_hint` by /authorize.
     package static func loginHint(objectID: String, tenantID: String) -> String {
-        "O." + Base64URL.encode(Array("{\"oid\":\"\(objectID)\",\"tid\":\"\(tenantID)\"}".utf8))
+        "O." + Base64URL.encode(JSONFragment.object([("oid", .string(objectID)), ("tid", .string(tenantID))]).bytes)
     }
 
-    /// Reads a `login_hint` claim value back (the browser endpoint accepts it as a hint).
+    /// Reads a `login_hint` claim value back (the browser endpoint accepts it as a hint): only the shape
+    /// `loginHint` writes, an object of strings; anything else is an ordinary hint.
     package static func objectID(fromLoginHint hint: String) -> (objectID: String, tenantID: String)? {
         guard hint.hasPrefix("O."), let bytes = Base64URL.decode(String(hint.dropFirst(2))),
-              let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String],
-              let oid = object["oid"], let tid = object["tid"] else { return nil }
+              let object = LocatedJSON.object(body: bytes), object.stringMembers.count == object.members?.count,
+              let oid = object["oid"]?.string, let tid = object["tid"]?.string else { return nil }
         return (oid, tid)
     }
 
@@ -55,6 +57,6 @@ package enum TokenIdentifiers {
 
     /// `client_info`: base64url of `{"uid":oid,"utid":tid}` (MSAL's home account id is `uid.utid`).
     package static func clientInfo(objectID: String, tenantID: String) -> String {
-        Base64URL.encode(Array("{\"uid\":\"\(objectID)\",\"utid\":\"\(tenantID)\"}".utf8))
+        Base64URL.encode(JSONFragment.object([("uid", .string(objectID)), ("utid", .string(tenantID))]).bytes)
     }
 }

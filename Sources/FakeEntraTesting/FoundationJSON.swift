@@ -1,0 +1,63 @@
+import Foundation
+import LocatedJSON
+
+/// JSON in and out of the public API. That API keeps Foundation's values (`[String: Any]`, as
+/// JSONSerialization made them) so the tests users already wrote keep compiling; the JSON itself is read
+/// and written by LocatedJSON.
+enum FoundationJSON {
+    /// A JSON object as a dictionary; nil when the bytes are not one.
+    static func dictionary(from bytes: some Collection<UInt8>) -> [String: Any]? {
+        LocatedJSON.object(body: bytes).flatMap { foundationValue($0) as? [String: Any] }
+    }
+
+    /// A `json:` request body, keys sorted so a request reads the same every time.
+    static func bytes(of dictionary: [String: any Sendable]) throws -> [UInt8] {
+        try jsonValue(dictionary).sortingKeys.bytes
+    }
+
+    /// What JSONSerialization made of the same JSON: numbers and booleans as NSNumber (so `as? Int`,
+    /// `as? Double` and `as? Bool` work as before), strings, arrays, dictionaries and NSNull.
+    private static func foundationValue(_ value: JSONValue) -> Any {
+        switch value.kind {
+        case .null: return NSNull()
+        case .bool(let flag): return NSNumber(value: flag)
+        case .number(let number):
+            if let integer = number.int64 { return NSNumber(value: integer) }
+            return NSNumber(value: number.double)
+        case .string(let text): return text
+        case .array(let elements): return elements.map(foundationValue)
+        case .object(let members):
+            return Dictionary(members.map { ($0.key, foundationValue($0.value)) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The values a test puts in a `json:` body: strings, Swift numbers and booleans, NSNumber, NSNull,
+    /// arrays and dictionaries of them. The exact-type checks keep a Swift `Bool` from reading as a number
+    /// and an NSNumber from reading as a Swift type it bridges to.
+    private static func jsonValue(_ value: Any) throws -> JSONValue {
+        switch value {
+        case let text as String:
+            return .string(text)
+        case let flag as Bool where type(of: value) == Bool.self:
+            return .bool(flag)
+        case let number as any BinaryInteger where type(of: value) is any BinaryInteger.Type:
+            return Int(exactly: number).map(JSONValue.int) ?? .double(Double(number))
+        case let number as Double where type(of: value) == Double.self:
+            return .double(number)
+        case let number as Float where type(of: value) == Float.self:
+            return .double(Double(number))
+        case is NSNull:
+            return .null
+        case let number as NSNumber:
+            // JSON booleans are NSNumbers of type "c" (char).
+            return String(cString: number.objCType) == "c" ? .bool(number.boolValue) : .double(number.doubleValue)
+        case let elements as [Any]:
+            return .array(try elements.map(jsonValue))
+        case let members as [String: Any]:
+            let converted: [(String, JSONValue)] = try members.map { member in (member.key, try jsonValue(member.value)) }
+            return .object(converted)
+        default:
+            throw FakeEntraTestingError("a json: body cannot hold \(type(of: value)) (strings, numbers, booleans, NSNull, arrays and dictionaries can)")
+        }
+    }
+}
