@@ -1,6 +1,7 @@
 import Conformance
 import EntraHTTP
 import Foundation
+import LocatedJSON
 import Scenarios
 
 /// `/_fakeentra/conformance/…`: the conformance suite for clients that cannot be driven by a command
@@ -22,8 +23,8 @@ struct ConformanceEndpoints {
                 return Self.json(200, Catalogue.all.map(CaseListing.init))
             case ("POST", 1) where segments[0] == "runs":
                 let body = try Self.object(request)
-                let level = (body["level"] as? String).flatMap(Catalogue.LevelFilter.init(rawValue:)) ?? .all
-                let (id, cases) = try sessions.createRun(cases: body["cases"] as? String, level: level)
+                let level = body["level"]?.string.flatMap(Catalogue.LevelFilter.init(rawValue:)) ?? .all
+                let (id, cases) = try sessions.createRun(cases: body["cases"]?.string, level: level)
                 return Self.json(201, RunCreated(run: id, cases: cases.map(CaseListing.init)))
             case ("GET", 2) where segments[0] == "runs":
                 return Self.json(200, RunResults(run: segments[1], results: try sessions.results(run: segments[1])))
@@ -33,7 +34,7 @@ struct ConformanceEndpoints {
                 let body = try Self.object(request)
                 guard let conformanceCase = Catalogue.named(segments[3]) else { throw ConformanceError.unknownCase(segments[3]) }
                 let outcomes = try Self.outcomes(body["outcomes"], journey: conformanceCase.journey)
-                return Self.json(200, try sessions.finish(run: segments[1], case: segments[3], outcomes: outcomes, stderrTail: body["stderrTail"] as? String))
+                return Self.json(200, try sessions.finish(run: segments[1], case: segments[3], outcomes: outcomes, stderrTail: body["stderrTail"]?.string))
             default:
                 throw ConformanceError(status: 404, code: "not_found", message: "no conformance endpoint \(request.method) \(request.rawPath)")
             }
@@ -45,23 +46,24 @@ struct ConformanceEndpoints {
     }
 
     /// Each step's reported outcome by `id`; a step with none reported is `not_sent`.
-    static func outcomes(_ value: Any?, journey: [JourneyStep]) throws(ConformanceError) -> [StepOutcome] {
-        guard let list = value as? [[String: Any]] else {
+    static func outcomes(_ value: JSONValue?, journey: [JourneyStep]) throws(ConformanceError) -> [StepOutcome] {
+        guard let list = value?.array, list.allSatisfy({ $0.members != nil }) else {
             throw ConformanceError(status: 422, code: "invalid_body", message: "\"outcomes\" must be an array of step replies ({\"id\", \"ok\", \"error\"?, …})")
         }
         return journey.map { step in
-            guard let object = list.first(where: { ($0["id"] as? Int) == step.id }) else {
+            guard let object = list.first(where: { $0["id"]?.int == step.id }) else {
                 return StepOutcome(id: step.id, step: step.step, observed: .notSent, startedAt: nil, endedAt: nil)
             }
-            let started = (object["startedAt"] as? String).flatMap(ReportDates.parse)
-            let ended = (object["endedAt"] as? String).flatMap(ReportDates.parse)
+            let started = object["startedAt"]?.string.flatMap(ReportDates.parse)
+            let ended = object["endedAt"]?.string.flatMap(ReportDates.parse)
             return StepOutcome.reply(object, for: step, startedAt: started, endedAt: ended)
         }
     }
 
-    static func object(_ request: HTTPRequest) throws(ConformanceError) -> [String: Any] {
-        if request.body.isEmpty { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+    /// The body's JSON object, read leniently (a repeated member keeps its last value); an empty body is an empty object.
+    static func object(_ request: HTTPRequest) throws(ConformanceError) -> JSONValue {
+        if request.body.isEmpty { return .object([]) }
+        guard let object = LocatedJSON.parse(lenientBody: request.body), object.members != nil else {
             throw ConformanceError(status: 422, code: "invalid_body", message: "the body must be a JSON object")
         }
         return object
