@@ -1,4 +1,5 @@
 package import Foundation
+package import LocatedJSON
 
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).
 package struct JourneyStep: Sendable, Codable, Equatable {
@@ -142,33 +143,34 @@ package struct StepOutcome: Sendable, Codable, Equatable {
 
     /// Reads the adapter's reply line to `step`; a line that is not one becomes `malformed` with the text as detail.
     package static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+        // Read leniently: adapters are written in many languages, whose JSON libraries differ in what they emit.
+        guard let object = LocatedJSON.parse(lenientBody: line.utf8, source: "reply"), object.members != nil else {
             return StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: String(line.prefix(500)), startedAt: startedAt, endedAt: endedAt)
         }
         return reply(object, for: step, startedAt: startedAt, endedAt: endedAt, text: line)
     }
 
-    /// An adapter reply (or a control-API outcome, which may also say `observed`) as an outcome.
-    package static func reply(_ object: [String: Any], for step: JourneyStep, startedAt: Date?, endedAt: Date?, text: String? = nil) -> StepOutcome {
+    /// An adapter reply, a JSON object (or a control-API outcome, which may also say `observed`), as an outcome.
+    package static func reply(_ object: JSONValue, for step: JourneyStep, startedAt: Date?, endedAt: Date?, text: String? = nil) -> StepOutcome {
         var outcome = StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: text.map { String($0.prefix(500)) }, startedAt: startedAt, endedAt: endedAt)
-        if let observed = (object["observed"] as? String).flatMap(Observed.init(rawValue:)), observed != .answered {
+        if let observed = object["observed"]?.string.flatMap(Observed.init(rawValue:)), observed != .answered {
             outcome.observed = observed
-            outcome.detail = object["detail"] as? String
+            outcome.detail = object["detail"]?.string
             return outcome
         }
-        guard let ok = object["ok"] as? Bool else { return outcome }
-        if let id = object["id"] as? Int, id != step.id {
+        guard let ok = object["ok"]?.bool else { return outcome }
+        if let id = object["id"]?.int, id != step.id {
             outcome.detail = "reply id \(id) to step \(step.id): " + (outcome.detail ?? "")
             return outcome
         }
         outcome.observed = .answered
         outcome.ok = ok
-        outcome.error = (object["error"] as? String).map { AdapterError(rawValue: $0) ?? .other }
+        outcome.error = object["error"]?.string.map { AdapterError(rawValue: $0) ?? .other }
         if !ok, outcome.error == nil { outcome.error = .other }
-        outcome.suberror = object["suberror"] as? String
-        outcome.status = object["status"] as? Int
-        outcome.scopes = object["scopes"] as? [String]
-        outcome.detail = (object["detail"] as? String).map { String($0.prefix(2000)) }
+        outcome.suberror = object["suberror"]?.string
+        outcome.status = object["status"]?.int
+        outcome.scopes = object["scopes"]?.strings
+        outcome.detail = object["detail"]?.string.map { String($0.prefix(2000)) }
         return outcome
     }
 

@@ -105,6 +105,6 @@ struct JournalFacts {
         guard let tree = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal") else { return journalBody }
         if tree.isNull { return nil }
         if let text = tree.string { return text }
-        return OrderedJSON(tree).pretty()
+        return tree.pretty()
     }
 }

@@ -7,6 +7,9 @@ struct JSONParser {
     let bytes: [UInt8]
     let file: String
     let limits: JSONParseLimits
+    /// Whether a comma may close an array or object (`[1, 2,]`), as Foundation's and other lenient readers
+    /// allow; strict parsing refuses it.
+    var acceptsTrailingCommas = false
 
     var position = 0
     private(set) var duplicateKeys: [JSONProblem] = []
@@ -90,6 +93,7 @@ struct JSONParser {
             while var container = stack.popLast() {
                 container.add(completed)
                 skipWhitespace()
+                if acceptsTrailingCommas { skipTrailingComma(before: container.closer) }
                 guard position < bytes.count, bytes[position] != ASCII.comma else {
                     stack.append(container)
                     if position == bytes.count {
@@ -126,6 +130,20 @@ struct JSONParser {
         if container.isObject {
             try readKeyAndColon()
         }
+    }
+
+    /// Moves past a comma at the position when only whitespace separates it from `closer`; any other comma
+    /// is left to the strict rules.
+    private mutating func skipTrailingComma(before closer: UInt8) {
+        guard position < bytes.count, bytes[position] == ASCII.comma else { return }
+        var next = position + 1
+        while next < bytes.count,
+              bytes[next] == ASCII.space || bytes[next] == ASCII.tab || bytes[next] == ASCII.lineFeed || bytes[next] == ASCII.carriageReturn {
+            next += 1
+        }
+        guard next < bytes.count, bytes[next] == closer else { return }
+        position += 1
+        skipWhitespace()
     }
 
     /// Parses a scalar and returns it, or opens a container and returns nil (its contents come

@@ -92,6 +92,13 @@ extension JSONValue {
         return texts.count == array.count ? texts : nil
     }
 
+    /// An array whose elements are all integers (`int`).
+    package var ints: [Int]? {
+        guard let array else { return nil }
+        let numbers = array.compactMap(\.int)
+        return numbers.count == array.count ? numbers : nil
+    }
+
     /// The members of an object whose values are strings, others skipped.
     package var stringMembers: [(key: String, value: String)] {
         (members ?? []).compactMap { member in member.value.string.map { (member.key, $0) } }

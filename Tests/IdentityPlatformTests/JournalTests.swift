@@ -102,6 +102,15 @@ import Testing
         #expect((body["code"] as? String)?.hasPrefix("[redacted") == true)
     }
 
+    /// What strict JSON refuses and lenient readers take (a repeated member, a trailing comma) is shown
+    /// redacted all the same, members sorted by name; so is JSON sent as `text/plain`.
+    @Test func bodiesOnlyALenientReaderTakesAreRedacted() {
+        let repeated = #"{"z": 1, "client_secret": "s3cr3t", "client_secret": "0ther",}"#
+        #expect(JournalEntry.describeBody(Array(repeated.utf8), contentType: "application/json") == #"{"client_secret":"[redacted 5 chars]","z":1}"#)
+        let plain = JournalEntry.redactPlainText(#"{"refresh_token": "abc", "a": [1,],}"#)
+        #expect(plain == #"{"a":[1],"refresh_token":"\#(Redaction.redact("abc", name: "refresh_token"))"}"#)
+    }
+
     @Test func boundedByCountAndBytes() {
         let byCount = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
         for i in 0..<5 { byCount.record(entry(path: "/p\(i)")) }

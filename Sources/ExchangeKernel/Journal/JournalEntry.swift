@@ -94,16 +94,10 @@ package struct JournalEntry: Sendable {
         case .empty:
             return "null"
         case .json:
-            if let parsed = try? LocatedJSON.parse(body, file: "body") {
-                var writer = JSONWriter(capacity: body.count)
-                Redaction.writeRedacted(parsed, to: &writer)
-                return String(decoding: writer.bytes, as: UTF8.self)
-            }
-            // What the strict parser refuses (a repeated member name) is still shown, as Foundation reads it.
-            if let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
-               let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]) {
-                return String(decoding: data, as: UTF8.self)
-            }
+            if let parsed = LocatedJSON.parse(body: body) { return redactedText(parsed, capacity: body.count) }
+            // What only a lenient reader takes (a repeated member name, a trailing comma, UTF-16) is still
+            // shown, and redacted, members sorted by name as `text/plain` JSON is.
+            if let parsed = LocatedJSON.parse(lenientBody: body) { return redactedText(parsed.sortingKeys, capacity: body.count) }
         case .form:
             let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
             return JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
@@ -115,12 +109,19 @@ package struct JournalEntry: Sendable {
         return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
     }
 
+    /// `value` redacted (`Redaction.writeRedacted`), as JSON text.
+    private static func redactedText(_ value: JSONValue, capacity: Int) -> String {
+        var writer = JSONWriter(capacity: capacity)
+        Redaction.writeRedacted(value, to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
     /// Text a client labelled `text/plain` can still be JSON or a form (`client_secret=…`): its
-    /// sensitive members are redacted by name as they would be under their real content type.
+    /// sensitive members are redacted by name as they would be under their real content type. JSON is
+    /// read leniently, as a reader that guesses at text would, and written with its members sorted by name.
     static func redactPlainText(_ text: String) -> String {
-        if let parsed = try? JSONSerialization.jsonObject(with: Data(text.utf8)), parsed is [String: Any] || parsed is [Any],
-           let data = try? JSONSerialization.data(withJSONObject: Redaction.redactJSON(parsed), options: [.sortedKeys, .withoutEscapingSlashes]) {
-            return String(decoding: data, as: UTF8.self)
+        if let parsed = LocatedJSON.parse(lenientBody: text.utf8), parsed.members != nil || parsed.array != nil {
+            return redactedText(parsed.sortingKeys, capacity: text.utf8.count)
         }
         guard text.contains("=") else { return text }
         // name=value pairs, one per line or joined by '&'.

@@ -78,22 +78,22 @@ package enum JournalHAR {
     /// The journal stores each body as JSON text: `null` (none), a string (text or a description), or
     /// the parsed JSON body itself, which HAR carries as its text.
     static func bodyText(_ journalBody: String) -> String? {
-        guard let value = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8), options: [.fragmentsAllowed]) else { return journalBody }
-        if value is NSNull { return nil }
-        if let text = value as? String { return text }
-        return journalBody
+        guard let value = LocatedJSON.parse(body: journalBody.utf8, source: "journal") else { return journalBody }
+        switch value.kind {
+        case .null: return nil
+        case .string(let text): return text
+        case .bool, .number, .array, .object: return journalBody
+        }
     }
 
     /// A form body the journal stored as an object of (redacted) parameters, in the order they were sent.
     static func formPairs(_ journalBody: String) -> [(String, String)]? {
-        if let parsed = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal"), case .object(let members) = parsed.kind {
-            return members.compactMap { member in
-                if case .string(let value) = member.value.kind { (member.key, value) } else { nil }
-            }
-        }
-        // A repeated parameter gives a repeated key, which the strict parser refuses; order is then lost.
-        guard let object = try? JSONSerialization.jsonObject(with: Data(journalBody.utf8)) as? [String: Any] else { return nil }
-        return object.keys.sorted().compactMap { key in (object[key] as? String).map { (key, $0) } }
+        // A repeated parameter gives a repeated key, which only a lenient reading takes, keeping its last
+        // value: the pairs then come in the order of their names.
+        let parsed = LocatedJSON.parse(body: journalBody.utf8, source: "journal")
+            ?? LocatedJSON.parse(lenientBody: journalBody.utf8, source: "journal")?.sortingKeys
+        guard let members = parsed?.members else { return nil }
+        return members.compactMap { member in member.value.string.map { (member.key, $0) } }
     }
 
     /// The journal keeps the query redacted and apart from the path; the URL carries it again.

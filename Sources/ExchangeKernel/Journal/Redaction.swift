@@ -197,8 +197,8 @@ package enum Redaction {
         return false
     }
 
-    /// Writes a parsed JSON body with every sensitive member replaced, recursively, members in the order
-    /// sent. A member under a sensitive name is redacted whatever it holds: a number, an object or a list
+    /// Writes a parsed JSON body with every sensitive member replaced, recursively, members in their
+    /// order. A member under a sensitive name is redacted whatever it holds: a number, an object or a list
     /// of secrets too.
     static func writeRedacted(_ value: JSONValue, inError: Bool = false, to writer: inout JSONWriter) {
         switch value.kind {
@@ -246,29 +246,6 @@ package enum Redaction {
         }
     }
 
-    /// A parsed JSON value (Foundation's, for what the strict parser refuses) with every sensitive member
-    /// replaced, recursively, as `writeRedacted` does.
-    static func redactJSON(_ value: Any, inError: Bool = false) -> Any {
-        if let object = value as? [String: Any] {
-            var copy: [String: Any] = [:]
-            for (key, member) in object {
-                let opensError = member is [String: Any] && normalized(key) == "error"
-                copy[key] = isSensitive(key, inError: inError) ? redactAll(member, name: key) : redactJSON(member, inError: inError || opensError)
-            }
-            return copy
-        }
-        if let array = value as? [Any] { return array.map { redactJSON($0, inError: inError) } }
-        return value
-    }
-
-    private static func redactAll(_ value: Any, name: String) -> Any {
-        if let text = value as? String { return redact(text, name: name) }
-        if value is NSNull { return value }
-        if let array = value as? [Any] { return array.map { redactAll($0, name: name) } }
-        if let object = value as? [String: Any] { return object.mapValues { redactAll($0, name: name) } }
-        return "[redacted \(type(of: value) == Bool.self ? "boolean" : "value")]"
-    }
-
     /// Every string under a sensitive name in a parsed JSON value (to remember them).
     static func sensitiveStrings(in value: JSONValue, name: String? = nil, inError: Bool = false) -> [(name: String, value: String)] {
         switch value.kind {
@@ -278,19 +255,6 @@ package enum Redaction {
         case .string(let text): name.map { [($0, text)] } ?? []
         default: []
         }
-    }
-
-    /// Every string under a sensitive name in a value Foundation parsed.
-    static func sensitiveStrings(in value: Any, name: String? = nil, inError: Bool = false) -> [(name: String, value: String)] {
-        if let object = value as? [String: Any] {
-            return object.flatMap { key, member in
-                sensitiveStrings(in: member, name: isSensitive(key, inError: inError) ? key : name,
-                                 inError: inError || (member is [String: Any] && normalized(key) == "error"))
-            }
-        }
-        if let array = value as? [Any] { return array.flatMap { sensitiveStrings(in: $0, name: name, inError: inError) } }
-        if let name, let text = value as? String { return [(name, text)] }
-        return []
     }
 
     // MARK: By value

@@ -110,25 +110,21 @@ enum SecretHarvest {
         for pair in form.pairs where Redaction.isSensitive(pair.name) { memory.learn(pair.value, name: pair.name) }
     }
 
-    /// The strings under sensitive names of a JSON object or array; nil when the body is neither. The
-    /// strict parser reads it (every answer's body goes through here: Foundation's costs several times
-    /// more); Foundation's reads what it refuses, a repeated member name or UTF-16.
+    /// The strings under sensitive names of a JSON object or array; nil when the body is neither. Read
+    /// leniently: what a client sent with a repeated member name, a trailing comma or in UTF-16 still
+    /// names its secrets.
     private static func sensitiveJSONStrings(_ body: [UInt8]) -> [(name: String, value: String)]? {
-        if let parsed = try? LocatedJSON.parse(body, file: "body") {
-            switch parsed.kind {
-            case .object, .array: return Redaction.sensitiveStrings(in: parsed)
-            default: return nil
-            }
+        guard let parsed = LocatedJSON.parse(lenientBody: body) else { return nil }
+        switch parsed.kind {
+        case .object, .array: return Redaction.sensitiveStrings(in: parsed)
+        case .null, .bool, .number, .string: return nil
         }
-        guard let parsed = try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]),
-              parsed is [String: Any] || parsed is [Any] else { return nil }
-        return Redaction.sensitiveStrings(in: parsed)
     }
 
-    /// False when the body cannot hold a JSON object or array, so a form body skips Foundation's parser
-    /// (a failed parse costs more than the rest of the harvest): its first character is printable ASCII
-    /// other than `{` or `[`. UTF-16/32 bodies and byte order marks start with 0x00 or a byte ≥ 0x80,
-    /// and still go to the parser, which recognises them.
+    /// False when the body cannot hold a JSON object or array, so a form body skips the parser (a failed
+    /// parse costs more than the rest of the harvest): its first character is printable ASCII other than
+    /// `{` or `[`. UTF-16/32 bodies and byte order marks start with 0x00 or a byte ≥ 0x80, and still go to
+    /// the parser, which recognises them.
     static func mayBeJSONContainer(_ body: [UInt8]) -> Bool {
         guard let first = body.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else { return false }
         return !(0x21...0x7E).contains(first) || first == UInt8(ascii: "{") || first == UInt8(ascii: "[")

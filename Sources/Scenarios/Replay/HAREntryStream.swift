@@ -1,4 +1,5 @@
 import Foundation
+import LocatedJSON
 
 /// Where a HAR capture's bytes come from. The importer reads a capture three times, one entry at a
 /// time, so a 50,000-entry export never sits in memory as one object graph (it took 1.5 GB that way).
@@ -137,8 +138,8 @@ struct HAREntryScanner {
     private static func decodeKey(_ bytes: [UInt8]) -> String? {
         guard bytes.count <= trackedKeyLength else { return nil }
         guard bytes.contains(UInt8(ascii: "\\")) else { return String(decoding: bytes, as: UTF8.self) }
-        let quoted = Data([UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")])
-        return (try? JSONSerialization.jsonObject(with: quoted, options: .fragmentsAllowed)) as? String
+        let literal: [UInt8] = [UInt8(ascii: "\"")] + bytes + [UInt8(ascii: "\"")]
+        return LocatedJSON.parse(body: literal, source: "key")?.string
     }
 
     private func notHAR(_ source: String, _ detail: String) -> HARImportError {

@@ -47,7 +47,7 @@ package enum HARImporter {
         }
         func forEachExchange(_ body: (CapturedExchange) throws(HARImportError) -> Void) throws(HARImportError) {
             try capture.forEachEntry(source: source) { (bytes: [UInt8]) throws(HARImportError) in
-                guard let entry = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+                guard let entry = CapturedExchange.jsonObject(bytes) else {
                     throw HARImportError(message: "\(source): not a HAR file (an entry of log.entries is no JSON object)")
                 }
                 if let exchange = CapturedExchange(entry: entry), isReplayed(host: exchange.host) { try body(exchange) }
@@ -93,7 +93,7 @@ package enum HARImporter {
 
     /// The file up to its first rule, members in the order people read them.
     private static func head(name: String, description: String) -> String {
-        let members = OrderedJSON.object([
+        let members = JSONValue.object([
             ("$schema", .string("../docs/schemas/scenario.schema.json")),
             ("name", .string(name)),
             ("description", .string(description)),
@@ -102,7 +102,7 @@ package enum HARImporter {
     }
 
     /// The rule answering the n-th request of this exchange's kind as it was answered in the capture.
-    private static func rule(for exchange: CapturedExchange, counts: inout [String: Int], failures: inout Int, anonymizer: inout Anonymizer) -> (OrderedJSON, note: String) {
+    private static func rule(for exchange: CapturedExchange, counts: inout [String: Int], failures: inout Int, anonymizer: inout Anonymizer) -> (JSONValue, note: String) {
         let key = exchange.sequenceKey(anonymizer: &anonymizer)
         counts[key.id, default: 0] += 1
         var match = key.match
@@ -110,9 +110,9 @@ package enum HARImporter {
         var actions = exchange.actions(anonymizer: &anonymizer)
         if actions.contains(where: { $0.0 != "passThrough" && $0.0 != "delay" }) { failures += 1 }
         if actions.isEmpty { actions = [("passThrough", .bool(true))] }
-        let actionValue: OrderedJSON = actions.count == 1
+        let actionValue: JSONValue = actions.count == 1
             ? .object(actions)
-            : .array(actions.map { (member: (String, OrderedJSON)) -> OrderedJSON in .object([member]) })
+            : .array(actions.map { (member: (String, JSONValue)) -> JSONValue in .object([member]) })
         let note = exchange.note(anonymizer: &anonymizer)
         return (.object([("note", .string(note)), ("match", .object(match)), ("action", actionValue)]), note)
     }
@@ -129,58 +129,73 @@ struct CapturedExchange {
     var waitMilliseconds: Int
     var startedDateTime: String
 
-    init?(entry: [String: Any]) {
-        guard let request = entry["request"] as? [String: Any], let response = entry["response"] as? [String: Any],
-              let method = request["method"] as? String, let urlText = request["url"] as? String,
+    init?(entry: JSONValue) {
+        guard let request = entry["request"], let response = entry["response"], response.members != nil,
+              let method = request["method"]?.string, let urlText = request["url"]?.string,
               let url = URLComponents(string: urlText), let host = url.host else { return nil }
         self.host = host
         var headers = HTTPHeaders()
-        for header in request["headers"] as? [[String: Any]] ?? [] {
-            if let name = header["name"] as? String, let value = header["value"] as? String, !name.hasPrefix(":") { headers.add(name, value) }
+        for header in CapturedExchange.objects(request["headers"]) {
+            if let name = header["name"]?.string, let value = header["value"]?.string, !name.hasPrefix(":") { headers.add(name, value) }
         }
         headers.set("Host", host)
         var body: [UInt8] = []
-        if let post = request["postData"] as? [String: Any] {
-            if let text = post["text"] as? String { body = Array(text.utf8) }
-            else if let params = post["params"] as? [[String: Any]] {
-                body = Array(FormParameters(params.compactMap { p in (p["name"] as? String).map { ($0, p["value"] as? String ?? "") } }).encoded.utf8)
+        if let post = request["postData"], post.members != nil {
+            if let text = post["text"]?.string {
+                body = Array(text.utf8)
+            } else {
+                let params = CapturedExchange.objects(post["params"]).compactMap { p in p["name"]?.string.map { ($0, p["value"]?.string ?? "") } }
+                body = Array(FormParameters(params).encoded.utf8)
             }
-            if !headers.contains("Content-Type"), let mime = post["mimeType"] as? String { headers.set("Content-Type", mime) }
+            if !headers.contains("Content-Type"), let mime = post["mimeType"]?.string { headers.set("Content-Type", mime) }
         }
         let target = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
         self.request = HTTPRequest(method: method.uppercased(), target: target, headers: headers, body: body)
         // Recordings come from the real service, where `?p=` with a policy name is always B2C.
         facts = RequestFacts.classify(self.request, routes: RouteResolver(isB2CTenant: { _ in true }))
-        status = response["status"] as? Int ?? 0
-        responseHeaders = (response["headers"] as? [[String: Any]] ?? []).compactMap { h in
-            guard let name = h["name"] as? String, let value = h["value"] as? String else { return nil }
+        status = response["status"]?.int ?? 0
+        responseHeaders = CapturedExchange.objects(response["headers"]).compactMap { h in
+            guard let name = h["name"]?.string, let value = h["value"]?.string else { return nil }
             return (name: name, value: value)
         }
-        let content = response["content"] as? [String: Any]
-        var text = content?["text"] as? String ?? ""
-        if content?["encoding"] as? String == "base64", let data = Data(base64Encoded: text) { text = String(decoding: data, as: UTF8.self) }
+        let content = response["content"]
+        var text = content?["text"]?.string ?? ""
+        if content?["encoding"]?.string == "base64", let data = Data(base64Encoded: text) { text = String(decoding: data, as: UTF8.self) }
         responseBody = text
-        let timings = entry["timings"] as? [String: Any]
         // A scenario delay is at most 10 minutes; any number a capture holds must convert without trapping.
-        let wait = (timings?["wait"] as? NSNumber)?.doubleValue ?? 0
+        let wait = entry["timings"]?["wait"]?.double ?? 0
         waitMilliseconds = wait.isFinite ? Int(min(max(wait, 0), 600_000)) : 0
-        startedDateTime = entry["startedDateTime"] as? String ?? ""
+        startedDateTime = entry["startedDateTime"]?.string ?? ""
+    }
+
+    /// A JSON object as captures and the services they record write it, read leniently (a repeated
+    /// member keeps its last value); nil for any other JSON or text.
+    static func jsonObject(_ bytes: some Collection<UInt8>) -> JSONValue? {
+        guard let value = LocatedJSON.parse(lenientBody: bytes, source: "capture"), value.members != nil else { return nil }
+        return value
+    }
+
+    /// The elements of one of HAR's lists of objects (`headers`, `params`): none when one of them is not
+    /// an object, as the list is then not HAR's.
+    private static func objects(_ list: JSONValue?) -> [JSONValue] {
+        guard let elements = list?.array, elements.allSatisfy({ $0.members != nil }) else { return [] }
+        return elements
     }
 
     func header(_ name: String) -> String? {
         responseHeaders.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    var jsonBody: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(responseBody.utf8)) as? [String: Any] }
+    var jsonBody: JSONValue? { Self.jsonObject(responseBody.utf8) }
 
     /// Tenant ids and user object ids, found in the token response's client_info and the tenant segment.
     func learnIdentities(into anonymizer: inout Anonymizer) {
         if let segment = facts.tenantSegment, segment.count == 36 { anonymizer.learn(tenantID: segment) }
-        if let clientInfo = jsonBody?["client_info"] as? String,
+        if let clientInfo = jsonBody?["client_info"]?.string,
            let data = Data(base64Encoded: Self.padded(clientInfo)),
-           let info = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            if let utid = info["utid"] as? String { anonymizer.learn(tenantID: utid) }
-            if let uid = info["uid"] as? String { anonymizer.learn(userID: uid) }
+           let info = Self.jsonObject(data) {
+            if let utid = info["utid"]?.string { anonymizer.learn(tenantID: utid) }
+            if let uid = info["uid"]?.string { anonymizer.learn(userID: uid) }
         }
     }
 
@@ -191,8 +206,8 @@ struct CapturedExchange {
     }
 
     /// Which requests count together for `nth`: same endpoint kind, same grant type, same Graph path.
-    func sequenceKey(anonymizer: inout Anonymizer) -> (id: String, match: [(String, OrderedJSON)]) {
-        var match: [(String, OrderedJSON)] = [("endpoint", .string(facts.kind.rawValue))]
+    func sequenceKey(anonymizer: inout Anonymizer) -> (id: String, match: [(String, JSONValue)]) {
+        var match: [(String, JSONValue)] = [("endpoint", .string(facts.kind.rawValue))]
         var id = facts.kind.rawValue
         if facts.kind == .graph {
             let path = anonymizer.scrub(facts.path)
@@ -218,8 +233,8 @@ struct CapturedExchange {
     }
 
     /// The captured answer as actions; empty when the capture succeeded (FakeEntra answers).
-    func actions(anonymizer: inout Anonymizer) -> [(String, OrderedJSON)] {
-        var actions: [(String, OrderedJSON)] = []
+    func actions(anonymizer: inout Anonymizer) -> [(String, JSONValue)] {
+        var actions: [(String, JSONValue)] = []
         if waitMilliseconds >= HARImporter.delayThresholdMilliseconds { actions.append(("delay", .int(waitMilliseconds))) }
         if status == 0 { return actions + [("dropConnection", .bool(true))] }
         let retryAfter = header("Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -229,39 +244,40 @@ struct CapturedExchange {
             }
             guard status >= 400 else { return actions }
             if status == 429 || status >= 500 {
-                var spec: [(String, OrderedJSON)] = [("status", .int(status))]
+                var spec: [(String, JSONValue)] = [("status", .int(status))]
                 if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
                 return actions + [("serviceError", .object(spec))]
             }
-            let error = jsonBody?["error"] as? [String: Any]
-            var spec: [(String, OrderedJSON)] = [("status", .int(status)), ("code", .string(error?["code"] as? String ?? "generalException"))]
-            if let message = error?["message"] as? String { spec.append(("message", .string(anonymizer.scrub(message)))) }
+            let error = jsonBody?["error"]
+            var spec: [(String, JSONValue)] = [("status", .int(status)), ("code", .string(error?["code"]?.string ?? "generalException"))]
+            if let message = error?["message"]?.string { spec.append(("message", .string(anonymizer.scrub(message)))) }
             if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
             return actions + [("graphError", .object(spec))]
         }
         if status == 429 || status >= 500 {
-            var spec: [(String, OrderedJSON)] = [("status", .int(status))]
+            var spec: [(String, JSONValue)] = [("status", .int(status))]
             if let retryAfter { spec.append(("retryAfter", .int(retryAfter))) }
             return actions + [("serviceError", .object(spec))]
         }
         if let redirectError = redirectError(anonymizer: &anonymizer) { return actions + [("oauthError", .object(redirectError))] }
-        if status >= 400, let body = jsonBody, body["error"] is String {
-            return actions + [("oauthError", .object(oauthError(from: body.compactMapValues { $0 as? String }, codes: body["error_codes"] as? [Int], anonymizer: &anonymizer)))]
+        if status >= 400, let body = jsonBody, body["error"]?.string != nil {
+            let values = Dictionary(body.stringMembers.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+            return actions + [("oauthError", .object(oauthError(from: values, codes: body["error_codes"]?.ints, anonymizer: &anonymizer)))]
         }
         guard status >= 400 else { return actions }
         // Something FakeEntra has no model for: replay it literally.
-        var headers: [(String, OrderedJSON)] = []
+        var headers: [(String, JSONValue)] = []
         for name in ["Content-Type", "Retry-After", "WWW-Authenticate"] {
             if let value = header(name) { headers.append((name, .string(value))) }
         }
-        var canned: [(String, OrderedJSON)] = [("status", .int(status))]
+        var canned: [(String, JSONValue)] = [("status", .int(status))]
         if !headers.isEmpty { canned.append(("headers", .object(headers))) }
         canned.append(("body", .string(anonymizer.scrub(responseBody))))
         return actions + [("response", .object(canned))]
     }
 
     /// An /authorize answer that redirects back with `error=`.
-    private func redirectError(anonymizer: inout Anonymizer) -> [(String, OrderedJSON)]? {
+    private func redirectError(anonymizer: inout Anonymizer) -> [(String, JSONValue)]? {
         guard (300..<400).contains(status), let location = header("Location"),
               let q = location.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return nil }
         let parameters = FormParameters(decoding: String(location[location.index(after: q)...]))
@@ -272,8 +288,8 @@ struct CapturedExchange {
     }
 
     /// `AADSTS50076: message\r\nTrace ID: …` → code and message without the trace lines.
-    private func oauthError(from values: [String: String], codes: [Int]?, anonymizer: inout Anonymizer) -> [(String, OrderedJSON)] {
-        var spec: [(String, OrderedJSON)] = [("error", .string(values["error"] ?? "invalid_request"))]
+    private func oauthError(from values: [String: String], codes: [Int]?, anonymizer: inout Anonymizer) -> [(String, JSONValue)] {
+        var spec: [(String, JSONValue)] = [("error", .string(values["error"] ?? "invalid_request"))]
         var description = values["error_description"] ?? ""
         var code: String?
         if let match = description.range(of: "^(AADSTS|AADB2C)[0-9]+", options: .regularExpression) {
@@ -295,7 +311,7 @@ struct CapturedExchange {
         return spec
     }
 
-    private func claimsMember(_ challenge: String) -> [(String, OrderedJSON)] {
+    private func claimsMember(_ challenge: String) -> [(String, JSONValue)] {
         guard let range = challenge.range(of: "claims=\"[^\"]+\"", options: .regularExpression) else { return [] }
         let encoded = challenge[range].dropFirst(8).dropLast()
         guard let data = Data(base64Encoded: Self.padded(String(encoded))), let text = String(data: data, encoding: .utf8) else { return [] }
