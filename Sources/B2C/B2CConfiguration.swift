@@ -1,5 +1,5 @@
 import Foundation
-package import ExchangeKernel
+import ExchangeKernel
 package import IdentityPlatform
 
 /// An Azure AD B2C tenant as the config file describes it: user flows and custom policies, local

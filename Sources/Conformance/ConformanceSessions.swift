@@ -1,7 +1,7 @@
 package import B2C
 import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import LocatedJSON
 package import Scenarios
 import Synchronization

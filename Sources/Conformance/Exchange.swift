@@ -1,6 +1,6 @@
 package import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.
 ///

@@ -4,7 +4,7 @@ import EntraCrypto
 package import EntraHTTP
 import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Scenarios
 
 /// What the console shows besides the live state: the local CA people must trust.

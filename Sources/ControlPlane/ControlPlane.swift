@@ -1,7 +1,7 @@
 package import Conformance
 package import EntraHTTP
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Scenarios
 
 /// Every `/_fakeentra/…` endpoint but the console's pages, behind one access rule: health (open to

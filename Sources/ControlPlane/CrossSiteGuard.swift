@@ -1,7 +1,7 @@
 package import EntraHTTP
 import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Scenarios
 
 /// One rule for every request that can change FakeEntra's state from `/_fakeentra/…` (the control API,

@@ -2,7 +2,7 @@ import EntraCrypto
 package import EntraHTTP
 import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Synchronization
 
 /// The JWTs that crossed the wire recently, by SHA-256, so the console can decode a token the journal

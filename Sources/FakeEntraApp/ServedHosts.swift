@@ -1,6 +1,6 @@
 package import EntraHTTP
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Foundation
 
 /// The names this server answers as: its certificate's names (localhost, 127.0.0.1, ::1, each

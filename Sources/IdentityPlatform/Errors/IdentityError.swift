@@ -1,7 +1,7 @@
 package import ExchangeKernel
 package import EntraHTTP
 package import Foundation
-package import LocatedJSON
+import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
 /// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.

@@ -1,6 +1,6 @@
 package import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import EntraHTTP
 
 /// What the rules decided for one request.

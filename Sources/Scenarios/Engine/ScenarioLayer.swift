@@ -2,7 +2,7 @@ import EntraCrypto
 package import EntraHTTP
 import Foundation
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 import Synchronization
 
 /// The last layer of the stack: picks the world a request belongs to (the default one or a binding's),

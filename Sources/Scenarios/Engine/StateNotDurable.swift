@@ -1,6 +1,6 @@
 package import EntraHTTP
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 
 extension ScenarioEngine {
     /// The answer to a request whose change could not be written to `--state` (disk full, the file

@@ -1,6 +1,6 @@
 import EntraHTTP
 package import Foundation
-package import ExchangeKernel
+import ExchangeKernel
 package import IdentityPlatform
 import B2C
 
