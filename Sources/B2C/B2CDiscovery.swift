@@ -21,6 +21,7 @@ enum B2CDiscovery {
         d.set("id_token_signing_alg_values_supported", ["RS256"])
         d.set("token_endpoint_auth_methods_supported", ["client_secret_post", "client_secret_basic"])
         d.set("claims_supported", claimsSupported(exchange.policy))
+        exchange.base.receipt.answered(Receipt.Answer(issuer: exchange.issuer))
         return json(d.bytes)
     }
 

@@ -141,6 +141,7 @@ struct B2CTokenMinter {
         let idToken = try issue.scopes.wantsIDToken ? self.idToken(issue) : nil
         let refreshToken = issue.scopes.wantsRefreshToken ? storeRefreshToken(issue.grant) : nil
         let nowSeconds = Int(saturating: now.timeIntervalSince1970)
+        let expiresIn: Int? = accessToken == nil ? nil : Int(saturating: options.accessTokenLifetime)
 
         var body = ClaimSet()
         body.set("access_token", accessToken)
@@ -148,31 +149,33 @@ struct B2CTokenMinter {
         body.set("token_type", "Bearer")
         // Numbers, as B2C's token answers write them (recorded refresh answer on *.b2clogin.com).
         body.set("not_before", nowSeconds)
-        if accessToken != nil {
-            body.set("expires_in", Int(saturating: options.accessTokenLifetime))
+        if let expiresIn {
+            body.set("expires_in", expiresIn)
             body.set("expires_on", Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime))
             body.set("resource", audience)
         }
         if idToken != nil { body.set("id_token_expires_in", Int(saturating: options.idTokenLifetime)) }
         body.set("profile_info", profileInfo(issue.user))
         let declined = directives.declinedScopes
-        body.set("scope", issue.scopes.scopes.filter { scope in !declined.contains { $0.caseInsensitiveCompare(scope) == .orderedSame } }.joined(separator: " "))
+        let grantedScope = issue.scopes.scopes.filter { scope in !declined.contains { $0.caseInsensitiveCompare(scope) == .orderedSame } }.joined(separator: " ")
+        body.set("scope", grantedScope)
         if let refreshToken {
-            body.set("refresh_token", refreshToken)
+            body.set("refresh_token", refreshToken.token)
             body.set("refresh_token_expires_in", Int(saturating: refreshTokenWindow))
         }
         if wantsClientInfo { body.set("client_info", clientInfo(issue.user)) }
+        exchange.base.receipt.answered(Receipt.Answer(scope: grantedScope, expiresIn: expiresIn, refreshToken: refreshToken?.id))
         return TokenIssuer.success(body)
     }
 
-    /// Refresh tokens keep the grant, and with it the policy they may be redeemed at.
-    func storeRefreshToken(_ grant: GrantContext) -> String {
+    /// Refresh tokens keep the grant, and with it the policy they may be redeemed at. The token and its
+    /// receipt's `handleID`.
+    func storeRefreshToken(_ grant: GrantContext) -> (token: String, id: String) {
         var kept = grant
         kept.isNewUser = false
         let token = B2CGrantToken.make()
         let record = RefreshTokenRecord(grant: kept, familyID: nil, issuedAt: now, expiresAt: now.addingTimeInterval(refreshTokenWindow))
         exchange.service.storeRefreshToken(token, record: record, now: now)
-        exchange.base.receipt.storedRefreshToken(token, record: record)
-        return token
+        return (token, exchange.base.receipt.storedRefreshToken(token, record: record))
     }
 }

@@ -5,8 +5,8 @@ extension Catalogue {
     /// (an /authorize follows) and end with a token.
     private static func goesInteractive(id: String, title: String, code: String, suberror: String?, service: String, extraRules: [String] = [], citations: [Citation]) -> ConformanceCase {
         let suberrorMember = suberror.map { #", "suberror": "\#($0)""# } ?? ""
-        var refused = ExchangeMatch.refresh.answered(400...400).with(answer: "error", "invalid_grant", label: "the refused refresh (\(code))")
-        if let suberror { refused = refused.with(answer: "suberror", suberror, label: "the refused refresh (\(code), \(suberror))") }
+        var refused = ExchangeMatch.refresh.answered(400...400).with(answer: .error, "invalid_grant", label: "the refused refresh (\(code))")
+        if let suberror { refused = refused.with(answer: .suberror, suberror, label: "the refused refresh (\(code), \(suberror))") }
         return ConformanceCase(
             id: id, title: title, level: .required, service: service,
             correctClient: "A correct app sees that interaction is required, starts an interactive sign-in, and ends with a token.",
@@ -34,7 +34,7 @@ extension Catalogue {
             ),
             journey: [.signIn(1), .getToken(2, ["Calendars.Read"])],
             checks: [
-                Check("goes-interactive", .follows(trigger: ExchangeMatch.tokenRequest.answered(400...400).with(answer: "suberror", "consent_required", label: "the consent_required refusal"), then: .authorize), citation: Source.consent),
+                Check("goes-interactive", .follows(trigger: ExchangeMatch.tokenRequest.answered(400...400).with(answer: .suberror, "consent_required", label: "the consent_required refusal"), then: .authorize), citation: Source.consent),
                 Check("ends-with-token", .reply(step: 2, .succeeds), citation: Source.consent),
             ],
             consentedScopes: ["User.Read"]
@@ -98,7 +98,7 @@ extension Catalogue {
             journey: [.signIn(1, ["User.Read", "Calendars.Read"])],
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: "error_code", "AADSTS65004", label: "the /authorize answered with AADSTS65004"),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: .errorCode, "AADSTS65004", label: "the /authorize answered with AADSTS65004"),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
             ],
             scopes: ["User.Read", "Calendars.Read"], consentedScopes: ["User.Read"]

@@ -34,7 +34,7 @@ extension Catalogue {
         )
     }
 
-    private static let challenged = ExchangeMatch.graph.answered(401...401).with(answer: "www-authenticate", label: "the CAE challenge (401 insufficient_claims)")
+    private static let challenged = ExchangeMatch.graph.answered(401...401).with(answer: .wwwAuthenticate, label: "the CAE challenge (401 insufficient_claims)")
     private static let tokenWithClaims = ExchangeMatch.tokenRequest.with(parameter: "claims", label: "a token request carrying the challenge's claims")
     private static let declaresCP1 = ExchangeMatch("a request declaring the cp1 client capability", pathContains: "/").with(parameter: "claims", containing: "cp1", label: "a request declaring the cp1 client capability")
 
@@ -101,7 +101,7 @@ extension Catalogue {
             rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#),
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
-                Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize answered with AADB2C90118", pathContains: "/authorize", policy: "B2C_1_susi", answer: ["error_code": "AADB2C90118"]),
+                Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize answered with AADB2C90118", pathContains: "/authorize", policy: "B2C_1_susi", answer: [.errorCode: "AADB2C90118"]),
                                                     then: ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")), citation: Source.b2cReset),
                 // Whether the reset flow then completes depends on the browser automation, not on the app.
                 Check("answers", .reply(step: 1, ReplyExpectation(ok: nil, waitingIsFine: true, label: "answers (signed in after the reset, or an error)")), citation: Source.b2cReset),
@@ -118,7 +118,7 @@ extension Catalogue {
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch("the /authorize answered with AADB2C90091", pathContains: "/authorize", policy: "B2C_1_susi", answer: ["error_code": "AADB2C90091"]),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch("the /authorize answered with AADB2C90091", pathContains: "/authorize", policy: "B2C_1_susi", answer: [.errorCode: "AADB2C90091"]),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.b2cErrors),
             ],
             scopes: [], b2c: true

@@ -92,7 +92,7 @@ extension Catalogue {
             rules: Rules.list(#"{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(discoveryIssuer)"}, "times": "always"}"#),
             journey: [.signIn(1, deadline: 20)],
             checks: [
-                Check("stops-after-discovery", .noneAfter(trigger: ExchangeMatch.openIDConfiguration.with(answer: "issuer", discoveryIssuer, label: "the OpenID configuration naming another issuer"),
+                Check("stops-after-discovery", .noneAfter(trigger: ExchangeMatch.openIDConfiguration.with(answer: .issuer, discoveryIssuer, label: "the OpenID configuration naming another issuer"),
                                                           forbidden: .usesDiscoveredEndpoints, reachedBy: 1), citation: Source.oidcDiscoveryIssuer),
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.oidcDiscoveryIssuer),
             ],
@@ -124,7 +124,7 @@ extension Catalogue {
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
                 // The receipt names the rule that answered: this scenario's only rule, the access_denied redirect.
-                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: "rules", "0", label: "the /authorize answered with the access_denied redirect"),
+                Check("no-redemption", .noneAfter(trigger: ExchangeMatch.authorize.with(answer: .rules, "0", label: "the /authorize answered with the access_denied redirect"),
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
             ]
         ),

@@ -4,10 +4,10 @@ import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.
 ///
-/// The one place that reads journal entries: request facts from the entry, what the platform did from
-/// its receipt (the error code it answered, the page it showed, the scenario rules that fired), so the
-/// judge never reads a rendered page.
-package struct Exchange: Sendable, Codable, Equatable {
+/// The one place that reads journal entries: request facts from the entry, what the platform did and
+/// what its answer said from its receipt (the error code it answered, the page it showed, the scenario
+/// rules that fired, the answer's facts as their renderer wrote them), so the judge never reads a body.
+package struct Exchange: Sendable, Equatable {
     package var id: Int
     package var time: Date
     package var method: String
@@ -18,14 +18,17 @@ package struct Exchange: Sendable, Codable, Equatable {
     /// Query and form parameters, secrets redacted (a redacted value keeps a short hash, so equal
     /// tokens stay recognisable).
     package var parameters: [String: String]
-    /// Response facts: `error`, `suberror`, `scope`, `refresh_token` (redacted), `interval` (device
-    /// authorization), `issuer` (discovery), `retry-after`,
-    /// `www-authenticate`, `location`; from the receipt `error_code` (`AADSTS65004`, `AADB2C90118`, a
-    /// Graph code), `flow_step` (`sign_in`, `mfa`, `consent`…) and `rules` (indexes of the rules that fired).
-    package var answer: [String: String]
+    /// What the answer said: its error, the scope, lifetimes and refresh token it granted, the device
+    /// flow's interval, discovery's issuer, `Retry-After`, `WWW-Authenticate`, a redirect's error.
+    package var answer: Receipt.Answer
+    /// From the receipt: the error code answered (`AADSTS65004`, `AADB2C90118`, a Graph code), the page
+    /// shown (`sign_in`, `mfa`, `consent`…) and the indexes of the scenario rules that fired.
+    package var errorCode: String?
+    package var flowStep: String?
+    package var rules: [Int]
 
-    package init(id: Int, time: Date, method: String, path: String, kind: String, status: Int,
-                parameters: [String: String] = [:], answer: [String: String] = [:]) {
+    package init(id: Int, time: Date, method: String, path: String, kind: String, status: Int, parameters: [String: String] = [:],
+                answer: Receipt.Answer = Receipt.Answer(), errorCode: String? = nil, flowStep: String? = nil, rules: [Int] = []) {
         self.id = id
         self.time = time
         self.method = method
@@ -34,47 +37,87 @@ package struct Exchange: Sendable, Codable, Equatable {
         self.status = status
         self.parameters = parameters
         self.answer = answer
+        self.errorCode = errorCode
+        self.flowStep = flowStep
+        self.rules = rules
     }
 
     package init(_ entry: JournalEntry) {
         var parameters: [String: String] = [:]
         for (name, value) in entry.query where parameters[name] == nil { parameters[name] = value }
-        if let form = Self.object(entry.requestBody) {
-            for (name, value) in form { if let text = value as? String { parameters[name] = text } }
-        }
-        var answer: [String: String] = [:]
-        if let body = Self.object(entry.responseBody) {
-            for key in ["error", "suberror", "scope", "refresh_token", "error_codes", "refresh_in", "expires_in", "interval", "issuer"] {
-                if let text = body[key] as? String { answer[key] = text }
-                if let number = body[key] as? NSNumber { answer[key] = number.stringValue }
-                if let list = body[key] as? [Any] { answer[key] = list.map { "\($0)" }.joined(separator: ",") }
-            }
-            if let graph = body["error"] as? [String: Any], let code = graph["code"] as? String { answer["error"] = code }
-        }
-        for (name, value) in entry.responseHeaders {
-            let lower = name.lowercased()
-            guard ["retry-after", "www-authenticate", "location"].contains(lower) else { continue }
-            answer[lower] = value
-            if lower == "location", let components = URLComponents(string: value) {
-                for item in components.queryItems ?? [] where ["error", "suberror", "error_subcode", "error_description"].contains(item.name) {
-                    answer[item.name] = item.value ?? ""
-                }
-            }
-        }
+        // A form parameter speaks over the query's, as the endpoints read a POST.
+        for (name, value) in entry.requestForm { parameters[name] = value }
         let receipt = entry.receipt
-        if let code = receipt.error { answer["error_code"] = code }
-        if let flow = receipt.flow { answer["flow_step"] = flow.step }
-        if !receipt.rules.isEmpty { answer["rules"] = receipt.rules.map { String($0.index) }.joined(separator: ",") }
         self.init(id: entry.id, time: entry.time, method: entry.method, path: entry.path, kind: entry.kind, status: entry.status,
-                  parameters: parameters, answer: answer)
-    }
-
-    private static func object(_ json: String) -> [String: Any]? {
-        guard json.hasPrefix("{") else { return nil }
-        return try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+                  parameters: parameters, answer: receipt.answer, errorCode: receipt.error, flowStep: receipt.flow?.step,
+                  rules: receipt.rules.map(\.index))
     }
 
     package var grantType: String? { parameters["grant_type"] }
+
+    /// One fact as text, as checks compare it and reports show it; nil when the answer did not say it.
+    package func fact(_ name: AnswerFact) -> String? {
+        // A redirect's own error parameters speak for the answer over its body's.
+        let redirect = answer.redirectError
+        return switch name {
+        case .error: redirect?.error ?? answer.error
+        case .suberror: redirect?.suberror ?? answer.suberror
+        case .errorCodes: Self.list(answer.errorCodes)
+        case .scope: answer.scope
+        case .refreshToken: answer.refreshToken
+        case .expiresIn: answer.expiresIn.map { String($0) }
+        case .refreshIn: answer.refreshIn.map { String($0) }
+        case .interval: answer.interval.map { String($0) }
+        case .issuer: answer.issuer
+        case .retryAfter: answer.retryAfter
+        case .wwwAuthenticate: answer.wwwAuthenticate
+        case .errorSubcode: redirect?.subcode
+        case .errorDescription: redirect?.errorDescription
+        case .errorCode: errorCode
+        case .flowStep: flowStep
+        case .rules: Self.list(rules)
+        }
+    }
+
+    /// `fact`'s inverse, for a report read back: a fact's text sets what it was read from.
+    private mutating func set(_ name: AnswerFact, text: String) {
+        func numbers() -> [Int] { text.split(separator: ",").compactMap { Int($0) } }
+        func redirect(_ change: (inout Receipt.RedirectError) -> Void) {
+            var error = answer.redirectError ?? Receipt.RedirectError()
+            change(&error)
+            answer.redirectError = error
+        }
+        switch name {
+        case .error: answer.error = text
+        case .suberror: answer.suberror = text
+        case .errorCodes: answer.errorCodes = numbers()
+        case .scope: answer.scope = text
+        case .refreshToken: answer.refreshToken = text
+        case .expiresIn: answer.expiresIn = Int(text)
+        case .refreshIn: answer.refreshIn = Int(text)
+        case .interval: answer.interval = Int(text)
+        case .issuer: answer.issuer = text
+        case .retryAfter: answer.retryAfter = text
+        case .wwwAuthenticate: answer.wwwAuthenticate = text
+        case .errorSubcode: redirect { $0.subcode = text }
+        case .errorDescription: redirect { $0.errorDescription = text }
+        case .errorCode: errorCode = text
+        case .flowStep: flowStep = text
+        case .rules: rules = numbers()
+        }
+    }
+
+    private static func list(_ numbers: [Int]) -> String? {
+        numbers.isEmpty ? nil : numbers.map { String($0) }.joined(separator: ",")
+    }
+
+    /// Whether this request presented the refresh token whose receipt handle is `handle`: the journal
+    /// shows a presented token as `[redacted N chars sha256:<8 hex>]`, the handle's first 8 hex digits.
+    package func presentsRefreshToken(_ handle: String) -> Bool {
+        guard let presented = parameters["refresh_token"], let marker = presented.range(of: "sha256:", options: .backwards) else { return false }
+        let hash = presented[marker.upperBound...].prefix { $0 != "]" }
+        return !hash.isEmpty && handle.hasPrefix("sha256:\(hash)")
+    }
 
     /// `POST /token grant_type=refresh_token → 400 invalid_grant/bad_token`.
     package var summary: String {
@@ -82,10 +125,11 @@ package struct Exchange: Sendable, Codable, Equatable {
         if let grantType { text += " grant_type=\(grantType.replacingOccurrences(of: "urn:ietf:params:oauth:grant-type:", with: ""))" }
         if kind == "authorize" || path.hasSuffix("/authorize"), let policy = parameters["p"] { text += " p=\(policy)" }
         text += " → \(status)"
-        if let error = answer["error"] { text += " \(error)" + (answer["suberror"].map { "/\($0)" } ?? "") }
-        if let code = answer["error_code"], !(answer["error"].map { code.hasSuffix($0) } ?? false) { text += " [\(code)]" }
-        if let step = answer["flow_step"] { text += " (page \(step))" }
-        if let retryAfter = answer["retry-after"] { text += " Retry-After: \(retryAfter)" }
+        let error = fact(.error)
+        if let error { text += " \(error)" + (fact(.suberror).map { "/\($0)" } ?? "") }
+        if let errorCode, !(error.map { errorCode.hasSuffix($0) } ?? false) { text += " [\(errorCode)]" }
+        if let flowStep { text += " (page \(flowStep))" }
+        if let retryAfter = answer.retryAfter { text += " Retry-After: \(retryAfter)" }
         return text
     }
 
@@ -93,6 +137,66 @@ package struct Exchange: Sendable, Codable, Equatable {
     static func shortPath(_ path: String) -> String {
         if let range = path.range(of: "/oauth2/") { return "…" + path[range.lowerBound...] }
         return path
+    }
+}
+
+/// The facts of an answer a check can ask about (`Exchange.fact`), named as the answer and the journal
+/// name them; a report keeps an exchange's facts under these names.
+package enum AnswerFact: String, Sendable, CaseIterable {
+    case error, suberror
+    case errorCodes = "error_codes"
+    case scope
+    /// The refresh token issued, by its receipt handle (`sha256:` and 16 hex digits).
+    case refreshToken = "refresh_token"
+    case expiresIn = "expires_in"
+    case refreshIn = "refresh_in"
+    /// The device authorization's polling interval.
+    case interval
+    /// The issuer a discovery document names.
+    case issuer
+    case retryAfter = "retry-after"
+    case wwwAuthenticate = "www-authenticate"
+    /// A redirect's `error_subcode` and `error_description`.
+    case errorSubcode = "error_subcode"
+    case errorDescription = "error_description"
+    /// From the receipt: `AADSTS65004`, `AADB2C90118`, a Graph code.
+    case errorCode = "error_code"
+    /// From the receipt: the page shown.
+    case flowStep = "flow_step"
+    /// From the receipt: the fired rules' indexes, joined by commas.
+    case rules
+}
+
+/// A report keeps an exchange as it always did: its facts as a map of names (`AnswerFact`) to text.
+extension Exchange: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case id, time, method, path, kind, status, parameters, answer
+    }
+
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try container.decode(Int.self, forKey: .id), time: try container.decode(Date.self, forKey: .time),
+                  method: try container.decode(String.self, forKey: .method), path: try container.decode(String.self, forKey: .path),
+                  kind: try container.decode(String.self, forKey: .kind), status: try container.decode(Int.self, forKey: .status),
+                  parameters: try container.decode([String: String].self, forKey: .parameters))
+        // Names no fact has any more (`location`) are left out.
+        for (name, text) in try container.decode([String: String].self, forKey: .answer) {
+            if let fact = AnswerFact(rawValue: name) { set(fact, text: text) }
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(time, forKey: .time)
+        try container.encode(method, forKey: .method)
+        try container.encode(path, forKey: .path)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(status, forKey: .status)
+        try container.encode(parameters, forKey: .parameters)
+        var facts: [String: String] = [:]
+        for fact in AnswerFact.allCases { facts[fact.rawValue] = self.fact(fact) }
+        try container.encode(facts, forKey: .answer)
     }
 }
 
@@ -110,11 +214,11 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     /// Each named parameter must contain this text (the `claims` parameter declaring `cp1`).
     package var parameterContains: [String: String] = [:]
     /// Each named answer fact must be present (nil value) or equal.
-    package var answer: [String: String?] = [:]
+    package var answer: [AnswerFact: String?] = [:]
     package var label: String
 
     package init(_ label: String, kinds: [String] = [], pathContains: String? = nil, grantTypes: [String] = [], statuses: ClosedRange<Int>? = nil,
-                policy: String? = nil, parameters: [String: String?] = [:], answer: [String: String?] = [:]) {
+                policy: String? = nil, parameters: [String: String?] = [:], answer: [AnswerFact: String?] = [:]) {
         self.label = label
         self.policy = policy
         self.kinds = kinds
@@ -142,7 +246,7 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
             guard let actual = exchange.parameters[name], actual.range(of: text, options: .caseInsensitive) != nil else { return false }
         }
         for (name, value) in answer {
-            guard let actual = exchange.answer[name] else { return false }
+            guard let actual = exchange.fact(name) else { return false }
             if let value, actual.caseInsensitiveCompare(value) != .orderedSame { return false }
         }
         return true
@@ -165,7 +269,7 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
         return copy
     }
 
-    package func with(answer name: String, _ value: String? = nil, label: String) -> ExchangeMatch {
+    package func with(answer name: AnswerFact, _ value: String? = nil, label: String) -> ExchangeMatch {
         var copy = self
         copy.answer[name] = .some(value)
         copy.label = label

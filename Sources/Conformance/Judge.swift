@@ -185,16 +185,17 @@ package struct Judge: Sendable {
     }
 
     private func rotationDecision() -> Decision {
-        var newest: (token: String, exchange: Exchange)?
+        // The refresh token issued last, by its receipt handle.
+        var newest: (handle: String, exchange: Exchange)?
         var presented: [Exchange] = []
         for exchange in exchanges where ExchangeMatch.tokenRequest.matches(exchange) {
             if ExchangeMatch.refresh.matches(exchange) {
                 presented.append(exchange)
-                if let newest, exchange.parameters["refresh_token"] != newest.token {
+                if let newest, !exchange.presentsRefreshToken(newest.handle) {
                     return (.failed, "a refresh request presented an older refresh token than the one issued last", [newest.exchange, exchange], [])
                 }
             }
-            if exchange.status == 200, let issued = exchange.answer["refresh_token"] { newest = (issued, exchange) }
+            if exchange.status == 200, let issued = exchange.answer.refreshToken { newest = (issued, exchange) }
         }
         guard presented.count >= 2 else {
             return (.notTestable, "fewer than two refresh requests were seen, so rotation was never exercised", presented, [])
@@ -203,7 +204,7 @@ package struct Judge: Sendable {
     }
 
     private func deadGrantDecision(_ reachedBy: Int) -> Decision {
-        let refused = ExchangeMatch.refresh.answered(400...400).with(answer: "error", "invalid_grant", label: "a refresh refused with invalid_grant")
+        let refused = ExchangeMatch.refresh.answered(400...400).with(answer: .error, "invalid_grant", label: "a refresh refused with invalid_grant")
         guard let firstRefusal = first(refused) else { return notSeen(refused) }
         var dead: [String: Exchange] = [:]
         for exchange in exchanges where ExchangeMatch.refresh.matches(exchange) {
@@ -221,11 +222,11 @@ package struct Judge: Sendable {
 
     /// RFC 8628 §3.5: "the interval MUST be increased by 5 seconds for this and all subsequent requests".
     private func slowDownDecision(_ reachedBy: Int) -> Decision {
-        let slowed = ExchangeMatch.devicePoll.with(answer: "error", "slow_down", label: "the poll answered slow_down")
+        let slowed = ExchangeMatch.devicePoll.with(answer: .error, "slow_down", label: "the poll answered slow_down")
         guard let trigger = first(slowed) else { return notSeen(slowed) }
         let authorization = exchanges.last { $0.id < trigger.id && $0.status == 200 && ExchangeMatch.deviceAuthorization.matches($0) }
         // RFC 8628 §3.2: a client assumes 5 seconds when the answer names no interval.
-        let interval = authorization.flatMap { $0.answer["interval"] }.flatMap(Double.init) ?? 5
+        let interval = authorization?.answer.interval.map { Double($0) } ?? 5
         let spacing = interval + 5
         let context = [authorization].compactMap { $0 } + [trigger]
         var previous = trigger

@@ -30,14 +30,14 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         context.receipt.update { $0.isComplete = true }
         let origin = PublicOrigin(request: request, context: context.connection).url
         do {
-            return try respond(to: request, route: route, origin: origin)
+            return try respond(to: request, route: route, origin: origin, receipt: context.receipt)
         } catch {
             context.receipt.answered(error: error.error)
-            return Self.failure(error, route: route)
+            return Self.failure(error, route: route, receipt: context.receipt)
         }
     }
 
-    private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String) throws(Failure) -> HTTPResponse {
+    private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {
         guard request.method == "GET" else { throw Failure(status: .methodNotAllowed, error: "invalid_request", description: "Only GET is supported.") }
         switch route {
         case .instanceMetadata:
@@ -82,6 +82,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var body: [(String, JSONFragment)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
         if route == .instanceMetadata {
             let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
+            receipt.answered(Receipt.Answer(expiresIn: lifetime))
             body += [
                 ("expires_in", .string(String(lifetime))), ("expires_on", .string(expiresOn)),
                 ("ext_expires_in", .string(String(lifetime + Int(service.options.accessTokenExtension)))),
@@ -117,10 +118,15 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         return given.first ?? .system
     }
 
-    static func failure(_ failure: Failure, route: ManagedIdentityRoute) -> HTTPResponse {
-        let body: JSONFragment = route == .instanceMetadata
-            ? .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
-            : .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description))])
+    /// IMDS answers OAuth's `error`; App Service a status and a message only.
+    static func failure(_ failure: Failure, route: ManagedIdentityRoute, receipt: ReceiptRecorder) -> HTTPResponse {
+        let body: JSONFragment
+        if route == .instanceMetadata {
+            body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
+            receipt.answered(Receipt.Answer(error: failure.error))
+        } else {
+            body = .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description))])
+        }
         return HTTPResponse(status: failure.status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body.bytes)
     }
 }

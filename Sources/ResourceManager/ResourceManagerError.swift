@@ -1,7 +1,7 @@
 import LocatedJSON
 package import EntraHTTP
 import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// An error of Azure Resource Manager, in its own JSON (`{"error": {"code", "message"}}`), as recorded
 /// (Tests/Fidelity/recordings/arm--*: MissingApiVersionParameter, InvalidAuthenticationToken*).
@@ -16,7 +16,9 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         self.message = message
     }
 
-    package func response(correlationID: String) -> HTTPResponse {
+    /// `receipt`: where the error notes what it answered (nil outside an exchange).
+    package func response(correlationID: String, receipt: ReceiptRecorder?) -> HTTPResponse {
+        receipt?.answered(Receipt.Answer(error: code))
         let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
         var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
         if status == .unauthorized {

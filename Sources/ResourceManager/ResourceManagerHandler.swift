@@ -30,7 +30,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
             return try respond(to: request, route: route, context: context, correlationID: correlationID)
         } catch {
             context.receipt.answered(error: error.code)
-            return error.response(correlationID: correlationID)
+            return error.response(correlationID: correlationID, receipt: context.receipt)
         }
     }
 

@@ -1,22 +1,23 @@
 import Conformance
 import Foundation
+import IdentityPlatform
 import Testing
 
 extension Synthetic {
     mutating func deviceAuthorization(at seconds: Double, interval: Int?) {
-        let body = interval.map { #"{"user_code":"[redacted]","interval":\#($0)}"# } ?? #"{"user_code":"[redacted]"}"#
-        add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/devicecode", status: 200, kind: "device_code", form: ["client_id": "c", "scope": "User.Read"], response: body)
+        add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/devicecode", status: 200, kind: "device_code", form: ["client_id": "c", "scope": "User.Read"],
+            answer: Receipt.Answer(interval: interval))
     }
 
     mutating func devicePoll(at seconds: Double, error: String? = nil) {
         add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: error == nil ? 200 : 400, kind: "token",
-            form: ["grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "[redacted]"],
-            response: error.map { #"{"error":"\#($0)"}"# } ?? #"{"scope":"User.Read","refresh_token":"rt1"}"#)
+            form: ["grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": "GAQABAAEAAA"],
+            answer: error.map { Receipt.Answer(error: $0) } ?? Receipt.Answer(scope: "User.Read", refreshToken: Receipt.handleID("rt1")))
     }
 
     mutating func discovery(at seconds: Double, issuer: String) {
         add(at: seconds, "GET", "/conformance-1/v2.0/.well-known/openid-configuration", status: 200, kind: "openid_configuration",
-            response: #"{"issuer":"\#(issuer)","token_endpoint":"https://localhost/conformance-1/oauth2/v2.0/token"}"#)
+            answer: Receipt.Answer(issuer: issuer))
     }
 }
 

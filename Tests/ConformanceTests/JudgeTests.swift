@@ -96,7 +96,7 @@ import Testing
     @Test func errorRedirect() {
         var s = Synthetic()
         s.authorize(at: 0)
-        s.exchanges[0].answer["rules"] = "0"
+        s.exchanges[0].rules = [0]
         s.reply(1, .signIn, from: 0, to: 1, ok: false, error: .userCanceled)
         #expect(s.judge("protocol.error-redirect").verdict == .passed)
         s.redeem(at: 0.5)
@@ -260,7 +260,7 @@ import Testing
         s.exchanges[0].parameters["claims"] = #"{"access_token":{"xms_cc":{"values":["cp1"]}}}"#
         s.graph(at: 1, status: 401, challenge: true)
         s.add(at: 1.2, "POST", Synthetic.tenant + "/oauth2/v2.0/token", status: 200, kind: "token",
-              form: ["grant_type": "refresh_token", "claims": "{nbf}"], response: "{}")
+              form: ["grant_type": "refresh_token", "claims": "{nbf}"])
         s.graph(at: 1.4)
         s.reply(2, .callGraph, from: 0.5, to: 1.5, status: 200)
         #expect(s.judge("graph.cae-claims-challenge").verdict == .passed)

@@ -1,10 +1,12 @@
+import EntraHTTP
 import Foundation
 @testable import ExchangeKernel
 @testable import IdentityPlatform
 import Conformance
 
 /// Synthetic journal entries and replies for judging cases without a server: each exchange goes
-/// through `Exchange.init(JournalEntry)`, the judge's one reading of the journal.
+/// through `Exchange.init(JournalEntry)`, the judge's one reading of the journal, with the receipt's
+/// answer facts its renderer would have written.
 struct Synthetic {
     static let t0 = Date(timeIntervalSince1970: 1_900_000_000)
     static let tenant = "/4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
@@ -12,12 +14,17 @@ struct Synthetic {
     var exchanges: [Exchange] = []
     var outcomes: [StepOutcome] = []
 
+    /// `form`: the request's form, redacted as the journal keeps it (a refresh token becomes
+    /// `[redacted N chars sha256:…]`); `answer`: the facts the answer's renderer wrote in the receipt.
     mutating func add(at seconds: Double, _ method: String, _ path: String, status: Int, kind: String,
-                      query: [(String, String)] = [], form: [String: String] = [:], response: String = "null", headers: [(String, String)] = [],
+                      query: [(String, String)] = [], form: [String: String] = [:], answer: Receipt.Answer = Receipt.Answer(),
                       errorCode: String? = nil) {
-        let body = form.isEmpty ? "null" : "{" + form.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\"\($0.value)\"" }.joined(separator: ",") + "}"
+        let pairs = Redaction.redact(FormParameters(form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
+        let body = pairs.isEmpty ? "null" : JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
         var entry = JournalEntry(id: exchanges.count + 1, time: Self.t0.addingTimeInterval(seconds), method: method, path: path, query: query, status: status,
-                                 kind: kind, durationMilliseconds: 1, requestHeaders: [], responseHeaders: headers, requestBody: body, responseBody: response)
+                                 kind: kind, durationMilliseconds: 1, requestHeaders: [], responseHeaders: [], requestBody: body, responseBody: "null",
+                                 requestForm: pairs)
+        entry.receipt.answer = answer
         if let errorCode { entry.receipt.error = errorCode }
         exchanges.append(Exchange(entry))
     }
@@ -29,24 +36,27 @@ struct Synthetic {
     }
 
     mutating func redeem(at seconds: Double, verifier: Bool = true, refreshToken: String = "rt1") {
-        var form = ["grant_type": "authorization_code", "code": "[redacted]"]
-        if verifier { form["code_verifier"] = "[redacted 43 chars sha256:1]" }
+        var form = ["grant_type": "authorization_code", "code": "c0de"]
+        if verifier { form["code_verifier"] = "v3rifier" }
         add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: 200, kind: "token", form: form,
-            response: #"{"scope":"User.Read","refresh_token":"\#(refreshToken)"}"#)
+            answer: Receipt.Answer(scope: "User.Read", refreshToken: Receipt.handleID(refreshToken)))
     }
 
     mutating func refresh(at seconds: Double, presenting token: String = "rt1", status: Int = 200, issuing: String? = nil, error: String? = nil,
                           suberror: String? = nil, retryAfter: String? = nil) {
-        var response = "null"
-        if status == 200 { response = #"{"scope":"User.Read","refresh_token":"\#(issuing ?? token + "'")"}"# }
-        if let error { response = #"{"error":"\#(error)""# + (suberror.map { #","suberror":"\#($0)""# } ?? "") + "}" }
+        var answer = Receipt.Answer(retryAfter: retryAfter)
+        if status == 200 {
+            answer.scope = "User.Read"
+            answer.refreshToken = Receipt.handleID(issuing ?? token + "'")
+        }
+        if let error { answer = Receipt.Answer(error: error, suberror: suberror, retryAfter: retryAfter) }
         add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: status, kind: "token",
-            form: ["grant_type": "refresh_token", "refresh_token": token], response: response, headers: retryAfter.map { [("Retry-After", $0)] } ?? [])
+            form: ["grant_type": "refresh_token", "refresh_token": token], answer: answer)
     }
 
     mutating func graph(at seconds: Double, status: Int = 200, challenge: Bool = false) {
         add(at: seconds, "GET", "/v1.0/me", status: status, kind: "graph",
-            headers: challenge ? [("WWW-Authenticate", #"Bearer error="insufficient_claims", claims="e30=""#)] : [])
+            answer: Receipt.Answer(wwwAuthenticate: challenge ? #"Bearer error="insufficient_claims", claims="e30=""# : nil))
     }
 
     mutating func reply(_ id: Int, _ step: JourneyStep.Kind, from: Double, to: Double, ok: Bool = true, error: AdapterError? = nil,

@@ -122,6 +122,37 @@ import Testing
         #expect(entry?.receipt.tokens.isEmpty == true)
     }
 
+    /// The token answer notes what it granted as it renders it; the journal keeps the form's pairs redacted.
+    @Test func aTokenAnswersFactsAreInTheReceipt() throws {
+        let (response, entry) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: [
+            ("grant_type", "client_credentials"), ("client_id", Self.webApp), ("client_secret", Self.webSecret),
+            ("scope", "https://graph.microsoft.com/.default"),
+        ]))
+        #expect(response.status.code == 200)
+        let answer = try #require(entry?.receipt.answer)
+        #expect(answer == Receipt.Answer(expiresIn: Int(app.service.options.accessTokenLifetime)), "app-only: no scope, no refresh token")
+        #expect(entry?.requestForm.first { $0.0 == "grant_type" }?.1 == "client_credentials")
+        #expect(entry?.requestForm.first { $0.0 == "client_secret" }?.1.hasPrefix("[redacted") == true)
+    }
+
+    @Test func anOAuthErrorsFactsAreInTheReceipt() throws {
+        let (_, entry) = send(Self.request("POST", "/contoso.onmicrosoft.com/oauth2/v2.0/token", form: [
+            ("grant_type", "client_credentials"), ("client_id", Self.webApp), ("client_secret", "wrong"),
+            ("scope", "https://graph.microsoft.com/.default"),
+        ]))
+        let answer = try #require(entry?.receipt.answer)
+        #expect(answer.error == "invalid_client" && answer.errorCodes == [7000215])
+        #expect(entry?.json.contains(#""answer":{"error":"invalid_client","errorCodes":[7000215]"#) == true)
+    }
+
+    /// An /authorize error sent back to the app is read from the redirect's `Location`.
+    @Test func aRedirectsErrorIsInTheReceipt() throws {
+        let (response, entry) = send(Self.request("GET", "/organizations/oauth2/v2.0/authorize?\(Self.authorizeQuery)&prompt=none&state=s1"))
+        #expect(response.status.code == 302, "prompt=none without a session: login_required sent to the app")
+        let redirect = try #require(entry?.receipt.answer.redirectError)
+        #expect(redirect.error == "login_required" && redirect.errorDescription?.hasPrefix("AADSTS50058:") == true)
+    }
+
     @Test func theSignInPageIsAFlowStep() throws {
         let (response, entry) = send(Self.request("GET", "/organizations/oauth2/v2.0/authorize?\(Self.authorizeQuery)"))
         #expect(response.status.code == 200)

@@ -22,11 +22,14 @@ package struct JournalEntry: Sendable {
     package var responseBody: String
     /// What the platform did (tokens issued, codes, the flow step, the error, the rules that fired); no secrets.
     package var receipt: Receipt = Receipt()
+    /// A form body's name/value pairs, redacted as `requestBody` describes them: the request's parameters
+    /// for a reader that takes them as a form (the conformance judge), without reading the description.
+    package var requestForm: [(String, String)] = []
 
     /// Approximate memory cost, for the journal's byte bound.
     var approximateSize: Int {
         Self.approximateSize(text: path.utf8.count + requestBody.utf8.count + responseBody.utf8.count,
-                             pairs: [query, requestHeaders, responseHeaders], receipt: receipt)
+                             pairs: [query, requestHeaders, responseHeaders, requestForm], receipt: receipt)
     }
 
     /// The byte bound's estimate, for a described entry and a recorded exchange alike: its text, its
@@ -78,6 +81,11 @@ package struct JournalEntry: Sendable {
         // HTML pages can carry codes and tokens (form_post): only their size is kept.
         if type.hasPrefix("text/plain"), body.count <= maximumBodyText { return .plainText }
         return .sizeOnly
+    }
+
+    /// True when the body is described as a form: its pairs are kept as `requestForm` too.
+    static func isForm(_ body: [UInt8], contentType: String?) -> Bool {
+        if case .form = kind(of: body, contentType: contentType) { true } else { false }
     }
 
     /// True when describing the body means parsing it (what `RecordedBody` defers).
@@ -142,6 +150,7 @@ package struct JournalEntry: Sendable {
         copy.requestHeaders = pairs(requestHeaders)
         copy.responseHeaders = pairs(responseHeaders)
         copy.requestBody = Redaction.scrub(requestBody, memory: memory)
+        copy.requestForm = pairs(requestForm)
         copy.responseBody = Redaction.scrub(responseBody, memory: memory)
         return copy
     }

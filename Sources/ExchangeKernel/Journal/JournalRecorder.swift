@@ -25,6 +25,9 @@ package struct JournalRecorder: ExchangeLayer {
         default: break
         }
         let elapsed = ContinuousClock.now - context.startedAt
+        var kept = receipt.withoutSecrets
+        // Whoever made the response (a handler, a scenario's scripted or replayed answer) set its headers.
+        kept.answer.read(headers: response.headers)
         journal.record(RecordedExchange(
             time: clock.now(), method: request.method, path: request.rawPath, rawQuery: request.rawQuery,
             status: response.status.code, kind: context.route.journalKind,
@@ -33,7 +36,7 @@ package struct JournalRecorder: ExchangeLayer {
             responseHeaders: JournalEntry.keptHeaders(response.headers, names: JournalEntry.responseHeaderNames),
             requestBody: RecordedBody(request.body, contentType: request.headers["Content-Type"]),
             responseBody: RecordedBody(response.body, contentType: response.headers["Content-Type"]),
-            receipt: receipt.withoutSecrets
+            receipt: kept
         ))
         return response
     }

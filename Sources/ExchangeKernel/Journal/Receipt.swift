@@ -1,6 +1,6 @@
 package import LocatedJSON
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 package import Foundation
 import Synchronization
 
@@ -15,6 +15,8 @@ package struct Receipt: Sendable, Equatable {
     package var flow: FlowStep?
     /// The error code answered (`AADSTS50126`, `AADB2C90118`, a Graph code such as `InvalidAuthenticationToken`).
     package var error: String?
+    /// What the answer said (its OAuth error, the scope and lifetimes it granted, the header facts).
+    package var answer = Answer()
     /// The scenario rules that fired for this request.
     package var rules: [FiredRule] = []
     /// The scenario binding whose world answered (`b3`); nil for the default world. How a conformance
@@ -32,7 +34,7 @@ package struct Receipt: Sendable, Equatable {
 
     package init() {}
 
-    package var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && rules.isEmpty }
+    package var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && answer.isEmpty && rules.isEmpty }
 
     /// A copy without the raw secrets, as the journal keeps it.
     package var withoutSecrets: Receipt {
@@ -114,6 +116,84 @@ package struct Receipt: Sendable, Equatable {
         }
     }
 
+    /// The facts of an answer the conformance judge reasons over, written by the code that rendered the
+    /// body (a token answer, an OAuth, Graph or Resource Manager error, the device authorization, a
+    /// discovery document, a scenario's scripted body) as it renders it, so nothing reads the body back.
+    /// The header facts (`retryAfter`, `wwwAuthenticate`, `redirectError`) are read from the response where
+    /// the journal records the receipt beside it (`read(headers:)`): scripted and replayed answers carry
+    /// them as much as rendered ones.
+    package struct Answer: Sendable, Equatable {
+        /// The OAuth `error` (`invalid_grant`, `slow_down`), or the `code` of a Graph or Resource Manager error.
+        package var error: String?
+        package var suberror: String?
+        /// `error_codes`: the AADSTS numbers of an Entra error.
+        package var errorCodes: [Int]
+        /// The `scope` a token answer granted.
+        package var scope: String?
+        /// `expires_in` of a token answer or a device authorization, in seconds.
+        package var expiresIn: Int?
+        /// `refresh_in` of a token answer, in seconds.
+        package var refreshIn: Int?
+        /// `Receipt.handleID` of the refresh token the answer carries.
+        package var refreshToken: String?
+        /// The device authorization's polling `interval`, in seconds.
+        package var interval: Int?
+        /// The `issuer` a discovery document names.
+        package var issuer: String?
+        /// `Retry-After` and `WWW-Authenticate` as sent.
+        package var retryAfter: String?
+        package var wwwAuthenticate: String?
+        /// The error parameters of a redirect's `Location` query (an /authorize error sent to the app).
+        package var redirectError: RedirectError?
+
+        package init(error: String? = nil, suberror: String? = nil, errorCodes: [Int] = [], scope: String? = nil, expiresIn: Int? = nil,
+                     refreshIn: Int? = nil, refreshToken: String? = nil, interval: Int? = nil, issuer: String? = nil,
+                     retryAfter: String? = nil, wwwAuthenticate: String? = nil, redirectError: RedirectError? = nil) {
+            self.error = error
+            self.suberror = suberror
+            self.errorCodes = errorCodes
+            self.scope = scope
+            self.expiresIn = expiresIn
+            self.refreshIn = refreshIn
+            self.refreshToken = refreshToken
+            self.interval = interval
+            self.issuer = issuer
+            self.retryAfter = retryAfter
+            self.wwwAuthenticate = wwwAuthenticate
+            self.redirectError = redirectError
+        }
+
+        package var isEmpty: Bool { self == Answer() }
+    }
+
+    /// `error`, `suberror`, `error_subcode` and `error_description` of a redirect's `Location` query.
+    package struct RedirectError: Sendable, Equatable {
+        package var error: String?
+        package var suberror: String?
+        /// `error_subcode`: `cancel` when the user backed out of the pages.
+        package var subcode: String?
+        package var errorDescription: String?
+
+        package init(error: String? = nil, suberror: String? = nil, subcode: String? = nil, errorDescription: String? = nil) {
+            self.error = error
+            self.suberror = suberror
+            self.subcode = subcode
+            self.errorDescription = errorDescription
+        }
+
+        /// Nil when the query names none of them. A success redirect (a code, a state) is not decoded.
+        package init?(location: String) {
+            let url = location.prefix { $0 != "#" }
+            guard let mark = url.firstIndex(of: "?") else { return nil }
+            let query = url[url.index(after: mark)...]
+            guard query.contains("error") else { return nil }
+            let parameters = FormParameters(decoding: String(query))
+            self.init(error: parameters["error"], suberror: parameters["suberror"], subcode: parameters["error_subcode"],
+                      errorDescription: parameters["error_description"])
+            guard error != nil || suberror != nil || subcode != nil || errorDescription != nil else { return nil }
+        }
+    }
+
     package struct FiredRule: Sendable, Equatable {
         package var scenario: String
         /// 0-based index of the rule in the scenario's `rules`.
@@ -166,6 +246,12 @@ package final class ReceiptRecorder: Sendable {
     package func answered(error code: String) {
         update { if $0.error == nil { $0.error = code } }
     }
+
+    /// The facts of the body being rendered. Each rendering replaces the last: the body sent is the one
+    /// rendered last (a grant that fails after its tokens were rendered answers the error alone).
+    package func answered(_ answer: Receipt.Answer) {
+        update { $0.answer = answer }
+    }
 }
 
 extension Receipt {
@@ -189,8 +275,52 @@ extension Receipt {
             ("grants", array(grantItems)),
             ("flow", flow.map { .object([("id", .string(Receipt.handleID($0.id))), ("step", .string($0.step))]) } ?? .raw("null")),
             ("error", optional(error)),
+            ("answer", answer.json),
             ("rules", array(ruleItems)),
             ("world", optional(world)),
         ])
+    }
+}
+
+extension Receipt.Answer {
+    /// The facts a response's headers carry, whoever made it: the last `Retry-After`, `WWW-Authenticate`
+    /// and `Location` sent.
+    package mutating func read(headers: HTTPHeaders) {
+        for field in headers {
+            if field.name.equalsIgnoringASCIICase("retry-after") {
+                retryAfter = field.value
+            } else if field.name.equalsIgnoringASCIICase("www-authenticate") {
+                wwwAuthenticate = field.value
+            } else if field.name.equalsIgnoringASCIICase("location") {
+                redirectError = Receipt.RedirectError(location: field.value)
+            }
+        }
+    }
+
+    /// The journal's `answer` member: the facts the answer said, and no others.
+    var json: JSONFragment {
+        var members: [(String, JSONFragment)] = []
+        func text(_ name: String, _ value: String?) { if let value { members.append((name, .string(value))) } }
+        func number(_ name: String, _ value: Int?) { if let value { members.append((name, .raw(String(value)))) } }
+        text("error", error)
+        text("suberror", suberror)
+        if !errorCodes.isEmpty { members.append(("errorCodes", .raw("[" + errorCodes.map { String($0) }.joined(separator: ",") + "]"))) }
+        text("scope", scope)
+        number("expiresIn", expiresIn)
+        number("refreshIn", refreshIn)
+        text("refreshToken", refreshToken)
+        number("interval", interval)
+        text("issuer", issuer)
+        text("retryAfter", retryAfter)
+        text("wwwAuthenticate", wwwAuthenticate)
+        if let redirectError {
+            var redirect: [(String, JSONFragment)] = []
+            for (name, value) in [("error", redirectError.error), ("suberror", redirectError.suberror), ("errorSubcode", redirectError.subcode),
+                                  ("errorDescription", redirectError.errorDescription)] {
+                if let value { redirect.append((name, .string(value))) }
+            }
+            members.append(("redirect", .object(redirect)))
+        }
+        return .object(members)
     }
 }

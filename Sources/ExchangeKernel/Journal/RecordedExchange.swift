@@ -43,7 +43,7 @@ struct RecordedExchange: Sendable {
             id: id, time: time, method: method, path: path, query: Redaction.redact(FormParameters(decoding: rawQuery ?? "")),
             status: status, kind: kind, durationMilliseconds: durationMilliseconds,
             requestHeaders: redacted(requestHeaders), responseHeaders: redacted(responseHeaders),
-            requestBody: requestBody.text, responseBody: responseBody.text, receipt: receipt
+            requestBody: requestBody.text, responseBody: responseBody.text, receipt: receipt, requestForm: requestBody.formPairs
         ).scrubbed(with: memory)
     }
 }
@@ -71,6 +71,12 @@ enum RecordedBody: Sendable {
         case .described(let text): text.utf8.count
         case .bytes(let body, _): body.count
         }
+    }
+
+    /// A form's pairs, redacted as `text` describes them; none for any other body.
+    var formPairs: [(String, String)] {
+        guard case .bytes(let body, let contentType) = self, JournalEntry.isForm(body, contentType: contentType) else { return [] }
+        return Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
     }
 }
 

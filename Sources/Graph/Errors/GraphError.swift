@@ -1,5 +1,6 @@
 package import EntraHTTP
 package import Foundation
+package import IdentityPlatform
 
 /// An error of Microsoft Graph. It renders itself as Graph does:
 /// `{"error":{"code":…,"message":…,"innerError":{"date":…,"request-id":…,"client-request-id":…}}}` with its
@@ -44,6 +45,7 @@ package struct GraphError: HTTPResponseError, Sendable, Equatable {
 
     /// The complete answer: status, Graph's common headers, this error's own headers and the JSON body.
     package func response(in trace: GraphTrace) -> HTTPResponse {
+        trace.receipt?.answered(Receipt.Answer(error: code))
         var response = HTTPResponse(status: status, headers: trace.commonHeaders, body: body(in: trace).bytes)
         response.headers.set("Content-Type", "application/json")
         for field in headers { response.headers.set(field.name, field.value) }
@@ -58,11 +60,18 @@ package struct GraphTrace: Sendable, Equatable {
     /// The client's `client-request-id`, or the request id when the client sent none (as Graph does).
     package var clientRequestID: String
     package var date: Date
+    /// Where an error rendered in this trace notes what it answered (not part of equality).
+    package var receipt: ReceiptRecorder?
 
-    package init(requestID: String, clientRequestID: String? = nil, date: Date) {
+    package init(requestID: String, clientRequestID: String? = nil, date: Date, receipt: ReceiptRecorder? = nil) {
         self.requestID = requestID
         self.clientRequestID = clientRequestID ?? requestID
         self.date = date
+        self.receipt = receipt
+    }
+
+    package static func == (lhs: GraphTrace, rhs: GraphTrace) -> Bool {
+        lhs.requestID == rhs.requestID && lhs.clientRequestID == rhs.clientRequestID && lhs.date == rhs.date
     }
 
     /// `request-id`, `client-request-id`, `Date`, `x-ms-ags-diagnostic`, `Strict-Transport-Security`.

@@ -31,7 +31,7 @@ package struct GraphExchange: Sendable {
         self.service = service
         self.options = options
         self.now = service.clock.now()
-        self.trace = GraphTrace(requestID: requestID, clientRequestID: request.headers["client-request-id"], date: now)
+        self.trace = GraphTrace(requestID: requestID, clientRequestID: request.headers["client-request-id"], date: now, receipt: receipt)
         let publicOrigin = PublicOrigin(request: request, context: context)
         self.origin = publicOrigin.url
         self.authorityOrigin = options.authorityOrigin

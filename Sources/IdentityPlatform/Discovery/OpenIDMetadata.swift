@@ -38,6 +38,9 @@ struct OpenIDMetadata {
         version == .v2 ? "\(origin.url)/\(issuerTenant)/v2.0" : TokenClaimsBuilder.issuerV1(tenantID: issuerTenant)
     }
 
+    /// The `issuer` the document names.
+    var documentIssuer: String { servedIssuer ?? issuer }
+
     var regionScope: String? {
         // "WW" (worldwide) for an organisation, as both recorded tenants' documents say; null for the aliases.
         if case .specific(let tenant) = selector, tenant.kind == .organization { return "WW" }
@@ -66,7 +69,7 @@ struct OpenIDMetadata {
             d.set("response_types_supported", ["code", "id_token", "code id_token", "token id_token", "token"])
             d.set("scopes_supported", ["openid"])
         }
-        d.set("issuer", servedIssuer ?? issuer)
+        d.set("issuer", documentIssuer)
         if version == .v1 {
             d.setRaw("microsoft_multi_refresh_token", "true")
             d.set("code_challenge_methods_supported", ["plain", "S256"])

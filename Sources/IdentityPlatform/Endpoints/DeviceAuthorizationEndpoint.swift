@@ -60,9 +60,11 @@ enum DeviceAuthorizationEndpoint {
         body.set("device_code", deviceCode)
         // ADAL (v1) reads `verification_url`; the v2 endpoint says `verification_uri`.
         body.set(version == .v1 ? "verification_url" : "verification_uri", verificationURI)
-        body.set("expires_in", Int(saturating: options.deviceCodeLifetime))
+        let expiresIn = Int(saturating: options.deviceCodeLifetime)
+        body.set("expires_in", expiresIn)
         body.set("interval", interval)
         body.set("message", "To sign in, use a web browser to open the page \(verificationURI) and enter the code \(userCode) to authenticate.")
+        exchange.receipt.answered(Receipt.Answer(expiresIn: expiresIn, interval: interval))
         return TokenIssuer.success(body)
     }
 

@@ -26,6 +26,7 @@ enum DiscoveryEndpoints {
                 metadata.pathAlias = alias
             }
             metadata.servedIssuer = exchange.directives.discoveryIssuer
+            exchange.receipt.answered(Receipt.Answer(issuer: metadata.documentIssuer))
             return json(metadata.document())
         case .keys:
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)

@@ -120,8 +120,9 @@ extension IdentityError {
 
     /// The token endpoint's JSON error body with its status.
     package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+        let oauthError = errorValue(in: trace)
         var body: [(String, JSONFragment)] = [
-            ("error", .string(errorValue(in: trace))),
+            ("error", .string(oauthError)),
             ("error_description", .string(description(in: trace))),
         ]
         // B2C's token endpoint answers these two members alone (recorded from *.b2clogin.com, 2017 and 2025).
@@ -136,6 +137,7 @@ extension IdentityError {
         }
         if let suberror { body.append(("suberror", .string(suberror))) }
         if let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
+        trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: family == .aadsts ? [code] : []))
         var headers = extraHeaders
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")

@@ -68,8 +68,11 @@ package struct TokenIssuer: Sendable {
             idToken = try sign(idClaims, kind: .id)
         }
         var refreshToken: String?
+        var refreshTokenID: String?
         if issue.user != nil, issue.scopeRequest.wantsRefreshToken, let grant = issue.grant {
-            refreshToken = storeRefreshToken(grant: grant, familyID: issue.client.application.familyID)
+            let stored = storeRefreshToken(grant: grant, familyID: issue.client.application.familyID)
+            refreshToken = stored.token
+            refreshTokenID = stored.id
         }
         let scopes = issue.user == nil
             ? issue.scopeRequest.scopes.filter { ReservedScope(scope: $0) == nil }
@@ -78,28 +81,33 @@ package struct TokenIssuer: Sendable {
             : issue.scopeRequest.responseScopes(granted: issue.permissions).filter { ReservedScope(scope: $0) != .offlineAccess }
         let expiresIn = Int(saturating: options.accessTokenLifetime)
         let extExpiresIn = Int(saturating: options.accessTokenLifetime + options.accessTokenExtension)
+        // An app-only answer names no scope (recorded client-credentials answers of v2.0 have none).
+        let grantedScope: String? = if issue.user == nil {
+            nil
+        } else if issue.endpointVersion == .v1 {
+            issue.permissions.joined(separator: " ")
+        } else {
+            scopes.count == 1 ? scopes[0] : scopes.joined(separator: " ")   // one scope: no new string
+        }
+        var refreshIn: Int?
 
         var body = ClaimSet(capacity: 10)
         body.set("token_type", "Bearer")
         if issue.endpointVersion == .v1 {
             // The v1 endpoint writes its numbers as strings (ADAL and MSAL Python cope with both).
-            body.set("scope", issue.user == nil ? nil : issue.permissions.joined(separator: " "))
+            body.set("scope", grantedScope)
             body.set("expires_in", String(expiresIn))
             body.set("ext_expires_in", String(extExpiresIn))
             body.set("expires_on", String(Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime)))
             body.set("not_before", String(Int(saturating: now.timeIntervalSince1970)))
             body.set("resource", issue.scopeRequest.resourceName)
         } else {
-            // An app-only answer names no scope (recorded client-credentials answers of v2.0 have none).
-            if issue.user != nil { body.set("scope", scopes.count == 1 ? scopes[0] : scopes.joined(separator: " ")) }   // one scope: no new string
+            if let grantedScope { body.set("scope", grantedScope) }
             body.set("expires_in", expiresIn)
             body.set("ext_expires_in", extExpiresIn)
             // Entra advises refreshing half-way through long-lived tokens only.
-            if let refreshIn = directives.refreshIn {
-                body.set("refresh_in", Int(saturating: refreshIn))
-            } else if expiresIn >= 7200 {
-                body.set("refresh_in", expiresIn / 2)
-            }
+            refreshIn = directives.refreshIn.map { Int(saturating: $0) } ?? (expiresIn >= 7200 ? expiresIn / 2 : nil)
+            if let refreshIn { body.set("refresh_in", refreshIn) }
         }
         body.set("access_token", accessToken)
         body.set("refresh_token", refreshToken)
@@ -108,6 +116,7 @@ package struct TokenIssuer: Sendable {
             body.set("client_info", TokenIdentifiers.clientInfo(objectID: user.id, tenantID: issue.tenant.id))
         }
         if refreshToken != nil, issue.client.application.familyID != nil { body.set("foci", issue.client.application.familyID) }
+        receipt?.answered(Receipt.Answer(scope: grantedScope, expiresIn: expiresIn, refreshIn: refreshIn, refreshToken: refreshTokenID))
         return Self.success(body)
     }
 
@@ -124,14 +133,14 @@ package struct TokenIssuer: Sendable {
         return HTTPResponse(status: .ok, headers: headers, body: body.bytes)
     }
 
-    func storeRefreshToken(grant: GrantContext, familyID: String?) -> String {
+    /// The token, and its receipt's `handleID` (nil without a receipt).
+    func storeRefreshToken(grant: GrantContext, familyID: String?) -> (token: String, id: String?) {
         let token = TokenIdentifiers.refreshToken()
         let record = RefreshTokenRecord(
             grant: grant, familyID: familyID, issuedAt: now,
             expiresAt: now.addingTimeInterval(options.refreshTokenInactivity)
         )
         service.storeRefreshToken(token, record: record, now: now)
-        receipt?.storedRefreshToken(token, record: record)
-        return token
+        return (token, receipt?.storedRefreshToken(token, record: record))
     }
 }

@@ -17,11 +17,15 @@ extension Receipt.IssuedToken {
 }
 
 extension ReceiptRecorder {
-    /// A refresh token stored for `record`'s grant: a token issued and a handle created.
-    package func storedRefreshToken(_ token: String, record: RefreshTokenRecord) {
+    /// A refresh token stored for `record`'s grant: a token issued and a handle created. Returns the
+    /// token's `handleID`, hashed once for both and for the answer that carries the token.
+    @discardableResult
+    package func storedRefreshToken(_ token: String, record: RefreshTokenRecord) -> String {
         let grant = record.grant
-        issued(Receipt.IssuedToken(kind: .refresh, id: Receipt.handleID(token), subject: grant.userID, objectID: grant.userID,
+        let id = Receipt.handleID(token)
+        issued(Receipt.IssuedToken(kind: .refresh, id: id, subject: grant.userID, objectID: grant.userID,
                                    clientID: grant.clientID, scopes: grant.scopes, expiresAt: record.expiresAt), secret: token)
-        update { $0.grants.append(.init(kind: .refreshToken, action: .created, id: Receipt.handleID(token))) }
+        update { $0.grants.append(.init(kind: .refreshToken, action: .created, id: id)) }
+        return id
     }
 }

@@ -39,9 +39,10 @@ struct AnswerRenderer {
         case .dropConnection: return HTTPResponse(status: .internalServerError, directives: TransportDirectives(dropConnection: true))
         case .graphError(let spec):
             receipt.answered(error: spec.code)
-            response = GraphFaults.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now)
+            response = GraphFaults.error(status: spec.status, code: spec.code, message: spec.message, retryAfter: spec.retryAfter, request: request, now: now,
+                                         receipt: receipt)
         case .claimsChallenge(let spec):
-            response = GraphFaults.claimsChallenge(claims: spec.claims, request: request, context: context, now: now)
+            response = GraphFaults.claimsChallenge(claims: spec.claims, request: request, context: context, now: now, receipt: receipt)
         case .response(let canned): response = cannedResponse(canned)
         default: preconditionFailure("\(action.fileName) does not answer a request")
         }
@@ -83,6 +84,7 @@ struct AnswerRenderer {
                                                  ("correlation_id", .string(trace.correlationID))]
         if let suberror = error.suberror { members.append(("suberror", .string(suberror))) }
         if let claims = error.claims { members.append(("claims", .string(claims))) }
+        receipt.answered(Receipt.Answer(error: error.error, suberror: error.suberror))
         return HTTPResponse(status: HTTPStatus(error.status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, no-cache"],
                             body: Array(JSONFragment.object(members).utf8))
     }
@@ -141,12 +143,13 @@ struct AnswerRenderer {
         var response: HTTPResponse
         switch facts.kind {
         case .graph:
-            return GraphFaults.serviceError(spec, request: request, now: now)
+            return GraphFaults.serviceError(spec, request: request, now: now, receipt: receipt)
         case .arm:
             // ARM's own throttling and outage codes.
             let code = spec.status == 429 ? "SubscriptionRequestsThrottled" : (spec.status == 500 ? "InternalServerError" : "ServiceUnavailable")
             let message = spec.message ?? (spec.status == 429 ? "Number of read requests for this subscription exceeded the limit." : "The service is temporarily unavailable. Please try again later.")
-            response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message).response(correlationID: trace.correlationID)
+            response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message)
+                .response(correlationID: trace.correlationID, receipt: receipt)
         case .authorize, .devicelogin, .logout:
             let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
             response = ErrorPage.response(status: spec.status, detail: detail, trace: trace)
@@ -169,6 +172,7 @@ struct AnswerRenderer {
     }
 
     private func cannedResponse(_ canned: CannedResponse) -> HTTPResponse {
+        receipt.answered(canned.answer)
         var headers = HTTPHeaders()
         for header in canned.headers { headers.add(header.name, header.value) }
         if !headers.contains("Content-Type"), let first = canned.body.first(where: { !$0.isWhitespace }) {

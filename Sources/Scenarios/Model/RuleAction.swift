@@ -3,6 +3,7 @@ package import Foundation
 import ExchangeKernel
 package import IdentityPlatform
 import B2C
+import LocatedJSON
 
 /// What a rule does when it fires. Three families:
 /// - answers (terminal): the engine replies by itself and the platform never sees the request;
@@ -167,17 +168,41 @@ package struct ClaimsChallengeSpec: Sendable, Equatable {
 package struct CannedResponse: Sendable, Equatable {
     package var status: Int
     package var headers: [(name: String, value: String)]
-    package var body: String
+    package var body: String { didSet { answer = Receipt.Answer(statedIn: body) } }
+    /// What the body states, read once here: the engine sends the body as written and never reads it.
+    package private(set) var answer: Receipt.Answer
 
     package init(status: Int, headers: [(name: String, value: String)] = [], body: String = "") {
         self.status = status
         self.headers = headers
         self.body = body
+        answer = Receipt.Answer(statedIn: body)
     }
 
     package static func == (lhs: CannedResponse, rhs: CannedResponse) -> Bool {
         lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.count == rhs.headers.count
             && zip(lhs.headers, rhs.headers).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension Receipt.Answer {
+    /// The facts a scripted or recorded JSON body states, as a rendered answer's are written; none for
+    /// other text. A refresh token is named by its `Receipt.handleID`.
+    init(statedIn body: String) {
+        self.init()
+        guard let object = LocatedJSON.object(body: Array(body.utf8)) else { return }
+        // The v1 endpoint writes its numbers as strings.
+        func number(_ name: String) -> Int? { object[name].flatMap { $0.int ?? $0.string.flatMap { Int($0) } } }
+        let error = object["error"]
+        self.error = error?.string ?? error?["code"]?.string
+        suberror = object["suberror"]?.string
+        errorCodes = object["error_codes"]?.array?.compactMap(\.int) ?? []
+        scope = object["scope"]?.string
+        expiresIn = number("expires_in")
+        refreshIn = number("refresh_in")
+        refreshToken = object["refresh_token"]?.string.map { Receipt.handleID($0) }
+        interval = number("interval")
+        issuer = object["issuer"]?.string
     }
 }
 
