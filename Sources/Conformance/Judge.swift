@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Foundation
 
 /// Judges a case from its client's exchanges (the journal entries of its world) and the adapter's replies.

@@ -1,7 +1,8 @@
+package import ExchangeKernel
 import LocatedJSON
 package import EntraHTTP
 import Foundation
-package import IdentityPlatform
+import IdentityPlatform
 
 /// An error of Azure Resource Manager, in its own JSON (`{"error": {"code", "message"}}`), as recorded
 /// (Tests/Fidelity/recordings/arm--*: MissingApiVersionParameter, InvalidAuthenticationToken*).

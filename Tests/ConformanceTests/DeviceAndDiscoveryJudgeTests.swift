@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Conformance
 import Foundation
 import IdentityPlatform

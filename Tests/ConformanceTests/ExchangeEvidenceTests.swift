@@ -1,3 +1,4 @@
+@testable import ExchangeKernel
 import Conformance
 import Foundation
 @testable import IdentityPlatform

@@ -1,3 +1,4 @@
+import LocatedJSON
 import EntraHTTP
 import Foundation
 @testable import ExchangeKernel

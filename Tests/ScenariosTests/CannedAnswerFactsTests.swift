@@ -1,3 +1,4 @@
+import ExchangeKernel
 import IdentityPlatform
 import Scenarios
 import Testing

@@ -1,6 +1,7 @@
+package import ExchangeKernel
 package import EntraHTTP
 package import Foundation
-package import IdentityPlatform
+import IdentityPlatform
 
 /// An error of Microsoft Graph. It renders itself as Graph does:
 /// `{"error":{"code":…,"message":…,"innerError":{"date":…,"request-id":…,"client-request-id":…}}}` with its

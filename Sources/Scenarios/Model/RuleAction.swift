@@ -1,6 +1,6 @@
 import EntraHTTP
 package import Foundation
-import ExchangeKernel
+package import ExchangeKernel
 package import IdentityPlatform
 import B2C
 import LocatedJSON
