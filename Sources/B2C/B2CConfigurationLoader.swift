@@ -17,9 +17,9 @@ extension B2CConfiguration {
         try schema.validate(section: section, at: pointerPrefix, file: file)
         let configuration: B2CConfiguration
         do {
-            configuration = try JSONDecoder().decode(B2CConfiguration.self, from: Data(section.compactText.utf8))
+            configuration = try LocatedJSON.decodeDocument(B2CConfiguration.self, from: section.bytes, tree: section, file: file, decoder: JSONDecoder()).value
         } catch {
-            throw JSONProblems([LocatedJSON.problem(for: error, in: section, file: file)]).under(pointerPrefix)
+            throw error.under(pointerPrefix)
         }
         let duplicates = configuration.duplicateEntries().map { section.problem(at: $0.pointer, file: file, $0.message) }
         guard duplicates.isEmpty else { throw JSONProblems(duplicates).under(pointerPrefix) }

@@ -22,7 +22,7 @@ enum B2CDiscovery {
         d.set("token_endpoint_auth_methods_supported", ["client_secret_post", "client_secret_basic"])
         d.set("claims_supported", claimsSupported(exchange.policy))
         exchange.base.receipt.answered(Receipt.Answer(issuer: exchange.issuer))
-        return json(d.bytes)
+        return DiscoveryEndpoints.json(bytes: d.bytes)
     }
 
     static func claimsSupported(_ policy: B2CConfiguration.Policy) -> [String] {
@@ -32,17 +32,6 @@ enum B2CDiscovery {
 
     static func keys(_ exchange: B2CExchange) -> HTTPResponse {
         let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(bare: true) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return json((try? Array(encoder.encode(set))) ?? Array(#"{"keys":[]}"#.utf8))
-    }
-
-    static func json(_ bytes: [UInt8]) -> HTTPResponse {
-        var headers: HTTPHeaders = [:]
-        headers.set("Content-Type", "application/json; charset=utf-8")
-        headers.set("Cache-Control", "max-age=86400, private")
-        headers.set("Access-Control-Allow-Origin", "*")
-        headers.set("Access-Control-Allow-Methods", "GET, OPTIONS")
-        return HTTPResponse(status: .ok, headers: headers, body: bytes)
+        return DiscoveryEndpoints.json(bytes: set.bytes)
     }
 }

@@ -42,11 +42,13 @@ package struct JourneyStep: Sendable, Codable, Equatable {
 
     /// The JSON line sent on the adapter's stdin (no trailing newline).
     package var jsonLine: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var copy = self
-        if copy.step != .wait, copy.deadline == nil { copy.deadline = Self.defaultDeadline }
-        return String(decoding: (try? encoder.encode(copy)) ?? Data(), as: UTF8.self)
+        let deadline = step != .wait ? deadlineSeconds : deadline
+        let line = JSONValue.object(omittingNil: [
+            "id": .int(id), "step": .string(step.rawValue), "scopes": scopes.map(JSONValue.strings), "prompt": prompt.map(JSONValue.string),
+            "policy": policy.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
+            "deadline": deadline.map(JSONValue.double),
+        ])
+        return String(decoding: line.sortingKeys.bytes, as: UTF8.self)
     }
 
     /// A short human form: `getToken User.Read`, `wait 3s`.

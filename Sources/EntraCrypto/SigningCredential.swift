@@ -1,4 +1,5 @@
 package import Foundation
+import LocatedJSON
 
 /// A token-signing key with its self-signed certificate; kid == x5t == base64url(SHA-1(cert DER)),
 /// as Entra ID publishes them.
@@ -125,4 +126,19 @@ package struct JSONWebKey: Codable, Sendable, Equatable {
 package struct JSONWebKeySet: Codable, Sendable, Equatable {
     package var keys: [JSONWebKey]
     package init(keys: [JSONWebKey]) { self.keys = keys }
+
+    /// The published document: members sorted, so it compares byte for byte between calls.
+    package var bytes: [UInt8] {
+        JSONValue.object(["keys": .array(keys.map(\.json))]).sortingKeys.bytes
+    }
+}
+
+extension JSONWebKey {
+    fileprivate var json: JSONValue {
+        .object(omittingNil: [
+            "kty": .string(kty), "use": .string(use), "kid": .string(kid), "x5t": x5t.map(JSONValue.string),
+            "n": .string(n), "e": .string(e), "x5c": x5c.map(JSONValue.strings), "issuer": issuer.map(JSONValue.string),
+            "cloud_instance_name": cloudInstanceName.map(JSONValue.string),
+        ])
+    }
 }

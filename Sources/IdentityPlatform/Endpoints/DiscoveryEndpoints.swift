@@ -1,10 +1,10 @@
 import ExchangeKernel
 import EntraCrypto
-import EntraHTTP
+package import EntraHTTP
 import Foundation
 
 /// Instance discovery, OIDC metadata (v2 and v1), signing keys and user realm.
-enum DiscoveryEndpoints {
+package enum DiscoveryEndpoints {
     static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
         exchange.answeringErrorsAsJSON(handle)
     }
@@ -33,7 +33,7 @@ enum DiscoveryEndpoints {
             let version: EndpointVersion = exchange.request.rawPath.lowercased().contains("/v2.0/") ? .v2 : .v1
             let issuer = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version).issuer
             let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
-            return json(bytes: (try? JSONEncoderForKeys.encode(set)) ?? Array(#"{"keys":[]}"#.utf8))
+            return json(bytes: set.bytes)
         case .userRealm(let login):
             return json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))
         default:
@@ -56,7 +56,8 @@ enum DiscoveryEndpoints {
 
     static func json(_ body: ClaimSet) -> HTTPResponse { json(bytes: body.bytes) }
 
-    static func json(bytes: [UInt8]) -> HTTPResponse {
+    /// A discovery document's answer (Entra's and B2C's): cacheable for a day, readable from any origin.
+    package static func json(bytes: [UInt8]) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "max-age=86400, private")
@@ -66,11 +67,3 @@ enum DiscoveryEndpoints {
     }
 }
 
-/// JWKS members in a stable order so documents compare byte for byte between calls.
-enum JSONEncoderForKeys {
-    static func encode(_ set: JSONWebKeySet) throws -> [UInt8] {
-        let encoder = Foundation.JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(set))
-    }
-}
