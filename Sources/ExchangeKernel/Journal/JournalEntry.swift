@@ -107,14 +107,18 @@ package struct JournalEntry: Sendable {
             // shown, and redacted, members sorted by name as `text/plain` JSON is.
             if let parsed = LocatedJSON.parse(lenientBody: body) { return redactedText(parsed.sortingKeys, capacity: body.count) }
         case .form:
-            let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
-            return JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
+            return JSONFragment.object(redactedForm(body).map { ($0.0, .string($0.1)) }).text
         case .plainText:
             return JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self)))
         case .sizeOnly:
             break
         }
         return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
+    }
+
+    /// A form body's pairs with their secrets redacted, as the entry shows them and the judge reads them.
+    static func redactedForm(_ body: [UInt8]) -> [(String, String)] {
+        Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
     }
 
     /// `value` redacted (`Redaction.writeRedacted`), as JSON text.

@@ -76,7 +76,7 @@ enum RecordedBody: Sendable {
     /// A form's pairs, redacted as `text` describes them; none for any other body.
     var formPairs: [(String, String)] {
         guard case .bytes(let body, let contentType) = self, JournalEntry.isForm(body, contentType: contentType) else { return [] }
-        return Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
+        return JournalEntry.redactedForm(body)
     }
 }
 
