@@ -65,6 +65,17 @@ struct ControlAPI {
         case ("POST", "clock", 2) where segments[1] == "advance":
             guard let seconds = body.number("seconds") else { throw .badRequest("give \"seconds\": a number of seconds to advance") }
             return Self.json(200, clockView(try commands.advanceClock(binding: request.query["binding"] ?? body.string("binding"), by: seconds)))
+        case ("GET", "outbox", 1):
+            guard let address = request.query["to"], !address.isEmpty else { throw .badRequest("give ?to=ADDRESS: the email whose messages to list") }
+            let service = try world(request, body).service
+            let messages = service.outbox.messages(to: address).map { message in
+                JSONValue.object([
+                    "to": .string(message.to), "subject": .string(message.subject), "code": .string(message.code),
+                    "purpose": .string(message.purpose.rawValue), "sentAt": .string(IdentityErrorDates.iso(message.sentAt)),
+                    "expiresAt": .string(IdentityErrorDates.iso(message.expiresAt)),
+                ])
+            }
+            return Self.json(200, .object(["messages": .array(messages)]))
         case (_, "users", _), (_, "apps", _), (_, "consents", _):
             return try DirectoryEditor(world: try world(request, body), body: body, request: request).handle(method: method, segments: segments)
         default:

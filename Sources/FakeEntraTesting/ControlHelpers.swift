@@ -98,6 +98,21 @@ extension FakeEntraClient {
         return try Self.clockNow(try await control(.post, "/_fakeentra/clock/advance", json: body), "advancing the clock")
     }
 
+    /// The emails FakeEntra sent to `address` (External ID's one-time codes), oldest first: the code a
+    /// person would read in their inbox is `.last?.code`.
+    public func outbox(for address: String, in binding: FakeEntraBinding? = nil) async throws -> [FakeEntraEmail] {
+        var query = "?to=" + (address.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? address)
+        if let binding { query += "&binding=\(binding.id)" }
+        let response = try await control(.get, "/_fakeentra/outbox" + query)
+        guard response.status == 200, let messages = (try? response.json())?["messages"] as? [[String: Any]] else {
+            throw FakeEntraTestingError.unexpected("reading the outbox of \(address)", response)
+        }
+        return messages.compactMap { message in
+            guard let to = message["to"] as? String, let subject = message["subject"] as? String, let code = message["code"] as? String else { return nil }
+            return FakeEntraEmail(to: to, subject: subject, code: code)
+        }
+    }
+
     /// The virtual clock's now in the default world (or `binding`'s).
     public func now(in binding: FakeEntraBinding? = nil) async throws -> Date {
         let query = binding.map { "?binding=\($0.id)" } ?? ""
@@ -121,4 +136,11 @@ extension FakeEntraClient {
         }
         return try await execute(method, path, json: json)
     }
+}
+
+/// An email FakeEntra sent: a one-time code to verify an address or sign in.
+public struct FakeEntraEmail: Sendable, Equatable {
+    public var to: String
+    public var subject: String
+    public var code: String
 }

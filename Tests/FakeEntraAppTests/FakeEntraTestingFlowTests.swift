@@ -64,6 +64,25 @@ import Testing
     }
 
     @Test(arguments: [FakeEntraTestingMode.router, .live])
+    func theOutboxHoldsTheCodeANativeSignUpMailed(mode: FakeEntraTestingMode) async throws {
+        try await onFakeEntra(mode) { client in
+            let base = "/woodgrove.onmicrosoft.com/signup/v1.0"
+            let address = "outbox-\(UUID().uuidString.prefix(8))@woodgrove.example"
+            let started = try await client.execute(.post, base + "/start", form: [
+                "client_id": "7c2f0e51-9a4b-4d36-8e1f-0b5a6c3d2e19", "username": address, "challenge_type": "oob redirect",
+            ])
+            let token = try #require(try started.json()["continuation_token"] as? String)
+            let challenged = try await client.execute(.post, base + "/challenge", form: [
+                "client_id": "7c2f0e51-9a4b-4d36-8e1f-0b5a6c3d2e19", "continuation_token": token, "challenge_type": "oob redirect",
+            ])
+            #expect(try challenged.json()["challenge_type"] as? String == "oob")
+            let mail = try #require(try await client.outbox(for: address).last)
+            #expect(mail.to == address && mail.code.count == 8 && mail.subject.hasSuffix(mail.code))
+            #expect(try await client.outbox(for: "nobody@woodgrove.example").isEmpty)
+        }
+    }
+
+    @Test(arguments: [FakeEntraTestingMode.router, .live])
     func movingTheClockExpiresAToken(mode: FakeEntraTestingMode) async throws {
         try await onFakeEntra(mode) { client in
             let token = try await client.mintToken(user: Contoso.adele, scopes: ["https://graph.microsoft.com/User.Read"], lifetime: 600)

@@ -146,7 +146,7 @@ enum TestPaths {
          }}
         """
         #expect(problems(text).map(\.description) == [
-            "s.json:3:77: unknown tenant \"fabrikam.com\" (known: 4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70, contoso.onmicrosoft.com, contoso.com, 9188040d-6c67-4c5b-b112-36a304b66dad, live.com, outlook.com, hotmail.com)",
+            "s.json:3:77: unknown tenant \"fabrikam.com\" (known: 4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70, contoso.onmicrosoft.com, contoso.com, 9188040d-6c67-4c5b-b112-36a304b66dad, live.com, outlook.com, hotmail.com, 8b3f2a6e-1c4d-4f7a-9e25-6d0c1b7a4f93, woodgrove.onmicrosoft.com)",
             "s.json:3:108: \"mfaRequired\" must be a boolean, found string \"yes\"",
             "s.json:4:45: unknown user \"nobody@contoso.com\" (a UPN or object id of the directory or of this file's users)",
         ])

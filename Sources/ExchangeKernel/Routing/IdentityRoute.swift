@@ -15,12 +15,15 @@ package struct IdentityRoute: Sendable, Equatable {
         case deviceLogin
         /// The page `error_uri` points at.
         case errorLookup
+        /// External ID's native authentication API: an app's own screens sign users in, up and through
+        /// password reset, without a browser.
+        case nativeAuth(NativeAuthEndpoint)
 
         /// The protocol version the endpoint speaks (v2.0 for those that have one form only).
         package var version: EndpointVersion {
             switch self {
             case .openIDConfiguration(let version), .authorize(let version), .token(let version), .deviceCode(let version), .logout(let version): version
-            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup: .v2
+            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup, .nativeAuth: .v2
             }
         }
     }
@@ -56,6 +59,11 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["oauth2", "authorize"]: .authorize(.v1)
         case ["oauth2", "v2.0", "token"]: .token(.v2)
         case ["oauth2", "token"]: .token(.v1)
+        case ["oauth2", "v2.0", "initiate"]: .nativeAuth(.signInInitiate)
+        case ["oauth2", "v2.0", "challenge"]: .nativeAuth(.signInChallenge)
+        case ["signup", "v1.0", "start"]: .nativeAuth(.signUpStart)
+        case ["signup", "v1.0", "challenge"]: .nativeAuth(.signUpChallenge)
+        case ["signup", "v1.0", "continue"]: .nativeAuth(.signUpContinue)
         case ["oauth2", "v2.0", "devicecode"]: .deviceCode(.v2)
         case ["oauth2", "devicecode"]: .deviceCode(.v1)
         case ["oauth2", "v2.0", "logout"]: .logout(.v2)
@@ -93,3 +101,13 @@ package struct PublicOrigin: Sendable, Equatable {
 
 /// The Entra endpoint generation a request used: v2.0 (`/oauth2/v2.0/…`, scopes) or v1 (`resource`).
 package enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
+
+/// The native authentication API's endpoints (learn.microsoft.com, "Native authentication API reference";
+/// MSAL for iOS/macOS's `MSALNativeAuthEndpoint`), each under `/{tenant}/`.
+package enum NativeAuthEndpoint: String, Sendable, Equatable {
+    case signInInitiate = "oauth2/v2.0/initiate"
+    case signInChallenge = "oauth2/v2.0/challenge"
+    case signUpStart = "signup/v1.0/start"
+    case signUpChallenge = "signup/v1.0/challenge"
+    case signUpContinue = "signup/v1.0/continue"
+}

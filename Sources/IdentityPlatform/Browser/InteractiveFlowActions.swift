@@ -65,6 +65,10 @@ extension InteractiveFlow {
 
     /// The user named `login`, preferring the tenants this authority admits (one name may exist twice).
     func findUser(_ login: String) -> DirectoryUser? {
+        // An external tenant's pages know its own customers only: anyone else is an unknown address there.
+        if case .specific(let tenant) = request.selector, tenant.kind == .external {
+            return directory.users.first { $0.tenantID == tenant.id && $0.isNamed(by: login) }
+        }
         let matches = directory.users.filter { $0.isNamed(by: login) }
         return matches.first { user in directory.tenant(id: user.tenantID).map { admits(user, $0) } ?? false } ?? matches.first
     }

@@ -2,10 +2,13 @@
 extension Directory {
     package static let demoPassword = "Passw0rd!"
     package static let contosoTenantID = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
+    /// Woodgrove, the external tenant customers of a consumer app sign up and in to (`woodgrove.ciamlogin.com`).
+    package static let woodgroveTenantID = "8b3f2a6e-1c4d-4f7a-9e25-6d0c1b7a4f93"
 
     package static var embeddedDefault: Directory {
         let contoso = Tenant(id: contosoTenantID, displayName: "Contoso", domains: ["contoso.onmicrosoft.com", "contoso.com"], kind: .organization)
         let consumers = Tenant(id: Tenant.consumersTenantID, displayName: "Microsoft Accounts", domains: ["live.com", "outlook.com", "hotmail.com"], kind: .consumers)
+        let woodgrove = Tenant(id: woodgroveTenantID, displayName: "Woodgrove Groceries", domains: ["woodgrove.onmicrosoft.com"], kind: .external)
         let users = [
             DirectoryUser(
                 id: "6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51", tenantID: contoso.id,
@@ -27,8 +30,16 @@ extension Directory {
                 givenName: "Megan", surname: "Bowen", mail: "megan@outlook.com",
                 preferredLanguage: "en-US", password: demoPassword
             ),
+            // An External ID customer: a local account signing in with an email address, its user principal
+            // name the tenant's own, as External ID makes it.
+            DirectoryUser(
+                id: "4a7c9e21-3b5d-4f8a-b6c0-2e1d9f8a7b63", tenantID: woodgrove.id,
+                userPrincipalName: "4a7c9e21-3b5d-4f8a-b6c0-2e1d9f8a7b63@woodgrove.onmicrosoft.com", displayName: "Jordan Lee",
+                givenName: "Jordan", surname: "Lee", mail: "jordan@woodgrove.example",
+                preferredLanguage: "en-US", password: demoPassword
+            ),
         ]
-        return Directory(tenants: [contoso, consumers], users: users, managedIdentities: ManagedIdentity.demo(in: contoso),
+        return Directory(tenants: [contoso, consumers, woodgrove], users: users, managedIdentities: ManagedIdentity.demo(in: contoso),
                          groups: DirectoryGroup.demo(tenantID: contoso.id, adele: users[0].id, alex: users[1].id))
     }
 }

@@ -1,6 +1,7 @@
-/// A directory: an organisation, the Microsoft consumers tenant, or an Azure AD B2C tenant.
+/// A directory: an organisation, the Microsoft consumers tenant, an Azure AD B2C tenant, or a Microsoft
+/// Entra External ID (external) tenant, whose customers sign in at `{subdomain}.ciamlogin.com`.
 package struct Tenant: Sendable, Codable, Equatable, Identifiable {
-    package enum Kind: String, Sendable, Codable { case organization, consumers, b2c }
+    package enum Kind: String, Sendable, Codable { case organization, consumers, b2c, external }
 
     /// Tenant id, a lowercase GUID.
     package var id: String
@@ -20,6 +21,22 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     }
 
     package var primaryDomain: String { domains.first ?? id }
+
+    /// The v2.0 issuer of this tenant's tokens and discovery document, answering at `origin`. External ID
+    /// names the tenant's own ciamlogin host, by GUID, whichever subdomain answered
+    /// (`https://{tenantid}.ciamlogin.com/{tenantid}/v2.0`, learn.microsoft.com "Tokens in External ID");
+    /// on FakeEntra's own host, as every tenant, the origin.
+    package func issuerV2(origin: String) -> String {
+        if kind == .external, Self.isCIAMLoginOrigin(origin) { return "https://\(id).ciamlogin.com/\(id)/v2.0" }
+        return "\(origin)/\(id)/v2.0"
+    }
+
+    /// Whether `origin` (`https://host[:port]`) is a `*.ciamlogin.com` host.
+    package static func isCIAMLoginOrigin(_ origin: String) -> Bool {
+        let afterScheme = origin.split(separator: "/", omittingEmptySubsequences: true).dropFirst().first ?? ""
+        let host = afterScheme.split(separator: ":").first.map(String.init) ?? ""
+        return host.lowercased().hasSuffix(".ciamlogin.com")
+    }
 
     /// The Microsoft consumers (MSA) tenant id that personal accounts carry as `tid`/`utid`.
     package static let consumersTenantID = "9188040d-6c67-4c5b-b112-36a304b66dad"

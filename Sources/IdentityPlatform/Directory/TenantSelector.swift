@@ -23,7 +23,7 @@ package enum TenantSelector: Sendable, Equatable {
     /// Whether a user of `tenant` may sign in through this authority.
     package func admits(_ tenant: Tenant) -> Bool {
         switch self {
-        case .common: tenant.kind != .b2c
+        case .common: tenant.kind == .organization || tenant.kind == .consumers
         case .organizations: tenant.kind == .organization
         case .consumers: tenant.kind == .consumers
         case .specific(let wanted): wanted.id == tenant.id

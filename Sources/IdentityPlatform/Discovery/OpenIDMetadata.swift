@@ -35,7 +35,9 @@ struct OpenIDMetadata {
     }
 
     var issuer: String {
-        version == .v2 ? "\(origin.url)/\(issuerTenant)/v2.0" : TokenClaimsBuilder.issuerV1(tenantID: issuerTenant)
+        guard version == .v2 else { return TokenClaimsBuilder.issuerV1(tenantID: issuerTenant) }
+        if case .specific(let tenant) = selector { return tenant.issuerV2(origin: origin.url) }
+        return "\(origin.url)/\(issuerTenant)/v2.0"
     }
 
     /// The `issuer` the document names.

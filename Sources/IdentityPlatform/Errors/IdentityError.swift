@@ -1,7 +1,7 @@
 package import ExchangeKernel
 package import EntraHTTP
 package import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:
 /// as a token-endpoint JSON body, as /authorize redirect parameters, or as an error page.
@@ -119,7 +119,9 @@ extension IdentityError {
     package func response(in trace: TraceContext) -> HTTPResponse { tokenEndpointResponse(in: trace) }
 
     /// The token endpoint's JSON error body with its status.
-    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+    /// `extraMembers`: what an error carries besides the OAuth members (native authentication's
+    /// `continuation_token`, `required_attributes`, `invalid_attributes`).
+    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = []) -> HTTPResponse {
         let oauthError = errorValue(in: trace)
         var body: [(String, JSONFragment)] = [
             ("error", .string(oauthError)),
@@ -137,6 +139,7 @@ extension IdentityError {
         }
         if let suberror { body.append(("suberror", .string(suberror))) }
         if let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
+        body += extraMembers
         trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: family == .aadsts ? [code] : []))
         var headers = extraHeaders
         headers.set("Content-Type", "application/json; charset=utf-8")

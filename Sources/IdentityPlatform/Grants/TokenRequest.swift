@@ -121,13 +121,16 @@ struct TokenRequest {
         return Set(client.requiredResourceAccess.filter { resource.isNamed($0.resource) }.flatMap(\.scopes).map { $0.lowercased() })
     }
 
-    func issue(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopes: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil) throws(IdentityError) -> HTTPResponse {
+    /// `client_info=1` asks for `client_info` in the answer; the native authentication API's clients send
+    /// `true` (MSAL for iOS/macOS, which refuses an answer without it).
+    func issue(client: AuthenticatedClient, tenant: Tenant, user: DirectoryUser?, scopes: ScopeRequest, permissions: [String], grant: GrantContext?, nonce: String? = nil,
+               clientInfoValues: Set<String> = ["1"]) throws(IdentityError) -> HTTPResponse {
         let issue = TokenIssue(
             client: client, tenant: tenant, user: user, scopeRequest: scopes, permissions: permissions, grant: grant,
             nonce: nonce, endpointVersion: version, clientAddress: exchange.connection.remoteAddress
         )
         return try TokenIssuer(exchange: exchange, origin: exchange.origin.url)
-            .respond(to: issue, wantsClientInfo: optional("client_info") == "1")
+            .respond(to: issue, wantsClientInfo: optional("client_info").map(clientInfoValues.contains) ?? false)
     }
 }
 

@@ -88,6 +88,8 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
             DeviceAuthorizationEndpoint.respond(exchange)
         case .authorize, .logout, .deviceLogin, .errorLookup:
             BrowserEndpoints.respond(exchange)
+        case .nativeAuth(let endpoint):
+            NativeAuthEndpoints.respond(exchange, endpoint: endpoint)
         }
         Self.addStandardHeaders(to: &response, request: request, parameters: exchange.parameters, trace: exchange.trace)
         return response

@@ -58,6 +58,10 @@ package final class IdentityService: Sendable {
     package let state: Mutex<PlatformState>
     /// Whether the writes of an attached persistence are being made (`serve --state`).
     package let durability = StateDurability()
+    /// External ID's native-authentication flows in progress.
+    package let nativeAuthFlows = NativeAuthFlows()
+    /// The emails (one-time codes) the service sent.
+    package let outbox = Outbox()
 
     package init(directory: Directory, keys: SigningKeyRing, clock: any TimeSource = VirtualClock(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         self.clock = clock

@@ -45,10 +45,15 @@ package struct TokenClaimsBuilder: Sendable {
         self.options = options
     }
 
-    package func issuerV2(tenantID: String) -> String { "\(origin)/\(tenantID)/v2.0" }
     /// The v1 issuer names the security token service's own host whichever host answered (real v1
     /// tokens and v1 metadata alike), and APIs migrated from ADAL validate exactly this string.
     package func issuerV1(tenantID: String) -> String { Self.issuerV1(tenantID: tenantID) }
+
+    /// The name a person signs in with: their user principal name, or for an External ID customer, whose
+    /// principal name is the tenant's own (`{id}@{tenant}.onmicrosoft.com`), their email.
+    static func preferredUsername(_ user: DirectoryUser, in tenant: Tenant) -> String {
+        tenant.kind == .external ? user.mail ?? user.userPrincipalName : user.userPrincipalName
+    }
     package static func issuerV1(tenantID: String) -> String { "https://sts.windows.net/\(tenantID)/" }
 
     /// The access token's audience: v2 format → the resource's app id; v1 format → the resource as the
@@ -69,7 +74,7 @@ package struct TokenClaimsBuilder: Sendable {
         let tid = issue.tenant.id
         var c = ClaimSet(capacity: 24)
         c.set("aud", accessTokenAudience(issue))
-        let issuer = version == 2 ? issuerV2(tenantID: tid) : issuerV1(tenantID: tid)
+        let issuer = version == 2 ? issue.tenant.issuerV2(origin: origin) : issuerV1(tenantID: tid)
         c.set("iss", issuer)
         c.set("iat", now)
         c.set("nbf", now)
@@ -96,7 +101,7 @@ package struct TokenClaimsBuilder: Sendable {
                 c.set("name", user.displayName)
             }
             c.set("oid", user.id)
-            if version == 2 { c.set("preferred_username", user.userPrincipalName) }
+            if version == 2 { c.set("preferred_username", Self.preferredUsername(user, in: issue.tenant)) }
             c.set("rh", TokenIdentifiers.resourceHint())
             c.set("scp", delegatedScopes(issue).joined(separator: " "))
             c.set("sid", issue.grant.map { $0.sessionID ?? TokenIdentifiers.sessionID(userID: user.id, authTime: $0.authTime) })
@@ -169,7 +174,7 @@ package struct TokenClaimsBuilder: Sendable {
             c.set("ver", "1.0")
             return c
         }
-        c.set("iss", issuerV2(tenantID: tid))
+        c.set("iss", issue.tenant.issuerV2(origin: origin))
         c.set("iat", now)
         c.set("nbf", now)
         c.set("exp", now.addingTimeInterval(options.idTokenLifetime))
@@ -184,7 +189,7 @@ package struct TokenClaimsBuilder: Sendable {
         c.set("name", user.displayName)
         c.set("nonce", issue.nonce)
         c.set("oid", user.id)
-        c.set("preferred_username", user.userPrincipalName)
+        c.set("preferred_username", Self.preferredUsername(user, in: issue.tenant))
         c.set("rh", TokenIdentifiers.resourceHint())
         c.set("sid", sessionID)
         c.set("sub", TokenIdentifiers.pairwiseSubject(objectID: user.id, clientID: issue.clientID))

@@ -106,7 +106,7 @@ package enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
 
 /// The kinds of request a rule can name. `b2c` is any request to a B2C policy endpoint.
 package enum EndpointKind: String, Sendable, CaseIterable, Codable {
-    case discovery, metadata, keys, authorize, token, devicecode, devicelogin, logout, userrealm, graph, arm, managedidentity, b2c, other
+    case discovery, metadata, keys, authorize, token, devicecode, devicelogin, logout, userrealm, graph, arm, managedidentity, b2c, nativeauth, other
 }
 
 /// Conditions on a request; every one given must hold.

@@ -201,6 +201,12 @@ class FakeEntra:
         body = {"seconds": seconds, **({"binding": binding} if binding else {})}
         return self._expect(self.control("POST", "/_fakeentra/clock/advance", json=body), 200)
 
+    def outbox(self, address, binding=None):
+        """The emails sent to `address` (External ID's one-time codes), oldest first; the code a person
+        would read in their inbox is `outbox(address)[-1]["code"]`."""
+        params = {"to": address, **({"binding": binding} if binding else {})}
+        return self._expect(self.control("GET", "/_fakeentra/outbox", params=params), 200)["messages"]
+
     def journal(self, **filters):
         """The journal's entries (requests and responses, secrets redacted), filtered as the API allows."""
         return self._expect(self.control("GET", "/_fakeentra/journal", params=filters), 200)

@@ -1,0 +1,166 @@
+import ExchangeKernel
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import LocatedJSON
+
+/// External ID's native authentication API, sign-in and sign-up (learn.microsoft.com, "Native
+/// authentication API reference"; the request sequences of MSAL for iOS/macOS's native-auth controllers).
+/// Every answer is JSON: 200 with the next `continuation_token` (or `{"challenge_type":"redirect"}` when
+/// the app cannot do what the flow needs), 400 with an Entra error. Tokens come from the token endpoint
+/// (`NativeAuthGrants`).
+enum NativeAuthEndpoints {
+    static func respond(_ exchange: IdentityExchange, endpoint: NativeAuthEndpoint) -> HTTPResponse {
+        do {
+            let request = try NativeAuthRequest(exchange)
+            return switch endpoint {
+            case .signInInitiate: try signInInitiate(request)
+            case .signInChallenge: try challenge(request, kind: .signIn)
+            case .signUpStart: try signUpStart(request)
+            case .signUpChallenge: try challenge(request, kind: .signUp)
+            case .signUpContinue: try signUpContinue(request)
+            }
+        } catch let error as NativeAuthError {
+            return error.response(in: exchange.trace)
+        } catch is NativeAuthRequest.NotServed {
+            return WorldRouter.notFound(exchange.request, exchange.context)
+        } catch {
+            return IdentityError.malformedRequest().tokenEndpointResponse(in: exchange.trace)
+        }
+    }
+
+    // MARK: Sign-in
+
+    /// `oauth2/v2.0/initiate`: the user must exist; a token to choose the method with.
+    static func signInInitiate(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        let username = try request.required("username")
+        let challengeTypes = try request.challengeTypes()
+        guard let user = request.user(named: username) else {
+            throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
+        }
+        let flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: request.clientID, tenantID: request.tenant.id,
+                                  username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
+        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
+    }
+
+    /// `oauth2/v2.0/challenge` and `signup/v1.0/challenge`: the method the flow goes on with. A password
+    /// where the user has one and the app can ask for it, else a code mailed to the address; asked again,
+    /// a new code replaces the last.
+    static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws -> HTTPResponse {
+        var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
+        if let offered = request.optional("challenge_type") {
+            flow.challengeTypes = Set(offered.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
+        }
+        let hasPassword = kind == .signIn && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
+        if step == .credentialRequired || (hasPassword && step != .codeSent) {
+            guard flow.challengeTypes.contains("password") else { return request.redirect() }
+            let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
+            return request.answer([
+                "continuation_token": .string(request.flows.issueToken(for: flow, step: next, now: request.now)),
+                "challenge_type": .string("password"),
+            ])
+        }
+        guard flow.challengeTypes.contains("oob") else { return request.redirect() }
+        let code = NativeAuthFlows.newCode()
+        flow.code = code
+        flow.codeExpiresAt = request.now.addingTimeInterval(NativeAuthFlows.codeLifetime)
+        request.service.outbox.send(OutboxMessage(
+            to: flow.username, subject: "Account verification code: \(code)", code: code,
+            purpose: kind == .signIn ? .signIn : .signUp, sentAt: request.now, expiresAt: flow.codeExpiresAt ?? request.now
+        ))
+        return request.answer([
+            "interval": .int(300),
+            "continuation_token": .string(request.flows.issueToken(for: flow, step: .codeSent, now: request.now)),
+            "challenge_type": .string("oob"),
+            "binding_method": .string("prompt"),
+            "challenge_channel": .string("email"),
+            "challenge_target_label": .string(Self.masked(flow.username)),
+            "code_length": .int(NativeAuthFlows.codeLength),
+        ])
+    }
+
+    // MARK: Sign-up
+
+    /// `signup/v1.0/start`: a new address, and what the user gave up front (password, attributes).
+    static func signUpStart(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        let username = try request.required("username")
+        let challengeTypes = try request.challengeTypes()
+        guard Self.isEmailAddress(username) else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "username parameter is empty or not valid."))
+        }
+        if request.user(named: username) != nil { throw NativeAuthError(.userAlreadyExists()) }
+        var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signUp, clientID: request.clientID, tenantID: request.tenant.id,
+                                  username: username, userID: nil, challengeTypes: challengeTypes, expiresAt: request.now)
+        if let password = request.optional("password") {
+            try PasswordPolicy.check(password)
+            flow.password = password
+        }
+        flow.attributes = try request.attributes()
+        // Every sign-up verifies the address first; an app that cannot show a code goes to the browser.
+        guard challengeTypes.contains("oob") else { return request.redirect() }
+        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
+    }
+
+    /// `signup/v1.0/continue`: the code, then the password and attributes the user flow still needs;
+    /// once nothing is missing the account is made and the token signs it in.
+    static func signUpContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        let grantType = try request.required("grant_type")
+        var (flow, step) = try request.flow(kind: .signUp, steps: [.codeSent, .credentialRequired, .attributesRequired])
+        switch (grantType, step) {
+        case ("oob", .codeSent):
+            try request.checkCode(flow, presented: try request.required("oob"))
+            flow.code = nil
+        case ("password", .credentialRequired):
+            let password = try request.required("password")
+            try PasswordPolicy.check(password)
+            flow.password = password
+        case ("attributes", .attributesRequired):
+            flow.attributes.merge(try request.attributes()) { _, new in new }
+        default:
+            throw NativeAuthError(.continuationTokenInvalid())
+        }
+        if flow.password == nil, flow.challengeTypes.contains("password") {
+            throw NativeAuthError(.credentialRequired(), continuationToken: request.flows.issueToken(for: flow, step: .credentialRequired, now: request.now))
+        }
+        let missing = NativeAuthRequest.signUpAttributes.filter { (flow.attributes[$0] ?? "").isEmpty }
+        if !missing.isEmpty {
+            throw NativeAuthError(.attributesRequired(), continuationToken: request.flows.issueToken(for: flow, step: .attributesRequired, now: request.now),
+                                  requiredAttributes: missing)
+        }
+        flow.userID = try request.createAccount(flow)
+        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .completed, now: request.now))])
+    }
+
+    /// How the service shows the address a code went to: the first letter of each part, stars for the rest
+    /// (`c***r@co**o**o.com` in the reference; FakeEntra keeps first letters and dots).
+    static func masked(_ address: String) -> String {
+        func maskLabel(_ label: Substring) -> String {
+            guard let first = label.first else { return "" }
+            return String(first) + String(repeating: "*", count: label.count - 1)
+        }
+        return address.split(separator: "@", maxSplits: 1)
+            .map { part in part.split(separator: ".", omittingEmptySubsequences: false).map(maskLabel).joined(separator: ".") }
+            .joined(separator: "@")
+    }
+
+    static func isEmailAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
+            && !text.contains(where: { $0 == " " })
+    }
+}
+
+/// Entra's password rules for new passwords (learn.microsoft.com, "Password policies": 8 to 256
+/// characters, three of lower case, upper case, digits and symbols), refused with the native API's
+/// suberrors.
+enum PasswordPolicy {
+    static func check(_ password: String) throws(NativeAuthError) {
+        if password.count < 8 { throw NativeAuthError(.passwordRefused("password_too_short", "Password too short.")) }
+        if password.count > 256 { throw NativeAuthError(.passwordRefused("password_too_long", "Password too long.")) }
+        let classes = [
+            password.contains(where: \.isLowercase), password.contains(where: \.isUppercase), password.contains(where: \.isNumber),
+            password.contains(where: { !$0.isLetter && !$0.isNumber }),
+        ].filter { $0 }.count
+        if classes < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
+    }
+}

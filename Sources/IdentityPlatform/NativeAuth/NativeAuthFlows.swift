@@ -1,0 +1,157 @@
+import EntraCrypto
+package import Foundation
+import Synchronization
+
+/// One native-authentication flow (sign-in, sign-up, password reset) between its continuation tokens.
+///
+/// Continuation tokens are opaque, bound to their flow, its client and the step they were issued for, and
+/// valid for ten minutes (the reference's `expires_in` for password reset, the only one it states). A token
+/// stays usable after a failed attempt, as MSAL resends it after a wrong password or code and to ask for a
+/// new code; every step that succeeds hands out a new one, and a finished flow takes all of them back.
+package struct NativeAuthFlow: Sendable {
+    package enum Kind: String, Sendable { case signIn, signUp }
+
+    /// What the holder of a token may do next.
+    package enum Step: Sendable, Equatable {
+        /// Started: a challenge picks the method.
+        case started
+        /// The user's password is expected at the token endpoint.
+        case passwordRequired
+        /// A one-time code was mailed; the next request submits it (or asks for another).
+        case codeSent
+        /// Sign-up: the email is verified, the password (if the app signs up with one) is expected.
+        case credentialRequired
+        /// Sign-up: the attributes the user flow collects are expected.
+        case attributesRequired
+        /// Done: the token buys tokens once (`grant_type=continuation_token`).
+        case completed
+    }
+
+    package var id: String
+    package var kind: Kind
+    package var clientID: String
+    package var tenantID: String
+    /// The email the user signs in or up with.
+    package var username: String
+    /// The signed-in user; nil during a sign-up until the account exists.
+    package var userID: String?
+    /// Sign-up: what the user gave so far.
+    package var password: String?
+    package var attributes: [String: String] = [:]
+    /// The methods the app can show (`challenge_type`), `redirect` always among them.
+    package var challengeTypes: Set<String>
+    /// The code last mailed and until when it is accepted; a new code replaces it.
+    package var code: String?
+    package var codeExpiresAt: Date?
+    package var expiresAt: Date
+
+    package init(id: String, kind: Kind, clientID: String, tenantID: String, username: String, userID: String?,
+                 challengeTypes: Set<String>, expiresAt: Date) {
+        self.id = id
+        self.kind = kind
+        self.clientID = clientID
+        self.tenantID = tenantID
+        self.username = username
+        self.userID = userID
+        self.challengeTypes = challengeTypes
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The flows in progress and their continuation tokens, in memory: a flow lasts minutes, and a server
+/// restarted under `--state` answers a token of a flow it no longer has as expired, as the service answers
+/// one past its lifetime.
+package final class NativeAuthFlows: Sendable {
+    package static let tokenLifetime: TimeInterval = 600
+    /// The real service mails eight digits (`code_length` in the reference's examples).
+    package static let codeLength = 8
+    package static let codeLifetime: TimeInterval = 600
+    /// At most this many flows are kept; the oldest go first.
+    static let capacity = 10_000
+
+    private struct Issued: Sendable {
+        var flowID: String
+        var step: NativeAuthFlow.Step
+        var expiresAt: Date
+    }
+
+    private struct Store: Sendable {
+        var flows: [String: NativeAuthFlow] = [:]
+        var tokens: [String: Issued] = [:]
+        var tokensOfFlow: [String: [String]] = [:]
+        var order: [String] = []
+    }
+
+    private let store = Mutex(Store())
+
+    package init() {}
+
+    /// What a continuation token stands for.
+    package enum Lookup: Sendable {
+        case valid(NativeAuthFlow, NativeAuthFlow.Step)
+        case expired
+        case unknown
+    }
+
+    package func lookUp(_ token: String, now: Date) -> Lookup {
+        store.withLock { store in
+            guard let issued = store.tokens[token], let flow = store.flows[issued.flowID] else { return .unknown }
+            guard issued.expiresAt > now else { return .expired }
+            return .valid(flow, issued.step)
+        }
+    }
+
+    /// Saves `flow` and hands out a token for its next `step`.
+    package func issueToken(for flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date) -> String {
+        let token = Self.newToken()
+        store.withLock { store in
+            if store.flows[flow.id] == nil {
+                store.order.append(flow.id)
+                if store.order.count > Self.capacity { Self.forget(store.order.removeFirst(), in: &store) }
+            }
+            var kept = flow
+            kept.expiresAt = now.addingTimeInterval(Self.tokenLifetime)
+            store.flows[flow.id] = kept
+            store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
+            store.tokensOfFlow[flow.id, default: []].append(token)
+        }
+        return token
+    }
+
+    /// Saves a change to a flow without handing out a token (a code mailed again, a failed attempt).
+    package func update(_ flow: NativeAuthFlow) {
+        store.withLock { store in
+            guard store.flows[flow.id] != nil else { return }
+            store.flows[flow.id] = flow
+        }
+    }
+
+    /// Ends a flow: none of its tokens is accepted again.
+    package func finish(_ flowID: String) {
+        store.withLock { store in
+            Self.forget(flowID, in: &store)
+            store.order.removeAll { $0 == flowID }
+        }
+    }
+
+    private static func forget(_ flowID: String, in store: inout Store) {
+        store.flows[flowID] = nil
+        for token in store.tokensOfFlow.removeValue(forKey: flowID) ?? [] { store.tokens[token] = nil }
+    }
+
+    /// An opaque token in the shape the service's have (base64url, no padding).
+    private static func newToken() -> String { Base64URL.encode(SecureRandom.bytes(count: 48)) }
+
+    package static func newFlowID() -> String { SecureRandom.guid() }
+
+    /// Eight random digits, each as likely as the others (bytes from 250 up are drawn again).
+    package static func newCode() -> String {
+        var digits = ""
+        while digits.count < codeLength {
+            for byte in SecureRandom.bytes(count: codeLength) where byte < 250 && digits.count < codeLength {
+                digits += String(byte % 10)
+            }
+        }
+        return digits
+    }
+}

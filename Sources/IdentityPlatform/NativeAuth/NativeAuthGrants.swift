@@ -1,0 +1,53 @@
+import ExchangeKernel
+import EntraCrypto
+import EntraHTTP
+import Foundation
+
+/// The token endpoint's grants of the native authentication API: a flow's continuation token with the
+/// password (`grant_type=password`), the code mailed (`oob`), or alone once a sign-up finished
+/// (`continuation_token`). Only an external tenant accepts them; the flow ends with the tokens.
+enum NativeAuthGrants {
+    static func redeem(_ request: TokenRequest, grantType: String) throws(IdentityError) -> HTTPResponse {
+        guard case .specific(let tenant) = request.selector, tenant.kind == .external else { throw .unsupportedGrantType(grantType) }
+        let token = try request.required("continuation_token")
+        let client = try request.authenticateClient()
+        let flows = request.service.nativeAuthFlows
+        let flow: NativeAuthFlow, step: NativeAuthFlow.Step
+        switch flows.lookUp(token, now: request.now) {
+        case .expired: throw .continuationTokenExpired()
+        case .unknown: throw .continuationTokenInvalid()
+        case .valid(let found, let foundStep): (flow, step) = (found, foundStep)
+        }
+        guard flow.tenantID == tenant.id, flow.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
+            throw .continuationTokenInvalid()
+        }
+        let method: String
+        switch (grantType, flow.kind, step) {
+        case ("password", .signIn, .passwordRequired):
+            guard let user = request.directory.user(id: flow.userID ?? ""), !user.password.isEmpty,
+                  ConstantTime.equals(user.password, try request.required("password")) else { throw .invalidCredentials() }
+            method = "pwd"
+        case ("oob", .signIn, .codeSent):
+            guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > request.now,
+                  ConstantTime.equals(code, try request.required("oob")) else { throw .invalidOneTimeCode() }
+            method = "otp"
+        case ("continuation_token", .signUp, .completed):
+            method = flow.password == nil ? "otp" : "pwd"
+        default:
+            throw .continuationTokenInvalid()
+        }
+        guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
+        try request.checkAccountUsable(user)
+        let scopes = try request.scopeRequest()
+        // An app's own customers: its configured permissions are consented for them, as no page can ask.
+        let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user,
+                                                           allowed: request.configuredPermissions(scopes, client: client.application))
+        flows.finish(flow.id)
+        let grant = GrantContext(
+            clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
+            resourceAppID: scopes.resource?.appID, endpointVersion: .v2, authTime: request.now, authenticationMethods: [method]
+        )
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant,
+                                 clientInfoValues: ["1", "true"])
+    }
+}

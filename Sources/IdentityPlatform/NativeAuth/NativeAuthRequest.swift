@@ -1,0 +1,131 @@
+import ExchangeKernel
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import LocatedJSON
+
+/// One request to a native-authentication endpoint of an external tenant, with the checks and reads
+/// every endpoint makes: a POSTed form, a client of the tenant, the flow its continuation token stands for.
+struct NativeAuthRequest {
+    /// What the tenant's sign-up user flow collects, besides the email and password: the display name
+    /// (External ID's default user flow asks for it).
+    static let signUpAttributes = ["displayName"]
+
+    let exchange: IdentityExchange
+    let tenant: Tenant
+    let clientID: String
+    let form: FormParameters
+
+    var service: IdentityService { exchange.service }
+    var flows: NativeAuthFlows { service.nativeAuthFlows }
+    var now: Date { exchange.now }
+
+    /// Only External ID tenants serve the API; elsewhere the paths are unknown, as on login.microsoftonline.com.
+    struct NotServed: Error {}
+
+    init(_ exchange: IdentityExchange) throws {
+        let directory = exchange.service.currentDirectory
+        let segment = exchange.route.tenantSegment
+        guard let tenant = directory.tenant(matching: segment) else { throw NativeAuthError(.tenantNotFound(segment)) }
+        guard tenant.kind == .external else { throw NotServed() }
+        guard exchange.request.method == "POST" else { throw NativeAuthError(.methodNotAllowed(exchange.request.method)) }
+        let form = exchange.request.form
+        guard let clientID = form["client_id"], !clientID.isEmpty else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "client_id parameter is empty or not valid."))
+        }
+        do throws(IdentityError) {
+            _ = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: tenant)
+        } catch {
+            throw NativeAuthError(error)
+        }
+        self.exchange = exchange
+        self.tenant = tenant
+        self.clientID = clientID
+        self.form = form
+    }
+
+    func optional(_ name: String) -> String? { form[name].flatMap { $0.isEmpty ? nil : $0 } }
+
+    func required(_ name: String) throws(NativeAuthError) -> String {
+        guard let value = optional(name) else { throw NativeAuthError(.missingParameter(name)) }
+        return value
+    }
+
+    /// The methods the app can show (`challenge_type`, space-separated; commas accepted as the reference's
+    /// examples write capabilities). `redirect` must be among them.
+    func challengeTypes() throws(NativeAuthError) -> Set<String> {
+        let types = Set(try required("challenge_type").split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.lowercased() })
+        guard types.contains("redirect") else { throw NativeAuthError(.redirectChallengeMissing()) }
+        return types
+    }
+
+    /// A user of this tenant signing in with `name` (their email).
+    func user(named name: String) -> DirectoryUser? {
+        service.currentDirectory.user(signInName: name, tenantID: tenant.id)
+    }
+
+    func user(id: String?) -> DirectoryUser? {
+        id.flatMap { service.currentDirectory.user(id: $0) }
+    }
+
+    /// The flow `continuation_token` stands for, provided it is of `kind`, this client's, and at one of `steps`.
+    func flow(kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+        switch flows.lookUp(try required("continuation_token"), now: now) {
+        case .expired: throw NativeAuthError(.continuationTokenExpired())
+        case .unknown: throw NativeAuthError(.continuationTokenInvalid())
+        case .valid(let flow, let step):
+            guard flow.kind == kind, steps.contains(step), flow.clientID.caseInsensitiveCompare(clientID) == .orderedSame,
+                  flow.tenantID == tenant.id else { throw NativeAuthError(.continuationTokenInvalid()) }
+            return (flow, step)
+        }
+    }
+
+    /// The code mailed last, unexpired. A wrong code leaves the flow where it is: the user may try again.
+    func checkCode(_ flow: NativeAuthFlow, presented: String) throws(NativeAuthError) {
+        guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > now,
+              ConstantTime.equals(code, presented) else { throw NativeAuthError(.invalidOneTimeCode()) }
+    }
+
+    /// `attributes`: a JSON object of the user's answers (`{"displayName": "Kai"}`); numbers and booleans
+    /// as their text.
+    func attributes() throws(NativeAuthError) -> [String: String] {
+        guard let text = optional("attributes") else { return [:] }
+        guard let object = LocatedJSON.object(body: Array(text.utf8), source: "attributes") else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "attributes parameter is empty or not valid."))
+        }
+        var values: [String: String] = [:]
+        for member in object.members ?? [] { if let text = member.value.scalarText { values[member.key] = text } }
+        return values
+    }
+
+    /// Makes the account a finished sign-up describes: a local account signing in with its email.
+    func createAccount(_ flow: NativeAuthFlow) throws(NativeAuthError) -> String {
+        let id = SecureRandom.guid()
+        let user = DirectoryUser(
+            id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
+            displayName: flow.attributes["displayName"] ?? String(flow.username.prefix { $0 != "@" }),
+            givenName: flow.attributes["givenName"], surname: flow.attributes["surname"], mail: flow.username,
+            password: flow.password ?? ""
+        )
+        let created = service.directory.withLock { directory -> Bool in
+            guard directory.user(signInName: flow.username, tenantID: tenant.id) == nil else { return false }
+            directory.users.append(user)
+            return true
+        }
+        guard created else { throw NativeAuthError(.userAlreadyExists()) }
+        return user.id
+    }
+
+    /// A success: the members given, as JSON, never cached.
+    func answer(_ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
+    }
+
+    /// The app cannot do what the flow needs here: it goes on in a browser (HTTP 200, as the reference says).
+    func redirect() -> HTTPResponse {
+        answer(["challenge_type": .string("redirect")])
+    }
+}

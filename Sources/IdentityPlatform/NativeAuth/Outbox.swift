@@ -1,0 +1,50 @@
+package import Foundation
+import Synchronization
+
+/// One email the service sent: a one-time code to verify an address or sign in.
+package struct OutboxMessage: Sendable, Equatable {
+    package enum Purpose: String, Sendable { case signIn, signUp }
+
+    package var to: String
+    package var subject: String
+    package var code: String
+    package var purpose: Purpose
+    package var sentAt: Date
+    package var expiresAt: Date
+
+    package init(to: String, subject: String, code: String, purpose: Purpose, sentAt: Date, expiresAt: Date) {
+        self.to = to
+        self.subject = subject
+        self.code = code
+        self.purpose = purpose
+        self.sentAt = sentAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Every email the service "sends", kept per address so a test reads the code a person would have read
+/// in their inbox. The newest message of an address comes last; each address keeps its last 50.
+package final class Outbox: Sendable {
+    static let perAddress = 50
+    private let messages = Mutex<[String: [OutboxMessage]]>([:])
+
+    package init() {}
+
+    package func send(_ message: OutboxMessage) {
+        messages.withLock { all in
+            var list = all[message.to.lowercased(), default: []]
+            list.append(message)
+            if list.count > Self.perAddress { list.removeFirst(list.count - Self.perAddress) }
+            all[message.to.lowercased()] = list
+        }
+    }
+
+    /// The messages sent to `address`, oldest first.
+    package func messages(to address: String) -> [OutboxMessage] {
+        messages.withLock { $0[address.lowercased()] ?? [] }
+    }
+
+    package func clear() {
+        messages.withLock { $0 = [:] }
+    }
+}

@@ -1,0 +1,180 @@
+import ExchangeKernel
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import Testing
+@testable import IdentityPlatform
+
+/// External ID's native authentication API, driven with the requests MSAL for iOS/macOS's native-auth
+/// controllers send (MSALNativeAuthSignInController, MSALNativeAuthSignUpController), each answer read the
+/// way MSAL reads it: 200 with `continuation_token` (or `challenge_type`), 400 with `error`, `suberror`
+/// and the first of `error_codes`.
+@Suite struct NativeAuthTests {
+    typealias F = TokenFixtures
+    static let tenant = "woodgrove.onmicrosoft.com"
+    static let host = "woodgrove.ciamlogin.com"
+    static let app = "7c2f0e51-9a4b-4d36-8e1f-0b5a6c3d2e19"
+    static let jordan = "jordan@woodgrove.example"
+
+    static func service() -> (IdentityService, VirtualClock) { F.service(directory: .embeddedDefault) }
+
+    static func post(_ path: String, _ form: [(String, String)], to service: IdentityService) -> (status: Int, body: [String: Any]) {
+        var headers: HTTPHeaders = [:]
+        headers.set("Host", host)
+        headers.set("Content-Type", "application/x-www-form-urlencoded")
+        let request = HTTPRequest(method: "POST", target: "/\(tenant)/\(path)", headers: headers, body: Array(FormParameters(form).encoded.utf8))
+        let response = F.send(request, to: service)
+        return (response.status.code, F.json(response))
+    }
+
+    static func initiate(_ username: String, types: String = "oob password redirect", service: IdentityService) -> (status: Int, body: [String: Any]) {
+        post("oauth2/v2.0/initiate", [("client_id", app), ("username", username), ("challenge_type", types)], to: service)
+    }
+
+    static func challenge(_ token: Any?, path: String = "oauth2/v2.0/challenge", types: String = "oob password redirect", service: IdentityService) -> (status: Int, body: [String: Any]) {
+        post(path, [("client_id", app), ("continuation_token", token as? String ?? ""), ("challenge_type", types)], to: service)
+    }
+
+    static func token(_ form: [(String, String)], service: IdentityService) -> (status: Int, body: [String: Any]) {
+        post("oauth2/v2.0/token", [("client_id", app), ("scope", "openid profile offline_access"), ("client_info", "true")] + form, to: service)
+    }
+
+    static func firstCode(_ body: [String: Any]) -> Int? { (body["error_codes"] as? [Int])?.first }
+
+    @Test func signInWithPasswordGivesTokensInExternalIDsIssuerAndTheyRefresh() throws {
+        let (service, _) = Self.service()
+        let started = Self.initiate(Self.jordan, service: service)
+        #expect(started.status == 200 && started.body["continuation_token"] is String)
+        let challenged = Self.challenge(started.body["continuation_token"], service: service)
+        #expect(challenged.status == 200 && challenged.body["challenge_type"] as? String == "password")
+        let tokens = Self.token([("grant_type", "password"), ("username", Self.jordan), ("password", Directory.demoPassword),
+                                 ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                 ("challenge_type", "password redirect")], service: service)
+        #expect(tokens.status == 200)
+        #expect(tokens.body["client_info"] is String, "MSAL for iOS refuses a token answer without client_info")
+        let id = try #require(F.claims(tokens.body["id_token"] as? String))
+        let tid = Directory.woodgroveTenantID
+        #expect(id["iss"] as? String == "https://\(tid).ciamlogin.com/\(tid)/v2.0")
+        #expect(id["tid"] as? String == tid && id["preferred_username"] as? String == Self.jordan)
+        let refreshed = Self.token([("grant_type", "refresh_token"), ("refresh_token", tokens.body["refresh_token"] as? String ?? "")], service: service)
+        #expect(refreshed.status == 200 && refreshed.body["access_token"] is String)
+    }
+
+    @Test func aWrongPasswordIsInvalidCredentialsAndTheTokenStaysUsable() {
+        let (service, _) = Self.service()
+        let challenged = Self.challenge(Self.initiate(Self.jordan, service: service).body["continuation_token"], service: service)
+        let token = challenged.body["continuation_token"] as? String ?? ""
+        let wrong = Self.token([("grant_type", "password"), ("password", "nope"), ("continuation_token", token)], service: service)
+        #expect(wrong.status == 400 && wrong.body["error"] as? String == "invalid_grant" && Self.firstCode(wrong.body) == 50126)
+        let right = Self.token([("grant_type", "password"), ("password", Directory.demoPassword), ("continuation_token", token)], service: service)
+        #expect(right.status == 200)
+        let again = Self.token([("grant_type", "password"), ("password", Directory.demoPassword), ("continuation_token", token)], service: service)
+        #expect(again.status == 400 && again.body["error"] as? String == "invalid_request" && Self.firstCode(again.body) == 55200,
+                "a finished flow takes its tokens back")
+    }
+
+    @Test func initiateRefusesWhatTheReferenceRefuses() {
+        let (service, _) = Self.service()
+        let unknown = Self.initiate("nobody@woodgrove.example", service: service)
+        #expect(unknown.status == 400 && unknown.body["error"] as? String == "user_not_found" && Self.firstCode(unknown.body) == 50034)
+        let noRedirect = Self.initiate(Self.jordan, types: "oob password", service: service)
+        #expect(noRedirect.status == 400 && noRedirect.body["error"] as? String == "invalid_request" && Self.firstCode(noRedirect.body) == 901007)
+        let redirect = Self.challenge(Self.initiate(Self.jordan, types: "oob redirect", service: service).body["continuation_token"],
+                                      types: "oob redirect", service: service)
+        #expect(redirect.status == 200 && redirect.body["challenge_type"] as? String == "redirect",
+                "a password user of an app that can only show codes goes to the browser")
+    }
+
+    @Test func continuationTokensExpireAfterTenMinutes() {
+        let (service, clock) = Self.service()
+        let token = Self.initiate(Self.jordan, service: service).body["continuation_token"]
+        clock.advance(by: 601)
+        let late = Self.challenge(token, service: service)
+        #expect(late.status == 400 && late.body["error"] as? String == "expired_token" && Self.firstCode(late.body) == 55112)
+    }
+
+    @Test func signUpWithACodeAPasswordAndAttributesThenSignsIn() throws {
+        let (service, _) = Self.service()
+        let address = "kai@woodgrove.example"
+        let weak = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("password", "password"),
+                                                   ("challenge_type", "oob password redirect")], to: service)
+        #expect(weak.status == 400 && weak.body["suberror"] as? String == "password_too_weak")
+        let started = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("password", "Str0ng!pass"),
+                                                      ("challenge_type", "oob password redirect")], to: service)
+        #expect(started.status == 200)
+        let challenged = Self.challenge(started.body["continuation_token"], path: "signup/v1.0/challenge", service: service)
+        #expect(challenged.body["challenge_type"] as? String == "oob" && challenged.body["code_length"] as? Int == 8)
+        #expect(challenged.body["challenge_target_label"] as? String == "k**@w********.e******")
+        let mailed = try #require(service.outbox.messages(to: address).last)
+        let token = challenged.body["continuation_token"] as? String ?? ""
+        let wrongCode = Self.post("signup/v1.0/continue", [("client_id", Self.app), ("continuation_token", token), ("grant_type", "oob"), ("oob", "00000000")], to: service)
+        #expect(wrongCode.status == 400 && wrongCode.body["suberror"] as? String == "invalid_oob_value" && Self.firstCode(wrongCode.body) == 50181)
+        let verified = Self.post("signup/v1.0/continue", [("client_id", Self.app), ("continuation_token", token), ("grant_type", "oob"), ("oob", mailed.code)], to: service)
+        #expect(verified.status == 400 && verified.body["error"] as? String == "attributes_required" && Self.firstCode(verified.body) == 55106)
+        #expect((verified.body["required_attributes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["displayName"])
+        let done = Self.post("signup/v1.0/continue", [("client_id", Self.app), ("continuation_token", verified.body["continuation_token"] as? String ?? ""),
+                                                      ("grant_type", "attributes"), ("attributes", #"{"displayName": "Kai Carter"}"#)], to: service)
+        #expect(done.status == 200)
+        let tokens = Self.token([("grant_type", "continuation_token"), ("username", address),
+                                 ("continuation_token", done.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(tokens.status == 200)
+        #expect(F.claims(tokens.body["id_token"] as? String)?["name"] as? String == "Kai Carter")
+        let taken = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("challenge_type", "oob redirect")], to: service)
+        #expect(taken.body["error"] as? String == "user_already_exists" && Self.firstCode(taken.body) == 1003037)
+    }
+
+    @Test func aCodeSignUpAndACodeSignInNeedNoPassword() throws {
+        let (service, _) = Self.service()
+        let address = "sam@woodgrove.example"
+        let started = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("challenge_type", "oob redirect"),
+                                                      ("attributes", #"{"displayName": "Sam"}"#)], to: service)
+        let challenged = Self.challenge(started.body["continuation_token"], path: "signup/v1.0/challenge", types: "oob redirect", service: service)
+        let code = try #require(service.outbox.messages(to: address).last?.code)
+        let done = Self.post("signup/v1.0/continue", [("client_id", Self.app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                                      ("grant_type", "oob"), ("oob", code)], to: service)
+        #expect(done.status == 200 && done.body["continuation_token"] is String)
+        // Later: sign in with a code; asking again mails a new one and the old one stops working.
+        let signIn = Self.initiate(address, types: "oob redirect", service: service)
+        let first = Self.challenge(signIn.body["continuation_token"], types: "oob redirect", service: service)
+        let firstCode = try #require(service.outbox.messages(to: address).last?.code)
+        let resent = Self.challenge(first.body["continuation_token"], types: "oob redirect", service: service)
+        let secondCode = try #require(service.outbox.messages(to: address).last?.code)
+        let token = resent.body["continuation_token"] as? String ?? ""
+        if firstCode != secondCode {
+            let stale = Self.token([("grant_type", "oob"), ("oob", firstCode), ("continuation_token", token)], service: service)
+            #expect(stale.body["suberror"] as? String == "invalid_oob_value")
+        }
+        let signedIn = Self.token([("grant_type", "oob"), ("oob", secondCode), ("continuation_token", token)], service: service)
+        #expect(signedIn.status == 200 && signedIn.body["id_token"] is String)
+    }
+
+    @Test func onlyExternalTenantsServeTheAPI() {
+        let (service, _) = Self.service()
+        var headers: HTTPHeaders = [:]
+        headers.set("Host", "login.fake.test")
+        headers.set("Content-Type", "application/x-www-form-urlencoded")
+        let request = HTTPRequest(method: "POST", target: "/contoso.onmicrosoft.com/oauth2/v2.0/initiate", headers: headers,
+                                  body: Array(FormParameters([("client_id", Self.app), ("username", "adele.vance@contoso.onmicrosoft.com"), ("challenge_type", "password redirect")]).encoded.utf8))
+        #expect(F.send(request, to: service).status.code == 404)
+        let grant = F.send(F.post("/contoso.onmicrosoft.com/oauth2/v2.0/token", [("client_id", Self.app), ("grant_type", "continuation_token"),
+                                                                                 ("continuation_token", "x"), ("scope", "openid")]), to: service)
+        #expect(F.json(grant)["error"] as? String == "unsupported_grant_type")
+    }
+
+    @Test func theDiscoveryDocumentOnACIAMLoginHostNamesTheTenantsIssuer() {
+        let (service, _) = Self.service()
+        var headers: HTTPHeaders = [:]
+        headers.set("Host", Self.host)
+        let tid = Directory.woodgroveTenantID
+        let response = F.send(HTTPRequest(method: "GET", target: "/\(Self.tenant)/v2.0/.well-known/openid-configuration", headers: headers), to: service)
+        let document = F.json(response)
+        #expect(document["issuer"] as? String == "https://\(tid).ciamlogin.com/\(tid)/v2.0")
+        #expect(document["token_endpoint"] as? String == "https://\(Self.host)/\(tid)/oauth2/v2.0/token")
+    }
+
+    @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {
+        let code = NativeAuthFlows.newCode()
+        #expect(code.count == 8 && code.allSatisfy(\.isNumber))
+        #expect(NativeAuthEndpoints.masked("c.r@contoso.com") == "c.r@c******.c**")
+    }
+}
