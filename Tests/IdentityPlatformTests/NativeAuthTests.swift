@@ -41,6 +41,16 @@ import Testing
 
     static func firstCode(_ body: [String: Any]) -> Int? { (body["error_codes"] as? [Int])?.first }
 
+    /// A sign-up without a password: start with the display name, the code mailed, the code given back.
+    static func signUpWithACode(_ address: String, service: IdentityService) throws -> (status: Int, body: [String: Any]) {
+        let started = post("signup/v1.0/start", [("client_id", app), ("username", address), ("challenge_type", "oob redirect"),
+                                                 ("attributes", #"{"displayName": "Customer"}"#)], to: service)
+        let challenged = challenge(started.body["continuation_token"], path: "signup/v1.0/challenge", types: "oob redirect", service: service)
+        let code = try #require(service.outbox.messages(to: address).last?.code)
+        return post("signup/v1.0/continue", [("client_id", app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                              ("grant_type", "oob"), ("oob", code)], to: service)
+    }
+
     @Test func signInWithPasswordGivesTokensInExternalIDsIssuerAndTheyRefresh() throws {
         let (service, _) = Self.service()
         let started = Self.initiate(Self.jordan, service: service)
@@ -126,12 +136,7 @@ import Testing
     @Test func aCodeSignUpAndACodeSignInNeedNoPassword() throws {
         let (service, _) = Self.service()
         let address = "sam@woodgrove.example"
-        let started = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("challenge_type", "oob redirect"),
-                                                      ("attributes", #"{"displayName": "Sam"}"#)], to: service)
-        let challenged = Self.challenge(started.body["continuation_token"], path: "signup/v1.0/challenge", types: "oob redirect", service: service)
-        let code = try #require(service.outbox.messages(to: address).last?.code)
-        let done = Self.post("signup/v1.0/continue", [("client_id", Self.app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
-                                                      ("grant_type", "oob"), ("oob", code)], to: service)
+        let done = try Self.signUpWithACode(address, service: service)
         #expect(done.status == 200 && done.body["continuation_token"] is String)
         // Later: sign in with a code; asking again mails a new one and the old one stops working.
         let signIn = Self.initiate(address, types: "oob redirect", service: service)
@@ -146,6 +151,44 @@ import Testing
         }
         let signedIn = Self.token([("grant_type", "oob"), ("oob", secondCode), ("continuation_token", token)], service: service)
         #expect(signedIn.status == 200 && signedIn.body["id_token"] is String)
+    }
+
+    @Test func passwordResetWithAMailedCodeThenSignsInAndEndsOlderRefreshTokens() throws {
+        let (service, clock) = Self.service()
+        let earlier = Self.token([("grant_type", "password"), ("password", Directory.demoPassword),
+                                  ("continuation_token", Self.challenge(Self.initiate(Self.jordan, service: service).body["continuation_token"], service: service)
+                                      .body["continuation_token"] as? String ?? "")], service: service)
+        clock.advance(by: 5)
+        let started = Self.post("resetpassword/v1.0/start", [("client_id", Self.app), ("username", Self.jordan), ("challenge_type", "oob redirect")], to: service)
+        #expect(started.status == 200)
+        let challenged = Self.challenge(started.body["continuation_token"], path: "resetpassword/v1.0/challenge", types: "oob redirect", service: service)
+        #expect(challenged.body["challenge_type"] as? String == "oob")
+        let code = try #require(service.outbox.messages(to: Self.jordan).last?.code)
+        let verified = Self.post("resetpassword/v1.0/continue", [("client_id", Self.app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                                                  ("grant_type", "oob"), ("oob", code)], to: service)
+        #expect(verified.status == 200 && verified.body["expires_in"] as? Int == 600)
+        let token = verified.body["continuation_token"] as? String ?? ""
+        let same = Self.post("resetpassword/v1.0/submit", [("client_id", Self.app), ("continuation_token", token), ("new_password", Directory.demoPassword)], to: service)
+        #expect(same.body["suberror"] as? String == "password_recently_used")
+        let short = Self.post("resetpassword/v1.0/submit", [("client_id", Self.app), ("continuation_token", token), ("new_password", "Ab1!")], to: service)
+        #expect(short.body["suberror"] as? String == "password_too_short")
+        let submitted = Self.post("resetpassword/v1.0/submit", [("client_id", Self.app), ("continuation_token", token), ("new_password", "N3w!password")], to: service)
+        #expect(submitted.status == 200 && submitted.body["poll_interval"] as? Int == 2)
+        let polled = Self.post("resetpassword/v1.0/poll_completion", [("client_id", Self.app), ("continuation_token", submitted.body["continuation_token"] as? String ?? "")], to: service)
+        #expect(polled.body["status"] as? String == "succeeded")
+        let signedIn = Self.token([("grant_type", "continuation_token"), ("username", Self.jordan),
+                                   ("continuation_token", polled.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(signedIn.status == 200)
+        let stale = Self.token([("grant_type", "refresh_token"), ("refresh_token", earlier.body["refresh_token"] as? String ?? "")], service: service)
+        #expect(stale.status == 400 && Self.firstCode(stale.body) == 50173, "a reset password ends the refresh tokens issued before it")
+    }
+
+    @Test func aPasswordlessCustomerCannotResetAPassword() throws {
+        let (service, _) = Self.service()
+        let address = "otp-only@woodgrove.example"
+        #expect(try Self.signUpWithACode(address, service: service).status == 200)
+        let reset = Self.post("resetpassword/v1.0/start", [("client_id", Self.app), ("username", address), ("challenge_type", "oob redirect")], to: service)
+        #expect(reset.status == 400 && reset.body["error"] as? String == "invalid_request" && Self.firstCode(reset.body) == 500222)
     }
 
     @Test func onlyExternalTenantsServeTheAPI() {

@@ -90,3 +90,34 @@ def test_native_sign_up_with_the_code_read_from_the_outbox_then_msal_refreshes(c
     refreshed = app.acquire_token_by_refresh_token(tokens.json()["refresh_token"], ["User.Read"])
     assert "access_token" in refreshed, refreshed
     assert refreshed["id_token_claims"]["preferred_username"] == address
+
+
+def test_msal_signs_a_new_customer_up_through_the_pages_with_the_mailed_code(ciam):
+    """`prompt=create`: the sign-up page, then External ID's "Verify your email" page with the code read from
+    the outbox, then the app's redirect; MSAL redeems the code and the new customer's tokens refresh."""
+    from browser_driver import drive_response, parse_forms
+
+    app = msal.PublicClientApplication(str(uuid.uuid4()), authority=AUTHORITY)
+    flow = app.initiate_auth_code_flow(["User.Read"], redirect_uri=REDIRECT, prompt="create")
+    session = requests.Session()
+    address = f"page-{uuid.uuid4().hex[:8]}@woodgrove.example"
+
+    def post_form(page, **values):
+        form = parse_forms(page.text)[0]
+        fields = {i["name"]: i["value"] for i in form["inputs"] if i.get("name") and not i.get("unchecked")}
+        return session.post(urllib.parse.urljoin(page.url, form["action"] or page.url), data={**fields, **values}, allow_redirects=False)
+
+    page = session.get(flow["auth_uri"], allow_redirects=False)
+    assert 'name="email"' in page.text, page.text[:500]
+    page = post_form(page, email=address, displayName="Page Customer", passwd="Str0ng!pass", action="create")
+    assert 'id="verificationEmail"' in page.text and address in page.text
+    wrong = post_form(page, verificationCode="00000000", action="verifyemail")
+    assert "AADSTS50181" in wrong.text
+    code = ciam.outbox(address)[-1]["code"]
+    final, fields, _ = drive_response(post_form(wrong, verificationCode=code, action="verifyemail"), address, "Str0ng!pass", REDIRECT, session)
+    response = fields if fields is not None else dict(urllib.parse.parse_qsl(urllib.parse.urlparse(final).query))
+    result = app.acquire_token_by_auth_code_flow(flow, response)
+    assert "access_token" in result, result
+    assert result["id_token_claims"]["preferred_username"] == address and result["id_token_claims"]["name"] == "Page Customer"
+    refreshed = app.acquire_token_silent(["User.Read"], account=app.get_accounts()[0], force_refresh=True)
+    assert refreshed and "access_token" in refreshed, refreshed

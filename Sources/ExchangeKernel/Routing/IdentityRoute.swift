@@ -64,6 +64,11 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["signup", "v1.0", "start"]: .nativeAuth(.signUpStart)
         case ["signup", "v1.0", "challenge"]: .nativeAuth(.signUpChallenge)
         case ["signup", "v1.0", "continue"]: .nativeAuth(.signUpContinue)
+        case ["resetpassword", "v1.0", "start"]: .nativeAuth(.resetPasswordStart)
+        case ["resetpassword", "v1.0", "challenge"]: .nativeAuth(.resetPasswordChallenge)
+        case ["resetpassword", "v1.0", "continue"]: .nativeAuth(.resetPasswordContinue)
+        case ["resetpassword", "v1.0", "submit"]: .nativeAuth(.resetPasswordSubmit)
+        case ["resetpassword", "v1.0", "poll_completion"]: .nativeAuth(.resetPasswordPollCompletion)
         case ["oauth2", "v2.0", "devicecode"]: .deviceCode(.v2)
         case ["oauth2", "devicecode"]: .deviceCode(.v1)
         case ["oauth2", "v2.0", "logout"]: .logout(.v2)
@@ -110,4 +115,9 @@ package enum NativeAuthEndpoint: String, Sendable, Equatable {
     case signUpStart = "signup/v1.0/start"
     case signUpChallenge = "signup/v1.0/challenge"
     case signUpContinue = "signup/v1.0/continue"
+    case resetPasswordStart = "resetpassword/v1.0/start"
+    case resetPasswordChallenge = "resetpassword/v1.0/challenge"
+    case resetPasswordContinue = "resetpassword/v1.0/continue"
+    case resetPasswordSubmit = "resetpassword/v1.0/submit"
+    case resetPasswordPollCompletion = "resetpassword/v1.0/poll_completion"
 }

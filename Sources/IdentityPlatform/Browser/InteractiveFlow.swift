@@ -12,7 +12,7 @@ struct InteractiveFlow: BrowserFlow {
     enum Step: String {
         case signIn = "sign_in", chooseAccount = "choose_account", mfa, consent
         case adminConsentRequired = "admin_consent_required", passwordChange = "password_change"
-        case createAccount = "create_account", deviceConfirm = "device_confirm"
+        case createAccount = "create_account", verifyEmail = "verify_email", deviceConfirm = "device_confirm"
     }
 
     /// The pending sign-in, session and cookie handling every browser flow shares (B2C's too).

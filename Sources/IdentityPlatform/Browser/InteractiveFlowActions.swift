@@ -19,6 +19,7 @@ extension InteractiveFlow {
             return changePassword(login: form["login"] ?? "", current: form["currentPassword"] ?? "", new: form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
         case "signup": return showCreateAccount(email: form["login"], displayName: nil, error: nil)
         case "create": return createAccount(email: form["email"] ?? "", displayName: form["displayName"] ?? "", password: form["passwd"] ?? "")
+        case "verifyemail": return verifyEmail(code: form["verificationCode"] ?? "")
         case "cancel": return fail(.userCancelled(), cancelled: true)
         case "return": return fail(.adminConsentRequired())
         default: return proceed()
@@ -32,6 +33,7 @@ extension InteractiveFlow {
         if form["account"] != nil { return "pick" }
         if form["newPassword"] != nil { return "changepassword" }
         if form["otc"] != nil { return "mfa" }
+        if form["verificationCode"] != nil { return "verifyemail" }
         if form["email"] != nil { return "create" }
         if form["login"] != nil { return "signin" }
         return ""
@@ -178,6 +180,13 @@ extension InteractiveFlow {
             return showCreateAccount(email: email, displayName: name, error: "No organization in this directory owns the domain '\(parts[1])'.")
         }
         let localPart = String(parts[0])
+        if tenant.kind == .external {
+            guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
+                return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
+            }
+            return mailVerificationCode(PendingSignUp(email: email, displayName: name.isEmpty ? localPart : name, password: password,
+                                                      code: "", codeExpiresAt: now), tenant: tenant)
+        }
         let user = DirectoryUser(
             id: SecureRandom.guid(), tenantID: tenant.id, userPrincipalName: email,
             displayName: name.isEmpty ? localPart : name, mail: email, password: password
@@ -189,6 +198,46 @@ extension InteractiveFlow {
         }
         guard created else {
             return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
+        }
+        directory = service.currentDirectory
+        pending.isNewUser = true
+        signIn(user, methods: ["pwd"])
+        return proceed()
+    }
+
+    // MARK: - External ID: the address verified before the account exists
+
+    /// External ID proves a new customer's address first: a code mailed to it (readable in the outbox),
+    /// then the account, as the service's own sign-up pages do.
+    mutating func mailVerificationCode(_ signUp: PendingSignUp, tenant: Tenant) -> HTTPResponse {
+        var signUp = signUp
+        signUp.code = NativeAuthFlows.newCode()
+        signUp.codeExpiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
+        service.outbox.send(OutboxMessage(to: signUp.email, subject: "Account verification code: \(signUp.code)", code: signUp.code,
+                                          purpose: .signUp, sentAt: now, expiresAt: signUp.codeExpiresAt))
+        pending.signUp = signUp
+        return showVerifyEmail(error: nil)
+    }
+
+    mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {
+        show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error))
+    }
+
+    mutating func verifyEmail(code rawCode: String) -> HTTPResponse {
+        guard let signUp = pending.signUp, case .specific(let tenant) = request.selector else { return proceed() }
+        let code = rawCode.trimmingCharacters(in: .whitespaces)
+        guard signUp.codeExpiresAt > now, ConstantTime.equals(signUp.code, code) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
+        let id = SecureRandom.guid()
+        let user = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
+                                 displayName: signUp.displayName, mail: signUp.email, password: signUp.password)
+        let created: Bool = service.directory.withLock { directory in
+            guard directory.user(signInName: signUp.email, tenantID: tenant.id) == nil else { return false }
+            directory.users.append(user)
+            return true
+        }
+        pending.signUp = nil
+        guard created else {
+            return showCreateAccount(email: signUp.email, displayName: signUp.displayName, error: "An account already exists with this email address. Sign in instead.")
         }
         directory = service.currentDirectory
         pending.isNewUser = true

@@ -142,6 +142,18 @@ package enum Pages {
             """)
     }
 
+    /// External ID's address check: the code mailed to the new customer (the outbox holds it).
+    static func verifyEmail(form: PageForm, email: String, error: IdentityError?) -> HTML {
+        PageLayout.document(title: "Verify your email", heading: "Verify your email", content: """
+            <p>Enter the code we sent to <strong id="verificationEmail">\(email)</strong>.</p>
+            \(form.render(id: "verifyemail", """
+                \(HTML.alert(id: "verificationError", error))
+                <label for="VerificationCode">Verification code</label>
+                <input type="text" name="verificationCode" id="VerificationCode" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{8}" maxlength="8" required autofocus>
+                """, buttons: [.primary(id: "idSIButton9", action: "verifyemail", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
+            """)
+    }
+
     static func createAccount(form: PageForm, appName: String, tenantName: String, email: String?, displayName: String?, error: String?) -> HTML {
         PageLayout.document(title: "Create account", heading: "Create account", content: """
             <p id="appName" class="muted">to continue to \(appName) · new account in \(tenantName)</p>

@@ -4,7 +4,7 @@ import EntraHTTP
 import Foundation
 import LocatedJSON
 
-/// External ID's native authentication API, sign-in and sign-up (learn.microsoft.com, "Native
+/// External ID's native authentication API, sign-in, sign-up and password reset (learn.microsoft.com, "Native
 /// authentication API reference"; the request sequences of MSAL for iOS/macOS's native-auth controllers).
 /// Every answer is JSON: 200 with the next `continuation_token` (or `{"challenge_type":"redirect"}` when
 /// the app cannot do what the flow needs), 400 with an Entra error. Tokens come from the token endpoint
@@ -19,6 +19,11 @@ enum NativeAuthEndpoints {
             case .signUpStart: try signUpStart(request)
             case .signUpChallenge: try challenge(request, kind: .signUp)
             case .signUpContinue: try signUpContinue(request)
+            case .resetPasswordStart: try resetPasswordStart(request)
+            case .resetPasswordChallenge: try challenge(request, kind: .resetPassword)
+            case .resetPasswordContinue: try resetPasswordContinue(request)
+            case .resetPasswordSubmit: try resetPasswordSubmit(request)
+            case .resetPasswordPollCompletion: try resetPasswordPollCompletion(request)
             }
         } catch let error as NativeAuthError {
             return error.response(in: exchange.trace)
@@ -66,7 +71,7 @@ enum NativeAuthEndpoints {
         flow.codeExpiresAt = request.now.addingTimeInterval(NativeAuthFlows.codeLifetime)
         request.service.outbox.send(OutboxMessage(
             to: flow.username, subject: "Account verification code: \(code)", code: code,
-            purpose: kind == .signIn ? .signIn : .signUp, sentAt: request.now, expiresAt: flow.codeExpiresAt ?? request.now
+            purpose: OutboxMessage.Purpose(rawValue: kind.rawValue) ?? .signIn, sentAt: request.now, expiresAt: flow.codeExpiresAt ?? request.now
         ))
         return request.answer([
             "interval": .int(300),

@@ -9,7 +9,7 @@ import Synchronization
 /// stays usable after a failed attempt, as MSAL resends it after a wrong password or code and to ask for a
 /// new code; every step that succeeds hands out a new one, and a finished flow takes all of them back.
 package struct NativeAuthFlow: Sendable {
-    package enum Kind: String, Sendable { case signIn, signUp }
+    package enum Kind: String, Sendable { case signIn, signUp, resetPassword }
 
     /// What the holder of a token may do next.
     package enum Step: Sendable, Equatable {
@@ -23,6 +23,10 @@ package struct NativeAuthFlow: Sendable {
         case credentialRequired
         /// Sign-up: the attributes the user flow collects are expected.
         case attributesRequired
+        /// Password reset: the address is verified, the new password is expected.
+        case newPasswordRequired
+        /// Password reset: the new password was submitted; the client polls for the outcome.
+        case resetSubmitted
         /// Done: the token buys tokens once (`grant_type=continuation_token`).
         case completed
     }

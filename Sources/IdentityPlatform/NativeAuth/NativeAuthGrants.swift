@@ -5,7 +5,8 @@ import Foundation
 
 /// The token endpoint's grants of the native authentication API: a flow's continuation token with the
 /// password (`grant_type=password`), the code mailed (`oob`), or alone once a sign-up finished
-/// (`continuation_token`). Only an external tenant accepts them; the flow ends with the tokens.
+/// (`continuation_token`, after a sign-up or a password reset). Only an external tenant accepts them; the
+/// flow ends with the tokens.
 enum NativeAuthGrants {
     static func redeem(_ request: TokenRequest, grantType: String) throws(IdentityError) -> HTTPResponse {
         guard case .specific(let tenant) = request.selector, tenant.kind == .external else { throw .unsupportedGrantType(grantType) }
@@ -33,6 +34,8 @@ enum NativeAuthGrants {
             method = "otp"
         case ("continuation_token", .signUp, .completed):
             method = flow.password == nil ? "otp" : "pwd"
+        case ("continuation_token", .resetPassword, .completed):
+            method = "pwd"
         default:
             throw .continuationTokenInvalid()
         }

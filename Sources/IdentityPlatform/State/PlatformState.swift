@@ -229,6 +229,15 @@ package struct DeviceCodeRecord: Sendable, Expiring, Codable {
 }
 
 /// /authorize parameters kept between the sign-in, account picker and consent pages.
+/// What an External ID sign-up page collected while the code mailed to the address is awaited.
+package struct PendingSignUp: Sendable, Codable, Equatable {
+    package var email: String
+    package var displayName: String
+    package var password: String
+    package var code: String
+    package var codeExpiresAt: Date
+}
+
 package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var id: String
     /// The original query parameters of the /authorize request.
@@ -247,6 +256,8 @@ package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var declinedPermissions: [String] = []
     /// The step whose page the flow showed last (`BrowserFlowCore`): a page's post is judged against it.
     package var step: String?
+    /// An External ID sign-up waiting for its email to be verified.
+    package var signUp: PendingSignUp?
     package var expiresAt: Date
 
     package init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
