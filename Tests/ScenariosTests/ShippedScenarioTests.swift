@@ -408,6 +408,9 @@ import Testing
             "throttled-token-endpoint", "transient-503-then-success", "network-drop-then-success", "slow-token-endpoint", "clock-skew",
             "signing-key-rollover", "family-refresh-token", "adal-v1-resource-migration", "graph-cae-claims-challenge", "graph-throttling",
             "graph-missing-scope-403", "b2c-forgot-password", "b2c-cancel", "b2c-edit-profile",
+            // ShippedExternalIDScenarioTests
+            "external-id-code-expired", "external-id-code-requests-throttled", "external-id-password-reset-required",
+            "external-id-sign-up-attribute-refused", "external-id-redirect-challenge",
         ]
         #expect(Set(Self.library.names) == tested)
     }

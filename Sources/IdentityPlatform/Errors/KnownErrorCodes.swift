@@ -43,6 +43,9 @@ package enum ErrorCatalogue {
             .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
             .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
             .duplicatedParameter("{name}"), .resourceNotSupported(),
+            // External ID's native authentication API.
+            .invalidOneTimeCode(), .continuationTokenExpired(), .continuationTokenInvalid(), .userAlreadyExists(),
+            .credentialRequired(), .attributesRequired(), .redirectChallengeMissing(), .nativeCredentialRecoveryUnsupported(),
         ]
     }
 

@@ -4,18 +4,16 @@ import LocatedJSON
 
 /// A refusal of the native authentication API: an Entra error (HTTP 400, `error`, `error_codes`,
 /// `suberror`) with the members some of them carry: the token to go on with (`credential_required`,
-/// `attributes_required`) and which attributes are wanted or wrong.
+/// `attributes_required`) and which attributes are wanted.
 struct NativeAuthError: Error {
     var error: IdentityError
     var continuationToken: String?
     var requiredAttributes: [String] = []
-    var invalidAttributes: [String] = []
 
-    init(_ error: IdentityError, continuationToken: String? = nil, requiredAttributes: [String] = [], invalidAttributes: [String] = []) {
+    init(_ error: IdentityError, continuationToken: String? = nil, requiredAttributes: [String] = []) {
         self.error = error
         self.continuationToken = continuationToken
         self.requiredAttributes = requiredAttributes
-        self.invalidAttributes = invalidAttributes
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
@@ -25,9 +23,6 @@ struct NativeAuthError: Error {
             members.append(("required_attributes", .raw("[" + requiredAttributes.map {
                 JSONFragment.object([("name", .string($0)), ("type", .string("string")), ("required", .raw("true"))]).text
             }.joined(separator: ",") + "]")))
-        }
-        if !invalidAttributes.isEmpty {
-            members.append(("invalid_attributes", .raw("[" + invalidAttributes.map { JSONFragment.object([("name", .string($0))]).text }.joined(separator: ",") + "]")))
         }
         return error.tokenEndpointResponse(in: trace, extraMembers: members)
     }
@@ -61,6 +56,11 @@ extension IdentityError {
         IdentityError(error: "user_already_exists", code: 1003037, message: "It looks like you may already have an account with this email address. Please sign in instead.")
     }
 
+    /// Password reset for a customer without a password (one who signs in with codes only).
+    static func nativeCredentialRecoveryUnsupported() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 500222, message: "The tenant or user does not support native credential recovery.")
+    }
+
     static func credentialRequired() -> IdentityError {
         IdentityError(error: "credential_required", code: 55103, message: "Credential required.")
     }
@@ -75,7 +75,4 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 399246, message: message, suberror: suberror)
     }
 
-    static func attributeValidationFailed() -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 55107, message: "Attribute validation failed.", suberror: "attribute_validation_failed")
-    }
 }

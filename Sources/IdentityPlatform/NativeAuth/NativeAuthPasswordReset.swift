@@ -15,7 +15,7 @@ extension NativeAuthEndpoints {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
         }
         guard !user.password.isEmpty else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 500222, message: "The tenant or user does not support native credential recovery."))
+            throw NativeAuthError(.nativeCredentialRecoveryUnsupported())
         }
         guard challengeTypes.contains("oob") else { return request.redirect() }
         let flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .resetPassword, clientID: request.clientID, tenantID: request.tenant.id,

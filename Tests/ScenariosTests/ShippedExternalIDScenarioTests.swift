@@ -1,0 +1,120 @@
+import ExchangeKernel
+import EntraHTTP
+import Foundation
+import IdentityPlatform
+import Testing
+@testable import Scenarios
+
+/// The shipped External ID scenarios, each bound to the whole server and driven with the native
+/// authentication API's requests as MSAL for iOS/macOS sends them.
+@Suite struct ShippedExternalIDScenarioTests {
+    static let app = "7c2f0e51-9a4b-4d36-8e1f-0b5a6c3d2e19"
+    static let jordan = "jordan@woodgrove.example"
+
+    func bound(_ name: String) throws -> Harness {
+        let scenario = try #require(ShippedScenarioTests.library[name], "no shipped scenario \(name)")
+        let harness = Harness(scenarios: [scenario])
+        try harness.engine.bind(scenario: name, to: .server)
+        return harness
+    }
+
+    func post(_ harness: Harness, _ path: String, _ form: [(String, String)]) -> (status: Int, body: [String: Any]) {
+        let response = harness.send(Harness.post("/woodgrove.onmicrosoft.com/\(path)", [("client_id", Self.app)] + form))
+        return (response.status.code, Harness.body(response))
+    }
+
+    /// The bound world's outbox: where its codes go.
+    func lastCode(_ harness: Harness, to address: String) throws -> String {
+        try #require(harness.engine.world(binding: "b1")?.service.outbox.messages(to: address).last?.code)
+    }
+
+    /// initiate → challenge (oob): the continuation token a code goes with.
+    func codeSignIn(_ harness: Harness, _ username: String) -> String {
+        let started = post(harness, "oauth2/v2.0/initiate", [("username", username), ("challenge_type", "oob redirect")])
+        let challenged = post(harness, "oauth2/v2.0/challenge", [("continuation_token", started.body["continuation_token"] as? String ?? ""),
+                                                                 ("challenge_type", "oob redirect")])
+        return challenged.body["continuation_token"] as? String ?? ""
+    }
+
+    func signUpWithCode(_ harness: Harness, _ address: String) throws {
+        let started = post(harness, "signup/v1.0/start", [("username", address), ("challenge_type", "oob redirect"), ("attributes", #"{"displayName": "C"}"#)])
+        let challenged = post(harness, "signup/v1.0/challenge", [("continuation_token", started.body["continuation_token"] as? String ?? ""),
+                                                                 ("challenge_type", "oob redirect")])
+        _ = post(harness, "signup/v1.0/continue", [("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                                  ("grant_type", "oob"), ("oob", try lastCode(harness, to: address))])
+    }
+
+    @Test func codeExpiredThenANewCodeSignsIn() throws {
+        let harness = try bound("external-id-code-expired")
+        let address = "code-user@woodgrove.example"
+        let signUpStarted = post(harness, "signup/v1.0/start", [("username", address), ("challenge_type", "oob redirect"), ("attributes", #"{"displayName": "C"}"#)])
+        let signUpChallenge = post(harness, "signup/v1.0/challenge", [("continuation_token", signUpStarted.body["continuation_token"] as? String ?? ""),
+                                                                      ("challenge_type", "oob redirect")])
+        let signUpToken = signUpChallenge.body["continuation_token"] as? String ?? ""
+        let expired = post(harness, "signup/v1.0/continue", [("continuation_token", signUpToken), ("grant_type", "oob"), ("oob", try lastCode(harness, to: address))])
+        #expect(expired.status == 400 && expired.body["suberror"] as? String == "invalid_oob_value" && (expired.body["error_codes"] as? [Int])?.first == 50181)
+        let resent = post(harness, "signup/v1.0/challenge", [("continuation_token", signUpToken), ("challenge_type", "oob redirect")])
+        let created = post(harness, "signup/v1.0/continue", [("continuation_token", resent.body["continuation_token"] as? String ?? ""),
+                                                            ("grant_type", "oob"), ("oob", try lastCode(harness, to: address))])
+        #expect(created.status == 200)
+        let token = codeSignIn(harness, address)
+        let stale = harness.send(Harness.post("/woodgrove.onmicrosoft.com/oauth2/v2.0/token", [("client_id", Self.app), ("grant_type", "oob"),
+            ("continuation_token", token), ("oob", try lastCode(harness, to: address)), ("scope", "openid offline_access")]))
+        #expect(Harness.body(stale)["suberror"] as? String == "invalid_oob_value", "the first sign-in code too")
+        let retried = post(harness, "oauth2/v2.0/challenge", [("continuation_token", token), ("challenge_type", "oob redirect")])
+        let signedIn = harness.send(Harness.post("/woodgrove.onmicrosoft.com/oauth2/v2.0/token", [("client_id", Self.app), ("grant_type", "oob"),
+            ("continuation_token", retried.body["continuation_token"] as? String ?? ""), ("oob", try lastCode(harness, to: address)), ("scope", "openid offline_access")]))
+        #expect(signedIn.status.code == 200, "\(signedIn.bodyText)")
+    }
+
+    @Test func codeRequestsAfterTheFirstAreThrottled() throws {
+        let harness = try bound("external-id-code-requests-throttled")
+        let address = "throttled@woodgrove.example"
+        let started = post(harness, "signup/v1.0/start", [("username", address), ("challenge_type", "oob redirect")])
+        let token = started.body["continuation_token"] as? String ?? ""
+        let first = post(harness, "signup/v1.0/challenge", [("continuation_token", token), ("challenge_type", "oob redirect")])
+        #expect(first.status == 200 && first.body["challenge_type"] as? String == "oob")
+        let again = harness.send(Harness.post("/woodgrove.onmicrosoft.com/signup/v1.0/challenge", [("client_id", Self.app), ("continuation_token", token), ("challenge_type", "oob redirect")]))
+        #expect(again.status.code == 429 && again.headers["Retry-After"] == "60")
+    }
+
+    @Test func passwordResetRequiredThenTheResetSignsIn() throws {
+        let harness = try bound("external-id-password-reset-required")
+        let started = post(harness, "oauth2/v2.0/initiate", [("username", Self.jordan), ("challenge_type", "oob password redirect")])
+        let challenged = post(harness, "oauth2/v2.0/challenge", [("continuation_token", started.body["continuation_token"] as? String ?? ""),
+                                                                 ("challenge_type", "oob password redirect")])
+        let refused = harness.send(Harness.post("/woodgrove.onmicrosoft.com/oauth2/v2.0/token", [("client_id", Self.app), ("grant_type", "password"),
+            ("continuation_token", challenged.body["continuation_token"] as? String ?? ""), ("password", Directory.demoPassword), ("scope", "openid")]))
+        #expect(refused.status.code == 400 && Harness.body(refused)["error"] as? String == "invalid_request" && (Harness.body(refused)["error_codes"] as? [Int])?.first == 50142)
+        let reset = post(harness, "resetpassword/v1.0/start", [("username", Self.jordan), ("challenge_type", "oob redirect")])
+        let resetChallenge = post(harness, "resetpassword/v1.0/challenge", [("continuation_token", reset.body["continuation_token"] as? String ?? ""), ("challenge_type", "oob redirect")])
+        let verified = post(harness, "resetpassword/v1.0/continue", [("continuation_token", resetChallenge.body["continuation_token"] as? String ?? ""),
+                                                                     ("grant_type", "oob"), ("oob", try lastCode(harness, to: Self.jordan))])
+        let submitted = post(harness, "resetpassword/v1.0/submit", [("continuation_token", verified.body["continuation_token"] as? String ?? ""), ("new_password", "N3w!password")])
+        let polled = post(harness, "resetpassword/v1.0/poll_completion", [("continuation_token", submitted.body["continuation_token"] as? String ?? "")])
+        #expect(polled.body["status"] as? String == "succeeded")
+        let signedIn = harness.send(Harness.post("/woodgrove.onmicrosoft.com/oauth2/v2.0/token", [("client_id", Self.app), ("grant_type", "continuation_token"),
+            ("continuation_token", polled.body["continuation_token"] as? String ?? ""), ("username", Self.jordan), ("scope", "openid")]))
+        #expect(signedIn.status.code == 200, "\(signedIn.bodyText)")
+    }
+
+    @Test func anAttributeIsRefusedOnceThenTheCorrectedSignUpStarts() throws {
+        let harness = try bound("external-id-sign-up-attribute-refused")
+        let form: [(String, String)] = [("username", "attr@woodgrove.example"), ("challenge_type", "oob redirect"), ("attributes", #"{"displayName": "x"}"#)]
+        let refused = post(harness, "signup/v1.0/start", form)
+        #expect(refused.status == 400 && refused.body["suberror"] as? String == "attribute_validation_failed")
+        #expect((refused.body["invalid_attributes"] as? [[String: Any]])?.first?["name"] as? String == "displayName")
+        #expect(post(harness, "signup/v1.0/start", form).status == 200)
+    }
+
+    @Test func nativeStartsAreRedirectedAndTheBrowserStillSignsIn() throws {
+        let harness = try bound("external-id-redirect-challenge")
+        for (path, username) in [("oauth2/v2.0/initiate", Self.jordan), ("signup/v1.0/start", "new@woodgrove.example"), ("resetpassword/v1.0/start", Self.jordan)] {
+            let answer = post(harness, path, [("username", username), ("challenge_type", "oob password redirect")])
+            #expect(answer.status == 200 && answer.body["challenge_type"] as? String == "redirect" && answer.body["redirect_reason"] is String, "\(path)")
+        }
+        let authorize = harness.send(Harness.get("/woodgrove.onmicrosoft.com/oauth2/v2.0/authorize?client_id=\(Self.app)&response_type=code&redirect_uri=http%3A%2F%2Flocalhost&scope=openid"))
+        // The harness signs a user in without pages (auto-login): the browser's way ends with a code.
+        #expect(authorize.status.code == 302 && Harness.redirectParameters(authorize)["code"] != nil, "\(authorize.headers)")
+    }
+}
