@@ -41,9 +41,9 @@ extension ConsolePage {
             if u.locked { flags.append("locked") }
             if u.passwordExpired { flags.append("password expired") }
             if u.mfaRequired { flags.append("MFA required") }
-            // What the person types on the sign-in page: a B2C local account signs in with its email;
-            // its UPN (`<oid>@<tenant>`, as in a real B2C tenant) stays in the row's data.
-            let isLocalAccount = directory.tenant(id: u.tenantID)?.kind == .b2c
+            // What the person types on the sign-in page: a B2C or External ID local account signs in with its
+            // email; its UPN (`<oid>@<tenant>`, as in a real tenant) stays in the row's data.
+            let isLocalAccount = [.b2c, .external].contains(directory.tenant(id: u.tenantID)?.kind)
             let signInName = isLocalAccount ? (u.mail ?? u.userPrincipalName) : u.userPrincipalName
             return "<tr data-user=\"\(u.userPrincipalName)\"><td>\(Self.copyable(signInName))</td><td>\(u.displayName)</td><td>\(u.mail ?? u.otherMails.first ?? "")</td><td>\(tenantName(u.tenantID))</td><td><code>\(u.id)</code></td><td>\(flags.joined(separator: ", "))</td></tr>"
         }
@@ -71,6 +71,9 @@ extension ConsolePage {
         } + MicrosoftFirstParty.resources.map { r -> HTML in
             "<tr data-first-party=\"\(r.appID)\"><td>\(r.displayName)</td><td>\(Self.copyable(r.appID))</td><td>resource <code>\(r.identifierURI)</code></td></tr>"
         }
+        let mail = world.service.outbox.recent(20).map { m -> HTML in
+            "<tr data-mail=\"\(m.to)\"><td>\(m.to)</td><td>\(Self.copyable(m.code))</td><td>\(m.purpose.rawValue)</td><td>\(ConsoleFormat.dateTime(m.sentAt))</td><td>\(ConsoleFormat.dateTime(m.expiresAt))</td></tr>"
+        }
         let content: HTML = """
         \(worldPicker(action: Tab.directory.path, selected: world.id))
         <p class="muted">Change it with the control API (<code>/_fakeentra/users</code>, <code>/apps</code>, <code>/consents</code>) or <code>--config</code>. Unknown client ids are accepted as public clients unless the server runs with <code>--strict</code>.</p>
@@ -82,6 +85,8 @@ extension ConsolePage {
         \(table("appTable", ["name", "client id", "type", "redirect URIs", "exposes"], apps, empty: "No registered apps."))</section>
         <section><h2 id="consents">Consents</h2>
         \(table("consentTable", ["app", "resource", "granted by", "scopes"], consents, empty: "No consents yet: they appear as users consent."))</section>
+        <section><h2 id="outbox">Outbox</h2><p class="muted">The one-time codes External ID sent (sign-up, sign-in, password reset), newest first; a test reads them from <code>/_fakeentra/outbox?to=ADDRESS</code>.</p>
+        \(table("outboxTable", ["to", "code", "for", "sent", "expires"], mail, empty: "No email sent yet."))</section>
         <section><h2 id="groups">Groups</h2>
         \(table("groupTable", ["name", "object id", "kind", "members"], groups, empty: "No groups."))</section>
         <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS) and <code>/msi/token</code> (App Service).</p>

@@ -55,6 +55,22 @@ import Scenarios
         #expect(ben?.split(separator: "<td>").dropFirst().first?.contains("ben@fabrikam.test") == true, "\(ben ?? "no B2C row")")
     }
 
+    /// The codes External ID mailed are in the directory's outbox, and its customers are listed by email.
+    @Test func theDirectoryShowsTheOutboxAndExternalCustomersByEmail() throws {
+        let harness = ConsoleHarness()
+        let client = "7c2f0e51-9a4b-4d36-8e1f-0b5a6c3d2e19", address = "console@woodgrove.example"
+        let started = harness.post("/woodgrove.onmicrosoft.com/signup/v1.0/start", form: [("client_id", client), ("username", address), ("challenge_type", "oob redirect")])
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(started.body)) as? [String: Any])?["continuation_token"] as? String)
+        let challenged = harness.post("/woodgrove.onmicrosoft.com/signup/v1.0/challenge", form: [("client_id", client), ("continuation_token", token), ("challenge_type", "oob redirect")])
+        #expect(challenged.status.code == 200, "\(challenged.bodyText)")
+        let directory = harness.get("/_fakeentra/console/directory").bodyText
+        let row = try #require(directory.components(separatedBy: "<tr data-mail=\"").dropFirst().first)
+        #expect(row.hasPrefix(address) && row.contains("signUp"))
+        #expect(row.range(of: "[0-9]{8}", options: .regularExpression) != nil, "the code is shown")
+        let jordan = directory.components(separatedBy: "<tr data-user=\"").first(where: { $0.contains("@woodgrove.onmicrosoft.com\"") })
+        #expect(jordan?.split(separator: "<td>").dropFirst().first?.contains("jordan@woodgrove.example") == true, "\(jordan ?? "no External ID row")")
+    }
+
     @Test func journalFiltersByClientUserEndpointAndStatus() throws {
         let harness = ConsoleHarness()
         let appA = "aaaaaaaa-0000-4000-8000-00000000000a", appB = "bbbbbbbb-0000-4000-8000-00000000000b"

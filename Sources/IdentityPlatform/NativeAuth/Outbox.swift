@@ -44,6 +44,11 @@ package final class Outbox: Sendable {
         messages.withLock { $0[address.lowercased()] ?? [] }
     }
 
+    /// The last `limit` messages to any address, newest first.
+    package func recent(_ limit: Int) -> [OutboxMessage] {
+        messages.withLock { all in Array(all.values.joined().sorted { $0.sentAt > $1.sentAt }.prefix(limit)) }
+    }
+
     package func clear() {
         messages.withLock { $0 = [:] }
     }
