@@ -16,6 +16,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
     case lifecycle
     case graph
     case b2c
+    case externalID = "externalid"
 
     package var title: String {
         switch self {
@@ -25,6 +26,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
         case .lifecycle: "Token lifecycle"
         case .graph: "Microsoft Graph"
         case .b2c: "Azure AD B2C"
+        case .externalID: "Microsoft Entra External ID"
         }
     }
 }
@@ -69,6 +71,8 @@ package struct ConformanceCase: Sendable {
     /// The adapter's HTTP timeout (`FAKEENTRA_STEP_TIMEOUT`).
     package var httpTimeout: Int
     package var b2c: Bool
+    /// The case signs a customer of an External ID tenant in at that tenant's authority, with their email.
+    package var externalID: Bool
     /// The case's authority is a path of its own (a tenant alias bound to its world) rather than the
     /// tenant's: requests without a client id, as discovery is, then reach the case's scenario and journal.
     package var ownAuthority: Bool
@@ -76,7 +80,8 @@ package struct ConformanceCase: Sendable {
     package init(
         id: String, title: String, level: CaseLevel, service: String, correctClient: String, verdictRule: String,
         citations: [Citation], rules: String, clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
-        scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, ownAuthority: Bool = false
+        scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, externalID: Bool = false,
+        ownAuthority: Bool = false
     ) {
         self.id = id
         self.title = title
@@ -94,6 +99,7 @@ package struct ConformanceCase: Sendable {
         self.consentedScopes = consentedScopes ?? scopes
         self.httpTimeout = httpTimeout
         self.b2c = b2c
+        self.externalID = externalID
         self.ownAuthority = ownAuthority
     }
 

@@ -3,7 +3,8 @@ import Foundation
 extension Catalogue {
     /// A silent refresh refused with an error that asks for interaction: the app must go interactive
     /// (an /authorize follows) and end with a token.
-    private static func goesInteractive(id: String, title: String, code: String, suberror: String?, service: String, extraRules: [String] = [], citations: [Citation]) -> ConformanceCase {
+    static func goesInteractive(id: String, title: String, code: String, suberror: String?, service: String, extraRules: [String] = [], citations: [Citation],
+                                externalID: Bool = false) -> ConformanceCase {
         let suberrorMember = suberror.map { #", "suberror": "\#($0)""# } ?? ""
         var refused = ExchangeMatch.refresh.answered(400...400).with(answer: .error, "invalid_grant", label: "the refused refresh (\(code))")
         if let suberror { refused = refused.with(answer: .suberror, suberror, label: "the refused refresh (\(code), \(suberror))") }
@@ -17,7 +18,8 @@ extension Catalogue {
             checks: [
                 Check("goes-interactive", .follows(trigger: refused, then: .authorize), citation: citations[0]),
                 Check("ends-with-token", .reply(step: 2, .succeeds), citation: citations[0]),
-            ]
+            ],
+            externalID: externalID
         )
     }
 

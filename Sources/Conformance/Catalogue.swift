@@ -2,7 +2,7 @@ import Foundation
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
-    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID
 
     package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 
@@ -74,6 +74,8 @@ enum Source {
     static let graphThrottling = Citation("Microsoft Graph throttling guidance (Retry-After)", "https://learn.microsoft.com/graph/throttling")
     static let graphErrors = Citation("Microsoft Graph error responses", "https://learn.microsoft.com/graph/errors")
     static let b2cReset = Citation("Azure AD B2C: password reset with AADB2C90118", "https://learn.microsoft.com/azure/active-directory-b2c/add-password-reset-policy")
+    static let externalIDTokens = Citation("Microsoft Entra External ID: tokens (issuer https://{tenantid}.ciamlogin.com/{tenantid}/v2.0)", "https://learn.microsoft.com/entra/external-id/customers/concept-tokens")
+    static let externalIDPasswordReset = Citation("Microsoft Entra External ID: self-service password reset", "https://learn.microsoft.com/entra/external-id/customers/how-to-enable-password-reset-customers")
     static let b2cErrors = Citation("Azure AD B2C error codes (AADB2C90091 cancelled)", "https://learn.microsoft.com/azure/active-directory-b2c/error-codes")
 
     static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")

@@ -158,7 +158,7 @@ package final class ConformanceSessions: Sendable {
         if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
         }
-        let user = engine.base.currentDirectory.users.first { $0.tenantID == Directory.contosoTenantID } ?? Directory.embeddedDefault.users[0]
+        let user = Self.caseUser(conformanceCase, in: engine.base.currentDirectory)
         // A case whose requests carry no client id (discovery) gets an authority path of its own.
         let alias = conformanceCase.ownAuthority ? "conformance-" + clientID.prefix(8) : nil
         let binding: BindingInfo
@@ -173,7 +173,7 @@ package final class ConformanceSessions: Sendable {
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
             authority: "\(baseURL)/\(alias ?? user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
-            username: user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
+            username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
             journey: conformanceCase.journey
@@ -197,6 +197,14 @@ package final class ConformanceSessions: Sendable {
             .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt), stderrTail: stderrTail)
         runs.withLock { $0[id]?.results[caseID] = result }
         return result
+    }
+
+    /// Who signs in: Contoso's first user, or for an External ID case the first customer of an external tenant.
+    private static func caseUser(_ conformanceCase: ConformanceCase, in directory: Directory) -> DirectoryUser {
+        let tenantID = conformanceCase.externalID
+            ? directory.tenants.first { $0.kind == .external }?.id ?? Directory.woodgroveTenantID
+            : Directory.contosoTenantID
+        return directory.users.first { $0.tenantID == tenantID } ?? Directory.embeddedDefault.users[0]
     }
 
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.

@@ -37,6 +37,8 @@ extension EveryCaseCanFailTests {
         "lifecycle.revoked-grant": "swift:EveryCaseCanFailTests.goesInteractiveAfterARefusedRefresh",
         "lifecycle.refresh-token-expired": "swift:EveryCaseCanFailTests.goesInteractiveAfterARefusedRefresh",
         "lifecycle.clock-skew": "swift:EveryCaseCanFailTests.clockSkew",
+        "externalid.sign-in-refresh": "swift:EveryCaseCanFailTests.externalIDSignInRefreshesSilently",
+        "externalid.password-reset-revokes": "swift:EveryCaseCanFailTests.goesInteractiveAfterARefusedRefresh",
         "lifecycle.sign-out": "swift:EveryCaseCanFailTests.signOut",
         "graph.cae-claims-challenge": "adapter:drops-claims-challenge",
         "graph.second-challenge": "swift:JudgeTests.secondChallengeAllowsOneRetry",

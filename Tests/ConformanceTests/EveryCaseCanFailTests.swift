@@ -45,7 +45,8 @@ extension Synthetic {
     }
 
     /// The three refusals sharing one recovery: bad_token, a revoked grant, an expired refresh token.
-    @Test(arguments: [("errors.bad-token", "bad_token"), ("lifecycle.revoked-grant", nil), ("lifecycle.refresh-token-expired", nil)] as [(String, String?)])
+    @Test(arguments: [("errors.bad-token", "bad_token"), ("lifecycle.revoked-grant", nil), ("lifecycle.refresh-token-expired", nil),
+                      ("externalid.password-reset-revokes", nil)] as [(String, String?)])
     func goesInteractiveAfterARefusedRefresh(caseID: String, suberror: String?) {
         var stuck = Synthetic()
         stuck.signedIn()
@@ -87,6 +88,23 @@ extension Synthetic {
         var refreshed = cached
         refreshed.refresh(at: 1.25)
         refreshed.expectPassed("lifecycle.short-expires-in")
+    }
+
+    /// An External ID customer's second token comes from a refresh, not from signing in again.
+    @Test func externalIDSignInRefreshesSilently() {
+        var signedInTwice = Synthetic()
+        signedInTwice.signedIn()
+        signedInTwice.authorize(at: 1.25)
+        signedInTwice.redeem(at: 1.3, refreshToken: "rt2")
+        signedInTwice.reply(2, .getToken, from: 1.2, to: 1.4)
+        signedInTwice.expect("externalid.sign-in-refresh", .failed, decidedBy: "refreshes-silently")
+        #expect(signedInTwice.check("externalid.sign-in-refresh", "no-second-sign-in").verdict == .failed)
+
+        var refreshed = Synthetic()
+        refreshed.signedIn()
+        refreshed.refresh(at: 1.25)
+        refreshed.reply(2, .getToken, from: 1.2, to: 1.3)
+        refreshed.expectPassed("externalid.sign-in-refresh")
     }
 
     func refreshIn(refreshingAt times: [Double]) -> Synthetic {
