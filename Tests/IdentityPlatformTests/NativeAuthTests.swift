@@ -215,6 +215,26 @@ import Testing
         #expect(document["token_endpoint"] as? String == "https://\(Self.host)/\(tid)/oauth2/v2.0/token")
     }
 
+    @Test func theOutboxAndTheFlowsStayBounded() {
+        let outbox = Outbox()
+        let now = Date(timeIntervalSince1970: 0)
+        for index in 0..<(Outbox.addresses + 5) {
+            outbox.send(OutboxMessage(to: "a\(index)@x.example", subject: "s", code: "1", purpose: .signUp, sentAt: now, expiresAt: now))
+        }
+        #expect(outbox.messages(to: "a0@x.example").isEmpty && outbox.messages(to: "a\(Outbox.addresses + 4)@x.example").count == 1,
+                "the addresses written to longest ago go first")
+        for _ in 0..<(Outbox.perAddress + 3) {
+            outbox.send(OutboxMessage(to: "same@x.example", subject: "s", code: "2", purpose: .signIn, sentAt: now, expiresAt: now))
+        }
+        #expect(outbox.messages(to: "SAME@x.example").count == Outbox.perAddress)
+
+        let flows = NativeAuthFlows()
+        let flow = NativeAuthFlow(id: "f", kind: .signIn, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now)
+        let tokens = (0..<(NativeAuthFlows.tokensPerFlow + 4)).map { _ in flows.issueToken(for: flow, step: .codeSent, now: now) }
+        if case .unknown = flows.lookUp(tokens[0], now: now) {} else { Issue.record("a flow's oldest token is dropped past its cap") }
+        if case .valid = flows.lookUp(tokens.last!, now: now) {} else { Issue.record("the newest token stays valid") }
+    }
+
     @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {
         let code = NativeAuthFlows.newCode()
         #expect(code.count == 8 && code.allSatisfy(\.isNumber))

@@ -53,9 +53,7 @@ enum NativeAuthEndpoints {
     /// a new code replaces the last.
     static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws -> HTTPResponse {
         var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
-        if let offered = request.optional("challenge_type") {
-            flow.challengeTypes = Set(offered.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init))
-        }
+        if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         let hasPassword = kind == .signIn && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
         if step == .credentialRequired || (hasPassword && step != .codeSent) {
             guard flow.challengeTypes.contains("password") else { return request.redirect() }

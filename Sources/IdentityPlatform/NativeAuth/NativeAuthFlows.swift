@@ -72,6 +72,9 @@ package final class NativeAuthFlows: Sendable {
     package static let codeLifetime: TimeInterval = 600
     /// At most this many flows are kept; the oldest go first.
     static let capacity = 10_000
+    /// A flow keeps its newest tokens only (a client asking for code after code makes one each); MSAL
+    /// always presents the newest.
+    static let tokensPerFlow = 16
 
     private struct Issued: Sendable {
         var flowID: String
@@ -118,6 +121,10 @@ package final class NativeAuthFlows: Sendable {
             store.flows[flow.id] = kept
             store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
             store.tokensOfFlow[flow.id, default: []].append(token)
+            if let issued = store.tokensOfFlow[flow.id], issued.count > Self.tokensPerFlow {
+                for old in issued.prefix(issued.count - Self.tokensPerFlow) { store.tokens[old] = nil }
+                store.tokensOfFlow[flow.id] = Array(issued.suffix(Self.tokensPerFlow))
+            }
         }
         return token
     }

@@ -23,33 +23,42 @@ package struct OutboxMessage: Sendable, Equatable {
 }
 
 /// Every email the service "sends", kept per address so a test reads the code a person would have read
-/// in their inbox. The newest message of an address comes last; each address keeps its last 50.
+/// in their inbox. The newest message of an address comes last; each address keeps its last 50, and the
+/// 10,000 addresses written to last are kept (a script signing up address after address cannot grow it).
 package final class Outbox: Sendable {
     static let perAddress = 50
-    private let messages = Mutex<[String: [OutboxMessage]]>([:])
+    static let addresses = 10_000
+
+    private struct Mailboxes: Sendable {
+        var byAddress: [String: [OutboxMessage]] = [:]
+        /// Addresses, least recently written first.
+        var order: [String] = []
+    }
+
+    private let messages = Mutex(Mailboxes())
 
     package init() {}
 
     package func send(_ message: OutboxMessage) {
-        messages.withLock { all in
-            var list = all[message.to.lowercased(), default: []]
+        let address = message.to.lowercased()
+        messages.withLock { boxes in
+            var list = boxes.byAddress[address] ?? []
             list.append(message)
             if list.count > Self.perAddress { list.removeFirst(list.count - Self.perAddress) }
-            all[message.to.lowercased()] = list
+            boxes.byAddress[address] = list
+            boxes.order.removeAll { $0 == address }
+            boxes.order.append(address)
+            if boxes.order.count > Self.addresses { boxes.byAddress[boxes.order.removeFirst()] = nil }
         }
     }
 
     /// The messages sent to `address`, oldest first.
     package func messages(to address: String) -> [OutboxMessage] {
-        messages.withLock { $0[address.lowercased()] ?? [] }
+        messages.withLock { $0.byAddress[address.lowercased()] ?? [] }
     }
 
     /// The last `limit` messages to any address, newest first.
     package func recent(_ limit: Int) -> [OutboxMessage] {
-        messages.withLock { all in Array(all.values.joined().sorted { $0.sentAt > $1.sentAt }.prefix(limit)) }
-    }
-
-    package func clear() {
-        messages.withLock { $0 = [:] }
+        messages.withLock { boxes in Array(boxes.byAddress.values.joined().sorted { $0.sentAt > $1.sentAt }.prefix(limit)) }
     }
 }
