@@ -48,7 +48,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
             "policy": policy.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
             "deadline": deadline.map(JSONValue.double),
         ])
-        return String(decoding: line.sortingKeys.bytes, as: UTF8.self)
+        return String(decoding: line.sortedKeysBytes, as: UTF8.self)
     }
 
     /// A short human form: `getToken User.Read`, `wait 3s`.

@@ -37,7 +37,7 @@ struct TokenCommand: ParsableCommand {
 
     func run() throws {
         let client = try server.client()
-        let body = requestBody().sortingKeys.compactText
+        let body = String(decoding: requestBody().sortedKeysBytes, as: UTF8.self)
         let answer = try client.send("POST", "/_fakeentra/tokens", query: [], body: body, expecting: 201)
         guard let object = LocatedJSON.object(body: answer.utf8), let token = object["token"]?.string else {
             throw failure("\(client.baseURL) answered something that is not a minted token")
@@ -45,7 +45,7 @@ struct TokenCommand: ParsableCommand {
         guard decode else { return print(token) }
         for name in ["header", "claims"] {
             guard let part = object[name] else { continue }
-            print(part.sortingKeys.prettyText)
+            print(part.sortingKeys.pretty())
         }
     }
 
