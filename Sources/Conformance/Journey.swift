@@ -146,7 +146,7 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     /// Reads the adapter's reply line to `step`; a line that is not one becomes `malformed` with the text as detail.
     package static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
         // Read leniently: adapters are written in many languages, whose JSON libraries differ in what they emit.
-        guard let object = LocatedJSON.parse(lenientBody: line.utf8, source: "reply"), object.members != nil else {
+        guard let object = LocatedJSON.object(lenientBody: line.utf8, source: "reply") else {
             return StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: String(line.prefix(500)), startedAt: startedAt, endedAt: endedAt)
         }
         return reply(object, for: step, startedAt: startedAt, endedAt: endedAt, text: line)
