@@ -102,9 +102,10 @@ struct JournalFacts {
 
     /// The request's form or JSON body as text for people: JSON indented, members in their order.
     static func readableBody(_ journalBody: String) -> String? {
-        guard let tree = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal") else { return journalBody }
-        if tree.isNull { return nil }
-        if let text = tree.string { return text }
-        return tree.pretty()
+        switch JournalBody(journalBody) {
+        case .absent: nil
+        case .text(let text): text
+        case .json(let value): value.pretty()
+        }
     }
 }
