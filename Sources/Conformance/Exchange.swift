@@ -114,9 +114,8 @@ package struct Exchange: Sendable, Equatable {
     /// Whether this request presented the refresh token whose receipt handle is `handle`: the journal
     /// shows a presented token as `[redacted N chars sha256:<8 hex>]`, the handle's first 8 hex digits.
     package func presentsRefreshToken(_ handle: String) -> Bool {
-        guard let presented = parameters["refresh_token"], let marker = presented.range(of: "sha256:", options: .backwards) else { return false }
-        let hash = presented[marker.upperBound...].prefix { $0 != "]" }
-        return !hash.isEmpty && handle.hasPrefix("sha256:\(hash)")
+        guard let presented = parameters["refresh_token"], let hash = Redaction.markerHashes(in: presented).last else { return false }
+        return handle.hasPrefix("sha256:" + hash)
     }
 
     /// `POST /token grant_type=refresh_token → 400 invalid_grant/bad_token`.

@@ -33,7 +33,7 @@ struct JournalFacts {
             for token in JWTScanner.tokens(in: Array(value.utf8)) where seen.insert(token).inserted {
                 tokens.append(FoundToken(label: name, token: token))
             }
-            for hash in Self.redactedHashes(in: value) {
+            for hash in Redaction.markerHashes(in: value) {
                 if let token = ledger.token(hashPrefix: hash) {
                     if seen.insert(token).inserted { tokens.append(FoundToken(label: name, token: token)) }
                 } else if Self.tokenNames.contains(name.lowercased()), seen.insert(hash).inserted {
@@ -86,18 +86,6 @@ struct JournalFacts {
         case .array(let items): for item in items { collect(item, name: name, into: &pairs) }
         default: break
         }
-    }
-
-    /// The hex digests in `[redacted N chars sha256:abcd1234]` markers.
-    static func redactedHashes(in text: String) -> [String] {
-        var hashes: [String] = []
-        var rest = Substring(text)
-        while let marker = rest.range(of: "sha256:") {
-            let hex = rest[marker.upperBound...].prefix { $0.isHexDigit }
-            if hex.count >= 8 { hashes.append(String(hex)) }
-            rest = rest[marker.upperBound...]
-        }
-        return hashes
     }
 
     /// The request's form or JSON body as text for people: JSON indented, members in their order.
