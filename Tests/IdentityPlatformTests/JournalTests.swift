@@ -122,6 +122,16 @@ import Testing
         #expect(form.map(\.1) == ["openid", "[redacted 6 chars]", "profile", "client_credentials"])
     }
 
+    /// A redirect's error is read from its query, or from its fragment (`response_mode=fragment`, as MSAL.js asks).
+    @Test func redirectErrorsAreReadFromTheQueryOrTheFragment() {
+        #expect(Receipt.RedirectError(location: "https://app/cb?error=access_denied&error_subcode=cancel&state=s#x")
+                    == Receipt.RedirectError(error: "access_denied", subcode: "cancel"))
+        #expect(Receipt.RedirectError(location: "https://app/cb#error=interaction_required&error_description=AADSTS50076%3A%20MFA&state=s")
+                    == Receipt.RedirectError(error: "interaction_required", errorDescription: "AADSTS50076: MFA"))
+        #expect(Receipt.RedirectError(location: "https://app/cb?code=abc&state=s") == nil)
+        #expect(Receipt.RedirectError(location: "https://app/cb#code=abc&state=s") == nil)
+    }
+
     @Test func boundedByCountAndBytes() {
         let byCount = RequestJournal(limits: .init(maximumEntries: 3, maximumBytes: 1 << 20))
         for i in 0..<5 { byCount.record(entry(path: "/p\(i)")) }
