@@ -1,7 +1,7 @@
-package import ExchangeKernel
+import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
-package import Foundation
+import Foundation
 import Synchronization
 
 /// `grant_type=authorization_code`: redeems a code /authorize issued (single use, short-lived, PKCE).
