@@ -203,8 +203,8 @@ package struct Receipt: Sendable, Equatable {
             for part in [query, fragment] {
                 // Every name sought contains `error`: text without it is not decoded.
                 guard let part, part.contains("error") else { continue }
-                let parameters = FormParameters(decoding: String(part))
-                if names.contains(where: { parameters[$0] != nil }) { return parameters }
+                let decoded = FormParameters(decoding: String(part))
+                if names.contains(where: { decoded[$0] != nil }) { return decoded }
             }
             return nil
         }
