@@ -155,9 +155,13 @@ extension B2CTokenRequest {
             // The shared code bookkeeping speaks Entra; B2C says: unknown (90090), used (90129), expired (90080).
             codeError: { error, record, now in
                 switch error.code {
-                case 54005: .b2cGrantRevoked()
-                case 70008: .b2cGrantExpired(now: now, issuedAt: record?.issuedAt ?? now, slidingExpiry: record?.expiresAt ?? now)
-                default: .b2cUnknownGrant()
+                case 54005:
+                    return .b2cGrantRevoked()
+                case 70008:
+                    let expired = record()
+                    return .b2cGrantExpired(now: now, issuedAt: expired?.issuedAt ?? now, slidingExpiry: expired?.expiresAt ?? now)
+                default:
+                    return .b2cUnknownGrant()
                 }
             },
             codeClientMismatch: { grant, app in .b2cClientMismatch(app.clientID, expected: grant.clientID) },

@@ -114,9 +114,8 @@ package struct Exchange: Sendable, Equatable {
     /// Whether this request presented the refresh token whose receipt handle is `handle`: the journal
     /// shows a presented token as `[redacted N chars sha256:<8 hex>]`, the handle's first 8 hex digits.
     package func presentsRefreshToken(_ handle: String) -> Bool {
-        guard let presented = parameters["refresh_token"], let marker = presented.range(of: "sha256:", options: .backwards) else { return false }
-        let hash = presented[marker.upperBound...].prefix { $0 != "]" }
-        return !hash.isEmpty && handle.hasPrefix("sha256:\(hash)")
+        guard let presented = parameters["refresh_token"], let hash = Redaction.markerHashes(in: presented).last else { return false }
+        return handle.hasPrefix("sha256:" + hash)
     }
 
     /// `POST /token grant_type=refresh_token → 400 invalid_grant/bad_token`.
@@ -140,8 +139,11 @@ package struct Exchange: Sendable, Equatable {
     }
 }
 
-/// The facts of an answer a check can ask about (`Exchange.fact`), named as the answer and the journal
-/// name them; a report keeps an exchange's facts under these names.
+/// The facts of an answer a check can ask about (`Exchange.fact`), named as the answer on the wire names
+/// them: OAuth's members (`expires_in`, `error_codes`) and headers in lower case (`retry-after`), and the
+/// receipt's own facts in the same style (`error_code`, `flow_step`). The journal's `receipt.answer` names
+/// the same facts in camelCase (`expiresIn`, `retryAfter`). A report keeps an exchange's facts under these
+/// names.
 package enum AnswerFact: String, Sendable, CaseIterable {
     case error, suberror
     case errorCodes = "error_codes"
@@ -167,7 +169,8 @@ package enum AnswerFact: String, Sendable, CaseIterable {
     case rules
 }
 
-/// A report keeps an exchange as it always did: its facts as a map of names (`AnswerFact`) to text.
+/// A report keeps an exchange's answer as a map of fact names (`AnswerFact`) to text rather than as the
+/// receipt's structure, so that a saved report (a baseline) reads back whatever shape the receipt takes.
 extension Exchange: Codable {
     private enum CodingKeys: String, CodingKey {
         case id, time, method, path, kind, status, parameters, answer
@@ -179,7 +182,8 @@ extension Exchange: Codable {
                   method: try container.decode(String.self, forKey: .method), path: try container.decode(String.self, forKey: .path),
                   kind: try container.decode(String.self, forKey: .kind), status: try container.decode(Int.self, forKey: .status),
                   parameters: try container.decode([String: String].self, forKey: .parameters))
-        // Names no fact has any more (`location`) are left out.
+        // A name that is no fact (a saved report's `location`) is skipped: reading a report back never fails
+        // on a fact it does not know.
         for (name, text) in try container.decode([String: String].self, forKey: .answer) {
             if let fact = AnswerFact(rawValue: name) { set(fact, text: text) }
         }

@@ -48,7 +48,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
             "policy": policy.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
             "deadline": deadline.map(JSONValue.double),
         ])
-        return String(decoding: line.sortingKeys.bytes, as: UTF8.self)
+        return String(decoding: line.sortedKeysBytes, as: UTF8.self)
     }
 
     /// A short human form: `getToken User.Read`, `wait 3s`.
@@ -146,7 +146,7 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     /// Reads the adapter's reply line to `step`; a line that is not one becomes `malformed` with the text as detail.
     package static func parse(line: String, for step: JourneyStep, startedAt: Date?, endedAt: Date?) -> StepOutcome {
         // Read leniently: adapters are written in many languages, whose JSON libraries differ in what they emit.
-        guard let object = LocatedJSON.parse(lenientBody: line.utf8, source: "reply"), object.members != nil else {
+        guard let object = LocatedJSON.object(lenientBody: line.utf8, source: "reply") else {
             return StepOutcome(id: step.id, step: step.step, observed: .malformed, detail: String(line.prefix(500)), startedAt: startedAt, endedAt: endedAt)
         }
         return reply(object, for: step, startedAt: startedAt, endedAt: endedAt, text: line)

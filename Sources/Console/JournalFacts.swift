@@ -33,7 +33,7 @@ struct JournalFacts {
             for token in JWTScanner.tokens(in: Array(value.utf8)) where seen.insert(token).inserted {
                 tokens.append(FoundToken(label: name, token: token))
             }
-            for hash in Self.redactedHashes(in: value) {
+            for hash in Redaction.markerHashes(in: value) {
                 if let token = ledger.token(hashPrefix: hash) {
                     if seen.insert(token).inserted { tokens.append(FoundToken(label: name, token: token)) }
                 } else if Self.tokenNames.contains(name.lowercased()), seen.insert(hash).inserted {
@@ -88,23 +88,12 @@ struct JournalFacts {
         }
     }
 
-    /// The hex digests in `[redacted N chars sha256:abcd1234]` markers.
-    static func redactedHashes(in text: String) -> [String] {
-        var hashes: [String] = []
-        var rest = Substring(text)
-        while let marker = rest.range(of: "sha256:") {
-            let hex = rest[marker.upperBound...].prefix { $0.isHexDigit }
-            if hex.count >= 8 { hashes.append(String(hex)) }
-            rest = rest[marker.upperBound...]
-        }
-        return hashes
-    }
-
     /// The request's form or JSON body as text for people: JSON indented, members in their order.
     static func readableBody(_ journalBody: String) -> String? {
-        guard let tree = try? LocatedJSON.parse(Array(journalBody.utf8), file: "journal") else { return journalBody }
-        if tree.isNull { return nil }
-        if let text = tree.string { return text }
-        return tree.pretty()
+        switch JournalBody(journalBody) {
+        case .absent: nil
+        case .text(let text): text
+        case .json(let value): value.pretty()
+        }
     }
 }

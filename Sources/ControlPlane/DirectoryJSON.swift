@@ -52,7 +52,7 @@ enum DirectoryJSON {
     }
 
     /// A control API body: keys sorted so answers compare as text.
-    static func bytes(_ value: JSONValue) -> [UInt8] { value.sortingKeys.bytes }
+    static func bytes(_ value: JSONValue) -> [UInt8] { value.sortedKeysBytes }
 }
 
 /// The scenario schema's directory definitions, compiled alone to check control API bodies.

@@ -60,7 +60,15 @@ package enum JWS {
     }
 
     private static func headerWithAlgorithm(_ headerJSON: [UInt8]) throws -> [UInt8] {
-        guard let header = LocatedJSON.object(body: headerJSON) else {
+        let header: JSONValue
+        do throws(JSONProblems) {
+            header = try LocatedJSON.parse(headerJSON, file: "JWS header")
+        } catch {
+            // RFC 7515 §4: a header's names must be unique; the parser's words say which one repeats, or
+            // what else is wrong.
+            throw CryptoError(.invalidJSON, "the JWS header is not valid JSON: " + error.problems.map(\.message).joined(separator: "; "))
+        }
+        guard header.members != nil else {
             throw CryptoError(.invalidJSON, "the JWS header is not a JSON object")
         }
         switch header["alg"] {

@@ -129,7 +129,7 @@ package struct JSONWebKeySet: Codable, Sendable, Equatable {
 
     /// The published document: members sorted, so it compares byte for byte between calls.
     package var bytes: [UInt8] {
-        JSONValue.object(["keys": .array(keys.map(\.json))]).sortingKeys.bytes
+        JSONValue.object(["keys": .array(keys.map(\.json))]).sortedKeysBytes
     }
 }
 

@@ -10,7 +10,6 @@ public struct FakeEntraToken: Sendable {
 
     /// The payload's claims.
     public var claims: [String: Any] {
-        // Foundation values, as JSONSerialization gave them, so the tests users wrote against them keep compiling.
         let parts = token.split(separator: ".")
         guard parts.count == 3, let payload = Base64URL.decode(String(parts[1])),
               let object = FoundationJSON.dictionary(from: payload) else { return [:] }

@@ -41,7 +41,6 @@ public final class FakeEntraClient: Sendable {
             request.body = Array(FormParameters(form.map { ($0.key, $0.value) }).encoded.utf8)
         }
         if let json {
-            // Foundation values in, as JSONSerialization took them, so the tests users wrote keep compiling.
             request.headers.set("Content-Type", "application/json")
             request.body = try FoundationJSON.bytes(of: json)
         }

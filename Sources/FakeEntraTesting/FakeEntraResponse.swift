@@ -40,7 +40,6 @@ public struct FakeEntraResponse: Sendable {
 
     /// The body as a JSON object; throws when it is not one.
     public func json() throws -> [String: Any] {
-        // Foundation values, as JSONSerialization gave them, so the tests users wrote against them keep compiling.
         guard let object = FoundationJSON.dictionary(from: body) else {
             throw FakeEntraTestingError("the body is not a JSON object (HTTP \(status)): \(text.prefix(300))")
         }

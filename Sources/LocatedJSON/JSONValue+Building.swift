@@ -40,9 +40,6 @@ extension JSONValue {
         .object(members.compactMap { member in member.value.map { (member.key, $0) } })
     }
 
-    /// `value` when present, `null` otherwise: for optional members written as `null`.
-    package static func optional(_ value: JSONValue?) -> JSONValue { value ?? .null }
-
     /// The same value with every object's members sorted by key, for answers compared as text.
     package var sortingKeys: JSONValue {
         switch kind {
@@ -55,6 +52,10 @@ extension JSONValue {
         }
     }
 
+    /// The compact text with every object's members sorted by key: documents and request bodies that
+    /// read the same whatever order they were built in.
+    package var sortedKeysBytes: [UInt8] { sortingKeys.bytes }
+
     /// The object with member `key` set to `value` (replacing it in place, or appended); nil removes it.
     /// Other kinds are returned unchanged.
     package func setting(_ key: String, to value: JSONValue?) -> JSONValue {
@@ -65,13 +66,6 @@ extension JSONValue {
             members.append(JSONMember(key: key, keyLocation: .startOfFile, value: value))
         }
         return JSONValue(.object(members), at: location)
-    }
-
-    /// The JSON text, compact, as `JSONWriter` writes it.
-    package var bytes: [UInt8] {
-        var writer = JSONWriter()
-        write(to: &writer)
-        return writer.bytes
     }
 
     // MARK: Reading

@@ -13,6 +13,12 @@ extension LocatedJSON {
         return parser.duplicateKeys.isEmpty ? value : value.mergingRepeatedKeys
     }
 
+    /// `parse(lenientBody:)` of an object; nil for any other JSON or for text that is not JSON even so.
+    package static func object(lenientBody body: some Collection<UInt8>, source: String = "body") -> JSONValue? {
+        guard let value = parse(lenientBody: body, source: source), value.members != nil else { return nil }
+        return value
+    }
+
     /// `bytes` as UTF-8: transcoded when a byte order mark, or the zero bytes around the first characters,
     /// say UTF-16 or UTF-32 (RFC 4627 §3: a JSON text starts with two ASCII characters, so the pattern of
     /// zeros in its first four bytes names the encoding); nil when the bytes are not valid in that encoding.

@@ -158,50 +158,13 @@ extension JSONValue {
         }
     }
 
-    /// Compact JSON text (see `write(to:)`), for claims and bodies carried verbatim.
-    package var compactText: String {
+    /// The compact JSON text (see `write(to:)`) as bytes, for bodies.
+    package var bytes: [UInt8] {
         var writer = JSONWriter()
         write(to: &writer)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return writer.bytes
     }
 
-    /// JSON text for people to read: one member or element a line, indented by two spaces a level;
-    /// members in source order, empty containers and scalars as `compactText` writes them.
-    package var prettyText: String {
-        var bytes: [UInt8] = []
-        appendPretty(to: &bytes, depth: 0)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private func appendPretty(to bytes: inout [UInt8], depth: Int) {
-        switch kind {
-        case .array(let elements) where !elements.isEmpty:
-            bytes.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Self.appendLineBreak(to: &bytes, depth: depth + 1)
-                element.appendPretty(to: &bytes, depth: depth + 1)
-            }
-            Self.appendLineBreak(to: &bytes, depth: depth)
-            bytes.append(UInt8(ascii: "]"))
-        case .object(let members) where !members.isEmpty:
-            bytes.append(UInt8(ascii: "{"))
-            for (index, member) in members.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                Self.appendLineBreak(to: &bytes, depth: depth + 1)
-                JSONWriter.appendQuoted(member.key, to: &bytes)
-                bytes.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
-                member.value.appendPretty(to: &bytes, depth: depth + 1)
-            }
-            Self.appendLineBreak(to: &bytes, depth: depth)
-            bytes.append(UInt8(ascii: "}"))
-        default:
-            bytes.append(contentsOf: self.bytes)
-        }
-    }
-
-    private static func appendLineBreak(to bytes: inout [UInt8], depth: Int) {
-        bytes.append(UInt8(ascii: "\n"))
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
-    }
+    /// `bytes` as a string, for claims and text carried verbatim.
+    package var compactText: String { String(decoding: bytes, as: UTF8.self) }
 }

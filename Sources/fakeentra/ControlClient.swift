@@ -82,8 +82,9 @@ struct ControlClient {
     }
 
     /// The message of either error shape the control API uses: `{"message"}` or `{"error": {"message"}}`.
+    /// Read leniently, as whatever a server answered: the message is wanted even from imperfect JSON.
     static func errorMessage(_ body: String) -> String? {
-        guard let object = LocatedJSON.object(body: body.utf8) else { return nil }
+        guard let object = LocatedJSON.object(lenientBody: body.utf8) else { return nil }
         return object["message"]?.string ?? object["error"]?["message"]?.string
     }
 

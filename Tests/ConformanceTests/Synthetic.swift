@@ -21,7 +21,7 @@ struct Synthetic {
                       query: [(String, String)] = [], form: [String: String] = [:], answer: Receipt.Answer = Receipt.Answer(),
                       errorCode: String? = nil) {
         let pairs = Redaction.redact(FormParameters(form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
-        let body = pairs.isEmpty ? "null" : JSONFragment.object(pairs.map { ($0.0, .string($0.1)) }).text
+        let body = pairs.isEmpty ? "null" : JournalEntry.groupedObject(pairs).text
         var entry = JournalEntry(id: exchanges.count + 1, time: Self.t0.addingTimeInterval(seconds), method: method, path: path, query: query, status: status,
                                  kind: kind, durationMilliseconds: 1, requestHeaders: [], responseHeaders: [], requestBody: body, responseBody: "null",
                                  requestForm: pairs)

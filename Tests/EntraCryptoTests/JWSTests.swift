@@ -50,6 +50,15 @@ import Testing
         }
     }
 
+    /// A repeated name is refused for what it is, not as something other than an object.
+    @Test func aHeaderRepeatingANameIsRefusedByName() throws {
+        let error = try #require(throws: CryptoError.self) {
+            try JWS.signRS256(headerJSON: Array(#"{"typ":"JWT","typ":"at+jwt"}"#.utf8), payloadJSON: Array("{}".utf8), key: sharedKey)
+        }
+        #expect(error.reason.contains("duplicate key \"typ\""), "\(error.reason)")
+        #expect(!error.reason.contains("not a JSON object"))
+    }
+
     @Test func tamperingIsDetected() throws {
         let token = try JWS.signJWT(payloadJSON: Array(#"{"admin":false}"#.utf8), credential: credential)
         let parts = token.split(separator: ".").map(String.init)

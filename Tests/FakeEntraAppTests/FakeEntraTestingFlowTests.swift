@@ -115,4 +115,16 @@ import Testing
             }
         }
     }
+
+    /// JSON has no NaN or infinity: a `json:` body holding one is refused before it is sent, as
+    /// JSONSerialization refused it.
+    @Test func aJSONBodyRefusesNumbersJSONCannotHold() async throws {
+        try await onFakeEntra(.router) { client in
+            for number in [Double.nan, Double.infinity, -Double.infinity] {
+                await #expect(throws: FakeEntraTestingError.self) {
+                    try await client.execute(.post, "/_fakeentra/tokens", json: ["lifetime": number])
+                }
+            }
+        }
+    }
 }

@@ -68,7 +68,7 @@ import Testing
         ]
         for (text, type) in bodies {
             let recorded = RecordedBody(Array(text.utf8), contentType: type)
-            #expect(recorded.text == JournalEntry.describeBody(Array(text.utf8), contentType: type))
+            #expect(recorded.shown.text == JournalEntry.describeBody(Array(text.utf8), contentType: type).text)
             if case .bytes = recorded { #expect(type != "text/html" && !text.isEmpty) }
         }
     }

@@ -111,6 +111,24 @@ import Testing
         #expect((response["content"] as? [String: Any])?["size"] as? Int == 0)
     }
 
+    /// A form's parameters are exported from the entry's pairs: a repeated one as often as it was sent, in its place.
+    @Test func aRepeatedFormParameterIsExportedAsSent() throws {
+        let sent = "scope=openid&grant_type=client_credentials&scope=profile"
+        let (text, form) = JournalEntry.describeBody(Array(sent.utf8), contentType: "application/x-www-form-urlencoded")
+        let entry = JournalEntry(id: 1, time: Date(timeIntervalSince1970: 0), method: "POST", path: "/common/oauth2/v2.0/token", query: [],
+                                 status: 200, kind: "token", durationMilliseconds: 1,
+                                 requestHeaders: [("Content-Type", "application/x-www-form-urlencoded")], responseHeaders: [],
+                                 requestBody: text, responseBody: "null", requestForm: form)
+        let har = JournalHAR.render([entry], scheme: "https", defaultHost: "login.fake.test", creatorVersion: "1")
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(har.utf8)) as? [String: Any])
+        let request = try #require((((root["log"] as? [String: Any])?["entries"] as? [[String: Any]])?.first)?["request"] as? [String: Any])
+        let postData = try #require(request["postData"] as? [String: Any])
+        let params = try #require(postData["params"] as? [[String: String]])
+        #expect(params.map { "\($0["name"] ?? "")=\($0["value"] ?? "")" } == ["scope=openid", "grant_type=client_credentials", "scope=profile"])
+        #expect(postData["text"] as? String == sent)
+        #expect(request["bodySize"] as? Int == sent.utf8.count)
+    }
+
     @Test func anUnknownFormatIsRefused() {
         let (responder, _) = journaledExchanges()
         let response = responder.respond(to: F.get("/_fakeentra/journal?format=xml"), context: F.context)

@@ -106,9 +106,30 @@ import Testing
     /// redacted all the same, members sorted by name; so is JSON sent as `text/plain`.
     @Test func bodiesOnlyALenientReaderTakesAreRedacted() {
         let repeated = #"{"z": 1, "client_secret": "s3cr3t", "client_secret": "0ther",}"#
-        #expect(JournalEntry.describeBody(Array(repeated.utf8), contentType: "application/json") == #"{"client_secret":"[redacted 5 chars]","z":1}"#)
+        #expect(JournalEntry.describeBody(Array(repeated.utf8), contentType: "application/json").text == #"{"client_secret":"[redacted 5 chars]","z":1}"#)
         let plain = JournalEntry.redactPlainText(#"{"refresh_token": "abc", "a": [1,],}"#)
         #expect(plain == #"{"a":[1],"refresh_token":"\#(Redaction.redact("abc", name: "refresh_token"))"}"#)
+    }
+
+    /// A repeated form parameter is one member holding the array of its values, so that the journal stays
+    /// JSON a strict reader takes; the entry's pairs keep every value, in the order sent.
+    @Test func aRepeatedFormParameterIsAnArrayOfItsValues() {
+        let body = Array("scope=openid&client_secret=s3cr3t&scope=profile&grant_type=client_credentials".utf8)
+        let (text, form) = JournalEntry.describeBody(body, contentType: "application/x-www-form-urlencoded")
+        #expect(text == #"{"scope":["openid","profile"],"client_secret":"[redacted 6 chars]","grant_type":"client_credentials"}"#)
+        #expect(LocatedJSON.parse(body: text.utf8) != nil, "strict JSON")
+        #expect(form.map(\.0) == ["scope", "client_secret", "scope", "grant_type"])
+        #expect(form.map(\.1) == ["openid", "[redacted 6 chars]", "profile", "client_credentials"])
+    }
+
+    /// A redirect's error is read from its query, or from its fragment (`response_mode=fragment`, as MSAL.js asks).
+    @Test func redirectErrorsAreReadFromTheQueryOrTheFragment() {
+        #expect(Receipt.RedirectError(location: "https://app/cb?error=access_denied&error_subcode=cancel&state=s#x")
+                    == Receipt.RedirectError(error: "access_denied", subcode: "cancel"))
+        #expect(Receipt.RedirectError(location: "https://app/cb#error=interaction_required&error_description=AADSTS50076%3A%20MFA&state=s")
+                    == Receipt.RedirectError(error: "interaction_required", errorDescription: "AADSTS50076: MFA"))
+        #expect(Receipt.RedirectError(location: "https://app/cb?code=abc&state=s") == nil)
+        #expect(Receipt.RedirectError(location: "https://app/cb#code=abc&state=s") == nil)
     }
 
     @Test func boundedByCountAndBytes() {

@@ -38,7 +38,7 @@ import LocatedJSON
         #expect(LocatedJSON.parse(lenientBody: markedUTF8)?["n"]?.int == 1, "UTF-8's mark")
     }
 
-    @Test func prettyTextIndentsAndKeepsShortScalarArraysOnOneLine() throws {
+    @Test func prettyIndentsAndKeepsShortScalarArraysOnOneLine() throws {
         let value = try tree(#"{"name": "a\"b", "codes": [1, 2.50, true, null], "empty": {}, "none": [], "rules": [{"n": 1}], "long": [1, 2, 3, 4, 5, 6, 7]}"#)
         #expect(value.pretty() == """
         {

@@ -1,6 +1,6 @@
 import EntraHTTP
 package import Foundation
-import LocatedJSON
+package import LocatedJSON
 
 /// One request and its response as the journal shows them: secrets redacted, bodies parsed when possible.
 /// Until an entry is first read (`RecordedExchange`), the journal holds the exchange as it was, in memory only.
@@ -17,7 +17,7 @@ package struct JournalEntry: Sendable {
     package var durationMilliseconds: Double
     package var requestHeaders: [(String, String)]
     package var responseHeaders: [(String, String)]
-    /// JSON text (an object, array or string) describing each body.
+    /// JSON text describing each body (`describeBody`, read back by `JournalBody`).
     package var requestBody: String
     package var responseBody: String
     /// What the platform did (tokens issued, codes, the flow step, the error, the rules that fired); no secrets.
@@ -83,11 +83,6 @@ package struct JournalEntry: Sendable {
         return .sizeOnly
     }
 
-    /// True when the body is described as a form: its pairs are kept as `requestForm` too.
-    static func isForm(_ body: [UInt8], contentType: String?) -> Bool {
-        if case .form = kind(of: body, contentType: contentType) { true } else { false }
-    }
-
     /// True when describing the body means parsing it (what `RecordedBody` defers).
     static func isParsedWhenDescribed(_ body: [UInt8], contentType: String?) -> Bool {
         switch kind(of: body, contentType: contentType) {
@@ -96,29 +91,43 @@ package struct JournalEntry: Sendable {
         }
     }
 
-    /// A body as JSON text: JSON parsed and redacted, forms as redacted objects, text truncated, the rest described.
-    static func describeBody(_ body: [UInt8], contentType: String?) -> String {
+    /// A body as the entry shows it: JSON text (JSON parsed and redacted, a form as an object of its
+    /// redacted parameters, text truncated, the rest described) and, for a form, its redacted pairs in the
+    /// order sent (`requestForm`; none for any other body). A form is redacted once, for both.
+    static func describeBody(_ body: [UInt8], contentType: String?) -> (text: String, form: [(String, String)]) {
         switch kind(of: body, contentType: contentType) {
         case .empty:
-            return "null"
+            return ("null", [])
         case .json:
-            if let parsed = LocatedJSON.parse(body: body) { return redactedText(parsed, capacity: body.count) }
+            if let parsed = LocatedJSON.parse(body: body) { return (redactedText(parsed, capacity: body.count), []) }
             // What only a lenient reader takes (a repeated member name, a trailing comma, UTF-16) is still
             // shown, and redacted, members sorted by name as `text/plain` JSON is.
-            if let parsed = LocatedJSON.parse(lenientBody: body) { return redactedText(parsed.sortingKeys, capacity: body.count) }
+            if let parsed = LocatedJSON.parse(lenientBody: body) { return (redactedText(parsed.sortingKeys, capacity: body.count), []) }
         case .form:
-            return JSONFragment.object(redactedForm(body).map { ($0.0, .string($0.1)) }).text
+            let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
+            return (groupedObject(pairs).text, pairs)
         case .plainText:
-            return JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self)))
+            return (JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self))), [])
         case .sizeOnly:
             break
         }
-        return JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]")
+        return (JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]"), [])
     }
 
-    /// A form body's pairs with their secrets redacted, as the entry shows them and the judge reads them.
-    static func redactedForm(_ body: [UInt8]) -> [(String, String)] {
-        Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
+    /// Name/value pairs as a JSON object, names in the order they first appear: a name given once with its
+    /// value, a repeated one (Set-Cookie, a repeated query or form parameter) with the array of its values,
+    /// so that the journal stays JSON a strict reader takes.
+    static func groupedObject(_ pairs: [(String, String)]) -> JSONFragment {
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for (name, value) in pairs {
+            if values[name] == nil { order.append(name) }
+            values[name, default: []].append(value)
+        }
+        return .object(order.map { name in
+            let list = values[name]!
+            return (name, list.count == 1 ? .string(list[0]) : .strings(list))
+        })
     }
 
     /// `value` redacted (`Redaction.writeRedacted`), as JSON text.
@@ -160,31 +169,42 @@ package struct JournalEntry: Sendable {
     }
 
     package var json: String {
-        // Repeated names (Set-Cookie, repeated query parameters) become arrays.
-        func object(_ pairs: [(String, String)]) -> JSONFragment {
-            var order: [String] = []
-            var values: [String: [String]] = [:]
-            for (name, value) in pairs {
-                if values[name] == nil { order.append(name) }
-                values[name, default: []].append(value)
-            }
-            return .object(order.map { name in
-                let list = values[name]!
-                return (name, list.count == 1 ? .string(list[0]) : .strings(list))
-            })
-        }
-        return JSONFragment.object([
+        JSONFragment.object([
             ("id", .raw(String(id))),
             ("time", .string(InternetDate.format(secondsSince1970: time.timeIntervalSince1970))),
             ("kind", .string(kind)),
             ("method", .string(method)),
             ("path", .string(path)),
-            ("query", object(query)),
+            ("query", Self.groupedObject(query)),
             ("status", .raw(String(status))),
             ("durationMs", .raw(String(format: "%.3f", durationMilliseconds))),
-            ("request", .object([("headers", object(requestHeaders)), ("body", .raw(requestBody))])),
-            ("response", .object([("headers", object(responseHeaders)), ("body", .raw(responseBody))])),
+            ("request", .object([("headers", Self.groupedObject(requestHeaders)), ("body", .raw(requestBody))])),
+            ("response", .object([("headers", Self.groupedObject(responseHeaders)), ("body", .raw(responseBody))])),
             ("receipt", receipt.json),
         ]).text
+    }
+}
+
+/// A body as the journal stores it (`JournalEntry.describeBody`), read back: the one reading of the
+/// HAR export and the console.
+package enum JournalBody: Sendable {
+    /// The request or answer had none (`null`).
+    case absent
+    /// A JSON string: the text sent, or what the journal says of a body it keeps only the size of; also
+    /// text that is not JSON, as it stands.
+    case text(String)
+    /// A JSON body, redacted, or a form's parameters as an object (a repeated one as an array).
+    case json(JSONValue)
+
+    package init(_ journalBody: String) {
+        guard let value = LocatedJSON.parse(body: journalBody.utf8, source: "journal") else {
+            self = .text(journalBody)
+            return
+        }
+        switch value.kind {
+        case .null: self = .absent
+        case .string(let text): self = .text(text)
+        case .bool, .number, .array, .object: self = .json(value)
+        }
     }
 }

@@ -43,24 +43,26 @@ package enum JournalHAR {
             ("headers", nameValues(entry.requestHeaders)),
             ("queryString", nameValues(entry.query)),
         ]
-        let body = bodyText(entry.requestBody)
+        let body = JournalBody(entry.requestBody)
         let contentType = header("content-type", in: entry.requestHeaders) ?? ""
-        if let body {
-            if contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"), let pairs = formPairs(entry.requestBody) {
-                // The journal keeps forms redacted; re-encoding them gives the text a replay parses.
-                let text = formEncoded(pairs)
-                members.append(("postData", .object([("mimeType", .string(contentType)), ("params", nameValues(pairs)), ("text", .string(text))])))
-            } else {
-                members.append(("postData", .object([("mimeType", .string(contentType)), ("text", .string(body))])))
-            }
+        var size = 0
+        if case .json = body, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") {
+            // The entry keeps a form's pairs redacted, in the order sent and repeats kept: encoded again,
+            // they are the text a replay parses.
+            let text = formEncoded(entry.requestForm)
+            size = text.utf8.count
+            members.append(("postData", .object([("mimeType", .string(contentType)), ("params", nameValues(entry.requestForm)), ("text", .string(text))])))
+        } else if let text = harText(body, stored: entry.requestBody) {
+            size = text.utf8.count
+            members.append(("postData", .object([("mimeType", .string(contentType)), ("text", .string(text))])))
         }
         members.append(("headersSize", .raw("-1")))
-        members.append(("bodySize", .raw(String(body?.utf8.count ?? 0))))
+        members.append(("bodySize", .raw(String(size))))
         return .object(members)
     }
 
     static func response(_ entry: JournalEntry) -> JSONFragment {
-        let body = bodyText(entry.responseBody) ?? ""
+        let body = harText(JournalBody(entry.responseBody), stored: entry.responseBody) ?? ""
         let mimeType = header("content-type", in: entry.responseHeaders) ?? ""
         return .object([
             ("status", .raw(String(entry.status))),
@@ -75,25 +77,14 @@ package enum JournalHAR {
         ])
     }
 
-    /// The journal stores each body as JSON text: `null` (none), a string (text or a description), or
-    /// the parsed JSON body itself, which HAR carries as its text.
-    static func bodyText(_ journalBody: String) -> String? {
-        guard let value = LocatedJSON.parse(body: journalBody.utf8, source: "journal") else { return journalBody }
-        switch value.kind {
-        case .null: return nil
-        case .string(let text): return text
-        case .bool, .number, .array, .object: return journalBody
+    /// A body as HAR carries it: the text itself, or for a JSON body the journal's (redacted) JSON text,
+    /// `stored`; nil when there was none.
+    static func harText(_ body: JournalBody, stored: String) -> String? {
+        switch body {
+        case .absent: nil
+        case .text(let text): text
+        case .json: stored
         }
-    }
-
-    /// A form body the journal stored as an object of (redacted) parameters, in the order they were sent.
-    static func formPairs(_ journalBody: String) -> [(String, String)]? {
-        // A repeated parameter gives a repeated key, which only a lenient reading takes, keeping its last
-        // value: the pairs then come in the order of their names.
-        let parsed = LocatedJSON.parse(body: journalBody.utf8, source: "journal")
-            ?? LocatedJSON.parse(lenientBody: journalBody.utf8, source: "journal")?.sortingKeys
-        guard let members = parsed?.members else { return nil }
-        return members.compactMap { member in member.value.string.map { (member.key, $0) } }
     }
 
     /// The journal keeps the query redacted and apart from the path; the URL carries it again.

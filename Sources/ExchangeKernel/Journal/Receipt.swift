@@ -143,7 +143,7 @@ package struct Receipt: Sendable, Equatable {
         /// `Retry-After` and `WWW-Authenticate` as sent.
         package var retryAfter: String?
         package var wwwAuthenticate: String?
-        /// The error parameters of a redirect's `Location` query (an /authorize error sent to the app).
+        /// The error parameters of a redirect's `Location` (an /authorize error sent to the app).
         package var redirectError: RedirectError?
 
         package init(error: String? = nil, suberror: String? = nil, errorCodes: [Int] = [], scope: String? = nil, expiresIn: Int? = nil,
@@ -166,7 +166,7 @@ package struct Receipt: Sendable, Equatable {
         package var isEmpty: Bool { self == Answer() }
     }
 
-    /// `error`, `suberror`, `error_subcode` and `error_description` of a redirect's `Location` query.
+    /// `error`, `suberror`, `error_subcode` and `error_description` of a redirect's `Location`.
     package struct RedirectError: Sendable, Equatable {
         package var error: String?
         package var suberror: String?
@@ -181,17 +181,35 @@ package struct Receipt: Sendable, Equatable {
             self.errorDescription = errorDescription
         }
 
-        /// Nil when the query names none of them. A success redirect (a code, a state) is not decoded.
-        package init?(location: String) {
-            let url = location.prefix { $0 != "#" }
-            guard let mark = url.firstIndex(of: "?") else { return nil }
-            let query = url[url.index(after: mark)...]
-            guard query.contains("error") else { return nil }
-            let parameters = FormParameters(decoding: String(query))
+        /// Nil when the `Location` names none of them (`parameters(location:)`).
+        init?(location: String) {
+            guard let parameters = Self.parameters(location: location) else { return nil }
             self.init(error: parameters["error"], suberror: parameters["suberror"], subcode: parameters["error_subcode"],
                       errorDescription: parameters["error_description"])
-            guard error != nil || suberror != nil || subcode != nil || errorDescription != nil else { return nil }
         }
+
+        /// The parameters of a redirect's `Location` that carry an authorization error: its query, or its
+        /// fragment when the client asked for `response_mode=fragment` (MSAL.js does). Nil when neither names
+        /// `error`, `suberror`, `error_subcode` or `error_description`: a success redirect (a code, a state)
+        /// is not decoded.
+        package static func parameters(location: String) -> FormParameters? {
+            var url = Substring(location)
+            var fragment: Substring?
+            if let hash = url.firstIndex(of: "#") {
+                fragment = url[url.index(after: hash)...]
+                url = url[..<hash]
+            }
+            let query = url.firstIndex(of: "?").map { url[url.index(after: $0)...] }
+            for part in [query, fragment] {
+                // Every name sought contains `error`: text without it is not decoded.
+                guard let part, part.contains("error") else { continue }
+                let decoded = FormParameters(decoding: String(part))
+                if names.contains(where: { decoded[$0] != nil }) { return decoded }
+            }
+            return nil
+        }
+
+        private static let names = ["error", "suberror", "error_subcode", "error_description"]
     }
 
     package struct FiredRule: Sendable, Equatable {
@@ -285,7 +303,7 @@ extension Receipt {
 extension Receipt.Answer {
     /// The facts a response's headers carry, whoever made it: the last `Retry-After`, `WWW-Authenticate`
     /// and `Location` sent.
-    package mutating func read(headers: HTTPHeaders) {
+    mutating func read(headers: HTTPHeaders) {
         for field in headers {
             if field.name.equalsIgnoringASCIICase("retry-after") {
                 retryAfter = field.value

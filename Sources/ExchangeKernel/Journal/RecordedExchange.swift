@@ -39,11 +39,12 @@ struct RecordedExchange: Sendable {
         func redacted(_ headers: [(String, String)]) -> [(String, String)] {
             headers.map { ($0.0, Redaction.redactHeader(name: $0.0, value: $0.1)) }
         }
+        let request = requestBody.shown
         return JournalEntry(
             id: id, time: time, method: method, path: path, query: Redaction.redact(FormParameters(decoding: rawQuery ?? "")),
             status: status, kind: kind, durationMilliseconds: durationMilliseconds,
             requestHeaders: redacted(requestHeaders), responseHeaders: redacted(responseHeaders),
-            requestBody: requestBody.text, responseBody: responseBody.text, receipt: receipt, requestForm: requestBody.formPairs
+            requestBody: request.text, responseBody: responseBody.shown.text, receipt: receipt, requestForm: request.form
         ).scrubbed(with: memory)
     }
 }
@@ -56,12 +57,13 @@ enum RecordedBody: Sendable {
 
     init(_ body: [UInt8], contentType: String?) {
         self = JournalEntry.isParsedWhenDescribed(body, contentType: contentType)
-            ? .bytes(body, contentType: contentType) : .described(JournalEntry.describeBody(body, contentType: contentType))
+            ? .bytes(body, contentType: contentType) : .described(JournalEntry.describeBody(body, contentType: contentType).text)
     }
 
-    var text: String {
+    /// The body as the entry shows it (`JournalEntry.describeBody`): its text, and a form's redacted pairs.
+    var shown: (text: String, form: [(String, String)]) {
         switch self {
-        case .described(let text): text
+        case .described(let text): (text: text, form: [])
         case .bytes(let body, let contentType): JournalEntry.describeBody(body, contentType: contentType)
         }
     }
@@ -71,12 +73,6 @@ enum RecordedBody: Sendable {
         case .described(let text): text.utf8.count
         case .bytes(let body, _): body.count
         }
-    }
-
-    /// A form's pairs, redacted as `text` describes them; none for any other body.
-    var formPairs: [(String, String)] {
-        guard case .bytes(let body, let contentType) = self, JournalEntry.isForm(body, contentType: contentType) else { return [] }
-        return JournalEntry.redactedForm(body)
     }
 }
 

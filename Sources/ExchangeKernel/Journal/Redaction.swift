@@ -124,7 +124,24 @@ package enum Redaction {
 
     package static func redact(_ value: String, name: String) -> String {
         if isLengthOnly(name) { return "[redacted \(value.count) chars]" }
-        return "[redacted \(value.count) chars sha256:\(shortHash(value))]"
+        return "[redacted \(value.count) chars \(hashLabel)\(shortHash(value))]"
+    }
+
+    /// What precedes the short hash in a marker `redact(_:name:)` writes.
+    private static let hashLabel = "sha256:"
+
+    /// The short hashes of the markers `redact(_:name:)` writes (`[redacted N chars sha256:1a2b3c4d]`) in
+    /// `text`, in order: what a reader matches a redacted value by, with a receipt's handle or a token it
+    /// holds (equal values give equal hashes).
+    package static func markerHashes(in text: String) -> [String] {
+        var hashes: [String] = []
+        var rest = Substring(text)
+        while let marker = rest.range(of: hashLabel) {
+            let hex = rest[marker.upperBound...].prefix { $0.isASCII && $0.isHexDigit }
+            if hex.count >= 8 { hashes.append(String(hex)) }
+            rest = rest[marker.upperBound...]
+        }
+        return hashes
     }
 
     static func shortHash(_ value: String) -> String {

@@ -1,7 +1,7 @@
-package import ExchangeKernel
+import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
-package import Foundation
+import Foundation
 import Synchronization
 
 /// `grant_type=authorization_code`: redeems a code /authorize issued (single use, short-lived, PKCE).
@@ -35,7 +35,7 @@ package enum AuthorizationCodeGrant {
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)
     }
 
-    package static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
+    static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
         guard isWellFormed(code) else { throw .malformedGrant() }
         let (record, evicted) = service.state.withLock { ($0.authorizationCodes[code], $0.authorizationCodes.wasEvicted(handle: code)) }
         // A code dropped because the store was full is reported as the expiry it was closest to.
@@ -54,7 +54,7 @@ package enum AuthorizationCodeGrant {
     }
 
     /// Marks the code used, failing if a concurrent request redeemed it first.
-    package static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
+    static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
         let won = service.state.withLock { state -> Bool in
             guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
             state.authorizationCodes[code]?.redeemedAt = now

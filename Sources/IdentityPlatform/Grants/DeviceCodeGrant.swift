@@ -36,7 +36,7 @@ enum DeviceCodeGrant {
         let (record, approval) = try outcome.get()
         request.exchange.receipt.grant(.deviceCode, .redeemed, handle: deviceCode)
         guard let user = request.directory.user(id: approval.userID) else { throw .invalidGrant() }
-        try request.checkAccountUsable(user)
+        try GrantRedemption.checkAccountUsable(user)
         let tenant = try request.tenant(of: user, client: client.application)
         let scopes = try request.scopeRequest(granted: approval.scopes.isEmpty ? record.requestedScopes : approval.scopes)
         // The person consented on the /devicelogin pages when approving.

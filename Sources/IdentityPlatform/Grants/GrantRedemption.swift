@@ -3,42 +3,44 @@ import EntraCrypto
 package import Foundation
 
 /// The checks a code or a refresh token passes before it buys tokens, in the order the service makes
-/// them, for every token endpoint that redeems one: Entra's grants and B2C's policy endpoints. What
-/// differs between services is how each refuses (`Dialect`) and what else binds a grant (a B2C policy),
-/// never the order or the checks, so a check added for one service cannot be missed by the other.
+/// them, for every token endpoint that redeems one: Entra's grants and B2C's policy endpoints. A service's
+/// `Dialect` says how it refuses, what else binds a grant (a B2C policy) and the few checks that are its
+/// own (whether a redirect URI may be left out, whether a verifier's size is checked before the challenge);
+/// the steps and their order are shared, so a check added for one service cannot be missed by the other.
 package enum GrantRedemption {
     /// How a service words its refusals, and what it checks beyond the shared steps.
     package struct Dialect: Sendable {
-        package var unknownRefreshToken: @Sendable () -> IdentityError
-        package var revokedRefreshToken: @Sendable () -> IdentityError
+        package let unknownRefreshToken: @Sendable () -> IdentityError
+        package let revokedRefreshToken: @Sendable () -> IdentityError
         /// A token dropped because the store was full: reported as the expiry it was closest to.
-        package var evictedRefreshToken: @Sendable (_ now: Date) -> IdentityError
+        package let evictedRefreshToken: @Sendable (_ now: Date) -> IdentityError
         /// The refusal of a token past its lifetime at `now`; nil while it is valid.
-        package var expiredRefreshToken: @Sendable (RefreshTokenRecord, _ now: Date) -> IdentityError?
+        package let expiredRefreshToken: @Sendable (RefreshTokenRecord, _ now: Date) -> IdentityError?
         /// The refusal of a refresh token presented by another client than its own; nil where the service
         /// lets that client use it (Entra's app families).
-        package var refreshTokenClientMismatch: @Sendable (RefreshTokenRecord, Application) -> IdentityError?
+        package let refreshTokenClientMismatch: @Sendable (RefreshTokenRecord, Application) -> IdentityError?
         /// The user a refresh token was issued for is gone from the directory.
-        package var refreshTokenUserGone: @Sendable () -> IdentityError
+        package let refreshTokenUserGone: @Sendable () -> IdentityError
         /// The user signed out everywhere (or was revoked) after the grant's sign-in.
-        package var revokedSinceSignIn: @Sendable (GrantContext, _ validFrom: Date) -> IdentityError
+        package let revokedSinceSignIn: @Sendable (GrantContext, _ validFrom: Date) -> IdentityError
         /// What the shared code bookkeeping answered (`AuthorizationCodeGrant.lookUp`, `markRedeemed`), in
-        /// the service's words; the code's record is given when one is kept.
-        package var codeError: @Sendable (IdentityError, AuthorizationCodeRecord?, _ now: Date) -> IdentityError
-        package var codeClientMismatch: @Sendable (GrantContext, Application) -> IdentityError
-        package var codeUserGone: @Sendable () -> IdentityError
+        /// the service's words. `record` looks up the code's record, when one is kept: only a dialect that
+        /// words a refusal with it pays for the lookup.
+        package let codeError: @Sendable (IdentityError, _ record: () -> AuthorizationCodeRecord?, _ now: Date) -> IdentityError
+        package let codeClientMismatch: @Sendable (GrantContext, Application) -> IdentityError
+        package let codeUserGone: @Sendable () -> IdentityError
         /// Whether a code issued with a redirect URI must be redeemed naming it (Entra) or may omit it (B2C).
-        package var requiresRedirectURI: Bool
-        package var redirectURIMismatch: @Sendable (_ presented: String, _ clientID: String) -> IdentityError
+        package let requiresRedirectURI: Bool
+        package let redirectURIMismatch: @Sendable (_ presented: String, _ clientID: String) -> IdentityError
         /// The refusal of a `code_verifier` outside RFC 7636's 43 to 128 characters; nil where the service
         /// lets the challenge comparison decide.
-        package var invalidVerifierSize: (@Sendable () -> IdentityError)?
-        package var pkceMismatch: @Sendable () -> IdentityError
-        package var missingParameter: @Sendable (String) -> IdentityError
+        package let invalidVerifierSize: (@Sendable () -> IdentityError)?
+        package let pkceMismatch: @Sendable () -> IdentityError
+        package let missingParameter: @Sendable (String) -> IdentityError
         /// What stops an account from getting tokens at all.
-        package var checkUsable: @Sendable (DirectoryUser) throws(IdentityError) -> Void
+        package let checkUsable: @Sendable (DirectoryUser) throws(IdentityError) -> Void
         /// What else ties a grant to where it is redeemed (B2C: the policy that issued it).
-        package var checkBinding: @Sendable (GrantContext) throws(IdentityError) -> Void
+        package let checkBinding: @Sendable (GrantContext) throws(IdentityError) -> Void
 
         package init(
             unknownRefreshToken: @escaping @Sendable () -> IdentityError, revokedRefreshToken: @escaping @Sendable () -> IdentityError,
@@ -47,7 +49,7 @@ package enum GrantRedemption {
             refreshTokenClientMismatch: @escaping @Sendable (RefreshTokenRecord, Application) -> IdentityError?,
             refreshTokenUserGone: @escaping @Sendable () -> IdentityError,
             revokedSinceSignIn: @escaping @Sendable (GrantContext, Date) -> IdentityError,
-            codeError: @escaping @Sendable (IdentityError, AuthorizationCodeRecord?, Date) -> IdentityError,
+            codeError: @escaping @Sendable (IdentityError, () -> AuthorizationCodeRecord?, Date) -> IdentityError,
             codeClientMismatch: @escaping @Sendable (GrantContext, Application) -> IdentityError,
             codeUserGone: @escaping @Sendable () -> IdentityError, requiresRedirectURI: Bool,
             redirectURIMismatch: @escaping @Sendable (String, String) -> IdentityError,
@@ -77,7 +79,7 @@ package enum GrantRedemption {
 
         /// Entra ID: a revoked or unknown token is just invalid, families share refresh tokens, an expired
         /// one says how long it lay unused.
-        package static let entra = Dialect(
+        static let entra = Dialect(
             unknownRefreshToken: { .invalidGrant() }, revokedRefreshToken: { .invalidGrant() },
             evictedRefreshToken: { _ in .grantExpired() },
             expiredRefreshToken: { record, now in
@@ -103,7 +105,7 @@ package enum GrantRedemption {
     }
 
     /// What stops an account from getting tokens from Entra at all, in the order the service checks.
-    package static func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
+    static func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
         if user.locked { throw .accountLocked() }
         if !user.accountEnabled { throw .accountDisabled() }
     }
@@ -145,7 +147,7 @@ package enum GrantRedemption {
     ) throws(IdentityError) -> (record: AuthorizationCodeRecord, user: DirectoryUser) {
         let record: AuthorizationCodeRecord
         do throws(IdentityError) { record = try AuthorizationCodeGrant.lookUp(code, now: now, service: service) } catch {
-            throw dialect.codeError(error, service.authorizationCode(code), now)
+            throw dialect.codeError(error, { service.authorizationCode(code) }, now)
         }
         try dialect.checkBinding(record.grant)
         guard record.grant.clientID.caseInsensitiveCompare(client.clientID) == .orderedSame else {
@@ -172,7 +174,7 @@ package enum GrantRedemption {
         authorizationCode code: String, service: IdentityService, now: Date, receipt: ReceiptRecorder, dialect: Dialect
     ) throws(IdentityError) {
         do throws(IdentityError) { try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: receipt) } catch {
-            throw dialect.codeError(error, service.authorizationCode(code), now)
+            throw dialect.codeError(error, { service.authorizationCode(code) }, now)
         }
     }
 }

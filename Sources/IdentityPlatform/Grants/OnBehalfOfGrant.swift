@@ -14,7 +14,7 @@ enum OnBehalfOfGrant {
         let scopes = try request.scopeRequest()
         let incoming = try validate(assertion, for: client.application, request: request)
         guard let oid = incoming.string("oid"), let user = request.directory.user(id: oid) else { throw .oboAssertionInvalid("The assertion does not identify a user of this directory.") }
-        try request.checkAccountUsable(user)
+        try GrantRedemption.checkAccountUsable(user)
         if let validFrom = user.tokensValidFrom, let issuedAt = incoming.date("iat"), validFrom > issuedAt {
             throw .grantRevoked(issuedAt: issuedAt, validFrom: validFrom)
         }

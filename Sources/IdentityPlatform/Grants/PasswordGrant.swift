@@ -18,7 +18,7 @@ enum PasswordGrant {
         }
         if user.locked { throw .accountLocked() }
         guard ConstantTime.equals(user.password, password) else { throw .invalidCredentials() }
-        try request.checkAccountUsable(user)
+        try GrantRedemption.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)
         let tenant = try request.tenant(of: user, client: client.application)

@@ -76,11 +76,6 @@ struct TokenRequest {
         return tenant
     }
 
-    /// What stops an account from getting tokens at all, in the order the service checks.
-    func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
-        try GrantRedemption.checkAccountUsable(user)
-    }
-
     /// Client capabilities (`cp1`) the `claims` parameter declares, else `earlier` (what the grant carried).
     func clientCapabilities(carrying earlier: [String]) throws(IdentityError) -> [String] {
         guard let claims = optional("claims") else { return earlier }

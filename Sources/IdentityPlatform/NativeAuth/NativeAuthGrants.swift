@@ -40,7 +40,7 @@ enum NativeAuthGrants {
             throw .continuationTokenInvalid()
         }
         guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
-        try request.checkAccountUsable(user)
+        try GrantRedemption.checkAccountUsable(user)
         let scopes = try request.scopeRequest()
         // An app's own customers: its configured permissions are consented for them, as no page can ask.
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user,

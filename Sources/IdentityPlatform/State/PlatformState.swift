@@ -76,8 +76,6 @@ package struct UserCodeRecord: Sendable, Expiring, Codable {
     }
 }
 
-/// Which protocol generation an endpoint speaks: v2 takes `scope`, v1 (ADAL) takes `resource`.
-
 /// The part of an authorization request that survives into the tokens it leads to.
 package struct GrantContext: Sendable, Equatable, Codable {
     package var clientID: String

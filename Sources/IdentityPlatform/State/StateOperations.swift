@@ -43,7 +43,7 @@ extension IdentityService {
     }
 
     /// Starts the token's inactivity window again (a redemption).
-    package func markRefreshTokenUsed(_ token: String, at now: Date) {
+    func markRefreshTokenUsed(_ token: String, at now: Date) {
         state.withLock { $0.refreshTokens[token]?.lastUsedAt = now }
     }
 
@@ -54,7 +54,7 @@ extension IdentityService {
         }
     }
 
-    package func authorizationCode(_ code: String) -> AuthorizationCodeRecord? {
+    func authorizationCode(_ code: String) -> AuthorizationCodeRecord? {
         state.withLock { $0.authorizationCodes[code] }
     }
 

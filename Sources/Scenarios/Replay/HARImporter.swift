@@ -171,8 +171,7 @@ struct CapturedExchange {
     /// A JSON object as captures and the services they record write it, read leniently (a repeated
     /// member keeps its last value); nil for any other JSON or text.
     static func jsonObject(_ bytes: some Collection<UInt8>) -> JSONValue? {
-        guard let value = LocatedJSON.parse(lenientBody: bytes, source: "capture"), value.members != nil else { return nil }
-        return value
+        LocatedJSON.object(lenientBody: bytes, source: "capture")
     }
 
     /// The elements of one of HAR's lists of objects (`headers`, `params`): none when one of them is not
@@ -276,12 +275,10 @@ struct CapturedExchange {
         return actions + [("response", .object(canned))]
     }
 
-    /// An /authorize answer that redirects back with `error=`.
+    /// An /authorize answer that redirects back with `error=`, in the query or the fragment.
     private func redirectError(anonymizer: inout Anonymizer) -> [(String, JSONValue)]? {
         guard (300..<400).contains(status), let location = header("Location"),
-              let q = location.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return nil }
-        let parameters = FormParameters(decoding: String(location[location.index(after: q)...]))
-        guard parameters["error"] != nil else { return nil }
+              let parameters = Receipt.RedirectError.parameters(location: location), parameters["error"] != nil else { return nil }
         var values: [String: String] = [:]
         for name in ["error", "error_description", "suberror", "error_subcode", "claims"] { values[name] = parameters[name] }
         return oauthError(from: values, codes: nil, anonymizer: &anonymizer)
