@@ -215,6 +215,87 @@ import Testing
         #expect(document["token_endpoint"] as? String == "https://\(Self.host)/\(tid)/oauth2/v2.0/token")
     }
 
+    static func requireMFA(of address: String, registered: Bool, in service: IdentityService) {
+        service.directory.withLock { directory in
+            guard let index = directory.users.firstIndex(where: { $0.answers(to: address) }) else { return }
+            directory.users[index].mfaRequired = true
+            directory.users[index].mfaRegistered = registered
+        }
+    }
+
+    /// initiate (with `capabilities`) → challenge (password) → token with the password.
+    static func passwordSignIn(capabilities: String?, service: IdentityService) -> (status: Int, body: [String: Any]) {
+        let started = post("oauth2/v2.0/initiate", [("client_id", app), ("username", jordan), ("challenge_type", "oob password redirect")]
+                           + (capabilities.map { [("capabilities", $0)] } ?? []), to: service)
+        let challenged = challenge(started.body["continuation_token"], service: service)
+        return token([("grant_type", "password"), ("password", Directory.demoPassword),
+                      ("continuation_token", challenged.body["continuation_token"] as? String ?? "")], service: service)
+    }
+
+    @Test func multifactorAuthenticationWithTheMfaRequiredCapability() throws {
+        let (service, _) = Self.service()
+        Self.requireMFA(of: Self.jordan, registered: true, in: service)
+        let redirected = Self.passwordSignIn(capabilities: nil, service: service)
+        #expect(redirected.status == 200 && redirected.body["challenge_type"] as? String == "redirect" && redirected.body["redirect_reason"] is String,
+                "an app that cannot do MFA itself goes to the browser")
+        let demanded = Self.passwordSignIn(capabilities: "mfa_required registration_required", service: service)
+        #expect(demanded.status == 400 && demanded.body["suberror"] as? String == "mfa_required" && Self.firstCode(demanded.body) == 50076)
+        let introspected = Self.post("oauth2/v2.0/introspect", [("client_id", Self.app), ("continuation_token", demanded.body["continuation_token"] as? String ?? "")], to: service)
+        let method = try #require((introspected.body["methods"] as? [[String: Any]])?.first)
+        #expect(method["challenge_type"] as? String == "oob" && method["challenge_channel"] as? String == "email" && method["login_hint"] as? String == "j*****@w********.e******")
+        let challenged = Self.post("oauth2/v2.0/challenge", [("client_id", Self.app), ("continuation_token", introspected.body["continuation_token"] as? String ?? ""),
+                                                             ("id", method["id"] as? String ?? ""), ("challenge_type", "oob redirect")], to: service)
+        #expect(challenged.body["challenge_type"] as? String == "oob" && challenged.body["code_length"] as? Int == 8)
+        let code = try #require(service.outbox.messages(to: Self.jordan).last)
+        #expect(code.purpose == .mfa)
+        let token = challenged.body["continuation_token"] as? String ?? ""
+        let wrong = Self.token([("grant_type", "mfa_oob"), ("oob", "00000000"), ("continuation_token", token)], service: service)
+        #expect(wrong.body["suberror"] as? String == "invalid_oob_value")
+        let tokens = Self.token([("grant_type", "mfa_oob"), ("oob", code.code), ("continuation_token", token)], service: service)
+        #expect(tokens.status == 200)
+        #expect(F.claims(tokens.body["access_token"] as? String)?["amr"] as? [String] == ["pwd", "mfa"])
+    }
+
+    @Test func justInTimeRegistrationOfTheProvenEmailThenSignIn() throws {
+        let (service, _) = Self.service()
+        Self.requireMFA(of: Self.jordan, registered: false, in: service)
+        #expect(Self.passwordSignIn(capabilities: "mfa_required", service: service).body["challenge_type"] as? String == "redirect",
+                "registration needs its own capability")
+        let demanded = Self.passwordSignIn(capabilities: "mfa_required registration_required", service: service)
+        #expect(demanded.status == 400 && demanded.body["suberror"] as? String == "registration_required" && Self.firstCode(demanded.body) == 50076)
+        let listed = Self.post("register/v1.0/introspect", [("client_id", Self.app), ("continuation_token", demanded.body["continuation_token"] as? String ?? "")], to: service)
+        #expect((listed.body["methods"] as? [[String: Any]])?.first?["id"] as? String == "email")
+        let bad = Self.post("register/v1.0/challenge", [("client_id", Self.app), ("continuation_token", listed.body["continuation_token"] as? String ?? ""),
+                                                        ("challenge_type", "oob"), ("challenge_channel", "email"), ("challenge_target", "not-an-address")], to: service)
+        #expect(bad.body["error"] as? String == "invalid_request" && Self.firstCode(bad.body) == 901001)
+        let preverified = Self.post("register/v1.0/challenge", [("client_id", Self.app), ("continuation_token", listed.body["continuation_token"] as? String ?? ""),
+                                                                ("challenge_type", "oob"), ("challenge_channel", "email"), ("challenge_target", Self.jordan)], to: service)
+        #expect(preverified.body["challenge_type"] as? String == "preverified" && preverified.body["challenge_target"] as? String == Self.jordan)
+        let registered = Self.post("register/v1.0/continue", [("client_id", Self.app), ("continuation_token", preverified.body["continuation_token"] as? String ?? ""),
+                                                              ("grant_type", "continuation_token")], to: service)
+        #expect(registered.status == 200)
+        let tokens = Self.token([("grant_type", "continuation_token"), ("continuation_token", registered.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(tokens.status == 200)
+        #expect(service.currentDirectory.user(signInName: Self.jordan)?.mfaRegistered == true)
+        #expect(Self.passwordSignIn(capabilities: "mfa_required", service: service).body["suberror"] as? String == "mfa_required",
+                "registered, the next sign-in asks for the second factor")
+    }
+
+    @Test func registeringAnotherAddressNeedsItsCode() throws {
+        let (service, _) = Self.service()
+        Self.requireMFA(of: Self.jordan, registered: false, in: service)
+        let demanded = Self.passwordSignIn(capabilities: "registration_required", service: service)
+        let listed = Self.post("register/v1.0/introspect", [("client_id", Self.app), ("continuation_token", demanded.body["continuation_token"] as? String ?? "")], to: service)
+        let other = "jordan.backup@woodgrove.example"
+        let challenged = Self.post("register/v1.0/challenge", [("client_id", Self.app), ("continuation_token", listed.body["continuation_token"] as? String ?? ""),
+                                                               ("challenge_type", "oob"), ("challenge_channel", "email"), ("challenge_target", other)], to: service)
+        #expect(challenged.body["challenge_type"] as? String == "oob" && challenged.body["challenge_target"] as? String == other)
+        let code = try #require(service.outbox.messages(to: other).last?.code)
+        let registered = Self.post("register/v1.0/continue", [("client_id", Self.app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
+                                                              ("grant_type", "oob"), ("oob", code)], to: service)
+        #expect(Self.token([("grant_type", "continuation_token"), ("continuation_token", registered.body["continuation_token"] as? String ?? "")], service: service).status == 200)
+    }
+
     @Test func theOutboxAndTheFlowsStayBounded() {
         let outbox = Outbox()
         let now = Date(timeIntervalSince1970: 0)

@@ -235,3 +235,52 @@ def test_password_reset_of_a_customer_who_signs_in_with_codes(native):
     MSALRules.continuation(sign_up_with_code(native, client, address, attributes='{"displayName": "Codes Only"}'))
     body = MSALRules.error(client.post("resetpassword/v1.0/start", username=address, challenge_type=client.challenge_type), "invalid_request", 500222)
     assert "does not support native credential recovery" in body["error_description"]
+
+
+# MARK: a second factor
+
+JORDAN_UPN = "4a7c9e21-3b5d-4f8a-b6c0-2e1d9f8a7b63@woodgrove.onmicrosoft.com"
+
+
+def require_mfa(server, registered):
+    response = server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": registered})
+    assert response.status_code == 200, response.text
+
+
+def first_factor(client, capabilities):
+    started = MSALRules.continuation(client.post("oauth2/v2.0/initiate", username=JORDAN, challenge_type=client.challenge_type,
+                                                 **({"capabilities": capabilities} if capabilities else {})))
+    challenged = MSALRules.challenge(client.challenge(started["continuation_token"]))
+    return client.token("password", challenged["continuation_token"], username=JORDAN, password=PASSWORD)
+
+
+def test_multifactor_authentication_and_just_in_time_registration(native):
+    client = NativeClient(native)
+    try:
+        # Not registered: registration first, the proven email preverified.
+        require_mfa(native, registered=False)
+        MSALRules.redirect(first_factor(client, None))
+        demanded = MSALRules.error(first_factor(client, "mfa_required registration_required"), "invalid_grant", 50076, "registration_required")
+        listed = MSALRules.continuation(client.post("register/v1.0/introspect", continuation_token=demanded["continuation_token"]))
+        assert listed["methods"] and all({"id", "challenge_type", "challenge_channel"} <= set(m) for m in listed["methods"]), listed
+        preverified = MSALRules.continuation(client.post("register/v1.0/challenge", continuation_token=listed["continuation_token"], challenge_type="oob",
+                                                         challenge_target=JORDAN, challenge_channel="email"))
+        assert preverified["challenge_type"] == "preverified", preverified
+        registered = MSALRules.continuation(client.post("register/v1.0/continue", continuation_token=preverified["continuation_token"],
+                                                        grant_type="continuation_token"))
+        MSALRules.tokens(client.token("continuation_token", registered["continuation_token"]))
+        # Registered: the second factor itself, through introspect and a mailed code.
+        demanded = MSALRules.error(first_factor(client, "mfa_required registration_required"), "invalid_grant", 50076, "mfa_required")
+        methods = MSALRules.continuation(client.post("oauth2/v2.0/introspect", continuation_token=demanded["continuation_token"]))
+        method = methods["methods"][0]
+        assert {"id", "challenge_type", "challenge_channel"} <= set(method) and method["challenge_type"] in ("oob", "password", "redirect"), method
+        sent = MSALRules.challenge(client.post("oauth2/v2.0/challenge", continuation_token=methods["continuation_token"], id=method["id"],
+                                               challenge_type=client.challenge_type))
+        assert sent["challenge_type"] == "oob"
+        MSALRules.error(client.post("oauth2/v2.0/token", grant_type="mfa_oob", continuation_token=sent["continuation_token"], oob="00000000",
+                                    scope=SCOPES, client_info="true"), "invalid_grant", 50181, "invalid_oob_value")
+        MSALRules.tokens(client.post("oauth2/v2.0/token", grant_type="mfa_oob", continuation_token=sent["continuation_token"],
+                                     oob=code(native, JORDAN), scope=SCOPES, client_info="true"))
+    finally:
+        response = native.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": False})
+        assert response.status_code == 200, response.text

@@ -61,6 +61,10 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["oauth2", "token"]: .token(.v1)
         case ["oauth2", "v2.0", "initiate"]: .nativeAuth(.signInInitiate)
         case ["oauth2", "v2.0", "challenge"]: .nativeAuth(.signInChallenge)
+        case ["oauth2", "v2.0", "introspect"]: .nativeAuth(.signInIntrospect)
+        case ["register", "v1.0", "introspect"]: .nativeAuth(.registerIntrospect)
+        case ["register", "v1.0", "challenge"]: .nativeAuth(.registerChallenge)
+        case ["register", "v1.0", "continue"]: .nativeAuth(.registerContinue)
         case ["signup", "v1.0", "start"]: .nativeAuth(.signUpStart)
         case ["signup", "v1.0", "challenge"]: .nativeAuth(.signUpChallenge)
         case ["signup", "v1.0", "continue"]: .nativeAuth(.signUpContinue)
@@ -112,6 +116,10 @@ package enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
 package enum NativeAuthEndpoint: String, Sendable, Equatable {
     case signInInitiate = "oauth2/v2.0/initiate"
     case signInChallenge = "oauth2/v2.0/challenge"
+    case signInIntrospect = "oauth2/v2.0/introspect"
+    case registerIntrospect = "register/v1.0/introspect"
+    case registerChallenge = "register/v1.0/challenge"
+    case registerContinue = "register/v1.0/continue"
     case signUpStart = "signup/v1.0/start"
     case signUpChallenge = "signup/v1.0/challenge"
     case signUpContinue = "signup/v1.0/continue"

@@ -16,6 +16,10 @@ enum NativeAuthEndpoints {
             return switch endpoint {
             case .signInInitiate: try signInInitiate(request)
             case .signInChallenge: try challenge(request, kind: .signIn)
+            case .signInIntrospect: try NativeAuthStrongAuth.introspect(request)
+            case .registerIntrospect: try NativeAuthStrongAuth.registrationIntrospect(request)
+            case .registerChallenge: try NativeAuthStrongAuth.registrationChallenge(request)
+            case .registerContinue: try NativeAuthStrongAuth.registrationContinue(request)
             case .signUpStart: try signUpStart(request)
             case .signUpChallenge: try challenge(request, kind: .signUp)
             case .signUpContinue: try signUpContinue(request)
@@ -43,8 +47,9 @@ enum NativeAuthEndpoints {
         guard let user = request.user(named: username) else {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
         }
-        let flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: request.clientID, tenantID: request.tenant.id,
+        var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
+        flow.capabilities = request.capabilities()
         return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
     }
 
@@ -52,6 +57,7 @@ enum NativeAuthEndpoints {
     /// where the user has one and the app can ask for it, else a code mailed to the address; asked again,
     /// a new code replaces the last.
     static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws -> HTTPResponse {
+        if kind == .signIn, request.optional("id") != nil { return try NativeAuthStrongAuth.mfaChallenge(request) }
         var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         let hasPassword = kind == .signIn && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
@@ -64,13 +70,7 @@ enum NativeAuthEndpoints {
             ])
         }
         guard flow.challengeTypes.contains("oob") else { return request.redirect() }
-        let code = NativeAuthFlows.newCode()
-        flow.code = code
-        flow.codeExpiresAt = request.now.addingTimeInterval(NativeAuthFlows.codeLifetime)
-        request.service.outbox.send(OutboxMessage(
-            to: flow.username, subject: "Account verification code: \(code)", code: code,
-            purpose: OutboxMessage.Purpose(rawValue: kind.rawValue) ?? .signIn, sentAt: request.now, expiresAt: flow.codeExpiresAt ?? request.now
-        ))
+        request.mailCode(to: flow.username, in: &flow, purpose: OutboxMessage.Purpose(rawValue: kind.rawValue) ?? .signIn)
         return request.answer([
             "interval": .int(300),
             "continuation_token": .string(request.flows.issueToken(for: flow, step: .codeSent, now: request.now)),

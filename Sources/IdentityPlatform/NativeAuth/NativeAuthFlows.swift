@@ -27,6 +27,20 @@ package struct NativeAuthFlow: Sendable {
         case newPasswordRequired
         /// Password reset: the new password was submitted; the client polls for the outcome.
         case resetSubmitted
+        /// Sign-in: the first factor passed and the user must prove a second; the client lists the methods.
+        case mfaRequired
+        /// Sign-in: the second factor's methods were listed; the client picks one (`challenge` with its `id`).
+        case mfaMethodChosen
+        /// Sign-in: the second factor's code was mailed; the token endpoint takes it (`mfa_oob`).
+        case mfaCodeSent
+        /// Sign-in: a second factor is required and the user has none; the client registers one.
+        case registrationRequired
+        /// Registration: the methods that can be registered were listed.
+        case registrationMethodListed
+        /// Registration: a code went to the contact being registered.
+        case registrationCodeSent
+        /// Registration: the contact is the address the user already proved, no code needed.
+        case registrationPreverified
         /// Done: the token buys tokens once (`grant_type=continuation_token`).
         case completed
     }
@@ -44,6 +58,12 @@ package struct NativeAuthFlow: Sendable {
     package var attributes: [String: String] = [:]
     /// The methods the app can show (`challenge_type`), `redirect` always among them.
     package var challengeTypes: Set<String>
+    /// What the app can do natively besides (`capabilities`: `mfa_required`, `registration_required`).
+    package var capabilities: Set<String> = []
+    /// Sign-in: the first factor that passed (`pwd` or `otp`), kept through a second factor.
+    package var firstFactor: String?
+    /// Registration: the contact being registered.
+    package var registrationTarget: String?
     /// The code last mailed and until when it is accepted; a new code replaces it.
     package var code: String?
     package var codeExpiresAt: Date?

@@ -4,9 +4,9 @@ import EntraHTTP
 import Foundation
 
 /// The token endpoint's grants of the native authentication API: a flow's continuation token with the
-/// password (`grant_type=password`), the code mailed (`oob`), or alone once a sign-up finished
-/// (`continuation_token`, after a sign-up or a password reset). Only an external tenant accepts them; the
-/// flow ends with the tokens.
+/// password (`grant_type=password`), the code mailed (`oob`), the second factor's code (`mfa_oob`, or `oob`
+/// as the reference writes it), or alone once a sign-up, a password reset or a registration finished
+/// (`continuation_token`). Only an external tenant accepts them; the flow ends with the tokens.
 enum NativeAuthGrants {
     static func redeem(_ request: TokenRequest, grantType: String) throws(IdentityError) -> HTTPResponse {
         guard case .specific(let tenant) = request.selector, tenant.kind == .external else { throw .unsupportedGrantType(grantType) }
@@ -22,24 +22,32 @@ enum NativeAuthGrants {
         guard flow.tenantID == tenant.id, flow.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
             throw .continuationTokenInvalid()
         }
-        let method: String
+        let methods: [String]
         switch (grantType, flow.kind, step) {
         case ("password", .signIn, .passwordRequired):
             guard let user = request.directory.user(id: flow.userID ?? ""), !user.password.isEmpty,
                   ConstantTime.equals(user.password, try request.required("password")) else { throw .invalidCredentials() }
-            method = "pwd"
+            methods = ["pwd"]
         case ("oob", .signIn, .codeSent):
-            guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > request.now,
-                  ConstantTime.equals(code, try request.required("oob")) else { throw .invalidOneTimeCode() }
-            method = "otp"
+            try checkCode(flow, request: request)
+            methods = ["otp"]
+        case ("mfa_oob", .signIn, .mfaCodeSent), ("oob", .signIn, .mfaCodeSent):
+            try checkCode(flow, request: request)
+            methods = [flow.firstFactor ?? "pwd", "mfa"]
+        case ("continuation_token", .signIn, .completed):
+            methods = [flow.firstFactor ?? "pwd", "mfa"]
         case ("continuation_token", .signUp, .completed):
-            method = flow.password == nil ? "otp" : "pwd"
+            methods = [flow.password == nil ? "otp" : "pwd"]
         case ("continuation_token", .resetPassword, .completed):
-            method = "pwd"
+            methods = ["pwd"]
         default:
             throw .continuationTokenInvalid()
         }
         guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
+        if methods.count == 1, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.directives) {
+            try GrantRedemption.checkAccountUsable(user)
+            return NativeAuthStrongAuth.demand(flow, user: user, firstFactor: methods[0], flows: flows, now: request.now, trace: request.exchange.trace)
+        }
         try GrantRedemption.checkAccountUsable(user)
         let scopes = try request.scopeRequest()
         // An app's own customers: its configured permissions are consented for them, as no page can ask.
@@ -48,9 +56,15 @@ enum NativeAuthGrants {
         flows.finish(flow.id)
         let grant = GrantContext(
             clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
-            resourceAppID: scopes.resource?.appID, endpointVersion: .v2, authTime: request.now, authenticationMethods: [method]
+            resourceAppID: scopes.resource?.appID, endpointVersion: .v2, authTime: request.now, authenticationMethods: methods
         )
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant,
                                  clientInfoValues: ["1", "true"])
+    }
+
+    /// The code mailed last for this flow, unexpired; a wrong one leaves the flow where it is.
+    static func checkCode(_ flow: NativeAuthFlow, request: TokenRequest) throws(IdentityError) {
+        guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > request.now,
+              ConstantTime.equals(code, try request.required("oob")) else { throw .invalidOneTimeCode() }
     }
 }

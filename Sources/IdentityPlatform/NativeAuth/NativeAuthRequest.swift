@@ -59,6 +59,13 @@ struct NativeAuthRequest {
         return types
     }
 
+    /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
+    /// `capability`, comma-separated, too).
+    func capabilities() -> Set<String> {
+        let text = [optional("capabilities"), optional("capability")].compactMap { $0 }.joined(separator: " ")
+        return Set(text.split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.lowercased() })
+    }
+
     /// A user of this tenant signing in with `name` (their email).
     func user(named name: String) -> DirectoryUser? {
         service.currentDirectory.user(signInName: name, tenantID: tenant.id)
@@ -78,6 +85,15 @@ struct NativeAuthRequest {
                   flow.tenantID == tenant.id else { throw NativeAuthError(.continuationTokenInvalid()) }
             return (flow, step)
         }
+    }
+
+    /// Mails a new code to `address` for `flow` (the earlier one stops working) and keeps it in the outbox.
+    func mailCode(to address: String, in flow: inout NativeAuthFlow, purpose: OutboxMessage.Purpose) {
+        let code = NativeAuthFlows.newCode()
+        flow.code = code
+        flow.codeExpiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
+        service.outbox.send(OutboxMessage(to: address, subject: "Account verification code: \(code)", code: code, purpose: purpose,
+                                          sentAt: now, expiresAt: flow.codeExpiresAt ?? now))
     }
 
     /// The code mailed last, unexpired. A wrong code leaves the flow where it is: the user may try again.
@@ -118,10 +134,7 @@ struct NativeAuthRequest {
 
     /// A success: the members given, as JSON, never cached.
     func answer(_ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
-        var headers: HTTPHeaders = [:]
-        headers.set("Content-Type", "application/json; charset=utf-8")
-        headers.set("Cache-Control", "no-store, no-cache")
-        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
+        NativeAuthResponse.json(members)
     }
 
     /// The app cannot do what the flow needs here: it goes on in a browser (HTTP 200, as the reference says).

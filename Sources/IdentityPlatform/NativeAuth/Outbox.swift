@@ -3,7 +3,7 @@ import Synchronization
 
 /// One email the service sent: a one-time code to verify an address or sign in.
 package struct OutboxMessage: Sendable, Equatable {
-    package enum Purpose: String, Sendable { case signIn, signUp, resetPassword }
+    package enum Purpose: String, Sendable { case signIn, signUp, resetPassword, mfa, registration }
 
     package var to: String
     package var subject: String

@@ -1,0 +1,136 @@
+import ExchangeKernel
+import EntraCrypto
+import EntraHTTP
+import Foundation
+import LocatedJSON
+
+/// A second factor in the native authentication API (learn.microsoft.com, "Native authentication API
+/// reference", multifactor authentication and just-in-time registration; MSAL for iOS/macOS's MFA and JIT
+/// controllers). When the user must prove a second factor (`mfaRequired`, or a scenario's `requireMFA`),
+/// the token endpoint answers `mfa_required` to an app that declared the `mfa_required` capability and
+/// sends others to the browser; a user with no method registered gets `registration_required` (or the
+/// browser) and registers their email first. FakeEntra's second factor is a code mailed to the user.
+enum NativeAuthStrongAuth {
+    static let mfaRequiredError = IdentityError(error: "invalid_grant", code: 50076, message: "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access this resource.", suberror: "mfa_required")
+    static let registrationRequiredError = IdentityError(error: "invalid_grant", code: 50076, message: "Strong authentication is required.", suberror: "registration_required")
+
+    static func needsSecondFactor(_ user: DirectoryUser, directives: ScenarioDirectives) -> Bool {
+        user.mfaRequired || directives.requireMFA
+    }
+
+    /// What the token endpoint answers once the first factor passed and a second is needed.
+    static func demand(_ flow: NativeAuthFlow, user: DirectoryUser, firstFactor: String, flows: NativeAuthFlows, now: Date, trace: TraceContext) -> HTTPResponse {
+        var flow = flow
+        flow.firstFactor = firstFactor
+        let registered = user.mfaRegistered
+        let capability = registered ? "mfa_required" : "registration_required"
+        guard flow.capabilities.contains(capability) else {
+            return NativeAuthResponse.json(["challenge_type": .string("redirect"), "redirect_reason": .string("Client is missing \(capability) capability")])
+        }
+        let token = flows.issueToken(for: flow, step: registered ? .mfaRequired : .registrationRequired, now: now)
+        return NativeAuthError(registered ? mfaRequiredError : registrationRequiredError, continuationToken: token).response(in: trace)
+    }
+
+    /// The id a user's email method has in `methods`: stable per user, as the service's are.
+    static func emailMethodID(of user: DirectoryUser) -> String {
+        Hex.guid(Array(Digest.sha256(Array("fakeentra-mfa-email:\(user.id)".utf8)).prefix(16)))
+    }
+
+    // MARK: Multifactor authentication
+
+    /// `oauth2/v2.0/introspect`: the second-factor methods the user has (their email).
+    static func introspect(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodChosen, .mfaCodeSent])
+        guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
+        let method = JSONValue.object([
+            "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
+            "login_hint": .string(NativeAuthEndpoints.masked(user.mail ?? flow.username)),
+        ])
+        return request.answer([
+            "continuation_token": .string(request.flows.issueToken(for: flow, step: .mfaMethodChosen, now: request.now)),
+            "methods": .array([method]),
+        ])
+    }
+
+    /// `oauth2/v2.0/challenge` with the chosen method's `id`: the code is mailed (again, on a resend).
+    static func mfaChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaMethodChosen, .mfaCodeSent])
+        guard let user = request.user(id: flow.userID), try request.required("id") == emailMethodID(of: user) else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The authentication method id is not valid for this user."))
+        }
+        let address = user.mail ?? flow.username
+        request.mailCode(to: address, in: &flow, purpose: .mfa)
+        return request.answer([
+            "continuation_token": .string(request.flows.issueToken(for: flow, step: .mfaCodeSent, now: request.now)),
+            "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_channel": .string("email"),
+            "challenge_target_label": .string(NativeAuthEndpoints.masked(address)), "code_length": .int(NativeAuthFlows.codeLength),
+        ])
+    }
+
+    // MARK: Just-in-time registration
+
+    /// `register/v1.0/introspect`: the methods the user may register (an email address).
+    static func registrationIntrospect(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed, .registrationCodeSent])
+        let method = JSONValue.object([
+            "id": .string("email"), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
+            "login_hint": .string(NativeAuthEndpoints.masked(flow.username)),
+        ])
+        return request.answer([
+            "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationMethodListed, now: request.now)),
+            "methods": .array([method]),
+        ])
+    }
+
+    /// `register/v1.0/challenge`: the contact to register. The address the user already proved needs no
+    /// code (`preverified`); another one gets a code.
+    static func registrationChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        var (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationCodeSent])
+        let target = try request.required("challenge_target")
+        guard (request.optional("challenge_channel") ?? "email") == "email", NativeAuthEndpoints.isEmailAddress(target) else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The challenge target is not a valid email address."))
+        }
+        flow.registrationTarget = target
+        if target.caseInsensitiveCompare(flow.username) == .orderedSame {
+            return request.answer([
+                "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationPreverified, now: request.now)),
+                "challenge_type": .string("preverified"), "binding_method": .string("none"), "challenge_target": .string(target),
+                "challenge_channel": .string("email"),
+            ])
+        }
+        request.mailCode(to: target, in: &flow, purpose: .registration)
+        return request.answer([
+            "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationCodeSent, now: request.now)),
+            "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_target": .string(target),
+            "challenge_channel": .string("email"), "code_length": .int(NativeAuthFlows.codeLength),
+        ])
+    }
+
+    /// `register/v1.0/continue`: the code (or, preverified, the token alone); the method is registered and
+    /// the token signs the user in.
+    static func registrationContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
+        var (flow, step) = try request.flow(kind: .signIn, steps: [.registrationCodeSent, .registrationPreverified])
+        switch (try request.required("grant_type"), step) {
+        case ("oob", .registrationCodeSent): try request.checkCode(flow, presented: try request.required("oob"))
+        case ("continuation_token", .registrationPreverified): break
+        default: throw NativeAuthError(.continuationTokenInvalid())
+        }
+        flow.code = nil
+        let userID = flow.userID
+        request.service.directory.withLock { directory in
+            guard let index = directory.users.firstIndex(where: { $0.id == userID }) else { return }
+            directory.users[index].mfaRegistered = true
+        }
+        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .completed, now: request.now))])
+    }
+}
+
+/// A 200 answer of the native authentication API.
+enum NativeAuthResponse {
+    static func json(_ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
+    }
+}
