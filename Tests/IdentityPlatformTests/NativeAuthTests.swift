@@ -281,22 +281,50 @@ import Testing
                 "registered, the next sign-in asks for the second factor")
     }
 
-    @Test func registeringAnotherAddressNeedsItsCode() throws {
+    @Test func onlyTheProvenAddressCanBeRegisteredAndAChallengeWithoutIdUsesTheOneMethod() throws {
         let (service, _) = Self.service()
         Self.requireMFA(of: Self.jordan, registered: false, in: service)
         let demanded = Self.passwordSignIn(capabilities: "registration_required", service: service)
         let listed = Self.post("register/v1.0/introspect", [("client_id", Self.app), ("continuation_token", demanded.body["continuation_token"] as? String ?? "")], to: service)
-        let other = "jordan.backup@woodgrove.example"
-        let challenged = Self.post("register/v1.0/challenge", [("client_id", Self.app), ("continuation_token", listed.body["continuation_token"] as? String ?? ""),
-                                                               ("challenge_type", "oob"), ("challenge_channel", "email"), ("challenge_target", other)], to: service)
-        #expect(challenged.body["challenge_type"] as? String == "oob" && challenged.body["challenge_target"] as? String == other)
-        let code = try #require(service.outbox.messages(to: other).last?.code)
-        let registered = Self.post("register/v1.0/continue", [("client_id", Self.app), ("continuation_token", challenged.body["continuation_token"] as? String ?? ""),
-                                                              ("grant_type", "oob"), ("oob", code)], to: service)
-        #expect(Self.token([("grant_type", "continuation_token"), ("continuation_token", registered.body["continuation_token"] as? String ?? "")], service: service).status == 200)
+        let other = Self.post("register/v1.0/challenge", [("client_id", Self.app), ("continuation_token", listed.body["continuation_token"] as? String ?? ""),
+                                                          ("challenge_type", "oob"), ("challenge_channel", "email"), ("challenge_target", "jordan.backup@woodgrove.example")], to: service)
+        #expect(other.status == 400 && Self.firstCode(other.body) == 901001)
+        // Registered now (as after the registration above), an MFA challenge without `id` (MSAL Android) mails the code.
+        Self.requireMFA(of: Self.jordan, registered: true, in: service)
+        let mfa = Self.passwordSignIn(capabilities: "mfa_required", service: service)
+        #expect(mfa.body["suberror"] as? String == "mfa_required")
+        #expect(mfa.body["claims"] == nil, "no Conditional Access claims challenge in the native API's answer")
+        let challenged = Self.post("oauth2/v2.0/challenge", [("client_id", Self.app), ("continuation_token", mfa.body["continuation_token"] as? String ?? ""),
+                                                             ("challenge_type", "oob redirect")], to: service)
+        #expect(challenged.body["challenge_type"] as? String == "oob")
+        let code = try #require(service.outbox.messages(to: Self.jordan).last)
+        #expect(code.purpose == .mfa)
+        let tokens = Self.token([("grant_type", "mfa_oob"), ("oob", code.code), ("continuation_token", challenged.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(tokens.status == 200)
+        let replayed = Self.token([("grant_type", "mfa_oob"), ("oob", code.code), ("continuation_token", challenged.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(replayed.status == 400 && Self.firstCode(replayed.body) == 55200, "a finished flow's token buys nothing more")
     }
 
-    @Test func theOutboxAndTheFlowsStayBounded() {
+    @Test func aSignUpSendsMFAOnAsASignInAndOddRequestsAreRefusedPlainly() throws {
+        let (service, _) = Self.service()
+        let address = "mfa-new@woodgrove.example"
+        let passwordForCodesOnlyApp = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", address), ("password", "Str0ng!pass"),
+                                                                      ("challenge_type", "oob redirect")], to: service)
+        #expect(passwordForCodesOnlyApp.body["challenge_type"] as? String == "redirect" && passwordForCodesOnlyApp.body["redirect_reason"] is String)
+        let tooLong = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", String(repeating: "a", count: 300) + "@woodgrove.example"),
+                                                      ("challenge_type", "oob redirect")], to: service)
+        #expect(tooLong.status == 400 && Self.firstCode(tooLong.body) == 90100)
+        let unknownGrant = Self.token([("grant_type", "magic"), ("continuation_token", "x")], service: service)
+        #expect(unknownGrant.body["error"] as? String == "unsupported_grant_type")
+        let done = try Self.signUpWithACode(address, service: service)
+        service.directory.withLock { directory in
+            if let index = directory.users.firstIndex(where: { $0.answers(to: address) }) { directory.users[index].mfaRequired = true; directory.users[index].mfaRegistered = true }
+        }
+        let demanded = Self.token([("grant_type", "continuation_token"), ("continuation_token", done.body["continuation_token"] as? String ?? "")], service: service)
+        #expect(demanded.body["challenge_type"] as? String == "redirect", "the sign-up did not declare mfa_required")
+    }
+
+    @Test func theOutboxAndTheFlowsStayBounded() throws {
         let outbox = Outbox()
         let now = Date(timeIntervalSince1970: 0)
         for index in 0..<(Outbox.addresses + 5) {
@@ -311,9 +339,12 @@ import Testing
 
         let flows = NativeAuthFlows()
         let flow = NativeAuthFlow(id: "f", kind: .signIn, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now)
-        let tokens = (0..<(NativeAuthFlows.tokensPerFlow + 4)).map { _ in flows.issueToken(for: flow, step: .codeSent, now: now) }
-        if case .unknown = flows.lookUp(tokens[0], now: now) {} else { Issue.record("a flow's oldest token is dropped past its cap") }
-        if case .valid = flows.lookUp(tokens.last!, now: now) {} else { Issue.record("the newest token stays valid") }
+        let first = flows.start(flow, step: .started, now: now)
+        let second = try #require(flows.advance(flow, to: .codeSent, now: now))
+        if case .unknown = flows.lookUp(first, now: now) {} else { Issue.record("a step that succeeded retires the flow's earlier token") }
+        if case .valid(_, .codeSent) = flows.lookUp(second, now: now) {} else { Issue.record("the newest token stays valid") }
+        #expect(flows.finish("f") && !flows.finish("f"), "one of two racing requests finishes a flow")
+        #expect(flows.advance(flow, to: .completed, now: now) == nil, "a finished flow does not come back")
     }
 
     @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {

@@ -120,7 +120,10 @@ extension InteractiveFlow {
     }
 
     mutating func changePassword(login: String, current: String, new: String, confirmation: String) -> HTTPResponse {
-        guard let user = findUser(login), let tenant = directory.tenant(id: user.tenantID), admits(user, tenant),
+        // Only the page that asked for it may change a password, and only one that exists: a customer who
+        // signs in with codes has none, and no empty "current password" may stand in for it.
+        guard pending.step == Step.passwordChange.rawValue, let user = findUser(login), !user.password.isEmpty,
+              let tenant = directory.tenant(id: user.tenantID), admits(user, tenant),
               accountProblem(user) == nil else { return showSignIn(login: login, error: nil) }
         guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
         guard new.count >= 8 else { return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.") }
@@ -211,10 +214,7 @@ extension InteractiveFlow {
     /// then the account, as the service's own sign-up pages do.
     mutating func mailVerificationCode(_ signUp: PendingSignUp, tenant: Tenant) -> HTTPResponse {
         var signUp = signUp
-        signUp.code = NativeAuthFlows.newCode()
-        signUp.codeExpiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
-        service.outbox.send(OutboxMessage(to: signUp.email, subject: "Account verification code: \(signUp.code)", code: signUp.code,
-                                          purpose: .signUp, sentAt: now, expiresAt: signUp.codeExpiresAt))
+        (signUp.code, signUp.codeExpiresAt) = service.outbox.mailCode(to: signUp.email, purpose: .signUp, now: now)
         pending.signUp = signUp
         return showVerifyEmail(error: nil)
     }
@@ -226,7 +226,7 @@ extension InteractiveFlow {
     mutating func verifyEmail(code rawCode: String) -> HTTPResponse {
         guard let signUp = pending.signUp, case .specific(let tenant) = request.selector else { return proceed() }
         let code = rawCode.trimmingCharacters(in: .whitespaces)
-        guard signUp.codeExpiresAt > now, ConstantTime.equals(signUp.code, code) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
+        guard Outbox.accepts(code, code: signUp.code, expiresAt: signUp.codeExpiresAt, now: now) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
         let id = SecureRandom.guid()
         let user = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
                                  displayName: signUp.displayName, mail: signUp.email, password: signUp.password)

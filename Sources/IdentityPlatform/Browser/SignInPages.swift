@@ -149,7 +149,7 @@ package enum Pages {
             \(form.render(id: "verifyemail", """
                 \(HTML.alert(id: "verificationError", error))
                 <label for="VerificationCode">Verification code</label>
-                <input type="text" name="verificationCode" id="VerificationCode" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{8}" maxlength="8" required autofocus>
+                <input type="text" name="verificationCode" id="VerificationCode" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{\(NativeAuthFlows.codeLength)}" maxlength="\(NativeAuthFlows.codeLength)" required autofocus>
                 """, buttons: [.primary(id: "idSIButton9", action: "verifyemail", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
             """)
     }

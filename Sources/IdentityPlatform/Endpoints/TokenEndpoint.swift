@@ -59,7 +59,7 @@ package enum TokenEndpoint {
         case "authorization_code": return try AuthorizationCodeGrant.redeem(request)
         case "refresh_token": return try RefreshTokenGrant.redeem(request)
         case "client_credentials": return try ClientCredentialsGrant.redeem(request)
-        case "password" where request.optional("continuation_token") != nil, "oob", "mfa_oob", "continuation_token":
+        case "password" where request.optional("continuation_token") != nil && request.isExternalTenant, "oob", "mfa_oob", "continuation_token":
             return try NativeAuthGrants.redeem(request, grantType: grantType)
         case "password": return try PasswordGrant.redeem(request)
         case deviceCodeGrantType, "device_code": return try DeviceCodeGrant.redeem(request)

@@ -121,7 +121,10 @@ extension IdentityError {
     /// The token endpoint's JSON error body with its status.
     /// `extraMembers`: what an error carries besides the OAuth members (native authentication's
     /// `continuation_token`, `required_attributes`, `invalid_attributes`).
-    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = []) -> HTTPResponse {
+    /// `conditionalAccessClaims`: whether a multi-factor refusal names the Conditional Access policy in a
+    /// `claims` challenge, as the token endpoint's grants do (the native authentication API's do not).
+    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = [],
+                                       conditionalAccessClaims: Bool = true) -> HTTPResponse {
         let oauthError = errorValue(in: trace)
         var body: [(String, JSONFragment)] = [
             ("error", .string(oauthError)),
@@ -138,7 +141,7 @@ extension IdentityError {
             ]
         }
         if let suberror { body.append(("suberror", .string(suberror))) }
-        if let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
+        if conditionalAccessClaims, let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
         body += extraMembers
         trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: family == .aadsts ? [code] : []))
         var headers = extraHeaders

@@ -25,6 +25,9 @@ struct TokenRequest {
 
     func optional(_ name: String) -> String? { parameters[name].flatMap { $0.isEmpty ? nil : $0 } }
 
+    /// Whether the authority names an External ID tenant (its native authentication grants apply).
+    var isExternalTenant: Bool { authorityTenant?.kind == .external }
+
     /// The tenant the authority names, or nil for common/organizations/consumers.
     var authorityTenant: Tenant? {
         if case .specific(let tenant) = selector { return tenant }

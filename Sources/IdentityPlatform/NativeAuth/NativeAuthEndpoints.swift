@@ -42,7 +42,7 @@ enum NativeAuthEndpoints {
 
     /// `oauth2/v2.0/initiate`: the user must exist; a token to choose the method with.
     static func signInInitiate(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        let username = try request.required("username")
+        let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard let user = request.user(named: username) else {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
@@ -50,34 +50,38 @@ enum NativeAuthEndpoints {
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
         flow.capabilities = request.capabilities()
-        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
+        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
     }
 
     /// `oauth2/v2.0/challenge` and `signup/v1.0/challenge`: the method the flow goes on with. A password
     /// where the user has one and the app can ask for it, else a code mailed to the address; asked again,
     /// a new code replaces the last.
     static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws -> HTTPResponse {
-        if kind == .signIn, request.optional("id") != nil { return try NativeAuthStrongAuth.mfaChallenge(request) }
+        // A second factor's challenge: with the method the client picked (`id`), or without one from a client
+        // that goes straight on with the default method (MSAL Android).
+        if kind == .signIn, request.optional("id") != nil || request.isSecondFactorToken() { return try NativeAuthStrongAuth.mfaChallenge(request) }
         var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         let hasPassword = kind == .signIn && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
         if step == .credentialRequired || (hasPassword && step != .codeSent) {
-            guard flow.challengeTypes.contains("password") else { return request.redirect() }
+            guard flow.challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge the user needs.") }
             let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
             return request.answer([
-                "continuation_token": .string(request.flows.issueToken(for: flow, step: next, now: request.now)),
+                "continuation_token": .string(try request.advance(flow, to: next)),
                 "challenge_type": .string("password"),
             ])
         }
-        guard flow.challengeTypes.contains("oob") else { return request.redirect() }
-        request.mailCode(to: flow.username, in: &flow, purpose: OutboxMessage.Purpose(rawValue: kind.rawValue) ?? .signIn)
+        guard flow.challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode the flow needs.") }
+        // A code goes to the account's email, whatever name the user signed in with.
+        let address = request.user(id: flow.userID)?.mail ?? flow.username
+        request.mailCode(to: address, in: &flow, purpose: kind.mailPurpose)
         return request.answer([
             "interval": .int(300),
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .codeSent, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .codeSent)),
             "challenge_type": .string("oob"),
             "binding_method": .string("prompt"),
             "challenge_channel": .string("email"),
-            "challenge_target_label": .string(Self.masked(flow.username)),
+            "challenge_target_label": .string(Self.masked(address)),
             "code_length": .int(NativeAuthFlows.codeLength),
         ])
     }
@@ -86,7 +90,7 @@ enum NativeAuthEndpoints {
 
     /// `signup/v1.0/start`: a new address, and what the user gave up front (password, attributes).
     static func signUpStart(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        let username = try request.required("username")
+        let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard Self.isEmailAddress(username) else {
             throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "username parameter is empty or not valid."))
@@ -94,14 +98,17 @@ enum NativeAuthEndpoints {
         if request.user(named: username) != nil { throw NativeAuthError(.userAlreadyExists()) }
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signUp, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: nil, challengeTypes: challengeTypes, expiresAt: request.now)
+        flow.capabilities = request.capabilities()
+        // Every sign-up verifies the address first, and a password comes only from an app that can ask for
+        // one; an app that cannot show what the flow needs goes to the browser.
+        guard challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode sign-up needs.") }
         if let password = request.optional("password") {
+            guard challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge type.") }
             try PasswordPolicy.check(password)
             flow.password = password
         }
         flow.attributes = try request.attributes()
-        // Every sign-up verifies the address first; an app that cannot show a code goes to the browser.
-        guard challengeTypes.contains("oob") else { return request.redirect() }
-        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
+        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
     }
 
     /// `signup/v1.0/continue`: the code, then the password and attributes the user flow still needs;
@@ -119,19 +126,21 @@ enum NativeAuthEndpoints {
             flow.password = password
         case ("attributes", .attributesRequired):
             flow.attributes.merge(try request.attributes()) { _, new in new }
-        default:
+        case ("oob", _), ("password", _), ("attributes", _):
             throw NativeAuthError(.continuationTokenInvalid())
+        default:
+            throw NativeAuthError(.unsupportedGrantType(grantType))
         }
         if flow.password == nil, flow.challengeTypes.contains("password") {
-            throw NativeAuthError(.credentialRequired(), continuationToken: request.flows.issueToken(for: flow, step: .credentialRequired, now: request.now))
+            throw NativeAuthError(.credentialRequired(), continuationToken: try request.advance(flow, to: .credentialRequired))
         }
         let missing = NativeAuthRequest.signUpAttributes.filter { (flow.attributes[$0] ?? "").isEmpty }
         if !missing.isEmpty {
-            throw NativeAuthError(.attributesRequired(), continuationToken: request.flows.issueToken(for: flow, step: .attributesRequired, now: request.now),
+            throw NativeAuthError(.attributesRequired(), continuationToken: try request.advance(flow, to: .attributesRequired),
                                   requiredAttributes: missing)
         }
         flow.userID = try request.createAccount(flow)
-        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .completed, now: request.now))])
+        return request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
     }
 
     /// How the service shows the address a code went to: the first letter of each part, stars for the rest

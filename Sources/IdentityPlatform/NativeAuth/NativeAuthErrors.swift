@@ -24,7 +24,7 @@ struct NativeAuthError: Error {
                 JSONFragment.object([("name", .string($0)), ("type", .string("string")), ("required", .raw("true"))]).text
             }.joined(separator: ",") + "]")))
         }
-        return error.tokenEndpointResponse(in: trace, extraMembers: members)
+        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false)
     }
 }
 

@@ -7,9 +7,21 @@ import Synchronization
 /// Continuation tokens are opaque, bound to their flow, its client and the step they were issued for, and
 /// valid for ten minutes (the reference's `expires_in` for password reset, the only one it states). A token
 /// stays usable after a failed attempt, as MSAL resends it after a wrong password or code and to ask for a
-/// new code; every step that succeeds hands out a new one, and a finished flow takes all of them back.
+/// new code; every step that succeeds hands out a new one and retires the flow's earlier ones (MSAL always
+/// goes on with the newest), and a finished flow takes its last one back.
 package struct NativeAuthFlow: Sendable {
-    package enum Kind: String, Sendable { case signIn, signUp, resetPassword }
+    package enum Kind: String, Sendable {
+        case signIn, signUp, resetPassword
+
+        /// What a code this flow mails is for, as the outbox shows it.
+        package var mailPurpose: OutboxMessage.Purpose {
+            switch self {
+            case .signIn: .signIn
+            case .signUp: .signUp
+            case .resetPassword: .resetPassword
+            }
+        }
+    }
 
     /// What the holder of a token may do next.
     package enum Step: Sendable, Equatable {
@@ -30,15 +42,13 @@ package struct NativeAuthFlow: Sendable {
         /// Sign-in: the first factor passed and the user must prove a second; the client lists the methods.
         case mfaRequired
         /// Sign-in: the second factor's methods were listed; the client picks one (`challenge` with its `id`).
-        case mfaMethodChosen
+        case mfaMethodsListed
         /// Sign-in: the second factor's code was mailed; the token endpoint takes it (`mfa_oob`).
         case mfaCodeSent
         /// Sign-in: a second factor is required and the user has none; the client registers one.
         case registrationRequired
         /// Registration: the methods that can be registered were listed.
         case registrationMethodListed
-        /// Registration: a code went to the contact being registered.
-        case registrationCodeSent
         /// Registration: the contact is the address the user already proved, no code needed.
         case registrationPreverified
         /// Done: the token buys tokens once (`grant_type=continuation_token`).
@@ -62,8 +72,6 @@ package struct NativeAuthFlow: Sendable {
     package var capabilities: Set<String> = []
     /// Sign-in: the first factor that passed (`pwd` or `otp`), kept through a second factor.
     package var firstFactor: String?
-    /// Registration: the contact being registered.
-    package var registrationTarget: String?
     /// The code last mailed and until when it is accepted; a new code replaces it.
     package var code: String?
     package var codeExpiresAt: Date?
@@ -82,9 +90,8 @@ package struct NativeAuthFlow: Sendable {
     }
 }
 
-/// The flows in progress and their continuation tokens, in memory: a flow lasts minutes, and a server
-/// restarted under `--state` answers a token of a flow it no longer has as expired, as the service answers
-/// one past its lifetime.
+/// The flows in progress and their continuation tokens, in memory: a flow lasts minutes, and after a
+/// restart under `--state` a token of a flow the server no longer has is answered as unknown (AADSTS55200).
 package final class NativeAuthFlows: Sendable {
     package static let tokenLifetime: TimeInterval = 600
     /// The real service mails eight digits (`code_length` in the reference's examples).
@@ -92,9 +99,6 @@ package final class NativeAuthFlows: Sendable {
     package static let codeLifetime: TimeInterval = 600
     /// At most this many flows are kept; the oldest go first.
     static let capacity = 10_000
-    /// A flow keeps its newest tokens only (a client asking for code after code makes one each); MSAL
-    /// always presents the newest.
-    static let tokensPerFlow = 16
 
     private struct Issued: Sendable {
         var flowID: String
@@ -128,40 +132,43 @@ package final class NativeAuthFlows: Sendable {
         }
     }
 
-    /// Saves `flow` and hands out a token for its next `step`.
-    package func issueToken(for flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date) -> String {
-        let token = Self.newToken()
+    /// Keeps a new flow and hands out its first token.
+    package func start(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date) -> String {
         store.withLock { store in
-            if store.flows[flow.id] == nil {
-                store.order.append(flow.id)
-                if store.order.count > Self.capacity { Self.forget(store.order.removeFirst(), in: &store) }
-            }
-            var kept = flow
-            kept.expiresAt = now.addingTimeInterval(Self.tokenLifetime)
-            store.flows[flow.id] = kept
-            store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
-            store.tokensOfFlow[flow.id, default: []].append(token)
-            if let issued = store.tokensOfFlow[flow.id], issued.count > Self.tokensPerFlow {
-                for old in issued.prefix(issued.count - Self.tokensPerFlow) { store.tokens[old] = nil }
-                store.tokensOfFlow[flow.id] = Array(issued.suffix(Self.tokensPerFlow))
-            }
+            store.order.append(flow.id)
+            if store.order.count > Self.capacity { Self.forget(store.order.removeFirst(), in: &store) }
+            return Self.keep(flow, step: step, now: now, in: &store)
         }
+    }
+
+    /// Saves a flow that moved on and hands out the token for its next `step`; its earlier tokens stop
+    /// working. nil when the flow ended meanwhile (a concurrent request finished it).
+    package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
+        store.withLock { store in
+            guard store.flows[flow.id] != nil else { return nil }
+            for token in store.tokensOfFlow.removeValue(forKey: flow.id) ?? [] { store.tokens[token] = nil }
+            return Self.keep(flow, step: step, now: now, in: &store)
+        }
+    }
+
+    private static func keep(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date, in store: inout Store) -> String {
+        let token = newToken()
+        var kept = flow
+        kept.expiresAt = now.addingTimeInterval(tokenLifetime)
+        store.flows[flow.id] = kept
+        store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
+        store.tokensOfFlow[flow.id, default: []].append(token)
         return token
     }
 
-    /// Saves a change to a flow without handing out a token (a code mailed again, a failed attempt).
-    package func update(_ flow: NativeAuthFlow) {
+    /// Ends a flow: none of its tokens is accepted again. False when another request ended it first, so
+    /// two requests racing with one token cannot both finish it.
+    package func finish(_ flowID: String) -> Bool {
         store.withLock { store in
-            guard store.flows[flow.id] != nil else { return }
-            store.flows[flow.id] = flow
-        }
-    }
-
-    /// Ends a flow: none of its tokens is accepted again.
-    package func finish(_ flowID: String) {
-        store.withLock { store in
+            guard store.flows[flowID] != nil else { return false }
             Self.forget(flowID, in: &store)
             store.order.removeAll { $0 == flowID }
+            return true
         }
     }
 

@@ -40,8 +40,10 @@ enum NativeAuthGrants {
             methods = [flow.password == nil ? "otp" : "pwd"]
         case ("continuation_token", .resetPassword, .completed):
             methods = ["pwd"]
-        default:
+        case ("password", _, _), ("oob", _, _), ("mfa_oob", _, _), ("continuation_token", _, _):
             throw .continuationTokenInvalid()
+        default:
+            throw .unsupportedGrantType(grantType)
         }
         guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
         if methods.count == 1, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.directives) {
@@ -53,7 +55,8 @@ enum NativeAuthGrants {
         // An app's own customers: its configured permissions are consented for them, as no page can ask.
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user,
                                                            allowed: request.configuredPermissions(scopes, client: client.application))
-        flows.finish(flow.id)
+        // Two requests racing with one token: only the one that ends the flow gets tokens.
+        guard flows.finish(flow.id) else { throw .continuationTokenInvalid() }
         let grant = GrantContext(
             clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
             resourceAppID: scopes.resource?.appID, endpointVersion: .v2, authTime: request.now, authenticationMethods: methods
@@ -64,7 +67,6 @@ enum NativeAuthGrants {
 
     /// The code mailed last for this flow, unexpired; a wrong one leaves the flow where it is.
     static func checkCode(_ flow: NativeAuthFlow, request: TokenRequest) throws(IdentityError) {
-        guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > request.now,
-              ConstantTime.equals(code, try request.required("oob")) else { throw .invalidOneTimeCode() }
+        guard Outbox.accepts(try request.required("oob"), code: flow.code, expiresAt: flow.codeExpiresAt, now: request.now) else { throw .invalidOneTimeCode() }
     }
 }

@@ -9,7 +9,7 @@ import LocatedJSON
 /// like a password change it ends the user's earlier refresh tokens (AADSTS50173 on their next use).
 extension NativeAuthEndpoints {
     static func resetPasswordStart(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        let username = try request.required("username")
+        let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard let user = request.user(named: username) else {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
@@ -17,20 +17,22 @@ extension NativeAuthEndpoints {
         guard !user.password.isEmpty else {
             throw NativeAuthError(.nativeCredentialRecoveryUnsupported())
         }
-        guard challengeTypes.contains("oob") else { return request.redirect() }
-        let flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .resetPassword, clientID: request.clientID, tenantID: request.tenant.id,
+        guard challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode password reset needs.") }
+        var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .resetPassword, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
-        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .started, now: request.now))])
+        flow.capabilities = request.capabilities()
+        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
     }
 
     static func resetPasswordContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        guard try request.required("grant_type") == "oob" else { throw NativeAuthError(.continuationTokenInvalid()) }
+        let grantType = try request.required("grant_type")
+        guard grantType == "oob" else { throw NativeAuthError(.unsupportedGrantType(grantType)) }
         var (flow, _) = try request.flow(kind: .resetPassword, steps: [.codeSent])
         try request.checkCode(flow, presented: try request.required("oob"))
         flow.code = nil
         return request.answer([
             "expires_in": .int(Int(NativeAuthFlows.tokenLifetime)),
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .newPasswordRequired, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .newPasswordRequired)),
         ])
     }
 
@@ -52,7 +54,7 @@ extension NativeAuthEndpoints {
         case false?: throw NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently."))
         case true?:
             return request.answer([
-                "continuation_token": .string(request.flows.issueToken(for: flow, step: .resetSubmitted, now: now)),
+                "continuation_token": .string(try request.advance(flow, to: .resetSubmitted)),
                 "poll_interval": .int(2),
             ])
         }
@@ -62,7 +64,7 @@ extension NativeAuthEndpoints {
         let (flow, _) = try request.flow(kind: .resetPassword, steps: [.resetSubmitted])
         return request.answer([
             "status": .string("succeeded"),
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .completed, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .completed)),
         ])
     }
 }

@@ -51,12 +51,38 @@ struct NativeAuthRequest {
         return value
     }
 
+    /// The longest email address, password or code FakeEntra keeps (an address is at most 254 characters);
+    /// the 4 KB an `attributes` object may take.
+    static let longestValue = 256
+    static let longestAttributes = 4096
+
+    /// `required` for a value kept in a flow, the outbox or the directory: longer ones are refused.
+    func requiredShort(_ name: String) throws(NativeAuthError) -> String {
+        let value = try required(name)
+        guard value.utf8.count <= Self.longestValue else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "\(name) parameter is empty or not valid."))
+        }
+        return value
+    }
+
     /// The methods the app can show (`challenge_type`, space-separated; commas accepted as the reference's
     /// examples write capabilities). `redirect` must be among them.
     func challengeTypes() throws(NativeAuthError) -> Set<String> {
         let types = Set(try required("challenge_type").split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.lowercased() })
         guard types.contains("redirect") else { throw NativeAuthError(.redirectChallengeMissing()) }
         return types
+    }
+
+    /// The token for the flow's next `step` (the flow saved, its earlier tokens retired).
+    func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step) throws(NativeAuthError) -> String {
+        guard let token = flows.advance(flow, to: step, now: now) else { throw NativeAuthError(.continuationTokenInvalid()) }
+        return token
+    }
+
+    /// Whether `continuation_token` stands for a sign-in at its second factor.
+    func isSecondFactorToken() -> Bool {
+        guard let token = optional("continuation_token"), case .valid(let flow, let step) = flows.lookUp(token, now: now) else { return false }
+        return flow.kind == .signIn && [.mfaRequired, .mfaMethodsListed, .mfaCodeSent].contains(step)
     }
 
     /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
@@ -87,26 +113,21 @@ struct NativeAuthRequest {
         }
     }
 
-    /// Mails a new code to `address` for `flow` (the earlier one stops working) and keeps it in the outbox.
+    /// Mails a new code to `address` for `flow` (the earlier one stops working).
     func mailCode(to address: String, in flow: inout NativeAuthFlow, purpose: OutboxMessage.Purpose) {
-        let code = NativeAuthFlows.newCode()
-        flow.code = code
-        flow.codeExpiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
-        service.outbox.send(OutboxMessage(to: address, subject: "Account verification code: \(code)", code: code, purpose: purpose,
-                                          sentAt: now, expiresAt: flow.codeExpiresAt ?? now))
+        (flow.code, flow.codeExpiresAt) = service.outbox.mailCode(to: address, purpose: purpose, now: now)
     }
 
     /// The code mailed last, unexpired. A wrong code leaves the flow where it is: the user may try again.
     func checkCode(_ flow: NativeAuthFlow, presented: String) throws(NativeAuthError) {
-        guard let code = flow.code, let expiresAt = flow.codeExpiresAt, expiresAt > now,
-              ConstantTime.equals(code, presented) else { throw NativeAuthError(.invalidOneTimeCode()) }
+        guard Outbox.accepts(presented, code: flow.code, expiresAt: flow.codeExpiresAt, now: now) else { throw NativeAuthError(.invalidOneTimeCode()) }
     }
 
     /// `attributes`: a JSON object of the user's answers (`{"displayName": "Kai"}`); numbers and booleans
     /// as their text.
     func attributes() throws(NativeAuthError) -> [String: String] {
         guard let text = optional("attributes") else { return [:] }
-        guard let object = LocatedJSON.object(body: Array(text.utf8), source: "attributes") else {
+        guard text.utf8.count <= Self.longestAttributes, let object = LocatedJSON.object(body: Array(text.utf8), source: "attributes") else {
             throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "attributes parameter is empty or not valid."))
         }
         var values: [String: String] = [:]
@@ -138,7 +159,7 @@ struct NativeAuthRequest {
     }
 
     /// The app cannot do what the flow needs here: it goes on in a browser (HTTP 200, as the reference says).
-    func redirect() -> HTTPResponse {
-        answer(["challenge_type": .string("redirect")])
+    func redirect(_ reason: String) -> HTTPResponse {
+        NativeAuthResponse.redirect(reason)
     }
 }

@@ -22,12 +22,16 @@ enum NativeAuthStrongAuth {
     static func demand(_ flow: NativeAuthFlow, user: DirectoryUser, firstFactor: String, flows: NativeAuthFlows, now: Date, trace: TraceContext) -> HTTPResponse {
         var flow = flow
         flow.firstFactor = firstFactor
+        // After a sign-up or a password reset the flow goes on as the user's sign-in.
+        flow.kind = .signIn
         let registered = user.mfaRegistered
         let capability = registered ? "mfa_required" : "registration_required"
         guard flow.capabilities.contains(capability) else {
-            return NativeAuthResponse.json(["challenge_type": .string("redirect"), "redirect_reason": .string("Client is missing \(capability) capability")])
+            return NativeAuthResponse.redirect("Client is missing \(capability) capability")
         }
-        let token = flows.issueToken(for: flow, step: registered ? .mfaRequired : .registrationRequired, now: now)
+        guard let token = flows.advance(flow, to: registered ? .mfaRequired : .registrationRequired, now: now) else {
+            return NativeAuthError(.continuationTokenInvalid()).response(in: trace)
+        }
         return NativeAuthError(registered ? mfaRequiredError : registrationRequiredError, continuationToken: token).response(in: trace)
     }
 
@@ -40,28 +44,29 @@ enum NativeAuthStrongAuth {
 
     /// `oauth2/v2.0/introspect`: the second-factor methods the user has (their email).
     static func introspect(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodChosen, .mfaCodeSent])
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         let method = JSONValue.object([
             "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
             "login_hint": .string(NativeAuthEndpoints.masked(user.mail ?? flow.username)),
         ])
         return request.answer([
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .mfaMethodChosen, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .mfaMethodsListed)),
             "methods": .array([method]),
         ])
     }
 
-    /// `oauth2/v2.0/challenge` with the chosen method's `id`: the code is mailed (again, on a resend).
+    /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the user's one method): the code is
+    /// mailed, again on a resend.
     static func mfaChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaMethodChosen, .mfaCodeSent])
-        guard let user = request.user(id: flow.userID), try request.required("id") == emailMethodID(of: user) else {
+        var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
+        guard let user = request.user(id: flow.userID), (request.optional("id") ?? emailMethodID(of: user)) == emailMethodID(of: user) else {
             throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The authentication method id is not valid for this user."))
         }
         let address = user.mail ?? flow.username
         request.mailCode(to: address, in: &flow, purpose: .mfa)
         return request.answer([
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .mfaCodeSent, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .mfaCodeSent)),
             "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_channel": .string("email"),
             "challenge_target_label": .string(NativeAuthEndpoints.masked(address)), "code_length": .int(NativeAuthFlows.codeLength),
         ])
@@ -71,62 +76,57 @@ enum NativeAuthStrongAuth {
 
     /// `register/v1.0/introspect`: the methods the user may register (an email address).
     static func registrationIntrospect(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed, .registrationCodeSent])
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed])
         let method = JSONValue.object([
             "id": .string("email"), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
             "login_hint": .string(NativeAuthEndpoints.masked(flow.username)),
         ])
         return request.answer([
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationMethodListed, now: request.now)),
+            "continuation_token": .string(try request.advance(flow, to: .registrationMethodListed)),
             "methods": .array([method]),
         ])
     }
 
-    /// `register/v1.0/challenge`: the contact to register. The address the user already proved needs no
-    /// code (`preverified`); another one gets a code.
+    /// `register/v1.0/challenge`: the contact to register. FakeEntra registers the address the user already
+    /// proved (`preverified`, no code); any other contact is refused (901001), as a user's second email
+    /// is not kept.
     static func registrationChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        var (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationCodeSent])
-        let target = try request.required("challenge_target")
-        guard (request.optional("challenge_channel") ?? "email") == "email", NativeAuthEndpoints.isEmailAddress(target) else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The challenge target is not a valid email address."))
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationPreverified])
+        let target = try request.requiredShort("challenge_target")
+        let proven = request.user(id: flow.userID)?.mail ?? flow.username
+        guard (request.optional("challenge_channel") ?? "email") == "email", target.caseInsensitiveCompare(proven) == .orderedSame else {
+            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The challenge target is not a contact this user can register."))
         }
-        flow.registrationTarget = target
-        if target.caseInsensitiveCompare(flow.username) == .orderedSame {
-            return request.answer([
-                "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationPreverified, now: request.now)),
-                "challenge_type": .string("preverified"), "binding_method": .string("none"), "challenge_target": .string(target),
-                "challenge_channel": .string("email"),
-            ])
-        }
-        request.mailCode(to: target, in: &flow, purpose: .registration)
         return request.answer([
-            "continuation_token": .string(request.flows.issueToken(for: flow, step: .registrationCodeSent, now: request.now)),
-            "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_target": .string(target),
-            "challenge_channel": .string("email"), "code_length": .int(NativeAuthFlows.codeLength),
+            "continuation_token": .string(try request.advance(flow, to: .registrationPreverified)),
+            "challenge_type": .string("preverified"), "binding_method": .string("none"), "challenge_target": .string(target),
+            "challenge_channel": .string("email"),
         ])
     }
 
-    /// `register/v1.0/continue`: the code (or, preverified, the token alone); the method is registered and
-    /// the token signs the user in.
+    /// `register/v1.0/continue` with `grant_type=continuation_token`: the method is registered and the
+    /// token signs the user in.
     static func registrationContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
-        var (flow, step) = try request.flow(kind: .signIn, steps: [.registrationCodeSent, .registrationPreverified])
-        switch (try request.required("grant_type"), step) {
-        case ("oob", .registrationCodeSent): try request.checkCode(flow, presented: try request.required("oob"))
-        case ("continuation_token", .registrationPreverified): break
-        default: throw NativeAuthError(.continuationTokenInvalid())
+        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationPreverified])
+        guard try request.required("grant_type") == "continuation_token" else {
+            throw NativeAuthError(.unsupportedGrantType(try request.required("grant_type")))
         }
-        flow.code = nil
         let userID = flow.userID
         request.service.directory.withLock { directory in
             guard let index = directory.users.firstIndex(where: { $0.id == userID }) else { return }
             directory.users[index].mfaRegistered = true
         }
-        return request.answer(["continuation_token": .string(request.flows.issueToken(for: flow, step: .completed, now: request.now))])
+        return request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
     }
 }
 
 /// A 200 answer of the native authentication API.
 enum NativeAuthResponse {
+    /// `{"challenge_type": "redirect"}`: the flow goes on in a browser, with why (MSAL's tests read `redirect_reason`).
+    static func redirect(_ reason: String) -> HTTPResponse {
+        json(["challenge_type": .string("redirect"), "redirect_reason": .string(reason)])
+    }
+
     static func json(_ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
         headers.set("Content-Type", "application/json; charset=utf-8")

@@ -1,3 +1,4 @@
+import EntraCrypto
 package import Foundation
 import Synchronization
 
@@ -52,13 +53,29 @@ package final class Outbox: Sendable {
         }
     }
 
+    /// Mails a new one-time code to `address`: what a person would find in their inbox.
+    package func mailCode(to address: String, purpose: OutboxMessage.Purpose, now: Date) -> (code: String, expiresAt: Date) {
+        let code = NativeAuthFlows.newCode()
+        let expiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
+        send(OutboxMessage(to: address, subject: "Account verification code: \(code)", code: code, purpose: purpose, sentAt: now, expiresAt: expiresAt))
+        return (code, expiresAt)
+    }
+
+    /// Whether `presented` is `code` and arrived before `expiresAt` (compared in constant time).
+    package static func accepts(_ presented: String, code: String?, expiresAt: Date?, now: Date) -> Bool {
+        guard let code, let expiresAt, expiresAt > now else { return false }
+        return ConstantTime.equals(code, presented)
+    }
+
     /// The messages sent to `address`, oldest first.
     package func messages(to address: String) -> [OutboxMessage] {
         messages.withLock { $0.byAddress[address.lowercased()] ?? [] }
     }
 
-    /// The last `limit` messages to any address, newest first.
+    /// The last `limit` messages to any address, newest first. Each address's newest `limit` are copied
+    /// under the lock and sorted outside it, so a console page never holds up a send.
     package func recent(_ limit: Int) -> [OutboxMessage] {
-        messages.withLock { boxes in Array(boxes.byAddress.values.joined().sorted { $0.sentAt > $1.sentAt }.prefix(limit)) }
+        let candidates = messages.withLock { boxes in boxes.byAddress.values.flatMap { $0.suffix(limit) } }
+        return Array(candidates.sorted { $0.sentAt > $1.sentAt }.prefix(limit))
     }
 }

@@ -226,7 +226,6 @@ package struct DeviceCodeRecord: Sendable, Expiring, Codable {
     }
 }
 
-/// /authorize parameters kept between the sign-in, account picker and consent pages.
 /// What an External ID sign-up page collected while the code mailed to the address is awaited.
 package struct PendingSignUp: Sendable, Codable, Equatable {
     package var email: String
@@ -236,6 +235,7 @@ package struct PendingSignUp: Sendable, Codable, Equatable {
     package var codeExpiresAt: Date
 }
 
+/// /authorize parameters kept between the sign-in, account picker and consent pages.
 package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var id: String
     /// The original query parameters of the /authorize request.
