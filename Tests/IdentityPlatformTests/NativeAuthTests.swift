@@ -353,3 +353,21 @@ import Testing
         #expect(NativeAuthEndpoints.masked("c.r@contoso.com") == "c.r@c******.c**")
     }
 }
+
+/// What a page post can do to an External ID customer who signs in with codes only.
+@Suite struct CodesOnlyCustomerPageTests {
+    @Test func aPasswordChangePostCannotGiveACodesOnlyCustomerAPassword() throws {
+        let browser = ScriptedBrowser()
+        let address = "codes-only@woodgrove.example"
+        browser.service.directory.withLock { directory in
+            directory.users.append(DirectoryUser(id: "5b1d7c3e-2a4f-4e6b-8c9d-0e1f2a3b4c5d", tenantID: Directory.woodgroveTenantID,
+                                                 userPrincipalName: "5b1d7c3e-2a4f-4e6b-8c9d-0e1f2a3b4c5d@woodgrove.onmicrosoft.com",
+                                                 displayName: "Codes Only", mail: address, password: ""))
+        }
+        let page = browser.get(BrowserFixtures.authorize(tenant: "woodgrove.onmicrosoft.com"))
+        let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin") ?? ScrapedForm.parse(page.bodyText, id: "login"), "\(page.bodyText.prefix(300))")
+        browser.post(form.action, form.hidden + [("action", "changepassword"), ("login", address), ("currentPassword", ""),
+                                                 ("newPassword", "Attack3r!pass"), ("confirmNewPassword", "Attack3r!pass")])
+        #expect(browser.service.currentDirectory.user(signInName: address)?.password == "", "the post changed nothing")
+    }
+}
