@@ -370,4 +370,13 @@ import Testing
                                                  ("newPassword", "Attack3r!pass"), ("confirmNewPassword", "Attack3r!pass")])
         #expect(browser.service.currentDirectory.user(signInName: address)?.password == "", "the post changed nothing")
     }
+
+    @Test func theSignUpPageHoldsANewPasswordToTheNativeAPIsRules() throws {
+        let browser = ScriptedBrowser()
+        let page = browser.get(BrowserFixtures.authorize(tenant: "woodgrove.onmicrosoft.com", extra: [("prompt", "create")]))
+        let weak = browser.submit(page, form: "signup", [("action", "create"), ("email", "weak@woodgrove.example"), ("displayName", "W"), ("passwd", "password1")])
+        #expect(weak.bodyText.contains("New password is too weak") && weak.has("signup"))
+        let strong = browser.submit(weak, form: "signup", [("action", "create"), ("email", "weak@woodgrove.example"), ("displayName", "W"), ("passwd", "Str0ng!pass")])
+        #expect(strong.bodyText.contains("id=\"VerificationCode\""), "a strong password goes on to the email's code")
+    }
 }

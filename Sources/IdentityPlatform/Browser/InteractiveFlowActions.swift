@@ -184,6 +184,10 @@ extension InteractiveFlow {
         }
         let localPart = String(parts[0])
         if tenant.kind == .external {
+            // External ID's pages hold a new password to the same rules as its native API.
+            do throws(NativeAuthError) { try PasswordPolicy.check(password) } catch {
+                return showCreateAccount(email: email, displayName: name, error: error.error.message)
+            }
             guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
                 return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
             }
