@@ -173,11 +173,8 @@ extension B2CFlow {
         let tenantID = self.tenantID
         let now = self.now
         let updated = service.directory.withLock { directory -> DirectoryUser? in
-            guard let index = directory.users.firstIndex(where: { $0.tenantID == tenantID && $0.answers(to: email) }) else { return nil }
-            directory.users[index].password = password
-            directory.users[index].tokensValidFrom = now
-            directory.users[index].passwordExpired = false
-            return directory.users[index]
+            guard let user = directory.user(signInName: email, tenantID: tenantID) else { return nil }
+            return directory.changePassword(userID: user.id, to: password, now: now)
         }
         guard let updated else { return showResetEmail(email: email, error: B2CMessages.resetAccountNotFound) }
         directory = service.currentDirectory

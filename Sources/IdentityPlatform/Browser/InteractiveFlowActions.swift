@@ -130,19 +130,15 @@ extension InteractiveFlow {
         guard new == confirmation else { return showPasswordChange(login: login, error: "The passwords don't match.") }
         guard new != current else { return showPasswordChange(login: login, error: "You can't reuse your current password.") }
         let now = self.now
-        service.directory.withLock { directory in
-            guard let index = directory.users.firstIndex(where: { $0.id == user.id }) else { return }
-            directory.users[index].password = new
-            directory.users[index].passwordExpired = false
-            // As after a real password change, refresh tokens issued before now stop working (AADSTS50173).
-            directory.users[index].tokensValidFrom = now
-        }
+        _ = service.directory.withLock { directory in directory.changePassword(userID: user.id, to: new, now: now) }
         directory = service.currentDirectory
         signIn(user, methods: ["pwd"])
         return proceed()
     }
 
     // MARK: - prompt=create
+
+    static let accountExists = "An account already exists with this email address. Sign in instead."
 
     /// The tenant a new account joins: the authority's own, or for common/consumers the consumers tenant
     /// (sign-up through Microsoft accounts); `organizations` takes the tenant owning the email's domain.
@@ -189,7 +185,7 @@ extension InteractiveFlow {
                 return showCreateAccount(email: email, displayName: name, error: error.error.message)
             }
             guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
-                return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
+                return showCreateAccount(email: email, displayName: name, error: Self.accountExists)
             }
             return mailVerificationCode(PendingSignUp(email: email, displayName: name.isEmpty ? localPart : name, password: password,
                                                       code: "", codeExpiresAt: now), tenant: tenant)
@@ -204,7 +200,7 @@ extension InteractiveFlow {
             return true
         }
         guard created else {
-            return showCreateAccount(email: email, displayName: name, error: "An account already exists with this email address. Sign in instead.")
+            return showCreateAccount(email: email, displayName: name, error: Self.accountExists)
         }
         directory = service.currentDirectory
         pending.isNewUser = true
@@ -231,17 +227,12 @@ extension InteractiveFlow {
         guard let signUp = pending.signUp, case .specific(let tenant) = request.selector else { return proceed() }
         let code = rawCode.trimmingCharacters(in: .whitespaces)
         guard Outbox.accepts(code, code: signUp.code, expiresAt: signUp.codeExpiresAt, now: now) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
-        let id = SecureRandom.guid()
-        let user = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
-                                 displayName: signUp.displayName, mail: signUp.email, password: signUp.password)
-        let created: Bool = service.directory.withLock { directory in
-            guard directory.user(signInName: signUp.email, tenantID: tenant.id) == nil else { return false }
-            directory.users.append(user)
-            return true
+        let created = service.directory.withLock { directory in
+            directory.addCustomer(email: signUp.email, displayName: signUp.displayName, password: signUp.password, tenant: tenant)
         }
         pending.signUp = nil
-        guard created else {
-            return showCreateAccount(email: signUp.email, displayName: signUp.displayName, error: "An account already exists with this email address. Sign in instead.")
+        guard let user = created else {
+            return showCreateAccount(email: signUp.email, displayName: signUp.displayName, error: Self.accountExists)
         }
         directory = service.currentDirectory
         pending.isNewUser = true

@@ -42,11 +42,9 @@ extension NativeAuthEndpoints {
         try PasswordPolicy.check(password)
         let now = request.now
         let outcome = request.service.directory.withLock { directory -> Bool? in
-            guard let index = directory.users.firstIndex(where: { $0.id == flow.userID }) else { return nil }
-            if directory.users[index].password == password { return false }
-            directory.users[index].password = password
-            directory.users[index].passwordExpired = false
-            directory.users[index].tokensValidFrom = now
+            guard let userID = flow.userID, let user = directory.user(id: userID) else { return nil }
+            if user.password == password { return false }
+            directory.changePassword(userID: userID, to: password, now: now)
             return true
         }
         switch outcome {

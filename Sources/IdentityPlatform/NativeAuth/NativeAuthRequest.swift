@@ -137,20 +137,13 @@ struct NativeAuthRequest {
 
     /// Makes the account a finished sign-up describes: a local account signing in with its email.
     func createAccount(_ flow: NativeAuthFlow) throws(NativeAuthError) -> String {
-        let id = SecureRandom.guid()
-        let user = DirectoryUser(
-            id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
-            displayName: flow.attributes["displayName"] ?? String(flow.username.prefix { $0 != "@" }),
-            givenName: flow.attributes["givenName"], surname: flow.attributes["surname"], mail: flow.username,
-            password: flow.password ?? ""
-        )
-        let created = service.directory.withLock { directory -> Bool in
-            guard directory.user(signInName: flow.username, tenantID: tenant.id) == nil else { return false }
-            directory.users.append(user)
-            return true
+        let created = service.directory.withLock { directory in
+            directory.addCustomer(email: flow.username, displayName: flow.attributes["displayName"] ?? String(flow.username.prefix { $0 != "@" }),
+                                  givenName: flow.attributes["givenName"], surname: flow.attributes["surname"],
+                                  password: flow.password ?? "", tenant: tenant)
         }
-        guard created else { throw NativeAuthError(.userAlreadyExists()) }
-        return user.id
+        guard let created else { throw NativeAuthError(.userAlreadyExists()) }
+        return created.id
     }
 
     /// A success: the members given, as JSON, never cached.

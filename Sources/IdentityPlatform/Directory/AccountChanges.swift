@@ -1,0 +1,29 @@
+package import Foundation
+import EntraCrypto
+
+/// The changes a person makes to their own account, from whichever page or API they make them.
+extension Directory {
+    /// A new password, as after a change or a reset: no longer expired, and refresh tokens issued before
+    /// `now` stop working (AADSTS50173). Returns the changed user; nil for an unknown id.
+    @discardableResult
+    package mutating func changePassword(userID: String, to password: String, now: Date) -> DirectoryUser? {
+        guard let index = users.firstIndex(where: { $0.id == userID }) else { return nil }
+        users[index].password = password
+        users[index].passwordExpired = false
+        users[index].tokensValidFrom = now
+        return users[index]
+    }
+
+    /// An External ID customer: a local account signing in with `email`, its user principal name the
+    /// tenant's own (`{id}@{tenant}.onmicrosoft.com`). nil when the tenant already has an account with that
+    /// email. An empty password makes a customer who signs in with codes only.
+    package mutating func addCustomer(email: String, displayName: String, givenName: String? = nil, surname: String? = nil,
+                                      password: String, tenant: Tenant) -> DirectoryUser? {
+        guard user(signInName: email, tenantID: tenant.id) == nil else { return nil }
+        let id = SecureRandom.guid()
+        let customer = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)", displayName: displayName,
+                                     givenName: givenName, surname: surname, mail: email, password: password)
+        users.append(customer)
+        return customer
+    }
+}
