@@ -24,6 +24,8 @@ enum DirectoryJSON {
         user(u)
             .setting("password", to: nil)
             .setting("tokensValidFrom", to: u.tokensValidFrom.map { JSONValue.string(IdentityErrorDates.iso($0)) })
+            // What an External ID sign-up collected beyond the user's properties.
+            .setting("attributes", to: u.attributes.map { attributes in .object(attributes.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }) })
     }
 
     static func app(_ a: Application) -> JSONValue {

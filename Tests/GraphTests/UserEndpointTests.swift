@@ -292,3 +292,27 @@ struct CrossOriginTests {
         #expect(fixture.get("/v1.0/me", token: fixture.token()).headers["Access-Control-Allow-Origin"] == nil)
     }
 }
+
+/// What an External ID sign-up collected, as Graph returns it to the customer's app.
+@Suite struct ExternalIDAttributeTests {
+    static let custom = "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_loyaltyNumber"
+    static let customer = "2f4e6a8c-0b1d-4e3f-8a5c-7e9b1d3f5a7c"
+
+    @Test func selectReturnsTheAddressAndTheTenantsCustomAttributes() {
+        var directory = Directory.embeddedDefault
+        if let index = directory.tenants.firstIndex(where: { $0.id == Directory.woodgroveTenantID }) {
+            directory.tenants[index].userFlow = ExternalUserFlow(attributes: [SignUpAttribute(name: "city"), SignUpAttribute(name: Self.custom, type: .int)])
+        }
+        var kai = DirectoryUser(id: Self.customer, tenantID: Directory.woodgroveTenantID, userPrincipalName: "\(Self.customer)@woodgrove.onmicrosoft.com",
+                                displayName: "Kai", mail: "kai@woodgrove.example", password: "")
+        kai.setAttributes(["city": "Redmond", Self.custom: "42"])
+        directory.users.append(kai)
+        let fixture = GraphFixture(directory: directory)
+        let token = fixture.token(user: Self.customer, tenant: Directory.woodgroveTenantID)
+        let selected = fixture.get("/v1.0/me?$select=displayName,city,postalCode,\(Self.custom)", token: token)
+        #expect(selected.status == .ok)
+        #expect(selected.bodyText.contains(#""city":"Redmond","postalCode":null,"\#(Self.custom)":"42""#), "\(selected.bodyText)")
+        let unknown = fixture.get("/v1.0/me?$select=extension_ffffffffffffffffffffffffffffffff_other", token: token)
+        #expect(unknown.status == .badRequest, "only the tenant's own extension attributes are properties")
+    }
+}

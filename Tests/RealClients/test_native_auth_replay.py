@@ -83,8 +83,9 @@ def native(certs_dir):
 class NativeClient:
     """The requests MSAL for iOS/macOS builds: form-encoded bodies, its headers, `redirect` always last."""
 
-    def __init__(self, server, challenge_types=("oob", "password")):
+    def __init__(self, server, challenge_types=("oob", "password"), tenant=TENANT):
         self.server = server
+        self.tenant = tenant
         self.client_id = str(uuid.uuid4())
         self.challenge_type = " ".join([t for t in ("oob", "password") if t in challenge_types] + ["redirect"])
         self.session = server.http_session()
@@ -93,7 +94,7 @@ class NativeClient:
         request_id = str(uuid.uuid4())
         headers = {"Accept": "application/json", "return-client-request-id": "true", "client-request-id": request_id,
                    "x-client-SKU": "MSAL.iOS", "x-client-Ver": "2.0.0", "x-client-OS": "17.0", "x-ms-PkeyAuth+": "1.0"}
-        response = self.session.post(f"{self.server.url}/{TENANT}/{path}", data={"client_id": self.client_id, **form}, headers=headers, timeout=30)
+        response = self.session.post(f"{self.server.url}/{self.tenant}/{path}", data={"client_id": self.client_id, **form}, headers=headers, timeout=30)
         # MSAL adopts the server's correlation id from this header.
         assert response.headers.get("client-request-id") == request_id, response.headers
         return response
@@ -284,3 +285,46 @@ def test_multifactor_authentication_and_just_in_time_registration(native):
     finally:
         response = native.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": False})
         assert response.status_code == 200, response.text
+
+
+# MARK: a user flow of the tenant's own
+
+FABRIKAM = "fabrikamshop.onmicrosoft.com"
+USER_FLOW_CONFIG = {"tenants": [{
+    "id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "displayName": "Fabrikam Shop", "domains": [FABRIKAM], "kind": "external",
+    "userFlow": {"emailMethod": "emailOneTimePasscode", "attributes": [
+        {"name": "displayName", "required": True}, {"name": "postalCode", "required": True, "regex": "^[0-9]{5}$"}]},
+}]}
+
+
+@pytest.fixture(scope="module")
+def fabrikam(certs_dir, tmp_path_factory):
+    import json
+    from conftest import RunningServer
+    config = tmp_path_factory.mktemp("user-flow") / "config.json"
+    config.write_text(json.dumps(USER_FLOW_CONFIG))
+    server = RunningServer(["--config", str(config)], certs_dir)
+    yield server
+    server.stop()
+
+
+def test_a_one_time_passcode_user_flow_and_its_attribute_rules(fabrikam):
+    client = NativeClient(fabrikam, tenant=FABRIKAM)
+    address = f"replay-{uuid.uuid4().hex[:10]}@fabrikam.example"
+    # MSAL's sign-up start errors: unsupported_auth_method for a password this user flow does not keep...
+    MSALRules.error(client.post("signup/v1.0/start", username=address, password="Str0ng!pass", challenge_type=client.challenge_type),
+                    "unsupported_auth_method")
+    # ...and attribute_validation_failed, which MSALNativeAuthSignUpResponseValidator accepts only with names.
+    refused = MSALRules.error(client.post("signup/v1.0/start", username=address, challenge_type=client.challenge_type,
+                                          attributes='{"displayName": "Otto", "postalCode": "98O52"}'),
+                              "invalid_grant", suberror="attribute_validation_failed")
+    assert [a["name"] for a in refused["invalid_attributes"]] == ["postalCode"], refused
+    # The code proves the address; no password is asked; the rule travels in required_attributes.
+    missing = MSALRules.error(sign_up_with_code(fabrikam, client, address, attributes='{"displayName": "Otto"}'), "attributes_required", 55106)
+    assert missing["required_attributes"] == [{"name": "postalCode", "type": "string", "required": True, "options": {"regex": "^[0-9]{5}$"}}], missing
+    done = MSALRules.continuation(client.post("signup/v1.0/continue", continuation_token=missing["continuation_token"],
+                                              grant_type="attributes", attributes='{"postalCode": "98052"}'))
+    MSALRules.tokens(client.token("continuation_token", done["continuation_token"], username=address))
+    # Signing in again is with a code: the challenge says oob even to an app that can show a password.
+    started = MSALRules.continuation(client.initiate(address))
+    assert MSALRules.challenge(client.challenge(started["continuation_token"]))["challenge_type"] == "oob"

@@ -35,6 +35,14 @@ enum GraphUserView {
     /// Every property `$select` may name.
     static let selectableProperties = defaultProperties + modelledProperties + unsetCollections.sorted() + unsetValues.sorted()
 
+    /// What External ID's sign-up collects beyond the default set: address properties, and the tenant's custom
+    /// attributes, which `$select` names in full (`extension_{app id without dashes}_{name}`) as on Graph.
+    static let signUpProperties: Set<String> = ["city", "country", "postalCode", "state", "streetAddress"]
+
+    static func selectableProperties(in tenant: Tenant?) -> [String] {
+        selectableProperties + (tenant?.signUpFlow?.attributes.map(\.name).filter { $0.hasPrefix("extension_") } ?? [])
+    }
+
     /// Personal (MSA) accounts appear in Graph with their 16-hex-digit CID as `id`, which the consumers
     /// tenant's object ids (`00000000-0000-0000-<cid>`) end with.
     static func graphID(of user: DirectoryUser, tenant: Tenant?) -> String {
@@ -66,6 +74,7 @@ enum GraphUserView {
         case "signInSessionsValidFromDateTime":
             return .string(user.tokensValidFrom.map { CivilTime($0).isoSeconds + "Z" })
         case let name where unsetCollections.contains(name): return .array([])
+        case let name where signUpProperties.contains(name) || name.hasPrefix("extension_"): return .string(user.attributes?[name])
         case "identities":
             return .array([.object([
                 .init("signInType", .string("userPrincipalName")),

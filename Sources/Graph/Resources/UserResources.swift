@@ -10,10 +10,10 @@ extension GraphResources {
         try exchange.query.requireOnly(["$select", "$expand"])
         if exchange.query.options["$expand"] != nil { throw .unsupportedQueryOption("$expand") }
         let user = try resolve(subject, access: .profile)
-        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        let tenant = directory.tenant(id: user.tenantID)
+        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties(in: tenant), type: "user")
         // Mailbox settings live in Exchange, which wants its own permission even through the user.
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
-        let tenant = directory.tenant(id: user.tenantID)
         let context = "\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))/$entity"
         let members = GraphUserView.members(user, tenant: tenant, content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties)
         return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: Self.directoryHeaders)
@@ -35,7 +35,7 @@ extension GraphResources {
         if counted, !eventual {
             throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.")
         }
-        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties, type: "user")
+        let selected = try exchange.query.selected(from: GraphUserView.selectableProperties(in: directory.tenant(id: token.tenantID)), type: "user")
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let pageSize = try exchange.query.top ?? exchange.options.userPageSize
         guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }

@@ -13,6 +13,7 @@ struct InteractiveFlow: BrowserFlow {
         case signIn = "sign_in", chooseAccount = "choose_account", mfa, consent
         case adminConsentRequired = "admin_consent_required", passwordChange = "password_change"
         case createAccount = "create_account", verifyEmail = "verify_email", deviceConfirm = "device_confirm"
+        case emailCode = "email_code", resetPassword = "reset_password", newPassword = "new_password"
     }
 
     /// The pending sign-in, session and cookie handling every browser flow shares (B2C's too).
@@ -84,7 +85,7 @@ struct InteractiveFlow: BrowserFlow {
     /// No account chosen yet: single sign-on from the browser session, the picker, or the sign-in page.
     private mutating func chooseAccount() -> HTTPResponse {
         let prompt = request.prompt
-        if prompt == .create { return showCreateAccount(email: request.loginHint, displayName: nil, error: nil) }
+        if prompt == .create { return showCreateAccount(email: request.loginHint, error: nil) }
         let candidates = request.forcesSignIn ? [] : sessionCandidates()
 
         if let hint = request.loginHint {
@@ -227,7 +228,9 @@ struct InteractiveFlow: BrowserFlow {
         pending.userID = nil
         // An error shown on the page (a wrong password) is the answer's error, though the page is a 200.
         if let error { exchange.receipt.answered(error: error.prefixedCode) }
-        return show(.signIn, Pages.signIn(form: form, appName: appName, login: login, error: error, offerSignUp: canCreateAccounts))
+        var variant = externalTenant.map { Pages.SignInVariant.external($0.signUpFlow ?? .standard) } ?? Pages.SignInVariant()
+        variant.offersSignUp = canCreateAccounts
+        return show(.signIn, Pages.signIn(form: form, appName: appName, login: login, error: error, variant: variant))
     }
 
     mutating func showPicker(_ candidates: [Candidate]) -> HTTPResponse {

@@ -17,9 +17,14 @@ extension InteractiveFlow {
             return proceed(consentAccepted: true)
         case "changepassword":
             return changePassword(login: form["login"] ?? "", current: form["currentPassword"] ?? "", new: form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
-        case "signup": return showCreateAccount(email: form["login"], displayName: nil, error: nil)
-        case "create": return createAccount(email: form["email"] ?? "", displayName: form["displayName"] ?? "", password: form["passwd"] ?? "")
+        case "signup": return showCreateAccount(email: form["login"], error: nil)
+        case "create": return createAccount(form)
         case "verifyemail": return verifyEmail(code: form["verificationCode"] ?? "")
+        case "emailcode": return submitEmailCode(form["oneTimeCode"] ?? "")
+        case "resendcode": return resendEmailCode()
+        case "forgotpassword": return showResetPassword(email: form["login"], error: nil)
+        case "sendresetcode": return sendResetCode(email: form["email"] ?? "")
+        case "setnewpassword": return setNewPassword(form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
         case "cancel": return fail(.userCancelled(), cancelled: true)
         case "return": return fail(.adminConsentRequired())
         default: return proceed()
@@ -34,6 +39,7 @@ extension InteractiveFlow {
         if form["newPassword"] != nil { return "changepassword" }
         if form["otc"] != nil { return "mfa" }
         if form["verificationCode"] != nil { return "verifyemail" }
+        if form["oneTimeCode"] != nil { return "emailcode" }
         if form["email"] != nil { return "create" }
         if form["login"] != nil { return "signin" }
         return ""
@@ -57,6 +63,7 @@ extension InteractiveFlow {
         guard let user = findUser(login) else { return showSignIn(login: login, error: .userNotFound(login, tenant: directoryName(for: login))) }
         guard let tenant = directory.tenant(id: user.tenantID), admits(user, tenant) else { return showSignIn(login: login, error: notInTenant()) }
         if let problem = accountProblem(user) { return showSignIn(login: login, error: problem) }
+        if signsInWithCode(user) { return mailEmailCode(to: user, purpose: .signIn) }
         // A name without a password is Microsoft's first step: the same page asks for the password.
         if password.isEmpty { return showSignIn(login: login, error: nil) }
         guard user.password == password else { return showSignIn(login: login, error: .invalidCredentials()) }
@@ -160,36 +167,32 @@ extension InteractiveFlow {
         return true
     }
 
-    mutating func showCreateAccount(email: String?, displayName: String?, error: String?) -> HTTPResponse {
-        let tenantName = signUpTenant(for: email)?.displayName ?? "your organization"
-        return show(.createAccount, Pages.createAccount(form: form, appName: appName, tenantName: tenantName, email: email, displayName: displayName, error: error))
+    /// The sign-up page: an external tenant's asks what its user flow collects, any other the name.
+    mutating func showCreateAccount(email: String?, values: [String: String] = [:], error: String?) -> HTTPResponse {
+        let tenant = signUpTenant(for: email)
+        let userFlow = tenant?.signUpFlow
+        let fields = userFlow?.attributes.map { Pages.AttributeField($0, value: values[$0.name]) }
+            ?? [Pages.AttributeField(SignUpAttribute(name: "displayName", label: "Name"), value: values["displayName"])]
+        return show(.createAccount, Pages.createAccount(form: form, appName: appName, tenantName: tenant?.displayName ?? "your organization", email: email,
+                                                        fields: fields, asksPassword: userFlow?.allowsPassword(appCanAsk: true) ?? true, error: error))
     }
 
-    mutating func createAccount(email rawEmail: String, displayName rawName: String, password: String) -> HTTPResponse {
-        let email = rawEmail.trimmingCharacters(in: .whitespaces)
-        let name = rawName.trimmingCharacters(in: .whitespaces)
+    mutating func createAccount(_ form: FormParameters) -> HTTPResponse {
+        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let name = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form["passwd"] ?? ""
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
-            return showCreateAccount(email: email, displayName: name, error: "Enter a valid email address.")
-        }
-        guard password.count >= 8 else {
-            return showCreateAccount(email: email, displayName: name, error: "Passwords must have at least 8 characters.")
+            return showCreateAccount(email: email, values: ["displayName": name], error: "Enter a valid email address.")
         }
         guard let tenant = signUpTenant(for: email) else {
-            return showCreateAccount(email: email, displayName: name, error: "No organization in this directory owns the domain '\(parts[1])'.")
+            return showCreateAccount(email: email, values: ["displayName": name], error: "No organization in this directory owns the domain '\(parts[1])'.")
+        }
+        if tenant.kind == .external { return createCustomer(email: email, password: password, form: form, tenant: tenant) }
+        guard password.count >= 8 else {
+            return showCreateAccount(email: email, values: ["displayName": name], error: "Passwords must have at least 8 characters.")
         }
         let localPart = String(parts[0])
-        if tenant.kind == .external {
-            // External ID's pages hold a new password to the same rules as its native API.
-            do throws(NativeAuthError) { try PasswordPolicy.check(password) } catch {
-                return showCreateAccount(email: email, displayName: name, error: error.error.message)
-            }
-            guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
-                return showCreateAccount(email: email, displayName: name, error: Self.accountExists)
-            }
-            return mailVerificationCode(PendingSignUp(email: email, displayName: name.isEmpty ? localPart : name, password: password,
-                                                      code: "", codeExpiresAt: now), tenant: tenant)
-        }
         let user = DirectoryUser(
             id: SecureRandom.guid(), tenantID: tenant.id, userPrincipalName: email,
             displayName: name.isEmpty ? localPart : name, mail: email, password: password
@@ -200,39 +203,7 @@ extension InteractiveFlow {
             return true
         }
         guard created else {
-            return showCreateAccount(email: email, displayName: name, error: Self.accountExists)
-        }
-        directory = service.currentDirectory
-        pending.isNewUser = true
-        signIn(user, methods: ["pwd"])
-        return proceed()
-    }
-
-    // MARK: - External ID: the address verified before the account exists
-
-    /// External ID proves a new customer's address first: a code mailed to it (readable in the outbox),
-    /// then the account, as the service's own sign-up pages do.
-    mutating func mailVerificationCode(_ signUp: PendingSignUp, tenant: Tenant) -> HTTPResponse {
-        var signUp = signUp
-        (signUp.code, signUp.codeExpiresAt) = service.outbox.mailCode(to: signUp.email, purpose: .signUp, now: now)
-        pending.signUp = signUp
-        return showVerifyEmail(error: nil)
-    }
-
-    mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {
-        show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error))
-    }
-
-    mutating func verifyEmail(code rawCode: String) -> HTTPResponse {
-        guard let signUp = pending.signUp, case .specific(let tenant) = request.selector else { return proceed() }
-        let code = rawCode.trimmingCharacters(in: .whitespaces)
-        guard Outbox.accepts(code, code: signUp.code, expiresAt: signUp.codeExpiresAt, now: now) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
-        let created = service.directory.withLock { directory in
-            directory.addCustomer(email: signUp.email, displayName: signUp.displayName, password: signUp.password, tenant: tenant)
-        }
-        pending.signUp = nil
-        guard let user = created else {
-            return showCreateAccount(email: signUp.email, displayName: signUp.displayName, error: Self.accountExists)
+            return showCreateAccount(email: email, values: ["displayName": name], error: Self.accountExists)
         }
         directory = service.currentDirectory
         pending.isNewUser = true

@@ -64,21 +64,43 @@ package enum Pages {
         [50126, 50053, 50055].contains(error.code) ? "passwordError" : "usernameError"
     }
 
-    static func signIn(form: PageForm, appName: String, login: String?, error: IdentityError?, offerSignUp: Bool) -> HTML {
-        let signUp: HTML = offerSignUp
-            ? "<p class=\"muted\">No account? <button type=\"submit\" class=\"link\" name=\"action\" value=\"signup\" id=\"signup\" formnovalidate>Create one!</button></p>"
-            : .empty
+    /// What differs between Entra's sign-in page and an external tenant's.
+    struct SignInVariant {
+        var nameLabel = "Email, phone, or Skype"
+        var asksPassword = true
+        var offersPasswordReset = false
+        var offersSignUp = true
+
+        /// External ID's page: customers sign in with their email; a one-time-passcode user flow asks no password.
+        static func external(_ userFlow: ExternalUserFlow) -> SignInVariant {
+            let codesOnly = userFlow.emailMethod == .emailOneTimePasscode
+            return SignInVariant(nameLabel: "Email address", asksPassword: !codesOnly, offersPasswordReset: !codesOnly)
+        }
+    }
+
+    static func signIn(form: PageForm, appName: String, login: String?, error: IdentityError?, variant: SignInVariant) -> HTML {
         // With the name known, the cursor waits in the password field (Microsoft's second step).
         let knowsName = !(login ?? "").isEmpty
+        // Links after the buttons: the primary one stays the first, so that Enter signs in.
+        let reset: HTML = variant.offersPasswordReset
+            ? "<p><button type=\"submit\" class=\"link\" name=\"action\" value=\"forgotpassword\" id=\"idA_PWD_ForgotPassword\" formnovalidate>Forgot password?</button></p>"
+            : .empty
+        let signUp: HTML = variant.offersSignUp
+            ? "<p class=\"muted\">No account? <button type=\"submit\" class=\"link\" name=\"action\" value=\"signup\" id=\"signup\" formnovalidate>Create one!</button></p>"
+            : .empty
+        let password: HTML = variant.asksPassword ? """
+            <label for="i0118">Password</label>
+            <input type="password" name="passwd" id="i0118" autocomplete="current-password" aria-required="true"\(HTML(raw: knowsName ? " autofocus" : ""))>
+            """ : .empty
         return PageLayout.document(title: "Sign in to your account", heading: "Sign in", content: """
             <p id="appName" class="muted">to continue to \(appName)</p>
             \(form.render(id: "signin", name: "f1", """
                 \(error.map { HTML.alert(id: errorID(for: $0), $0) } ?? .empty)
-                <label for="i0116">Email, phone, or Skype</label>
-                <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required aria-required="true"\(HTML(raw: knowsName ? "" : " autofocus"))>
-                <label for="i0118">Password</label>
-                <input type="password" name="passwd" id="i0118" autocomplete="current-password" aria-required="true"\(HTML(raw: knowsName ? " autofocus" : ""))>
-                """, buttons: [.primary(id: "idSIButton9", action: "signin", label: "Sign in"), .back(id: "idBtn_Back", label: "Back")], after: signUp))
+                <label for="i0116">\(variant.nameLabel)</label>
+                <input type="email" name="login" id="i0116" value="\(login)" autocomplete="username" required aria-required="true"\(HTML(raw: knowsName && variant.asksPassword ? "" : " autofocus"))>
+                \(password)
+                """, buttons: [.primary(id: "idSIButton9", action: "signin", label: variant.asksPassword ? "Sign in" : "Next"), .back(id: "idBtn_Back", label: "Back")],
+                after: "\(reset)\(signUp)"))
             """)
     }
 
@@ -142,29 +164,19 @@ package enum Pages {
             """)
     }
 
-    /// External ID's address check: the code mailed to the new customer (the outbox holds it).
-    static func verifyEmail(form: PageForm, email: String, error: IdentityError?) -> HTML {
-        PageLayout.document(title: "Verify your email", heading: "Verify your email", content: """
-            <p>Enter the code we sent to <strong id="verificationEmail">\(email)</strong>.</p>
-            \(form.render(id: "verifyemail", """
-                \(HTML.alert(id: "verificationError", error))
-                <label for="VerificationCode">Verification code</label>
-                <input type="text" name="verificationCode" id="VerificationCode" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{\(NativeAuthFlows.codeLength)}" maxlength="\(NativeAuthFlows.codeLength)" required autofocus>
-                """, buttons: [.primary(id: "idSIButton9", action: "verifyemail", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
-            """)
-    }
-
-    static func createAccount(form: PageForm, appName: String, tenantName: String, email: String?, displayName: String?, error: String?) -> HTML {
-        PageLayout.document(title: "Create account", heading: "Create account", content: """
+    static func createAccount(form: PageForm, appName: String, tenantName: String, email: String?, fields: [AttributeField], asksPassword: Bool, error: String?) -> HTML {
+        let password: HTML = asksPassword ? """
+            <label for="PasswordInput">Create a password</label>
+            <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
+            """ : .empty
+        return PageLayout.document(title: "Create account", heading: "Create account", content: """
             <p id="appName" class="muted">to continue to \(appName) · new account in \(tenantName)</p>
             \(form.render(id: "signup", """
                 \(HTML.alert(id: "signupError", message: error))
                 <label for="MemberName">Email</label>
                 <input type="email" name="email" id="MemberName" value="\(email)" autocomplete="username" required autofocus>
-                <label for="DisplayName">Name</label>
-                <input type="text" name="displayName" id="DisplayName" value="\(displayName)" autocomplete="name">
-                <label for="PasswordInput">Create a password</label>
-                <input type="password" name="passwd" id="PasswordInput" autocomplete="new-password" required>
+                \(fields.map(\.markup))
+                \(password)
                 """, buttons: [.primary(id: "idSIButton9", action: "create", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
             """)
     }

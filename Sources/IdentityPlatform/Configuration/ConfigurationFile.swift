@@ -44,6 +44,20 @@ struct ConfigurationFile: Decodable {
         var domains: [String]
         var kind: Tenant.Kind?
         var subscriptions: [AzureSubscription]?
+        var userFlow: UserFlowEntry?
+    }
+
+    struct UserFlowEntry: Decodable {
+        var emailMethod: ExternalUserFlow.EmailMethod?
+        var attributes: [SignUpAttributeEntry]?
+    }
+
+    struct SignUpAttributeEntry: Decodable {
+        var name: String
+        var label: String?
+        var type: SignUpAttribute.ValueType?
+        var required: Bool?
+        var regex: String?
     }
 
     struct UserEntry: Decodable {

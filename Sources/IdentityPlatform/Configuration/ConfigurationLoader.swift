@@ -179,8 +179,20 @@ struct DirectoryBuilder {
                     report("/tenants/\(i)/domains/\(k)", "domain \"\(domain)\" already belongs to tenant \(owner.id) (\(owner.displayName)); expected a domain no other tenant has")
                 }
             }
-            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: entry.kind ?? .organization,
-                                            subscriptions: entry.subscriptions))
+            let kind = entry.kind ?? .organization
+            if entry.userFlow != nil, kind != .external {
+                report("/tenants/\(i)/userFlow", "a user flow on a tenant of kind \"\(kind.rawValue)\"; expected \"kind\": \"external\" (only External ID tenants have user flows)")
+            }
+            let userFlow = entry.userFlow.map { flow in
+                ExternalUserFlow(emailMethod: flow.emailMethod, attributes: (flow.attributes ?? []).map {
+                    SignUpAttribute(name: $0.name, label: $0.label, type: $0.type ?? .string, required: $0.required ?? false, regex: $0.regex)
+                })
+            }
+            for (k, name) in (userFlow?.attributes.map(\.name) ?? []).enumerated() where userFlow?.attributes.prefix(k).contains(where: { $0.name == name }) == true {
+                report("/tenants/\(i)/userFlow/attributes/\(k)/name", "attribute \"\(name)\" is collected twice; expected each attribute once")
+            }
+            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: kind,
+                                            subscriptions: entry.subscriptions, userFlow: userFlow))
         }
     }
 

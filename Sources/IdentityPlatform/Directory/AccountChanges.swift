@@ -15,14 +15,15 @@ extension Directory {
     }
 
     /// An External ID customer: a local account signing in with `email`, its user principal name the
-    /// tenant's own (`{id}@{tenant}.onmicrosoft.com`). nil when the tenant already has an account with that
+    /// tenant's own (`{id}@{tenant}.onmicrosoft.com`), with what sign-up collected (`attributes`; the display
+    /// name defaults to the address's local part). nil when the tenant already has an account with that
     /// email. An empty password makes a customer who signs in with codes only.
-    package mutating func addCustomer(email: String, displayName: String, givenName: String? = nil, surname: String? = nil,
-                                      password: String, tenant: Tenant) -> DirectoryUser? {
+    package mutating func addCustomer(email: String, attributes: [String: String], password: String, tenant: Tenant) -> DirectoryUser? {
         guard user(signInName: email, tenantID: tenant.id) == nil else { return nil }
         let id = SecureRandom.guid()
-        let customer = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)", displayName: displayName,
-                                     givenName: givenName, surname: surname, mail: email, password: password)
+        var customer = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
+                                     displayName: String(email.prefix { $0 != "@" }), mail: email, password: password)
+        customer.setAttributes(attributes.filter { !$0.value.isEmpty })
         users.append(customer)
         return customer
     }

@@ -27,6 +27,8 @@ package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
     package var tokensValidFrom: Date?
     /// Sign-in names other than the UPN (B2C local accounts sign in with an email address).
     package var otherMails: [String]
+    /// What an External ID sign-up collected beyond the user properties above (`city`, `extension_…_name`).
+    package var attributes: [String: String]?
 
     package init(
         id: String, tenantID: String, userPrincipalName: String, displayName: String,

@@ -11,13 +11,16 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     package var kind: Kind
     /// Azure subscriptions as configured; nil for the default (`azureSubscriptions`).
     package var subscriptions: [AzureSubscription]?
+    /// An external tenant's user flow as configured; nil for the standard one (`signUpFlow`).
+    package var userFlow: ExternalUserFlow?
 
-    package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil) {
+    package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil, userFlow: ExternalUserFlow? = nil) {
         self.id = id.lowercased()
         self.displayName = displayName
         self.domains = domains.map { $0.lowercased() }
         self.kind = kind
         self.subscriptions = subscriptions
+        self.userFlow = userFlow
     }
 
     package var primaryDomain: String { domains.first ?? id }

@@ -123,27 +123,31 @@ extension IdentityError {
     /// `continuation_token`, `required_attributes`, `invalid_attributes`).
     /// `conditionalAccessClaims`: whether a multi-factor refusal names the Conditional Access policy in a
     /// `claims` challenge, as the token endpoint's grants do (the native authentication API's do not).
+    /// `withCode: false` for the few errors the reference names without an AADSTS code (External ID's
+    /// `attribute_validation_failed`, `unsupported_auth_method`): no code is made up for them, so the body has
+    /// no `error_codes` and the description is the message alone, as in MSAL's own fixtures of them.
     package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = [],
-                                       conditionalAccessClaims: Bool = true) -> HTTPResponse {
+                                       conditionalAccessClaims: Bool = true, withCode: Bool = true) -> HTTPResponse {
         let oauthError = errorValue(in: trace)
+        let coded = withCode && family == .aadsts
         var body: [(String, JSONFragment)] = [
             ("error", .string(oauthError)),
-            ("error_description", .string(description(in: trace))),
+            ("error_description", .string(withCode ? description(in: trace) : message)),
         ]
-        // B2C's token endpoint answers these two members alone (recorded from *.b2clogin.com, 2017 and 2025).
+        if coded { body.append(("error_codes", .raw("[\(code)]"))) }
+        // B2C's token endpoint answers the two members above alone (recorded from *.b2clogin.com, 2017 and 2025).
         if family == .aadsts {
             body += [
-                ("error_codes", .raw("[\(code)]")),
                 ("timestamp", .string(trace.formattedTimestamp)),
                 ("trace_id", .string(trace.traceID)),
                 ("correlation_id", .string(trace.correlationID)),
-                ("error_uri", .string("\(trace.origin)/error?code=\(code)")),
             ]
         }
+        if coded { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
         if let suberror { body.append(("suberror", .string(suberror))) }
         if conditionalAccessClaims, let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
         body += extraMembers
-        trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: family == .aadsts ? [code] : []))
+        trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: coded ? [code] : []))
         var headers = extraHeaders
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
@@ -151,7 +155,7 @@ extension IdentityError {
         headers.set("Expires", "-1")
         headers.set("x-ms-request-id", trace.traceID)
         // The error's telemetry line, as the service sends it (`1,7000215,0,,`): MSAL.NET reads the code.
-        if family == .aadsts { headers.set("x-ms-clitelem", "1,\(code),0,,") }
+        if coded { headers.set("x-ms-clitelem", "1,\(code),0,,") }
         return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONFragment.object(body).bytes)
     }
 

@@ -62,7 +62,9 @@ enum NativeAuthEndpoints {
         if kind == .signIn, request.optional("id") != nil || request.isSecondFactorToken() { return try NativeAuthStrongAuth.mfaChallenge(request) }
         var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
-        let hasPassword = kind == .signIn && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
+        // A customer of a one-time-passcode user flow signs in with codes, whatever the account holds.
+        let hasPassword = kind == .signIn && request.userFlow.emailMethod != .emailOneTimePasscode
+            && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
         if step == .credentialRequired || (hasPassword && step != .codeSent) {
             guard flow.challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge the user needs.") }
             let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
@@ -99,16 +101,30 @@ enum NativeAuthEndpoints {
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signUp, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: nil, challengeTypes: challengeTypes, expiresAt: request.now)
         flow.capabilities = request.capabilities()
-        // Every sign-up verifies the address first, and a password comes only from an app that can ask for
-        // one; an app that cannot show what the flow needs goes to the browser.
+        // Every sign-up verifies the address first, and the user flow decides whether a password comes
+        // too; an app that cannot show what the flow needs goes to the browser.
         guard challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode sign-up needs.") }
+        let userFlow = request.userFlow
+        if userFlow.emailMethod == .emailWithPassword, !challengeTypes.contains("password") {
+            return request.redirect("The client does not support the password challenge the user flow needs.")
+        }
         if let password = request.optional("password") {
-            guard challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge type.") }
+            guard userFlow.allowsPassword(appCanAsk: challengeTypes.contains("password")) else {
+                guard challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge type.") }
+                throw NativeAuthError.passwordNotSupported()
+            }
             try PasswordPolicy.check(password)
             flow.password = password
         }
         flow.attributes = try request.attributes()
+        try Self.checkAttributes(flow.attributes, of: userFlow)
         return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
+    }
+
+    /// Attributes that fail the user flow's rules are refused by name; the same token may send them again.
+    static func checkAttributes(_ values: [String: String], of userFlow: ExternalUserFlow) throws(NativeAuthError) {
+        let invalid = userFlow.invalidAttributes(in: values)
+        if !invalid.isEmpty { throw NativeAuthError.attributeValidationFailed(invalid) }
     }
 
     /// `signup/v1.0/continue`: the code, then the password and attributes the user flow still needs;
@@ -125,16 +141,18 @@ enum NativeAuthEndpoints {
             try PasswordPolicy.check(password)
             flow.password = password
         case ("attributes", .attributesRequired):
-            flow.attributes.merge(try request.attributes()) { _, new in new }
+            let attributes = try request.attributes()
+            try Self.checkAttributes(attributes, of: request.userFlow)
+            flow.attributes.merge(attributes) { _, new in new }
         case ("oob", _), ("password", _), ("attributes", _):
             throw NativeAuthError(.continuationTokenInvalid())
         default:
             throw NativeAuthError(.unsupportedGrantType(grantType))
         }
-        if flow.password == nil, flow.challengeTypes.contains("password") {
+        if flow.password == nil, request.userFlow.allowsPassword(appCanAsk: flow.challengeTypes.contains("password")) {
             throw NativeAuthError(.credentialRequired(), continuationToken: try request.advance(flow, to: .credentialRequired))
         }
-        let missing = NativeAuthRequest.signUpAttributes.filter { (flow.attributes[$0] ?? "").isEmpty }
+        let missing = request.userFlow.missingAttributes(in: flow.attributes)
         if !missing.isEmpty {
             throw NativeAuthError(.attributesRequired(), continuationToken: try request.advance(flow, to: .attributesRequired),
                                   requiredAttributes: missing)
@@ -174,5 +192,20 @@ enum PasswordPolicy {
             password.contains(where: { !$0.isLetter && !$0.isNumber }),
         ].filter { $0 }.count
         if classes < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
+    }
+
+    /// A forgotten password replaced, from the native API or the pages: the rules above, and not the
+    /// password the customer has now. False for an unknown user.
+    static func reset(userID: String, to password: String, in service: IdentityService, now: Date) throws(NativeAuthError) -> Bool {
+        try check(password)
+        let outcome = service.directory.withLock { directory -> Bool? in
+            guard let user = directory.user(id: userID) else { return nil }
+            if user.password == password { return false }
+            directory.changePassword(userID: userID, to: password, now: now)
+            return true
+        }
+        guard let outcome else { return false }
+        guard outcome else { throw NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently.")) }
+        return true
     }
 }

@@ -4,27 +4,54 @@ import LocatedJSON
 
 /// A refusal of the native authentication API: an Entra error (HTTP 400, `error`, `error_codes`,
 /// `suberror`) with the members some of them carry: the token to go on with (`credential_required`,
-/// `attributes_required`) and which attributes are wanted.
+/// `attributes_required`), which attributes are wanted and which were refused.
 struct NativeAuthError: Error {
     var error: IdentityError
     var continuationToken: String?
-    var requiredAttributes: [String] = []
+    var requiredAttributes: [SignUpAttribute] = []
+    var invalidAttributes: [String] = []
+    /// False for the errors the reference names without an AADSTS code: none is made up for them.
+    var hasCode = true
 
-    init(_ error: IdentityError, continuationToken: String? = nil, requiredAttributes: [String] = []) {
+    init(_ error: IdentityError, continuationToken: String? = nil, requiredAttributes: [SignUpAttribute] = [], invalidAttributes: [String] = []) {
         self.error = error
         self.continuationToken = continuationToken
         self.requiredAttributes = requiredAttributes
+        self.invalidAttributes = invalidAttributes
+    }
+
+    /// A sign-up attribute the user flow's rules refuse (suberror `attribute_validation_failed`, with
+    /// `invalid_attributes` naming them; MSAL for iOS/macOS reads the names and needs at least one).
+    static func attributeValidationFailed(_ names: [String]) -> NativeAuthError {
+        var refusal = NativeAuthError(IdentityError(error: "invalid_grant", code: 0, message: "Attributes validation failed.", suberror: "attribute_validation_failed"),
+                                      invalidAttributes: names)
+        refusal.hasCode = false
+        return refusal
+    }
+
+    /// A password sent to a user flow whose customers sign in with one-time passcodes only (MSAL for
+    /// Android's `unsupported_auth_method`, worded as in its tests).
+    static func passwordNotSupported() -> NativeAuthError {
+        var refusal = NativeAuthError(IdentityError(error: "unsupported_auth_method", code: 0, message: "Password based authentication is not supported."))
+        refusal.hasCode = false
+        return refusal
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
         var members: [(String, JSONFragment)] = []
         if let continuationToken { members.append(("continuation_token", .string(continuationToken))) }
+        // Each attribute as the reference's `attributes_required` example describes it.
         if !requiredAttributes.isEmpty {
-            members.append(("required_attributes", .raw("[" + requiredAttributes.map {
-                JSONFragment.object([("name", .string($0)), ("type", .string("string")), ("required", .raw("true"))]).text
+            members.append(("required_attributes", .raw("[" + requiredAttributes.map { attribute in
+                var fields: [(String, JSONFragment)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue)), ("required", .raw("true"))]
+                if let regex = attribute.regex { fields.append(("options", .object([("regex", .string(regex))]))) }
+                return JSONFragment.object(fields).text
             }.joined(separator: ",") + "]")))
         }
-        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false)
+        if !invalidAttributes.isEmpty {
+            members.append(("invalid_attributes", .raw("[" + invalidAttributes.map { JSONFragment.object([("name", .string($0))]).text }.joined(separator: ",") + "]")))
+        }
+        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false, withCode: hasCode)
     }
 }
 

@@ -14,7 +14,7 @@ extension NativeAuthEndpoints {
         guard let user = request.user(named: username) else {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
         }
-        guard !user.password.isEmpty else {
+        guard !user.password.isEmpty, request.userFlow.emailMethod != .emailOneTimePasscode else {
             throw NativeAuthError(.nativeCredentialRecoveryUnsupported())
         }
         guard challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode password reset needs.") }
@@ -39,23 +39,14 @@ extension NativeAuthEndpoints {
     static func resetPasswordSubmit(_ request: NativeAuthRequest) throws -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .resetPassword, steps: [.newPasswordRequired])
         let password = try request.required("new_password")
-        try PasswordPolicy.check(password)
-        let now = request.now
-        let outcome = request.service.directory.withLock { directory -> Bool? in
-            guard let userID = flow.userID, let user = directory.user(id: userID) else { return nil }
-            if user.password == password { return false }
-            directory.changePassword(userID: userID, to: password, now: now)
-            return true
+        guard let userID = flow.userID else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
+        guard try PasswordPolicy.reset(userID: userID, to: password, in: request.service, now: request.now) else {
+            throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
         }
-        switch outcome {
-        case nil: throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
-        case false?: throw NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently."))
-        case true?:
-            return request.answer([
-                "continuation_token": .string(try request.advance(flow, to: .resetSubmitted)),
-                "poll_interval": .int(2),
-            ])
-        }
+        return request.answer([
+            "continuation_token": .string(try request.advance(flow, to: .resetSubmitted)),
+            "poll_interval": .int(2),
+        ])
     }
 
     static func resetPasswordPollCompletion(_ request: NativeAuthRequest) throws -> HTTPResponse {

@@ -7,10 +7,6 @@ import LocatedJSON
 /// One request to a native-authentication endpoint of an external tenant, with the checks and reads
 /// every endpoint makes: a POSTed form, a client of the tenant, the flow its continuation token stands for.
 struct NativeAuthRequest {
-    /// What the tenant's sign-up user flow collects, besides the email and password: the display name
-    /// (External ID's default user flow asks for it).
-    static let signUpAttributes = ["displayName"]
-
     let exchange: IdentityExchange
     let tenant: Tenant
     let clientID: String
@@ -19,6 +15,8 @@ struct NativeAuthRequest {
     var service: IdentityService { exchange.service }
     var flows: NativeAuthFlows { service.nativeAuthFlows }
     var now: Date { exchange.now }
+    /// The tenant's user flow: the sign-up method and the attributes it collects.
+    var userFlow: ExternalUserFlow { tenant.signUpFlow ?? .standard }
 
     /// Only External ID tenants serve the API; elsewhere the paths are unknown, as on login.microsoftonline.com.
     struct NotServed: Error {}
@@ -138,9 +136,7 @@ struct NativeAuthRequest {
     /// Makes the account a finished sign-up describes: a local account signing in with its email.
     func createAccount(_ flow: NativeAuthFlow) throws(NativeAuthError) -> String {
         let created = service.directory.withLock { directory in
-            directory.addCustomer(email: flow.username, displayName: flow.attributes["displayName"] ?? String(flow.username.prefix { $0 != "@" }),
-                                  givenName: flow.attributes["givenName"], surname: flow.attributes["surname"],
-                                  password: flow.password ?? "", tenant: tenant)
+            directory.addCustomer(email: flow.username, attributes: userFlow.collected(from: flow.attributes), password: flow.password ?? "", tenant: tenant)
         }
         guard let created else { throw NativeAuthError(.userAlreadyExists()) }
         return created.id

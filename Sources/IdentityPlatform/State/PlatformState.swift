@@ -229,10 +229,25 @@ package struct DeviceCodeRecord: Sendable, Expiring, Codable {
 /// What an External ID sign-up page collected while the code mailed to the address is awaited.
 package struct PendingSignUp: Sendable, Codable, Equatable {
     package var email: String
-    package var displayName: String
+    /// The user flow's attributes, by name (the display name among them).
+    package var attributes: [String: String]
     package var password: String
     package var code: String
     package var codeExpiresAt: Date
+}
+
+/// An External ID page flow proving an address with a mailed code: signing in with the code alone, or
+/// resetting a forgotten password (the code first, then the new password).
+package struct PendingEmailCode: Sendable, Codable, Equatable {
+    package enum Purpose: String, Sendable, Codable { case signIn, resetPassword }
+
+    package var purpose: Purpose
+    package var userID: String
+    package var email: String
+    package var code: String
+    package var codeExpiresAt: Date
+    /// The code was right: a reset may now set the new password.
+    package var verified = false
 }
 
 /// /authorize parameters kept between the sign-in, account picker and consent pages.
@@ -256,6 +271,8 @@ package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var step: String?
     /// An External ID sign-up waiting for its email to be verified.
     package var signUp: PendingSignUp?
+    /// An External ID sign-in or password reset waiting for its mailed code.
+    package var emailCode: PendingEmailCode?
     package var expiresAt: Date
 
     package init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
