@@ -37,6 +37,14 @@ def RunningServer(args, certs_dir, port=0):
     return FakeEntra(*args, certs_dir=certs_dir, port=port)
 
 
+def RunningServerWithConfig(config, certs_dir, folder):
+    """A server reading `config` (a dict, written as config.json in `folder`) on top of the embedded defaults."""
+    import json
+    path = pathlib.Path(folder) / "config.json"
+    path.write_text(json.dumps(config))
+    return RunningServer(["--config", str(path)], certs_dir)
+
+
 @pytest.fixture(scope="session")
 def certs_dir(fakeentra_certs):
     # Every server of the session shares this CA; requests (under MSAL, azure-identity…) reads it lazily.

@@ -2,7 +2,6 @@
 proven with the code the outbox holds, then the account, the app's redirect and the tokens; sign-in with a
 one-time passcode; a forgotten password reset; a user flow's own attributes. Reload on each page that
 shows no code."""
-import json
 import uuid
 
 import pytest
@@ -31,10 +30,8 @@ CONFIG = {
 @pytest.fixture(scope="module")
 def server(certs_dir, tmp_path_factory):
     """This module's own server: its pages create accounts and change passwords."""
-    from conftest import RunningServer
-    config = tmp_path_factory.mktemp("external-id") / "config.json"
-    config.write_text(json.dumps(CONFIG))
-    s = RunningServer(["--config", str(config)], certs_dir)
+    from conftest import RunningServerWithConfig
+    s = RunningServerWithConfig(CONFIG, certs_dir, tmp_path_factory.mktemp("external-id"))
     yield s
     s.stop()
 

@@ -299,11 +299,8 @@ USER_FLOW_CONFIG = {"tenants": [{
 
 @pytest.fixture(scope="module")
 def fabrikam(certs_dir, tmp_path_factory):
-    import json
-    from conftest import RunningServer
-    config = tmp_path_factory.mktemp("user-flow") / "config.json"
-    config.write_text(json.dumps(USER_FLOW_CONFIG))
-    server = RunningServer(["--config", str(config)], certs_dir)
+    from conftest import RunningServerWithConfig
+    server = RunningServerWithConfig(USER_FLOW_CONFIG, certs_dir, tmp_path_factory.mktemp("user-flow"))
     yield server
     server.stop()
 
