@@ -39,6 +39,7 @@ enum DirectoryJSON {
             "exposedScopes": .strings(a.exposedScopes), "appRoles": .strings(a.appRoles),
             "tenant": a.tenantID.map(JSONValue.string), "accessTokenAcceptedVersion": a.accessTokenAcceptedVersion.map(JSONValue.int),
             "familyId": a.familyID.map(JSONValue.string), "groupMembershipClaims": a.groupMembershipClaims.map { JSONValue.string($0.rawValue) },
+            "nativeAuthenticationApisEnabled": a.nativeAuthenticationApisEnabled ? .string("all") : nil,
         ])
     }
 

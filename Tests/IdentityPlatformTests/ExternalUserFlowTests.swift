@@ -96,18 +96,44 @@ import Testing
         #expect(started.status == 200 && started.body["challenge_type"] as? String == "redirect")
     }
 
+    @Test func aRegisteredAppMustAllowPublicClientsAndEnableTheAPI() {
+        var directory = Directory.embeddedDefault
+        let disabled = "6a1e3c5b-7d9f-4b2a-8c4e-1f3a5c7e9b0d", enabled = "0d9b7e5c-3a1f-4e2c-9b8a-6d4c2e0a8f1b", confidential = "9f8e7d6c-5b4a-4c3d-8e2f-1a0b9c8d7e6f"
+        directory.applications.append(Application(clientID: disabled, displayName: "Not enabled", tenantID: Directory.woodgroveTenantID))
+        var native = Application(clientID: enabled, displayName: "Enabled", tenantID: Directory.woodgroveTenantID)
+        native.nativeAuthenticationApisEnabled = true
+        directory.applications.append(native)
+        var web = Application(clientID: confidential, displayName: "Web", tenantID: Directory.woodgroveTenantID, isPublicClient: false, secrets: [.init(value: "s")])
+        web.nativeAuthenticationApisEnabled = true
+        directory.applications.append(web)
+        let service = TokenFixtures.service(directory: directory).0
+        func initiate(_ app: String) -> (status: Int, body: [String: Any]) {
+            N.post("oauth2/v2.0/initiate", [("client_id", app), ("username", N.jordan), ("challenge_type", "password redirect")], to: service)
+        }
+        let refused = initiate(disabled)
+        #expect(refused.status == 400 && refused.body["error"] as? String == "invalid_client" && refused.body["suberror"] as? String == "nativeauthapi_disabled")
+        #expect(refused.body["error_codes"] == nil, "the reference gives no AADSTS code for it")
+        #expect(initiate(enabled).body["continuation_token"] is String)
+        let web400 = initiate(confidential)
+        #expect(web400.body["error"] as? String == "invalid_client" && N.firstCode(web400.body) == 550022)
+    }
+
     // MARK: - Configuration
 
     @Test func aConfigurationFileDescribesTheUserFlowAndItsMistakesAreLocated() throws {
         let good = #"""
         {"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikamshop.onmicrosoft.com"], "kind": "external",
           "userFlow": {"emailMethod": "emailOneTimePasscode", "attributes": [{"name": "postalCode", "required": true, "regex": "^[0-9]{5}$"},
-            {"name": "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_tier", "type": "int"}]}}]}
+            {"name": "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_tier", "type": "int"}]}}],
+         "apps": [{"clientId": "0d9b7e5c-3a1f-4e2c-9b8a-6d4c2e0a8f1b", "tenant": "fabrikamshop.onmicrosoft.com", "nativeAuthenticationApisEnabled": "all"},
+                  {"clientId": "6a1e3c5b-7d9f-4b2a-8c4e-1f3a5c7e9b0d", "tenant": "fabrikamshop.onmicrosoft.com"}]}
         """#
         let configuration = try ConfigurationLoader.load(bytes: Array(good.utf8), file: "flow.json")
         let flow = try #require(configuration.directory.tenant(matching: "fabrikamshop.onmicrosoft.com")?.signUpFlow)
         #expect(flow.emailMethod == .emailOneTimePasscode && flow.attributes.map(\.name) == ["postalCode", "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_tier"])
         #expect(flow.attributes[0].required && flow.attributes[1].type == .int)
+        #expect(configuration.directory.application(clientID: "0d9b7e5c-3a1f-4e2c-9b8a-6d4c2e0a8f1b")?.nativeAuthenticationApisEnabled == true)
+        #expect(configuration.directory.application(clientID: "6a1e3c5b-7d9f-4b2a-8c4e-1f3a5c7e9b0d")?.nativeAuthenticationApisEnabled == false, "off until enabled")
 
         let bad = #"""
         {"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikam.onmicrosoft.com"],

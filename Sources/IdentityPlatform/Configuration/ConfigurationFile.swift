@@ -124,7 +124,11 @@ struct ConfigurationFile: Decodable {
         var familyId: String?
         var groupMembershipClaims: GroupMembershipClaims?
         var federatedCredentials: [FederatedCredentialEntry]?
+        var nativeAuthenticationApisEnabled: NativeAuthenticationApis?
     }
+
+    /// Graph's `nativeAuthenticationApisEnabled` values.
+    enum NativeAuthenticationApis: String, Decodable { case none, all }
 
     struct FederatedCredentialEntry: Decodable {
         var issuer: String

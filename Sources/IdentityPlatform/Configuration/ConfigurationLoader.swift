@@ -290,6 +290,7 @@ struct DirectoryBuilder {
             app.adminConsentScopes = entry.adminConsentScopes ?? []
             app.groupMembershipClaims = entry.groupMembershipClaims
             app.federatedCredentials = federated
+            app.nativeAuthenticationApisEnabled = entry.nativeAuthenticationApisEnabled == .all
             directory.applications.append(app)
         }
     }

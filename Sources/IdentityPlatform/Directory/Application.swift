@@ -49,6 +49,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         var adminConsentScopes: [String]
         var groupMembershipClaims: GroupMembershipClaims?
         var federatedCredentials: [FederatedCredential]?
+        var nativeAuthenticationApisEnabled: Bool?
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -136,6 +137,13 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
     package var groupMembershipClaims: GroupMembershipClaims? {
         get { storage.fields.groupMembershipClaims }
         set { storage.fields.groupMembershipClaims = newValue }
+    }
+
+    /// Whether External ID's native authentication API serves the app (Graph's `nativeAuthenticationApisEnabled`,
+    /// `all`; the registration's "Enable native authentication"). Off until enabled, as on the service.
+    package var nativeAuthenticationApisEnabled: Bool {
+        get { storage.fields.nativeAuthenticationApisEnabled ?? false }
+        set { storage.fields.nativeAuthenticationApisEnabled = newValue ? true : nil }
     }
 
     /// Exposed scopes only an administrator may consent to (AADSTS90094 for a user alone).

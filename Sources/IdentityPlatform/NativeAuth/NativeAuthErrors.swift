@@ -29,6 +29,15 @@ struct NativeAuthError: Error {
         return refusal
     }
 
+    /// An app registered without "Enable native authentication" (the reference's `invalid_client`, suberror
+    /// `nativeauthapi_disabled`, which it gives no AADSTS code).
+    static func nativeAuthenticationDisabled() -> NativeAuthError {
+        var refusal = NativeAuthError(IdentityError(error: "invalid_client", code: 0, message: "The application is not enabled for native authentication.",
+                                                    suberror: "nativeauthapi_disabled", status: 400))
+        refusal.hasCode = false
+        return refusal
+    }
+
     /// A password sent to a user flow whose customers sign in with one-time passcodes only (MSAL for
     /// Android's `unsupported_auth_method`, worded as in its tests).
     static func passwordNotSupported() -> NativeAuthError {
@@ -86,6 +95,12 @@ extension IdentityError {
     /// Password reset for a customer without a password (one who signs in with codes only).
     static func nativeCredentialRecoveryUnsupported() -> IdentityError {
         IdentityError(error: "invalid_request", code: 500222, message: "The tenant or user does not support native credential recovery.")
+    }
+
+    /// A registration that does not allow public client flows, as the service answered MSAL for iOS/macOS
+    /// (AzureAD/microsoft-authentication-library-for-objc issue 2654, June 2025).
+    static func confidentialClientNotSupported() -> IdentityError {
+        IdentityError(error: "invalid_client", code: 550022, message: "Confidential Client is not supported in Native Authentication API flow.", status: 400)
     }
 
     static func credentialRequired() -> IdentityError {

@@ -31,10 +31,17 @@ struct NativeAuthRequest {
         guard let clientID = form["client_id"], !clientID.isEmpty else {
             throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "client_id parameter is empty or not valid."))
         }
+        let client: ResolvedClient
         do throws(IdentityError) {
-            _ = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: tenant)
+            client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: tenant)
         } catch {
             throw NativeAuthError(error)
+        }
+        // A registration must allow public client flows and enable the API; an unregistered (lenient) id
+        // stands for an app that did both.
+        if client.isRegistered {
+            guard client.application.isPublicClient else { throw NativeAuthError(.confidentialClientNotSupported()) }
+            guard client.application.nativeAuthenticationApisEnabled else { throw NativeAuthError.nativeAuthenticationDisabled() }
         }
         self.exchange = exchange
         self.tenant = tenant

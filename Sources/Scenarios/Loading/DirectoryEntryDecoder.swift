@@ -87,6 +87,7 @@ package struct DirectoryEntryDecoder {
             familyID: v["familyId"]?.string
         )
         app.groupMembershipClaims = v["groupMembershipClaims"]?.string.flatMap(GroupMembershipClaims.init(rawValue:))
+        app.nativeAuthenticationApisEnabled = v["nativeAuthenticationApisEnabled"]?.string == "all"
         known.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
         known.applications.append(app)
         return app
