@@ -121,3 +121,38 @@ def test_msal_signs_a_new_customer_up_through_the_pages_with_the_mailed_code(cia
     assert result["id_token_claims"]["preferred_username"] == address and result["id_token_claims"]["name"] == "Page Customer"
     refreshed = app.acquire_token_silent(["User.Read"], account=app.get_accounts()[0], force_refresh=True)
     assert refreshed and "access_token" in refreshed, refreshed
+
+
+def test_a_forgotten_password_reset_through_the_pages_ends_the_old_sessions_refresh_token(ciam):
+    """Forgot password? on the sign-in page: the address, the code read from the outbox, a new password; MSAL
+    redeems the code, and an app still holding the customer's earlier refresh token is refused (AADSTS50173)."""
+    from browser_driver import drive_response, parse_forms
+
+    earlier = msal.PublicClientApplication(str(uuid.uuid4()), authority=AUTHORITY)
+    first = earlier.initiate_auth_code_flow(["User.Read"], redirect_uri=REDIRECT)
+    final, fields, _ = drive(first["auth_uri"], JORDAN, PASSWORD, REDIRECT, session=requests.Session())
+    assert "access_token" in earlier.acquire_token_by_auth_code_flow(
+        first, fields if fields is not None else dict(urllib.parse.parse_qsl(urllib.parse.urlparse(final).query)))
+
+    app = msal.PublicClientApplication(str(uuid.uuid4()), authority=AUTHORITY)
+    flow = app.initiate_auth_code_flow(["User.Read"], redirect_uri=REDIRECT, prompt="login")
+    session = requests.Session()
+
+    def post_form(page, **values):
+        form = parse_forms(page.text)[0]
+        fields = {i["name"]: i["value"] for i in form["inputs"] if i.get("name") and not i.get("unchecked")}
+        return session.post(urllib.parse.urljoin(page.url, form["action"] or page.url), data={**fields, **values}, allow_redirects=False)
+
+    page = session.get(flow["auth_uri"], allow_redirects=False)
+    page = post_form(page, login=JORDAN, action="forgotpassword")
+    assert 'id="ResetEmail"' in page.text, page.text[:500]
+    page = post_form(page, email=JORDAN, action="sendresetcode")
+    assert 'id="idTxtBx_OTC_Password"' in page.text, page.text[:500]
+    page = post_form(page, oneTimeCode=ciam.outbox(JORDAN)[-1]["code"], action="emailcode")
+    page = post_form(page, newPassword="N3w!passw0rd", confirmNewPassword="N3w!passw0rd", action="setnewpassword")
+    final, fields, _ = drive_response(page, JORDAN, "N3w!passw0rd", REDIRECT, session)
+    result = app.acquire_token_by_auth_code_flow(flow, fields if fields is not None else dict(urllib.parse.parse_qsl(urllib.parse.urlparse(final).query)))
+    assert result.get("id_token_claims", {}).get("preferred_username") == JORDAN, result
+
+    stale = earlier.acquire_token_silent_with_error(["User.Read"], account=earlier.get_accounts()[0], force_refresh=True)
+    assert stale and stale.get("error") == "invalid_grant" and 50173 in stale.get("error_codes", []), stale
