@@ -31,7 +31,7 @@ enum B2CDiscovery {
     }
 
     static func keys(_ exchange: B2CExchange) -> HTTPResponse {
-        let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(bare: true) })
+        let set = JSONWebKeySet(keys: exchange.service.keys.published(at: exchange.now).map { $0.jwk(bare: true) })
         return DiscoveryEndpoints.json(bytes: set.bytes)
     }
 }

@@ -82,7 +82,7 @@ struct Console: Sendable {
     /// The keys any world signs or signed with (a scenario can roll a world's key).
     var signingKeys: [SigningCredential] {
         var seen = Set<String>()
-        return worlds.flatMap { $0.service.keys.published }.filter { seen.insert($0.keyID).inserted }
+        return worlds.flatMap { $0.service.keys.published(at: $0.service.clock.now()) }.filter { seen.insert($0.keyID).inserted }
     }
 
     var certificateAuthority: CertificateAuthorityInfo? { certificateAuthorityPath.flatMap(CertificateAuthorityInfo.init(path:)) }

@@ -8,7 +8,7 @@ import Scenarios
 
 /// `POST /_fakeentra/tokens`: mints an access or id token with the platform's own claims and key.
 /// JSON in (`user`, `clientId`, `tenant`, `scopes`, `roles`, `audience`, `lifetime`, `version`, `claims`,
-/// `type`, `binding`), JSON out (`token`, `header`, `claims`, `expiresOn`). Same access rule and error
+/// `type`, `forge`, `binding`), JSON out (`token`, `header`, `claims`, `expiresOn`). Same access rule and error
 /// shape as the rest of the control API.
 struct TokenMintEndpoint {
     let commands: ControlCommands
@@ -82,11 +82,14 @@ struct TokenMintEndpoint {
             case "version":
                 guard let number = value.number, number.isInteger else { throw BodyError(message: "\"version\" must be 1 or 2") }
                 mint.version = Int(number.double)
+            case "forge":
+                guard let forgery = TokenForgery(rawValue: try string()) else { throw BodyError(message: "\"forge\" must be one of: \(TokenForgery.names)") }
+                mint.forgery = forgery
             case "claims":
                 guard let extra = value.members else { throw BodyError(message: "\"claims\" must be an object of claim names and values") }
                 mint.extraClaims = extra.map { ($0.key, $0.value.compactText) }
             default:
-                throw BodyError(message: "unknown member \"\(member.key)\"; expected type, user, clientId, tenant, scopes, roles, audience, lifetime, version, claims, binding")
+                throw BodyError(message: "unknown member \"\(member.key)\"; expected type, user, clientId, tenant, scopes, roles, audience, lifetime, version, claims, forge, binding")
             }
         }
         return (mint, binding)

@@ -75,7 +75,7 @@ package struct GraphHandler: ExchangeHandler {
         let validator = GraphTokenValidator(clockSkew: options.clockSkew)
         let token: GraphAccessToken
         switch validator.validate(
-            authorization: exchange.request.headers["Authorization"], keys: service.keys.published, directory: directory, now: exchange.now
+            authorization: exchange.request.headers["Authorization"], keys: service.keys.published(at: exchange.now), directory: directory, now: exchange.now
         ) {
         case .success(let valid): token = valid
         case .failure(let rejection):

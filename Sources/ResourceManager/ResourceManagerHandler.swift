@@ -78,7 +78,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
     private func authenticate(_ request: HTTPRequest, directory: Directory) throws(ResourceManagerError) -> GraphAccessToken {
         guard request.headers["Authorization"] != nil else { throw .missingAuthorization }
         let validator = GraphTokenValidator(clockSkew: 300, audiences: Self.audiences)
-        switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published, directory: directory, now: service.clock.now()) {
+        switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published(at: service.clock.now()), directory: directory, now: service.clock.now()) {
         case .success(let token): return token
         case .failure(.empty): throw .missingAuthorization
         case .failure(.expired): throw .expiredToken

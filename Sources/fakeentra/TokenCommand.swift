@@ -1,4 +1,5 @@
 import ArgumentParser
+import ExchangeKernel
 import LocatedJSON
 
 struct TokenCommand: ParsableCommand {
@@ -12,6 +13,7 @@ struct TokenCommand: ParsableCommand {
           fakeentra token --user adele.vance@contoso.onmicrosoft.com --scope api://orders-api/Orders.Read
           fakeentra token --scope https://graph.microsoft.com/.default --role User.Read.All --decode
           curl -H "Authorization: Bearer $(fakeentra token --user alex.wilber@contoso.onmicrosoft.com --scope api://my-api/read)" …
+          fakeentra token --user adele.vance@contoso.onmicrosoft.com --scope api://my-api/read --forge wrongAudience   (an API must refuse it)
         """
     )
 
@@ -26,12 +28,16 @@ struct TokenCommand: ParsableCommand {
     @Option(name: .customLong("token-version"), help: "Access token format: 1 or 2 (default: what the resource accepts).") var tokenVersion: Int?
     @Option(name: .customLong("claim"), help: ArgumentHelp("An extra claim NAME=VALUE; VALUE is JSON if it parses, else a string (repeatable).", valueName: "name=value")) var claims: [String] = []
     @Flag(name: .customLong("id-token"), help: "Mint an id token instead of an access token.") var idToken = false
+    @Option(help: ArgumentHelp("Break the token on purpose: \(TokenForgery.names).", valueName: "fault")) var forge: String?
     @Option(help: "Mint in a binding's world (its directory, clock and key).") var binding: String?
     @Flag(help: "Print the decoded header and claims instead of the token.") var decode = false
 
     func validate() throws {
         for claim in claims where !claim.contains("=") || claim.hasPrefix("=") {
             throw ValidationError("--claim \(claim): expected NAME=VALUE")
+        }
+        if let forge, TokenForgery(rawValue: forge) == nil {
+            throw ValidationError("--forge \(forge): expected one of \(TokenForgery.names)")
         }
     }
 
@@ -67,6 +73,7 @@ struct TokenCommand: ParsableCommand {
             "audience": audience.map(JSONValue.string),
             "lifetime": lifetime.map(JSONValue.double),
             "version": tokenVersion.map(JSONValue.int),
+            "forge": forge.map(JSONValue.string),
             "binding": binding.map(JSONValue.string),
             "claims": claims.isEmpty ? nil : extra,
         ])

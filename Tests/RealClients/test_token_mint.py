@@ -76,3 +76,27 @@ def test_bad_mint_requests_are_control_api_errors(server):
     out = subprocess.run([binary_path(), "token", "--url", server.url, "--certs", str(server.certs_dir), "--user", "nobody@x"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "nobody@x" in out.stderr
+
+
+# Each forgery and the joserfc error that names its fault.
+FORGERIES = {"badSignature": "BadSignatureError", "algNone": "UnsupportedAlgorithmError", "unknownKeyId": "InvalidKeyIdError",
+             "futureNotBefore": "InvalidClaimError", "expired": "ExpiredTokenError", "wrongAudience": "InvalidClaimError",
+             "wrongIssuer": "InvalidClaimError", "wrongTenant": "InvalidClaimError"}
+
+
+def test_every_forged_token_is_refused_by_a_validating_library(server):
+    """`--forge`: joserfc, given only the published metadata and JWKS, takes the honest token and refuses
+    each forged one, each for its own fault."""
+    args = ("--user", ADELE, "--scope", "api://orders-api/Orders.Read")
+    validate(server, run_cli(server, *args).strip(), "api://orders-api")
+    for forgery, refusal in FORGERIES.items():
+        token = run_cli(server, *args, "--forge", forgery).strip()
+        try:
+            validate(server, token, "api://orders-api")
+        except Exception as error:
+            assert type(error).__name__ == refusal, (forgery, repr(error))
+            continue
+        raise AssertionError(f"a token forged with {forgery} validated")
+    out = subprocess.run([binary_path(), "token", "--url", server.url, "--certs", str(server.certs_dir), "--forge", "slightlyOff"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "badSignature" in out.stderr, out.stderr

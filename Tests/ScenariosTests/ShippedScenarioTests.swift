@@ -411,6 +411,8 @@ import Testing
             // ShippedExternalIDScenarioTests
             "external-id-code-expired", "external-id-code-requests-throttled", "external-id-password-reset-required",
             "external-id-sign-up-attribute-refused", "external-id-redirect-challenge",
+            // KeyScenarioTests
+            "signing-key-graceful-rollover",
         ]
         #expect(Set(Self.library.names) == tested)
     }

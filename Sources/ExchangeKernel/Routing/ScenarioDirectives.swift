@@ -32,6 +32,9 @@ package struct ScenarioDirectives: Sendable, Equatable {
     /// The `issuer` the OpenID configuration document names instead of the authority's own (a document
     /// that is not the authority's: a client should refuse it). Tokens keep their real `iss`.
     package var discoveryIssuer: String?
+    /// Issued access and id tokens forged this way (a bad signature, `alg: none`, a claim that is wrong).
+    package var accessTokenForgery: TokenForgery?
+    package var idTokenForgery: TokenForgery?
 
     package init() {}
 

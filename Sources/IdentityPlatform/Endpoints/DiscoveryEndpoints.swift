@@ -32,7 +32,7 @@ package enum DiscoveryEndpoints {
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
             let version: EndpointVersion = exchange.request.rawPath.lowercased().contains("/v2.0/") ? .v2 : .v1
             let issuer = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version).issuer
-            let set = JSONWebKeySet(keys: exchange.service.keys.published.map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
+            let set = JSONWebKeySet(keys: exchange.service.keys.published(at: exchange.now).map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
             return json(bytes: set.bytes)
         case .userRealm(let login):
             return json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))

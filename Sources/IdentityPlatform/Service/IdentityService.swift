@@ -28,24 +28,36 @@ package struct IdentityOptions: Sendable, Equatable {
 
 /// The signing keys: the current one signs, every one listed verifies and is published in JWKS.
 package final class SigningKeyRing: Sendable {
-    private let credentials: Mutex<[SigningCredential]>
+    private struct Entry {
+        var credential: SigningCredential
+        /// When a key that no longer signs leaves the JWKS; nil while it is current.
+        var retiresAt: Date?
+    }
 
-    package init(current: SigningCredential) { credentials = Mutex([current]) }
+    private let entries: Mutex<[Entry]>
 
-    package var current: SigningCredential { credentials.withLock { $0[0] } }
+    package init(current: SigningCredential) { entries = Mutex([Entry(credential: current)]) }
 
-    /// Published in JWKS and accepted when validating tokens.
-    package var published: [SigningCredential] { credentials.withLock { $0 } }
+    package var current: SigningCredential { entries.withLock { $0[0].credential } }
 
-    /// Signs with a new key; the old one is dropped (as after a rollover, tokens it signed stop validating).
-    package func roll(to credential: SigningCredential, keepingPrevious: Bool = false) {
-        credentials.withLock { list in
-            list = keepingPrevious ? [credential] + list : [credential]
+    /// Published in JWKS and accepted when validating tokens at `now`: the current key, and earlier ones
+    /// still within the grace a graceful rollover gave them.
+    package func published(at now: Date) -> [SigningCredential] {
+        entries.withLock { list in list.filter { ($0.retiresAt ?? .distantFuture) > now }.map(\.credential) }
+    }
+
+    /// Signs with a new key. Without `keepingPreviousUntil` the old keys leave at once (tokens they signed
+    /// stop validating); with it they stay published until then, as the service keeps a key it rolled
+    /// away from in its JWKS while tokens it signed are still in use.
+    package func roll(to credential: SigningCredential, keepingPreviousUntil retiresAt: Date? = nil) {
+        entries.withLock { list in
+            guard let retiresAt else { return list = [Entry(credential: credential)] }
+            list = [Entry(credential: credential)] + list.map { Entry(credential: $0.credential, retiresAt: min($0.retiresAt ?? retiresAt, retiresAt)) }
         }
     }
 
     package func credential(keyID: String) -> SigningCredential? {
-        credentials.withLock { list in list.first { $0.keyID == keyID } }
+        entries.withLock { list in list.first { $0.credential.keyID == keyID }?.credential }
     }
 }
 

@@ -38,13 +38,27 @@ package struct TokenIssuer: Sendable {
 
     var claims: TokenClaimsBuilder { TokenClaimsBuilder(origin: origin, now: now, options: options) }
 
-    /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens).
-    /// `kind` names the token in the exchange's receipt.
+    /// Signs a payload with the current key (header `typ`, `alg`, `x5t`, `kid`, as Entra's tokens), or
+    /// forges it as a scenario's `forgeTokens` asks. `kind` names the token in the exchange's receipt.
     package func sign(_ payload: ClaimSet, kind: Receipt.IssuedToken.Kind = .access) throws(IdentityError) -> String {
+        var claims = payload
+        return try sign(&claims, kind: kind, forgery: kind == .id ? directives.idTokenForgery : directives.accessTokenForgery)
+    }
+
+    /// `sign`, with the forgery given; `claims` become what the token says (a forgery may change them).
+    package func sign(_ claims: inout ClaimSet, kind: Receipt.IssuedToken.Kind, forgery: TokenForgery?) throws(IdentityError) -> String {
         let credential = service.keys.current
         do {
-            let (token, sha256) = try JWS.signJWTWithDigest(payloadJSON: payload.bytes, credential: credential)
-            receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: payload, keyID: credential.keyID), secret: token, sha256: sha256)
+            let token: String, sha256: [UInt8], keyID: String?
+            if let forgery {
+                forgery.forge(&claims, now: now)
+                (token, keyID) = try forgery.sign(claims.bytes, credential: credential)
+                sha256 = Digest.sha256(Array(token.utf8))
+            } else {
+                (token, sha256) = try JWS.signJWTWithDigest(payloadJSON: claims.bytes, credential: credential)
+                keyID = credential.keyID
+            }
+            receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: claims, keyID: keyID), secret: token, sha256: sha256)
             return token
         } catch {
             throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)

@@ -1,5 +1,5 @@
 import LocatedJSON
-import ExchangeKernel
+package import ExchangeKernel
 package import Foundation
 
 /// What `POST /_fakeentra/tokens` and `fakeentra token` ask for: a token for a user or an app, minted
@@ -30,6 +30,8 @@ package struct TokenMintRequest: Sendable, Equatable {
     package var version: Int?
     /// Claims added or replaced last, as JSON texts by name (`{"groups": ["g1"]}` → `"groups": "[\"g1\"]"`).
     package var extraClaims: [(String, String)] = []
+    /// A token broken on purpose, for an API's own tests of what it must refuse.
+    package var forgery: TokenForgery?
 
     package static let defaultClientID = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 
@@ -38,7 +40,7 @@ package struct TokenMintRequest: Sendable, Equatable {
     package static func == (lhs: TokenMintRequest, rhs: TokenMintRequest) -> Bool {
         lhs.kind == rhs.kind && lhs.clientID == rhs.clientID && lhs.user == rhs.user && lhs.tenant == rhs.tenant
             && lhs.scopes == rhs.scopes && lhs.roles == rhs.roles && lhs.audience == rhs.audience && lhs.lifetime == rhs.lifetime
-            && lhs.version == rhs.version && lhs.extraClaims.elementsEqual(rhs.extraClaims, by: { $0 == $1 })
+            && lhs.version == rhs.version && lhs.extraClaims.elementsEqual(rhs.extraClaims, by: { $0 == $1 }) && lhs.forgery == rhs.forgery
     }
 }
 
@@ -110,7 +112,7 @@ extension TokenIssuer {
         for (name, json) in request.extraClaims { claims.override(name, json: json) }
         let lifetime = request.kind == .id ? options.idTokenLifetime : options.accessTokenLifetime
         let token: String
-        do { token = try sign(claims) } catch { throw TokenMintError(reason: .invalidRequest, message: error.message) }
+        do { token = try sign(&claims, kind: request.kind == .id ? .id : .access, forgery: request.forgery) } catch { throw TokenMintError(reason: .invalidRequest, message: error.message) }
         return MintedToken(token: token, claims: claims, expiresOn: now.addingTimeInterval(lifetime))
     }
 

@@ -4,7 +4,7 @@ import Foundation
 extension Receipt.IssuedToken {
     /// A signed token as its claims say it (read from the claim set it was signed from, never from the token).
     /// `sha256`: the token's SHA-256 (its `id` is made from it).
-    package init(kind: Kind, sha256: [UInt8], claims: ClaimSet, keyID: String) {
+    package init(kind: Kind, sha256: [UInt8], claims: ClaimSet, keyID: String?) {
         let scopes = claims.string("scp").map { $0.split(separator: " ").map(String.init) } ?? claims.strings("roles") ?? []
         let audience = claims.string("aud")
         self.init(

@@ -71,6 +71,8 @@ extension ScenarioDirectives {
         result.redirectState = other.redirectState ?? redirectState
         result.deviceCodeInterval = other.deviceCodeInterval ?? deviceCodeInterval
         result.discoveryIssuer = other.discoveryIssuer ?? discoveryIssuer
+        result.accessTokenForgery = other.accessTokenForgery ?? accessTokenForgery
+        result.idTokenForgery = other.idTokenForgery ?? idTokenForgery
         result.accessTokenClaims.merge(other.accessTokenClaims) { _, new in new }
         result.idTokenClaims.merge(other.idTokenClaims) { _, new in new }
         return result
@@ -106,6 +108,9 @@ extension RuleOutcome {
         case .redirectState(let state): directives.redirectState = state
         case .deviceCodeInterval(let seconds): directives.deviceCodeInterval = seconds
         case .discoveryIssuer(let issuer): directives.discoveryIssuer = issuer
+        case .forgeTokens(let accessToken, let idToken):
+            if let accessToken { directives.accessTokenForgery = accessToken }
+            if let idToken { directives.idTokenForgery = idToken }
         case .passThrough: break
         case .rollSigningKey, .advanceClock: worldChanges.append(action)
         }

@@ -91,8 +91,9 @@ extension ScenarioEngine {
     private func apply(_ change: RuleAction, to world: ScenarioWorld) {
         switch change {
         case .advanceClock(let seconds): world.virtualClock?.advance(by: seconds)
-        case .rollSigningKey:
-            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential) }
+        case .rollSigningKey(let grace):
+            let now = world.service.clock.now()
+            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential, keepingPreviousUntil: grace.map(now.addingTimeInterval)) }
         default: break
         }
     }

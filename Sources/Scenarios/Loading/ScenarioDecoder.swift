@@ -1,4 +1,5 @@
 import EntraHTTP
+import ExchangeKernel
 import Foundation
 import IdentityPlatform
 import LocatedJSON
@@ -166,7 +167,23 @@ struct ScenarioDecoder {
             case "redirectState": if let state = v.string { actions.append(.redirectState(state)) }
             case "deviceCodeInterval": if let seconds = reader.int(value, member.key) { actions.append(.deviceCodeInterval(seconds)) }
             case "discoveryIssuer": if let issuer = v.string { actions.append(.discoveryIssuer(issuer)) }
-            case "rollSigningKey": actions.append(.rollSigningKey)
+            case "rollSigningKey": actions.append(.rollSigningKey(keepPreviousFor: reader.double(v, "keepPreviousFor")))
+            case "forgeTokens":
+                func forgery(_ value: JSONValue?, at path: String) -> TokenForgery? {
+                    guard let value else { return nil }
+                    guard let name = value.string, let forgery = TokenForgery(rawValue: name) else {
+                        reader.report("expected one of: \(TokenForgery.names)", at: value, path: path)
+                        return nil
+                    }
+                    return forgery
+                }
+                if v.string != nil {
+                    let both = forgery(v, at: memberPath)
+                    actions.append(.forgeTokens(accessToken: both, idToken: both))
+                } else {
+                    actions.append(.forgeTokens(accessToken: forgery(v["accessToken"], at: JSONReader.pointer(memberPath, "accessToken")),
+                                                idToken: forgery(v["idToken"], at: JSONReader.pointer(memberPath, "idToken"))))
+                }
             case "advanceClock": actions.append(.advanceClock(seconds: reader.double(value, member.key) ?? 0))
             default: break // the schema has reported it
             }

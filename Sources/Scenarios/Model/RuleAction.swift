@@ -30,10 +30,13 @@ package enum RuleAction: Sendable, Equatable {
     case deviceCodeInterval(Int)
     /// The OpenID configuration document names this `issuer` instead of the authority's.
     case discoveryIssuer(String)
+    /// The answer's access and id tokens are forged this way (a bad signature, `alg: none`, a wrong claim).
+    case forgeTokens(accessToken: TokenForgery?, idToken: TokenForgery?)
     /// Lets the platform answer as usual; consumes a firing (HAR replay steps that succeeded).
     case passThrough
     // World changes.
-    case rollSigningKey
+    /// A new key signs; the old one leaves the JWKS at once, or after `keepPreviousFor` seconds.
+    case rollSigningKey(keepPreviousFor: TimeInterval?)
     case advanceClock(seconds: TimeInterval)
 
     package var isTerminal: Bool {
@@ -61,6 +64,7 @@ package enum RuleAction: Sendable, Equatable {
         case .redirectState: "redirectState"
         case .deviceCodeInterval: "deviceCodeInterval"
         case .discoveryIssuer: "discoveryIssuer"
+        case .forgeTokens: "forgeTokens"
         case .passThrough: "passThrough"
         case .rollSigningKey: "rollSigningKey"
         case .advanceClock: "advanceClock"
