@@ -78,49 +78,59 @@ struct DirectoryEditor {
         do { value = try LocatedJSON.validate(bytes, file: file, schema: kind.schema) }
         catch { throw .invalidBody(error.problems, message: "the \(kind.rawValue) was rejected") }
         var decoder = DirectoryEntryDecoder(reader: JSONReader(file: file), base: service.currentDirectory)
-        let decoded: (view: JSONValue, apply: (inout Directory) -> ScenarioEngineError?)?
+        // Each entry is written under the directory's lock and answered as stored.
+        let apply: ((inout Directory) -> Result<JSONValue, ScenarioEngineError>)?
         switch kind {
         case .user:
-            decoded = decoder.user(value, path: "").map { user in
-                (DirectoryJSON.userView(user), { d in Self.put(user, replacing: original, in: &d) })
+            apply = decoder.user(value, path: "").map { user in
+                { d in Self.put(user, replacing: original, in: &d).map(DirectoryJSON.userView) }
             }
         case .app:
-            decoded = decoder.application(value, path: "").map { app in
-                (DirectoryJSON.appView(app), { d in Self.put(app, replacing: original, in: &d) })
+            apply = decoder.application(value, path: "").map { app in
+                { d in Self.put(app, replacing: original, in: &d).map { .failure($0) } ?? .success(DirectoryJSON.appView(app)) }
             }
         case .consent:
-            decoded = decoder.consent(value, path: "").map { grant in
-                (DirectoryJSON.consent(grant), { d in
+            apply = decoder.consent(value, path: "").map { grant in
+                { d in
                     if d.consents.contains(where: { $0.hasSameKey(as: grant) }) {
-                        return .conflict("consent", "client \(grant.clientID), resource \(grant.resourceAppID), \(grant.userID.map { "user \($0)" } ?? "every user")",
-                                         hint: "DELETE it first")
+                        return .failure(.conflict("consent", "client \(grant.clientID), resource \(grant.resourceAppID), \(grant.userID.map { "user \($0)" } ?? "every user")",
+                                                  hint: "DELETE it first"))
                     }
                     d.consents.append(grant)
-                    return nil
-                })
+                    return .success(DirectoryJSON.consent(grant))
+                }
             }
         }
-        guard decoder.reader.problems.isEmpty, let decoded else { throw .invalidBody(decoder.reader.problems, message: "the \(kind.rawValue) was rejected") }
-        if let conflict = service.directory.withLock({ d in decoded.apply(&d) }) { throw conflict }
-        return ControlAPI.json(original == nil ? 201 : 200, decoded.view)
+        guard decoder.reader.problems.isEmpty, let apply else { throw .invalidBody(decoder.reader.problems, message: "the \(kind.rawValue) was rejected") }
+        let view = try service.directory.withLock { d in apply(&d) }.get()
+        return ControlAPI.json(original == nil ? 201 : 200, view)
     }
 
-    private static func put(_ user: DirectoryUser, replacing original: Original?, in d: inout Directory) -> ScenarioEngineError? {
+    /// The user as stored, or why not.
+    private static func put(_ user: DirectoryUser, replacing original: Original?, in d: inout Directory) -> Result<DirectoryUser, ScenarioEngineError> {
         var keep = Array(d.users.indices)
         var slot: Int?
         if case .user(let id) = original {
-            guard let index = d.users.firstIndex(where: { $0.id == id }) else { return .notFound("user", id) }
+            guard let index = d.users.firstIndex(where: { $0.id == id }) else { return .failure(.notFound("user", id)) }
             slot = index
             keep = keep.filter { $0 != index }
         }
         if let clash = keep.first(where: { d.users[$0].id == user.id }) {
-            return .conflict("user", "id \(user.id)", hint: "held by \(d.users[clash].userPrincipalName)")
+            return .failure(.conflict("user", "id \(user.id)", hint: "held by \(d.users[clash].userPrincipalName)"))
         }
         if keep.contains(where: { d.users[$0].userPrincipalName.caseInsensitiveCompare(user.userPrincipalName) == .orderedSame }) {
-            return .conflict("user", user.userPrincipalName, hint: "PATCH /_fakeentra/users/\(user.userPrincipalName) changes it")
+            return .failure(.conflict("user", user.userPrincipalName, hint: "PATCH /_fakeentra/users/\(user.userPrincipalName) changes it"))
         }
-        if let slot { d.users[slot] = user } else { d.users.append(user) }
-        return nil
+        guard let slot else {
+            d.users.append(user)
+            return .success(user)
+        }
+        // What the entry's JSON does not hold stays as it was: a revocation's instant, sign-up attributes.
+        var replacement = user
+        replacement.tokensValidFrom = d.users[slot].tokensValidFrom
+        replacement.attributes = d.users[slot].attributes
+        d.users[slot] = replacement
+        return .success(replacement)
     }
 
     private static func put(_ app: Application, replacing original: Original?, in d: inout Directory) -> ScenarioEngineError? {

@@ -9,7 +9,7 @@ import Foundation
 /// Supported: `type` (string or array, with "integer"), `properties`, `required`,
 /// `additionalProperties` (boolean or schema), `items`, `enum`, `const`, `minimum`, `maximum`,
 /// `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`, `pattern`,
-/// `format` ("uuid", "uri", "email", "date-time", "regex"), `minItems`, `maxItems`, `uniqueItems`,
+/// `format` ("uuid", "uri", "email", "date-time"), `minItems`, `maxItems`, `uniqueItems`,
 /// `minProperties`, `maxProperties`, `allOf`, `anyOf`, `oneOf`, `$ref` (local `#...` pointers), `$defs`.
 /// Annotations (`$schema`, `$id`, `$comment`, `title`, `description`, `default`, `examples`, ...)
 /// and `x-` extensions are ignored.

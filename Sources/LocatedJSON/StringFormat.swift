@@ -1,5 +1,3 @@
-import Foundation
-
 /// The `format` values the validator checks. The checks are deliberately light: they catch
 /// typos and wrong kinds of value, not every corner of the RFCs.
 enum StringFormat: String, Sendable, CaseIterable {
@@ -7,7 +5,6 @@ enum StringFormat: String, Sendable, CaseIterable {
     case uri
     case email
     case dateTime = "date-time"
-    case regex
 
     /// How a message names the expected kind of string.
     var expectation: String {
@@ -16,7 +13,6 @@ enum StringFormat: String, Sendable, CaseIterable {
         case .uri: return "an absolute URI (scheme:...)"
         case .email: return "an email address"
         case .dateTime: return "an RFC 3339 date-time (e.g. 2024-01-31T12:00:00Z)"
-        case .regex: return "a regular expression that compiles (ICU syntax, as NSRegularExpression)"
         }
     }
 
@@ -27,7 +23,6 @@ enum StringFormat: String, Sendable, CaseIterable {
         case .uri: return Self.isAbsoluteURI(scalars)
         case .email: return Self.isEmail(scalars)
         case .dateTime: return Self.isDateTime(scalars)
-        case .regex: return (try? NSRegularExpression(pattern: string)) != nil
         }
     }
 

@@ -311,7 +311,8 @@ struct CrossOriginTests {
         let token = fixture.token(user: Self.customer, tenant: Directory.woodgroveTenantID)
         let selected = fixture.get("/v1.0/me?$select=displayName,city,postalCode,\(Self.custom)", token: token)
         #expect(selected.status == .ok)
-        #expect(selected.bodyText.contains(#""city":"Redmond","postalCode":null,"\#(Self.custom)":"42""#), "\(selected.bodyText)")
+        // An int attribute in its own JSON type, as Graph returns extension properties.
+        #expect(selected.bodyText.contains(#""city":"Redmond","postalCode":null,"\#(Self.custom)":42"#), "\(selected.bodyText)")
         let unknown = fixture.get("/v1.0/me?$select=extension_ffffffffffffffffffffffffffffffff_other", token: token)
         #expect(unknown.status == .badRequest, "only the tenant's own extension attributes are properties")
     }

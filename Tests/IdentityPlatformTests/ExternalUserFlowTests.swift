@@ -129,23 +129,28 @@ import Testing
                   {"clientId": "6a1e3c5b-7d9f-4b2a-8c4e-1f3a5c7e9b0d", "tenant": "fabrikamshop.onmicrosoft.com"}]}
         """#
         let configuration = try ConfigurationLoader.load(bytes: Array(good.utf8), file: "flow.json")
-        let flow = try #require(configuration.directory.tenant(matching: "fabrikamshop.onmicrosoft.com")?.signUpFlow)
+        let flow = try #require(configuration.directory.tenant(matching: "fabrikamshop.onmicrosoft.com")?.externalUserFlow)
         #expect(flow.emailMethod == .emailOneTimePasscode && flow.attributes.map(\.name) == ["postalCode", "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_tier"])
         #expect(flow.attributes[0].required && flow.attributes[1].type == .int)
         #expect(configuration.directory.application(clientID: "0d9b7e5c-3a1f-4e2c-9b8a-6d4c2e0a8f1b")?.nativeAuthenticationApisEnabled == true)
         #expect(configuration.directory.application(clientID: "6a1e3c5b-7d9f-4b2a-8c4e-1f3a5c7e9b0d")?.nativeAuthenticationApisEnabled == false, "off until enabled")
 
-        let bad = #"""
-        {"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikam.onmicrosoft.com"],
-          "userFlow": {"attributes": [{"name": "postalCode", "regex": "([0-9"}, {"name": "postalCode"}, {"name": "loyalty"}]}}]}
+        let badName = #"{"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikam.onmicrosoft.com"], "kind": "external", "userFlow": {"attributes": [{"name": "loyalty"}]}}]}"#
+        do {
+            _ = try ConfigurationLoader.load(bytes: Array(badName.utf8), file: "flow.json")
+            Issue.record("an attribute neither built in nor extension_… loaded")
+        } catch {
+            #expect(error.description.contains("flow.json:1:") && error.description.contains("\"loyalty\""), "\(error.description)")
+        }
+        let badPattern = #"""
+        {"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikam.onmicrosoft.com"], "kind": "external",
+          "userFlow": {"attributes": [{"name": "postalCode", "regex": "([0-9"}]}}]}
         """#
         do {
-            _ = try ConfigurationLoader.load(bytes: Array(bad.utf8), file: "flow.json")
-            Issue.record("a broken user flow loaded")
+            _ = try ConfigurationLoader.load(bytes: Array(badPattern.utf8), file: "flow.json")
+            Issue.record("a pattern that does not compile loaded")
         } catch {
-            let text = error.description
-            #expect(text.contains("flow.json:2:63") && text.contains("regular expression"), "\(text)")
-            #expect(text.contains("\"loyalty\""), "a name that is neither built in nor extension_…: \(text)")
+            #expect(error.description.contains("flow.json:2:63") && error.description.contains("invalid regular expression \"([0-9\""), "\(error.description)")
         }
         let misplaced = #"{"tenants": [{"id": "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", "domains": ["fabrikam.onmicrosoft.com"], "userFlow": {"attributes": [{"name": "city"}, {"name": "city"}]}}]}"#
         do {

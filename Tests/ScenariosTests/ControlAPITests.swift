@@ -96,6 +96,21 @@ import Testing
         #expect(call(harness, "POST", "/_fakeentra/users/nobody@contoso.com/revoke").status == 404)
     }
 
+    /// What the entry's JSON does not hold (a revocation's instant, sign-up attributes) survives a PATCH.
+    @Test func aPatchKeepsWhatTheEntryDoesNotShow() throws {
+        let harness = Harness()
+        let rt = try #require(Harness.body(harness.send(Harness.passwordGrant()))["refresh_token"] as? String)
+        harness.clock.advance(by: 5)
+        #expect(call(harness, "POST", "/_fakeentra/users/\(Harness.adele)/revoke").status == 200)
+        harness.service.directory.withLock { directory in
+            if let index = directory.users.firstIndex(where: { $0.userPrincipalName == Harness.adele }) { directory.users[index].setAttributes(["city": "Redmond"]) }
+        }
+        let changed = call(harness, "PATCH", "/_fakeentra/users/\(Harness.adele)", #"{"mfaRequired": false}"#)
+        #expect(changed.status == 200)
+        #expect((changed.json["attributes"] as? [String: Any])?["city"] as? String == "Redmond")
+        #expect(Harness.body(harness.send(Harness.refreshGrant(rt)))["error_codes"] as? [Int] == [50173], "the revocation still holds")
+    }
+
     @Test func usersAreAddedChangedAndRemoved() {
         let harness = Harness()
         let added = call(harness, "POST", "/_fakeentra/users", #"{"userPrincipalName": "lee.gu@contoso.onmicrosoft.com", "displayName": "Lee Gu", "password": "Start123!"}"#)

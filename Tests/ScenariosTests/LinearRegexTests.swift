@@ -3,9 +3,10 @@ import IdentityPlatform
 import LocatedJSON
 import Testing
 import EntraHTTP
+import ExchangeKernel
 @testable import Scenarios
 
-/// Issue 12, defect 3: scenario regexes run on the request path, so matching must have a bound.
+/// Scenario and user-flow regexes run on the request path, so matching must have a bound.
 @Suite struct LinearRegexTests {
     /// The classic catastrophic pattern: a backtracking engine takes 2^n steps on `aaaa…!`.
     @Test func nestedQuantifiersCostLinearSteps() throws {

@@ -40,7 +40,19 @@ enum GraphUserView {
     static let signUpProperties: Set<String> = ["city", "country", "postalCode", "state", "streetAddress"]
 
     static func selectableProperties(in tenant: Tenant?) -> [String] {
-        selectableProperties + (tenant?.signUpFlow?.attributes.map(\.name).filter { $0.hasPrefix("extension_") } ?? [])
+        guard let tenant, tenant.kind == .external else { return selectableProperties }
+        return selectableProperties + tenant.externalUserFlow.attributes.map(\.name).filter { $0.hasPrefix("extension_") }
+    }
+
+    /// A custom attribute in its own JSON type, as Graph returns extension properties (`42`, `true`).
+    static func attributeValue(_ name: String, of user: DirectoryUser, tenant: Tenant?) -> GraphJSON {
+        guard let text = user.attributes?[name] else { return .null }
+        let type = tenant.flatMap { $0.kind == .external ? $0.externalUserFlow.attributes.first { $0.name == name }?.type : nil }
+        switch type {
+        case .int?: return Int(text).map(GraphJSON.int) ?? .string(text)
+        case .boolean?: return .bool(text.lowercased() == "true")
+        case .string?, nil: return .string(text)
+        }
     }
 
     /// Personal (MSA) accounts appear in Graph with their 16-hex-digit CID as `id`, which the consumers
@@ -74,7 +86,7 @@ enum GraphUserView {
         case "signInSessionsValidFromDateTime":
             return .string(user.tokensValidFrom.map { CivilTime($0).isoSeconds + "Z" })
         case let name where unsetCollections.contains(name): return .array([])
-        case let name where signUpProperties.contains(name) || name.hasPrefix("extension_"): return .string(user.attributes?[name])
+        case let name where signUpProperties.contains(name) || name.hasPrefix("extension_"): return attributeValue(name, of: user, tenant: tenant)
         case "identities":
             return .array([.object([
                 .init("signInType", .string("userPrincipalName")),

@@ -39,7 +39,7 @@ extension Pages {
             \(form.render(id: "verifyemail", """
                 \(HTML.alert(id: "verificationError", error))
                 \(codeInput(name: "verificationCode", id: "VerificationCode", label: "Verification code"))
-                """, buttons: [.primary(id: "idSIButton9", action: "verifyemail", label: "Next"), .back(id: "idBtn_Back", label: "Back")]))
+                """, buttons: [.primary(id: "idSIButton9", action: "verifyemail", label: "Next"), .back(id: "idBtn_Back", label: "Back", action: "back")]))
             """)
     }
 
@@ -50,7 +50,7 @@ extension Pages {
             \(form.render(id: "emailcode", """
                 \(HTML.alert(id: "codeError", error))
                 \(codeInput(name: "oneTimeCode", id: "idTxtBx_OTC_Password", label: "Code"))
-                """, buttons: [.primary(id: "idSIButton9", action: "emailcode", label: forReset ? "Next" : "Sign in"), .back(id: "idBtn_Back", label: "Back")],
+                """, buttons: [.primary(id: "idSIButton9", action: "emailcode", label: forReset ? "Next" : "Sign in"), .back(id: "idBtn_Back", label: "Back", action: "back")],
                 after: "<p><button type=\"submit\" class=\"link\" name=\"action\" value=\"resendcode\" id=\"idA_ResendCode\" formnovalidate>Resend code</button></p>"))
             """)
     }
@@ -63,7 +63,7 @@ extension Pages {
                 \(HTML.alert(id: "resetError", error))
                 <label for="ResetEmail">Email address</label>
                 <input type="email" name="email" id="ResetEmail" value="\(email)" autocomplete="username" required autofocus>
-                """, buttons: [.primary(id: "idSIButton9", action: "sendresetcode", label: "Send code"), .back(id: "idBtn_Back", label: "Cancel")]))
+                """, buttons: [.primary(id: "idSIButton9", action: "sendresetcode", label: "Send code"), .back(id: "idBtn_Back", label: "Cancel", action: "back")]))
             """)
     }
 
@@ -77,7 +77,7 @@ extension Pages {
                 <input type="password" name="newPassword" id="newPassword" autocomplete="new-password" required autofocus>
                 <label for="confirmNewPassword">Confirm new password</label>
                 <input type="password" name="confirmNewPassword" id="confirmNewPassword" autocomplete="new-password" required>
-                """, buttons: [.primary(id: "idSIButton9", action: "setnewpassword", label: "Next"), .back(id: "idBtn_Back", label: "Cancel")]))
+                """, buttons: [.primary(id: "idSIButton9", action: "setnewpassword", label: "Next"), .back(id: "idBtn_Back", label: "Cancel", action: "back")]))
             """)
     }
 

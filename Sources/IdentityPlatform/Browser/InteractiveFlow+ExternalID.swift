@@ -14,15 +14,13 @@ extension InteractiveFlow {
 
     // MARK: - Sign-up
 
-    /// The user flow's attributes checked as its native API checks them; then the code is mailed.
-    mutating func createCustomer(email: String, password: String, form: FormParameters, tenant: Tenant) -> HTTPResponse {
-        let userFlow = tenant.signUpFlow ?? .standard
+    /// The user flow's attributes checked by the native API's rules; then the code is mailed. The account
+    /// is made only once the code comes back (`verifyEmail`).
+    mutating func startCustomerSignUp(email: String, password: String, form: FormParameters, tenant: Tenant) -> HTTPResponse {
+        let userFlow = tenant.externalUserFlow
+        // What the browser sent, as the native API receives it: an unticked box sends nothing.
         var values: [String: String] = [:]
-        for attribute in userFlow.attributes {
-            let value = (form[attribute.name] ?? "").trimmingCharacters(in: .whitespaces)
-            // An unticked box sends nothing: a boolean attribute is then false.
-            values[attribute.name] = attribute.type == .boolean ? (value.isEmpty ? "false" : value) : value
-        }
+        for attribute in userFlow.attributes { if let value = form[attribute.name], !value.isEmpty { values[attribute.name] = value } }
         if let invalid = userFlow.invalidAttributes(in: values).first, let attribute = userFlow.attributes.first(where: { $0.name == invalid }) {
             return showCreateAccount(email: email, values: values, error: "Please enter a valid \(attribute.displayLabel).")
         }
@@ -31,7 +29,6 @@ extension InteractiveFlow {
         }
         let keepsPassword = userFlow.allowsPassword(appCanAsk: true)
         if keepsPassword {
-            // The pages hold a new password to the same rules as the native API.
             do throws(NativeAuthError) { try PasswordPolicy.check(password) } catch {
                 return showCreateAccount(email: email, values: values, error: error.error.message)
             }
@@ -39,19 +36,19 @@ extension InteractiveFlow {
         guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
             return showCreateAccount(email: email, values: values, error: Self.accountExists)
         }
-        var signUp = PendingSignUp(email: email, attributes: userFlow.collected(from: values), password: keepsPassword ? password : "",
-                                   code: "", codeExpiresAt: now)
-        (signUp.code, signUp.codeExpiresAt) = service.outbox.mailCode(to: email, purpose: .signUp, now: now)
-        pending.signUp = signUp
+        let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .signUp, now: now)
+        pending.signUp = PendingSignUp(email: email, attributes: userFlow.collected(from: values), password: keepsPassword ? password : "",
+                                       code: code, codeExpiresAt: expiresAt)
         return showVerifyEmail(error: nil)
     }
 
     mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {
-        show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error))
+        if let error { exchange.receipt.answered(error: error.prefixedCode) }
+        return show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error))
     }
 
     mutating func verifyEmail(code rawCode: String) -> HTTPResponse {
-        guard let signUp = pending.signUp, let tenant = externalTenant else { return proceed() }
+        guard pending.step == Step.verifyEmail.rawValue, let signUp = pending.signUp, let tenant = externalTenant else { return proceed() }
         let code = rawCode.trimmingCharacters(in: .whitespaces)
         guard Outbox.accepts(code, code: signUp.code, expiresAt: signUp.codeExpiresAt, now: now) else { return showVerifyEmail(error: .invalidOneTimeCode()) }
         let created = service.directory.withLock { directory in
@@ -69,14 +66,19 @@ extension InteractiveFlow {
 
     // MARK: - Sign-in with a one-time passcode
 
-    /// Whether `user` signs in with a mailed code: the user flow says so, or the customer has no password.
+    /// Whether `user` signs in with a mailed code here: an external tenant's customer its user flow codes.
     func signsInWithCode(_ user: DirectoryUser) -> Bool {
         guard let tenant = externalTenant, user.tenantID == tenant.id else { return false }
-        return tenant.signUpFlow?.emailMethod == .emailOneTimePasscode || user.password.isEmpty
+        return tenant.externalUserFlow.signsInWithCode(user)
     }
 
-    /// Mails a code for `purpose` to the customer's address and shows where to enter it.
-    mutating func mailEmailCode(to user: DirectoryUser, purpose: PendingEmailCode.Purpose) -> HTTPResponse {
+    /// Mails a code for `purpose` to the customer's address and shows where to enter it. The same form
+    /// posted again (Reload) shows the page again with the code already mailed; `resend` mails a new one.
+    mutating func mailEmailCode(to user: DirectoryUser, purpose: PendingEmailCode.Purpose, resend: Bool = false) -> HTTPResponse {
+        if !resend, pending.step == Step.emailCode.rawValue, let current = pending.emailCode, current.userID == user.id,
+           current.purpose == purpose, !current.verified, current.codeExpiresAt > now {
+            return showEmailCode(error: nil)
+        }
         let email = user.mail ?? user.userPrincipalName
         let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: purpose == .signIn ? .signIn : .resetPassword, now: now)
         pending.emailCode = PendingEmailCode(purpose: purpose, userID: user.id, email: email, code: code, codeExpiresAt: expiresAt)
@@ -94,14 +96,14 @@ extension InteractiveFlow {
         guard pending.step == Step.emailCode.rawValue, let pendingCode = pending.emailCode, let user = directory.user(id: pendingCode.userID) else {
             return showSignIn(login: nil, error: nil)
         }
-        return mailEmailCode(to: user, purpose: pendingCode.purpose)
+        return mailEmailCode(to: user, purpose: pendingCode.purpose, resend: true)
     }
 
     mutating func submitEmailCode(_ rawCode: String) -> HTTPResponse {
-        // Reload on the new-password page posts the code again: the page it showed is shown again.
+        // Reload on the page after the code posts it again: that page is shown again.
         if pending.step == Step.newPassword.rawValue, pending.emailCode?.verified == true { return showNewPassword(error: nil) }
         guard pending.step == Step.emailCode.rawValue, var pendingCode = pending.emailCode, let user = directory.user(id: pendingCode.userID) else {
-            return showSignIn(login: nil, error: nil)
+            return pending.userID != nil ? proceed() : showSignIn(login: nil, error: nil)
         }
         let code = rawCode.trimmingCharacters(in: .whitespaces)
         guard Outbox.accepts(code, code: pendingCode.code, expiresAt: pendingCode.codeExpiresAt, now: now) else {
@@ -114,8 +116,10 @@ extension InteractiveFlow {
             signIn(user, methods: ["otp"])
             return proceed()
         case .resetPassword:
+            // The new password is due within the native API's ten minutes after the code.
             pendingCode.verified = true
             pendingCode.code = ""
+            pendingCode.codeExpiresAt = now.addingTimeInterval(NativeAuthFlows.tokenLifetime)
             pending.emailCode = pendingCode
             return showNewPassword(error: nil)
         }
@@ -127,13 +131,15 @@ extension InteractiveFlow {
         guard externalTenant != nil else { return showSignIn(login: email, error: nil) }
         if let error { exchange.receipt.answered(error: error.prefixedCode) }
         pending.emailCode = nil
+        pending.signUp = nil
         return show(.resetPassword, Pages.resetPassword(form: form, email: email, error: error))
     }
 
-    /// The customer must exist and have a password to reset (a one-time-passcode customer has none).
+    /// The customer must exist, may sign in, and have a password to reset (a passcode customer has none).
     mutating func sendResetCode(email rawEmail: String) -> HTTPResponse {
         let email = rawEmail.trimmingCharacters(in: .whitespaces)
-        guard let tenant = externalTenant, pending.step == Step.resetPassword.rawValue else { return showSignIn(login: email, error: nil) }
+        let onItsPage = pending.step == Step.resetPassword.rawValue || (pending.step == Step.emailCode.rawValue && pending.emailCode?.purpose == .resetPassword)
+        guard let tenant = externalTenant, onItsPage else { return showSignIn(login: email, error: nil) }
         guard !email.isEmpty else { return showResetPassword(email: nil, error: .missingSignInName()) }
         guard let user = findUser(email) else { return showResetPassword(email: email, error: .userNotFound(email, tenant: tenant.primaryDomain)) }
         if let problem = accountProblem(user) { return showResetPassword(email: email, error: problem) }
@@ -145,13 +151,15 @@ extension InteractiveFlow {
         show(.newPassword, Pages.newPassword(form: form, email: pending.emailCode?.email ?? "", error: error))
     }
 
-    /// Only after the mailed code was right; the change ends the customer's earlier refresh tokens.
+    /// Only after the mailed code was right, within ten minutes; the change ends the customer's earlier
+    /// refresh tokens.
     mutating func setNewPassword(_ password: String, confirmation: String) -> HTTPResponse {
-        guard pending.step == Step.newPassword.rawValue, let pendingCode = pending.emailCode, pendingCode.purpose == .resetPassword, pendingCode.verified,
-              let user = directory.user(id: pendingCode.userID) else { return showSignIn(login: nil, error: nil) }
+        guard let tenant = externalTenant, pending.step == Step.newPassword.rawValue, let pendingCode = pending.emailCode,
+              pendingCode.purpose == .resetPassword, pendingCode.verified, pendingCode.codeExpiresAt > now,
+              let user = directory.user(id: pendingCode.userID) else { return showSignIn(login: pending.emailCode?.email, error: nil) }
         guard password == confirmation else { return showNewPassword(error: "The passwords don't match.") }
         do throws(NativeAuthError) {
-            guard try PasswordPolicy.reset(userID: user.id, to: password, in: service, now: now) else { return showSignIn(login: nil, error: nil) }
+            try PasswordPolicy.reset(userID: user.id, to: password, in: service, tenant: tenant, now: now)
         } catch {
             return showNewPassword(error: error.error.message)
         }
@@ -159,5 +167,13 @@ extension InteractiveFlow {
         pending.emailCode = nil
         signIn(user, methods: ["pwd"])
         return proceed()
+    }
+
+    /// Back from a code or reset page: the sign-in page again, the address kept.
+    mutating func backToSignIn() -> HTTPResponse {
+        let email = pending.emailCode?.email ?? pending.signUp?.email
+        pending.emailCode = nil
+        pending.signUp = nil
+        return showSignIn(login: email, error: nil)
     }
 }

@@ -25,6 +25,7 @@ extension InteractiveFlow {
         case "forgotpassword": return showResetPassword(email: form["login"], error: nil)
         case "sendresetcode": return sendResetCode(email: form["email"] ?? "")
         case "setnewpassword": return setNewPassword(form["newPassword"] ?? "", confirmation: form["confirmNewPassword"] ?? "")
+        case "back": return backToSignIn()
         case "cancel": return fail(.userCancelled(), cancelled: true)
         case "return": return fail(.adminConsentRequired())
         default: return proceed()
@@ -75,7 +76,7 @@ extension InteractiveFlow {
     /// The user named `login`, preferring the tenants this authority admits (one name may exist twice).
     func findUser(_ login: String) -> DirectoryUser? {
         // An external tenant's pages know its own customers only: anyone else is an unknown address there.
-        if case .specific(let tenant) = request.selector, tenant.kind == .external {
+        if let tenant = externalTenant {
             return directory.users.first { $0.tenantID == tenant.id && $0.isNamed(by: login) }
         }
         let matches = directory.users.filter { $0.isNamed(by: login) }
@@ -133,6 +134,10 @@ extension InteractiveFlow {
               let tenant = directory.tenant(id: user.tenantID), admits(user, tenant),
               accountProblem(user) == nil else { return showSignIn(login: login, error: nil) }
         guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
+        if tenant.kind == .external {
+            // External ID holds every new password to its native API's rules.
+            do throws(NativeAuthError) { try PasswordPolicy.check(new) } catch { return showPasswordChange(login: login, error: error.error.message) }
+        }
         guard new.count >= 8 else { return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.") }
         guard new == confirmation else { return showPasswordChange(login: login, error: "The passwords don't match.") }
         guard new != current else { return showPasswordChange(login: login, error: "You can't reuse your current password.") }
@@ -170,7 +175,7 @@ extension InteractiveFlow {
     /// The sign-up page: an external tenant's asks what its user flow collects, any other the name.
     mutating func showCreateAccount(email: String?, values: [String: String] = [:], error: String?) -> HTTPResponse {
         let tenant = signUpTenant(for: email)
-        let userFlow = tenant?.signUpFlow
+        let userFlow = tenant.flatMap { $0.kind == .external ? $0.externalUserFlow : nil }
         let fields = userFlow?.attributes.map { Pages.AttributeField($0, value: values[$0.name]) }
             ?? [Pages.AttributeField(SignUpAttribute(name: "displayName", label: "Name"), value: values["displayName"])]
         return show(.createAccount, Pages.createAccount(form: form, appName: appName, tenantName: tenant?.displayName ?? "your organization", email: email,
@@ -182,13 +187,14 @@ extension InteractiveFlow {
         let name = (form["displayName"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = form["passwd"] ?? ""
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !email.contains(" ") else {
+        // The native API's rule for an address, and the longest it keeps.
+        guard NativeAuthEndpoints.isEmailAddress(email), email.utf8.count <= NativeAuthRequest.longestValue else {
             return showCreateAccount(email: email, values: ["displayName": name], error: "Enter a valid email address.")
         }
         guard let tenant = signUpTenant(for: email) else {
             return showCreateAccount(email: email, values: ["displayName": name], error: "No organization in this directory owns the domain '\(parts[1])'.")
         }
-        if tenant.kind == .external { return createCustomer(email: email, password: password, form: form, tenant: tenant) }
+        if tenant.kind == .external { return startCustomerSignUp(email: email, password: password, form: form, tenant: tenant) }
         guard password.count >= 8 else {
             return showCreateAccount(email: email, values: ["displayName": name], error: "Passwords must have at least 8 characters.")
         }

@@ -1,5 +1,6 @@
 import EntraCrypto
 import EntraHTTP
+import ExchangeKernel
 import Foundation
 package import LocatedJSON
 
@@ -188,8 +189,14 @@ struct DirectoryBuilder {
                     SignUpAttribute(name: $0.name, label: $0.label, type: $0.type ?? .string, required: $0.required ?? false, regex: $0.regex)
                 })
             }
-            for (k, name) in (userFlow?.attributes.map(\.name) ?? []).enumerated() where userFlow?.attributes.prefix(k).contains(where: { $0.name == name }) == true {
-                report("/tenants/\(i)/userFlow/attributes/\(k)/name", "attribute \"\(name)\" is collected twice; expected each attribute once")
+            for (k, attribute) in (userFlow?.attributes ?? []).enumerated() {
+                if userFlow?.attributes.prefix(k).contains(where: { $0.name == attribute.name }) == true {
+                    report("/tenants/\(i)/userFlow/attributes/\(k)/name", "attribute \"\(attribute.name)\" is collected twice; expected each attribute once")
+                }
+                guard let regex = attribute.regex else { continue }
+                do throws(RegexSyntaxError) { _ = try SignUpAttribute.compiled(regex) } catch {
+                    report("/tenants/\(i)/userFlow/attributes/\(k)/regex", error.message(pattern: regex))
+                }
             }
             directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: kind,
                                             subscriptions: entry.subscriptions, userFlow: userFlow))

@@ -1,4 +1,6 @@
+package import ExchangeKernel
 import Foundation
+import Synchronization
 
 /// The sign-up and sign-in user flow of an external tenant: which email method its customers use and what
 /// sign-up collects. The service lets the user flow choose the method, not the app's request
@@ -31,15 +33,24 @@ package struct ExternalUserFlow: Sendable, Codable, Equatable {
         }
     }
 
+    /// Whether `user` signs in with a mailed code: the flow uses codes only, or the customer has no password.
+    package func signsInWithCode(_ user: DirectoryUser) -> Bool {
+        emailMethod == .emailOneTimePasscode || user.password.isEmpty
+    }
+
     /// The values that fail their attribute's rule, by name; attributes the flow does not collect are left
     /// alone, as the service ignores unknown attributes.
     package func invalidAttributes(in values: [String: String]) -> [String] {
         attributes.filter { attribute in values[attribute.name].map { !attribute.accepts($0) } ?? false }.map(\.name)
     }
 
-    /// The required attributes without a value yet.
+    /// The required attributes without a value yet; a required box (boolean) must be ticked.
     package func missingAttributes(in values: [String: String]) -> [SignUpAttribute] {
-        attributes.filter { $0.required && (values[$0.name] ?? "").trimmingCharacters(in: .whitespaces).isEmpty }
+        attributes.filter { attribute in
+            guard attribute.required else { return false }
+            let value = values[attribute.name] ?? ""
+            return attribute.type == .boolean ? value.lowercased() != "true" : value.isEmpty
+        }
     }
 
     /// The values this flow collects, the rest dropped.
@@ -75,8 +86,9 @@ package struct SignUpAttribute: Sendable, Codable, Equatable {
         "streetAddress": "Street Address",
     ]
 
-    /// A custom attribute's name as the native API and Graph spell it.
-    package static let customNamePattern = "^extension_[0-9a-fA-F]{32}_[A-Za-z][A-Za-z0-9_]*$"
+    /// The longest value kept: Street Address's 1,024 characters, the longest built-in attribute
+    /// (learn.microsoft.com, "User attributes in External ID").
+    package static let longestValue = 1024
 
     package var displayLabel: String {
         if let label { return label }
@@ -84,27 +96,36 @@ package struct SignUpAttribute: Sendable, Codable, Equatable {
         return String(name.split(separator: "_", maxSplits: 2).last ?? Substring(name))
     }
 
-    /// Whether `value` fits the attribute's type and pattern; an empty value passes (`required` is checked apart).
+    /// Whether `value` fits the attribute's length, type and pattern; an empty value passes (`required` is
+    /// checked apart). The pattern runs in linear time whatever it is (`LinearRegex`).
     package func accepts(_ value: String) -> Bool {
         guard !value.isEmpty else { return true }
+        guard value.count <= Self.longestValue else { return false }
         switch type {
         case .boolean: guard ["true", "false"].contains(value.lowercased()) else { return false }
         case .int: guard Int(value) != nil else { return false }
         case .string: break
         }
         guard let regex else { return true }
-        guard let expression = try? NSRegularExpression(pattern: regex) else { return false }
         // A search, as .NET's Regex.IsMatch the service validates with: anchor the pattern to match it whole.
-        return expression.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
+        return (try? Self.compiled(regex))?.matches(value) ?? false
+    }
+
+    /// Each pattern compiled once; patterns come from configuration files and scenarios only.
+    private static let patterns = Mutex<[String: LinearRegex]>([:])
+
+    /// The pattern compiled, or why it cannot be (configuration files report it where it is written).
+    package static func compiled(_ pattern: String) throws(RegexSyntaxError) -> LinearRegex {
+        if let known = patterns.withLock({ $0[pattern] }) { return known }
+        let regex = try LinearRegex(pattern)
+        patterns.withLock { $0[pattern] = regex }
+        return regex
     }
 }
 
 extension Tenant {
-    /// The user flow an external tenant's customers sign up with; nil for other tenants.
-    package var signUpFlow: ExternalUserFlow? {
-        guard kind == .external else { return nil }
-        return userFlow ?? .standard
-    }
+    /// The user flow an external tenant's customers sign up and in with: its own, or the standard one.
+    package var externalUserFlow: ExternalUserFlow { userFlow ?? .standard }
 }
 
 extension DirectoryUser {

@@ -11,7 +11,7 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     package var kind: Kind
     /// Azure subscriptions as configured; nil for the default (`azureSubscriptions`).
     package var subscriptions: [AzureSubscription]?
-    /// An external tenant's user flow as configured; nil for the standard one (`signUpFlow`).
+    /// An external tenant's user flow as configured; nil for the standard one (`externalUserFlow`).
     package var userFlow: ExternalUserFlow?
 
     package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil, userFlow: ExternalUserFlow? = nil) {

@@ -63,8 +63,7 @@ enum NativeAuthEndpoints {
         var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         // A customer of a one-time-passcode user flow signs in with codes, whatever the account holds.
-        let hasPassword = kind == .signIn && request.userFlow.emailMethod != .emailOneTimePasscode
-            && !(request.user(id: flow.userID)?.password.isEmpty ?? true)
+        let hasPassword = kind == .signIn && request.user(id: flow.userID).map { !request.userFlow.signsInWithCode($0) } ?? false
         if step == .credentialRequired || (hasPassword && step != .codeSent) {
             guard flow.challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge the user needs.") }
             let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
@@ -194,18 +193,17 @@ enum PasswordPolicy {
         if classes < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
     }
 
-    /// A forgotten password replaced, from the native API or the pages: the rules above, and not the
-    /// password the customer has now. False for an unknown user.
-    static func reset(userID: String, to password: String, in service: IdentityService, now: Date) throws(NativeAuthError) -> Bool {
+    /// A forgotten password replaced, from the native API or the pages: the rules above, an account that
+    /// may sign in, and not the password the customer has now; checked and changed in one step.
+    static func reset(userID: String, to password: String, in service: IdentityService, tenant: Tenant, now: Date) throws(NativeAuthError) {
         try check(password)
-        let outcome = service.directory.withLock { directory -> Bool? in
-            guard let user = directory.user(id: userID) else { return nil }
-            if user.password == password { return false }
+        let refusal = service.directory.withLock { directory -> NativeAuthError? in
+            guard let user = directory.user(id: userID) else { return NativeAuthError(.nativeAuthUserNotFound(tenant: tenant.primaryDomain)) }
+            if let problem = NativeAuthError.accountProblem(user) { return problem }
+            if user.password == password { return NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently.")) }
             directory.changePassword(userID: userID, to: password, now: now)
-            return true
+            return nil
         }
-        guard let outcome else { return false }
-        guard outcome else { throw NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently.")) }
-        return true
+        if let refusal { throw refusal }
     }
 }

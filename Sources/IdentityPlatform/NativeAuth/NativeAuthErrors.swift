@@ -38,6 +38,13 @@ struct NativeAuthError: Error {
         return refusal
     }
 
+    /// A locked or disabled account, refused as its sign-in would be.
+    static func accountProblem(_ user: DirectoryUser) -> NativeAuthError? {
+        if user.locked { return NativeAuthError(.accountLocked()) }
+        if !user.accountEnabled { return NativeAuthError(.accountDisabled()) }
+        return nil
+    }
+
     /// A password sent to a user flow whose customers sign in with one-time passcodes only (MSAL for
     /// Android's `unsupported_auth_method`, worded as in its tests).
     static func passwordNotSupported() -> NativeAuthError {

@@ -14,9 +14,8 @@ extension NativeAuthEndpoints {
         guard let user = request.user(named: username) else {
             throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
         }
-        guard !user.password.isEmpty, request.userFlow.emailMethod != .emailOneTimePasscode else {
-            throw NativeAuthError(.nativeCredentialRecoveryUnsupported())
-        }
+        if let problem = NativeAuthError.accountProblem(user) { throw problem }
+        guard !request.userFlow.signsInWithCode(user) else { throw NativeAuthError(.nativeCredentialRecoveryUnsupported()) }
         guard challengeTypes.contains("oob") else { return request.redirect("The client does not support the email one-time passcode password reset needs.") }
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .resetPassword, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
@@ -40,9 +39,7 @@ extension NativeAuthEndpoints {
         let (flow, _) = try request.flow(kind: .resetPassword, steps: [.newPasswordRequired])
         let password = try request.required("new_password")
         guard let userID = flow.userID else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
-        guard try PasswordPolicy.reset(userID: userID, to: password, in: request.service, now: request.now) else {
-            throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain))
-        }
+        try PasswordPolicy.reset(userID: userID, to: password, in: request.service, tenant: request.tenant, now: request.now)
         return request.answer([
             "continuation_token": .string(try request.advance(flow, to: .resetSubmitted)),
             "poll_interval": .int(2),

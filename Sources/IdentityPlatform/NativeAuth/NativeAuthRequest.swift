@@ -16,7 +16,7 @@ struct NativeAuthRequest {
     var flows: NativeAuthFlows { service.nativeAuthFlows }
     var now: Date { exchange.now }
     /// The tenant's user flow: the sign-up method and the attributes it collects.
-    var userFlow: ExternalUserFlow { tenant.signUpFlow ?? .standard }
+    var userFlow: ExternalUserFlow { tenant.externalUserFlow }
 
     /// Only External ID tenants serve the API; elsewhere the paths are unknown, as on login.microsoftonline.com.
     struct NotServed: Error {}

@@ -1,5 +1,6 @@
 package import Foundation
 package import IdentityPlatform
+import ExchangeKernel
 
 /// A scripted behaviour of the identity platform: what the real service would do in one situation
 /// (an expired refresh token, a throttled endpoint, a claims challenge), written as ordered rules.
@@ -191,7 +192,7 @@ package struct TextPattern: Sendable, Equatable, CustomStringConvertible {
         do {
             return try LinearRegex(source)
         } catch {
-            throw PatternError(message: "invalid regular expression \"\(shown)\": \(error.reason) (at character \(error.position))")
+            throw PatternError(message: error.message(pattern: shown))
         }
     }
 

@@ -1,11 +1,11 @@
 /// A regular expression matched by a Thompson NFA simulation (the Pike VM without captures): every
 /// input scalar advances each live state at most once, so a match costs at most
 /// `program.count × (input scalars + 1)` steps whatever the pattern — `^(a+)+$` against a long
-/// `login_hint` included. Scenario rules run on the request path; a backtracking engine there lets one
-/// rule stall the server (issue 12, defect 3).
-struct LinearRegex: Sendable {
+/// `login_hint` included. Scenario rules and a user flow's attribute rules run on the request path; a
+/// backtracking engine there lets one pattern stall the server.
+package struct LinearRegex: Sendable {
     /// Compiled programs larger than this are refused (`(a{1000}){1000}` would be a million states).
-    static let maximumProgramSize = 20_000
+    package static let maximumProgramSize = 20_000
 
     enum Instruction: Sendable {
         case scalar(Unicode.Scalar)
@@ -16,11 +16,11 @@ struct LinearRegex: Sendable {
         case match
     }
 
-    let source: String
+    package let source: String
     private let program: [Instruction]
     private let caseInsensitive: Bool
 
-    init(_ source: String) throws(RegexSyntaxError) {
+    package init(_ source: String) throws(RegexSyntaxError) {
         var parser = RegexParser(source)
         let tree = try parser.parse()
         var compiler = RegexCompiler()
@@ -31,13 +31,13 @@ struct LinearRegex: Sendable {
         caseInsensitive = parser.caseInsensitive
     }
 
-    var programSize: Int { program.count }
+    package var programSize: Int { program.count }
 
     /// Whether the pattern matches anywhere in `text` (as `NSRegularExpression.firstMatch` did).
-    func matches(_ text: String) -> Bool { run(text).matched }
+    package func matches(_ text: String) -> Bool { run(text).matched }
 
     /// The answer and the number of VM steps it took; tests bound the steps, never the wall time.
-    func run(_ text: String) -> (matched: Bool, steps: Int) {
+    package func run(_ text: String) -> (matched: Bool, steps: Int) {
         let input = Array(text.unicodeScalars)
         var current = StateList(capacity: program.count)
         var next = StateList(capacity: program.count)

@@ -72,9 +72,12 @@ enum RegexCase {
 }
 
 /// A refusal, with the 1-based character position in the pattern.
-struct RegexSyntaxError: Error, Equatable {
-    var position: Int
-    var reason: String
+package struct RegexSyntaxError: Error, Equatable {
+    package var position: Int
+    package var reason: String
+
+    /// `invalid regular expression "…": reason (at character n)`, as configuration and scenario files report it.
+    package func message(pattern: String) -> String { "invalid regular expression \"\(pattern)\": \(reason) (at character \(position))" }
 }
 
 struct RegexParser {
