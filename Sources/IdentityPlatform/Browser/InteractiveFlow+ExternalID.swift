@@ -29,7 +29,7 @@ extension InteractiveFlow {
         }
         let keepsPassword = userFlow.allowsPassword(appCanAsk: true)
         if keepsPassword {
-            do throws(NativeAuthError) { try PasswordPolicy.check(password) } catch {
+            do throws(NativeAuthError) { try PasswordPolicy.check(password, tenant: tenant, names: [values["givenName"], values["surname"]]) } catch {
                 return showCreateAccount(email: email, values: values, error: error.error.message)
             }
         }

@@ -136,7 +136,9 @@ extension InteractiveFlow {
         guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
         if tenant.kind == .external {
             // External ID holds every new password to its native API's rules.
-            do throws(NativeAuthError) { try PasswordPolicy.check(new) } catch { return showPasswordChange(login: login, error: error.error.message) }
+            do throws(NativeAuthError) { try PasswordPolicy.check(new, tenant: tenant, names: [user.givenName, user.surname]) } catch {
+                return showPasswordChange(login: login, error: error.error.message)
+            }
         }
         guard new.count >= 8 else { return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.") }
         guard new == confirmation else { return showPasswordChange(login: login, error: "The passwords don't match.") }

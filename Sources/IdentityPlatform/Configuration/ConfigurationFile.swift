@@ -45,6 +45,7 @@ struct ConfigurationFile: Decodable {
         var kind: Tenant.Kind?
         var subscriptions: [AzureSubscription]?
         var userFlow: UserFlowEntry?
+        var bannedPasswords: [String]?
     }
 
     struct UserFlowEntry: Decodable {

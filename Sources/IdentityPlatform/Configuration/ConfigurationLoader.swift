@@ -198,8 +198,10 @@ struct DirectoryBuilder {
                     report("/tenants/\(i)/userFlow/attributes/\(k)/regex", error.message(pattern: regex))
                 }
             }
-            directory.tenants.append(Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: kind,
-                                            subscriptions: entry.subscriptions, userFlow: userFlow))
+            var tenant = Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: kind,
+                                subscriptions: entry.subscriptions, userFlow: userFlow)
+            tenant.bannedPasswords = entry.bannedPasswords
+            directory.tenants.append(tenant)
         }
     }
 

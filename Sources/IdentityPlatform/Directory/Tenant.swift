@@ -13,6 +13,8 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     package var subscriptions: [AzureSubscription]?
     /// An external tenant's user flow as configured; nil for the standard one (`externalUserFlow`).
     package var userFlow: ExternalUserFlow?
+    /// The custom banned password list of Password Protection: terms no new password may lean on.
+    package var bannedPasswords: [String]?
 
     package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil, userFlow: ExternalUserFlow? = nil) {
         self.id = id.lowercased()

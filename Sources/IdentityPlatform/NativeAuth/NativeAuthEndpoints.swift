@@ -107,15 +107,15 @@ enum NativeAuthEndpoints {
         if userFlow.emailMethod == .emailWithPassword, !challengeTypes.contains("password") {
             return request.redirect("The client does not support the password challenge the user flow needs.")
         }
+        flow.attributes = try request.attributes()
         if let password = request.optional("password") {
             guard userFlow.allowsPassword(appCanAsk: challengeTypes.contains("password")) else {
                 guard challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge type.") }
                 throw NativeAuthError.passwordNotSupported()
             }
-            try PasswordPolicy.check(password)
+            try PasswordPolicy.check(password, tenant: request.tenant, names: [flow.attributes["givenName"], flow.attributes["surname"]])
             flow.password = password
         }
-        flow.attributes = try request.attributes()
         try Self.checkAttributes(flow.attributes, of: userFlow)
         return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
     }
@@ -137,7 +137,7 @@ enum NativeAuthEndpoints {
             flow.code = nil
         case ("password", .credentialRequired):
             let password = try request.required("password")
-            try PasswordPolicy.check(password)
+            try PasswordPolicy.check(password, tenant: request.tenant, names: [flow.attributes["givenName"], flow.attributes["surname"]])
             flow.password = password
         case ("attributes", .attributesRequired):
             let attributes = try request.attributes()
@@ -176,34 +176,5 @@ enum NativeAuthEndpoints {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
             && !text.contains(where: { $0 == " " })
-    }
-}
-
-/// Entra's password rules for new passwords (learn.microsoft.com, "Password policies": 8 to 256
-/// characters, three of lower case, upper case, digits and symbols), refused with the native API's
-/// suberrors.
-enum PasswordPolicy {
-    static func check(_ password: String) throws(NativeAuthError) {
-        if password.count < 8 { throw NativeAuthError(.passwordRefused("password_too_short", "Password too short.")) }
-        if password.count > 256 { throw NativeAuthError(.passwordRefused("password_too_long", "Password too long.")) }
-        let classes = [
-            password.contains(where: \.isLowercase), password.contains(where: \.isUppercase), password.contains(where: \.isNumber),
-            password.contains(where: { !$0.isLetter && !$0.isNumber }),
-        ].filter { $0 }.count
-        if classes < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
-    }
-
-    /// A forgotten password replaced, from the native API or the pages: the rules above, an account that
-    /// may sign in, and not the password the customer has now; checked and changed in one step.
-    static func reset(userID: String, to password: String, in service: IdentityService, tenant: Tenant, now: Date) throws(NativeAuthError) {
-        try check(password)
-        let refusal = service.directory.withLock { directory -> NativeAuthError? in
-            guard let user = directory.user(id: userID) else { return NativeAuthError(.nativeAuthUserNotFound(tenant: tenant.primaryDomain)) }
-            if let problem = NativeAuthError.accountProblem(user) { return problem }
-            if user.password == password { return NativeAuthError(.passwordRefused("password_recently_used", "The new password was used recently.")) }
-            directory.changePassword(userID: userID, to: password, now: now)
-            return nil
-        }
-        if let refusal { throw refusal }
     }
 }
