@@ -13,14 +13,15 @@ extension Catalogue {
     /// Not going on is recommended only: MSAL for Python 1.39 raises on a wrong nonce, but caches the
     /// response's tokens before it checks, so an app written like the seed apps (silent first) then
     /// calls Graph with them.
-    private static func badIDToken(id: String, title: String, level: CaseLevel, claims: String, service: String, citations: [Citation]) -> ConformanceCase {
+    /// `action`: how the answer's id_token is made bad (a rule action's members).
+    private static func badIDToken(id: String, title: String, level: CaseLevel, action: String, service: String, citations: [Citation]) -> ConformanceCase {
         let redeemed = ExchangeMatch.codeRedemption.answered(200...200, "the code redemption answered with the bad id_token")
         return ConformanceCase(
             id: id, title: title, level: level, service: service,
             correctClient: "A correct client validates the id_token, refuses this one and reports the error to the app; it should also never use the tokens of that response (recommended: MSAL for Python caches them before its check, so a silent call finds them).",
             verdictRule: "FAILED (WARNING for a recommended case) when the sign-in is reported as a success; WARNING when a Graph call follows the bad response; NOT_TESTABLE when the code was never redeemed.",
             citations: citations,
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {"tokenClaims": {"idToken": \#(claims)}}, "times": "always"}"#),
+            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {\#(action)}, "times": "always"}"#),
             journey: afterRejectedSignIn,
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
@@ -45,27 +46,58 @@ extension Catalogue {
         ),
         badIDToken(
             id: "protocol.nonce-mismatch", title: "id_token with a wrong nonce", level: .required,
-            claims: #"{"nonce": "conformance-not-your-nonce"}"#,
+            action: #""tokenClaims": {"idToken": {"nonce": "conformance-not-your-nonce"}}"#,
             service: "The code redemption returns an id_token whose nonce is not the one the client sent on /authorize (a replayed or injected token).",
             citations: [Source.oidcNonce, Source.msalOIDC]
         ),
         badIDToken(
             id: "protocol.id-token-audience", title: "id_token for another audience", level: .recommended,
-            claims: #"{"aud": "00000000-0000-0000-0000-00000000dead"}"#,
+            action: #""tokenClaims": {"idToken": {"aud": "00000000-0000-0000-0000-00000000dead"}}"#,
             service: "The code redemption returns an id_token whose aud is another application (MSAL for Python accepts it on purpose since 1.38).",
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
             id: "protocol.id-token-issuer", title: "id_token from another issuer", level: .recommended,
-            claims: #"{"iss": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"}"#,
+            action: #""tokenClaims": {"idToken": {"iss": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"}}"#,
             service: "The code redemption returns an id_token whose iss is another tenant's issuer, not the authority's.",
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
             id: "protocol.id-token-expired", title: "Expired id_token", level: .recommended,
-            claims: #"{"exp": 1000000000, "iat": 999996400, "nbf": 999996400}"#,
+            action: #""tokenClaims": {"idToken": {"exp": 1000000000, "iat": 999996400, "nbf": 999996400}}"#,
             service: "The code redemption returns an id_token that expired in 2001.",
             citations: [Source.oidcIDToken]
+        ),
+        badIDToken(
+            id: "protocol.id-token-signature", title: "id_token with a bad signature", level: .recommended,
+            action: #""forgeTokens": {"idToken": "badSignature"}"#,
+            service: "The code redemption returns an id_token signed by the published key with one bit of the signature flipped: what a tampered token looks like.",
+            citations: [Source.oidcSignature, Source.msalOIDC]
+        ),
+        badIDToken(
+            id: "protocol.id-token-alg-none", title: "Unsigned id_token (alg none)", level: .recommended,
+            action: #""forgeTokens": {"idToken": "algNone"}"#,
+            service: "The code redemption returns an unsigned id_token: header alg none, no signature.",
+            citations: [Source.jwtAlgorithmVerification, Source.oidcSignature]
+        ),
+        badIDToken(
+            id: "protocol.id-token-unknown-kid", title: "id_token signed by an unknown key", level: .recommended,
+            action: #""forgeTokens": {"idToken": "unknownKeyId"}"#,
+            service: "The code redemption returns an id_token signed by a key the tenant's JWKS does not publish, named by its own kid. A client validating signatures refetches the JWKS once for an unfamiliar kid, and then refuses.",
+            citations: [Source.oidcKeyRotation, Source.oidcSignature]
+        ),
+        ConformanceCase(
+            id: "protocol.signing-key-rollover", title: "Signing-key rollover between two tokens", level: .required,
+            service: "The token signing key rolls over at the silent refresh: the refreshed tokens carry a new kid, and the old key leaves the JWKS, as after an emergency rollover.",
+            correctClient: "A correct client keeps working: it never pins a signing key, and when it validates signatures it refetches the JWKS for the new kid.",
+            verdictRule: "FAILED when the refresh succeeds on the wire but the app reports the token as unusable, or step 2 fails; NOT_TESTABLE when no refresh happened.",
+            citations: [Source.oidcKeyRotation, Source.signingKeyRollover],
+            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"rollSigningKey": true}}"#),
+            journey: [.signIn(1), .getToken(2)],
+            checks: [
+                Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.signingKeyRollover),
+                Check("keeps-working", .reply(step: 2, .succeeds), citation: Source.oidcKeyRotation),
+            ]
         ),
         ConformanceCase(
             id: "protocol.refresh-other-user", title: "Refresh answered with another user's id_token", level: .recommended,

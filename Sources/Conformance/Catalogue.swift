@@ -49,6 +49,10 @@ package enum Glob {
 /// The clauses cases cite, each written once.
 enum Source {
     static let rfc7636 = Citation("RFC 7636 §4.2–4.5 (PKCE, S256)", "https://www.rfc-editor.org/rfc/rfc7636#section-4.2")
+    static let oidcSignature = Citation("OIDC Core 1.0 §3.1.3.7 item 6 (the signature; TLS may stand in for it only for an id_token from the token endpoint)", "https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation")
+    static let oidcKeyRotation = Citation("OIDC Core 1.0 §10.1.1 (rotation of signing keys: refetch the JWK Set for an unfamiliar kid)", "https://openid.net/specs/openid-connect-core-1_0.html#RotateSigKeys")
+    static let jwtAlgorithmVerification = Citation("RFC 8725 §3.1 (JWT best practices: verify the algorithm; never accept none unless expected)", "https://www.rfc-editor.org/rfc/rfc8725#section-3.1")
+    static let signingKeyRollover = Citation("Microsoft identity platform: signing key rollover", "https://learn.microsoft.com/entra/identity-platform/signing-key-rollover")
     static let oidcIDToken = Citation("OIDC Core 1.0 §3.1.3.7 (ID Token validation)", "https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation")
     static let oidcNonce = Citation("OIDC Core 1.0 §3.1.3.7 item 11, §15.5.2 (nonce)", "https://openid.net/specs/openid-connect-core-1_0.html#NonceNotes")
     static let oidcRefresh = Citation("OIDC Core 1.0 §12.2 (refresh: iss, sub, aud must match the original ID Token)", "https://openid.net/specs/openid-connect-core-1_0.html#RefreshTokenResponse")

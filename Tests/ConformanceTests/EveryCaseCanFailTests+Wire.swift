@@ -6,7 +6,8 @@ import Testing
 extension EveryCaseCanFailTests {
     // MARK: id_tokens the client must refuse (recommended: a failure warns)
 
-    @Test(arguments: ["protocol.id-token-issuer", "protocol.id-token-expired"])
+    @Test(arguments: ["protocol.id-token-issuer", "protocol.id-token-expired", "protocol.id-token-signature", "protocol.id-token-alg-none",
+                      "protocol.id-token-unknown-kid"])
     func badIDTokenIsRefused(caseID: String) {
         var accepted = Synthetic()
         accepted.signedIn()
@@ -22,6 +23,25 @@ extension EveryCaseCanFailTests {
         refused.reply(1, .signIn, from: 0, to: 1.1, ok: false, error: .rejectedToken)
         refused.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .interactionRequired)
         refused.expectPassed(caseID)
+    }
+
+    /// A client that pins the first signing key refuses the refreshed token; one that follows the new kid goes on.
+    @Test func signingKeyRollover() {
+        var pinned = Synthetic()
+        pinned.signedIn()
+        pinned.refresh(at: 1.3)
+        pinned.reply(2, .getToken, from: 1.2, to: 1.4, ok: false, error: .rejectedToken)
+        pinned.expect("protocol.signing-key-rollover", .failed, decidedBy: "keeps-working")
+
+        var follows = pinned
+        follows.outcomes[1].ok = true
+        follows.outcomes[1].error = nil
+        follows.expectPassed("protocol.signing-key-rollover")
+
+        var noRefresh = Synthetic()
+        noRefresh.signedIn()
+        noRefresh.reply(2, .getToken, from: 1.2, to: 1.4)
+        #expect(noRefresh.check("protocol.signing-key-rollover", "refresh-seen").verdict != .passed)
     }
 
     @Test func refreshOtherUser() {
