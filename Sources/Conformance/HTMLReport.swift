@@ -5,7 +5,8 @@ import IdentityPlatform
 /// A self-contained HTML report: no script, no external resource; every text goes through the
 /// platform's one HTML escaper.
 extension ConformanceReport {
-    package func html() -> String {
+    /// `comparison`: what changed since an earlier run, shown after the summary.
+    package func html(comparison: RunComparison? = nil) -> String {
         let e = HTML.escape
         var body = """
             <h1>FakeEntra client conformance</h1>
@@ -16,6 +17,7 @@ extension ConformanceReport {
         if !summary.staleBaselineEntries.isEmpty {
             body += "<p class=\"result bad\">Listed in the baseline but no longer failing (remove the entries): \(e(summary.staleBaselineEntries.joined(separator: ", ")))</p>\n"
         }
+        if let comparison { body += comparison.html() }
         body += "<table class=\"overview\"><thead><tr><th>Case</th><th>Level</th><th>Verdict</th><th>Reason</th></tr></thead><tbody>\n"
         for result in cases {
             body += "<tr><td><a href=\"#\(e(result.caseID))\">\(e(result.caseID))</a></td><td>\(e(result.level.rawValue))</td>"

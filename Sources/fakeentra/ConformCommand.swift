@@ -24,6 +24,7 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .customLong("junit"), help: ArgumentHelp("Write a JUnit XML report.", valueName: "file")) var junitPath: String?
     @Option(name: .customLong("json"), help: ArgumentHelp("Write the JSON report (docs/conformance-report.schema.json).", valueName: "file")) var jsonPath: String?
     @Option(name: .customLong("html"), help: ArgumentHelp("Write the HTML report.", valueName: "file")) var htmlPath: String?
+    @Option(name: .customLong("compare"), help: ArgumentHelp("An earlier run's --json report: show what changed since (terminal and HTML).", valueName: "file")) var comparePath: String?
     @Option(name: .customLong("baseline"), help: ArgumentHelp("Expected failures (JSON, docs/conformance.md#baseline).", valueName: "file")) var baselinePath: String?
     @Flag(name: .customLong("strict"), help: "Warnings (recommended cases that failed) fail the run too.") var strict = false
     @Option(name: .customLong("server"), help: ArgumentHelp("Use this running server (its control API) instead of starting one.", valueName: "url")) var server: String?
@@ -48,6 +49,7 @@ struct ConformCommand: ParsableCommand {
             }
         }
         if let baselinePath, !FileManager.default.isReadableFile(atPath: baselinePath) { throw ValidationError("--baseline \(baselinePath): no such readable file") }
+        if let comparePath, !FileManager.default.isReadableFile(atPath: comparePath) { throw ValidationError("--compare \(comparePath): no such readable file") }
     }
 
     func run() throws {
@@ -58,6 +60,9 @@ struct ConformCommand: ParsableCommand {
             return
         }
         let baseline = try loadBaseline()
+        // Read before the run: a report that cannot be compared is said at once, not after minutes of cases.
+        let previous: RunComparison.PreviousRun?
+        do throws(RunComparison.ReadError) { previous = try comparePath.map(RunComparison.read) } catch { throw failure(error.description) }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fakeentra-conform-\(getpid())").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
@@ -92,9 +97,11 @@ struct ConformCommand: ParsableCommand {
         let report = ConformanceReport(tool: "fakeentra conform", client: client!, server: host.serverDescription,
                                        startedAt: startedAt, finishedAt: Date(), strict: strict, cases: results)
         print(report.table(width: Self.terminalWidth()), terminator: "")
+        let comparison = previous.map { RunComparison(previous: $0, current: report) }
+        if let comparison { print(comparison.table(), terminator: "") }
         try write(report.junit(), to: junitPath)
         try write(report.json(), to: jsonPath)
-        try write(report.html(), to: htmlPath)
+        try write(report.html(comparison: comparison), to: htmlPath)
         if report.exitCode != 0 { throw ExitCode(report.exitCode) }
     }
 

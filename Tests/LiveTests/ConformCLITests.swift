@@ -59,6 +59,28 @@ struct ConformCLITests {
         #expect(String(decoding: FileManager.default.contents(atPath: directory + "/r.html") ?? Data(), as: UTF8.self).hasPrefix("<!DOCTYPE html>"))
     }
 
+    /// A second run against the first one's report: the terminal and the HTML say what changed.
+    @Test func aRunIsComparedWithAnEarlierReport() async throws {
+        let directory = try temporaryDirectory()
+        let first = try await conform(["--client", Self.unsupportedAdapter, "--cases", "protocol.pkce-s256,protocol.state-mismatch", "--json", directory + "/first.json"])
+        #expect(first.status == 0, "\(first.out)\(first.err)")
+        // As if the first run had failed one case and run one the catalogue no longer has.
+        var earlier = try json(directory + "/first.json")
+        var cases = try #require(earlier["cases"] as? [[String: Any]])
+        cases[0]["verdict"] = "FAILED"
+        cases.append(["caseID": "protocol.retired-case", "verdict": "PASSED"])
+        earlier["cases"] = cases
+        try JSONSerialization.data(withJSONObject: earlier).write(to: URL(fileURLWithPath: directory + "/earlier.json"))
+        let second = try await conform(["--client", Self.unsupportedAdapter, "--cases", "protocol.pkce-s256,protocol.state-mismatch",
+                                        "--compare", directory + "/earlier.json", "--html", directory + "/second.html"])
+        #expect(second.status == 0, "\(second.out)\(second.err)")
+        #expect(second.out.contains("Compared with the run of") && second.out.contains("FAILED → SKIPPED") && second.out.contains("GONE"), "\(second.out)")
+        let html = String(decoding: FileManager.default.contents(atPath: directory + "/second.html") ?? Data(), as: UTF8.self)
+        #expect(html.contains("<section id=\"changes\">") && html.contains("protocol.retired-case"))
+        let notAReport = try await conform(["--client", Self.unsupportedAdapter, "--cases", "protocol.pkce-s256", "--compare", directory + "/second.html"])
+        #expect(notAReport.status == 1 && notAReport.err.contains("is not a conformance report"), "\(notAReport.err)")
+    }
+
     @Test func aCrashingAdapterFailsWithItsStderr() async throws {
         let directory = try temporaryDirectory()
         let result = try await conform(["--client", "echo the adapter broke >&2; exit 3", "--cases", "protocol.pkce-s256", "--json", directory + "/r.json"])
