@@ -63,6 +63,7 @@ enum Source {
     static let rfc6585 = Citation("RFC 6585 §4 (429 Too Many Requests)", "https://www.rfc-editor.org/rfc/rfc6585#section-4")
     static let rfc9700Rotation = Citation("RFC 9700 §4.14.2 (refresh token rotation)", "https://www.rfc-editor.org/rfc/rfc9700#section-4.14.2")
     static let rfc8628SlowDown = Citation("RFC 8628 §3.5 (device flow: slow_down adds 5 seconds to the polling interval)", "https://www.rfc-editor.org/rfc/rfc8628#section-3.5")
+    static let rfc8628Errors = Citation("RFC 8628 §3.5 (device access token response: access_denied and expired_token end the polling)", "https://www.rfc-editor.org/rfc/rfc8628#section-3.5")
     static let oidcDiscoveryIssuer = Citation("OpenID Connect Discovery 1.0 §4.3 (the issuer must be the one the configuration was asked for)", "https://openid.net/specs/openid-connect-discovery-1_0.html#ProviderConfigurationValidation")
     static let rfc6750 = Citation("RFC 6750 §3.1 (invalid_token, insufficient_scope)", "https://www.rfc-editor.org/rfc/rfc6750#section-3.1")
 

@@ -171,3 +171,36 @@ extension Synthetic {
         #expect(reason.hasPrefix("no code redemption after"), "\(reason)")
     }
 }
+
+/// A device-code poll that ends the flow (RFC 8628 §3.5): the client stops polling and says why.
+@Suite struct DeviceFlowEndsTests {
+    @Test(arguments: [("resilience.device-code-expired", "expired_token", AdapterError.other),
+                      ("resilience.device-code-declined", "authorization_declined", AdapterError.userCanceled)])
+    func aClientThatPollsOnFailsAndOneThatStopsPasses(caseID: String, error: String, reported: AdapterError) {
+        var pollsOn = Synthetic()
+        pollsOn.deviceAuthorization(at: 0, interval: 1)
+        pollsOn.devicePoll(at: 1, error: error)
+        pollsOn.devicePoll(at: 2, error: error)
+        pollsOn.reply(1, .signInDevice, from: 0, to: 2.1, ok: false, error: reported)
+        pollsOn.expect(caseID, .failed, decidedBy: "stops-polling")
+
+        var stops = Synthetic()
+        stops.deviceAuthorization(at: 0, interval: 1)
+        stops.devicePoll(at: 1, error: error)
+        stops.reply(1, .signInDevice, from: 0, to: 1.1, ok: false, error: reported)
+        stops.expectPassed(caseID)
+
+        var claimsSuccess = stops
+        claimsSuccess.outcomes[0].ok = true
+        claimsSuccess.outcomes[0].error = nil
+        claimsSuccess.expect(caseID, .failed, decidedBy: "reports-end")
+    }
+
+    @Test func aDeclinedSignInReportedAsAnotherErrorFails() {
+        var s = Synthetic()
+        s.deviceAuthorization(at: 0, interval: 1)
+        s.devicePoll(at: 1, error: "authorization_declined")
+        s.reply(1, .signInDevice, from: 0, to: 1.1, ok: false, error: .other)
+        #expect(s.check("resilience.device-code-declined", "reports-end").verdict == .failed)
+    }
+}

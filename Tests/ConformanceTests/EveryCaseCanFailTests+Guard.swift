@@ -34,6 +34,8 @@ extension EveryCaseCanFailTests {
         "resilience.dropped-connection": "swift:EveryCaseCanFailTests.droppedConnection",
         "resilience.hung-token-endpoint": "swift:EveryCaseCanFailTests.hungTokenEndpoint",
         "resilience.device-slow-down": "adapter:ignores-slow-down",
+        "resilience.device-code-expired": "swift:DeviceFlowEndsTests.aClientThatPollsOnFailsAndOneThatStopsPasses",
+        "resilience.device-code-declined": "swift:DeviceFlowEndsTests.aClientThatPollsOnFailsAndOneThatStopsPasses",
         "lifecycle.cached-token-reuse": "swift:JudgeTests.cachedTokenReuse",
         "lifecycle.short-expires-in": "swift:EveryCaseCanFailTests.shortExpiresIn",
         "lifecycle.refresh-in": "swift:EveryCaseCanFailTests.refreshIn",

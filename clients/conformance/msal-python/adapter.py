@@ -83,7 +83,7 @@ def classify(result):
         return StepFailure("user_canceled", description, suberror)
     if "AADB2C90118" in description:
         return StepFailure("password_reset_requested", description, suberror)
-    if error == "access_denied":
+    if error in ("access_denied", "authorization_declined"):    # the user chose Cancel (a browser, or a device's page)
         return StepFailure("user_canceled", f"{error}: {description}", suberror)
     if "timeout" in error or "timed out" in description.lower():
         return StepFailure("timeout", f"{error}: {description}", suberror)
