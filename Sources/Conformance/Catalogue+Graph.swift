@@ -89,6 +89,33 @@ extension Catalogue {
             service: "Graph is briefly unavailable: the first call gets 503 serviceNotAvailable with Retry-After: 2.",
             citations: [Source.graphErrors, Source.graphThrottling]
         ),
+        ConformanceCase(
+            id: "graph.503-no-retry-after", title: "Graph 503 without Retry-After", level: .required,
+            service: "Graph has an outage: every call gets 503 serviceNotAvailable, without Retry-After.",
+            correctClient: "A correct app (or its Graph SDK's retry handler) retries a few times with a back-off of a second or more (Graph's guidance: exponential back-off when no Retry-After is given), then reports the error: it never retries at once, and never without end.",
+            verdictRule: "FAILED when a retry comes within a second of the 503 before it, more than three retries follow the first 503, or the app reports success; NOT_TESTABLE when no 503 was served.",
+            citations: [Source.graphThrottling, Source.resilience],
+            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"serviceError": {"status": 503}}, "times": "always"}"#),
+            journey: [.signIn(1), .callGraph(2, deadline: 30)],
+            checks: [
+                Check("backs-off", .waits(trigger: ExchangeMatch.graph.answered(503...503, "the Graph 503"), next: .graph, seconds: 1, reachedBy: 2), citation: Source.graphThrottling),
+                Check("bounded-retries", .atMost(count: 3, match: .graph, after: ExchangeMatch.graph.answered(503...503, "the first Graph 503")), citation: Source.resilience),
+                Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, statuses: [503], label: "reports the 503")), citation: Source.graphThrottling),
+            ]
+        ),
+        ConformanceCase(
+            id: "graph.dropped-connection", title: "Dropped Graph connection", level: .required,
+            service: "The connection to Graph is closed without an answer on the first call; the next call succeeds.",
+            correctClient: "A correct app reports a network error for that call (or retries it once) and reads /me on the next call.",
+            verdictRule: "FAILED when the app hangs or crashes on the dropped connection, or the next call fails.",
+            citations: [Source.resilience, Source.graphErrors],
+            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"dropConnection": true}}"#),
+            journey: [.signIn(1), .callGraph(2, deadline: 15), .callGraph(3)],
+            checks: [
+                Check("survives-drop", .reply(step: 2, ReplyExpectation(ok: nil, label: "answers")), citation: Source.resilience),
+                Check("recovers", .reply(step: 3, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: Source.resilience),
+            ]
+        ),
     ]
 
     static let b2c: [ConformanceCase] = [

@@ -52,6 +52,8 @@ extension EveryCaseCanFailTests {
         "graph.forbidden-403": "swift:EveryCaseCanFailTests.graphForbidden",
         "graph.throttled-429": "adapter:ignores-graph-retry-after",
         "graph.service-unavailable-503": "swift:EveryCaseCanFailTests.graphServiceUnavailable",
+        "graph.503-no-retry-after": "swift:EveryCaseCanFailTests.graph503WithoutRetryAfter",
+        "graph.dropped-connection": "swift:EveryCaseCanFailTests.graphDroppedConnection",
         "b2c.password-reset": "adapter:no-password-reset",
         "b2c.cancel": "adapter:cancel-as-error",
     ]

@@ -94,6 +94,51 @@ extension EveryCaseCanFailTests {
         hasty.expect("graph.service-unavailable-503", .failed, decidedBy: "waits-retry-after")
     }
 
+    /// A persistent Graph 503 without Retry-After: a few retries a second or more apart, then the error.
+    @Test func graph503WithoutRetryAfter() {
+        var patient = Synthetic()
+        patient.signedIn()
+        for (index, at) in [1.3, 6.3, 11.3, 16.3].enumerated() { patient.graph(at: at + Double(index) * 0.01, status: 503) }
+        patient.reply(2, .callGraph, from: 1.2, to: 16.5, ok: false, error: .graphError, status: 503)
+        patient.expectPassed("graph.503-no-retry-after")
+
+        var hasty = Synthetic()
+        hasty.signedIn()
+        hasty.graph(at: 1.3, status: 503)
+        hasty.graph(at: 1.4, status: 503)
+        hasty.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .graphError, status: 503)
+        hasty.expect("graph.503-no-retry-after", .failed, decidedBy: "backs-off")
+
+        var endless = patient
+        for at in [21.3, 26.3] { endless.graph(at: at, status: 503) }
+        endless.expect("graph.503-no-retry-after", .failed, decidedBy: "bounded-retries")
+
+        var claimsData = Synthetic()
+        claimsData.signedIn()
+        claimsData.graph(at: 1.3, status: 503)
+        claimsData.reply(2, .callGraph, from: 1.2, to: 1.5, status: 200)
+        claimsData.expect("graph.503-no-retry-after", .failed, decidedBy: "reports-error")
+    }
+
+    @Test func graphDroppedConnection() {
+        var recovers = Synthetic()
+        recovers.signedIn()
+        recovers.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .network)
+        recovers.graph(at: 1.7)
+        recovers.reply(3, .callGraph, from: 1.6, to: 1.8, status: 200)
+        recovers.expectPassed("graph.dropped-connection")
+
+        var hangs = recovers
+        hangs.outcomes[1].observed = .deadlineExceeded
+        hangs.expect("graph.dropped-connection", .failed, decidedBy: "survives-drop")
+
+        var staysBroken = recovers
+        staysBroken.outcomes[2].ok = false
+        staysBroken.outcomes[2].error = .network
+        staysBroken.outcomes[2].status = nil
+        staysBroken.expect("graph.dropped-connection", .failed, decidedBy: "recovers")
+    }
+
     // MARK: Token endpoint outages
 
     /// Steps 1–3 of a throttled refresh: the outage answers step 2's refresh at 1 s; `retryAt`: the next token request.
