@@ -150,5 +150,43 @@ extension Catalogue {
             ],
             scopes: [], b2c: true
         ),
+        ConformanceCase(
+            id: "b2c.edit-profile", title: "Profile editing user flow", level: .required,
+            service: "Azure AD B2C: after signing in with the sign-up-or-sign-in flow, the user runs the profile-editing flow (B2C_1_edit_profile) from the app; its tokens name that policy (tfp) and the same user.",
+            correctClient: "A correct app runs the profile-editing flow at its own policy authority, ends it with tokens, and keeps the user signed in (MSAL keys B2C accounts per policy).",
+            verdictRule: "FAILED when the profile-editing flow never reaches B2C_1_edit_profile's /authorize or ends without tokens; NOT_TESTABLE when the first sign-in failed.",
+            citations: [Source.b2cEditProfile, Source.b2cErrors],
+            rules: "[]",
+            journey: [.signIn(1, [], policy: "B2C_1_susi"), .signIn(2, [], policy: "B2C_1_edit_profile")],
+            checks: [
+                Check("signs-in", .reply(step: 1, .succeeds), citation: Source.b2cEditProfile),
+                Check("runs-edit-policy", .someDuring(step: 2, Self.editProfileAuthorize), citation: Source.b2cEditProfile),
+                Check("ends-with-tokens", .reply(step: 2, .succeeds), citation: Source.b2cEditProfile),
+            ],
+            scopes: [], b2c: true
+        ),
+        ConformanceCase(
+            id: "b2c.cancel-in-reset", title: "User cancels inside the password reset", level: .required,
+            service: "Azure AD B2C: the user clicks 'Forgot your password?' (AADB2C90118), then Cancel on the password-reset user flow's page; B2C redirects back with error=access_denied and AADB2C90091.",
+            correctClient: "A correct app starts the reset flow, then reports the cancellation (user_canceled): it neither starts the reset again nor redeems a code.",
+            verdictRule: "FAILED when the app reports anything but a cancellation, starts the reset flow again or redeems a code after the cancel; NOT_TESTABLE when the reset flow was never started.",
+            citations: [Source.b2cErrors, Source.b2cReset],
+            rules: Rules.list(
+                #"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#,
+                #"{"match": {"endpoint": "authorize", "policy": "B2C_1_reset"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#
+            ),
+            journey: [.signIn(1, [], policy: "B2C_1_susi")],
+            checks: [
+                Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),
+                Check("no-second-reset", .atMost(count: 0, match: Self.resetAuthorize, after: Self.cancelledReset), citation: Source.b2cErrors),
+                Check("no-redemption", .noneAfter(trigger: Self.cancelledReset, forbidden: .codeRedemption, reachedBy: 1), citation: Source.b2cErrors),
+            ],
+            scopes: [], b2c: true
+        ),
     ]
+
+    private static let editProfileAuthorize = ExchangeMatch("an /authorize for the B2C_1_edit_profile policy", pathContains: "/authorize", policy: "B2C_1_edit_profile")
+    private static let resetAuthorize = ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")
+    private static let cancelledReset = ExchangeMatch("the reset flow's /authorize answered with AADB2C90091", pathContains: "/authorize", policy: "B2C_1_reset",
+                                                      answer: [.errorCode: "AADB2C90091"])
 }

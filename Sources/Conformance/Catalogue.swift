@@ -81,6 +81,7 @@ enum Source {
     static let b2cReset = Citation("Azure AD B2C: password reset with AADB2C90118", "https://learn.microsoft.com/azure/active-directory-b2c/add-password-reset-policy")
     static let externalIDTokens = Citation("Microsoft Entra External ID: tokens (issuer https://{tenantid}.ciamlogin.com/{tenantid}/v2.0)", "https://learn.microsoft.com/entra/external-id/customers/concept-tokens")
     static let externalIDPasswordReset = Citation("Microsoft Entra External ID: self-service password reset", "https://learn.microsoft.com/entra/external-id/customers/how-to-enable-password-reset-customers")
+    static let b2cEditProfile = Citation("Azure AD B2C: profile editing user flow", "https://learn.microsoft.com/azure/active-directory-b2c/add-profile-editing-policy")
     static let b2cErrors = Citation("Azure AD B2C error codes (AADB2C90091 cancelled)", "https://learn.microsoft.com/azure/active-directory-b2c/error-codes")
 
     static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")

@@ -56,6 +56,8 @@ extension EveryCaseCanFailTests {
         "graph.dropped-connection": "swift:EveryCaseCanFailTests.graphDroppedConnection",
         "b2c.password-reset": "adapter:no-password-reset",
         "b2c.cancel": "adapter:cancel-as-error",
+        "b2c.cancel-in-reset": "swift:EveryCaseCanFailTests.b2cCancelInReset",
+        "b2c.edit-profile": "swift:EveryCaseCanFailTests.b2cEditProfile",
     ]
 
     /// A new case cannot be added without a proof that its checks can fail, and every proof named exists:

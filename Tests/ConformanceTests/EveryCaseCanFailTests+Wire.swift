@@ -139,6 +139,45 @@ extension EveryCaseCanFailTests {
         staysBroken.expect("graph.dropped-connection", .failed, decidedBy: "recovers")
     }
 
+    func b2cAuthorize(_ s: inout Synthetic, at seconds: Double, policy: String, errorCode: String? = nil) {
+        s.add(at: seconds, "GET", "/fabrikamb2c.onmicrosoft.com/\(policy)/oauth2/v2.0/authorize", status: errorCode == nil ? 200 : 302, kind: "authorize",
+              query: [("client_id", "c"), ("response_type", "code"), ("p", policy)], errorCode: errorCode)
+    }
+
+    /// The profile-editing flow runs at its own policy and ends with tokens.
+    @Test func b2cEditProfile() {
+        var edits = Synthetic()
+        b2cAuthorize(&edits, at: 0, policy: "B2C_1_susi")
+        edits.reply(1, .signIn, from: 0, to: 1)
+        b2cAuthorize(&edits, at: 1.2, policy: "B2C_1_edit_profile")
+        edits.reply(2, .signIn, from: 1.1, to: 2)
+        edits.expectPassed("b2c.edit-profile")
+
+        var samePolicy = Synthetic()
+        b2cAuthorize(&samePolicy, at: 0, policy: "B2C_1_susi")
+        samePolicy.reply(1, .signIn, from: 0, to: 1)
+        b2cAuthorize(&samePolicy, at: 1.2, policy: "B2C_1_susi")
+        samePolicy.reply(2, .signIn, from: 1.1, to: 2)
+        samePolicy.expect("b2c.edit-profile", .failed, decidedBy: "runs-edit-policy")
+    }
+
+    /// Cancel inside B2C's reset flow: reported as a cancellation, no second reset, no redemption.
+    @Test func b2cCancelInReset() {
+        var cancelled = Synthetic()
+        b2cAuthorize(&cancelled, at: 0, policy: "B2C_1_susi", errorCode: "AADB2C90118")
+        b2cAuthorize(&cancelled, at: 1, policy: "B2C_1_reset", errorCode: "AADB2C90091")
+        cancelled.reply(1, .signIn, from: 0, to: 1.1, ok: false, error: .userCanceled)
+        cancelled.expectPassed("b2c.cancel-in-reset")
+
+        var loops = cancelled
+        b2cAuthorize(&loops, at: 1.05, policy: "B2C_1_reset", errorCode: "AADB2C90091")
+        loops.expect("b2c.cancel-in-reset", .failed, decidedBy: "no-second-reset")
+
+        var misreported = cancelled
+        misreported.outcomes[0].error = .other
+        misreported.expect("b2c.cancel-in-reset", .failed, decidedBy: "reports-cancel")
+    }
+
     // MARK: Token endpoint outages
 
     /// Steps 1–3 of a throttled refresh: the outage answers step 2's refresh at 1 s; `retryAt`: the next token request.
