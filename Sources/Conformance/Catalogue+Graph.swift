@@ -98,7 +98,7 @@ extension Catalogue {
             rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"serviceError": {"status": 503}}, "times": "always"}"#),
             journey: [.signIn(1), .callGraph(2, deadline: 30)],
             checks: [
-                Check("backs-off", .waits(trigger: ExchangeMatch.graph.answered(503...503, "the Graph 503"), next: .graph, seconds: 1, reachedBy: 2), citation: Source.graphThrottling),
+                Check("backs-off", .waitsAfterEach(trigger: ExchangeMatch.graph.answered(503...503, "a Graph 503"), next: .graph, seconds: 1, reachedBy: 2), citation: Source.graphThrottling),
                 Check("bounded-retries", .atMost(count: 3, match: .graph, after: ExchangeMatch.graph.answered(503...503, "the first Graph 503")), citation: Source.resilience),
                 Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, statuses: [503], label: "reports the 503")), citation: Source.graphThrottling),
             ]
@@ -107,11 +107,12 @@ extension Catalogue {
             id: "graph.dropped-connection", title: "Dropped Graph connection", level: .required,
             service: "The connection to Graph is closed without an answer on the first call; the next call succeeds.",
             correctClient: "A correct app reports a network error for that call (or retries it once) and reads /me on the next call.",
-            verdictRule: "FAILED when the app hangs or crashes on the dropped connection, or the next call fails.",
+            verdictRule: "FAILED when step 2 makes no Graph call, the app hangs or crashes on the dropped connection, or the next call fails.",
             citations: [Source.resilience, Source.graphErrors],
             rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"dropConnection": true}}"#),
             journey: [.signIn(1), .callGraph(2, deadline: 15), .callGraph(3)],
             checks: [
+                Check("calls-graph", .someDuring(step: 2, .graph), citation: Source.resilience),
                 Check("survives-drop", .reply(step: 2, ReplyExpectation(ok: nil, label: "answers")), citation: Source.resilience),
                 Check("recovers", .reply(step: 3, ReplyExpectation(ok: true, statuses: [200], label: "reads /me")), citation: Source.resilience),
             ]
@@ -129,7 +130,7 @@ extension Catalogue {
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize answered with AADB2C90118", pathContains: "/authorize", policy: "B2C_1_susi", answer: [.errorCode: "AADB2C90118"]),
-                                                    then: ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")), citation: Source.b2cReset),
+                                                    then: Self.resetAuthorize), citation: Source.b2cReset),
                 // Whether the reset flow then completes depends on the browser automation, not on the app.
                 Check("answers", .reply(step: 1, ReplyExpectation(ok: nil, waitingIsFine: true, label: "answers (signed in after the reset, or an error)")), citation: Source.b2cReset),
             ],
@@ -154,13 +155,14 @@ extension Catalogue {
             id: "b2c.edit-profile", title: "Profile editing user flow", level: .required,
             service: "Azure AD B2C: after signing in with the sign-up-or-sign-in flow, the user runs the profile-editing flow (B2C_1_edit_profile) from the app; its tokens name that policy (tfp) and the same user.",
             correctClient: "A correct app runs the profile-editing flow at its own policy authority, ends it with tokens, and keeps the user signed in (MSAL keys B2C accounts per policy).",
-            verdictRule: "FAILED when the profile-editing flow never reaches B2C_1_edit_profile's /authorize or ends without tokens; NOT_TESTABLE when the first sign-in failed.",
+            verdictRule: "FAILED when the first sign-in fails, or the profile-editing flow never reaches B2C_1_edit_profile's /authorize and token endpoint or ends without tokens.",
             citations: [Source.b2cEditProfile, Source.b2cErrors],
             rules: "[]",
             journey: [.signIn(1, [], policy: "B2C_1_susi"), .signIn(2, [], policy: "B2C_1_edit_profile")],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.b2cEditProfile),
                 Check("runs-edit-policy", .someDuring(step: 2, Self.editProfileAuthorize), citation: Source.b2cEditProfile),
+                Check("redeems-edit-code", .someDuring(step: 2, Self.editProfileRedemption), citation: Source.b2cEditProfile),
                 Check("ends-with-tokens", .reply(step: 2, .succeeds), citation: Source.b2cEditProfile),
             ],
             scopes: [], b2c: true
@@ -186,6 +188,8 @@ extension Catalogue {
     ]
 
     private static let editProfileAuthorize = ExchangeMatch("an /authorize for the B2C_1_edit_profile policy", pathContains: "/authorize", policy: "B2C_1_edit_profile")
+    private static let editProfileRedemption = ExchangeMatch("a code redemption at the B2C_1_edit_profile policy", pathContains: "/token",
+                                                             grantTypes: ["authorization_code"], policy: "B2C_1_edit_profile")
     private static let resetAuthorize = ExchangeMatch("an /authorize for the B2C_1_reset policy", pathContains: "/authorize", policy: "B2C_1_reset")
     private static let cancelledReset = ExchangeMatch("the reset flow's /authorize answered with AADB2C90091", pathContains: "/authorize", policy: "B2C_1_reset",
                                                       answer: [.errorCode: "AADB2C90091"])

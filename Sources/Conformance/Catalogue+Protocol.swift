@@ -14,7 +14,10 @@ extension Catalogue {
     /// response's tokens before it checks, so an app written like the seed apps (silent first) then
     /// calls Graph with them.
     /// `action`: how the answer's id_token is made bad (a rule action's members).
-    private static func badIDToken(id: String, title: String, level: CaseLevel, action: String, service: String, citations: [Citation]) -> ConformanceCase {
+    /// `ownAuthority`: the case's authority is a path of its own, so that a client's JWKS fetch reaches the
+    /// case's world (its keys) and its journal.
+    private static func badIDToken(id: String, title: String, level: CaseLevel, action: String, service: String, citations: [Citation],
+                                   ownAuthority: Bool = false) -> ConformanceCase {
         let redeemed = ExchangeMatch.codeRedemption.answered(200...200, "the code redemption answered with the bad id_token")
         return ConformanceCase(
             id: id, title: title, level: level, service: service,
@@ -26,7 +29,8 @@ extension Catalogue {
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
                 Check("no-use-of-tokens", level: .recommended, .noneAfter(trigger: redeemed, forbidden: .graph, reachedBy: 2), citation: citations[0]),
-            ]
+            ],
+            ownAuthority: ownAuthority
         )
     }
 
@@ -72,32 +76,36 @@ extension Catalogue {
             id: "protocol.id-token-signature", title: "id_token with a bad signature", level: .recommended,
             action: #""forgeTokens": {"idToken": "badSignature"}"#,
             service: "The code redemption returns an id_token signed by the published key with one bit of the signature flipped: what a tampered token looks like.",
-            citations: [Source.oidcSignature, Source.msalOIDC]
+            citations: [Source.oidcSignature, Source.msalOIDC],
+            ownAuthority: true
         ),
         badIDToken(
             id: "protocol.id-token-alg-none", title: "Unsigned id_token (alg none)", level: .recommended,
             action: #""forgeTokens": {"idToken": "algNone"}"#,
             service: "The code redemption returns an unsigned id_token: header alg none, no signature.",
-            citations: [Source.jwtAlgorithmVerification, Source.oidcSignature]
+            citations: [Source.jwtAlgorithmVerification, Source.oidcSignature],
+            ownAuthority: true
         ),
         badIDToken(
             id: "protocol.id-token-unknown-kid", title: "id_token signed by an unknown key", level: .recommended,
             action: #""forgeTokens": {"idToken": "unknownKeyId"}"#,
             service: "The code redemption returns an id_token signed by a key the tenant's JWKS does not publish, named by its own kid. A client validating signatures refetches the JWKS once for an unfamiliar kid, and then refuses.",
-            citations: [Source.oidcKeyRotation, Source.oidcSignature]
+            citations: [Source.oidcKeyRotation, Source.oidcSignature],
+            ownAuthority: true
         ),
         ConformanceCase(
             id: "protocol.signing-key-rollover", title: "Signing-key rollover between two tokens", level: .required,
             service: "The token signing key rolls over at the silent refresh: the refreshed tokens carry a new kid, and the old key leaves the JWKS, as after an emergency rollover.",
             correctClient: "A correct client keeps working: it never pins a signing key, and when it validates signatures it refetches the JWKS for the new kid.",
-            verdictRule: "FAILED when the refresh succeeds on the wire but the app reports the token as unusable, or step 2 fails; NOT_TESTABLE when no refresh happened.",
+            verdictRule: "FAILED when step 2 makes no refresh (the rolled key signs the refreshed tokens) or fails: the app refused the new key's tokens.",
             citations: [Source.oidcKeyRotation, Source.signingKeyRollover],
             rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"rollSigningKey": true}}"#),
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.signingKeyRollover),
                 Check("keeps-working", .reply(step: 2, .succeeds), citation: Source.oidcKeyRotation),
-            ]
+            ],
+            ownAuthority: true
         ),
         ConformanceCase(
             id: "protocol.refresh-other-user", title: "Refresh answered with another user's id_token", level: .recommended,

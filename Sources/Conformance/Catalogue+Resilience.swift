@@ -1,4 +1,6 @@
 import Foundation
+import IdentityPlatform
+import LocatedJSON
 
 extension Catalogue {
     /// A throttled or failing refresh: the client must not send another token request before the
@@ -94,30 +96,30 @@ extension Catalogue {
             ]
         ),
         deviceFlowEnds(
-            id: "resilience.device-code-expired", title: "Device code expired", error: "expired_token", code: "AADSTS70020",
-            message: "The provided value for the input parameter 'device_code' is not valid. This device code has expired.",
+            id: "resilience.device-code-expired", title: "Device code expired", refusal: .deviceCodeExpired(),
             service: "Every device-code poll is answered expired_token (AADSTS70020): the user did not finish before the code expired.",
             correctClient: "A correct client stops polling at the first expired_token and reports that the sign-in did not complete (it may offer a new code).",
             reports: .fails()
         ),
         deviceFlowEnds(
-            id: "resilience.device-code-declined", title: "Device sign-in declined", error: "authorization_declined", code: "AADSTS70000",
-            message: "The user has declined to authorize the device login request.",
+            id: "resilience.device-code-declined", title: "Device sign-in declined", refusal: .deviceAuthorizationDeclined(),
             service: "Every device-code poll is answered authorization_declined (AADSTS70000): the user chose Cancel on the verification page.",
             correctClient: "A correct client stops polling and reports that the user cancelled (user_canceled), not a failure to retry.",
             reports: .fails(.userCanceled)
         ),
     ]
 
-    /// A device-code poll answered with an error that ends the flow: the client must stop polling and say so.
-    private static func deviceFlowEnds(id: String, title: String, error: String, code: String, message: String, service: String, correctClient: String,
+    /// A device-code poll answered with an error that ends the flow (worded as the platform's own answer):
+    /// the client must stop polling and say so.
+    private static func deviceFlowEnds(id: String, title: String, refusal: IdentityError, service: String, correctClient: String,
                                        reports: ReplyExpectation) -> ConformanceCase {
+        let error = refusal.error
         let ended = ExchangeMatch.devicePoll.answered(400...400).with(answer: .error, error, label: "the \(error) poll")
         return ConformanceCase(
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the client polls again after the \(error), or reports a success\(reports.errors.isEmpty ? "" : " or another error than " + reports.errors.map(\.rawValue).joined(separator: ", ")); NOT_TESTABLE when no poll was answered \(error); SKIPPED when the adapter has no device flow.",
             citations: [Source.rfc8628Errors, Source.deviceCodeFlow],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error)", "code": "\#(code)", "message": "\#(message)"}}, "times": "always"}"#),
+            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error)", "code": "\#(refusal.prefixedCode)", "message": \#(JSONFragment.quote(refusal.message))}}, "times": "always"}"#),
             journey: [.signInDevice(1, deadline: 20)],
             checks: [
                 Check("stops-polling", .noneAfter(trigger: ended, forbidden: .devicePoll, reachedBy: 1), citation: Source.rfc8628Errors),

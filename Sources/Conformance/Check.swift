@@ -86,6 +86,8 @@ package struct Check: Sendable {
         /// the device authorization's `interval` + 5 s after the one before. No later poll passes only
         /// once step `reachedBy` was answered after the slow_down.
         case backsOffAfterSlowDown(reachedBy: Int)
+        /// Every `trigger` is followed by its next `next` no sooner than `seconds` (each retry backs off).
+        case waitsAfterEach(trigger: ExchangeMatch, next: ExchangeMatch, seconds: Double, reachedBy: Int)
         /// At least one exchange matches (the client declares a capability), judged once an exchange
         /// matching `once` (where the declaration belongs) was seen.
         case seen(ExchangeMatch, once: ExchangeMatch)

@@ -65,6 +65,7 @@ package struct Judge: Sendable {
         case .presentsNewestRefreshToken: rotationDecision()
         case .neverRepresentsRefusedRefreshToken(let reachedBy): deadGrantDecision(reachedBy)
         case .backsOffAfterSlowDown(let reachedBy): slowDownDecision(reachedBy)
+        case .waitsAfterEach(let trigger, let next, let seconds, let reachedBy): waitsAfterEachDecision(trigger, next, seconds, reachedBy)
         case .seen(let match, let once):
             if let hit = first(match) {
                 (.passed, "\(match) was seen", [hit], [])
@@ -247,6 +248,27 @@ package struct Judge: Sendable {
             return (.passed, "no poll after the slow_down, though the app went on to answer step \(reachedBy)", context, [reply])
         }
         return (.passed, "\(later.count) poll(s) after the slow_down, each at least \(Self.seconds(spacing)) (interval \(Self.seconds(interval)) + 5 s) after the one before", context + later, [])
+    }
+
+    private func waitsAfterEachDecision(_ trigger: ExchangeMatch, _ next: ExchangeMatch, _ seconds: Double, _ reachedBy: Int) -> Decision {
+        let triggers = all(trigger)
+        guard !triggers.isEmpty else { return notSeen(trigger) }
+        var pairs: [Exchange] = []
+        for triggered in triggers {
+            guard let following = first(next, after: triggered) else { continue }
+            let gap = following.time.timeIntervalSince(triggered.time)
+            if gap + Self.timingTolerance < seconds {
+                return (.failed, "\(next) came \(String(format: "%.2f s", gap)) after \(trigger), sooner than \(Self.seconds(seconds))", [triggered, following], [])
+            }
+            pairs += [triggered, following]
+        }
+        if pairs.isEmpty {
+            guard let reply = outcome(reachedBy), reply.observed == .answered, reply.ended(after: triggers[0]) else {
+                return (.notTestable, "\(next.absence) after \(trigger) and step \(reachedBy) never finished: the wait cannot be measured", triggers, [])
+            }
+            return (.passed, "\(next.absence) after \(trigger), though the app answered step \(reachedBy)", triggers, [reply])
+        }
+        return (.passed, "each \(next) came at least \(Self.seconds(seconds)) after \(trigger) before it", pairs, [])
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%g s", value) }

@@ -18,7 +18,9 @@ package struct RunComparison: Sendable, Equatable {
     }
 
     package enum Change: String, Sendable, Equatable {
-        case fixed = "FIXED", improved = "IMPROVED", newFailure = "NEW FAILURE", changed = "CHANGED", added = "NEW CASE", removed = "GONE"
+        /// `onlyNow` and `onlyBefore`: in one run's report and not the other's (the catalogue gained or lost
+        /// the case, or the runs chose different cases).
+        case fixed = "FIXED", improved = "IMPROVED", newFailure = "NEW FAILURE", changed = "CHANGED", onlyNow = "ONLY NOW", onlyBefore = "ONLY BEFORE"
     }
 
     package struct Entry: Sendable, Equatable {
@@ -48,14 +50,14 @@ package struct RunComparison: Sendable, Equatable {
         }
         let now = Set(current.cases.map(\.caseID))
         for gone in previous.cases where !now.contains(gone.caseID) {
-            entries.append(Entry(caseID: gone.caseID, change: .removed, before: gone.verdict, after: nil, reason: ""))
+            entries.append(Entry(caseID: gone.caseID, change: .onlyBefore, before: gone.verdict, after: nil, reason: ""))
         }
         self.entries = entries
         self.unchanged = unchanged
     }
 
     static func change(from before: Verdict?, to after: Verdict) -> Change? {
-        guard let before else { return .added }
+        guard let before else { return .onlyNow }
         guard before != after else { return nil }
         let bad: Set<Verdict> = [.failed, .warning]
         if bad.contains(before), after == .passed { return .fixed }
@@ -70,7 +72,7 @@ package struct RunComparison: Sendable, Equatable {
 
         package var description: String {
             switch self {
-            case .unreadable(let path): "cannot read --compare \(path)"
+            case .unreadable(let path): "--compare \(path): no such readable file"
             case .notAReport(let path, let why): "--compare \(path) is not a conformance report (the --json of an earlier run): \(why)"
             }
         }
@@ -101,7 +103,7 @@ package struct RunComparison: Sendable, Equatable {
 
     package var headline: String {
         "Compared with the run of \(ReportDates.iso(previous.startedAt)) (\(previous.client)): \(count(.fixed)) fixed, \(count(.newFailure)) new failures, "
-            + "\(count(.improved)) improved, \(count(.changed)) changed, \(count(.added)) new cases, \(count(.removed)) gone, \(unchanged) unchanged"
+            + "\(count(.improved)) improved, \(count(.changed)) changed, \(count(.onlyNow)) only in this run, \(count(.onlyBefore)) only in the earlier one, \(unchanged) unchanged"
     }
 
     /// The lines printed after the run's table.

@@ -41,7 +41,7 @@ extension EveryCaseCanFailTests {
         var noRefresh = Synthetic()
         noRefresh.signedIn()
         noRefresh.reply(2, .getToken, from: 1.2, to: 1.4)
-        #expect(noRefresh.check("protocol.signing-key-rollover", "refresh-seen").verdict != .passed)
+        #expect(noRefresh.check("protocol.signing-key-rollover", "refresh-seen").verdict == .failed)
     }
 
     @Test func refreshOtherUser() {
@@ -109,6 +109,12 @@ extension EveryCaseCanFailTests {
         hasty.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .graphError, status: 503)
         hasty.expect("graph.503-no-retry-after", .failed, decidedBy: "backs-off")
 
+        var onceOnly = Synthetic()
+        onceOnly.signedIn()
+        for at in [1.3, 6.3, 6.4] { onceOnly.graph(at: at, status: 503) }
+        onceOnly.reply(2, .callGraph, from: 1.2, to: 6.5, ok: false, error: .graphError, status: 503)
+        onceOnly.expect("graph.503-no-retry-after", .failed, decidedBy: "backs-off")
+
         var endless = patient
         for at in [21.3, 26.3] { endless.graph(at: at, status: 503) }
         endless.expect("graph.503-no-retry-after", .failed, decidedBy: "bounded-retries")
@@ -123,6 +129,7 @@ extension EveryCaseCanFailTests {
     @Test func graphDroppedConnection() {
         var recovers = Synthetic()
         recovers.signedIn()
+        recovers.graph(at: 1.3, status: 0)
         recovers.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .network)
         recovers.graph(at: 1.7)
         recovers.reply(3, .callGraph, from: 1.6, to: 1.8, status: 200)
@@ -131,6 +138,13 @@ extension EveryCaseCanFailTests {
         var hangs = recovers
         hangs.outcomes[1].observed = .deadlineExceeded
         hangs.expect("graph.dropped-connection", .failed, decidedBy: "survives-drop")
+
+        var neverCalled = Synthetic()
+        neverCalled.signedIn()
+        neverCalled.reply(2, .callGraph, from: 1.2, to: 1.5, ok: false, error: .network)
+        neverCalled.graph(at: 1.7)
+        neverCalled.reply(3, .callGraph, from: 1.6, to: 1.8, status: 200)
+        neverCalled.expect("graph.dropped-connection", .failed, decidedBy: "calls-graph")
 
         var staysBroken = recovers
         staysBroken.outcomes[2].ok = false
@@ -150,6 +164,8 @@ extension EveryCaseCanFailTests {
         b2cAuthorize(&edits, at: 0, policy: "B2C_1_susi")
         edits.reply(1, .signIn, from: 0, to: 1)
         b2cAuthorize(&edits, at: 1.2, policy: "B2C_1_edit_profile")
+        edits.add(at: 1.5, "POST", "/fabrikamb2c.onmicrosoft.com/B2C_1_edit_profile/oauth2/v2.0/token", status: 200, kind: "token",
+                  form: ["grant_type": "authorization_code", "code": "c0de"])
         edits.reply(2, .signIn, from: 1.1, to: 2)
         edits.expectPassed("b2c.edit-profile")
 

@@ -21,11 +21,11 @@ import Testing
         let previous = try ConformanceJSON.decoder().decode(RunComparison.PreviousRun.self, from: Data(before.json().utf8))
         let comparison = RunComparison(previous: previous, current: after)
         let changes = Dictionary(uniqueKeysWithValues: comparison.entries.map { ($0.caseID, $0.change) })
-        #expect(changes == ["a.fixed": .fixed, "b.worse": .newFailure, "d.better": .improved, "e.gone": .removed, "f.untestable": .changed,
-                            "g.worse-warning": .newFailure, "h.new": .added])
+        #expect(changes == ["a.fixed": .fixed, "b.worse": .newFailure, "d.better": .improved, "e.gone": .onlyBefore, "f.untestable": .changed,
+                            "g.worse-warning": .newFailure, "h.new": .onlyNow])
         #expect(comparison.unchanged == 1)
         let table = comparison.table()
-        #expect(table.contains("1 fixed, 2 new failures, 1 improved, 1 changed, 1 new cases, 1 gone, 1 unchanged"), "\(table)")
+        #expect(table.contains("1 fixed, 2 new failures, 1 improved, 1 changed, 1 only in this run, 1 only in the earlier one, 1 unchanged"), "\(table)")
         #expect(table.contains("FIXED") && table.contains("FAILED → PASSED"))
         let html = after.html(comparison: comparison)
         #expect(html.contains("<section id=\"changes\">") && html.contains("b.worse &lt;reason&gt;"), "texts are escaped")

@@ -68,6 +68,10 @@ import Testing
         #expect(ring.current.keyID == second.keyID)
         #expect(ring.published(at: now).map(\.keyID) == [second.keyID, first.keyID])
         #expect(ring.published(at: now.addingTimeInterval(60)).map(\.keyID) == [second.keyID])
+        // A key past its grace leaves at the next roll; the one that signed until then gets the new grace.
+        let third = try SigningCredential.generate()
+        ring.roll(to: third, keepingPreviousUntil: now.addingTimeInterval(200), now: now.addingTimeInterval(100))
+        #expect(ring.published(at: now.addingTimeInterval(100)).map(\.keyID) == [third.keyID, second.keyID])
         ring.roll(to: first)
         #expect(ring.published(at: now).map(\.keyID) == [first.keyID], "an abrupt roll drops every earlier key")
     }

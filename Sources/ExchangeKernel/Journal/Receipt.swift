@@ -72,8 +72,10 @@ package struct Receipt: Sendable, Equatable {
         package var scopes: [String]
         package var audience: String?
         package var expiresAt: Date?
-        /// The signing key's `kid` (nil for refresh tokens, which are not signed).
+        /// The signing key's `kid` (nil for refresh tokens, which are not signed, and unsigned forgeries).
         package var keyID: String?
+        /// How a scenario or the mint broke the token on purpose; nil for a true one.
+        package var forgery: TokenForgery?
 
         package init(kind: Kind, id: String, subject: String? = nil, objectID: String? = nil, clientID: String? = nil,
                     scopes: [String] = [], audience: String? = nil, expiresAt: Date? = nil, keyID: String? = nil) {
@@ -283,7 +285,7 @@ extension Receipt {
                 ("subject", optional(token.subject)), ("oid", optional(token.objectID)), ("clientId", optional(token.clientID)),
                 ("scopes", .strings(token.scopes)), ("audience", optional(token.audience)),
                 ("expiresAt", token.expiresAt.map { .string(InternetDate.format(secondsSince1970: $0.timeIntervalSince1970)) } ?? .raw("null")),
-                ("kid", optional(token.keyID)),
+                ("kid", optional(token.keyID)), ("forgery", optional(token.forgery?.rawValue)),
             ])
         }
         let grantItems: [JSONFragment] = grants.map { .object([("kind", .string($0.kind.rawValue)), ("action", .string($0.action.rawValue)), ("id", .string($0.id))]) }

@@ -49,10 +49,13 @@ package final class SigningKeyRing: Sendable {
     /// Signs with a new key. Without `keepingPreviousUntil` the old keys leave at once (tokens they signed
     /// stop validating); with it they stay published until then, as the service keeps a key it rolled
     /// away from in its JWKS while tokens it signed are still in use.
-    package func roll(to credential: SigningCredential, keepingPreviousUntil retiresAt: Date? = nil) {
+    /// `now`: keys whose grace is over leave the ring at the roll, so repeated rolls do not pile up keys.
+    package func roll(to credential: SigningCredential, keepingPreviousUntil retiresAt: Date? = nil, now: Date = .distantPast) {
         entries.withLock { list in
             guard let retiresAt else { return list = [Entry(credential: credential)] }
-            list = [Entry(credential: credential)] + list.map { Entry(credential: $0.credential, retiresAt: min($0.retiresAt ?? retiresAt, retiresAt)) }
+            // The key that signed until now gets the grace; earlier ones keep theirs.
+            let earlier = list.map { Entry(credential: $0.credential, retiresAt: $0.retiresAt ?? retiresAt) }.filter { $0.retiresAt! > now }
+            list = [Entry(credential: credential)] + earlier
         }
     }
 

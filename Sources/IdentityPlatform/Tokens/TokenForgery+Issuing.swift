@@ -31,11 +31,11 @@ extension TokenForgery {
         case .wrongIssuer:
             if let issuer = claims.string("iss") { claims.override("iss", json: JSONFragment.quote(Self.replacingOrigin(of: issuer))) }
         case .wrongTenant:
-            if let tenant = claims.string("tid") {
-                claims.override("tid", json: JSONFragment.quote(Self.otherTenantID))
-                if let issuer = claims.string("iss") {
-                    claims.override("iss", json: JSONFragment.quote(issuer.replacingOccurrences(of: tenant, with: Self.otherTenantID)))
-                }
+            // B2C's tokens have no `tid`: their issuer's path names the tenant.
+            let tenant = claims.string("tid") ?? claims.string("iss").flatMap(Self.tenantInPath)
+            if claims.string("tid") != nil { claims.override("tid", json: JSONFragment.quote(Self.otherTenantID)) }
+            if let tenant, let issuer = claims.string("iss") {
+                claims.override("iss", json: JSONFragment.quote(issuer.replacingOccurrences(of: tenant, with: Self.otherTenantID)))
             }
         case .badSignature, .algNone, .unknownKeyId:
             break
@@ -61,6 +61,12 @@ extension TokenForgery {
         case .futureNotBefore, .expired, .wrongAudience, .wrongIssuer, .wrongTenant:
             return (try JWS.signJWT(payloadJSON: payload, credential: credential), credential.keyID)
         }
+    }
+
+    /// The first path segment of an issuer that is a tenant id (a GUID).
+    static func tenantInPath(_ issuer: String) -> String? {
+        guard let scheme = issuer.range(of: "://") else { return nil }
+        return issuer[scheme.upperBound...].split(separator: "/").dropFirst().map(String.init).first { UUID(uuidString: $0) != nil }
     }
 
     /// `https://host[:port]/rest` with another origin: the path (tenant, version) stays.

@@ -58,7 +58,9 @@ package struct TokenIssuer: Sendable {
                 (token, sha256) = try JWS.signJWTWithDigest(payloadJSON: claims.bytes, credential: credential)
                 keyID = credential.keyID
             }
-            receipt?.issued(Receipt.IssuedToken(kind: kind, sha256: sha256, claims: claims, keyID: keyID), secret: token, sha256: sha256)
+            var issued = Receipt.IssuedToken(kind: kind, sha256: sha256, claims: claims, keyID: keyID)
+            issued.forgery = forgery
+            receipt?.issued(issued, secret: token, sha256: sha256)
             return token
         } catch {
             throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)

@@ -113,7 +113,9 @@ extension TokenIssuer {
         let lifetime = request.kind == .id ? options.idTokenLifetime : options.accessTokenLifetime
         let token: String
         do { token = try sign(&claims, kind: request.kind == .id ? .id : .access, forgery: request.forgery) } catch { throw TokenMintError(reason: .invalidRequest, message: error.message) }
-        return MintedToken(token: token, claims: claims, expiresOn: now.addingTimeInterval(lifetime))
+        // What the token says, a forgery's `exp` included.
+        let expiresOn = claims.integer("exp").map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? now.addingTimeInterval(lifetime)
+        return MintedToken(token: token, claims: claims, expiresOn: expiresOn)
     }
 
     private func mintTenant(_ request: TokenMintRequest, user: DirectoryUser?, app: Application, directory: Directory) throws(TokenMintError) -> Tenant {

@@ -93,7 +93,7 @@ extension ScenarioEngine {
         case .advanceClock(let seconds): world.virtualClock?.advance(by: seconds)
         case .rollSigningKey(let grace):
             let now = world.service.clock.now()
-            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential, keepingPreviousUntil: grace.map(now.addingTimeInterval)) }
+            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential, keepingPreviousUntil: grace.map(now.addingTimeInterval), now: now) }
         default: break
         }
     }

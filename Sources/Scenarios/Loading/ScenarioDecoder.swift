@@ -169,20 +169,12 @@ struct ScenarioDecoder {
             case "discoveryIssuer": if let issuer = v.string { actions.append(.discoveryIssuer(issuer)) }
             case "rollSigningKey": actions.append(.rollSigningKey(keepPreviousFor: reader.double(v, "keepPreviousFor")))
             case "forgeTokens":
-                func forgery(_ value: JSONValue?, at path: String) -> TokenForgery? {
-                    guard let value else { return nil }
-                    guard let name = value.string, let forgery = TokenForgery(rawValue: name) else {
-                        reader.report("expected one of: \(TokenForgery.names)", at: value, path: path)
-                        return nil
-                    }
-                    return forgery
-                }
-                if v.string != nil {
-                    let both = forgery(v, at: memberPath)
+                // The schema's `tokenForgery` enum, the same names as TokenForgery's, refuses any other.
+                if let both = v.string.flatMap(TokenForgery.init(rawValue:)) {
                     actions.append(.forgeTokens(accessToken: both, idToken: both))
                 } else {
-                    actions.append(.forgeTokens(accessToken: forgery(v["accessToken"], at: JSONReader.pointer(memberPath, "accessToken")),
-                                                idToken: forgery(v["idToken"], at: JSONReader.pointer(memberPath, "idToken"))))
+                    actions.append(.forgeTokens(accessToken: v["accessToken"]?.string.flatMap(TokenForgery.init(rawValue:)),
+                                                idToken: v["idToken"]?.string.flatMap(TokenForgery.init(rawValue:))))
                 }
             case "advanceClock": actions.append(.advanceClock(seconds: reader.double(value, member.key) ?? 0))
             default: break // the schema has reported it
