@@ -1,5 +1,5 @@
-// Added for the B2C module (issue 4): modules that own a section of the config file validate that
-// section on its own; their problems must still name where the section sits in the whole file.
+// Modules that own a section of the config file (B2C, Graph) validate that section on their own; their
+// problems must still name where the section sits in the whole file.
 
 extension JSONProblems {
     /// The same problems with `pointer` (`/b2c`, `/graph`) put in front of their paths.

@@ -17,7 +17,7 @@ package enum Redaction {
         "accesstoken", "idtoken", "devicecode", "usercode", "idtokenhint", "token", "otc", "newpassword", "currentpassword",
         // The sign-in pages' password fields (Microsoft's names).
         "passwd", "confirmnewpassword",
-        // B2C's pages (issue 4): sign-up and password reset confirm the new password in this field.
+        // B2C's pages: sign-up and password reset confirm the new password in this field.
         "reenterpassword",
         // The control API's app shape.
         "secrets",

@@ -213,8 +213,8 @@ struct DirectoryBuilder {
         return nil
     }
 
-    /// Linear in the number of users (issue 12, defect 6): the users the file replaces are removed in
-    /// one pass at the end, not one scan of the directory per user.
+    /// Linear in the number of users: the users the file replaces are removed in one pass at the end, not
+    /// one scan of the directory per user, which made a large file's load quadratic.
     mutating func addUsers() {
         var added: [DirectoryUser] = []
         defer { replaceUsers(with: added) }

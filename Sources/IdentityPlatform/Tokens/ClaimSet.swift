@@ -102,7 +102,7 @@ package struct ClaimSet: Sendable {
 
 extension Int {
     /// Seconds as an integer even when a scenario or client asked for an absurd amount (no overflow trap).
-    /// Public for the B2C module's token responses (issue 4).
+    /// Package-wide: the B2C module's token responses use it too.
     package init(saturating value: Double) {
         if let exact = Int(exactly: value.rounded(.towardZero)) {
             self = exact
