@@ -51,6 +51,7 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
     func stop() {
         server.beginShutdown()
         server.waitUntilStoppedBlocking()
+        application.finishBackgroundWork()
     }
 }
 
