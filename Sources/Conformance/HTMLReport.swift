@@ -17,7 +17,8 @@ extension ConformanceReport {
         if !summary.staleBaselineEntries.isEmpty {
             body += "<p class=\"result bad\">Listed in the baseline but no longer failing (remove the entries): \(e(summary.staleBaselineEntries.joined(separator: ", ")))</p>\n"
         }
-        if let comparison { body += comparison.html() }
+        // With the changes above it, the overview gets a heading of its own, or it reads as their continuation.
+        if let comparison { body += comparison.html() + "<h2>Cases</h2>\n" }
         body += "<table class=\"overview\"><thead><tr><th>Case</th><th>Level</th><th>Verdict</th><th>Reason</th></tr></thead><tbody>\n"
         for result in cases {
             body += "<tr><td><a href=\"#\(e(result.caseID))\">\(e(result.caseID))</a></td><td>\(e(result.level.rawValue))</td>"
