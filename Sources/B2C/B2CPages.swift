@@ -129,11 +129,7 @@ enum B2CMessages {
     /// B2C's default password policy (strong): 8 to 64 characters, three of four character classes.
     static func passwordProblem(_ password: String) -> String? {
         guard (8...64).contains(password.count) else { return passwordLength }
-        let classes = [
-            password.contains { $0.isLowercase }, password.contains { $0.isUppercase },
-            password.contains { $0.isNumber }, password.contains { !$0.isLetter && !$0.isNumber },
-        ].filter { $0 }.count
-        return classes >= 3 ? nil : passwordComplexity
+        return PasswordPolicy.characterKinds(in: password) >= 3 ? nil : passwordComplexity
     }
 
     static func isEmailAddress(_ text: String) -> Bool {

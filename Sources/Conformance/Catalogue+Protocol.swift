@@ -1,4 +1,5 @@
 import Foundation
+import ExchangeKernel
 import IdentityPlatform
 
 extension Catalogue {
@@ -13,11 +14,12 @@ extension Catalogue {
     /// Not going on is recommended only: MSAL for Python 1.39 raises on a wrong nonce, but caches the
     /// response's tokens before it checks, so an app written like the seed apps (silent first) then
     /// calls Graph with them.
-    /// `action`: how the answer's id_token is made bad (a rule action's members).
-    /// `ownAuthority`: the case's authority is a path of its own, so that a client's JWKS fetch reaches the
-    /// case's world (its keys) and its journal.
-    private static func badIDToken(id: String, title: String, level: CaseLevel, action: String, service: String, citations: [Citation],
-                                   ownAuthority: Bool = false) -> ConformanceCase {
+    /// `claims`: the id_token's claims made wrong (JSON), or `forgery`: the token itself forged. A forged
+    /// case's authority is a path of its own, so that a client's JWKS fetch reaches the case's world (its
+    /// keys) and its journal.
+    private static func badIDToken(id: String, title: String, level: CaseLevel, claims: String? = nil, forgery: TokenForgery? = nil,
+                                   service: String, citations: [Citation]) -> ConformanceCase {
+        let action = forgery.map { #""forgeTokens": {"idToken": "\#($0.rawValue)"}"# } ?? #""tokenClaims": {"idToken": \#(claims ?? "{}")}"#
         let redeemed = ExchangeMatch.codeRedemption.answered(200...200, "the code redemption answered with the bad id_token")
         return ConformanceCase(
             id: id, title: title, level: level, service: service,
@@ -30,7 +32,7 @@ extension Catalogue {
                 Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
                 Check("no-use-of-tokens", level: .recommended, .noneAfter(trigger: redeemed, forbidden: .graph, reachedBy: 2), citation: citations[0]),
             ],
-            ownAuthority: ownAuthority
+            ownAuthority: forgery != nil
         )
     }
 
@@ -50,48 +52,45 @@ extension Catalogue {
         ),
         badIDToken(
             id: "protocol.nonce-mismatch", title: "id_token with a wrong nonce", level: .required,
-            action: #""tokenClaims": {"idToken": {"nonce": "conformance-not-your-nonce"}}"#,
+            claims: #"{"nonce": "conformance-not-your-nonce"}"#,
             service: "The code redemption returns an id_token whose nonce is not the one the client sent on /authorize (a replayed or injected token).",
             citations: [Source.oidcNonce, Source.msalOIDC]
         ),
         badIDToken(
             id: "protocol.id-token-audience", title: "id_token for another audience", level: .recommended,
-            action: #""tokenClaims": {"idToken": {"aud": "00000000-0000-0000-0000-00000000dead"}}"#,
+            claims: #"{"aud": "00000000-0000-0000-0000-00000000dead"}"#,
             service: "The code redemption returns an id_token whose aud is another application (MSAL for Python accepts it on purpose since 1.38).",
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
             id: "protocol.id-token-issuer", title: "id_token from another issuer", level: .recommended,
-            action: #""tokenClaims": {"idToken": {"iss": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"}}"#,
+            claims: #"{"iss": "https://login.microsoftonline.com/72f988bf-86f1-41af-91ab-2d7cd011db47/v2.0"}"#,
             service: "The code redemption returns an id_token whose iss is another tenant's issuer, not the authority's.",
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
             id: "protocol.id-token-expired", title: "Expired id_token", level: .recommended,
-            action: #""tokenClaims": {"idToken": {"exp": 1000000000, "iat": 999996400, "nbf": 999996400}}"#,
+            claims: #"{"exp": 1000000000, "iat": 999996400, "nbf": 999996400}"#,
             service: "The code redemption returns an id_token that expired in 2001.",
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
             id: "protocol.id-token-signature", title: "id_token with a bad signature", level: .recommended,
-            action: #""forgeTokens": {"idToken": "badSignature"}"#,
+            forgery: .badSignature,
             service: "The code redemption returns an id_token signed by the published key with one bit of the signature flipped: what a tampered token looks like.",
-            citations: [Source.oidcSignature, Source.msalOIDC],
-            ownAuthority: true
+            citations: [Source.oidcSignature, Source.msalOIDC]
         ),
         badIDToken(
             id: "protocol.id-token-alg-none", title: "Unsigned id_token (alg none)", level: .recommended,
-            action: #""forgeTokens": {"idToken": "algNone"}"#,
+            forgery: .algNone,
             service: "The code redemption returns an unsigned id_token: header alg none, no signature.",
-            citations: [Source.jwtAlgorithmVerification, Source.oidcSignature],
-            ownAuthority: true
+            citations: [Source.jwtAlgorithmVerification, Source.oidcSignature]
         ),
         badIDToken(
             id: "protocol.id-token-unknown-kid", title: "id_token signed by an unknown key", level: .recommended,
-            action: #""forgeTokens": {"idToken": "unknownKeyId"}"#,
+            forgery: .unknownKeyId,
             service: "The code redemption returns an id_token signed by a key the tenant's JWKS does not publish, named by its own kid. A client validating signatures refetches the JWKS once for an unfamiliar kid, and then refuses.",
-            citations: [Source.oidcKeyRotation, Source.oidcSignature],
-            ownAuthority: true
+            citations: [Source.oidcKeyRotation, Source.oidcSignature]
         ),
         ConformanceCase(
             id: "protocol.signing-key-rollover", title: "Signing-key rollover between two tokens", level: .required,

@@ -27,13 +27,6 @@ package struct FakeEntraApplication: Sendable {
     /// How every request is routed (Graph's host names, the B2C tenant): worked out once per request.
     package var routes: RouteResolver { responder.routes }
 
-    /// Waits for the work the application started on threads of its own (a spare signing key under
-    /// way), so that the process does not exit while OpenSSL is still generating on another thread:
-    /// its exit-time cleanup then frees what that thread uses.
-    package func finishBackgroundWork() {
-        engine.spareKey.waitUntilPrepared()
-    }
-
     package init(
         service: IdentityService, graph: GraphDataset = .embeddedDefault, b2c: B2CConfiguration? = .embeddedDefault,
         scenarios: @autoclosure @escaping @Sendable () -> ScenarioLibrary = ScenarioLibrary(),

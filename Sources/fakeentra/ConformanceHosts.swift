@@ -51,7 +51,6 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
     func stop() {
         server.beginShutdown()
         server.waitUntilStoppedBlocking()
-        application.finishBackgroundWork()
     }
 }
 

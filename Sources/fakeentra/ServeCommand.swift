@@ -141,7 +141,6 @@ struct ServeCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((banner.joined(separator: "\n") + "\n").utf8))
 
         await server.waitUntilStopped()
-        application.finishBackgroundWork()
     }
 
     /// The embedded defaults, or the `--config` file; a broken file stops start-up with every problem listed.

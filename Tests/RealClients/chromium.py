@@ -183,7 +183,7 @@ def _is_stale(element):
 @pytest.fixture(scope="module")
 def server(certs_dir):
     """Each browser test module's own server: its pages create accounts and change passwords."""
-    from conftest import RunningServer
+    from real_servers import RunningServer
     s = RunningServer([], certs_dir)
     yield s
     s.stop()

@@ -15,7 +15,7 @@ import uuid
 import pytest
 from azure.core.exceptions import ClientAuthenticationError
 
-from conftest import RunningServer
+from real_servers import RunningServer
 from test_azure_cli import CONTOSO, CONTOSO_ID, DEMO_SUBSCRIPTION, ConnectProxy, jwt_claims
 from test_msal_confidential_client import self_signed_certificate
 

@@ -9,7 +9,7 @@ import pytest
 import requests
 
 from browser_driver import drive, drive_response, parse_forms
-from conftest import port_443_available
+from real_servers import port_443_available
 
 TENANT = "fabrikamb2c.onmicrosoft.com"
 TENANT_ID = "5d8f1b2e-3c4a-4e6f-9a1b-7c2d3e4f5a6b"

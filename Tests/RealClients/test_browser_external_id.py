@@ -30,7 +30,7 @@ CONFIG = {
 @pytest.fixture(scope="module")
 def server(certs_dir, tmp_path_factory):
     """This module's own server: its pages create accounts and change passwords."""
-    from conftest import RunningServerWithConfig
+    from real_servers import RunningServerWithConfig
     s = RunningServerWithConfig(CONFIG, certs_dir, tmp_path_factory.mktemp("external-id"))
     yield s
     s.stop()

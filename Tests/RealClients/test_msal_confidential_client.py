@@ -5,7 +5,7 @@ import uuid
 
 import msal
 import pytest
-from conftest import port_443_available
+from real_servers import port_443_available
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa

@@ -74,7 +74,7 @@ class MSALRules:
 @pytest.fixture(scope="module")
 def native(certs_dir):
     """A server of this module's own: its flows sign customers up and reset their passwords."""
-    from conftest import RunningServer
+    from real_servers import RunningServer
     server = RunningServer([], certs_dir)
     yield server
     server.stop()
@@ -299,7 +299,7 @@ USER_FLOW_CONFIG = {"tenants": [{
 
 @pytest.fixture(scope="module")
 def fabrikam(certs_dir, tmp_path_factory):
-    from conftest import RunningServerWithConfig
+    from real_servers import RunningServerWithConfig
     server = RunningServerWithConfig(USER_FLOW_CONFIG, certs_dir, tmp_path_factory.mktemp("user-flow"))
     yield server
     server.stop()

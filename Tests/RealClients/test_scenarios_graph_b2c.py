@@ -8,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from conftest import bind_scenario, binding_rules, bound_app
+from real_servers import bind_scenario, binding_rules, bound_app
 from test_b2c_msal import b2c_app, finish, parse_forms, redirect_params, start
 from test_msal_public_client import ADELE, public_app, sign_in_with_auth_code
 
@@ -106,7 +106,7 @@ def test_graph_missing_scope_403_then_incremental_consent(server):
 @pytest.fixture(scope="module")
 def b2c_server(certs_dir):
     """The B2C scenarios name the default B2C tenant's user flows (B2C_1_susi, B2C_1_edit_profile, B2C_1_reset)."""
-    from conftest import RunningServer
+    from real_servers import RunningServer
     s = RunningServer([], certs_dir)
     yield s
     s.stop()

@@ -7,7 +7,7 @@ import msal
 import pytest
 import requests
 
-from conftest import RunningServer, bind_scenario, binding_rules
+from real_servers import RunningServer, bind_scenario, binding_rules
 
 from test_msal_public_client import ADELE, ALEX, PASSWORD, public_app, sign_in_with_auth_code
 

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from browser_driver import drive
-from conftest import bind_scenario, binding_rules, bound_app
+from real_servers import bind_scenario, binding_rules, bound_app
 from test_msal_public_client import ADELE, PASSWORD, REDIRECT, public_app, sign_in_with_auth_code
 
 NESTOR = "nestor.wilke@contoso.onmicrosoft.com"

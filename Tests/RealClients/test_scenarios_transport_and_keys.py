@@ -15,7 +15,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from browser_driver import drive
-from conftest import bind_scenario, binding_rules
+from real_servers import bind_scenario, binding_rules
 from test_msal_public_client import ADELE, PASSWORD, REDIRECT, public_app, sign_in_with_auth_code
 
 CONTOSO = "contoso.onmicrosoft.com"

@@ -135,12 +135,13 @@ extension InteractiveFlow {
               accountProblem(user) == nil else { return showSignIn(login: login, error: nil) }
         guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
         if tenant.kind == .external {
-            // External ID holds every new password to its native API's rules.
+            // External ID holds every new password to its native API's rules (8 characters among them).
             do throws(NativeAuthError) { try PasswordPolicy.check(new, tenant: tenant, names: [user.givenName, user.surname]) } catch {
                 return showPasswordChange(login: login, error: error.error.message)
             }
+        } else if new.count < 8 {
+            return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.")
         }
-        guard new.count >= 8 else { return showPasswordChange(login: login, error: "Your new password must have at least 8 characters.") }
         guard new == confirmation else { return showPasswordChange(login: login, error: "The passwords don't match.") }
         guard new != current else { return showPasswordChange(login: login, error: "You can't reuse your current password.") }
         let now = self.now

@@ -10,8 +10,6 @@ struct NativeAuthError: Error {
     var continuationToken: String?
     var requiredAttributes: [SignUpAttribute] = []
     var invalidAttributes: [String] = []
-    /// False for the errors the reference names without an AADSTS code: none is made up for them.
-    var hasCode = true
 
     init(_ error: IdentityError, continuationToken: String? = nil, requiredAttributes: [SignUpAttribute] = [], invalidAttributes: [String] = []) {
         self.error = error
@@ -23,19 +21,15 @@ struct NativeAuthError: Error {
     /// A sign-up attribute the user flow's rules refuse (suberror `attribute_validation_failed`, with
     /// `invalid_attributes` naming them; MSAL for iOS/macOS reads the names and needs at least one).
     static func attributeValidationFailed(_ names: [String]) -> NativeAuthError {
-        var refusal = NativeAuthError(IdentityError(error: "invalid_grant", code: 0, message: "Attributes validation failed.", suberror: "attribute_validation_failed"),
-                                      invalidAttributes: names)
-        refusal.hasCode = false
-        return refusal
+        NativeAuthError(IdentityError(error: "invalid_grant", code: 0, message: "Attributes validation failed.", suberror: "attribute_validation_failed"),
+                        invalidAttributes: names)
     }
 
     /// An app registered without "Enable native authentication" (the reference's `invalid_client`, suberror
     /// `nativeauthapi_disabled`, which it gives no AADSTS code).
     static func nativeAuthenticationDisabled() -> NativeAuthError {
-        var refusal = NativeAuthError(IdentityError(error: "invalid_client", code: 0, message: "The application is not enabled for native authentication.",
-                                                    suberror: "nativeauthapi_disabled", status: 400))
-        refusal.hasCode = false
-        return refusal
+        NativeAuthError(IdentityError(error: "invalid_client", code: 0, message: "The application is not enabled for native authentication.",
+                                      suberror: "nativeauthapi_disabled", status: 400))
     }
 
     /// A locked or disabled account, refused as its sign-in would be.
@@ -48,9 +42,7 @@ struct NativeAuthError: Error {
     /// A password sent to a user flow whose customers sign in with one-time passcodes only (MSAL for
     /// Android's `unsupported_auth_method`, worded as in its tests).
     static func passwordNotSupported() -> NativeAuthError {
-        var refusal = NativeAuthError(IdentityError(error: "unsupported_auth_method", code: 0, message: "Password based authentication is not supported."))
-        refusal.hasCode = false
-        return refusal
+        NativeAuthError(IdentityError(error: "unsupported_auth_method", code: 0, message: "Password based authentication is not supported."))
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
@@ -67,7 +59,8 @@ struct NativeAuthError: Error {
         if !invalidAttributes.isEmpty {
             members.append(("invalid_attributes", .raw("[" + invalidAttributes.map { JSONFragment.object([("name", .string($0))]).text }.joined(separator: ",") + "]")))
         }
-        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false, withCode: hasCode)
+        // Code 0, as elsewhere in the platform: the reference names the error without an AADSTS code.
+        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false, withCode: error.code != 0)
     }
 }
 

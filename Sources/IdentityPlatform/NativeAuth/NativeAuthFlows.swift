@@ -178,7 +178,7 @@ package final class NativeAuthFlows: Sendable {
     }
 
     /// An opaque token in the shape the service's have (base64url, no padding).
-    private static func newToken() -> String { Base64URL.encode(SecureRandom.bytes(count: 48)) }
+    private static func newToken() -> String { TokenIdentifiers.opaqueInternal() }
 
     package static func newFlowID() -> String { SecureRandom.guid() }
 

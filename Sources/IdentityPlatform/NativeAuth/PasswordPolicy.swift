@@ -3,20 +3,22 @@ import Foundation
 /// Entra's rules for a new password, refused with the native API's suberrors: 8 to 256 characters, three
 /// of lower case, upper case, digits and symbols (learn.microsoft.com, "Password policies"), and no
 /// password made of banned terms (`BannedPasswordCheck`).
-enum PasswordPolicy {
+package enum PasswordPolicy {
     /// `names`: the customer's given name and surname where known, which a password may not lean on.
     static func check(_ password: String, tenant: Tenant, names: [String?] = []) throws(NativeAuthError) {
         if password.count < 8 { throw NativeAuthError(.passwordRefused("password_too_short", "Password too short.")) }
         if password.count > 256 { throw NativeAuthError(.passwordRefused("password_too_long", "Password too long.")) }
-        let classes = [
-            password.contains(where: \.isLowercase), password.contains(where: \.isUppercase), password.contains(where: \.isNumber),
-            password.contains(where: { !$0.isLetter && !$0.isNumber }),
-        ].filter { $0 }.count
-        if classes < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
+        if characterKinds(in: password) < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
         let check = BannedPasswordCheck(bannedTerms: tenant.bannedPasswords ?? [], names: names.compactMap { $0 } + tenant.nameTerms)
         if !check.accepts(password) {
             throw NativeAuthError(.passwordRefused("password_banned", "Choose a password that's harder for people to guess."))
         }
+    }
+
+    /// How many of lower case, upper case, digits and symbols `password` has (Entra's and B2C's complexity rule).
+    package static func characterKinds(in password: String) -> Int {
+        [password.contains(where: \.isLowercase), password.contains(where: \.isUppercase), password.contains(where: \.isNumber),
+         password.contains(where: { !$0.isLetter && !$0.isNumber })].filter { $0 }.count
     }
 
     /// A forgotten password replaced, from the native API or the pages: the rules above, an account that

@@ -19,6 +19,12 @@ package final class SpareSigningKey: Sendable {
 
     private let state = Mutex(State.empty)
     private let generations = DispatchGroup()
+
+    /// Every generation under way in the process. At exit, OpenSSL's cleanup frees what a generating
+    /// thread still uses: whichever way the process ends (a server stopped, a test fixture shut down,
+    /// a usage error), it waits for them first.
+    private static let underWay = DispatchGroup()
+    private static let waitsAtExit: Void = { atexit { SpareSigningKey.underWay.wait() } }()
     private let generate: @Sendable () throws -> SigningCredential
 
     package init(generate: @escaping @Sendable () throws -> SigningCredential = { try SigningCredential.generate() }) {
@@ -33,11 +39,14 @@ package final class SpareSigningKey: Sendable {
             return true
         }
         guard starts else { return }
+        Self.waitsAtExit
         generations.enter()
+        Self.underWay.enter()
         let thread = Thread { [self] in
             let made = try? generate()
             state.withLock { $0 = made.map(State.ready) ?? .empty }
             generations.leave()
+            Self.underWay.leave()
         }
         thread.name = Self.threadName
         thread.start()
