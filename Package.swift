@@ -81,7 +81,7 @@ let package = Package(
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
-        .target(name: "Conformance", dependencies: ["IdentityPlatform", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Conformance", dependencies: ["IdentityPlatform", "EntraCrypto", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Every /_fakeentra/ endpoint behind one access rule: health, journal reads, token mint, conformance
         // runs, the control API (scenarios, bindings, reset, clock, directory edits), the cross-site guard.

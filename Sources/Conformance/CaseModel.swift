@@ -17,6 +17,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
     case graph
     case b2c
     case externalID = "externalid"
+    case confidential
 
     package var title: String {
         switch self {
@@ -27,6 +28,28 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
         case .graph: "Microsoft Graph"
         case .b2c: "Azure AD B2C"
         case .externalID: "Microsoft Entra External ID"
+        case .confidential: "Confidential clients"
+        }
+    }
+}
+
+/// The kind of app a run judges: a public client (phone, desktop, command line), or a confidential web
+/// app that proves who it is with a client secret or with a certificate's signed assertion.
+package enum ClientKind: String, Sendable, Codable, CaseIterable {
+    case publicClient = "public"
+    case secret
+    case certificate
+
+    package var isConfidential: Bool { self != .publicClient }
+
+    package static let every = Set(allCases)
+    package static let confidential: Set<ClientKind> = [.secret, .certificate]
+
+    package var title: String {
+        switch self {
+        case .publicClient: "public client"
+        case .secret: "confidential client (client secret)"
+        case .certificate: "confidential client (certificate)"
         }
     }
 }
@@ -76,12 +99,20 @@ package struct ConformanceCase: Sendable {
     /// The case's authority is a path of its own (a tenant alias bound to its world) rather than the
     /// tenant's: requests without a client id, as discovery is, then reach the case's scenario and journal.
     package var ownAuthority: Bool
+    /// The kinds of app the case judges; a run for another kind leaves it out.
+    package var clients: Set<ClientKind>
+    /// A confidential client's secret stops being valid this long after the case starts.
+    package var secretLifetime: TimeInterval?
+    /// After the reply to this step, the registration's certificate is replaced by a new one, which the
+    /// suite also writes where the app loads its certificate from (a certificate rollover).
+    package var rollsCertificateAfterStep: Int?
 
     package init(
         id: String, title: String, level: CaseLevel, service: String, correctClient: String, verdictRule: String,
         citations: [Citation], rules: String, clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
         scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, externalID: Bool = false,
-        ownAuthority: Bool = false
+        ownAuthority: Bool = false, clients: Set<ClientKind>? = nil, secretLifetime: TimeInterval? = nil,
+        rollsCertificateAfterStep: Int? = nil
     ) {
         self.id = id
         self.title = title
@@ -101,6 +132,10 @@ package struct ConformanceCase: Sendable {
         self.b2c = b2c
         self.externalID = externalID
         self.ownAuthority = ownAuthority
+        // Devices sign in as public clients; the confidential adapters sign in at Entra ID's authority only.
+        self.clients = clients ?? (b2c || externalID || journey.contains { $0.step == .signInDevice } ? [.publicClient] : ClientKind.every)
+        self.secretLifetime = secretLifetime
+        self.rollsCertificateAfterStep = rollsCertificateAfterStep
     }
 
     /// The scenario file the case binds to its client id; the name is unique per case.

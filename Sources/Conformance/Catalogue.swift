@@ -2,14 +2,16 @@ import Foundation
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
-    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + confidential
 
     package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 
     /// Cases whose id matches the glob (`*` any run of characters, `?` one), or all of them.
-    package static func select(glob: String?, level: LevelFilter = .all) -> [ConformanceCase] {
+    /// `client`: only the cases that judge that kind of app.
+    package static func select(glob: String?, level: LevelFilter = .all, client: ClientKind? = nil) -> [ConformanceCase] {
         all.filter { conformanceCase in
             (glob.map { Glob.matches($0, conformanceCase.id) } ?? true) && (level == .all || conformanceCase.level == .required)
+                && (client.map(conformanceCase.clients.contains) ?? true)
         }
     }
 
@@ -83,6 +85,10 @@ enum Source {
     static let externalIDPasswordReset = Citation("Microsoft Entra External ID: self-service password reset", "https://learn.microsoft.com/entra/external-id/customers/how-to-enable-password-reset-customers")
     static let b2cEditProfile = Citation("Azure AD B2C: profile editing user flow", "https://learn.microsoft.com/azure/active-directory-b2c/add-profile-editing-policy")
     static let b2cErrors = Citation("Azure AD B2C error codes (AADB2C90091 cancelled)", "https://learn.microsoft.com/azure/active-directory-b2c/error-codes")
+
+    static let clientSecrets = Citation("Microsoft identity platform: application credentials (client secrets, their expiry)", "https://learn.microsoft.com/entra/identity-platform/how-to-add-credentials")
+    static let certificateCredentials = Citation("Microsoft identity platform: certificate credentials (client assertions)", "https://learn.microsoft.com/entra/identity-platform/certificate-credentials")
+    static let identityWebCertificateReload = Citation("Microsoft.Identity.Web TokenAcquisition.cs (reload the certificate and retry once on AADSTS700027, 700024, 7000274; never on 7000215 or 7000222)", "https://github.com/AzureAD/microsoft-identity-web/blob/master/src/Microsoft.Identity.Web.TokenAcquisition/TokenAcquisition.cs")
 
     static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")
     static let msalOIDC = Citation("MSAL for Python msal/oauth2cli/oidc.py (nonce, state)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/oauth2cli/oidc.py")

@@ -25,6 +25,7 @@ package enum CatalogueMarkdown {
                 text += "- **Verdict:** \(c.verdictRule)\n"
                 text += "- **Journey:** " + c.journey.map { "`\($0.summary)`" }.joined(separator: " → ") + "\n"
                 text += "- **Checks:** " + c.checks.map { "`\($0.name)`" + ($0.level.map { " (\($0.rawValue))" } ?? "") }.joined(separator: ", ") + "\n"
+                text += "- **Judges:** " + ClientKind.allCases.filter(c.clients.contains).map(\.title).joined(separator: "; ") + "\n"
                 if c.clockOffset != 0 { text += "- **Clock:** the case's world runs \(Int(c.clockOffset)) s ahead (its own virtual clock)\n" }
                 text += "- **Sources:** " + c.citations.map { "[\($0.label)](\($0.url))" }.joined(separator: "; ") + "\n"
             }

@@ -40,9 +40,15 @@ package struct CaseStart: Sendable, Codable, Equatable {
     package var b2c: B2CSettings?
     package var scenario: ScenarioSummary
     package var journey: [JourneyStep]
+    /// What a confidential client authenticates with; nil for a public client.
+    package var credential: ClientCredential?
 
-    /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command.
-    package func environment(certificateAuthority: String, browser: String) -> [String: String] {
+    /// The kind of app the case's client id is registered as.
+    package var client: ClientKind { credential?.kind ?? .publicClient }
+
+    /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command,
+    /// `certificatePath` the file holding a certificate client's key and certificate.
+    package func environment(certificateAuthority: String, browser: String, certificatePath: String? = nil) -> [String: String] {
         var environment = [
             "FAKEENTRA_CONFORMANCE_PROTOCOL": JourneyStep.protocolVersion,
             "FAKEENTRA_CASE": caseID,
@@ -56,7 +62,10 @@ package struct CaseStart: Sendable, Codable, Equatable {
             "FAKEENTRA_BROWSER": browser,
             "FAKEENTRA_SCOPES": scopes.joined(separator: " "),
             "FAKEENTRA_STEP_TIMEOUT": String(httpTimeout),
+            "FAKEENTRA_CLIENT_KIND": client.rawValue,
         ]
+        if let secret = credential?.secret { environment["FAKEENTRA_CLIENT_SECRET"] = secret }
+        if let certificatePath, credential?.certificate != nil { environment["FAKEENTRA_CLIENT_CERTIFICATE"] = certificatePath }
         if let b2c {
             environment["FAKEENTRA_B2C_AUTHORITY"] = b2c.authority
             environment["FAKEENTRA_B2C_RESET_AUTHORITY"] = b2c.resetAuthority
@@ -64,6 +73,26 @@ package struct CaseStart: Sendable, Codable, Equatable {
             environment["FAKEENTRA_B2C_SCOPES"] = b2c.scopes.joined(separator: " ")
         }
         return environment
+    }
+}
+
+/// A confidential client's credential for one case, made fresh for it (never reused, never written to the project).
+package struct ClientCredential: Sendable, Codable, Equatable {
+    package var kind: ClientKind
+    package var secret: String?
+    /// The private key then its self-signed certificate, PEM: what the app loads its certificate from.
+    package var certificate: String?
+    /// A certificate rollover's replacement, in the same form: the suite puts it where the app loads its
+    /// certificate from, and on the registration, once step `rolloverAfterStep` was answered.
+    package var nextCertificate: String?
+    package var rolloverAfterStep: Int?
+
+    package init(kind: ClientKind, secret: String? = nil, certificate: String? = nil, nextCertificate: String? = nil, rolloverAfterStep: Int? = nil) {
+        self.kind = kind
+        self.secret = secret
+        self.certificate = certificate
+        self.nextCertificate = nextCertificate
+        self.rolloverAfterStep = rolloverAfterStep
     }
 }
 
@@ -88,7 +117,12 @@ package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvert
     static func tooManyRuns(_ limit: Int) -> ConformanceError {
         .init(status: 429, code: "too_many_runs", message: "\(limit) conformance runs have cases still in progress, the most this server keeps; finish them (or restart the server) first")
     }
-    static func noCases(_ glob: String) -> ConformanceError { .init(status: 422, code: "no_cases", message: "no conformance case matches \"\(glob)\"") }
+    static func noCases(_ glob: String, client: ClientKind) -> ConformanceError {
+        .init(status: 422, code: "no_cases", message: "no conformance case for a \(client.title) matches \"\(glob)\"")
+    }
+    static func noRollover(_ id: String) -> ConformanceError {
+        .init(status: 409, code: "no_rollover", message: "case \"\(id)\" rolls no certificate in this run (only certificate-rollover cases of a certificate client's run do)")
+    }
 }
 
 /// Runs cases against this server's scenario engine: each case gets a fresh client id, its own
@@ -100,9 +134,12 @@ package final class ConformanceSessions: Sendable {
     struct Started: Sendable {
         var start: CaseStart
         var startedAt: Date
+        /// The certificate a rollover registers in place of the first one.
+        var rolledCertificate: String?
     }
 
     struct Run: Sendable {
+        var client: ClientKind
         var cases: [String]
         var sequence: Int
         var started: [String: Started] = [:]
@@ -127,10 +164,10 @@ package final class ConformanceSessions: Sendable {
         self.b2c = b2c
     }
 
-    /// A new run over the cases the glob selects; returns its id.
-    package func createRun(cases glob: String? = nil, level: Catalogue.LevelFilter = .all) throws(ConformanceError) -> (id: String, cases: [ConformanceCase]) {
-        let selected = Catalogue.select(glob: glob, level: level)
-        if selected.isEmpty { throw .noCases(glob ?? "*") }
+    /// A new run over the cases the glob selects for that kind of app; returns its id.
+    package func createRun(cases glob: String? = nil, level: Catalogue.LevelFilter = .all, client: ClientKind = .publicClient) throws(ConformanceError) -> (id: String, cases: [ConformanceCase]) {
+        let selected = Catalogue.select(glob: glob, level: level, client: client)
+        if selected.isEmpty { throw .noCases(glob ?? "*", client: client) }
         let id = "r" + UUID().uuidString.prefix(8).lowercased()
         let sequence = nextSequence.withLock { next in defer { next += 1 }; return next }
         let admitted: Bool = runs.withLock { runs in
@@ -138,7 +175,7 @@ package final class ConformanceSessions: Sendable {
                 guard let oldest = runs.filter({ $0.value.isIdle }).min(by: { $0.value.sequence < $1.value.sequence })?.key else { return false }
                 runs[oldest] = nil
             }
-            runs[id] = Run(cases: selected.map(\.id), sequence: sequence)
+            runs[id] = Run(client: client, cases: selected.map(\.id), sequence: sequence)
             return true
         }
         guard admitted else { throw .tooManyRuns(Self.maxRuns) }
@@ -150,10 +187,14 @@ package final class ConformanceSessions: Sendable {
         return run.cases.compactMap { run.results[$0] }
     }
 
-    /// Binds the case's scenario to a fresh client id registered as a public client.
+    /// Binds the case's scenario to a fresh client id registered as the run's kind of app, with a fresh credential if confidential.
     package func start(run id: String, case caseID: String, baseURL: String) throws(ConformanceError) -> CaseStart {
         guard let conformanceCase = Catalogue.named(caseID) else { throw .unknownCase(caseID) }
-        guard runs.withLock({ $0[id] != nil }) else { throw .unknownRun(id) }
+        guard let client = runs.withLock({ $0[id]?.client }) else { throw .unknownRun(id) }
+        guard conformanceCase.clients.contains(client) else {
+            throw ConformanceError(status: 422, code: "not_applicable", message: "case \"\(caseID)\" does not judge a \(client.title)")
+        }
+        let issued = try CaseCredentials.issue(for: client, case: conformanceCase)
         let clientID = UUID().uuidString.lowercased()
         if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
@@ -168,7 +209,7 @@ package final class ConformanceSessions: Sendable {
             throw ConformanceError(status: error.status, code: error.code, message: error.message)
         }
         engine.world(binding: binding.id)?.service.directory.withLock { directory in
-            register(clientID: clientID, for: conformanceCase, user: user, in: &directory)
+            register(clientID: clientID, for: conformanceCase, user: user, credentials: issued, in: &directory)
         }
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
@@ -176,12 +217,25 @@ package final class ConformanceSessions: Sendable {
             username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
-            journey: conformanceCase.journey
+            journey: conformanceCase.journey, credential: issued?.credential
         )
         // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
-        let replaced = runs.withLock { $0[id]?.started.updateValue(Started(start: start, startedAt: Date()), forKey: caseID) }
+        let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate)
+        let replaced = runs.withLock { $0[id]?.started.updateValue(started, forKey: caseID) }
         if let replaced { engine.unbind(id: replaced.start.binding) }
         return start
+    }
+
+    /// The certificate rollover: the case's registration trades its certificate for the one the start
+    /// named as next (which the caller put where the app loads its certificate from).
+    package func rollCertificate(run id: String, case caseID: String) throws(ConformanceError) {
+        guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
+        guard let started = run.started[caseID], run.results[caseID] == nil else { throw .notStarted(caseID) }
+        guard let certificate = started.rolledCertificate else { throw .noRollover(caseID) }
+        engine.world(binding: started.start.binding)?.service.directory.withLock { directory in
+            guard let index = directory.applications.firstIndex(where: { $0.clientID == started.start.clientID }) else { return }
+            directory.applications[index].certificates = [certificate]
+        }
     }
 
     /// Judges the case from its world's exchanges and the reported outcomes, and removes its binding.
@@ -210,9 +264,10 @@ package final class ConformanceSessions: Sendable {
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.
     package static let redirectURI = "http://localhost"
 
-    private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, in directory: inout Directory) {
+    private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, credentials: CaseCredentials?, in directory: inout Directory) {
         directory.applications.append(Application(
-            clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: true, redirectURIs: [Self.redirectURI]
+            clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: credentials == nil,
+            secrets: credentials?.registeredSecrets ?? [], certificates: credentials?.registeredCertificates ?? [], redirectURIs: [Self.redirectURI]
         ))
         let bare = conformanceCase.consentedScopes.filter { !$0.contains("/") }
         guard !bare.isEmpty else { return }

@@ -18,6 +18,8 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
     package var schemaVersion: Int = 1
     package var tool: String
     package var client: String
+    /// The kind of app judged; absent in reports written before confidential clients were judged.
+    package var clientKind: ClientKind?
     package var server: String
     package var startedAt: Date
     package var finishedAt: Date
@@ -25,9 +27,10 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
     package var summary: Summary
     package var cases: [CaseResult]
 
-    package init(tool: String, client: String, server: String, startedAt: Date, finishedAt: Date, strict: Bool, cases: [CaseResult]) {
+    package init(tool: String, client: String, clientKind: ClientKind = .publicClient, server: String, startedAt: Date, finishedAt: Date, strict: Bool, cases: [CaseResult]) {
         self.tool = tool
         self.client = client
+        self.clientKind = clientKind
         self.server = server
         self.startedAt = startedAt
         self.finishedAt = finishedAt
@@ -76,7 +79,7 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
         }
         let s = summary
         lines.append("")
-        lines.append("\(s.total) cases: \(s.passed) passed, \(s.failed) failed, \(s.warnings) warnings, \(s.notTestable) not testable, \(s.skipped) skipped")
+        lines.append("\(s.total) cases for a \((clientKind ?? .publicClient).title): \(s.passed) passed, \(s.failed) failed, \(s.warnings) warnings, \(s.notTestable) not testable, \(s.skipped) skipped")
         if !s.expectedFailures.isEmpty { lines.append("* expected by the baseline: \(s.expectedFailures.joined(separator: ", "))") }
         if !s.staleBaselineEntries.isEmpty {
             lines.append("! listed in the baseline but no longer failing (remove the entries): \(s.staleBaselineEntries.joined(separator: ", "))")

@@ -8,9 +8,10 @@ import Scenarios
 /// (an iOS app under XCUITest).
 ///
 /// - `GET  /_fakeentra/conformance/cases` — the catalogue
-/// - `POST /_fakeentra/conformance/runs` `{"cases"?: glob, "level"?: "required"|"all"}` — 201 `{"run", "cases"}`
+/// - `POST /_fakeentra/conformance/runs` `{"cases"?: glob, "level"?: "required"|"all", "client"?: "public"|"secret"|"certificate"}` — 201 `{"run", "cases"}`
 /// - `GET  /_fakeentra/conformance/runs/{run}` — the results so far
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` — the client id, authority, user and journey
+/// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/rollover` — the registration takes the start's next certificate
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/finish` `{"outcomes": [reply…]}` — the verdict
 struct ConformanceEndpoints {
     let sessions: ConformanceSessions
@@ -24,12 +25,16 @@ struct ConformanceEndpoints {
             case ("POST", 1) where segments[0] == "runs":
                 let body = try Self.object(request)
                 let level = body["level"]?.string.flatMap(Catalogue.LevelFilter.init(rawValue:)) ?? .all
-                let (id, cases) = try sessions.createRun(cases: body["cases"]?.string, level: level)
+                let client = try Self.clientKind(body["client"])
+                let (id, cases) = try sessions.createRun(cases: body["cases"]?.string, level: level, client: client)
                 return Self.json(201, RunCreated(run: id, cases: cases.map(CaseListing.init)))
             case ("GET", 2) where segments[0] == "runs":
                 return Self.json(200, RunResults(run: segments[1], results: try sessions.results(run: segments[1])))
             case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "start":
                 return Self.json(200, try sessions.start(run: segments[1], case: segments[3], baseURL: Self.baseURL(request, context: context)))
+            case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "rollover":
+                try sessions.rollCertificate(run: segments[1], case: segments[3])
+                return Self.json(200, ["rolled": segments[3]])
             case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "finish":
                 let body = try Self.object(request)
                 guard let conformanceCase = Catalogue.named(segments[3]) else { throw ConformanceError.unknownCase(segments[3]) }
@@ -43,6 +48,14 @@ struct ConformanceEndpoints {
         } catch {
             return ScenarioEngineError(status: 500, code: "internal", message: "\(error)").response
         }
+    }
+
+    static func clientKind(_ value: JSONValue?) throws(ConformanceError) -> ClientKind {
+        guard let value else { return .publicClient }
+        guard let kind = value.string.flatMap(ClientKind.init(rawValue:)) else {
+            throw ConformanceError(status: 422, code: "invalid_body", message: "\"client\" must be \(ClientKind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+        }
+        return kind
     }
 
     /// Each step's reported outcome by `id`; a step with none reported is `not_sent`.

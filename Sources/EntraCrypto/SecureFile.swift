@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// Small, careful file I/O for keys and certificates.
-enum SecureFile {
+package enum SecureFile {
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 
     static func read(_ path: String) throws -> String {
@@ -18,7 +18,8 @@ enum SecureFile {
 
     /// Writes `contents` atomically (temp file + rename) with `mode` set from creation, so a private
     /// key is never readable by others, not even for an instant.
-    static func write(_ contents: String, to path: String, mode: mode_t) throws {
+    package static func write(_ contents: String, to path: String, mode permissions: Int) throws {
+        let mode = mode_t(permissions)
         let temporary = "\(path).tmp-\(getpid())-\(SecureRandom.base64URLString(byteCount: 6))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw error("cannot create \(temporary)") }

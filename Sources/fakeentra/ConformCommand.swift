@@ -12,12 +12,14 @@ struct ConformCommand: ParsableCommand {
         discussion: """
             Runs CMD once per case through /bin/sh with the adapter protocol (version 1.1): the case's \
             settings in FAKEENTRA_* variables, steps as JSON lines on stdin, one JSON reply per step on \
-            stdout. Exit status 0 when no required case failed (with --strict, no warning either) and no \
+            stdout. With --credential, the client is a confidential web app and the run takes the cases \
+            that judge one. Exit status 0 when no required case failed (with --strict, no warning either) and no \
             baseline entry is stale.
             """
     )
 
     @Option(name: .customLong("client"), help: ArgumentHelp("The adapter command, run through /bin/sh once per case.", valueName: "cmd")) var client: String?
+    @Option(name: .customLong("credential"), help: ArgumentHelp("The client is a confidential web app authenticating with a client secret or a certificate (FAKEENTRA_CLIENT_SECRET, FAKEENTRA_CLIENT_CERTIFICATE); without it, a public client.", valueName: "secret|certificate")) var credential: String?
     @Option(name: .customLong("cases"), help: ArgumentHelp("Case ids to run: a glob (`resilience.*`), or several separated by commas.", valueName: "glob")) var cases: String?
     @Option(name: .customLong("level"), help: "required: the required cases only; all: recommended ones too.") var level: String = "all"
     @Option(name: .customLong("jobs"), help: "Cases run in parallel.") var jobs: Int = 4
@@ -36,13 +38,18 @@ struct ConformCommand: ParsableCommand {
 
     func validate() throws {
         guard Catalogue.LevelFilter(rawValue: level) != nil else { throw ValidationError("--level must be required or all, not \"\(level)\"") }
+        if let credential, ClientKind(rawValue: credential).map(\.isConfidential) != true {
+            throw ValidationError("--credential must be secret or certificate, not \"\(credential)\"")
+        }
         if markdown && !list { throw ValidationError("--markdown goes with --list") }
         if list { return }
         guard let client, !client.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ValidationError("--client CMD is required: the adapter command run once per case (docs/conformance.md#adapters)")
         }
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be between 1 and 64") }
-        if let cases, Catalogue.select(glob: cases, level: .all).isEmpty { throw ValidationError("--cases \(cases) matches no case; `fakeentra conform --list` shows them") }
+        if let cases, Catalogue.select(glob: cases, level: .all, client: clientKind).isEmpty {
+            throw ValidationError("--cases \(cases) matches no case for a \(clientKind.title); `fakeentra conform --list` shows them")
+        }
         if let server {
             guard let url = URLComponents(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--server must be an http(s) URL, not \"\(server)\"")
@@ -51,9 +58,11 @@ struct ConformCommand: ParsableCommand {
         if let baselinePath, !FileManager.default.isReadableFile(atPath: baselinePath) { throw ValidationError("--baseline \(baselinePath): no such readable file") }
     }
 
+    var clientKind: ClientKind { credential.flatMap(ClientKind.init(rawValue:)) ?? .publicClient }
+
     func run() throws {
         let filter = Catalogue.LevelFilter(rawValue: level)!
-        let selected = Catalogue.select(glob: cases, level: filter)
+        let selected = Catalogue.select(glob: cases, level: filter, client: list && credential == nil ? nil : clientKind)
         if list {
             print(markdown ? CatalogueMarkdown.render(Catalogue.all) : CatalogueMarkdown.listing(selected), terminator: "")
             return
@@ -70,9 +79,9 @@ struct ConformCommand: ParsableCommand {
         var ownServer: InProcessConformanceHost?
         if let server {
             host = try RemoteConformanceHost(baseURL: server, certs: certs ?? CertificateDirectory.defaultPath(), secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"],
-                                             cases: cases, level: filter)
+                                             cases: cases, level: filter, client: clientKind)
         } else {
-            let started = try InProcessConformanceHost(certs: certs ?? (scratch as NSString).appendingPathComponent("certs"), cases: cases, level: filter)
+            let started = try InProcessConformanceHost(certs: certs ?? (scratch as NSString).appendingPathComponent("certs"), cases: cases, level: filter, client: clientKind)
             ownServer = started
             host = started
         }
@@ -93,7 +102,7 @@ struct ConformCommand: ParsableCommand {
         var results = runner.run(selected) { done, total, result in progress.show("[\(done)/\(total)] \(result.caseID): \(result.verdict.rawValue)") }
         progress.clear()
         if let baseline { results = baseline.apply(to: results) }
-        let report = ConformanceReport(tool: "fakeentra conform", client: client!, server: host.serverDescription,
+        let report = ConformanceReport(tool: "fakeentra conform", client: client!, clientKind: clientKind, server: host.serverDescription,
                                        startedAt: startedAt, finishedAt: Date(), strict: strict, cases: results)
         print(report.table(width: Self.terminalWidth()), terminator: "")
         let comparison = previous.map { RunComparison(previous: $0, current: report) }

@@ -17,7 +17,7 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
     let certificateAuthority: String
     let run: String
 
-    init(certs: String, cases: String?, level: Catalogue.LevelFilter) throws {
+    init(certs: String, cases: String?, level: Catalogue.LevelFilter, client: ClientKind) throws {
         let paths = try LocalCertificateAuthority.ensure(directory: certs, hostnames: [])
         let signing = try SigningCredential.loadOrCreate(directory: certs)
         let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: signing))
@@ -32,7 +32,7 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
         baseURL = "https://127.0.0.1:\(address.port)"
         certificateAuthority = paths.caCertificate
         do {
-            run = try application.conformance.createRun(cases: cases, level: level).id
+            run = try application.conformance.createRun(cases: cases, level: level, client: client).id
         } catch {
             throw StartupFailure(message: error.message)
         }
@@ -42,6 +42,10 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
 
     func start(case id: String) throws -> CaseStart {
         do { return try application.conformance.start(run: run, case: id, baseURL: baseURL) } catch { throw StartupFailure(message: error.message) }
+    }
+
+    func rollCertificate(case id: String) throws {
+        do { try application.conformance.rollCertificate(run: run, case: id) } catch { throw StartupFailure(message: error.message) }
     }
 
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult {
@@ -61,10 +65,10 @@ struct RemoteConformanceHost: ConformanceHost {
     let run: String
     let certificateAuthority: String
 
-    init(baseURL: String, certs: String, secret: String?, cases: String?, level: Catalogue.LevelFilter) throws {
+    init(baseURL: String, certs: String, secret: String?, cases: String?, level: Catalogue.LevelFilter, client kind: ClientKind) throws {
         certificateAuthority = (certs as NSString).appendingPathComponent("ca.pem")
         client = try ControlClient(baseURL: baseURL, caPath: certificateAuthority, secret: secret)
-        var body: [String: String] = ["level": level.rawValue]
+        var body: [String: String] = ["level": level.rawValue, "client": kind.rawValue]
         if let cases { body["cases"] = cases }
         let created: RunCreated = try Self.decode(client.send("POST", ConformanceSessions.controlPath + "/runs", query: [], body: Self.encode(body), expecting: 201))
         run = created.run
@@ -74,6 +78,10 @@ struct RemoteConformanceHost: ConformanceHost {
 
     func start(case id: String) throws -> CaseStart {
         try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/start", query: [], body: "{}", expecting: 200))
+    }
+
+    func rollCertificate(case id: String) throws {
+        _ = try client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/rollover", query: [], body: "{}", expecting: 200)
     }
 
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult {

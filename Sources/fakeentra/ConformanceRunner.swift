@@ -1,4 +1,5 @@
 import Conformance
+import EntraCrypto
 import Foundation
 import Synchronization
 
@@ -7,6 +8,8 @@ protocol ConformanceHost: Sendable {
     var serverDescription: String { get }
     var certificateAuthority: String { get }
     func start(case id: String) throws -> CaseStart
+    /// The certificate rollover: the case's registration takes the start's next certificate.
+    func rollCertificate(case id: String) throws
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult
 }
 
@@ -50,29 +53,51 @@ struct ConformanceRunner: Sendable {
         } catch {
             return Self.unrunnable(conformanceCase, reason: "the case could not start: \(error)", started: started)
         }
+        let certificatePath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).client.pem")
+        if let certificate = start.credential?.certificate {
+            do { try SecureFile.write(certificate, to: certificatePath, mode: 0o600) } catch {
+                return Self.unrunnable(conformanceCase, reason: "the client certificate could not be written: \(error)", started: started)
+            }
+        }
+        defer { try? FileManager.default.removeItem(atPath: certificatePath) }
         var environment = ProcessInfo.processInfo.environment
-        environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser(start))) { _, new in new }
+        environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser(start), certificatePath: certificatePath)) { _, new in new }
         let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
         let outcomes: [StepOutcome]
         var tail = ""
+        var suiteFailure: String?
         do {
             let adapter = try AdapterProcess(command: command, environment: environment, stderrPath: stderrPath)
-            outcomes = walk(start.journey, with: adapter)
+            outcomes = walk(start.journey, with: adapter) { answered in
+                guard let credential = start.credential, credential.rolloverAfterStep == answered, let next = credential.nextCertificate else { return true }
+                do {
+                    try SecureFile.write(next, to: certificatePath, mode: 0o600)
+                    try host.rollCertificate(case: conformanceCase.id)
+                    return true
+                } catch {
+                    suiteFailure = "the certificate rollover after step \(answered) failed: \(error)"
+                    return false
+                }
+            }
             adapter.terminate()
             tail = adapter.stderrTail()
         } catch {
             outcomes = start.journey.map { StepOutcome(id: $0.id, step: $0.step, observed: .adapterExited, detail: "\(error)", startedAt: nil, endedAt: nil) }
         }
         do {
-            return try host.finish(case: conformanceCase.id, outcomes: outcomes, stderrTail: tail)
+            // Finished even when the suite failed its own part, so the case's binding is released.
+            let result = try host.finish(case: conformanceCase.id, outcomes: outcomes, stderrTail: tail)
+            return suiteFailure.map { Self.unrunnable(conformanceCase, reason: $0, started: started) } ?? result
         } catch {
             return Self.unrunnable(conformanceCase, reason: "the case could not be judged: \(error)", started: started)
         }
     }
 
     /// Sends each step and waits for its reply until the step's deadline; once a step got no reply
-    /// the adapter is in an unknown state, so later steps are not sent.
-    func walk(_ journey: [JourneyStep], with adapter: AdapterProcess) -> [StepOutcome] {
+    /// the adapter is in an unknown state, so later steps are not sent. `afterReply` runs between a
+    /// step's reply and the next step (the suite's own changes, such as a certificate rollover); when it
+    /// fails, later steps are not sent either.
+    func walk(_ journey: [JourneyStep], with adapter: AdapterProcess, afterReply: (Int) -> Bool = { _ in true }) -> [StepOutcome] {
         var outcomes: [StepOutcome] = []
         var broken = false
         for step in journey {
@@ -91,7 +116,7 @@ struct ConformanceRunner: Sendable {
             case .line(let line):
                 let outcome = StepOutcome.parse(line: line, for: step, startedAt: sentAt, endedAt: Date())
                 outcomes.append(outcome)
-                if outcome.observed != .answered { broken = true }
+                if outcome.observed != .answered || !afterReply(step.id) { broken = true }
             case .deadline:
                 outcomes.append(StepOutcome(id: step.id, step: step.step, observed: .deadlineExceeded,
                                             detail: "no reply within \(Int(step.deadlineSeconds)) s", startedAt: sentAt, endedAt: Date()))

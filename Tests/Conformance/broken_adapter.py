@@ -5,9 +5,13 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
 
     broken_adapter.py no-pkce | accepts-bad-nonce | ignores-state | ignores-retry-after | dead-token-loop |
                       ignores-declined-scopes | never-interactive | drops-claims-challenge |
-                      ignores-graph-retry-after | graph-401-loop | no-password-reset | cancel-as-error |
-                      ignores-slow-down
+                      ignores-graph-retry-after | graph-503-no-backoff | graph-401-loop | no-password-reset |
+                      cancel-as-error | ignores-slow-down | device-decline-as-error
     broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
+
+The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
+
+    broken_adapter.py no-certificate-reload | signs-in-again-on-invalid-client
 """
 import importlib.util
 import os
@@ -25,6 +29,9 @@ REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "clients" / "conforman
 _spec = importlib.util.spec_from_file_location("reference_adapter", REFERENCE)
 reference = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(reference)
+_web_spec = importlib.util.spec_from_file_location("reference_web_adapter", REFERENCE.with_name("web_adapter.py"))
+web = importlib.util.module_from_spec(_web_spec)
+_web_spec.loader.exec_module(web)
 
 
 # MARK: patches of MSAL itself (what an app that rolled its own OAuth, or tuned MSAL badly, would do)
@@ -150,6 +157,32 @@ class IgnoresSlowDown(reference.MsalApp):
             time.sleep(interval)
 
 
+class DeclineAsError(reference.MsalApp):
+    """Shows the user's refusal on the device's page (authorization_declined) as a failure, not a cancellation."""
+
+    def sign_in_device(self, step, deadline):
+        try:
+            return super().sign_in_device(step, deadline)
+        except reference.StepFailure as failure:
+            if failure.error == "user_canceled":
+                raise reference.StepFailure("other", failure.detail) from failure
+            raise
+
+
+# MARK: broken web apps
+
+class NoCertificateReload(web.WebApp):
+    """Keeps the certificate it loaded at start, whatever the service says of it."""
+    reloads_refused_certificate = False
+
+
+class SignsInAgainOnInvalidClient(web.WebApp):
+    """Sends the user to sign in again when its own credential is refused (invalid_client)."""
+
+    def needs_interaction(self, result):
+        return super().needs_interaction(result) or result.get("error") == "invalid_client"
+
+
 # MARK: a stricter app (proof that a case the reference only warns on can pass)
 
 class ChecksIssuer(reference.MsalApp):
@@ -171,10 +204,14 @@ VARIANTS = {
     "no-cache": ([], IgnoresCache),
     "drops-claims-challenge": ([], DropsClaimsChallenge),
     "ignores-graph-retry-after": ([], IgnoresGraphRetryAfter),
+    "graph-503-no-backoff": ([], IgnoresGraphRetryAfter),
     "graph-401-loop": ([], Graph401Loop),
     "no-password-reset": ([], NoPasswordReset),
     "cancel-as-error": ([], CancelAsError),
     "ignores-slow-down": ([], IgnoresSlowDown),
+    "device-decline-as-error": ([], DeclineAsError),
+    "no-certificate-reload": ([], NoCertificateReload),
+    "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
     "checks-issuer": ([], ChecksIssuer),
 }
 
@@ -186,7 +223,7 @@ def main():
     patches, app_class = VARIANTS[name]
     for patch in patches:
         patch()
-    reference.serve(app_class)
+    reference.serve(app_class, environment_class=web.WebEnvironment if issubclass(app_class, web.WebApp) else reference.Environment)
 
 
 if __name__ == "__main__":

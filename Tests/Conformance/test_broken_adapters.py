@@ -12,7 +12,8 @@ from harness import ROOT, broken_command
 
 CONTROL = "lifecycle.cached-token-reuse"
 
-# variant → the case that must catch it, and the check that must decide it (None: any of its checks).
+# variant → the case that must catch it, and the check that must decide it (None: any of its checks);
+# a confidential web app's variants also name their credential.
 TARGETS = {
     "no-pkce": ("protocol.pkce-s256", "s256-challenge-and-verifier"),
     "accepts-bad-nonce": ("protocol.nonce-mismatch", "reports-error"),
@@ -27,13 +28,18 @@ TARGETS = {
     "no-password-reset": ("b2c.password-reset", "starts-reset-flow"),
     "cancel-as-error": ("b2c.cancel", "reports-cancel"),
     "ignores-slow-down": ("resilience.device-slow-down", "backs-off"),
+    "graph-503-no-backoff": ("graph.503-no-retry-after", "backs-off"),
+    "device-decline-as-error": ("resilience.device-code-declined", "reports-end"),
+    "no-certificate-reload": ("confidential.certificate-rollover", "reloads-certificate", "certificate"),
+    "signs-in-again-on-invalid-client": ("confidential.secret-invalid", "no-new-sign-in", "secret"),
 }
 
 
-def conform(client, cases, jobs=2):
+def conform(client, cases, jobs=2, credential=None):
     """Runs `fakeentra conform` with its own server; the JSON report and the process result."""
     out = tempfile.NamedTemporaryFile(suffix=".json", delete=False).name
-    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", client, "--cases", cases,
+    kind = ["--credential", credential] if credential else []
+    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", client, "--cases", cases, *kind,
                              "--jobs", str(jobs), "--json", out], cwd=ROOT, capture_output=True, text=True, timeout=300)
     with open(out) as f:
         return json.load(f), result
@@ -50,13 +56,14 @@ def reports():
     A variant whose case is not in this build's catalogue has no report (its test is skipped, visibly)."""
     cases = catalogue()
     with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
-        futures = {name: pool.submit(conform, broken_command(name), f"{case},{CONTROL}") for name, (case, _) in TARGETS.items() if case in cases}
+        futures = {name: pool.submit(conform, broken_command(name), f"{target[0]},{CONTROL}", credential=(target[2:] or [None])[0])
+                   for name, target in TARGETS.items() if target[0] in cases}
         return {name: future.result() for name, future in futures.items()}
 
 
 @pytest.mark.parametrize("variant", sorted(TARGETS))
 def test_broken_adapter_fails_its_case_and_only_it(reports, variant):
-    case_id, check = TARGETS[variant]
+    case_id, check = TARGETS[variant][:2]
     if variant not in reports:
         pytest.skip(f"{case_id} is not in this build's catalogue")
     report, result = reports[variant]

@@ -58,6 +58,9 @@ extension EveryCaseCanFailTests {
         "b2c.cancel": "adapter:cancel-as-error",
         "b2c.cancel-in-reset": "swift:EveryCaseCanFailTests.b2cCancelInReset",
         "b2c.edit-profile": "swift:EveryCaseCanFailTests.b2cEditProfile",
+        "confidential.secret-invalid": "adapter:signs-in-again-on-invalid-client",
+        "confidential.secret-expired": "swift:ConfidentialClientTests.aRefusedSecretIsReportedNotRetried",
+        "confidential.certificate-rollover": "adapter:no-certificate-reload",
     ]
 
     /// A new case cannot be added without a proof that its checks can fail, and every proof named exists:

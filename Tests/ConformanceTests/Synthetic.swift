@@ -44,7 +44,7 @@ struct Synthetic {
     }
 
     mutating func refresh(at seconds: Double, presenting token: String = "rt1", status: Int = 200, issuing: String? = nil, error: String? = nil,
-                          suberror: String? = nil, retryAfter: String? = nil) {
+                          suberror: String? = nil, retryAfter: String? = nil, errorCode: String? = nil) {
         var answer = Receipt.Answer(retryAfter: retryAfter)
         if status == 200 {
             answer.scope = "User.Read"
@@ -52,7 +52,7 @@ struct Synthetic {
         }
         if let error { answer = Receipt.Answer(error: error, suberror: suberror, retryAfter: retryAfter) }
         add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: status, kind: "token",
-            form: ["grant_type": "refresh_token", "refresh_token": token], answer: answer)
+            form: ["grant_type": "refresh_token", "refresh_token": token], answer: answer, errorCode: errorCode)
     }
 
     mutating func graph(at seconds: Double, status: Int = 200, challenge: Bool = false) {

@@ -27,6 +27,8 @@ struct ConformCLITests {
         (["--client", "x", "--cases", "nothing.*"], "matches no case"),
         (["--markdown"], "--markdown goes with --list"),
         (["--client", "x", "--server", "ftp://host"], "--server must be an http(s) URL"),
+        (["--client", "x", "--credential", "daemon"], "--credential must be secret or certificate"),
+        (["--client", "x", "--credential", "secret", "--cases", "b2c.*"], "matches no case for a confidential client (client secret)"),
         (["--client", "x", "--baseline", "/nonexistent/baseline.json"], "no such readable file"),
     ])
     func badArgumentsAreRefused(arguments: [String], message: String) async throws {

@@ -216,9 +216,14 @@ class MsalApp(AdapterApp):
         if account is None:
             return None
         try:
-            return app.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims)
+            return self.using_credential(
+                app, lambda current: current.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims))
         except (requests.RequestException, RuntimeError, ValueError) as exc:
             raise failure_from_exception(exc) from exc
+
+    def using_credential(self, app, call):
+        """`call(app)`: a public client has no credential; a confidential one may retry with it loaded again."""
+        return call(app)
 
     def token(self, scopes, deadline, claims=None):
         """What the seed apps do: silent first; interactive once when MSAL says interaction is required."""
@@ -373,7 +378,7 @@ class MsalApp(AdapterApp):
         return {}
 
 
-def serve(app_class, env=None):
+def serve(app_class, env=None, environment_class=Environment):
     """Reads steps until stdin closes; one reply line per step on the real stdout, everything else on stderr."""
     env = dict(env or os.environ)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
@@ -384,7 +389,7 @@ def serve(app_class, env=None):
     if env.get("FAKEENTRA_BROWSER"):
         # webbrowser splits BROWSER with shlex when it has %s, and waits for the command (browse returns at once).
         os.environ["BROWSER"] = env["FAKEENTRA_BROWSER"] + " %s"
-    app = app_class(Environment(env))
+    app = app_class(environment_class(env))
     for line in sys.stdin:
         if not line.strip():
             continue
