@@ -69,6 +69,11 @@ extension Catalogue {
             citations: [Source.oidcIDToken]
         ),
         badIDToken(
+            id: "protocol.id-token-tenant", title: "id_token from another tenant", level: .recommended, forgery: .wrongTenant,
+            service: "The code redemption returns an id_token signed by the service's own key and right in every other way, but whose tid (and the tenant in its iss) is another tenant than the one the app's authority names.",
+            citations: [Source.issuerValidation, Source.oidcIDToken]
+        ),
+        badIDToken(
             id: "protocol.id-token-expired", title: "Expired id_token", level: .recommended,
             claims: #"{"exp": 1000000000, "iat": 999996400, "nbf": 999996400}"#,
             service: "The code redemption returns an id_token that expired in 2001.",
@@ -167,5 +172,23 @@ extension Catalogue {
                                                   forbidden: .codeRedemption, reachedBy: 1), citation: Source.rfc6749Error),
             ]
         ),
+        ConformanceCase(
+            id: "protocol.prompt-none-login-required", title: "Silent sign-in without a session (prompt=none)", level: .required,
+            service: "The app's silent browser sign-in (prompt=none) finds no session at the service: /authorize redirects to the app with error=login_required (AADSTS50058) and no code, without showing a page.",
+            correctClient: "A correct app takes login_required (as interaction_required and consent_required) as the service asking for the user: it then shows the sign-in, an /authorize without prompt=none, and signs the user in.",
+            verdictRule: "FAILED when the app never tries prompt=none, does not follow login_required with an interactive /authorize, or does not end signed in; SKIPPED for an adapter older than protocol 1.2, which answers signInSilently unsupported.",
+            citations: [Source.promptNone, Source.errorHandling, Source.oidcAuthenticationError],
+            rules: "[]",
+            journey: [.signInSilently(1)],
+            checks: [
+                Check("tries-silently", .seen(Self.silentAuthorize, once: .authorize), citation: Source.promptNone),
+                Check("goes-interactive", .follows(trigger: Self.silentAuthorize.with(answer: .errorCode, "AADSTS50058", label: "the prompt=none /authorize answered login_required (AADSTS50058)"),
+                                                   then: ExchangeMatch.authorize.without(parameter: "prompt", "none", label: "an /authorize without prompt=none")),
+                      citation: Source.errorHandling),
+                Check("signs-in", .reply(step: 1, .succeeds), citation: Source.authCodeFlow),
+            ]
+        ),
     ]
+
+    private static let silentAuthorize = ExchangeMatch.authorize.with(parameter: "prompt", "none", label: "an /authorize with prompt=none")
 }

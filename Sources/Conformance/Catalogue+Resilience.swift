@@ -95,6 +95,22 @@ extension Catalogue {
                 Check("ends-with-token", .reply(step: 1, .succeeds), citation: Source.deviceCodeFlow),
             ]
         ),
+        ConformanceCase(
+            id: "resilience.device-pending-interval", title: "authorization_pending polled at the interval", level: .required,
+            service: "The device authorization answers interval=2, and the first three token polls are answered authorization_pending (AADSTS70016) while the user enters the code on /devicelogin and signs in.",
+            correctClient: "A correct client waits the interval between two polls while the answer is authorization_pending (RFC 8628: 5 seconds when no interval is given), then gets the token once the user approved.",
+            verdictRule: "FAILED when a poll comes sooner than the interval after an authorization_pending, or the app ends without a token; NOT_TESTABLE when no poll was answered authorization_pending; SKIPPED when the adapter has no device flow.",
+            citations: [Source.rfc8628Polling, Source.deviceCodeFlow, Source.msalDeviceFlow],
+            rules: Rules.list(
+                #"{"match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 2}, "times": "always"}"#,
+                #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "authorization_pending", "code": "\#(IdentityError.authorizationPending().prefixedCode)", "message": \#(JSONFragment.quote(IdentityError.authorizationPending().message))}}, "times": 3}"#
+            ),
+            journey: [.signInDevice(1, deadline: 25)],
+            checks: [
+                Check("waits-interval", .waitsAfterEach(trigger: Self.pendingPoll, next: .devicePoll, seconds: 2, reachedBy: 1), citation: Source.rfc8628Polling),
+                Check("ends-with-token", .reply(step: 1, .succeeds), citation: Source.deviceCodeFlow),
+            ]
+        ),
         deviceFlowEnds(
             id: "resilience.device-code-expired", title: "Device code expired", refusal: .deviceCodeExpired(),
             service: "Every device-code poll is answered expired_token (AADSTS70020): the user did not finish before the code expired.",
@@ -108,6 +124,8 @@ extension Catalogue {
             reports: .fails(.userCanceled)
         ),
     ]
+
+    private static let pendingPoll = ExchangeMatch.devicePoll.answered(400...400).with(answer: .error, "authorization_pending", label: "a poll answered authorization_pending")
 
     /// A device-code poll answered with an error that ends the flow (worded as the platform's own answer):
     /// the client must stop polling and say so.

@@ -91,6 +91,23 @@ package struct Check: Sendable {
         /// At least one exchange matches (the client declares a capability), judged once an exchange
         /// matching `once` (where the declaration belongs) was seen.
         case seen(ExchangeMatch, once: ExchangeMatch)
+        /// The Graph collection pages answered while step `step` ran (`listGraph`).
+        case pages(step: Int, PagingJudgement)
+        /// Step `step`'s reply names the account step `sameAs` signed in, not step `notAs`'s.
+        case account(step: Int, sameAs: Int, notAs: Int)
+        /// No refresh token issued before step `step` began is presented after it ended (a signed-out
+        /// account's grant stays unused).
+        case noRefreshTokenFromBefore(step: Int)
+    }
+
+    /// What a paged collection's reading is judged on.
+    package enum PagingJudgement: Sendable {
+        /// Every `@odata.nextLink` answered was requested, so the last page was reached.
+        case followsEveryLink
+        /// Each page requested once, and nothing after the page without a link.
+        case stopsAtLastPage
+        /// The reply's `count` is the number of items the pages held.
+        case reportsEveryItem
     }
 
     package var name: String

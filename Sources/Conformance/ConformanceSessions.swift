@@ -17,6 +17,12 @@ package struct CaseStart: Sendable, Codable, Equatable {
         package var password: String
     }
 
+    /// A user who signs in besides the case's own.
+    package struct OtherUser: Sendable, Codable, Equatable {
+        package var username: String
+        package var password: String
+    }
+
     package struct ScenarioSummary: Sendable, Codable, Equatable {
         package var name: String
         package var summary: String
@@ -35,6 +41,8 @@ package struct CaseStart: Sendable, Codable, Equatable {
     package var graph: String
     package var username: String
     package var password: String
+    /// The tenant's second user, for a journey with `JourneyStep.signInAsSecondUser` (the step names them).
+    package var secondUser: OtherUser?
     package var scopes: [String]
     package var httpTimeout: Int
     package var b2c: B2CSettings?
@@ -200,6 +208,15 @@ package final class ConformanceSessions: Sendable {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
         }
         let user = Self.caseUser(conformanceCase, in: engine.base.currentDirectory)
+        var journey = conformanceCase.journey
+        var secondUser: CaseStart.OtherUser?
+        if journey.contains(where: { $0.user == JourneyStep.secondUser }) {
+            guard let second = engine.base.currentDirectory.users.first(where: { $0.tenantID == user.tenantID && $0.id != user.id && $0.accountEnabled }) else {
+                throw ConformanceError(status: 409, code: "needs_two_users", message: "case \"\(caseID)\" signs in two users of \(user.tenantID), which has one")
+            }
+            secondUser = .init(username: second.userPrincipalName, password: second.password)
+            for index in journey.indices where journey[index].user == JourneyStep.secondUser { journey[index].user = second.userPrincipalName }
+        }
         // A case whose requests carry no client id (discovery) gets an authority path of its own.
         let alias = conformanceCase.ownAuthority ? "conformance-" + clientID.prefix(8) : nil
         let binding: BindingInfo
@@ -214,10 +231,11 @@ package final class ConformanceSessions: Sendable {
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
             authority: "\(baseURL)/\(alias ?? user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
-            username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
+            username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, secondUser: secondUser,
+            scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
-            journey: conformanceCase.journey, credential: issued?.credential
+            journey: journey, credential: issued?.credential
         )
         // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
         let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate)

@@ -76,6 +76,8 @@ package struct Exchange: Sendable, Equatable {
         case .errorCode: errorCode
         case .flowStep: flowStep
         case .rules: Self.list(rules)
+        case .items: answer.items.map { String($0) }
+        case .nextLink: answer.nextLink
         }
     }
 
@@ -104,6 +106,8 @@ package struct Exchange: Sendable, Equatable {
         case .errorCode: errorCode = text
         case .flowStep: flowStep = text
         case .rules: rules = numbers()
+        case .items: answer.items = Int(text)
+        case .nextLink: answer.nextLink = text
         }
     }
 
@@ -167,6 +171,10 @@ package enum AnswerFact: String, Sendable, CaseIterable {
     case flowStep = "flow_step"
     /// From the receipt: the fired rules' indexes, joined by commas.
     case rules
+    /// A Graph collection page: the number of items in its `value`.
+    case items
+    /// A Graph collection page's `@odata.nextLink` (absent on the last page).
+    case nextLink = "@odata.nextLink"
 }
 
 /// A report keeps an exchange's answer as a map of fact names (`AnswerFact`) to text rather than as the
@@ -217,6 +225,8 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     package var parameters: [String: String?] = [:]
     /// Each named parameter must contain this text (the `claims` parameter declaring `cp1`).
     package var parameterContains: [String: String] = [:]
+    /// Each named parameter must be absent or another value (an /authorize that is not `prompt=none`).
+    package var parameterIsNot: [String: String] = [:]
     /// Each named answer fact must be present (nil value) or equal.
     package var answer: [AnswerFact: String?] = [:]
     package var label: String
@@ -246,6 +256,7 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
             guard let actual = exchange.parameters[name] else { return false }
             if let value, actual.caseInsensitiveCompare(value) != .orderedSame { return false }
         }
+        for (name, value) in parameterIsNot where exchange.parameters[name]?.caseInsensitiveCompare(value) == .orderedSame { return false }
         for (name, text) in parameterContains {
             guard let actual = exchange.parameters[name], actual.range(of: text, options: .caseInsensitive) != nil else { return false }
         }
@@ -260,9 +271,12 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
 
     /// "no token request", "no code redemption": the label without its article after "no" (labels
     /// carry one, "a token request", to read well elsewhere).
-    package var absence: String {
+    package var absence: String { "no " + withoutArticle }
+
+    /// "device-code poll" for "a device-code poll": the label after "no", "each".
+    package var withoutArticle: String {
         let article = ["a ", "an ", "the "].first { label.lowercased().hasPrefix($0) }
-        return "no " + (article.map { String(label.dropFirst($0.count)) } ?? label)
+        return article.map { String(label.dropFirst($0.count)) } ?? label
     }
 
     /// The same match, restricted to some statuses.
@@ -283,6 +297,13 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     package func with(parameter name: String, containing text: String, label: String) -> ExchangeMatch {
         var copy = self
         copy.parameterContains[name] = text
+        copy.label = label
+        return copy
+    }
+
+    package func without(parameter name: String, _ value: String, label: String) -> ExchangeMatch {
+        var copy = self
+        copy.parameterIsNot[name] = value
         copy.label = label
         return copy
     }

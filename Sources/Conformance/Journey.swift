@@ -4,12 +4,13 @@ package import LocatedJSON
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).
 package struct JourneyStep: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
-        /// `signInDevice` came with protocol 1.1; a 1.0 adapter answers it `unsupported`.
-        case signIn, signInDevice, getToken, callGraph, signOut, wait
+        /// `signInDevice` came with protocol 1.1, `signInSilently` and `listGraph` with 1.2; an older adapter
+        /// answers them `unsupported`.
+        case signIn, signInSilently, signInDevice, getToken, callGraph, listGraph, signOut, wait
     }
 
     /// `FAKEENTRA_CONFORMANCE_PROTOCOL`: the minor version grows with steps an older adapter may answer `unsupported`.
-    package static let protocolVersion = "1.1"
+    package static let protocolVersion = "1.2"
 
     package var id: Int
     package var step: Kind
@@ -17,20 +18,23 @@ package struct JourneyStep: Sendable, Codable, Equatable {
     package var prompt: String?
     /// B2C user flow (sign-in through `FAKEENTRA_B2C_AUTHORITY`).
     package var policy: String?
-    /// Graph path for `callGraph`, e.g. `/v1.0/me`.
+    /// `signIn`: another user of the tenant signs in (the app names them as `login_hint`); nil, the case's user.
+    package var user: String?
+    /// Graph path for `callGraph` and `listGraph`, e.g. `/v1.0/me`, `/v1.0/me/events?$top=5`.
     package var path: String?
     /// For `wait`: how long the app idles.
     package var seconds: Double?
     /// Seconds the adapter has to answer; nil means the protocol's default (30).
     package var deadline: Double?
 
-    package init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil,
+    package init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil, user: String? = nil,
                 path: String? = nil, seconds: Double? = nil, deadline: Double? = nil) {
         self.id = id
         self.step = step
         self.scopes = scopes
         self.prompt = prompt
         self.policy = policy
+        self.user = user
         self.path = path
         self.seconds = seconds
         self.deadline = deadline
@@ -45,7 +49,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         let deadline = step != .wait ? deadlineSeconds : deadline
         let line = JSONValue.object(omittingNil: [
             "id": .int(id), "step": .string(step.rawValue), "scopes": scopes.map(JSONValue.strings), "prompt": prompt.map(JSONValue.string),
-            "policy": policy.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
+            "policy": policy.map(JSONValue.string), "user": user.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
             "deadline": deadline.map(JSONValue.double),
         ])
         return String(decoding: line.sortedKeysBytes, as: UTF8.self)
@@ -56,7 +60,9 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         switch step {
         case .wait: "wait \(seconds.map { String(format: "%g", $0) } ?? "0")s"
         case .callGraph: "callGraph \(path ?? "/v1.0/me")"
-        case .signIn: (["signIn"] + (scopes ?? []) + (policy.map { ["(\($0))"] } ?? []) + (prompt.map { ["prompt=\($0)"] } ?? [])).joined(separator: " ")
+        case .listGraph: "listGraph \(path ?? "")"
+        case .signIn: (["signIn"] + (scopes ?? []) + (policy.map { ["(\($0))"] } ?? []) + (prompt.map { ["prompt=\($0)"] } ?? [])
+                       + (user.map { ["as \($0)"] } ?? [])).joined(separator: " ")
         default: ([step.rawValue] + (scopes ?? [])).joined(separator: " ")
         }
     }
@@ -67,6 +73,19 @@ extension JourneyStep {
     package static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signIn, scopes: scopes, policy: policy, deadline: deadline)
     }
+    /// A sign-in that first tries the browser without showing anything (`prompt=none`, as MSAL.js's
+    /// `ssoSilent`), and shows the sign-in only when the service says the user is needed.
+    /// Stands for the tenant's second user in the catalogue; a case's start names them.
+    package static let secondUser = "{second user}"
+
+    /// The tenant's second user signs in (account switching, a shared device).
+    package static func signInAsSecondUser(_ id: Int) -> JourneyStep {
+        JourneyStep(id: id, step: .signIn, scopes: ["User.Read"], user: secondUser)
+    }
+
+    package static func signInSilently(_ id: Int, _ scopes: [String] = ["User.Read"]) -> JourneyStep {
+        JourneyStep(id: id, step: .signInSilently, scopes: scopes)
+    }
     package static func signInDevice(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signInDevice, scopes: scopes, deadline: deadline)
     }
@@ -75,6 +94,10 @@ extension JourneyStep {
     }
     package static func callGraph(_ id: Int, _ path: String = "/v1.0/me", scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .callGraph, scopes: scopes, path: path, deadline: deadline)
+    }
+    /// A Graph collection the app reads to its end, however many pages it comes in.
+    package static func listGraph(_ id: Int, _ path: String, scopes: [String], deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .listGraph, scopes: scopes, path: path, deadline: deadline)
     }
     package static func signOut(_ id: Int) -> JourneyStep { JourneyStep(id: id, step: .signOut) }
     package static func wait(_ id: Int, _ seconds: Double) -> JourneyStep { JourneyStep(id: id, step: .wait, seconds: seconds) }
@@ -122,6 +145,11 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     package var suberror: String?
     package var status: Int?
     package var scopes: [String]?
+    /// `listGraph`: how many items the app collected from all the pages.
+    package var count: Int?
+    /// Whose result it is, as the app sees it: the signed-in account's user name, or the user Graph
+    /// answered `/v1.0/me` about.
+    package var account: String?
     package var detail: String?
     /// When the suite sent the step and read its reply; nil when a test reported the outcome through
     /// the control API without times (then checks that attribute requests to steps are NOT_TESTABLE).
@@ -129,7 +157,7 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     package var endedAt: Date?
 
     package init(id: Int, step: JourneyStep.Kind, observed: Observed, ok: Bool = false, error: AdapterError? = nil, suberror: String? = nil,
-                status: Int? = nil, scopes: [String]? = nil, detail: String? = nil, startedAt: Date?, endedAt: Date?) {
+                status: Int? = nil, scopes: [String]? = nil, count: Int? = nil, account: String? = nil, detail: String? = nil, startedAt: Date?, endedAt: Date?) {
         self.id = id
         self.step = step
         self.observed = observed
@@ -138,6 +166,8 @@ package struct StepOutcome: Sendable, Codable, Equatable {
         self.suberror = suberror
         self.status = status
         self.scopes = scopes
+        self.count = count
+        self.account = account
         self.detail = detail
         self.startedAt = startedAt
         self.endedAt = endedAt
@@ -172,6 +202,8 @@ package struct StepOutcome: Sendable, Codable, Equatable {
         outcome.suberror = object["suberror"]?.string
         outcome.status = object["status"]?.int
         outcome.scopes = object["scopes"]?.strings
+        outcome.count = object["count"]?.int
+        outcome.account = object["account"]?.string
         outcome.detail = object["detail"]?.string.map { String($0.prefix(2000)) }
         return outcome
     }
@@ -180,7 +212,7 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     package var summary: String {
         switch observed {
         case .answered:
-            if ok { return "ok" + (status.map { " \($0)" } ?? "") + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "") }
+            if ok { return "ok" + (status.map { " \($0)" } ?? "") + (count.map { ", \($0) items" } ?? "") + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "") }
             return "error \(error?.rawValue ?? "other")" + (suberror.map { "/\($0)" } ?? "") + (status.map { " \($0)" } ?? "")
         case .deadlineExceeded: return "no answer before the deadline"
         case .adapterExited: return "adapter exited without answering"

@@ -50,7 +50,7 @@ package struct Judge: Sendable {
         return CheckResult(check: check.name, level: level, verdict: shown, reason: reason, evidence: evidence, replies: replies, citation: check.citation)
     }
 
-    private typealias Decision = (Verdict, String, [Exchange], [StepOutcome])
+    typealias Decision = (Verdict, String, [Exchange], [StepOutcome])
 
     private func decide(_ rule: Check.Rule) -> Decision {
         switch rule {
@@ -74,10 +74,13 @@ package struct Judge: Sendable {
             } else {
                 notSeen(once)
             }
+        case .pages(let step, let judgement): pagesDecision(step, judgement)
+        case .account(let step, let sameAs, let notAs): accountDecision(step, sameAs: sameAs, notAs: notAs)
+        case .noRefreshTokenFromBefore(let step): refreshTokenFromBeforeDecision(step)
         }
     }
 
-    private func outcome(_ step: Int) -> StepOutcome? { outcomes.first { $0.id == step } }
+    func outcome(_ step: Int) -> StepOutcome? { outcomes.first { $0.id == step } }
 
     private func first(_ match: ExchangeMatch, after start: Exchange? = nil) -> Exchange? {
         exchanges.first { (start == nil || $0.id > start!.id) && match.matches($0) }
@@ -268,7 +271,7 @@ package struct Judge: Sendable {
             }
             return (.passed, "\(next.absence) after \(trigger), though the app answered step \(reachedBy)", triggers, [reply])
         }
-        return (.passed, "each \(next) came at least \(Self.seconds(seconds)) after \(trigger) before it", pairs, [])
+        return (.passed, "each \(next.withoutArticle) came at least \(Self.seconds(seconds)) after \(trigger) before it", pairs, [])
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%g s", value) }

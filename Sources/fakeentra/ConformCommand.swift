@@ -10,7 +10,7 @@ struct ConformCommand: ParsableCommand {
         commandName: "conform",
         abstract: "Score a client against the conformance catalogue (docs/conformance.md).",
         discussion: """
-            Runs CMD once per case through /bin/sh with the adapter protocol (version 1.1): the case's \
+            Runs CMD once per case through /bin/sh with the adapter protocol (version \(JourneyStep.protocolVersion)): the case's \
             settings in FAKEENTRA_* variables, steps as JSON lines on stdin, one JSON reply per step on \
             stdout. With --credential, the client is a confidential web app and the run takes the cases \
             that judge one. Exit status 0 when no required case failed (with --strict, no warning either) and no \
@@ -93,7 +93,8 @@ struct ConformCommand: ParsableCommand {
             host: host, command: client!,
             browser: { start in
                 browserCommand ?? ([binary, "browse", "--ca", host.certificateAuthority, "--username", start.b2c?.username ?? start.username,
-                                    "--password", start.b2c?.password ?? start.password].map(Shell.quote).joined(separator: " "))
+                                    "--password", start.b2c?.password ?? start.password]
+                                   + (start.secondUser.map { ["--other-user", "\($0.username)=\($0.password)"] } ?? [])).map(Shell.quote).joined(separator: " ")
             },
             jobs: jobs, scratch: scratch
         )

@@ -98,6 +98,8 @@ struct RemoteConformanceHost: ConformanceHost {
         var suberror: String?
         var status: Int?
         var scopes: [String]?
+        var count: Int?
+        var account: String?
         var detail: String?
         var startedAt: Date?
         var endedAt: Date?
@@ -110,6 +112,8 @@ struct RemoteConformanceHost: ConformanceHost {
             suberror = outcome.suberror
             status = outcome.status
             scopes = outcome.scopes
+            count = outcome.count
+            account = outcome.account
             detail = outcome.detail
             startedAt = outcome.startedAt
             endedAt = outcome.endedAt

@@ -6,7 +6,8 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
     broken_adapter.py no-pkce | accepts-bad-nonce | ignores-state | ignores-retry-after | dead-token-loop |
                       ignores-declined-scopes | never-interactive | drops-claims-challenge |
                       ignores-graph-retry-after | graph-503-no-backoff | graph-401-loop | no-password-reset |
-                      cancel-as-error | ignores-slow-down | device-decline-as-error
+                      cancel-as-error | ignores-slow-down | device-decline-as-error | stops-after-first-page |
+                      login-required-as-error | polls-without-waiting | keeps-first-account
     broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
 
 The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
@@ -169,6 +170,47 @@ class DeclineAsError(reference.MsalApp):
             raise
 
 
+class StopsAfterFirstPage(reference.MsalApp):
+    """Reads the first page of a collection and takes it for the whole."""
+
+    def next_page(self, page):
+        return None
+
+
+class LoginRequiredAsError(reference.MsalApp):
+    """Reports login_required from a prompt=none sign-in as a failure instead of showing the sign-in."""
+
+    def needs_interaction(self, result):
+        return result.get("error") != "login_required" and super().needs_interaction(result)
+
+
+class PollsWithoutWaiting(reference.MsalApp):
+    """Polls the device flow again at once after authorization_pending, whatever the interval."""
+
+    def poll_device_flow(self, app, flow):
+        while True:
+            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
+            if result.get("error") not in ("authorization_pending", "slow_down") or time.time() > flow["expires_at"]:
+                return result
+            time.sleep(0.1)
+
+
+class KeepsFirstAccount(reference.MsalApp):
+    """Signs out in its UI only, and keeps serving 'the user' it first signed in while MSAL still has them."""
+    first_user = None
+
+    def sign_out(self, step, deadline):
+        self.signed_in = None
+        return {}
+
+    def account(self, app):
+        accounts = app.get_accounts()
+        if accounts and self.first_user is None:
+            self.first_user = accounts[0]["username"]
+        kept = [a for a in accounts if a["username"] == self.first_user]
+        return (kept or accounts or [None])[0]
+
+
 # MARK: broken web apps
 
 class NoCertificateReload(web.WebApp):
@@ -210,6 +252,10 @@ VARIANTS = {
     "cancel-as-error": ([], CancelAsError),
     "ignores-slow-down": ([], IgnoresSlowDown),
     "device-decline-as-error": ([], DeclineAsError),
+    "stops-after-first-page": ([], StopsAfterFirstPage),
+    "login-required-as-error": ([], LoginRequiredAsError),
+    "polls-without-waiting": ([], PollsWithoutWaiting),
+    "keeps-first-account": ([], KeepsFirstAccount),
     "no-certificate-reload": ([], NoCertificateReload),
     "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
     "checks-issuer": ([], ChecksIssuer),

@@ -30,6 +30,10 @@ TARGETS = {
     "ignores-slow-down": ("resilience.device-slow-down", "backs-off"),
     "graph-503-no-backoff": ("graph.503-no-retry-after", "backs-off"),
     "device-decline-as-error": ("resilience.device-code-declined", "reports-end"),
+    "stops-after-first-page": ("graph.paging", "follows-every-page"),
+    "login-required-as-error": ("protocol.prompt-none-login-required", "goes-interactive"),
+    "polls-without-waiting": ("resilience.device-pending-interval", "waits-interval"),
+    "keeps-first-account": ("lifecycle.account-isolation", "token-for-second-user"),
     "no-certificate-reload": ("confidential.certificate-rollover", "reloads-certificate", "certificate"),
     "signs-in-again-on-invalid-client": ("confidential.secret-invalid", "no-new-sign-in", "secret"),
 }

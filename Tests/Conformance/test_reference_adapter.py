@@ -12,7 +12,7 @@ def test_sign_in_silent_reuse_graph_and_sign_out(server):
         assert run.step("getToken", scopes=["User.Read"])["ok"]
         assert len(token_requests(run.journal())) == before, "a cached token is used without a request"
         graph = run.step("callGraph", path="/v1.0/me", scopes=["User.Read"])
-        assert graph == {"id": 3, "ok": True, "scopes": graph["scopes"], "status": 200}, graph
+        assert graph == {"id": 3, "ok": True, "scopes": graph["scopes"], "status": 200, "account": "adele.vance@contoso.onmicrosoft.com"}, graph
         assert run.step("signOut")["ok"]
         again = run.step("getToken", scopes=["User.Read"])
         assert again["ok"], run.stderr()

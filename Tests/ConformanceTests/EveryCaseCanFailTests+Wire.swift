@@ -7,7 +7,7 @@ extension EveryCaseCanFailTests {
     // MARK: id_tokens the client must refuse (recommended: a failure warns)
 
     @Test(arguments: ["protocol.id-token-issuer", "protocol.id-token-expired", "protocol.id-token-signature", "protocol.id-token-alg-none",
-                      "protocol.id-token-unknown-kid"])
+                      "protocol.id-token-unknown-kid", "protocol.id-token-tenant"])
     func badIDTokenIsRefused(caseID: String) {
         var accepted = Synthetic()
         accepted.signedIn()

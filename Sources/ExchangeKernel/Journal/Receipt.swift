@@ -147,10 +147,14 @@ package struct Receipt: Sendable, Equatable {
         package var wwwAuthenticate: String?
         /// The error parameters of a redirect's `Location` (an /authorize error sent to the app).
         package var redirectError: RedirectError?
+        /// A Graph collection page: how many items its `value` holds, and its `@odata.nextLink` (none on the last page).
+        package var items: Int?
+        package var nextLink: String?
 
         package init(error: String? = nil, suberror: String? = nil, errorCodes: [Int] = [], scope: String? = nil, expiresIn: Int? = nil,
                      refreshIn: Int? = nil, refreshToken: String? = nil, interval: Int? = nil, issuer: String? = nil,
-                     retryAfter: String? = nil, wwwAuthenticate: String? = nil, redirectError: RedirectError? = nil) {
+                     retryAfter: String? = nil, wwwAuthenticate: String? = nil, redirectError: RedirectError? = nil,
+                     items: Int? = nil, nextLink: String? = nil) {
             self.error = error
             self.suberror = suberror
             self.errorCodes = errorCodes
@@ -163,6 +167,8 @@ package struct Receipt: Sendable, Equatable {
             self.retryAfter = retryAfter
             self.wwwAuthenticate = wwwAuthenticate
             self.redirectError = redirectError
+            self.items = items
+            self.nextLink = nextLink
         }
 
         package var isEmpty: Bool { self == Answer() }
@@ -333,6 +339,8 @@ extension Receipt.Answer {
         text("issuer", issuer)
         text("retryAfter", retryAfter)
         text("wwwAuthenticate", wwwAuthenticate)
+        number("items", items)
+        text("nextLink", nextLink)
         if let redirectError {
             var redirect: [(String, JSONFragment)] = []
             for (name, value) in [("error", redirectError.error), ("suberror", redirectError.suberror), ("errorSubcode", redirectError.subcode),

@@ -45,8 +45,14 @@ package struct GraphExchange: Sendable {
     /// Graph's own service root, which `@odata.id` and navigation links name whatever host answered.
     package var serviceRootURL: String { "https://graph.microsoft.com/\(version)" }
 
-    /// A 200 JSON answer with Graph's headers.
+    /// A 200 JSON answer with Graph's headers. A collection page's size and `@odata.nextLink` go to the
+    /// receipt, where a conformance case sees whether the client followed every page.
     package func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+        if case .object(let members) = body, case .array(let items)? = members.first(where: { $0.name == "value" })?.value {
+            var nextLink: String?
+            if case .string(let link)? = members.first(where: { $0.name == "@odata.nextLink" })?.value { nextLink = link }
+            receipt?.answered(Receipt.Answer(items: items.count, nextLink: nextLink))
+        }
         var response = HTTPResponse(status: .ok, headers: trace.commonHeaders, body: body.bytes)
         response.headers.set("Content-Type", "application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8")
         response.headers.set("OData-Version", "4.0")

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""FakeEntra conformance adapter (protocol 1.1) for azure-identity + msgraph-sdk: an app that signs in
+"""FakeEntra conformance adapter (protocol 1.2) for azure-identity + msgraph-sdk: an app that signs in
 with InteractiveBrowserCredential and reads Graph through the Graph SDK (kiota), the way the SDK's
 samples do. It answers the steps the SDKs can express and `unsupported` for the others:
 
 - signIn  → credential.authenticate(scopes)      (B2C: unsupported, azure-identity has no B2C policies)
 - getToken → credential.get_token(…, enable_cae=True): azure-identity's own silent-then-interactive
 - callGraph → GraphServiceClient: only `/v1.0/me`; the SDK answers claims challenges and 429s itself
+- listGraph → the SDK's PageIterator over `/v1.0/me/events` (its `$top` and `$select` kept)
 - signOut → unsupported (azure-identity has no sign-out)
 - signInDevice → unsupported (this app signs in through the browser; azure-identity's DeviceCodeCredential
   is a separate credential it does not use)
@@ -30,7 +31,10 @@ from azure.core.exceptions import ClientAuthenticationError  # noqa: E402
 from azure.identity import InteractiveBrowserCredential  # noqa: E402
 from kiota_abstractions.api_error import APIError  # noqa: E402
 from kiota_authentication_azure.azure_identity_authentication_provider import AzureIdentityAuthenticationProvider  # noqa: E402
+from kiota_abstractions.base_request_configuration import RequestConfiguration  # noqa: E402
 from msgraph import GraphRequestAdapter, GraphServiceClient  # noqa: E402
+from msgraph.generated.users.item.events.events_request_builder import EventsRequestBuilder  # noqa: E402
+from msgraph_core.tasks.page_iterator import PageIterator  # noqa: E402
 from msgraph.graph_request_adapter import options as sdk_default_options  # noqa: E402
 from msgraph_core import GraphClientFactory  # noqa: E402
 
@@ -76,9 +80,7 @@ class AzureIdentityApp(reference.AdapterApp):
             raise failure_from_authentication(error) from error
         return {}
 
-    def call_graph(self, step, deadline):
-        if step.get("path", "/v1.0/me") != "/v1.0/me":
-            raise StepFailure("unsupported", f"this adapter reads /v1.0/me only, not {step.get('path')}")
+    def graph_client(self, step):
         scopes = reference.app_scopes(step.get("scopes") or self.env.scopes)
         host = urllib.parse.urlsplit(self.env.graph).hostname
         auth = AzureIdentityAuthenticationProvider(self.credential, scopes=scopes, allowed_hosts=[host], is_cae_enabled=True)
@@ -87,16 +89,37 @@ class AzureIdentityApp(reference.AdapterApp):
             options=sdk_default_options)
         adapter = GraphRequestAdapter(auth, client=http)
         adapter.base_url = f"{self.env.graph}/v1.0"
-        client = GraphServiceClient(request_adapter=adapter)
+        return GraphServiceClient(request_adapter=adapter)
+
+    def run_graph(self, call):
+        """Runs one SDK coroutine; its errors as the protocol's."""
         try:
-            self.loop.run_until_complete(client.me.get())
+            return self.loop.run_until_complete(call)
         except APIError as error:
             status = error.response_status_code
             raise StepFailure("throttled" if status == 429 else "graph_error", str(error)[:500], status=status) from error
         except ClientAuthenticationError as error:
             raise failure_from_authentication(error) from error
+
+    def call_graph(self, step, deadline):
+        if step.get("path", "/v1.0/me") != "/v1.0/me":
+            raise StepFailure("unsupported", f"this adapter reads /v1.0/me only, not {step.get('path')}")
+        self.run_graph(self.graph_client(step).me.get())
         return {"status": 200}
 
+    def list_graph(self, step, deadline):
+        target = urllib.parse.urlsplit(step["path"])
+        if target.path != "/v1.0/me/events":
+            raise StepFailure("unsupported", f"this adapter lists /v1.0/me/events only, not {step['path']}")
+        query = dict(urllib.parse.parse_qsl(target.query))
+        parameters = EventsRequestBuilder.EventsRequestBuilderGetQueryParameters(
+            top=int(query["$top"]) if "$top" in query else None, select=query["$select"].split(",") if "$select" in query else None)
+        client = self.graph_client(step)
+        first = self.run_graph(client.me.events.get(request_configuration=RequestConfiguration(query_parameters=parameters)))
+        items = []
+        iterator = PageIterator(first, client.request_adapter)
+        self.run_graph(iterator.iterate(lambda event: items.append(event) or True))
+        return {"status": 200, "count": len(items)}
 
 if __name__ == "__main__":
     reference.serve(AzureIdentityApp)

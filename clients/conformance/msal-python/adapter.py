@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FakeEntra conformance adapter (protocol 1.1) for MSAL for Python: a public client app written the way
+"""FakeEntra conformance adapter (protocol 1.2) for MSAL for Python: a public client app written the way
 Microsoft's sample apps use MSAL (the iOS/macOS tutorial's `acquireTokenSilent` then
 `acquireToken` when interaction is required, `cp1` declared, claims challenges answered, B2C's
 password reset started on AADB2C90118).
@@ -123,8 +123,8 @@ def decode_claims_challenge(header):
 
 class AdapterApp:
     """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
-    (`sign_in`, `sign_in_device`, `get_token`, `call_graph`, `sign_out`), each returning the reply's fields or raising
-    StepFailure; a step a subclass does not implement is answered `unsupported`."""
+    (`sign_in`, `sign_in_silently`, `sign_in_device`, `get_token`, `call_graph`, `list_graph`, `sign_out`), each
+    returning the reply's fields or raising StepFailure; a step a subclass does not implement is answered `unsupported`."""
 
     def __init__(self, env):
         self.env = env
@@ -133,8 +133,8 @@ class AdapterApp:
         time.sleep(float(step.get("seconds", 0)))
         return {}
 
-    STEPS = {"signIn": "sign_in", "signInDevice": "sign_in_device", "getToken": "get_token", "callGraph": "call_graph",
-             "signOut": "sign_out", "wait": "wait"}
+    STEPS = {"signIn": "sign_in", "signInSilently": "sign_in_silently", "signInDevice": "sign_in_device", "getToken": "get_token",
+             "callGraph": "call_graph", "listGraph": "list_graph", "signOut": "sign_out", "wait": "wait"}
 
     def handle(self, step):
         step_id = step.get("id")
@@ -167,6 +167,8 @@ class MsalApp(AdapterApp):
 
     def __init__(self, env):
         super().__init__(env)
+        # The user the app's last token belongs to: what replies name as `account`.
+        self.signed_in = None
         self.cache = msal.TokenCache()
         self.apps = {}
         self.http = requests.Session()
@@ -201,20 +203,29 @@ class MsalApp(AdapterApp):
 
     # MARK: token acquisition
 
-    def interactive(self, app, scopes, deadline, prompt=None, claims=None):
-        """The browser sign-in: `FAKEENTRA_BROWSER` through Python's webbrowser, MSAL's loopback listener."""
+    def interactive(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
+        result, granted = self.outcome(self.browser_sign_in(app, scopes, deadline, prompt=prompt, claims=claims, login_hint=login_hint), scopes)
+        self.remember_account(result)
+        return result, granted
+
+    def remember_account(self, result):
+        self.signed_in = (result.get("id_token_claims") or {}).get("preferred_username") or self.signed_in
+
+    def browser_sign_in(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
+        """The browser sign-in, MSAL's answer as is: `FAKEENTRA_BROWSER` through Python's webbrowser, MSAL's
+        loopback listener."""
         try:
-            result = app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims,
-                                                   timeout=max(1, int(deadline - time.monotonic() - 1)))
+            return app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims, login_hint=login_hint,
+                                                 timeout=max(1, int(deadline - time.monotonic() - 1)))
         except (requests.RequestException, RuntimeError, ValueError) as exc:
             raise failure_from_exception(exc) from exc
-        return self.outcome(result, scopes)
 
     def silent(self, app, scopes, claims=None):
         """None when the cache has no account; else MSAL's answer (a token or an error dict)."""
         account = self.account(app)
         if account is None:
             return None
+        self.signed_in = account.get("username")
         try:
             return self.using_credential(
                 app, lambda current: current.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims))
@@ -267,12 +278,24 @@ class MsalApp(AdapterApp):
         scopes = step.get("scopes") or self.env.scopes
         app = self.app()
         try:
-            _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"))
+            _, granted = self.interactive(app, scopes, deadline, prompt=step.get("prompt"), login_hint=step.get("user"))
         except StepFailure as failure:
             if failure.error == "rejected_token":
                 self.forget_accounts(app)
             raise
-        return {"scopes": granted}
+        return {"scopes": granted, "account": self.signed_in}
+
+    def sign_in_silently(self, step, deadline):
+        """MSAL.js's `ssoSilent`, then its interactive sign-in: the browser asked with prompt=none, and the
+        sign-in shown only when the service answers that it needs the user."""
+        scopes = step.get("scopes") or self.env.scopes
+        app = self.app()
+        result = self.browser_sign_in(app, scopes, deadline, prompt="none")
+        if result and "error" in result and self.needs_interaction(result):
+            result = self.browser_sign_in(app, scopes, deadline)
+        _, granted = self.outcome(result, scopes)
+        self.remember_account(result)
+        return {"scopes": granted, "account": self.signed_in}
 
     def sign_in_device(self, step, deadline):
         """The device code flow: show the user code (here: hand it to FAKEENTRA_BROWSER, who plays the user
@@ -331,19 +354,42 @@ class MsalApp(AdapterApp):
 
     def get_token(self, step, deadline):
         _, granted = self.token(step.get("scopes") or self.env.scopes, deadline)
-        return {"scopes": granted}
+        return {"scopes": granted, "account": self.signed_in}
 
     def call_graph(self, step, deadline):
+        response, granted = self.graph_answer(step.get("path", "/v1.0/me"), step, deadline)
+        reply = {"scopes": granted, "status": response.status_code}
+        if response.headers.get("Content-Type", "").startswith("application/json"):
+            reply["account"] = response.json().get("userPrincipalName")   # whom Graph answered about
+        return reply
+
+    def list_graph(self, step, deadline):
+        """A collection read to its end: each page's `@odata.nextLink` requested as given (an opaque URL)
+        until a page has none."""
+        target, count = step["path"], 0
+        while target:
+            response, granted = self.graph_answer(target, step, deadline)
+            page = response.json()
+            count += len(page.get("value", []))
+            target = self.next_page(page)
+        return {"scopes": granted, "status": response.status_code, "count": count}
+
+    def next_page(self, page):
+        return page.get("@odata.nextLink")
+
+    def graph_answer(self, target, step, deadline):
+        """GET a Graph path (or an absolute link Graph gave) as the app does: a claims challenge answered
+        once, throttling and unavailability waited out; the successful response, or StepFailure."""
         if not self.env.graph:
             raise StepFailure("unsupported", "no FAKEENTRA_GRAPH")
         scopes = step.get("scopes") or self.env.scopes
         result, granted = self.token(scopes, deadline)
-        url = self.env.graph + step.get("path", "/v1.0/me")
+        url = target if target.startswith("https://") else self.env.graph + target
         challenged = False
         for _attempt in range(4):
             response = self.graph_get(url, result["access_token"])
             if response.status_code < 300:
-                return {"scopes": granted, "status": response.status_code}
+                return response, granted
             claims = decode_claims_challenge(response.headers.get("WWW-Authenticate"))
             if response.status_code == 401 and claims and not challenged and self.answers_claims_challenge:
                 challenged = True
@@ -375,6 +421,7 @@ class MsalApp(AdapterApp):
     def sign_out(self, step, deadline):
         for app in list(self.apps.values()) or [self.app()]:
             self.forget_accounts(app)
+        self.signed_in = None
         return {}
 
 

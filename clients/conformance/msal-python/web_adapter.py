@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""FakeEntra conformance adapter (protocol 1.1) for a confidential web app written with MSAL for Python's
+"""FakeEntra conformance adapter (protocol 1.2) for a confidential web app written with MSAL for Python's
 `ConfidentialClientApplication`, the way Microsoft's web app samples use it: the authorization code flow
 (`initiate_auth_code_flow`, the redirect posted to the app, `acquire_token_by_auth_code_flow`), silent
 token calls afterwards, and a new sign-in only when MSAL says interaction is required.
@@ -79,23 +79,21 @@ class WebApp(MsalApp):
             result = call(self.app())
         return result
 
-    def interactive(self, app, scopes, deadline, prompt=None, claims=None):
+    def browser_sign_in(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
         """The web app's sign-in: the user's browser goes to the authority and posts the code back to
-        the app, which redeems it with its credential."""
+        the app, which redeems it with its credential; MSAL's answer as is."""
         timeout = max(1, int(deadline - time.monotonic() - 1))
         try:
             with AuthCodeReceiver(port=0) as receiver:
                 flow = app.initiate_auth_code_flow(
                     app_scopes(scopes), redirect_uri=f"http://localhost:{receiver.get_port()}", prompt=prompt,
-                    claims_challenge=claims, response_mode="form_post")
+                    login_hint=login_hint, claims_challenge=claims, response_mode="form_post")
                 response = receiver.get_auth_response(auth_uri=flow["auth_uri"], timeout=timeout, state=flow["state"])
             if not response:
                 raise StepFailure("timeout", "no redirect reached the app before the step's deadline")
-            result = self.using_credential(app, lambda current: current.acquire_token_by_auth_code_flow(flow, response))
+            return self.using_credential(app, lambda current: current.acquire_token_by_auth_code_flow(flow, response))
         except (requests.RequestException, RuntimeError, ValueError) as exc:
             raise failure_from_exception(exc) from exc
-        return self.outcome(result, scopes)
-
 
 if __name__ == "__main__":
     serve(WebApp, environment_class=WebEnvironment)

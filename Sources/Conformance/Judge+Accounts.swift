@@ -1,0 +1,37 @@
+import ExchangeKernel
+import Foundation
+
+/// Two users on one app (account switching, a shared device): after the first signs out, nothing of
+/// theirs may serve the second.
+extension Judge {
+    func accountDecision(_ step: Int, sameAs: Int, notAs: Int) -> Decision {
+        let replies = [step, sameAs, notAs].compactMap(outcome)
+        guard let reply = outcome(step), reply.observed != .notSent else { return (.notTestable, "step \(step) was never taken", [], replies) }
+        guard reply.observed == .answered, reply.ok else { return (.failed, "step \(step) did not succeed: \(reply.summary)", [], replies) }
+        guard let account = reply.account, let expected = outcome(sameAs)?.account, let other = outcome(notAs)?.account else {
+            return (.notTestable, "the replies of steps \(notAs), \(sameAs) and \(step) do not all name their account (the reply's `account`)", [], replies)
+        }
+        if account.caseInsensitiveCompare(other) == .orderedSame, expected.caseInsensitiveCompare(other) != .orderedSame {
+            return (.failed, "step \(step) answered for \(account), the account signed out at step \(notAs), after \(expected) signed in", [], replies)
+        }
+        if account.caseInsensitiveCompare(expected) != .orderedSame {
+            return (.failed, "step \(step) answered for \(account), not \(expected), who signed in at step \(sameAs)", [], replies)
+        }
+        return (.passed, "step \(step) answered for \(account), who signed in at step \(sameAs)", [], replies)
+    }
+
+    func refreshTokenFromBeforeDecision(_ step: Int) -> Decision {
+        guard let reply = outcome(step), reply.observed == .answered, let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
+            return (.notTestable, "step \(step) got no timed reply: what came before and after it cannot be told apart", [], [])
+        }
+        let issued = exchanges.filter { $0.time < startedAt && $0.status == 200 && $0.answer.refreshToken != nil }
+        guard !issued.isEmpty else { return (.notTestable, "no refresh token was issued before step \(step)", [], [reply]) }
+        let later = exchanges.filter { $0.time > endedAt && ExchangeMatch.refresh.matches($0) }
+        for exchange in later {
+            if let origin = issued.first(where: { exchange.presentsRefreshToken($0.answer.refreshToken ?? "") }) {
+                return (.failed, "a refresh token issued before step \(step) (\(reply.step.rawValue)) was presented after it", [origin, exchange], [reply])
+            }
+        }
+        return (.passed, "none of the \(issued.count) refresh token(s) issued before step \(step) was presented after it (\(later.count) refresh request(s) later)", issued, [reply])
+    }
+}
