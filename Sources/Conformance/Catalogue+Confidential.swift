@@ -53,6 +53,40 @@ extension Catalogue {
         ),
     ]
 
+    /// A daemon's cases: no user, the app's own token (client credentials).
+    static let daemon: [ConformanceCase] = [
+        ConformanceCase(
+            id: "confidential.app-token-reuse", title: "App token reused (daemon)", level: .required,
+            service: "The service issues the app's own token (client credentials, https://graph.microsoft.com/.default) valid for an hour, as it does for every app token.",
+            correctClient: "A correct daemon asks for an app token once and serves it from its cache until it nears expiry (MSAL's acquire_token_for_client looks in its cache first), rather than sending the token endpoint a request for every call.",
+            verdictRule: "FAILED when the first app token is not obtained, or a later call within the hour sends another app-token request.",
+            citations: [Source.msalAppTokenCache, Source.clientCredentialsFlow],
+            rules: "[]",
+            journey: [.getAppToken(1), .getAppToken(2), .getAppToken(3)],
+            checks: [
+                Check("gets-app-token", .reply(step: 1, .succeeds), citation: Source.clientCredentialsFlow),
+                Check("reuses-app-token", .noneDuring(step: 2, .clientCredentials), citation: Source.msalAppTokenCache),
+                Check("still-reuses-app-token", .noneDuring(step: 3, .clientCredentials), citation: Source.msalAppTokenCache),
+            ],
+            clients: ClientKind.confidential
+        ),
+        ConformanceCase(
+            id: "confidential.app-token-secret-refused", title: "App token refused for the secret (daemon)", level: .required,
+            service: "Every app-token request (client credentials) is refused with HTTP 401 invalid_client, AADSTS7000215: the secret the daemon presents is not on its registration.",
+            correctClient: "A correct daemon reports that its credential was refused and does not keep asking: one more attempt on the next call at most.",
+            verdictRule: "FAILED when the daemon reports success or another error than invalid_client, or sends more than one app-token request after the refusal; NOT_TESTABLE when no app-token request was refused.",
+            citations: [Source.clientSecrets, Source.rfc6749TokenError, Source.identityWebCertificateReload],
+            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "client_credentials"}, "action": {"oauthError": {"code": "AADSTS7000215", "status": 401}}, "times": "always"}"#),
+            journey: [.getAppToken(1), .getAppToken(2)],
+            checks: [
+                Check("reports-invalid-client", .reply(step: 1, .fails(.invalidClient)), citation: Source.rfc6749TokenError),
+                Check("no-retry-loop", .atMost(count: 1, match: .clientCredentials, after: ExchangeMatch.clientCredentials.answered(401...401, "the AADSTS7000215 refusal")),
+                      citation: Source.resilience),
+            ],
+            clients: [.secret]
+        ),
+    ]
+
     private static let oldCertificateRefused = ExchangeMatch.tokenRequest.answered(401...401)
         .with(answer: .errorCode, "AADSTS700027", label: "the old certificate's refusal (AADSTS700027)")
 }

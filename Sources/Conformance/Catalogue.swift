@@ -2,7 +2,7 @@ import Foundation
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
-    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + confidential
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + confidential + daemon
 
     package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 
@@ -95,6 +95,9 @@ enum Source {
     static let clientSecrets = Citation("Microsoft identity platform: application credentials (client secrets, their expiry)", "https://learn.microsoft.com/entra/identity-platform/how-to-add-credentials")
     static let certificateCredentials = Citation("Microsoft identity platform: certificate credentials (client assertions)", "https://learn.microsoft.com/entra/identity-platform/certificate-credentials")
     static let identityWebCertificateReload = Citation("Microsoft.Identity.Web TokenAcquisition.cs (reload the certificate and retry once on AADSTS700027, 700024, 7000274; never on 7000215 or 7000222)", "https://github.com/AzureAD/microsoft-identity-web/blob/master/src/Microsoft.Identity.Web.TokenAcquisition/TokenAcquisition.cs")
+
+    static let msalAppTokenCache = Citation("Microsoft identity platform: acquire and cache tokens with MSAL (acquire_token_for_client looks up the cache first)", "https://learn.microsoft.com/entra/identity-platform/msal-acquire-cache-tokens")
+    static let clientCredentialsFlow = Citation("Microsoft identity platform: OAuth 2.0 client credentials flow", "https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow")
 
     static let msalThrottling = Citation("MSAL for Python msal/throttled_http_client.py", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/throttled_http_client.py")
     static let msalOIDC = Citation("MSAL for Python msal/oauth2cli/oidc.py (nonce, state)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/oauth2cli/oidc.py")

@@ -318,6 +318,7 @@ package struct ExchangeMatch: Sendable, Equatable, CustomStringConvertible {
     // Token endpoint requests (Entra and B2C alike).
     package static let tokenRequest = ExchangeMatch("a token request", pathContains: "/token")
     package static let refresh = ExchangeMatch("a refresh-token request", pathContains: "/token", grantTypes: ["refresh_token"])
+    package static let clientCredentials = ExchangeMatch("an app-token request (client credentials)", pathContains: "/token", grantTypes: ["client_credentials"])
     package static let codeRedemption = ExchangeMatch("the code redemption", pathContains: "/token", grantTypes: ["authorization_code"])
     package static let authorize = ExchangeMatch("an /authorize request", pathContains: "/authorize")
     package static let graph = ExchangeMatch("a Graph call", kinds: ["graph"])

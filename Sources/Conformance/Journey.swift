@@ -4,9 +4,9 @@ package import LocatedJSON
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).
 package struct JourneyStep: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
-        /// `signInDevice` came with protocol 1.1, `signInSilently` and `listGraph` with 1.2; an older adapter
-        /// answers them `unsupported`.
-        case signIn, signInSilently, signInDevice, getToken, callGraph, listGraph, signOut, wait
+        /// `signInDevice` came with protocol 1.1, `signInSilently`, `getAppToken` and `listGraph` with 1.2; an
+        /// older adapter answers them `unsupported`.
+        case signIn, signInSilently, signInDevice, getToken, getAppToken, callGraph, listGraph, signOut, wait
     }
 
     /// `FAKEENTRA_CONFORMANCE_PROTOCOL`: the minor version grows with steps an older adapter may answer `unsupported`.
@@ -91,6 +91,10 @@ extension JourneyStep {
     }
     package static func getToken(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .getToken, scopes: scopes, deadline: deadline)
+    }
+    /// A daemon's token: the app's own (client credentials grant), for a `/.default` scope.
+    package static func getAppToken(_ id: Int, _ scopes: [String] = ["https://graph.microsoft.com/.default"]) -> JourneyStep {
+        JourneyStep(id: id, step: .getAppToken, scopes: scopes)
     }
     package static func callGraph(_ id: Int, _ path: String = "/v1.0/me", scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .callGraph, scopes: scopes, path: path, deadline: deadline)

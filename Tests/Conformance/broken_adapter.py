@@ -12,7 +12,7 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
 
 The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
 
-    broken_adapter.py no-certificate-reload | signs-in-again-on-invalid-client
+    broken_adapter.py no-certificate-reload | signs-in-again-on-invalid-client | new-app-per-call
 """
 import importlib.util
 import os
@@ -218,6 +218,15 @@ class NoCertificateReload(web.WebApp):
     reloads_refused_certificate = False
 
 
+class NewAppPerCall(web.WebApp):
+    """A daemon that builds a new ConfidentialClientApplication, with a new token cache, for every call."""
+
+    def get_app_token(self, step, deadline):
+        self.apps.clear()
+        self.cache = web.msal.TokenCache()
+        return super().get_app_token(step, deadline)
+
+
 class SignsInAgainOnInvalidClient(web.WebApp):
     """Sends the user to sign in again when its own credential is refused (invalid_client)."""
 
@@ -257,6 +266,7 @@ VARIANTS = {
     "polls-without-waiting": ([], PollsWithoutWaiting),
     "keeps-first-account": ([], KeepsFirstAccount),
     "no-certificate-reload": ([], NoCertificateReload),
+    "new-app-per-call": ([], NewAppPerCall),
     "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
     "checks-issuer": ([], ChecksIssuer),
 }

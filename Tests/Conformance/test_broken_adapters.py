@@ -35,6 +35,7 @@ TARGETS = {
     "polls-without-waiting": ("resilience.device-pending-interval", "waits-interval"),
     "keeps-first-account": ("lifecycle.account-isolation", "token-for-second-user"),
     "no-certificate-reload": ("confidential.certificate-rollover", "reloads-certificate", "certificate"),
+    "new-app-per-call": ("confidential.app-token-reuse", "reuses-app-token", "secret"),
     "signs-in-again-on-invalid-client": ("confidential.secret-invalid", "no-new-sign-in", "secret"),
 }
 

@@ -1,6 +1,6 @@
-"""The confidential web app adapter (MSAL for Python's ConfidentialClientApplication) through the real
-`fakeentra conform`: with a client secret and with a certificate it fails no case of the catalogue that
-judges its kind, and the certificate rollover also works through a running server's control API."""
+"""The confidential web app and daemon adapter (MSAL for Python's ConfidentialClientApplication) through the
+real `fakeentra conform`: with a client secret and with a certificate it fails no case of the catalogue
+that judges its kind, and the certificate rollover also works through a running server's control API."""
 import json
 import os
 import shlex
@@ -32,7 +32,8 @@ def test_the_web_app_fails_no_case_of_its_kind(tmp_path, credential):
     assert result.returncode == 0, result.stdout + result.stderr
     assert report["clientKind"] == credential
     assert f"cases for a confidential client ({'client secret' if credential == 'secret' else 'certificate'})" in result.stdout
-    own = {"secret": {"confidential.secret-invalid", "confidential.secret-expired"}, "certificate": {"confidential.certificate-rollover"}}[credential]
+    own = {"secret": {"confidential.secret-invalid", "confidential.secret-expired", "confidential.app-token-secret-refused"},
+           "certificate": {"confidential.certificate-rollover"}}[credential] | {"confidential.app-token-reuse"}
     assert {case for case in verdicts if case.startswith("confidential.")} == own
     assert all(verdicts[case]["verdict"] == "PASSED" for case in own)
     assert not any(case.startswith(("b2c.", "externalid.", "resilience.device-")) for case in verdicts), "public-client cases left out"

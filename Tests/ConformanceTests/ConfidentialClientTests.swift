@@ -173,4 +173,26 @@ import Testing
         reloadsInALoop.refresh(at: 2.7, status: 401, error: "invalid_client", errorCode: "AADSTS700027")
         #expect(reloadsInALoop.check("confidential.certificate-rollover", "retries-once").verdict == .failed)
     }
+
+    @Test func aDaemonReportsARefusedSecretOnce() {
+        let caseID = "confidential.app-token-secret-refused"
+        func appToken(_ journal: inout Synthetic, at seconds: Double) {
+            journal.add(at: seconds, "POST", Synthetic.tenant + "/oauth2/v2.0/token", status: 401, kind: "token", form: ["grant_type": "client_credentials"],
+                        answer: Receipt.Answer(error: "invalid_client", errorCodes: [7000215]), errorCode: "AADSTS7000215")
+        }
+        var reports = Synthetic()
+        appToken(&reports, at: 0.1)
+        reports.reply(1, .getAppToken, from: 0, to: 0.2, ok: false, error: .invalidClient)
+        appToken(&reports, at: 0.3)
+        reports.reply(2, .getAppToken, from: 0.25, to: 0.4, ok: false, error: .invalidClient)
+        reports.expectPassed(caseID)
+
+        var loops = reports
+        for attempt in 0..<3 { appToken(&loops, at: 0.5 + Double(attempt) / 10) }
+        loops.expect(caseID, .failed, decidedBy: "no-retry-loop")
+
+        var misreports = reports
+        misreports.outcomes[0].error = .serverError
+        misreports.expect(caseID, .failed, decidedBy: "reports-invalid-client")
+    }
 }

@@ -66,6 +66,8 @@ extension EveryCaseCanFailTests {
         "confidential.secret-invalid": "adapter:signs-in-again-on-invalid-client",
         "confidential.secret-expired": "swift:ConfidentialClientTests.aRefusedSecretIsReportedNotRetried",
         "confidential.certificate-rollover": "adapter:no-certificate-reload",
+        "confidential.app-token-reuse": "adapter:new-app-per-call",
+        "confidential.app-token-secret-refused": "swift:ConfidentialClientTests.aDaemonReportsARefusedSecretOnce",
     ]
 
     /// A new case cannot be added without a proof that its checks can fail, and every proof named exists:

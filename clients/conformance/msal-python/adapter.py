@@ -134,7 +134,7 @@ class AdapterApp:
         return {}
 
     STEPS = {"signIn": "sign_in", "signInSilently": "sign_in_silently", "signInDevice": "sign_in_device", "getToken": "get_token",
-             "callGraph": "call_graph", "listGraph": "list_graph", "signOut": "sign_out", "wait": "wait"}
+             "getAppToken": "get_app_token", "callGraph": "call_graph", "listGraph": "list_graph", "signOut": "sign_out", "wait": "wait"}
 
     def handle(self, step):
         step_id = step.get("id")

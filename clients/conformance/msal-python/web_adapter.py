@@ -79,6 +79,16 @@ class WebApp(MsalApp):
             result = call(self.app())
         return result
 
+    def get_app_token(self, step, deadline):
+        """A daemon's call: the app's own token (client credentials); MSAL serves it from its cache while it is fresh."""
+        scopes = step.get("scopes") or ["https://graph.microsoft.com/.default"]
+        try:
+            result = self.using_credential(self.app(), lambda current: current.acquire_token_for_client(scopes))
+        except (requests.RequestException, RuntimeError, ValueError) as exc:
+            raise failure_from_exception(exc) from exc
+        _, granted = self.outcome(result, scopes)
+        return {"scopes": granted}
+
     def browser_sign_in(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
         """The web app's sign-in: the user's browser goes to the authority and posts the code back to
         the app, which redeems it with its credential; MSAL's answer as is."""
