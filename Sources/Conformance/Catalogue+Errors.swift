@@ -47,6 +47,21 @@ extension Catalogue {
             extraRules: [#"{"match": {"endpoint": "authorize"}, "action": {"requireMFA": true}, "times": "always"}"#],
             citations: [Source.errorHandling, Source.errorCodes]
         ),
+        ConformanceCase(
+            id: "errors.claims-on-code-redemption", title: "Conditional Access claims at the token endpoint", level: .required,
+            service: "The first code redemption is refused with invalid_grant, AADSTS50076 (multi-factor authentication required), and a claims challenge naming the Conditional Access policy (capolids), as recorded from login.microsoftonline.com for code grants; the sign-in that follows with those claims succeeds.",
+            correctClient: "A correct client goes interactive again and passes the service's claims on the new /authorize (merged with its client capabilities), so that the user satisfies the policy; it does not report the refusal as the end, nor retry without the claims.",
+            verdictRule: "FAILED when no /authorize carrying the challenge's claims follows the refusal, or the sign-in does not end with a token; NOT_TESTABLE when the redemption was never refused.",
+            citations: [Source.claimsChallenge, Source.errorHandling],
+            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code", "nth": 1}, "action": {"oauthError": {"code": "AADSTS50076"}}}"#),
+            journey: [.signIn(1)],
+            checks: [
+                Check("asks-with-claims", .follows(trigger: ExchangeMatch.codeRedemption.answered(400...400).with(answer: .errorCode, "AADSTS50076", label: "the code redemption refused with AADSTS50076 and a claims challenge"),
+                                                   then: ExchangeMatch.authorize.with(parameter: "claims", containing: "capolids", label: "an /authorize carrying the challenge's claims (capolids)")),
+                      citation: Source.claimsChallenge),
+                Check("ends-with-token", .reply(step: 1, .succeeds), citation: Source.errorHandling),
+            ]
+        ),
         goesInteractive(
             id: "errors.bad-token", title: "Unusable refresh token (bad_token)", code: "AADSTS50034", suberror: "bad_token",
             service: "The silent refresh is refused with invalid_grant, suberror bad_token, as Entra ID answers a refresh token it cannot use at all.",

@@ -28,6 +28,7 @@ extension EveryCaseCanFailTests {
         "errors.consent-required": "swift:EveryCaseCanFailTests.consentRequired",
         "errors.mfa-basic-action": "adapter:never-interactive",
         "errors.bad-token": "swift:EveryCaseCanFailTests.goesInteractiveAfterARefusedRefresh",
+        "errors.claims-on-code-redemption": "swift:EveryCaseCanFailTests.claimsOnCodeRedemption",
         "errors.invalid-client": "swift:JudgeTests.noRetryLoopOnInvalidClient",
         "errors.declined-scopes": "adapter:ignores-declined-scopes",
         "errors.dead-grant-loop": "adapter:dead-token-loop",

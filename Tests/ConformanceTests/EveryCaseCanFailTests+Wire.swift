@@ -1,4 +1,5 @@
 import Conformance
+import ExchangeKernel
 import Foundation
 import Testing
 
@@ -257,5 +258,31 @@ extension EveryCaseCanFailTests {
         waited.outcomes[1].ok = true
         waited.outcomes[1].error = nil
         waited.expect("resilience.hung-token-endpoint", .failed, decidedBy: "gives-up-in-time")
+    }
+
+    @Test func claimsOnCodeRedemption() {
+        let caseID = "errors.claims-on-code-redemption"
+        var refused = Synthetic()
+        refused.authorize(at: 0)
+        refused.add(at: 0.5, "POST", Synthetic.tenant + "/oauth2/v2.0/token", status: 400, kind: "token", form: ["grant_type": "authorization_code", "code": "c0de"],
+                    answer: Receipt.Answer(error: "invalid_grant", errorCodes: [50076]), errorCode: "AADSTS50076")
+        refused.reply(1, .signIn, from: 0, to: 0.6, ok: false, error: .invalidGrant)
+        refused.expect(caseID, .failed, decidedBy: "asks-with-claims")
+
+        var withoutClaims = refused
+        withoutClaims.outcomes.removeLast()
+        withoutClaims.authorize(at: 0.7)
+        withoutClaims.redeem(at: 1.0)
+        withoutClaims.reply(1, .signIn, from: 0, to: 1.1)
+        withoutClaims.expect(caseID, .failed, decidedBy: "asks-with-claims")
+
+        var withClaims = refused
+        withClaims.outcomes.removeLast()
+        withClaims.add(at: 0.7, "GET", Synthetic.tenant + "/oauth2/v2.0/authorize", status: 200, kind: "authorize",
+                       query: [("client_id", "c"), ("code_challenge", "abc"), ("code_challenge_method", "S256"),
+                               ("claims", #"{"access_token":{"capolids":{"essential":true,"values":["p"]},"xms_cc":{"values":["cp1"]}}}"#)])
+        withClaims.redeem(at: 1.0)
+        withClaims.reply(1, .signIn, from: 0, to: 1.1)
+        withClaims.expectPassed(caseID)
     }
 }

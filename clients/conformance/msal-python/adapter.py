@@ -204,7 +204,11 @@ class MsalApp(AdapterApp):
     # MARK: token acquisition
 
     def interactive(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
-        result, granted = self.outcome(self.browser_sign_in(app, scopes, deadline, prompt=prompt, claims=claims, login_hint=login_hint), scopes)
+        result = self.browser_sign_in(app, scopes, deadline, prompt=prompt, claims=claims, login_hint=login_hint)
+        if result and result.get("claims") and not claims and self.answers_claims_challenge and self.needs_interaction(result):
+            # Conditional Access at the token endpoint: sign in again, passing the policy's claims.
+            result = self.browser_sign_in(app, scopes, deadline, prompt=prompt, claims=result["claims"], login_hint=login_hint)
+        result, granted = self.outcome(result, scopes)
         self.remember_account(result)
         return result, granted
 
