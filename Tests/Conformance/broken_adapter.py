@@ -7,7 +7,9 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
                       ignores-declined-scopes | never-interactive | drops-claims-challenge |
                       ignores-graph-retry-after | graph-503-no-backoff | graph-401-loop | no-password-reset |
                       cancel-as-error | ignores-slow-down | device-decline-as-error | stops-after-first-page |
-                      login-required-as-error | polls-without-waiting | keeps-first-account
+                      login-required-as-error | polls-without-waiting | keeps-first-account | reset-cancel-as-error |
+                      edit-profile-at-sign-in-authority | polls-after-the-end | graph-down-after-drop |
+                      caches-signing-keys-forever
     broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
 
 The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
@@ -211,6 +213,56 @@ class KeepsFirstAccount(reference.MsalApp):
         return (kept or accounts or [None])[0]
 
 
+class EditProfileAtSignInAuthority(reference.MsalApp):
+    """Runs every B2C user flow at its sign-in policy's authority (one authority for the whole app)."""
+
+    def b2c_authority(self, policy):
+        return self.env.b2c_authority
+
+
+class PollsAfterTheEnd(reference.MsalApp):
+    """Keeps polling the device flow after an error that ends it, until its own deadline."""
+
+    def poll_device_flow(self, app, flow):
+        while True:
+            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
+            if "access_token" in result or time.time() > flow["expires_at"]:
+                return result
+            time.sleep(flow["interval"])
+
+
+class GraphDownAfterDrop(reference.MsalApp):
+    """After one dropped Graph connection, takes Graph for down and stops calling it."""
+    graph_down = False
+
+    def graph_get(self, url, access_token):
+        if self.graph_down:
+            raise reference.StepFailure("network", "Graph was unreachable earlier; not trying again")
+        try:
+            return super().graph_get(url, access_token)
+        except reference.StepFailure:
+            self.graph_down = True
+            raise
+
+
+class CachesSigningKeysForever(reference.MsalApp):
+    """Validates each id_token's signature itself, against the JWKS it fetched once and never again, so a
+    token signed by a key rolled in later is refused (OIDC Core 10.1.1 asks to refetch for an unknown kid)."""
+    keys = None
+
+    def outcome(self, result, requested):
+        if result and result.get("id_token"):
+            import jwt
+            if self.keys is None:
+                configuration = self.http.get(self.env.authority + "/v2.0/.well-known/openid-configuration", timeout=self.env.timeout).json()
+                self.keys = {key["kid"]: key for key in self.http.get(configuration["jwks_uri"], timeout=self.env.timeout).json()["keys"]}
+            kid = jwt.get_unverified_header(result["id_token"]).get("kid")
+            if kid not in self.keys:
+                raise reference.StepFailure("rejected_token", f"id_token signed by an unknown key {kid}")
+            jwt.decode(result["id_token"], jwt.PyJWK(self.keys[kid]).key, algorithms=["RS256"], options={"verify_aud": False, "verify_iss": False})
+        return super().outcome(result, requested)
+
+
 # MARK: broken web apps
 
 class NoCertificateReload(web.WebApp):
@@ -265,6 +317,11 @@ VARIANTS = {
     "login-required-as-error": ([], LoginRequiredAsError),
     "polls-without-waiting": ([], PollsWithoutWaiting),
     "keeps-first-account": ([], KeepsFirstAccount),
+    "reset-cancel-as-error": ([], CancelAsError),
+    "edit-profile-at-sign-in-authority": ([], EditProfileAtSignInAuthority),
+    "polls-after-the-end": ([], PollsAfterTheEnd),
+    "graph-down-after-drop": ([], GraphDownAfterDrop),
+    "caches-signing-keys-forever": ([], CachesSigningKeysForever),
     "no-certificate-reload": ([], NoCertificateReload),
     "new-app-per-call": ([], NewAppPerCall),
     "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
