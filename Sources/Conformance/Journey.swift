@@ -216,7 +216,10 @@ package struct StepOutcome: Sendable, Codable, Equatable {
     package var summary: String {
         switch observed {
         case .answered:
-            if ok { return "ok" + (status.map { " \($0)" } ?? "") + (count.map { ", \($0) items" } ?? "") + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "") }
+            if ok {
+                return "ok" + (status.map { " \($0)" } ?? "") + (count.map { ", \($0) items" } ?? "") + (account.map { " for \($0)" } ?? "")
+                    + (scopes.map { " [\($0.joined(separator: " "))]" } ?? "")
+            }
             return "error \(error?.rawValue ?? "other")" + (suberror.map { "/\($0)" } ?? "") + (status.map { " \($0)" } ?? "")
         case .deadlineExceeded: return "no answer before the deadline"
         case .adapterExited: return "adapter exited without answering"
