@@ -94,7 +94,7 @@ enum Source {
 
     static let clientSecrets = Citation("Microsoft identity platform: application credentials (client secrets, their expiry)", "https://learn.microsoft.com/entra/identity-platform/how-to-add-credentials")
     static let certificateCredentials = Citation("Microsoft identity platform: certificate credentials (client assertions)", "https://learn.microsoft.com/entra/identity-platform/certificate-credentials")
-    static let identityWebCertificateReload = Citation("Microsoft.Identity.Web TokenAcquisition.cs (reload the certificate and retry once on AADSTS700027, 700024, 7000274; never on 7000215 or 7000222)", "https://github.com/AzureAD/microsoft-identity-web/blob/master/src/Microsoft.Identity.Web.TokenAcquisition/TokenAcquisition.cs")
+    static let identityWebCertificateReload = Citation("Microsoft.Identity.Web TokenAcquisition.cs (reload the certificate and retry once on AADSTS700027, 700024, 7000214, 1000502, 7000274, 7000277; never on 7000215 or 7000222)", "https://github.com/AzureAD/microsoft-identity-web/blob/master/src/Microsoft.Identity.Web.TokenAcquisition/TokenAcquisition.cs")
 
     static let msalAppTokenCache = Citation("Microsoft identity platform: acquire and cache tokens with MSAL (acquire_token_for_client looks up the cache first)", "https://learn.microsoft.com/entra/identity-platform/msal-acquire-cache-tokens")
     static let clientCredentialsFlow = Citation("Microsoft identity platform: OAuth 2.0 client credentials flow", "https://learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow")

@@ -96,8 +96,8 @@ package struct Check: Sendable {
         /// Step `step`'s reply names the account step `sameAs` signed in, not step `notAs`'s.
         case account(step: Int, sameAs: Int, notAs: Int)
         /// No refresh token issued before step `step` began is presented after it ended (a signed-out
-        /// account's grant stays unused).
-        case noRefreshTokenFromBefore(step: Int)
+        /// account's grant stays unused); decides once step `reachedBy` was answered after it.
+        case noRefreshTokenFromBefore(step: Int, reachedBy: Int)
     }
 
     /// What a paged collection's reading is judged on.

@@ -6,104 +6,6 @@ import LocatedJSON
 package import Scenarios
 import Synchronization
 
-/// What a client needs to run one case: its fresh client id, where to sign in, who signs in, and the journey.
-package struct CaseStart: Sendable, Codable, Equatable {
-    package struct B2CSettings: Sendable, Codable, Equatable {
-        package var authority: String
-        package var resetAuthority: String
-        package var knownAuthority: String
-        package var scopes: [String]
-        package var username: String
-        package var password: String
-    }
-
-    /// A user who signs in besides the case's own.
-    package struct OtherUser: Sendable, Codable, Equatable {
-        package var username: String
-        package var password: String
-    }
-
-    package struct ScenarioSummary: Sendable, Codable, Equatable {
-        package var name: String
-        package var summary: String
-        /// The scenario file the case bound (docs/scenarios.md syntax).
-        package var file: String
-    }
-
-    package var run: String
-    package var caseID: String
-    package var title: String
-    package var level: CaseLevel
-    package var clientID: String
-    package var binding: String
-    package var authority: String
-    package var redirectURI: String
-    package var graph: String
-    package var username: String
-    package var password: String
-    /// The tenant's second user, for a journey with `JourneyStep.signInAsSecondUser` (the step names them).
-    package var secondUser: OtherUser?
-    package var scopes: [String]
-    package var httpTimeout: Int
-    package var b2c: B2CSettings?
-    package var scenario: ScenarioSummary
-    package var journey: [JourneyStep]
-    /// What a confidential client authenticates with; nil for a public client.
-    package var credential: ClientCredential?
-
-    /// The kind of app the case's client id is registered as.
-    package var client: ClientKind { credential?.kind ?? .publicClient }
-
-    /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command,
-    /// `certificatePath` the file holding a certificate client's key and certificate.
-    package func environment(certificateAuthority: String, browser: String, certificatePath: String? = nil) -> [String: String] {
-        var environment = [
-            "FAKEENTRA_CONFORMANCE_PROTOCOL": JourneyStep.protocolVersion,
-            "FAKEENTRA_CASE": caseID,
-            "FAKEENTRA_AUTHORITY": authority,
-            "FAKEENTRA_CLIENT_ID": clientID,
-            "FAKEENTRA_REDIRECT_URI": redirectURI,
-            "FAKEENTRA_GRAPH": graph,
-            "FAKEENTRA_CA": certificateAuthority,
-            "FAKEENTRA_USERNAME": b2c?.username ?? username,
-            "FAKEENTRA_PASSWORD": b2c?.password ?? password,
-            "FAKEENTRA_BROWSER": browser,
-            "FAKEENTRA_SCOPES": scopes.joined(separator: " "),
-            "FAKEENTRA_STEP_TIMEOUT": String(httpTimeout),
-            "FAKEENTRA_CLIENT_KIND": client.rawValue,
-        ]
-        if let secret = credential?.secret { environment["FAKEENTRA_CLIENT_SECRET"] = secret }
-        if let certificatePath, credential?.certificate != nil { environment["FAKEENTRA_CLIENT_CERTIFICATE"] = certificatePath }
-        if let b2c {
-            environment["FAKEENTRA_B2C_AUTHORITY"] = b2c.authority
-            environment["FAKEENTRA_B2C_RESET_AUTHORITY"] = b2c.resetAuthority
-            environment["FAKEENTRA_B2C_KNOWN_AUTHORITY"] = b2c.knownAuthority
-            environment["FAKEENTRA_B2C_SCOPES"] = b2c.scopes.joined(separator: " ")
-        }
-        return environment
-    }
-}
-
-/// A confidential client's credential for one case, made fresh for it (never reused, never written to the project).
-package struct ClientCredential: Sendable, Codable, Equatable {
-    package var kind: ClientKind
-    package var secret: String?
-    /// The private key then its self-signed certificate, PEM: what the app loads its certificate from.
-    package var certificate: String?
-    /// A certificate rollover's replacement, in the same form: the suite puts it where the app loads its
-    /// certificate from, and on the registration, once step `rolloverAfterStep` was answered.
-    package var nextCertificate: String?
-    package var rolloverAfterStep: Int?
-
-    package init(kind: ClientKind, secret: String? = nil, certificate: String? = nil, nextCertificate: String? = nil, rolloverAfterStep: Int? = nil) {
-        self.kind = kind
-        self.secret = secret
-        self.certificate = certificate
-        self.nextCertificate = nextCertificate
-        self.rolloverAfterStep = rolloverAfterStep
-    }
-}
-
 package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvertible {
     package var status: Int
     package var code: String
@@ -127,6 +29,9 @@ package struct ConformanceError: Error, Sendable, Equatable, CustomStringConvert
     }
     static func noCases(_ glob: String, client: ClientKind) -> ConformanceError {
         .init(status: 422, code: "no_cases", message: "no conformance case for a \(client.title) matches \"\(glob)\"")
+    }
+    static func caseGone(_ id: String) -> ConformanceError {
+        .init(status: 500, code: "case_gone", message: "case \"\(id)\" lost its binding or its app registration (the server was reset?); the certificate could not be rolled")
     }
     static func noRollover(_ id: String) -> ConformanceError {
         .init(status: 409, code: "no_rollover", message: "case \"\(id)\" rolls no certificate in this run (only certificate-rollover cases of a certificate client's run do)")
@@ -250,10 +155,13 @@ package final class ConformanceSessions: Sendable {
         guard let run = runs.withLock({ $0[id] }) else { throw .unknownRun(id) }
         guard let started = run.started[caseID], run.results[caseID] == nil else { throw .notStarted(caseID) }
         guard let certificate = started.rolledCertificate else { throw .noRollover(caseID) }
-        engine.world(binding: started.start.binding)?.service.directory.withLock { directory in
-            guard let index = directory.applications.firstIndex(where: { $0.clientID == started.start.clientID }) else { return }
+        guard let world = engine.world(binding: started.start.binding) else { throw .caseGone(caseID) }
+        let rolled = world.service.directory.withLock { directory in
+            guard let index = directory.applications.firstIndex(where: { $0.clientID == started.start.clientID }) else { return false }
             directory.applications[index].certificates = [certificate]
+            return true
         }
+        if !rolled { throw .caseGone(caseID) }
     }
 
     /// Judges the case from its world's exchanges and the reported outcomes, and removes its binding.
@@ -266,8 +174,14 @@ package final class ConformanceSessions: Sendable {
         let exchanges = journal.entries(matching: filter).map(Exchange.init)
         engine.unbind(id: started.start.binding)
         let result = Judge(exchanges: exchanges, outcomes: outcomes)
-            .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt), stderrTail: stderrTail)
-        runs.withLock { $0[id]?.results[caseID] = result }
+            .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt),
+                   stderrTail: stderrTail.map { started.start.withoutCredentials($0) })
+        // The case's secret and keys go with its binding: nothing of them outlives the case.
+        runs.withLock { runs in
+            runs[id]?.results[caseID] = result
+            runs[id]?.started[caseID]?.start.credential = nil
+            runs[id]?.started[caseID]?.rolledCertificate = nil
+        }
         return result
     }
 

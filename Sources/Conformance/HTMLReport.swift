@@ -10,7 +10,7 @@ extension ConformanceReport {
         let e = HTML.escape
         var body = """
             <h1>FakeEntra client conformance</h1>
-            <p class="meta">Client <code>\(e(client))</code>, a \(e((clientKind ?? .publicClient).title)), against \(e(server)), \(e(ReportDates.iso(startedAt))) – \(e(ReportDates.iso(finishedAt)))\(strict ? ", strict" : "")</p>
+            <p class="meta">Client <code>\(e(client))</code>, a \(e(judgedKind.title)), against \(e(server)), \(e(ReportDates.iso(startedAt))) – \(e(ReportDates.iso(finishedAt)))\(strict ? ", strict" : "")</p>
             <p class="result \(summary.succeeded ? "ok" : "bad")">\(summary.succeeded ? "Conformant" : "Not conformant"): \(summary.total) cases,
             \(summary.passed) passed, \(summary.failed) failed, \(summary.warnings) warnings, \(summary.notTestable) not testable, \(summary.skipped) skipped.</p>
             """

@@ -16,7 +16,7 @@ extension ConformanceReport {
             xml += #"  <testsuite name="conformance.\#(area.rawValue)" tests="\#(results.count)" failures="\#(results.count(where: junitFails))" errors="0" skipped="\#(skipped)" time="\#(Self.time(results.reduce(0) { $0 + $1.durationSeconds }))" timestamp="\#(Self.timestamp(startedAt))">"# + "\n"
             xml += "    <properties>\n"
             xml += #"      <property name="client" value="\#(Self.escape(client))"/>"# + "\n"
-            xml += #"      <property name="client_kind" value="\#((clientKind ?? .publicClient).rawValue)"/>"# + "\n"
+            xml += #"      <property name="client_kind" value="\#(judgedKind.rawValue)"/>"# + "\n"
             xml += #"      <property name="server" value="\#(Self.escape(server))"/>"# + "\n"
             xml += "    </properties>\n"
             for result in results { xml += testcase(result) }

@@ -73,8 +73,6 @@ extension JourneyStep {
     package static func signIn(_ id: Int, _ scopes: [String] = ["User.Read"], policy: String? = nil, deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signIn, scopes: scopes, policy: policy, deadline: deadline)
     }
-    /// A sign-in that first tries the browser without showing anything (`prompt=none`, as MSAL.js's
-    /// `ssoSilent`), and shows the sign-in only when the service says the user is needed.
     /// Stands for the tenant's second user in the catalogue; a case's start names them.
     package static let secondUser = "{second user}"
 
@@ -83,6 +81,8 @@ extension JourneyStep {
         JourneyStep(id: id, step: .signIn, scopes: ["User.Read"], user: secondUser)
     }
 
+    /// A sign-in that first tries the browser without showing anything (`prompt=none`, as MSAL.js's
+    /// `ssoSilent`), and shows the sign-in only when the service says the user is needed.
     package static func signInSilently(_ id: Int, _ scopes: [String] = ["User.Read"]) -> JourneyStep {
         JourneyStep(id: id, step: .signInSilently, scopes: scopes)
     }

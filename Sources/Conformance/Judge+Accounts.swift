@@ -11,7 +11,10 @@ extension Judge {
         guard let account = reply.account, let expected = outcome(sameAs)?.account, let other = outcome(notAs)?.account else {
             return (.notTestable, "the replies of steps \(notAs), \(sameAs) and \(step) do not all name their account (the reply's `account`)", [], replies)
         }
-        if account.caseInsensitiveCompare(other) == .orderedSame, expected.caseInsensitiveCompare(other) != .orderedSame {
+        if expected.caseInsensitiveCompare(other) == .orderedSame {
+            return (.notTestable, "step \(sameAs) signed in \(expected) again, the account of step \(notAs) (the adapter did not sign in the step's user): no second user to keep apart", [], replies)
+        }
+        if account.caseInsensitiveCompare(other) == .orderedSame {
             return (.failed, "step \(step) answered for \(account), the account signed out at step \(notAs), after \(expected) signed in", [], replies)
         }
         if account.caseInsensitiveCompare(expected) != .orderedSame {
@@ -20,18 +23,24 @@ extension Judge {
         return (.passed, "step \(step) answered for \(account), who signed in at step \(sameAs)", [], replies)
     }
 
-    func refreshTokenFromBeforeDecision(_ step: Int) -> Decision {
-        guard let reply = outcome(step), reply.observed == .answered, let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
-            return (.notTestable, "step \(step) got no timed reply: what came before and after it cannot be told apart", [], [])
+    func refreshTokenFromBeforeDecision(_ step: Int, reachedBy: Int) -> Decision {
+        let (reply, window): (StepOutcome, ClosedRange<Date>)
+        switch attribution(of: step) {
+        case .during(let answered, let times): (reply, window) = (answered, times)
+        case .unattributable(let decision): return decision
+        }
+        let (startedAt, endedAt) = (window.lowerBound, window.upperBound)
+        guard let later = outcome(reachedBy), later.observed == .answered, later.startedAt.map({ $0 >= endedAt }) ?? true else {
+            return (.notTestable, "step \(reachedBy) never finished after step \(step): silence proves nothing", [], [reply])
         }
         let issued = exchanges.filter { $0.time < startedAt && $0.status == 200 && $0.answer.refreshToken != nil }
         guard !issued.isEmpty else { return (.notTestable, "no refresh token was issued before step \(step)", [], [reply]) }
-        let later = exchanges.filter { $0.time > endedAt && ExchangeMatch.refresh.matches($0) }
-        for exchange in later {
+        let refreshes = exchanges.filter { $0.time > endedAt && ExchangeMatch.refresh.matches($0) }
+        for exchange in refreshes {
             if let origin = issued.first(where: { exchange.presentsRefreshToken($0.answer.refreshToken ?? "") }) {
                 return (.failed, "a refresh token issued before step \(step) (\(reply.step.rawValue)) was presented after it", [origin, exchange], [reply])
             }
         }
-        return (.passed, "none of the \(issued.count) refresh token(s) issued before step \(step) was presented after it (\(later.count) refresh request(s) later)", issued, [reply])
+        return (.passed, "none of the \(issued.count) refresh token(s) issued before step \(step) was presented after it, though the app went on to step \(reachedBy) (\(refreshes.count) refresh request(s) later)", issued, [reply, later])
     }
 }

@@ -5,11 +5,12 @@ import Foundation
 /// step, each with its size and its `@odata.nextLink` as the receipt recorded them.
 extension Judge {
     func pagesDecision(_ step: Int, _ judgement: Check.PagingJudgement) -> Decision {
-        guard let reply = outcome(step), reply.observed != .notSent else { return (.notTestable, "step \(step) was never taken", [], []) }
-        guard reply.observed == .answered, let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
-            return (.notTestable, "step \(step) got no timed reply (\(reply.summary)): its requests cannot be attributed", [], [reply])
+        let (reply, window): (StepOutcome, ClosedRange<Date>)
+        switch attribution(of: step) {
+        case .during(let answered, let times): (reply, window) = (answered, times)
+        case .unattributable(let decision): return decision
         }
-        let requests = exchanges.filter { $0.time >= startedAt && $0.time <= endedAt && ExchangeMatch.graph.matches($0) }
+        let requests = exchanges.filter { window.contains($0.time) && ExchangeMatch.graph.matches($0) }
         let pages = requests.filter { $0.status == 200 && $0.answer.items != nil }
         guard !pages.isEmpty else {
             return (.failed, "no Graph collection page was answered during step \(step) (\(reply.step.rawValue))", requests, [reply])
@@ -17,6 +18,9 @@ extension Judge {
         let last = pages.first { $0.answer.nextLink == nil }
         switch judgement {
         case .followsEveryLink:
+            if pages.count == 1, last != nil {
+                return (.notTestable, "the collection came in one page, so paging was never exercised", pages, [reply])
+            }
             for (index, page) in pages.enumerated() {
                 guard let link = page.answer.nextLink else { continue }
                 if !requests.contains(where: { $0.id > page.id && $0.requests(link) }) {

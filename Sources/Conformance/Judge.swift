@@ -76,7 +76,7 @@ package struct Judge: Sendable {
             }
         case .pages(let step, let judgement): pagesDecision(step, judgement)
         case .account(let step, let sameAs, let notAs): accountDecision(step, sameAs: sameAs, notAs: notAs)
-        case .noRefreshTokenFromBefore(let step): refreshTokenFromBeforeDecision(step)
+        case .noRefreshTokenFromBefore(let step, let reachedBy): refreshTokenFromBeforeDecision(step, reachedBy: reachedBy)
         }
     }
 
@@ -173,20 +173,35 @@ package struct Judge: Sendable {
     }
 
     private func duringDecision(_ step: Int, _ match: ExchangeMatch, wanted: Bool) -> Decision {
-        guard let reply = outcome(step), reply.observed != .notSent else { return (.notTestable, "step \(step) was never taken", [], []) }
-        guard reply.observed == .answered else {
-            return (.notTestable, "step \(step) got no reply (\(reply.summary)): what it sent cannot be attributed", [], [reply])
+        let (reply, window): (StepOutcome, ClosedRange<Date>)
+        switch attribution(of: step) {
+        case .during(let answered, let times): (reply, window) = (answered, times)
+        case .unattributable(let decision): return decision
         }
-        guard let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
-            return (.notTestable, "step \(step) was reported without its times: its requests cannot be attributed", [], [reply])
-        }
-        let during = exchanges.filter { $0.time >= startedAt && $0.time <= endedAt && match.matches($0) }
+        let during = exchanges.filter { window.contains($0.time) && match.matches($0) }
         switch (wanted, during.isEmpty) {
         case (false, true): return (.passed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
         case (false, false): return (.failed, "\(during.count) × \(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
         case (true, true): return (.failed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
         case (true, false): return (.passed, "\(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
         }
+    }
+
+    enum Attribution {
+        case during(StepOutcome, ClosedRange<Date>)
+        case unattributable(Decision)
+    }
+
+    /// Step `step`'s reply and the time it ran, or why what it sent cannot be told from the rest.
+    func attribution(of step: Int) -> Attribution {
+        guard let reply = outcome(step), reply.observed != .notSent else { return .unattributable((.notTestable, "step \(step) was never taken", [], [])) }
+        guard reply.observed == .answered else {
+            return .unattributable((.notTestable, "step \(step) got no reply (\(reply.summary)): what it sent cannot be attributed", [], [reply]))
+        }
+        guard let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
+            return .unattributable((.notTestable, "step \(step) was reported without its times: its requests cannot be attributed", [], [reply]))
+        }
+        return .during(reply, startedAt...max(startedAt, endedAt))
     }
 
     private func rotationDecision() -> Decision {

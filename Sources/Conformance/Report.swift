@@ -18,8 +18,11 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
     package var schemaVersion: Int = 1
     package var tool: String
     package var client: String
-    /// The kind of app judged; absent in reports written before confidential clients were judged.
+    /// The kind of app judged; optional so that a report without it (an older one) still decodes.
     package var clientKind: ClientKind?
+
+    /// The kind of app judged, a public client when the report does not say.
+    package var judgedKind: ClientKind { clientKind ?? .publicClient }
     package var server: String
     package var startedAt: Date
     package var finishedAt: Date
@@ -79,7 +82,7 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
         }
         let s = summary
         lines.append("")
-        lines.append("\(s.total) cases for a \((clientKind ?? .publicClient).title): \(s.passed) passed, \(s.failed) failed, \(s.warnings) warnings, \(s.notTestable) not testable, \(s.skipped) skipped")
+        lines.append("\(s.total) cases for a \(judgedKind.title): \(s.passed) passed, \(s.failed) failed, \(s.warnings) warnings, \(s.notTestable) not testable, \(s.skipped) skipped")
         if !s.expectedFailures.isEmpty { lines.append("* expected by the baseline: \(s.expectedFailures.joined(separator: ", "))") }
         if !s.staleBaselineEntries.isEmpty {
             lines.append("! listed in the baseline but no longer failing (remove the entries): \(s.staleBaselineEntries.joined(separator: ", "))")

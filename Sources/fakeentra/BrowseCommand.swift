@@ -30,7 +30,7 @@ struct BrowseCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The device flow's user code: the URL is then its verification URI (/devicelogin).", valueName: "code")) var userCode: String?
     @Option(help: "The user to sign in as (default: $FAKEENTRA_USERNAME).") var username: String?
     @Option(help: "The user's password (default: $FAKEENTRA_PASSWORD; the environment keeps it out of `ps`).") var password: String?
-    @Option(help: ArgumentHelp("Another user who may sign in: when the URL's login_hint names them, they sign in instead (repeatable).", valueName: "user=password")) var otherUser: [String] = []
+    @Option(help: ArgumentHelp("Another user who may sign in: when the URL's login_hint names them, they sign in instead (repeatable; also $FAKEENTRA_SECOND_USERNAME with $FAKEENTRA_SECOND_PASSWORD, which keep the password out of `ps`).", valueName: "user=password")) var otherUser: [String] = []
     @Option(help: ArgumentHelp("The CA certificate to trust for https (default: $FAKEENTRA_CA).", valueName: "ca.pem")) var ca: String?
     @Option(help: "Seconds to wait for each answer (default: $FAKEENTRA_STEP_TIMEOUT, else 10).") var timeout: Int?
     @Option(help: ArgumentHelp("Append one line per request and the outcome to this file.", valueName: "file")) var log: String?
@@ -39,7 +39,8 @@ struct BrowseCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let start = BrowserURL(url)
-        let others = otherUser.map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+        var others = otherUser.map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
+        if let second = environment["FAKEENTRA_SECOND_USERNAME"], let password = environment["FAKEENTRA_SECOND_PASSWORD"] { others.append([second, password]) }
         // The app names who signs in with login_hint (an account switch); otherwise, the user given.
         let hinted = start?.query["login_hint"].flatMap { hint in others.first { $0.count == 2 && $0[0].caseInsensitiveCompare(hint) == .orderedSame } }
         let username = hinted?[0] ?? username ?? environment["FAKEENTRA_USERNAME"], password = hinted?[1] ?? password ?? environment["FAKEENTRA_PASSWORD"]
@@ -48,7 +49,7 @@ struct BrowseCommand: ParsableCommand {
         let caPath = ca ?? environment["FAKEENTRA_CA"] ?? (FileManager.default.isReadableFile(atPath: defaultCA) ? defaultCA : nil)
         // Every missing piece at once: each one found later would cost the app another full timeout.
         var problems: [String] = []
-        if let malformed = otherUser.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) { problems.append("--other-user \(malformed): give user=password") }
+        if let malformed = otherUser.first(where: { !$0.contains("=") || $0.hasPrefix("=") || $0.hasSuffix("=") }) { problems.append("--other-user \(malformed): give user=password") }
         if username == nil { problems.append("no user: give --username or FAKEENTRA_USERNAME") }
         if password == nil { problems.append("no password: give --password or FAKEENTRA_PASSWORD") }
         if start == nil || (start?.query["redirect_uri"].flatMap(BrowserURL.init) == nil && userCode == nil) {

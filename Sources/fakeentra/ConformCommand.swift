@@ -71,8 +71,9 @@ struct ConformCommand: ParsableCommand {
         // Read before the run: a report that cannot be compared is said at once, not after minutes of cases.
         let previous: RunComparison.PreviousRun?
         do throws(RunComparison.ReadError) { previous = try comparePath.map(RunComparison.read) } catch { throw failure(error.description) }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fakeentra-conform-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        // Cases' private keys pass through here: a fresh directory only this user can enter.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("fakeentra-conform-" + UUID().uuidString.lowercased()).path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: scratch) }
 
         let host: any ConformanceHost
@@ -93,8 +94,7 @@ struct ConformCommand: ParsableCommand {
             host: host, command: client!,
             browser: { start in
                 browserCommand ?? ([binary, "browse", "--ca", host.certificateAuthority, "--username", start.b2c?.username ?? start.username,
-                                    "--password", start.b2c?.password ?? start.password]
-                                   + (start.secondUser.map { ["--other-user", "\($0.username)=\($0.password)"] } ?? [])).map(Shell.quote).joined(separator: " ")
+                                    "--password", start.b2c?.password ?? start.password].map(Shell.quote).joined(separator: " "))
             },
             jobs: jobs, scratch: scratch
         )

@@ -60,7 +60,7 @@ struct ConformanceRunner: Sendable {
             }
         }
         defer { try? FileManager.default.removeItem(atPath: certificatePath) }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.filter { !CaseStart.variableNames.contains($0.key) }
         environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser(start), certificatePath: certificatePath)) { _, new in new }
         let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
         let outcomes: [StepOutcome]

@@ -82,6 +82,16 @@ def without_throttling():
 
 # MARK: broken apps
 
+def poll_by_hand(app, flow, keep_polling, pause):
+    """The device flow polled one request at a time: while `keep_polling(answer)` and the flow lasts, sleep
+    `pause()` seconds and poll again."""
+    while True:
+        result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
+        if not keep_polling(result) or time.time() > flow["expires_at"]:
+            return result
+        time.sleep(pause())
+
+
 class RetriesAtOnce(reference.MsalApp):
     """Retries a failed silent call straight away, up to three times, with MSAL's throttling off."""
     retried_errors = ("throttled", "server_error", "other", "timeout", "network")
@@ -152,12 +162,11 @@ class IgnoresSlowDown(reference.MsalApp):
 
     def poll_device_flow(self, app, flow):
         interval = flow["interval"]
-        while True:
+
+        def pause():
             flow["interval"] = interval  # forget the 5 seconds MSAL added after a slow_down
-            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
-            if result.get("error") not in ("authorization_pending", "slow_down") or time.time() > flow["expires_at"]:
-                return result
-            time.sleep(interval)
+            return interval
+        return poll_by_hand(app, flow, keep_polling=lambda result: result.get("error") in ("authorization_pending", "slow_down"), pause=pause)
 
 
 class DeclineAsError(reference.MsalApp):
@@ -190,11 +199,7 @@ class PollsWithoutWaiting(reference.MsalApp):
     """Polls the device flow again at once after authorization_pending, whatever the interval."""
 
     def poll_device_flow(self, app, flow):
-        while True:
-            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
-            if result.get("error") not in ("authorization_pending", "slow_down") or time.time() > flow["expires_at"]:
-                return result
-            time.sleep(0.1)
+        return poll_by_hand(app, flow, keep_polling=lambda result: result.get("error") in ("authorization_pending", "slow_down"), pause=lambda: 0.1)
 
 
 class KeepsFirstAccount(reference.MsalApp):
@@ -224,11 +229,7 @@ class PollsAfterTheEnd(reference.MsalApp):
     """Keeps polling the device flow after an error that ends it, until its own deadline."""
 
     def poll_device_flow(self, app, flow):
-        while True:
-            result = app.acquire_token_by_device_flow(flow, exit_condition=lambda _: True)  # one poll
-            if "access_token" in result or time.time() > flow["expires_at"]:
-                return result
-            time.sleep(flow["interval"])
+        return poll_by_hand(app, flow, keep_polling=lambda result: "access_token" not in result, pause=lambda: flow["interval"])
 
 
 class GraphDownAfterDrop(reference.MsalApp):

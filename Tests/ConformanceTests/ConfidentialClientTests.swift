@@ -113,6 +113,34 @@ import Testing
         #expect(noRollover.status.code == 409)
     }
 
+    /// The credential leaves with the case: the finished run keeps none of it, and the stderr tail the
+    /// reports show has the secret and the key blanked out.
+    @Test func aFinishedCaseKeepsNoCredential() throws {
+        let run = try run("certificate")
+        let start = try start(run, "confidential.certificate-rollover")
+        let keyLine = try #require(start.credential?.certificate?.split(separator: "\n").dropFirst().first.map(String.init))
+        let tail = #"{"outcomes": [], "stderrTail": "DEBUG key \#(keyLine) end"}"#
+        let finished = send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/finish", body: tail)
+        let result = try ConformanceJSON.decoder().decode(CaseResult.self, from: Data(finished.body))
+        #expect(result.stderrTail == "DEBUG key [private key] end")
+        #expect(send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/rollover").status.code == 409, "finished: nothing to roll")
+
+        let secretRun = try self.run("secret")
+        let secretStart = try self.start(secretRun, "confidential.secret-invalid")
+        let secret = try #require(secretStart.credential?.secret)
+        #expect(secretStart.withoutCredentials("client_secret=\(secret)&x") == "client_secret=[client secret]&x")
+    }
+
+    @Test func theEnvironmentNamesOnlyKnownVariables() throws {
+        let start = try start(try run("certificate"), "confidential.certificate-rollover")
+        var withEverything = start
+        withEverything.secondUser = .init(username: "u", password: "p")
+        withEverything.b2c = .init(authority: "a", resetAuthority: "r", knownAuthority: "k", scopes: [], username: "u", password: "p")
+        withEverything.credential?.secret = "s"
+        let names = Set(withEverything.environment(certificateAuthority: "/ca.pem", browser: "b", certificatePath: "/c.pem").keys)
+        #expect(names == CaseStart.variableNames, "a runner drops exactly what a case may set")
+    }
+
     @Test func aRunRefusesWhatItCannotJudge() throws {
         let badKind = send("POST", "/_fakeentra/conformance/runs", body: #"{"client": "daemon"}"#)
         #expect(badKind.status.code == 422)

@@ -110,6 +110,27 @@ extension Synthetic {
         #expect(twoUsers(token: "megan@outlook.com", graph: Self.alex).check(Self.isolation, "token-for-second-user").verdict == .failed)
     }
 
+    /// An adapter that does not sign in the step's user signs the first one in again: nothing was kept apart.
+    @Test func theSameUserTwiceIsNotAPass() {
+        var again = twoUsers(token: Self.adele, graph: Self.adele)
+        again.outcomes[3].account = Self.adele
+        #expect(again.check(Self.isolation, "token-for-second-user").verdict == .notTestable)
+        #expect(again.judge(Self.isolation).verdict != .passed)
+    }
+
+    @Test func nothingAfterTheSignOutProvesNothing() {
+        var stopped = twoUsers(token: Self.alex, graph: Self.alex)
+        stopped.outcomes = Array(stopped.outcomes.prefix(4))
+        #expect(stopped.check(Self.isolation, "first-user-grant-unused").verdict == .notTestable)
+    }
+
+    @Test func aCollectionOfOnePageIsNotTestable() {
+        var single = Synthetic()
+        single.signedIn()
+        single.page(at: 1.3, skip: nil, items: 4, next: nil)
+        #expect(single.reply(Synthetic.listed(count: 4)).check(Self.paging, "follows-every-page").verdict == .notTestable)
+    }
+
     @Test func repliesWithoutAccountsAreNotTestable() {
         var silent = twoUsers(token: Self.alex, graph: Self.alex)
         silent.outcomes = silent.outcomes.map { var outcome = $0; outcome.account = nil; return outcome }

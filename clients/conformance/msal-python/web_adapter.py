@@ -7,7 +7,7 @@ token calls afterwards, and a new sign-in only when MSAL says interaction is req
 The app proves who it is with a client secret (`FAKEENTRA_CLIENT_SECRET`) or with a certificate
 (`FAKEENTRA_CLIENT_CERTIFICATE`: a PEM file holding the private key and its certificate). Like
 Microsoft.Identity.Web, it loads the certificate again and retries once when the service refuses the
-certificate (AADSTS700027, 700024, 7000274, 7000277), and never retries a refused secret.
+certificate (AADSTS700027, 700024, 7000214, 1000502, 7000274, 7000277), and never retries a refused secret.
 
 Run it with `fakeentra conform --credential secret|certificate --client "python web_adapter.py"`."""
 import hashlib
@@ -24,8 +24,9 @@ from msal.oauth2cli.authcode import AuthCodeReceiver
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from adapter import Environment, MsalApp, StepFailure, app_scopes, failure_from_exception, serve  # noqa: E402
 
-# The refusals of a certificate that loading it again can cure (Microsoft.Identity.Web's list).
-CERTIFICATE_REFUSALS = {700027, 700024, 7000274, 7000277}
+# The refusals of a certificate that loading it again can cure: Microsoft.Identity.Web's list
+# (its CertificateReloadLogicTests).
+CERTIFICATE_REFUSALS = {700027, 700024, 7000214, 1000502, 7000274, 7000277}
 
 
 class WebEnvironment(Environment):
@@ -74,9 +75,10 @@ class WebApp(MsalApp):
         result = call(app)
         if (self.reloads_refused_certificate and self.env.certificate_path and isinstance(result, dict)
                 and result.get("error") == "invalid_client" and CERTIFICATE_REFUSALS & set(result.get("error_codes") or [])):
+            authority = next((name for name, built in self.apps.items() if built is app), None)
             self.credential = load_certificate(self.env.certificate_path)
             self.apps.clear()   # the token cache is shared: the signed-in account stays
-            result = call(self.app())
+            result = call(self.app(authority))
         return result
 
     def get_app_token(self, step, deadline):
