@@ -30,6 +30,8 @@ enum ServeEnvironment {
     static func arguments(_ arguments: [String], environment: [String: String]) throws(Problem) -> [String] {
         let servesByDefault = arguments.first.map { $0.hasPrefix("-") && !["-h", "--help", "--version"].contains($0) } ?? true
         guard arguments.first == "serve" || servesByDefault else { return arguments }
+        // Help describes the variables; a bad one must not stand between the user and reading it.
+        if arguments.contains(where: { ["-h", "--help", "-help"].contains($0) }) { return arguments }
         var added: [String] = []
         for entry in table {
             guard let raw = environment[entry.variable]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { continue }

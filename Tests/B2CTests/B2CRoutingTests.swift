@@ -116,8 +116,8 @@ import EntraCrypto
         let unknown = strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration")
         #expect(unknown.status.code == 404)
         #expect(unknown.bodyText.contains("AADB2C90022"))
-        // Custom policies are accepted in both modes; an unconfigured user flow does not exist in either
-        // (issue 12, defect 10: lenient mode answered its metadata with 200).
+        // Custom policies are accepted in both modes; an unconfigured user flow does not exist in either,
+        // lenient mode included (no metadata answered 200 for it).
         #expect(strict.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1A_signup_signin/v2.0/.well-known/openid-configuration").status.code == 200)
         for path in ["/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration",
                      "/fabrikamb2c.onmicrosoft.com/B2C_1_nothing/v2.0/.well-known/openid-configuration",

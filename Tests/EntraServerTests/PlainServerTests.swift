@@ -173,7 +173,7 @@ import Testing
     }
 
     /// Handlers run on workers: one that takes long (a scenario rule, a HAR export, a key generation)
-    /// does not hold up the loop, which answers another connection meanwhile (issue 12, defect 3).
+    /// does not hold up the loop, which answers another connection meanwhile.
     @Test func aSlowHandlerDoesNotHoldUpItsLoop() async throws {
         let responder = TestResponder()
         defer { responder.gate.open() }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Access levels (issue 8): declarations that cross modules inside the package are `package`; `public` is
+/// Access levels: declarations that cross modules inside the package are `package`; `public` is
 /// FakeEntraTesting's API alone, the one library product. Every Swift target builds with internal imports
 /// by default and member import visibility. Checked over the source text, so a stray `public` fails here.
 @Suite struct AccessLevelRulesTests {

@@ -7,7 +7,7 @@ import IdentityPlatform
 import Testing
 @testable import FakeEntraApp
 
-/// Issue 12, defect 9: every secret the service knows — configured passwords and client secrets, a
+/// Every secret the service knows — configured passwords and client secrets, a
 /// client assertion, an authorization code, access/id/refresh tokens, a device code — sent through
 /// every way it can arrive, and none of them found in the journal, its HAR export or the access log.
 @Suite struct JournalRedactionTests {

@@ -6,7 +6,7 @@ import IdentityPlatform
 import Testing
 @testable import FakeEntraApp
 
-/// Issue 12, defect 10: a Host that is none of the served names never becomes an issuer.
+/// A Host that is none of the served names never becomes an issuer.
 @Suite struct ServedHostsTests {
     static let hosts = ServedHosts(names: ["localhost", "127.0.0.1", "::1", "login.microsoftonline.com", "*.b2clogin.com"], primary: "127.0.0.1")
     static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)

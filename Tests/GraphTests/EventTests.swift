@@ -154,7 +154,7 @@ struct EventTests {
         ))
         let bad = fixture.get("/v1.0/me/calendarView?startDateTime=monday&endDateTime=2025-01-13", token: fixture.token())
         #expect(bad.errorMessage == "The value 'monday' of parameter 'StartDateTime' is invalid.")
-        // Issue 12, defect 10: an end before the start was answered 200 with an empty list.
+        // An end before the start is refused, not answered 200 with an empty list.
         let reversed = fixture.get("/v1.0/me/calendarView?startDateTime=2025-01-13T00:00:00Z&endDateTime=2025-01-06T00:00:00Z", token: fixture.token())
         #expect(reversed.status == .badRequest)
         #expect(reversed.json["error"] != nil)
@@ -164,7 +164,7 @@ struct EventTests {
         #expect(empty.status == .ok, "\(empty.bodyText)")
     }
 
-    /// Issue 12, defect 10: `?api-version=garbage` was ignored (200); Graph refuses the parameter.
+    /// `?api-version=garbage` is not ignored: Graph refuses the parameter.
     @Test func apiVersionIsRefusedInGraphsErrorJSON() {
         for target in ["/v1.0/me?api-version=garbage", "/beta/me/calendarView?\(week)&API-VERSION=1.6"] {
             let response = fixture.get(target, token: fixture.token())

@@ -51,7 +51,7 @@ import Testing
         #expect((headers["Cookie"] as? String)?.hasPrefix("esctx=[redacted") == true)
     }
 
-    /// Issue 12, defect 8: the journal's refusals use the control API's one error shape.
+    /// The journal's refusals use the control API's one error shape.
     @Test func journalErrorsUseTheControlAPIShape() {
         let (responder, _, _) = stack()
         var put = F.get("/_fakeentra/journal")

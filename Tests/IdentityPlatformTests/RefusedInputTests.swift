@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import IdentityPlatform
 
-/// Issue 12, defect 10: inputs the real service refuses, answered as it answers them.
+/// Inputs the real service refuses, answered as it answers them.
 @Suite struct RefusedInputTests {
     typealias F = TokenFixtures
 

@@ -108,7 +108,7 @@ struct CertificateTests {
         #expect(other.status == 60, "\(other.err)")
     }
 
-    /// Issue 12, defect 10: a Host the server does not serve never becomes the issuer; served names,
+    /// A Host the server does not serve never becomes the issuer; served names,
     /// wildcards included, still do.
     @Test func anUnservedHostDoesNotBecomeTheIssuer() async throws {
         let server = try await LiveServer.start(["--hostname", "*.b2clogin.com"])

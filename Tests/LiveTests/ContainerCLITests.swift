@@ -45,6 +45,8 @@ struct ContainerCLITests {
     @Test func badVariablesAreNamedAndAListeningHostStillNeedsTheSecret() async throws {
         let port = try await run(try fakeentraBinary(), ["serve"], environment: environment(["FAKEENTRA_PORT": "eighty"]))
         #expect(port.status == 64 && port.err.contains("FAKEENTRA_PORT=eighty: not a port number"), "\(port.err)")
+        let help = try await run(try fakeentraBinary(), ["serve", "--help"], environment: environment(["FAKEENTRA_PORT": "eighty"]))
+        #expect(help.status == 0 && help.out.contains("--port"), "help is shown whatever the variables say: \(help.err)")
         let flag = try await run(try fakeentraBinary(), ["serve"], environment: environment(["FAKEENTRA_AUTO_LOGIN": "maybe"]))
         #expect(flag.status == 64 && flag.err.contains("FAKEENTRA_AUTO_LOGIN=maybe"), "\(flag.err)")
         let open = try await run(try fakeentraBinary(), ["serve", "--port", "0"], environment: environment(["FAKEENTRA_HOST": "0.0.0.0"]))

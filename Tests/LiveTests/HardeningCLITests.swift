@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 12, defect 11: command-line input the server cannot work with is a usage error (exit 64).
+/// Command-line input the server cannot work with is a usage error (exit 64).
 @Suite("Hardening: command line")
 struct HardeningCLITests {
     @Test func anEmptyControlSecretIsAUsageError() async throws {

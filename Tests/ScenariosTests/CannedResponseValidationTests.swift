@@ -3,7 +3,7 @@ import LocatedJSON
 import Testing
 @testable import Scenarios
 
-/// Issue 12, defects 7 and 11: a canned `response` must be one the transport can send as written.
+/// A canned `response` must be one the transport can send as written.
 /// `{"status": 100}` used to validate and leave a keep-alive client waiting forever; header names with
 /// spaces were sent as-is.
 @Suite struct CannedResponseValidationTests {

@@ -7,8 +7,8 @@ import LocatedJSON
 import Testing
 @testable import Scenarios
 
-/// Issue 12, defect 1: a far-moved clock crashed the server (Double→Int trap while Graph rendered its
-/// error's date). The virtual clock keeps to ±100 years and every date formatter is total.
+/// A far-moved clock must not crash the server (a Double→Int trap when Graph renders its error's date):
+/// the virtual clock keeps to ±100 years and every date formatter is total.
 @Suite struct ClockRangeTests {
     private func advance(_ harness: Harness, _ seconds: String) -> (status: Int, code: String?) {
         let response = harness.send(Harness.json("POST", "/_fakeentra/clock/advance", #"{"seconds": \#(seconds)}"#))

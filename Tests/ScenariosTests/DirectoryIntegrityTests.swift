@@ -5,7 +5,7 @@ import IdentityPlatform
 import Testing
 @testable import Scenarios
 
-/// Issue 12, defect 8: one rule for every control-API write — unique keys, 409 on conflict, 200 on
+/// One rule for every control-API write — unique keys, 409 on conflict, 200 on
 /// update, 201 on create, duplicate JSON keys refused — and one error shape.
 @Suite struct DirectoryIntegrityTests {
     private func call(_ harness: Harness, _ method: String, _ path: String, _ body: String = "") -> (status: Int, error: [String: Any]?, json: [String: Any]) {

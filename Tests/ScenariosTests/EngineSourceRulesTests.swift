@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The engine learns what the platform did from receipts (issue 8): it never scrapes a rendered answer, and
+/// The engine learns what the platform did from receipts: it never scrapes a rendered answer, and
 /// no request state travels as a task-local. Checked over the source text, so a regression fails here.
 @Suite struct EngineSourceRulesTests {
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources").standardized

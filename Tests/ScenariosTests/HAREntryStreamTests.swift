@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Scenarios
 
-/// Issue 12, defect 11: `replay` reads a capture entry by entry, however the file's chunks fall.
+/// `replay` reads a capture entry by entry, however the file's chunks fall.
 @Suite struct HAREntryStreamTests {
     static let document = #"""
     {"log": {"version": "1.2", "creator": {"name": "x", "entries": [{"not": "these"}]},
