@@ -118,4 +118,18 @@ import Testing
         let wrongSecret = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "guess"])
         #expect(wrongSecret.status.code == 401 && Self.json(wrongSecret)["statusCode"] as? Int == 401)
     }
+
+    /// The journal keeps what a managed-identity request needs to be replayed (`Metadata: true`), and App
+    /// Service's identity secret only redacted.
+    @Test func theJournalKeepsManagedIdentityHeaders() throws {
+        _ = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com", headers: ["Metadata": "true"])
+        _ = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])
+        let entries = application.journal.entries()
+        let imds = try #require(entries.first { $0.path.hasPrefix("/metadata/identity") })
+        #expect(imds.requestHeaders.contains { $0.0.lowercased() == "metadata" && $0.1 == "true" })
+        let appService = try #require(entries.first { $0.path == "/msi/token" })
+        let secret = try #require(appService.requestHeaders.first { $0.0.lowercased() == "x-identity-header" }?.1)
+        #expect(secret.hasPrefix("[redacted") && !secret.contains("fakeentra-identity-header"))
+        #expect(!entries.map(\.json).joined().contains("fakeentra-identity-header"), "nowhere in the journal")
+    }
 }

@@ -49,6 +49,8 @@ package struct JournalEntry: Sendable {
         "host", "content-type", "content-length", "user-agent", "authorization", "cookie", "origin", "referer",
         "client-request-id", "return-client-request-id", "x-client-sku", "x-client-ver", "x-client-os", "x-client-cpu",
         "x-app-name", "x-app-ver", "x-ms-lib-capability", "x-anchormailbox", "prefer", "consistencylevel",
+        // Managed identity: IMDS refuses a request without `Metadata: true`; App Service's secret is redacted.
+        "metadata", "x-identity-header",
     ]
     static let responseHeaderNames: FieldNameSet = [
         "content-type", "location", "set-cookie", "www-authenticate", "retry-after", "x-ms-request-id",

@@ -156,6 +156,8 @@ package enum Redaction {
     /// A header value as the journal shows it.
     package static func redactHeader(name: String, value: String) -> String {
         switch name.lowercased() {
+        case "x-identity-header":
+            return redact(value, name: "token")
         case "authorization", "proxy-authorization":
             let parts = value.split(separator: " ", maxSplits: 1)
             guard parts.count == 2 else { return redact(value, name: "token") }

@@ -25,6 +25,8 @@ enum SecretHarvest {
                 }
             } else if Fields.referer.contains(field.name) {
                 learnURL(field.value, into: memory)
+            } else if Fields.identityHeader.contains(field.name) {
+                memory.learn(field.value, name: "token")
             }
         }
         for field in response.headers.fields {
@@ -42,6 +44,8 @@ enum SecretHarvest {
         static let credentials: FieldNameSet = ["authorization", "proxy-authorization"]
         static let cookie: FieldNameSet = ["cookie"]
         static let referer: FieldNameSet = ["referer"]
+        /// App Service's managed identity secret, sent back to its identity endpoint.
+        static let identityHeader: FieldNameSet = ["x-identity-header"]
         static let location: FieldNameSet = ["location"]
         static let setCookie: FieldNameSet = ["set-cookie"]
     }
