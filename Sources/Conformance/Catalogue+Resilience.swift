@@ -14,7 +14,10 @@ extension Catalogue {
         var journey: [JourneyStep] = [.signIn(1), .getToken(2), .getToken(3)]
         var checks = [Check("no-early-retry", .waits(trigger: trigger, next: .tokenRequest, seconds: minimumWait, reachedBy: 3), citation: citations[0])]
         if let retryAfter {
-            journey += [.wait(4, Double(retryAfter)), .getToken(5)]
+            // An HTTP-date has whole seconds and the service rounds it up, so it lies up to a second
+            // further than `retryAfter`: the app idles until the date has certainly passed.
+            let idle = Double(retryAfter) + (format == "httpDate" ? 1 : 0)
+            journey += [.wait(4, idle), .getToken(5)]
             checks.append(Check("resumes-after-wait", level: resumesLevel, .reply(step: 5, .succeeds), citation: citations[0]))
         }
         return ConformanceCase(
@@ -36,7 +39,7 @@ extension Catalogue {
         throttledRefresh(
             id: "resilience.retry-after-http-date", title: "429 with Retry-After as an HTTP-date", status: 429, retryAfter: 3, format: "httpDate", minimumWait: 3,
             resumesLevel: .recommended,
-            service: "The token endpoint throttles the client: HTTP 429 with Retry-After given as an HTTP-date 3 seconds ahead (RFC 9110 allows both forms).",
+            service: "The token endpoint throttles the client: HTTP 429 with Retry-After given as an HTTP-date 3 seconds ahead, rounded up to the next whole second (RFC 9110 allows both forms).",
             correctClient: "A correct client waits until that date; resuming right after it is recommended (MSAL for Python does not read dates and waits its 60-second default).",
             citations: [Source.rfc9110RetryAfter, Source.msalThrottling, Source.resilience]
         ),
@@ -68,7 +71,7 @@ extension Catalogue {
         ConformanceCase(
             id: "resilience.hung-token-endpoint", title: "Hung token endpoint", level: .required,
             service: "The first refresh is not answered for 8 seconds, as from an overloaded service behind a load balancer.",
-            correctClient: "A correct client gives up after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here, timeouts being treated like 5xx), reports the failure, and succeeds later.",
+            correctClient: "A correct client gives up after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here), reports the failure (timeout), and succeeds at the next step: a timeout carries no Retry-After, and the next attempt comes from the app's next call.",
             verdictRule: "FAILED when the app is still waiting at the step's 6-second deadline, or the next call fails.",
             citations: [Source.resilience],
             rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"delay": 8000}}"#),
