@@ -1,5 +1,5 @@
 /// The B2C tenant FakeEntra serves with no configuration: the names of Microsoft's B2C samples
-/// (the iOS Swift sample of seed 002 runs unchanged but for its host), listed in the README.
+/// (Microsoft's B2C iOS Swift sample runs unchanged but for its host), listed in the README.
 extension B2CConfiguration {
     package static let defaultTenantID = "5d8f1b2e-3c4a-4e6f-9a1b-7c2d3e4f5a6b"
     package static let defaultDomain = "fabrikamb2c.onmicrosoft.com"

@@ -68,6 +68,7 @@ extension Catalogue {
             checks: [
                 Check("gets-app-token", .reply(step: 1, .succeeds), citation: Source.clientCredentialsFlow),
                 Check("reuses-app-token", .noneDuring(step: 2, .clientCredentials), citation: Source.msalAppTokenCache),
+                Check("serves-cached-token", .reply(step: 2, .succeeds), citation: Source.msalAppTokenCache),
                 Check("still-reuses-app-token", .noneDuring(step: 3, .clientCredentials), citation: Source.msalAppTokenCache),
                 Check("serves-app-token", .reply(step: 3, .succeeds), citation: Source.msalAppTokenCache),
             ],

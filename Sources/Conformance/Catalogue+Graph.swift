@@ -121,7 +121,7 @@ extension Catalogue {
             id: "graph.paging", title: "Paged collection (@odata.nextLink)", level: .required,
             service: "Graph answers a collection in pages: the user's calendar asked with $top=5 comes as pages of five events, each with an @odata.nextLink (an absolute URL carrying $skip) to the next, until the last page, which has none.",
             correctClient: "A correct app follows each @odata.nextLink as given, without building URLs of its own, until a page has none; it asks for each page once, stops there, and has every item of the collection.",
-            verdictRule: "FAILED when the app stops before the last page, requests a page again or anything after the last page, or reports another number of items than the pages held; SKIPPED for an adapter older than protocol 1.2, which answers listGraph unsupported.",
+            verdictRule: "FAILED when the app stops before the last page, requests a page again or anything after the last page, or reports another number of items than the pages held; NOT_TESTABLE when the collection came in one page; SKIPPED for an adapter older than protocol 1.2, which answers listGraph unsupported.",
             citations: [Source.graphPaging, Source.graphThrottling],
             rules: "[]",
             journey: [.signIn(1, Self.calendarScopes), .listGraph(2, "/v1.0/me/events?$top=5&$select=subject,start", scopes: Self.calendarScopes)],

@@ -12,7 +12,7 @@ extension Catalogue {
     /// app must report an error and never call Graph with what it got.
     ///
     /// Not going on is recommended only: MSAL for Python 1.39 raises on a wrong nonce, but caches the
-    /// response's tokens before it checks, so an app written like the seed apps (silent first) then
+    /// response's tokens before it checks, so an app written like the sample apps (silent first) then
     /// calls Graph with them.
     /// `claims`: the id_token's claims made wrong (JSON), or `forgery`: the token itself forged. A forged
     /// case's authority is a path of its own, so that a client's JWKS fetch reaches the case's world (its

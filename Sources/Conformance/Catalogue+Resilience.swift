@@ -71,7 +71,7 @@ extension Catalogue {
         ConformanceCase(
             id: "resilience.hung-token-endpoint", title: "Hung token endpoint", level: .required,
             service: "The first refresh is not answered for 8 seconds, as from an overloaded service behind a load balancer.",
-            correctClient: "A correct client gives up after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here), reports the failure (timeout), and succeeds at the next step: a timeout carries no Retry-After, and the next attempt comes from the app's next call.",
+            correctClient: "A correct client gives up after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here), reports the failure (timeout, or network, server_error, other), and succeeds at the next step: a timeout carries no Retry-After, and the next attempt comes from the app's next call.",
             verdictRule: "FAILED when the app is still waiting at the step's 6-second deadline, or the next call fails.",
             citations: [Source.resilience],
             rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"delay": 8000}}"#),

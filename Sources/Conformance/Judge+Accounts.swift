@@ -30,9 +30,6 @@ extension Judge {
         case .unattributable(let decision): return decision
         }
         let (startedAt, endedAt) = (window.lowerBound, window.upperBound)
-        guard let later = outcome(reachedBy), later.observed == .answered, later.startedAt.map({ $0 >= endedAt }) ?? true else {
-            return (.notTestable, "step \(reachedBy) never finished after step \(step): silence proves nothing", [], [reply])
-        }
         let issued = exchanges.filter { $0.time < startedAt && $0.status == 200 && $0.answer.refreshToken != nil }
         guard !issued.isEmpty else { return (.notTestable, "no refresh token was issued before step \(step)", [], [reply]) }
         let refreshes = exchanges.filter { $0.time > endedAt && ExchangeMatch.refresh.matches($0) }
@@ -40,6 +37,9 @@ extension Judge {
             if let origin = issued.first(where: { exchange.presentsRefreshToken($0.answer.refreshToken ?? "") }) {
                 return (.failed, "a refresh token issued before step \(step) (\(reply.step.rawValue)) was presented after it", [origin, exchange], [reply])
             }
+        }
+        guard let later = outcome(reachedBy), later.observed == .answered, later.startedAt.map({ $0 >= endedAt }) ?? true else {
+            return (.notTestable, "step \(reachedBy) never finished after step \(step): silence proves nothing", [], [reply])
         }
         return (.passed, "none of the \(issued.count) refresh token(s) issued before step \(step) was presented after it, though the app went on to step \(reachedBy) (\(refreshes.count) refresh request(s) later)", issued, [reply, later])
     }

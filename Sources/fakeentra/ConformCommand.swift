@@ -93,8 +93,8 @@ struct ConformCommand: ParsableCommand {
         let runner = ConformanceRunner(
             host: host, command: client!,
             browser: { start in
-                browserCommand ?? ([binary, "browse", "--ca", host.certificateAuthority, "--username", start.b2c?.username ?? start.username,
-                                    "--password", start.b2c?.password ?? start.password].map(Shell.quote).joined(separator: " "))
+                // The user and password reach browse as FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD, out of `ps`.
+                browserCommand ?? [binary, "browse", "--ca", host.certificateAuthority].map(Shell.quote).joined(separator: " ")
             },
             jobs: jobs, scratch: scratch
         )

@@ -124,6 +124,13 @@ extension Synthetic {
         #expect(stopped.check(Self.isolation, "first-user-grant-unused").verdict == .notTestable)
     }
 
+    /// The breach on the wire decides, even when the app never answered the step after it.
+    @Test func aPresentedGrantFailsEvenWithoutALaterReply() {
+        var breached = twoUsers(token: Self.alex, graph: Self.alex, refreshWith: "rt-adele")
+        breached.outcomes = Array(breached.outcomes.prefix(4))
+        #expect(breached.check(Self.isolation, "first-user-grant-unused").verdict == .failed)
+    }
+
     @Test func aCollectionOfOnePageIsNotTestable() {
         var single = Synthetic()
         single.signedIn()

@@ -7,8 +7,8 @@ import Testing
         #expect(cookies == ["a": "1", "b": "two", "c ": " x=y"])
     }
 
-    /// Found by fuzzing: split on Characters, a Unicode prepend mark (U+0600) before `=`, or a combining
-    /// mark after `;`, merges with the separator into one Character; the parser splits on bytes.
+    /// The parser splits on bytes: split on Characters, a Unicode prepend mark (U+0600) before `=`, or a
+    /// combining mark after `;`, would merge with the separator into one Character.
     @Test func separatorsNextToUnicodeMarksStillSeparate() {
         let cookies = CookieCoding.parse(["n\u{0600}=v; m=;\u{0301}x=1"])
         #expect(cookies["n\u{0600}"] == "v")
