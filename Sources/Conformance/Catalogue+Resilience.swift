@@ -106,7 +106,7 @@ extension Catalogue {
             citations: [Source.rfc8628Polling, Source.deviceCodeFlow, Source.msalDeviceFlow],
             rules: Rules.list(
                 #"{"match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 2}, "times": "always"}"#,
-                #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "authorization_pending", "code": "\#(IdentityError.authorizationPending().prefixedCode)", "message": \#(JSONFragment.quote(IdentityError.authorizationPending().message))}}, "times": 3}"#
+                Rules.devicePoll(answered: .authorizationPending(), times: "3")
             ),
             journey: [.signInDevice(1, deadline: 25)],
             checks: [
@@ -140,7 +140,7 @@ extension Catalogue {
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the client polls again after the \(error), or reports a success\(reports.errors.isEmpty ? "" : " or another error than " + reports.errors.map(\.rawValue).joined(separator: ", ")); NOT_TESTABLE when no poll was answered \(error); SKIPPED when the adapter has no device flow.",
             citations: [Source.rfc8628Errors, Source.deviceCodeFlow],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error)", "code": "\#(refusal.prefixedCode)", "message": \#(JSONFragment.quote(refusal.message))}}, "times": "always"}"#),
+            rules: Rules.list(Rules.devicePoll(answered: refusal, times: #""always""#)),
             journey: [.signInDevice(1, deadline: 20)],
             checks: [
                 Check("stops-polling", .noneAfter(trigger: ended, forbidden: .devicePoll, reachedBy: 1), citation: Source.rfc8628Errors),

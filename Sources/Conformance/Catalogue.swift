@@ -1,4 +1,6 @@
 import Foundation
+import IdentityPlatform
+import LocatedJSON
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
@@ -113,6 +115,12 @@ enum Rules {
     /// MSAL treats an access token that expires within 5 minutes as expired: with 2-minute tokens
     /// every silent call refreshes, which is how a case reaches the token endpoint's refresh path.
     static let shortLivedTokens = #"{"note": "Access tokens live 2 minutes, so every silent call refreshes.", "match": {"endpoint": "token"}, "action": {"tokenLifetimes": {"accessToken": 120}}, "times": "always"}"#
+
+    /// Device-code polls answered with the platform's own `error` (its error, code and wording), `times` as
+    /// written in a scenario file (`3`, `"always"`).
+    static func devicePoll(answered error: IdentityError, times: String) -> String {
+        #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error.error)", "code": "\#(error.prefixedCode)", "message": \#(JSONFragment.quote(error.message))}}, "times": \#(times)}"#
+    }
 
     static func list(_ rules: String...) -> String { list(rules) }
     static func list(_ rules: [String]) -> String { "[\n    " + rules.joined(separator: ",\n    ") + "\n  ]" }

@@ -107,7 +107,6 @@ package final class ConformanceSessions: Sendable {
         guard conformanceCase.clients.contains(client) else {
             throw ConformanceError(status: 422, code: "not_applicable", message: "case \"\(caseID)\" does not judge a \(client.title)")
         }
-        let issued = try CaseCredentials.issue(for: client, case: conformanceCase)
         let clientID = UUID().uuidString.lowercased()
         if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
@@ -122,6 +121,8 @@ package final class ConformanceSessions: Sendable {
             secondUser = .init(username: second.userPrincipalName, password: second.password)
             for index in journey.indices where journey[index].user == JourneyStep.secondUser { journey[index].user = second.userPrincipalName }
         }
+        // Made last before the binding: keys cost a generation each, and a start refused above needs none.
+        let issued = try CaseCredentials.issue(for: client, case: conformanceCase)
         // A case whose requests carry no client id (discovery) gets an authority path of its own.
         let alias = conformanceCase.ownAuthority ? "conformance-" + clientID.prefix(8) : nil
         let binding: BindingInfo

@@ -24,11 +24,10 @@ extension Judge {
     }
 
     func refreshTokenFromBeforeDecision(_ step: Int, reachedBy: Int) -> Decision {
-        let (reply, window): (StepOutcome, ClosedRange<Date>)
-        switch attribution(of: step) {
-        case .during(let answered, let times): (reply, window) = (answered, times)
-        case .unattributable(let decision): return decision
-        }
+        during(step) { reply, window in refreshTokenFromBeforeDecision(step, reachedBy: reachedBy, reply: reply, window: window) }
+    }
+
+    private func refreshTokenFromBeforeDecision(_ step: Int, reachedBy: Int, reply: StepOutcome, window: ClosedRange<Date>) -> Decision {
         let (startedAt, endedAt) = (window.lowerBound, window.upperBound)
         let issued = exchanges.filter { $0.time < startedAt && $0.status == 200 && $0.answer.refreshToken != nil }
         guard !issued.isEmpty else { return (.notTestable, "no refresh token was issued before step \(step)", [], [reply]) }

@@ -5,11 +5,10 @@ import Foundation
 /// step, each with its size and its `@odata.nextLink` as the receipt recorded them.
 extension Judge {
     func pagesDecision(_ step: Int, _ judgement: Check.PagingJudgement) -> Decision {
-        let (reply, window): (StepOutcome, ClosedRange<Date>)
-        switch attribution(of: step) {
-        case .during(let answered, let times): (reply, window) = (answered, times)
-        case .unattributable(let decision): return decision
-        }
+        during(step) { reply, window in pagesDecision(step, judgement, reply: reply, window: window) }
+    }
+
+    private func pagesDecision(_ step: Int, _ judgement: Check.PagingJudgement, reply: StepOutcome, window: ClosedRange<Date>) -> Decision {
         let requests = exchanges.filter { window.contains($0.time) && ExchangeMatch.graph.matches($0) }
         let pages = requests.filter { $0.status == 200 && $0.answer.items != nil }
         guard !pages.isEmpty else {

@@ -173,35 +173,28 @@ package struct Judge: Sendable {
     }
 
     private func duringDecision(_ step: Int, _ match: ExchangeMatch, wanted: Bool) -> Decision {
-        let (reply, window): (StepOutcome, ClosedRange<Date>)
-        switch attribution(of: step) {
-        case .during(let answered, let times): (reply, window) = (answered, times)
-        case .unattributable(let decision): return decision
-        }
-        let during = exchanges.filter { window.contains($0.time) && match.matches($0) }
-        switch (wanted, during.isEmpty) {
-        case (false, true): return (.passed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
-        case (false, false): return (.failed, "\(during.count) × \(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
-        case (true, true): return (.failed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
-        case (true, false): return (.passed, "\(match) during step \(step) (\(reply.step.rawValue))", during, [reply])
+        during(step) { reply, window in
+            let seen = exchanges.filter { window.contains($0.time) && match.matches($0) }
+            switch (wanted, seen.isEmpty) {
+            case (false, true): return (.passed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
+            case (false, false): return (.failed, "\(seen.count) × \(match) during step \(step) (\(reply.step.rawValue))", seen, [reply])
+            case (true, true): return (.failed, "\(match.absence) during step \(step) (\(reply.step.rawValue))", [], [reply])
+            case (true, false): return (.passed, "\(match) during step \(step) (\(reply.step.rawValue))", seen, [reply])
+            }
         }
     }
 
-    enum Attribution {
-        case during(StepOutcome, ClosedRange<Date>)
-        case unattributable(Decision)
-    }
-
-    /// Step `step`'s reply and the time it ran, or why what it sent cannot be told from the rest.
-    func attribution(of step: Int) -> Attribution {
-        guard let reply = outcome(step), reply.observed != .notSent else { return .unattributable((.notTestable, "step \(step) was never taken", [], [])) }
+    /// `judge` given step `step`'s reply and the time it ran; or, when what the step sent cannot be told
+    /// from the rest (never taken, no reply, no times), the NOT_TESTABLE that says why.
+    func during(_ step: Int, _ judge: (StepOutcome, ClosedRange<Date>) -> Decision) -> Decision {
+        guard let reply = outcome(step), reply.observed != .notSent else { return (.notTestable, "step \(step) was never taken", [], []) }
         guard reply.observed == .answered else {
-            return .unattributable((.notTestable, "step \(step) got no reply (\(reply.summary)): what it sent cannot be attributed", [], [reply]))
+            return (.notTestable, "step \(step) got no reply (\(reply.summary)): what it sent cannot be attributed", [], [reply])
         }
         guard let startedAt = reply.startedAt, let endedAt = reply.endedAt else {
-            return .unattributable((.notTestable, "step \(step) was reported without its times: its requests cannot be attributed", [], [reply]))
+            return (.notTestable, "step \(step) was reported without its times: its requests cannot be attributed", [], [reply])
         }
-        return .during(reply, startedAt...max(startedAt, endedAt))
+        return judge(reply, startedAt...max(startedAt, endedAt))
     }
 
     private func rotationDecision() -> Decision {

@@ -39,17 +39,22 @@ struct BrowseCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         let start = BrowserURL(url)
-        var others = otherUser.map { $0.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) }
-        if let second = environment["FAKEENTRA_SECOND_USERNAME"], let password = environment["FAKEENTRA_SECOND_PASSWORD"] { others.append([second, password]) }
+        var others: [(user: String, password: String)] = []
+        var malformedOthers: [String] = []
+        for entry in otherUser {
+            let parts = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty { others.append((String(parts[0]), String(parts[1]))) } else { malformedOthers.append(entry) }
+        }
+        if let second = environment["FAKEENTRA_SECOND_USERNAME"], let password = environment["FAKEENTRA_SECOND_PASSWORD"] { others.append((second, password)) }
         // The app names who signs in with login_hint (an account switch); otherwise, the user given.
-        let hinted = start?.query["login_hint"].flatMap { hint in others.first { $0.count == 2 && $0[0].caseInsensitiveCompare(hint) == .orderedSame } }
-        let username = hinted?[0] ?? username ?? environment["FAKEENTRA_USERNAME"], password = hinted?[1] ?? password ?? environment["FAKEENTRA_PASSWORD"]
+        let hinted = start?.query["login_hint"].flatMap { hint in others.first { $0.user.caseInsensitiveCompare(hint) == .orderedSame } }
+        let username = hinted?.user ?? username ?? environment["FAKEENTRA_USERNAME"], password = hinted?.password ?? password ?? environment["FAKEENTRA_PASSWORD"]
         // The CA of the user's certificate folder when none is named: where `serve` keeps it by default.
         let defaultCA = CertificateDirectory.defaultPath(environment: environment) + "/ca.pem"
         let caPath = ca ?? environment["FAKEENTRA_CA"] ?? (FileManager.default.isReadableFile(atPath: defaultCA) ? defaultCA : nil)
         // Every missing piece at once: each one found later would cost the app another full timeout.
         var problems: [String] = []
-        if let malformed = otherUser.first(where: { !$0.contains("=") || $0.hasPrefix("=") || $0.hasSuffix("=") }) { problems.append("--other-user \(malformed): give user=password") }
+        if let malformed = malformedOthers.first { problems.append("--other-user \(malformed): give user=password") }
         if username == nil { problems.append("no user: give --username or FAKEENTRA_USERNAME") }
         if password == nil { problems.append("no password: give --password or FAKEENTRA_PASSWORD") }
         if start == nil || (start?.query["redirect_uri"].flatMap(BrowserURL.init) == nil && userCode == nil) {

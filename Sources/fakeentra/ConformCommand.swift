@@ -32,7 +32,7 @@ struct ConformCommand: ParsableCommand {
     @Option(name: .customLong("server"), help: ArgumentHelp("Use this running server (its control API) instead of starting one.", valueName: "url")) var server: String?
     @Option(name: .customLong("certs"), help: "With --server: the directory of its CA (ca.pem). Without: where the own server's CA goes (default: a temporary directory).") var certs: String?
     @Option(name: .customLong("control-secret"), help: "With --server: its control secret (default: $FAKEENTRA_CONTROL_SECRET).") var controlSecret: String?
-    @Option(name: .customLong("browser"), help: ArgumentHelp("FAKEENTRA_BROWSER for the adapters (default: this binary's `browse` with the case's user).", valueName: "cmd")) var browser: String?
+    @Option(name: .customLong("browser"), help: ArgumentHelp("FAKEENTRA_BROWSER for the adapters (default: this binary's `browse`, which signs in as the case's user).", valueName: "cmd")) var browser: String?
     @Flag(name: .customLong("list"), help: "List the cases instead of running them.") var list = false
     @Flag(name: .customLong("markdown"), help: "With --list: the catalogue as the Markdown of docs/conformance.md.") var markdown = false
 
@@ -88,16 +88,9 @@ struct ConformCommand: ParsableCommand {
         }
         defer { ownServer?.stop() }
 
-        let binary = Self.executablePath()
-        let browserCommand = browser
-        let runner = ConformanceRunner(
-            host: host, command: client!,
-            browser: { start in
-                // The user and password reach browse as FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD, out of `ps`.
-                browserCommand ?? [binary, "browse", "--ca", host.certificateAuthority].map(Shell.quote).joined(separator: " ")
-            },
-            jobs: jobs, scratch: scratch
-        )
+        // The user and password reach browse as FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD, out of `ps`.
+        let browserCommand = browser ?? [Self.executablePath(), "browse", "--ca", host.certificateAuthority].map(Shell.quote).joined(separator: " ")
+        let runner = ConformanceRunner(host: host, command: client!, browser: browserCommand, jobs: jobs, scratch: scratch)
         let progress = ProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let startedAt = Date()
         var results = runner.run(selected) { done, total, result in progress.show("[\(done)/\(total)] \(result.caseID): \(result.verdict.rawValue)") }

@@ -85,43 +85,13 @@ struct RemoteConformanceHost: ConformanceHost {
     }
 
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult {
-        let body = FinishBody(outcomes: outcomes.map(ReportedOutcome.init), stderrTail: stderrTail)
+        let body = FinishBody(outcomes: outcomes, stderrTail: stderrTail)
         return try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/finish", query: [], body: Self.encode(body), expecting: 200))
     }
 
-    /// The finish body's outcome: the adapter's reply members plus what the suite observed and when.
-    struct ReportedOutcome: Encodable {
-        var id: Int
-        var ok: Bool
-        var observed: String
-        var error: String?
-        var suberror: String?
-        var status: Int?
-        var scopes: [String]?
-        var count: Int?
-        var account: String?
-        var detail: String?
-        var startedAt: Date?
-        var endedAt: Date?
-
-        init(_ outcome: StepOutcome) {
-            id = outcome.id
-            ok = outcome.ok
-            observed = outcome.observed.rawValue
-            error = outcome.error?.rawValue
-            suberror = outcome.suberror
-            status = outcome.status
-            scopes = outcome.scopes
-            count = outcome.count
-            account = outcome.account
-            detail = outcome.detail
-            startedAt = outcome.startedAt
-            endedAt = outcome.endedAt
-        }
-    }
-
+    /// Each outcome as the control API reads it: the adapter's reply members, what the suite observed and when.
     struct FinishBody: Encodable {
-        var outcomes: [ReportedOutcome]
+        var outcomes: [StepOutcome]
         var stderrTail: String
     }
 

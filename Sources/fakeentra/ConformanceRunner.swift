@@ -17,7 +17,8 @@ protocol ConformanceHost: Sendable {
 struct ConformanceRunner: Sendable {
     let host: any ConformanceHost
     let command: String
-    let browser: @Sendable (CaseStart) -> String
+    /// `FAKEENTRA_BROWSER`, the same for every case (the case's user is in its environment).
+    let browser: String
     let jobs: Int
     let scratch: String
 
@@ -61,7 +62,7 @@ struct ConformanceRunner: Sendable {
         }
         defer { try? FileManager.default.removeItem(atPath: certificatePath) }
         var environment = ProcessInfo.processInfo.environment.filter { !CaseStart.variableNames.contains($0.key) }
-        environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser(start), certificatePath: certificatePath)) { _, new in new }
+        environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser, certificatePath: certificatePath)) { _, new in new }
         let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
         let outcomes: [StepOutcome]
         var tail = ""

@@ -191,7 +191,7 @@ struct TokenResponse {
     static func verifiedClaims(_ compact: String) throws -> [String: Any] {
         let jws = try #require(JWS.decode(compact))
         let keyID = try #require(jws.keyID)
-        let key = try #require(B2CFixtures.keys.credential(keyID: keyID))
+        let key = try #require(B2CFixtures.keys.credential(keyID: keyID, at: Date()))
         let publicKey = try key.certificate.publicKey
         #expect(JWS.verifyRS256(jws, key: publicKey))
         return try #require(try JSONSerialization.jsonObject(with: Data(jws.payloadJSON)) as? [String: Any])

@@ -16,7 +16,7 @@ The confidential web app of msal-python/web_adapter.py, broken the same way (run
 
     broken_adapter.py no-certificate-reload | signs-in-again-on-invalid-client | new-app-per-call
 """
-import importlib.util
+import contextlib
 import os
 import pathlib
 import sys
@@ -28,13 +28,10 @@ import msal.oauth2cli.oauth2 as oauth2
 import msal.oauth2cli.oidc as oidc
 import msal.throttled_http_client as throttling
 
-REFERENCE = pathlib.Path(__file__).resolve().parents[2] / "clients" / "conformance" / "msal-python" / "adapter.py"
-_spec = importlib.util.spec_from_file_location("reference_adapter", REFERENCE)
-reference = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reference)
-_web_spec = importlib.util.spec_from_file_location("reference_web_adapter", REFERENCE.with_name("web_adapter.py"))
-web = importlib.util.module_from_spec(_web_spec)
-_web_spec.loader.exec_module(web)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "clients" / "conformance" / "msal-python"))
+import adapter as reference  # noqa: E402
+import web_adapter as web  # noqa: E402
+from adapter_protocol import StepFailure, serve  # noqa: E402
 
 
 # MARK: patches of MSAL itself (what an app that rolled its own OAuth, or tuned MSAL badly, would do)
@@ -82,6 +79,10 @@ def without_throttling():
 
 # MARK: broken apps
 
+def still_pending(result):
+    return result.get("error") in ("authorization_pending", "slow_down")
+
+
 def poll_by_hand(app, flow, keep_polling, pause):
     """The device flow polled one request at a time: while `keep_polling(answer)` and the flow lasts, sleep
     `pause()` seconds and poll again."""
@@ -100,7 +101,7 @@ class RetriesAtOnce(reference.MsalApp):
         for attempt in range(3):
             try:
                 return super().token(scopes, deadline, claims=claims)
-            except reference.StepFailure as failure:
+            except StepFailure as failure:
                 if failure.error not in self.retried_errors or attempt == 2:
                     raise
 
@@ -146,15 +147,26 @@ class NoPasswordReset(reference.MsalApp):
 
 
 class CancelAsError(reference.MsalApp):
-    """Treats AADB2C90091 (the user cancelled) as a failure to show, not a cancellation."""
+    """Treats the user's cancellation (AADB2C90091, or Cancel on the device's page: authorization_declined) as
+    a failure to show, not a cancellation."""
 
     def b2c_sign_in(self, step, policy, deadline):
-        try:
+        with cancellation_as_failure():
             return super().b2c_sign_in(step, policy, deadline)
-        except reference.StepFailure as failure:
-            if failure.error == "user_canceled":
-                raise reference.StepFailure("other", "sign-in failed: " + failure.detail) from failure
-            raise
+
+    def sign_in_device(self, step, deadline):
+        with cancellation_as_failure():
+            return super().sign_in_device(step, deadline)
+
+
+@contextlib.contextmanager
+def cancellation_as_failure():
+    try:
+        yield
+    except StepFailure as failure:
+        if failure.error == "user_canceled":
+            raise StepFailure("other", "sign-in failed: " + failure.detail) from failure
+        raise
 
 
 class IgnoresSlowDown(reference.MsalApp):
@@ -166,19 +178,7 @@ class IgnoresSlowDown(reference.MsalApp):
         def pause():
             flow["interval"] = interval  # forget the 5 seconds MSAL added after a slow_down
             return interval
-        return poll_by_hand(app, flow, keep_polling=lambda result: result.get("error") in ("authorization_pending", "slow_down"), pause=pause)
-
-
-class DeclineAsError(reference.MsalApp):
-    """Shows the user's refusal on the device's page (authorization_declined) as a failure, not a cancellation."""
-
-    def sign_in_device(self, step, deadline):
-        try:
-            return super().sign_in_device(step, deadline)
-        except reference.StepFailure as failure:
-            if failure.error == "user_canceled":
-                raise reference.StepFailure("other", failure.detail) from failure
-            raise
+        return poll_by_hand(app, flow, keep_polling=still_pending, pause=pause)
 
 
 class StopsAfterFirstPage(reference.MsalApp):
@@ -199,7 +199,7 @@ class PollsWithoutWaiting(reference.MsalApp):
     """Polls the device flow again at once after authorization_pending, whatever the interval."""
 
     def poll_device_flow(self, app, flow):
-        return poll_by_hand(app, flow, keep_polling=lambda result: result.get("error") in ("authorization_pending", "slow_down"), pause=lambda: 0.1)
+        return poll_by_hand(app, flow, keep_polling=still_pending, pause=lambda: 0.1)
 
 
 class KeepsFirstAccount(reference.MsalApp):
@@ -238,10 +238,10 @@ class GraphDownAfterDrop(reference.MsalApp):
 
     def graph_get(self, url, access_token):
         if self.graph_down:
-            raise reference.StepFailure("network", "Graph was unreachable earlier; not trying again")
+            raise StepFailure("network", "Graph was unreachable earlier; not trying again")
         try:
             return super().graph_get(url, access_token)
-        except reference.StepFailure:
+        except StepFailure:
             self.graph_down = True
             raise
 
@@ -259,7 +259,7 @@ class CachesSigningKeysForever(reference.MsalApp):
                 self.keys = {key["kid"]: key for key in self.http.get(configuration["jwks_uri"], timeout=self.env.timeout).json()["keys"]}
             kid = jwt.get_unverified_header(result["id_token"]).get("kid")
             if kid not in self.keys:
-                raise reference.StepFailure("rejected_token", f"id_token signed by an unknown key {kid}")
+                raise StepFailure("rejected_token", f"id_token signed by an unknown key {kid}")
             jwt.decode(result["id_token"], jwt.PyJWK(self.keys[kid]).key, algorithms=["RS256"], options={"verify_aud": False, "verify_iss": False})
         return super().outcome(result, requested)
 
@@ -313,7 +313,7 @@ VARIANTS = {
     "no-password-reset": ([], NoPasswordReset),
     "cancel-as-error": ([], CancelAsError),
     "ignores-slow-down": ([], IgnoresSlowDown),
-    "device-decline-as-error": ([], DeclineAsError),
+    "device-decline-as-error": ([], CancelAsError),
     "stops-after-first-page": ([], StopsAfterFirstPage),
     "login-required-as-error": ([], LoginRequiredAsError),
     "polls-without-waiting": ([], PollsWithoutWaiting),
@@ -337,7 +337,7 @@ def main():
     patches, app_class = VARIANTS[name]
     for patch in patches:
         patch()
-    reference.serve(app_class, environment_class=web.WebEnvironment if issubclass(app_class, web.WebApp) else reference.Environment)
+    serve(app_class)
 
 
 if __name__ == "__main__":

@@ -134,6 +134,12 @@ extension BrowserFlow {
 
     /// Stores the flow at `step` and shows `page`.
     package mutating func show(_ step: Step, _ page: HTML) -> HTTPResponse { core.show(step, page) }
+
+    /// Shows `page`, whose `error` (a wrong password, a wrong code) is the answer's error though the page is a 200.
+    package mutating func show(_ step: Step, _ page: HTML, answering error: IdentityError?) -> HTTPResponse {
+        if let error { core.exchange.receipt.answered(error: error.prefixedCode) }
+        return core.show(step, page)
+    }
 }
 
 /// Where a flow starts and where a page's post finds it again.

@@ -18,11 +18,12 @@ extension InteractiveFlow {
     /// is made only once the code comes back (`verifyEmail`).
     mutating func startCustomerSignUp(email: String, password: String, form: FormParameters, tenant: Tenant) -> HTTPResponse {
         let userFlow = tenant.externalUserFlow
-        // What the browser sent, as the native API receives it: an unticked box sends nothing.
+        // What the browser sent for the flow's attributes, as the native API keeps them (`collected`): an
+        // unticked box sends nothing.
         var values: [String: String] = [:]
         for attribute in userFlow.attributes { if let value = form[attribute.name], !value.isEmpty { values[attribute.name] = value } }
-        if let invalid = userFlow.invalidAttributes(in: values).first, let attribute = userFlow.attributes.first(where: { $0.name == invalid }) {
-            return showCreateAccount(email: email, values: values, error: "Please enter a valid \(attribute.displayLabel).")
+        if let invalid = userFlow.invalidAttributes(in: values).first {
+            return showCreateAccount(email: email, values: values, error: "Please enter a valid \(invalid.displayLabel).")
         }
         if let missing = userFlow.missingAttributes(in: values).first {
             return showCreateAccount(email: email, values: values, error: "\(missing.displayLabel) is required.")
@@ -37,14 +38,13 @@ extension InteractiveFlow {
             return showCreateAccount(email: email, values: values, error: Self.accountExists)
         }
         let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .signUp, now: now)
-        pending.signUp = PendingSignUp(email: email, attributes: userFlow.collected(from: values), password: keepsPassword ? password : "",
+        pending.signUp = PendingSignUp(email: email, attributes: values, password: keepsPassword ? password : "",
                                        code: code, codeExpiresAt: expiresAt)
         return showVerifyEmail(error: nil)
     }
 
     mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {
-        if let error { exchange.receipt.answered(error: error.prefixedCode) }
-        return show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error))
+        show(.verifyEmail, Pages.verifyEmail(form: form, email: pending.signUp?.email ?? "", error: error), answering: error)
     }
 
     mutating func verifyEmail(code rawCode: String) -> HTTPResponse {
@@ -129,10 +129,9 @@ extension InteractiveFlow {
 
     mutating func showResetPassword(email: String?, error: IdentityError?) -> HTTPResponse {
         guard externalTenant != nil else { return showSignIn(login: email, error: nil) }
-        if let error { exchange.receipt.answered(error: error.prefixedCode) }
         pending.emailCode = nil
         pending.signUp = nil
-        return show(.resetPassword, Pages.resetPassword(form: form, email: email, error: error))
+        return show(.resetPassword, Pages.resetPassword(form: form, email: email, error: error), answering: error)
     }
 
     /// The customer must exist, may sign in, and have a password to reset (a passcode customer has none).
@@ -171,9 +170,6 @@ extension InteractiveFlow {
 
     /// Back from a code or reset page: the sign-in page again, the address kept.
     mutating func backToSignIn() -> HTTPResponse {
-        let email = pending.emailCode?.email ?? pending.signUp?.email
-        pending.emailCode = nil
-        pending.signUp = nil
-        return showSignIn(login: email, error: nil)
+        showSignIn(login: pending.emailCode?.email ?? pending.signUp?.email, error: nil)
     }
 }

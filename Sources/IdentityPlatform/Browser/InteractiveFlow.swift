@@ -229,11 +229,9 @@ struct InteractiveFlow: BrowserFlow {
         // A sign-up or a code left unfinished ends here (a pending sign-up holds the password typed).
         pending.signUp = nil
         pending.emailCode = nil
-        // An error shown on the page (a wrong password) is the answer's error, though the page is a 200.
-        if let error { exchange.receipt.answered(error: error.prefixedCode) }
         var variant = externalTenant.map { Pages.SignInVariant.external($0.externalUserFlow) } ?? Pages.SignInVariant()
         variant.offersSignUp = canCreateAccounts
-        return show(.signIn, Pages.signIn(form: form, appName: appName, login: login, error: error, variant: variant))
+        return show(.signIn, Pages.signIn(form: form, appName: appName, login: login, error: error, variant: variant), answering: error)
     }
 
     mutating func showPicker(_ candidates: [Candidate]) -> HTTPResponse {

@@ -15,7 +15,7 @@ extension Directory {
     }
 
     /// An External ID customer: a local account signing in with `email`, its user principal name the
-    /// tenant's own (`{id}@{tenant}.onmicrosoft.com`), with what sign-up collected (`attributes`; the display
+    /// tenant's own (`{id}@{tenant}.onmicrosoft.com`), with what sign-up collected (`attributes`, without empty values: `ExternalUserFlow.collected`; the display
     /// name defaults to the address's local part). nil when the tenant already has an account with that
     /// email. An empty password makes a customer who signs in with codes only.
     package mutating func addCustomer(email: String, attributes: [String: String], password: String, tenant: Tenant) -> DirectoryUser? {
@@ -23,7 +23,7 @@ extension Directory {
         let id = SecureRandom.guid()
         var customer = DirectoryUser(id: id, tenantID: tenant.id, userPrincipalName: "\(id)@\(tenant.primaryDomain)",
                                      displayName: String(email.prefix { $0 != "@" }), mail: email, password: password)
-        customer.setAttributes(attributes.filter { !$0.value.isEmpty })
+        customer.setAttributes(attributes)
         users.append(customer)
         return customer
     }

@@ -38,10 +38,10 @@ package struct ExternalUserFlow: Sendable, Codable, Equatable {
         emailMethod == .emailOneTimePasscode || user.password.isEmpty
     }
 
-    /// The values that fail their attribute's rule, by name; attributes the flow does not collect are left
-    /// alone, as the service ignores unknown attributes.
-    package func invalidAttributes(in values: [String: String]) -> [String] {
-        attributes.filter { attribute in values[attribute.name].map { !attribute.accepts($0) } ?? false }.map(\.name)
+    /// The attributes whose values fail their rule; attributes the flow does not collect are left alone, as
+    /// the service ignores unknown attributes.
+    package func invalidAttributes(in values: [String: String]) -> [SignUpAttribute] {
+        attributes.filter { attribute in values[attribute.name].map { !attribute.accepts($0) } ?? false }
     }
 
     /// The required attributes without a value yet; a required box (boolean) must be ticked.

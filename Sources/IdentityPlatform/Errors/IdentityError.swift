@@ -123,16 +123,17 @@ extension IdentityError {
     /// `continuation_token`, `required_attributes`, `invalid_attributes`).
     /// `conditionalAccessClaims`: whether a multi-factor refusal names the Conditional Access policy in a
     /// `claims` challenge, as the token endpoint's grants do (the native authentication API's do not).
-    /// `withCode: false` for the few errors the reference names without an AADSTS code (External ID's
-    /// `attribute_validation_failed`, `unsupported_auth_method`): no code is made up for them, so the body has
+    /// An error of code 0 is one the reference names without an AADSTS code (External ID's
+    /// `attribute_validation_failed`, `unsupported_auth_method`): no code is made up for it, so the body has
     /// no `error_codes` and the description is the message alone, as in MSAL's own fixtures of them.
     package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = [],
-                                       conditionalAccessClaims: Bool = true, withCode: Bool = true) -> HTTPResponse {
+                                       conditionalAccessClaims: Bool = true) -> HTTPResponse {
         let oauthError = errorValue(in: trace)
-        let coded = withCode && family == .aadsts
+        let hasCode = code != 0
+        let coded = hasCode && family == .aadsts
         var body: [(String, JSONFragment)] = [
             ("error", .string(oauthError)),
-            ("error_description", .string(withCode ? description(in: trace) : message)),
+            ("error_description", .string(hasCode ? description(in: trace) : message)),
         ]
         if coded { body.append(("error_codes", .raw("[\(code)]"))) }
         // B2C's token endpoint answers the two members above alone (recorded from *.b2clogin.com, 2017 and 2025).

@@ -36,9 +36,9 @@ enum OnBehalfOfGrant {
     /// presenting app (its app id or one of its identifier URIs).
     static func validate(_ assertion: String, for app: Application, request: TokenRequest) throws(IdentityError) -> ParsedJWT {
         guard let jwt = ParsedJWT(assertion) else { throw .oboAssertionInvalid("JWT token is invalid or malformed.") }
-        let keys = request.service.keys.published(at: request.now)
-        let signer = jwt.jws.keyID.flatMap { kid in keys.first { $0.keyID == kid } } ?? keys.first
-        guard let signer, JWS.verifyRS256(jwt.jws, key: signer.privateKey.publicKey) else {
+        let keys = request.service.keys
+        let signer = jwt.jws.keyID.flatMap { keys.credential(keyID: $0, at: request.now) } ?? keys.current
+        guard JWS.verifyRS256(jwt.jws, key: signer.privateKey.publicKey) else {
             throw .oboAssertionInvalid("Assertion failed signature validation.")
         }
         guard let expiry = jwt.date("exp"), expiry > request.now else { throw .oboAssertionExpired() }

@@ -123,7 +123,7 @@ enum NativeAuthEndpoints {
     /// Attributes that fail the user flow's rules are refused by name; the same token may send them again.
     static func checkAttributes(_ values: [String: String], of userFlow: ExternalUserFlow) throws(NativeAuthError) {
         let invalid = userFlow.invalidAttributes(in: values)
-        if !invalid.isEmpty { throw NativeAuthError.attributeValidationFailed(invalid) }
+        if !invalid.isEmpty { throw NativeAuthError.attributeValidationFailed(invalid.map(\.name)) }
     }
 
     /// `signup/v1.0/continue`: the code, then the password and attributes the user flow still needs;

@@ -60,7 +60,7 @@ struct NativeAuthError: Error {
             members.append(("invalid_attributes", .raw("[" + invalidAttributes.map { JSONFragment.object([("name", .string($0))]).text }.joined(separator: ",") + "]")))
         }
         // Code 0, as elsewhere in the platform: the reference names the error without an AADSTS code.
-        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false, withCode: error.code != 0)
+        return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false)
     }
 }
 

@@ -32,6 +32,8 @@ package final class SigningKeyRing: Sendable {
         var credential: SigningCredential
         /// When a key that no longer signs leaves the JWKS; nil while it is current.
         var retiresAt: Date?
+
+        func isPublished(at now: Date) -> Bool { (retiresAt ?? .distantFuture) > now }
     }
 
     private let entries: Mutex<[Entry]>
@@ -43,24 +45,31 @@ package final class SigningKeyRing: Sendable {
     /// Published in JWKS and accepted when validating tokens at `now`: the current key, and earlier ones
     /// still within the grace a graceful rollover gave them.
     package func published(at now: Date) -> [SigningCredential] {
-        entries.withLock { list in list.filter { ($0.retiresAt ?? .distantFuture) > now }.map(\.credential) }
+        entries.withLock { list in list.compactMap { $0.isPublished(at: now) ? $0.credential : nil } }
     }
 
-    /// Signs with a new key. Without `keepingPreviousUntil` the old keys leave at once (tokens they signed
-    /// stop validating); with it they stay published until then, as the service keeps a key it rolled
-    /// away from in its JWKS while tokens it signed are still in use.
-    /// `now`: keys whose grace is over leave the ring at the roll, so repeated rolls do not pile up keys.
-    package func roll(to credential: SigningCredential, keepingPreviousUntil retiresAt: Date? = nil, now: Date = .distantPast) {
+    /// The published key `keyID` names at `now`; nil for a key never held or past its grace.
+    package func credential(keyID: String, at now: Date) -> SigningCredential? {
+        entries.withLock { list in list.first { $0.credential.keyID == keyID && $0.isPublished(at: now) }?.credential }
+    }
+
+    /// Signs with a new key; the old keys leave at once, and tokens they signed stop validating.
+    package func roll(to credential: SigningCredential) {
+        entries.withLock { $0 = [Entry(credential: credential)] }
+    }
+
+    /// Signs with a new key and keeps the one that signed until `now` published for `grace` more seconds,
+    /// as the service keeps a key it rolled away from in its JWKS while tokens it signed are still in use.
+    /// Earlier keys keep their own grace; those past it leave, so repeated rolls do not pile up keys.
+    package func roll(to credential: SigningCredential, keepingPreviousFor grace: TimeInterval, now: Date) {
+        let retiresAt = now.addingTimeInterval(grace)
         entries.withLock { list in
-            guard let retiresAt else { return list = [Entry(credential: credential)] }
-            // The key that signed until now gets the grace; earlier ones keep theirs.
-            let earlier = list.map { Entry(credential: $0.credential, retiresAt: $0.retiresAt ?? retiresAt) }.filter { $0.retiresAt! > now }
+            let earlier = list.compactMap { entry -> Entry? in
+                let retiring = Entry(credential: entry.credential, retiresAt: entry.retiresAt ?? retiresAt)
+                return retiring.isPublished(at: now) ? retiring : nil
+            }
             list = [Entry(credential: credential)] + earlier
         }
-    }
-
-    package func credential(keyID: String) -> SigningCredential? {
-        entries.withLock { list in list.first { $0.credential.keyID == keyID }?.credential }
     }
 }
 

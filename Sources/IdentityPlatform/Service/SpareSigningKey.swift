@@ -52,9 +52,11 @@ package final class SpareSigningKey: Sendable {
         thread.start()
     }
 
-    /// The spare when it is ready (and the next one started), else a key made now on the caller's thread
-    /// (a worker: the first rollover of a scenario bound a moment ago, or two rollovers in a row).
+    /// The spare when it is ready (and the next one started); while one is being made, that one once made
+    /// (a second generation beside it would cost as much again); else a key made now on the caller's
+    /// thread (a worker: the spare's generation failed, or another rollover took it first).
     package func take() throws -> SigningCredential {
+        if isGenerating { generations.wait() }
         let ready = state.withLock { state -> SigningCredential? in
             guard case .ready(let credential) = state else { return nil }
             state = .empty
@@ -68,6 +70,10 @@ package final class SpareSigningKey: Sendable {
     /// Blocks until the spare under way (if any) is made: for tests, which must not sleep.
     package func waitUntilPrepared() {
         generations.wait()
+    }
+
+    private var isGenerating: Bool {
+        state.withLock { if case .generating = $0 { true } else { false } }
     }
 
     package var isReady: Bool {

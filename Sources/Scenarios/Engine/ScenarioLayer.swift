@@ -93,7 +93,8 @@ extension ScenarioEngine {
         case .advanceClock(let seconds): world.virtualClock?.advance(by: seconds)
         case .rollSigningKey(let grace):
             let now = world.service.clock.now()
-            if let credential = try? spareKey.take() { world.service.keys.roll(to: credential, keepingPreviousUntil: grace.map(now.addingTimeInterval), now: now) }
+            guard let credential = try? spareKey.take() else { break }
+            if let grace { world.service.keys.roll(to: credential, keepingPreviousFor: grace, now: now) } else { world.service.keys.roll(to: credential) }
         default: break
         }
     }

@@ -12,21 +12,19 @@ samples do. It answers the steps the SDKs can express and `unsupported` for the 
   is a separate credential it does not use)
 
 azure-identity does not say which scopes a token was granted, so replies carry no `scopes`.
-The protocol loop, the error vocabulary and the FAKEENTRA_* settings come from the MSAL Python
-reference adapter next door (one implementation of the protocol)."""
+The protocol loop, the error vocabulary and the FAKEENTRA_* settings come from msal-python/adapter_protocol.py
+next door (one implementation of the protocol)."""
 import asyncio
-import importlib.util
 import pathlib
 import re
 import ssl
+import sys
 import urllib.parse
 
-_spec = importlib.util.spec_from_file_location(
-    "reference_adapter", pathlib.Path(__file__).resolve().parent.parent / "msal-python" / "adapter.py")
-reference = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reference)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "msal-python"))
+import adapter_protocol as protocol  # noqa: E402
 
-import httpx  # noqa: E402 (after the reference module: it is the one that sets the CA environment)
+import httpx  # noqa: E402
 from azure.core.exceptions import ClientAuthenticationError  # noqa: E402
 from azure.identity import InteractiveBrowserCredential  # noqa: E402
 from kiota_abstractions.api_error import APIError  # noqa: E402
@@ -38,7 +36,7 @@ from msgraph_core.tasks.page_iterator import PageIterator  # noqa: E402
 from msgraph.graph_request_adapter import options as sdk_default_options  # noqa: E402
 from msgraph_core import GraphClientFactory  # noqa: E402
 
-StepFailure = reference.StepFailure
+StepFailure = protocol.StepFailure
 
 
 def failure_from_authentication(error):
@@ -47,7 +45,7 @@ def failure_from_authentication(error):
     for name in ("interaction_required", "consent_required", "invalid_grant", "invalid_client", "access_denied",
                  "temporarily_unavailable", "server_error"):
         if name in text:
-            return reference.classify({"error": name, "error_description": text})
+            return protocol.classify({"error": name, "error_description": text})
     if re.search(r"nonce|state mismatch", text, re.I):
         return StepFailure("rejected_token", text)
     if re.search(r"timed? ?out", text, re.I):
@@ -55,7 +53,7 @@ def failure_from_authentication(error):
     return StepFailure("other", text)
 
 
-class AzureIdentityApp(reference.AdapterApp):
+class AzureIdentityApp(protocol.AdapterApp):
     def __init__(self, env):
         super().__init__(env)
         authority = urllib.parse.urlsplit(env.authority)
@@ -68,20 +66,20 @@ class AzureIdentityApp(reference.AdapterApp):
         if step.get("policy"):
             raise StepFailure("unsupported", "azure-identity has no Azure AD B2C user flows")
         try:
-            self.credential.authenticate(scopes=reference.app_scopes(step.get("scopes") or self.env.scopes))
+            self.credential.authenticate(scopes=protocol.app_scopes(step.get("scopes") or self.env.scopes))
         except ClientAuthenticationError as error:
             raise failure_from_authentication(error) from error
         return {}
 
     def get_token(self, step, deadline):
         try:
-            self.credential.get_token(*reference.app_scopes(step.get("scopes") or self.env.scopes), enable_cae=True)
+            self.credential.get_token(*protocol.app_scopes(step.get("scopes") or self.env.scopes), enable_cae=True)
         except ClientAuthenticationError as error:
             raise failure_from_authentication(error) from error
         return {}
 
     def graph_client(self, step):
-        scopes = reference.app_scopes(step.get("scopes") or self.env.scopes)
+        scopes = protocol.app_scopes(step.get("scopes") or self.env.scopes)
         host = urllib.parse.urlsplit(self.env.graph).hostname
         auth = AzureIdentityAuthenticationProvider(self.credential, scopes=scopes, allowed_hosts=[host], is_cae_enabled=True)
         http = GraphClientFactory.create_with_default_middleware(
@@ -122,4 +120,4 @@ class AzureIdentityApp(reference.AdapterApp):
         return {"status": 200, "count": len(items)}
 
 if __name__ == "__main__":
-    reference.serve(AzureIdentityApp)
+    protocol.serve(AzureIdentityApp)

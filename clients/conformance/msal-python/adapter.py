@@ -19,19 +19,11 @@ import msal
 import requests
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from adapter_protocol import (  # noqa: E402,F401 (re-exported: the other adapters take the protocol from here)
-    VOCABULARY, AdapterApp, Environment, StepFailure, classify, decode_claims_challenge, failure_from_exception, log, serve)
+from adapter_protocol import (  # noqa: E402
+    AdapterApp, StepFailure, app_scopes, classify, decode_claims_challenge, serve, translated)
 
 # OAuth errors after which the sample apps go interactive (MSAL iOS: MSALErrorInteractionRequired).
 INTERACTIVE_ERRORS = {"interaction_required", "invalid_grant", "consent_required", "login_required"}
-
-
-# MSAL adds these itself and refuses them in a request (ValueError).
-RESERVED_SCOPES = {"openid", "profile", "offline_access"}
-
-
-def app_scopes(scopes):
-    return [s for s in scopes if s.lower() not in RESERVED_SCOPES]
 
 
 class MsalApp(AdapterApp):
@@ -99,11 +91,9 @@ class MsalApp(AdapterApp):
     def browser_sign_in(self, app, scopes, deadline, prompt=None, claims=None, login_hint=None):
         """The browser sign-in, MSAL's answer as is: `FAKEENTRA_BROWSER` through Python's webbrowser, MSAL's
         loopback listener."""
-        try:
+        with translated():
             return app.acquire_token_interactive(app_scopes(scopes), prompt=prompt, claims_challenge=claims, login_hint=login_hint,
                                                  timeout=max(1, int(deadline - time.monotonic() - 1)))
-        except (requests.RequestException, RuntimeError, ValueError) as exc:
-            raise failure_from_exception(exc) from exc
 
     def silent(self, app, scopes, claims=None):
         """None when the cache has no account; else MSAL's answer (a token or an error dict)."""
@@ -111,11 +101,9 @@ class MsalApp(AdapterApp):
         if account is None:
             return None
         self.signed_in = account.get("username")
-        try:
+        with translated():
             return self.using_credential(
                 app, lambda current: current.acquire_token_silent_with_error(app_scopes(scopes), account=account, claims_challenge=claims))
-        except (requests.RequestException, RuntimeError, ValueError) as exc:
-            raise failure_from_exception(exc) from exc
 
     def using_credential(self, app, call):
         """`call(app)`: a public client has no credential; a confidential one may retry with it loaded again."""
@@ -187,19 +175,15 @@ class MsalApp(AdapterApp):
         on the verification page), then poll as MSAL does until the user approved."""
         scopes = step.get("scopes") or self.env.scopes
         app = self.app()
-        try:
+        with translated(requests.RequestException):
             flow = app.initiate_device_flow(scopes=app_scopes(scopes))
-        except requests.RequestException as exc:
-            raise failure_from_exception(exc) from exc
         if "user_code" not in flow:
             raise classify(flow)
         self.enter_user_code(flow["verification_uri"], flow["user_code"])
         # MSAL polls until the flow expires: stop before the step's deadline instead.
         flow["expires_at"] = min(flow["expires_at"], time.time() + max(1.0, deadline - time.monotonic() - 1))
-        try:
+        with translated(requests.RequestException):
             result = self.poll_device_flow(app, flow)
-        except requests.RequestException as exc:
-            raise failure_from_exception(exc) from exc
         _, granted = self.outcome(result, scopes)
         return {"scopes": granted}
 
@@ -289,10 +273,8 @@ class MsalApp(AdapterApp):
         raise StepFailure(error, f"Graph {response.status_code}: {response.text[:500]}", status=response.status_code)
 
     def graph_get(self, url, access_token):
-        try:
+        with translated(requests.RequestException):
             return self.http.get(url, headers={"Authorization": f"Bearer {access_token}"}, timeout=self.env.timeout)
-        except requests.RequestException as exc:
-            raise failure_from_exception(exc)
 
     def retry_wait(self, response):
         """Seconds to wait before retrying a throttled or unavailable Graph call; None: do not retry."""

@@ -2,6 +2,7 @@
 steps in on stdin, one reply line out per step, the error vocabulary, the FAKEENTRA_* settings. An adapter
 subclasses `AdapterApp`, implements the steps its app can take, and calls `serve(ItsApp)`."""
 import base64
+import contextlib
 import json
 import logging
 import os
@@ -74,6 +75,27 @@ def classify(result):
     return StepFailure(error, f"{error}: {description}", suberror)
 
 
+# Libraries add these themselves and refuse them in a request (MSAL: ValueError).
+RESERVED_SCOPES = {"openid", "profile", "offline_access"}
+
+
+def app_scopes(scopes):
+    return [s for s in scopes if s.lower() not in RESERVED_SCOPES]
+
+
+# What MSAL and requests raise when a call fails.
+LIBRARY_FAILURES = (requests.RequestException, RuntimeError, ValueError)
+
+
+@contextlib.contextmanager
+def translated(*kinds):
+    """Exceptions of these kinds (by default what MSAL and requests raise) leave as the step's StepFailure."""
+    try:
+        yield
+    except (kinds or LIBRARY_FAILURES) as exc:
+        raise failure_from_exception(exc) from exc
+
+
 def failure_from_exception(exc):
     """An exception out of MSAL or requests → StepFailure."""
     text = f"{type(exc).__name__}: {exc}"
@@ -104,6 +126,8 @@ class AdapterApp:
     (`sign_in`, `sign_in_silently`, `sign_in_device`, `get_token`, `call_graph`, `list_graph`, `sign_out`), each
     returning the reply's fields or raising StepFailure; a step a subclass does not implement is answered `unsupported`."""
 
+    environment_class = Environment
+
     def __init__(self, env):
         self.env = env
 
@@ -132,7 +156,7 @@ class AdapterApp:
         return {"id": step_id, "ok": True, **reply}
 
 
-def serve(app_class, env=None, environment_class=Environment):
+def serve(app_class, env=None):
     """Reads steps until stdin closes; one reply line per step on the real stdout, everything else on stderr."""
     env = dict(env or os.environ)
     replies = os.fdopen(os.dup(1), "w", buffering=1)
@@ -143,7 +167,7 @@ def serve(app_class, env=None, environment_class=Environment):
     if env.get("FAKEENTRA_BROWSER"):
         # webbrowser splits BROWSER with shlex when it has %s, and waits for the command (browse returns at once).
         os.environ["BROWSER"] = env["FAKEENTRA_BROWSER"] + " %s"
-    app = app_class(environment_class(env))
+    app = app_class(app_class.environment_class(env))
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -18,11 +18,11 @@ import sys
 import time
 
 import msal
-import requests
 from msal.oauth2cli.authcode import AuthCodeReceiver
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from adapter import Environment, MsalApp, StepFailure, app_scopes, failure_from_exception, serve  # noqa: E402
+from adapter import MsalApp  # noqa: E402
+from adapter_protocol import Environment, StepFailure, app_scopes, serve, translated  # noqa: E402
 
 # The refusals of a certificate that loading it again can cure: Microsoft.Identity.Web's list
 # (its CertificateReloadLogicTests).
@@ -50,6 +50,8 @@ def load_certificate(path):
 
 class WebApp(MsalApp):
     """A web app's MSAL: one ConfidentialClientApplication per authority over one token cache."""
+
+    environment_class = WebEnvironment
 
     # What a correct app does; Tests/Conformance/broken_adapter.py turns it off.
     reloads_refused_certificate = True
@@ -84,10 +86,8 @@ class WebApp(MsalApp):
     def get_app_token(self, step, deadline):
         """A daemon's call: the app's own token (client credentials); MSAL serves it from its cache while it is fresh."""
         scopes = step.get("scopes") or ["https://graph.microsoft.com/.default"]
-        try:
+        with translated():
             result = self.using_credential(self.app(), lambda current: current.acquire_token_for_client(scopes))
-        except (requests.RequestException, RuntimeError, ValueError) as exc:
-            raise failure_from_exception(exc) from exc
         _, granted = self.outcome(result, scopes)
         return {"scopes": granted}
 
@@ -95,7 +95,7 @@ class WebApp(MsalApp):
         """The web app's sign-in: the user's browser goes to the authority and posts the code back to
         the app, which redeems it with its credential; MSAL's answer as is."""
         timeout = max(1, int(deadline - time.monotonic() - 1))
-        try:
+        with translated():
             with AuthCodeReceiver(port=0) as receiver:
                 flow = app.initiate_auth_code_flow(
                     app_scopes(scopes), redirect_uri=f"http://localhost:{receiver.get_port()}", prompt=prompt,
@@ -104,8 +104,7 @@ class WebApp(MsalApp):
             if not response:
                 raise StepFailure("timeout", "no redirect reached the app before the step's deadline")
             return self.using_credential(app, lambda current: current.acquire_token_by_auth_code_flow(flow, response))
-        except (requests.RequestException, RuntimeError, ValueError) as exc:
-            raise failure_from_exception(exc) from exc
+
 
 if __name__ == "__main__":
-    serve(WebApp, environment_class=WebEnvironment)
+    serve(WebApp)
