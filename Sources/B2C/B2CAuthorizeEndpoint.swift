@@ -32,8 +32,13 @@ enum B2CAuthorizeEndpoint {
         }
         // The flow's own bookkeeping lives among these parameters: a client cannot set it.
         let stored = parameters.filter { $0.key != "p" && !$0.key.hasPrefix(B2CFlow.internalPrefix) }
-        let pending = service.newSignInFlow(parameters: stored, tenantSegment: exchange.route.tenantSegment, version: .v2, policy: exchange.policy.name,
-                                            now: exchange.now, expiresAt: exchange.now.addingTimeInterval(service.options.interactiveFlowLifetime))
+        let pending: PendingAuthorization
+        do throws(IdentityError) {
+            pending = try service.newSignInFlow(parameters: stored, tenantSegment: exchange.route.tenantSegment, version: .v2, policy: exchange.policy.name,
+                                                now: exchange.now, expiresAt: exchange.now.addingTimeInterval(service.options.interactiveFlowLifetime))
+        } catch {
+            return SignInErrorPage(error).response(in: exchange.trace)
+        }
         var flow = B2CFlow(exchange: exchange, pending: pending, request: request, directory: directory)
         return flow.begin()
     }

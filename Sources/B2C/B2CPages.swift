@@ -128,7 +128,7 @@ enum B2CMessages {
 
     /// B2C's default password policy (strong): 8 to 64 characters, three of four character classes.
     static func passwordProblem(_ password: String) -> String? {
-        guard (8...64).contains(password.count) else { return passwordLength }
+        guard (8...64).contains(password.utf16.count) else { return passwordLength }
         return PasswordPolicy.characterKinds(in: password) >= 3 ? nil : passwordComplexity
     }
 

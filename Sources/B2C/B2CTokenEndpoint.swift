@@ -112,7 +112,8 @@ struct B2CTokenRequest {
         guard let clientID = presented.clientID else { throw .b2cMissingParameter("client_id") }
         do throws(IdentityError) {
             let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.options, tenant: directory.tenant(id: exchange.tenantID))
-            return try ClientAuthenticator.authenticate(presented, client: client, service: exchange.service, now: exchange.now)
+            let audience = AssertionAudience(requestHost: exchange.request.hostName, directory: directory)
+            return try ClientAuthenticator.authenticate(presented, client: client, service: exchange.service, audience: audience, now: exchange.now)
         } catch {
             throw .b2cTranslated(error, tenant: tenantDomain)
         }

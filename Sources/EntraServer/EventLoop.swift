@@ -35,6 +35,15 @@ final class EventLoop: @unchecked Sendable {
 
     private var connections: [Int32: Connection] = [:]
     private var listeners: [Int32: ListenerInfo] = [:]
+    /// Set while the listeners are out of this loop's queue because `accept` found no descriptor free
+    /// (EMFILE, ENFILE): level-triggered, a listener with a client waiting would wake the loop at once, for
+    /// ever. They come back when one of this loop's connections closes, or at this instant (another
+    /// loop's or another file's descriptor may free), whichever is first.
+    private var listenersPausedUntil: UInt64?
+    /// The next pause's length: doubled while accepting keeps failing, reset by an accept that works.
+    private var acceptBackoff: UInt64 = EventLoop.shortestAcceptBackoff
+    static let shortestAcceptBackoff: UInt64 = 10_000_000
+    static let longestAcceptBackoff: UInt64 = 1_000_000_000
     private var nextSerial: UInt64 = 0
     /// TLS handshakes in progress on this loop, and the connections waiting for one of its slots (in
     /// arrival order): a pending handshake holds OpenSSL's record buffers, so their number is bounded.
@@ -132,6 +141,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             giveTurns()
+            if let until = listenersPausedUntil, now >= until { resumeListeners() }
             if now >= nextScan || now >= earliestDue { scanTimers() }
             grantHandshakeSlots()
             flushLog()
@@ -168,6 +178,8 @@ final class EventLoop: @unchecked Sendable {
         queue.remove(connection.fd)
         connections.removeValue(forKey: connection.fd)
         server.connectionClosed()
+        // The descriptor about to close is one an accept can have.
+        if listenersPausedUntil != nil { listenersPausedUntil = now }
     }
 
     /// A connection's next deadline. The periodic scan finds it anyway; one due before that scan
@@ -257,7 +269,9 @@ final class EventLoop: @unchecked Sendable {
             if fd < 0 {
                 switch errno {
                 case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED: return
-                case EMFILE, ENFILE, ENOBUFS, ENOMEM: return  // Retried when the listener is readable again.
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    pauseListeners()
+                    return
                 default:
                     // The listener was shut down (graceful stop): stop watching it here.
                     listeners.removeValue(forKey: listener.fd)
@@ -265,6 +279,7 @@ final class EventLoop: @unchecked Sendable {
                     return
                 }
             }
+            acceptBackoff = Self.shortestAcceptBackoff
             guard !isShuttingDown, server.reserveConnection() else {
                 close(fd)
                 continue
@@ -278,6 +293,19 @@ final class EventLoop: @unchecked Sendable {
                 target.send(.adopt(fd: fd, listener: listener, remoteAddress: remote))
             }
         }
+    }
+
+    private func pauseListeners() {
+        guard listenersPausedUntil == nil else { return }
+        for fd in listeners.keys { queue.remove(fd) }
+        listenersPausedUntil = now.saturatingAdding(acceptBackoff)
+        acceptBackoff = min(acceptBackoff * 2, Self.longestAcceptBackoff)
+    }
+
+    private func resumeListeners() {
+        listenersPausedUntil = nil
+        guard !isShuttingDown else { return }
+        for fd in listeners.keys { queue.add(fd, interest: .readable, shared: true) }
     }
 
     private func adopt(fd: Int32, listener: ListenerInfo, remoteAddress: String) {
@@ -317,7 +345,8 @@ final class EventLoop: @unchecked Sendable {
         guard !isShuttingDown else { return }
         isShuttingDown = true
         forceCloseAt = now.saturatingAdding(server.configuration.shutdownGracePeriod.nanoseconds)
-        for fd in listeners.keys { queue.remove(fd) }
+        if listenersPausedUntil == nil { for fd in listeners.keys { queue.remove(fd) } }
+        listenersPausedUntil = nil
         listeners.removeAll()
         server.loopReleasedListeners()
         for connection in Array(connections.values) { connection.shutdownRequested() }
@@ -328,6 +357,7 @@ final class EventLoop: @unchecked Sendable {
     private func waitTimeoutMilliseconds() -> Int32 {
         var wake = min(nextScan, earliestDue)
         if isShuttingDown { wake = min(wake, forceCloseAt) }
+        if let until = listenersPausedUntil { wake = min(wake, until) }
         guard wake > now else { return 0 }
         return Int32(min((wake - now + 999_999) / 1_000_000, 1000))
     }

@@ -83,12 +83,15 @@ final class ServerCore: Sendable {
     private let connectionCount = Atomic<Int>(0)
     private let roundRobin = Atomic<Int>(0)
     private let loops = Mutex<[EventLoop]>([])
+    /// `maxConnections`, lowered to what the open-file limit allows (raised to its hard limit first).
+    let connectionCap: Int
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, tlsContexts: [TLSContext?]) {
         self.configuration = configuration
         self.responder = responder
         self.tlsContexts = tlsContexts
         self.workers = WorkerPool(threads: configuration.workerCount)
+        connectionCap = DescriptorLimit.connectionCap(configured: configuration.maxConnections, softLimit: DescriptorLimit.raiseToHardLimit())
     }
 
     var boundAddresses: [BoundAddress] { state.withLock { $0.bound } }
@@ -194,7 +197,7 @@ final class ServerCore: Sendable {
 
     func reserveConnection() -> Bool {
         let previous = connectionCount.add(1, ordering: .relaxed).oldValue
-        if previous >= configuration.maxConnections {
+        if previous >= connectionCap {
             connectionCount.subtract(1, ordering: .relaxed)
             return false
         }

@@ -59,6 +59,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             throw Failure(status: .badRequest, error: "invalid_request", description: "Required query variable 'resource' is missing")
         }
         let directory = service.currentDirectory
+        // The endpoint asks Entra for the token, so an unknown resource gets Entra's refusal, relayed.
+        guard directory.resource(named: resource) != nil else {
+            let refusal = IdentityError.resourceNotFound(resource)
+            throw Failure(status: .badRequest, error: refusal.error, description: "\(refusal.prefixedCode): \(refusal.message)")
+        }
         guard let identity = directory.managedIdentity(try Self.selector(query)) else {
             throw Failure(status: .badRequest, error: "invalid_request", description: "Identity not found")
         }

@@ -39,14 +39,16 @@ enum ServeEnvironment {
             guard !given else { continue }
             switch entry.kind {
             case .value:
-                added += [entry.option, raw]
+                // Joined with "=": a value that starts with "-" (a random secret does, one time in 64) is
+                // otherwise read as an option of its own.
+                added.append("\(entry.option)=\(raw)")
             case .number:
                 guard let number = Int(raw), (0...65535).contains(number) else {
                     throw Problem(description: "\(entry.variable)=\(raw): not a port number (0 to 65535)")
                 }
                 added += [entry.option, String(number)]
             case .list:
-                for item in raw.split(whereSeparator: { $0 == "," || $0 == " " }) { added += [entry.option, String(item)] }
+                for item in raw.split(whereSeparator: { $0 == "," || $0 == " " }) { added.append("\(entry.option)=\(item)") }
             case .flag:
                 switch raw.lowercased() {
                 case "1", "true", "yes": added.append(entry.option)

@@ -119,6 +119,20 @@ import Testing
         #expect(wrongSecret.status.code == 401 && Self.json(wrongSecret)["statusCode"] as? Int == 401)
     }
 
+    /// Both endpoints ask Entra for the token, so a resource Entra does not know is refused with its AADSTS500011,
+    /// as the token endpoint refuses it, never minted.
+    @Test(arguments: ["https://nonexistent.invalid", "https://" + String(repeating: "a", count: 2000) + ".example"])
+    func managedIdentityRefusesAnUnknownResource(resource: String) {
+        let encoded = FormCoding.encodeComponent(resource)
+        let imds = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=\(encoded)", headers: ["Metadata": "true"])
+        let imdsBody = Self.json(imds)
+        #expect(imds.status.code == 400 && imdsBody["error"] as? String == "invalid_resource" && imdsBody["access_token"] == nil)
+        #expect((imdsBody["error_description"] as? String)?.hasPrefix("AADSTS500011: The resource principal named https://") == true)
+        let appService = send("/msi/token?api-version=2019-08-01&resource=\(encoded)", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])
+        #expect(appService.status.code == 400 && Self.json(appService)["access_token"] == nil)
+        #expect((Self.json(appService)["message"] as? String)?.contains("AADSTS500011") == true)
+    }
+
     /// The journal keeps what a managed-identity request needs to be replayed (`Metadata: true`), and App
     /// Service's identity secret only redacted.
     @Test func theJournalKeepsManagedIdentityHeaders() throws {

@@ -106,8 +106,24 @@ import Testing
         #expect(!journal.contains("123456789"), "a number under a secret's name")
     }
 
+    @Test func nativeAuthenticationCodesAreRedacted() throws {
+        var server = try Server()
+        let formType = ("Content-Type", "application/x-www-form-urlencoded")
+        // A wrong guess and a second factor's code alike: each is a one-time code a reader must not see.
+        _ = server.send("POST", "/woodgrove.onmicrosoft.com/signup/v1.0/continue", headers: [formType],
+                        body: Self.form([("client_id", Self.webApp), ("grant_type", "oob"), ("oob", "73914822"), ("continuation_token", "ct")]))
+        _ = server.send("POST", "/woodgrove.onmicrosoft.com/oauth2/v2.0/token", headers: [formType],
+                        body: Self.form([("client_id", Self.webApp), ("grant_type", "mfa_oob"), ("mfa_oob", "51806637")]))
+        let journal = String(decoding: server.send("GET", "/_fakeentra/journal?limit=1000").body, as: UTF8.self)
+        let har = String(decoding: server.send("GET", "/_fakeentra/journal?format=har").body, as: UTF8.self)
+        #expect(journal.contains("signup/v1.0/continue"), "the journal kept the request")
+        for code in ["73914822", "51806637"] {
+            #expect(!journal.contains(code) && !har.contains(code), "the code \(code) is in the journal or its HAR")
+        }
+    }
+
     @Test func namesAndShapesAreRecognised() {
-        for name in ["new_password", "NewPassword", "client-secret", "subject_token", "x_refresh_token", "client_assertion", "pwd", "user_code"] {
+        for name in ["new_password", "NewPassword", "client-secret", "subject_token", "x_refresh_token", "client_assertion", "pwd", "user_code", "oob", "mfa_oob"] {
             #expect(Redaction.isSensitive(name), "\(name)")
         }
         for name in ["token_type", "expires_in", "scope", "state", "code_challenge", "tokensValidFrom", "displayName"] {

@@ -314,6 +314,26 @@ struct BrowserAuthorizeTests {
         #expect(Set(state.pendingAuthorizations.keys) == ["flow-3", "flow-4"])
     }
 
+    /// A sign-in keeps its /authorize parameters for an hour (and in the `--state` file): a request carrying
+    /// more than `PendingAuthorization.largestParameters` is refused on the error page, nothing kept, nothing
+    /// sent back to the redirect URI; a large but real request still signs in.
+    @Test func anOversizedAuthorizeRequestKeepsNothing() throws {
+        let browser = ScriptedBrowser()
+        let kept = { browser.service.state.withLock { $0.pendingAuthorizations.count } }
+        let megabyte = String(repeating: "s", count: 1 << 20)
+        let posted = browser.post("/common/oauth2/v2.0/authorize", [("client_id", F.clientID), ("response_type", "code"), ("redirect_uri", F.redirectURI),
+                                                                     ("scope", "openid User.Read"), ("state", megabyte)])
+        #expect(posted.pageErrorCode == 90015 && posted.headers["Location"] == nil, "\(posted.status)")
+        let nonce = browser.get(F.authorize(extra: [("nonce", String(repeating: "n", count: PendingAuthorization.largestParameters))]))
+        #expect(nonce.pageErrorCode == 90015)
+        #expect(kept() == 0)
+        #expect(posted.bodyText.utf8.count < 64 * 1024, "the page does not echo what was sent")
+
+        let realState = String(repeating: "CfDJ8", count: 400)
+        let page = browser.get(F.authorize(extra: [("state", realState)]))
+        #expect(page.has("signin") && kept() == 1)
+    }
+
     @Test func unknownFlowIDIsRejected() {
         let browser = ScriptedBrowser()
         let page = browser.post("/common/oauth2/v2.0/authorize", [("ctx", "forged"), ("action", "accept")])

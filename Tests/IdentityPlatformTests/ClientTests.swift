@@ -50,7 +50,8 @@ import Testing
 @Suite struct ClientAuthenticationTests {
     func authenticate(_ presented: PresentedClientCredentials, clientID: String, service: IdentityService, requireCredential: Bool = false) throws(IdentityError) -> AuthenticatedClient {
         let client = try ClientResolver.resolve(clientID: clientID, directory: service.currentDirectory, options: service.options)
-        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: service.clock.now(), requireCredential: requireCredential)
+        return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: AssertionAudience(requestHost: "127.0.0.1", directory: service.currentDirectory),
+                                                    now: service.clock.now(), requireCredential: requireCredential)
     }
 
     @Test func secretInBodyOrBasicHeader() throws {
@@ -157,12 +158,21 @@ import Testing
         ("https://127.0.0.1:8443/common/oauth2/token", true),
         ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/v2.0", true),
         ("https://login.microsoftonline.com/\(TokenFixtures.contoso)/", true),
+        ("https://127.0.0.1:8443/\(TokenFixtures.contoso)", true),
         ("https://login.microsoftonline.com/", false),
         ("https://example.com/a/b/c", false),
         ("not a url", false),
+        // Any one-segment path passed for the v1 issuer form, whatever the host or segment.
+        ("https://evil.example/x", false),
+        ("https://evil.example/\(TokenFixtures.contoso)/", false),
+        ("https://evil.example/contoso.onmicrosoft.com/oauth2/v2.0/token", false),
+        ("https://login.microsoftonline.com/x", false),
+        ("https://login.microsoftonline.com/common/v2.0", false),
+        ("https://127.0.0.1:8443/no-such-tenant.example/oauth2/v2.0/token", false),
     ])
     func assertionAudiences(audience: String, accepted: Bool) {
-        #expect(ClientAssertionValidator.isTokenEndpoint(audience) == accepted)
+        let accepting = AssertionAudience(requestHost: "127.0.0.1", directory: TokenFixtures.directory)
+        #expect(accepting.admits(audience) == accepted)
     }
 
     @Test func assertionFailures() throws {
@@ -227,11 +237,12 @@ alJl+Uj3ZsPmO7HN/dyK
         let (service, _) = TokenFixtures.service(directory: directory)
         let client = try ClientResolver.resolve(clientID: TokenFixtures.certAppID, directory: directory, options: .init())
         let presented = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: Self.assertion)
-        #expect(try ClientAuthenticator.authenticate(presented, client: client, service: service, now: service.clock.now()).method == .certificate)
+        let audience = AssertionAudience(requestHost: "127.0.0.1", directory: directory)
+        #expect(try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: audience, now: service.clock.now()).method == .certificate)
         // One flipped signature byte and it no longer verifies.
         var tampered = Array(Self.assertion)
         tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
         let bad = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: String(tampered))
-        #expect(throws: IdentityError.clientAssertionSignatureInvalid(clientID: TokenFixtures.certAppID)) { try ClientAuthenticator.authenticate(bad, client: client, service: service, now: service.clock.now()) }
+        #expect(throws: IdentityError.clientAssertionSignatureInvalid(clientID: TokenFixtures.certAppID)) { try ClientAuthenticator.authenticate(bad, client: client, service: service, audience: audience, now: service.clock.now()) }
     }
 }

@@ -51,6 +51,40 @@ import Testing
                                               ("grant_type", "oob"), ("oob", code)], to: service)
     }
 
+    /// A flow keeps only the challenge types and capabilities the API acts on: an anonymous start naming a
+    /// megabyte of them keeps a few words, for the flow's lifetime.
+    @Test func aFlowKeepsOnlyTheChallengeTypesAndCapabilitiesItKnows() throws {
+        let (service, clock) = Self.service()
+        let junk = (0..<50_000).map { "x\($0)" }.joined(separator: " ")
+        for path in ["signup/v1.0/start", "oauth2/v2.0/initiate", "resetpassword/v1.0/start"] {
+            let address = path.hasPrefix("signup") ? "new.customer@woodgrove.example" : Self.jordan
+            let started = Self.post(path, [("client_id", Self.app), ("username", address), ("challenge_type", "OOB password redirect " + junk),
+                                           ("capabilities", "mfa_required " + junk), ("capability", junk)], to: service)
+            #expect(started.status == 200, "\(path): \(started.body)")
+            let token = try #require(started.body["continuation_token"] as? String)
+            guard case .valid(let flow, _) = service.nativeAuthFlows.lookUp(token, now: clock.now()) else {
+                Issue.record("\(path): no flow")
+                continue
+            }
+            #expect(flow.challengeTypes == ["oob", "password", "redirect"], "\(path)")
+            #expect(flow.capabilities == ["mfa_required"], "\(path)")
+        }
+    }
+
+    /// 256 characters at most, counted as the service counts them (UTF-16): a few "characters" of combining
+    /// marks are tens of thousands of code points, kept in the flow and run past the banned list.
+    @Test func aPasswordIsMeasuredInCodeUnits() throws {
+        let (service, _) = Self.service()
+        let marks = "Aa1!bcde" + String(repeating: "\u{0301}", count: 25_000)
+        let started = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", "marks@woodgrove.example"), ("challenge_type", "oob password redirect"),
+                                                      ("password", marks)], to: service)
+        #expect(started.status == 400 && started.body["suberror"] as? String == "password_too_long", "\(started.body)")
+        let longest = "Aa1!" + String(repeating: "q", count: 252)
+        let accepted = Self.post("signup/v1.0/start", [("client_id", Self.app), ("username", "longest@woodgrove.example"), ("challenge_type", "oob password redirect"),
+                                                       ("password", longest)], to: service)
+        #expect(accepted.status == 200, "\(accepted.body)")
+    }
+
     @Test func signInWithPasswordGivesTokensInExternalIDsIssuerAndTheyRefresh() throws {
         let (service, _) = Self.service()
         let started = Self.initiate(Self.jordan, service: service)

@@ -21,6 +21,8 @@ package enum Redaction {
         "reenterpassword",
         // The control API's app shape.
         "secrets",
+        // The native authentication API's one-time codes (`oob`, and a second factor's `mfa_oob`).
+        "oob", "mfaoob",
     ]
 
     static func normalized(_ name: String) -> String {
@@ -91,7 +93,7 @@ package enum Redaction {
     }
 
     /// A part of every sensitive name (`sensitiveNames`, `isLengthOnly`, the `token`/`assertion` suffixes).
-    private static let sensitiveStems: [[UInt8]] = ["code", "token", "assertion", "otc", "secret", "password", "passwd", "pwd"].map { Array($0.utf8) }
+    private static let sensitiveStems: [[UInt8]] = ["code", "token", "assertion", "otc", "oob", "secret", "password", "passwd", "pwd"].map { Array($0.utf8) }
 
     /// Low-entropy secrets get their length only: a hash of a password could be looked up in a dictionary.
     static func isLengthOnly(_ name: String) -> Bool {

@@ -58,9 +58,14 @@ extension InteractiveFlow {
     static func begin(parameters: [String: String], version: EndpointVersion, tenantSegment: String, expiresAt: Date, exchange: IdentityExchange) -> Result<InteractiveFlow, AuthorizationRequest.Failure> {
         let service = exchange.service
         let directory = service.currentDirectory
-        return AuthorizationRequest.parse(parameters, version: version, tenantSegment: tenantSegment, directory: directory, options: service.options).map { request in
-            let pending = service.newSignInFlow(parameters: parameters, tenantSegment: tenantSegment, version: version, now: exchange.now, expiresAt: expiresAt)
-            return InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory)
+        return AuthorizationRequest.parse(parameters, version: version, tenantSegment: tenantSegment, directory: directory, options: service.options).flatMap { request in
+            do throws(IdentityError) {
+                let pending = try service.newSignInFlow(parameters: parameters, tenantSegment: tenantSegment, version: version, now: exchange.now, expiresAt: expiresAt)
+                return .success(InteractiveFlow(exchange: exchange, pending: pending, request: request, directory: directory))
+            } catch {
+                // Shown, never redirected: the redirect would carry the oversized state back.
+                return .failure(.page(error))
+            }
         }
     }
 

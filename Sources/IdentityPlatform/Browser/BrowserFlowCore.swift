@@ -145,7 +145,9 @@ extension BrowserFlow {
 /// Where a flow starts and where a page's post finds it again.
 extension IdentityService {
     /// A new pending sign-in under a fresh `ctx` (stored by its first page); expired flows are purged.
-    package func newSignInFlow(parameters: [String: String], tenantSegment: String, version: EndpointVersion, policy: String? = nil, now: Date, expiresAt: Date) -> PendingAuthorization {
+    /// Parameters over `PendingAuthorization.largestParameters` are refused before anything is kept.
+    package func newSignInFlow(parameters: [String: String], tenantSegment: String, version: EndpointVersion, policy: String? = nil, now: Date, expiresAt: Date) throws(IdentityError) -> PendingAuthorization {
+        guard PendingAuthorization.keptBytes(of: parameters) <= PendingAuthorization.largestParameters else { throw .queryStringTooLong() }
         state.withLock { $0.purge(now: now) }
         return PendingAuthorization(id: SecureRandom.base64URLString(byteCount: 24), parameters: parameters, tenantSegment: tenantSegment,
                                     endpointVersion: version, policy: policy, expiresAt: expiresAt)

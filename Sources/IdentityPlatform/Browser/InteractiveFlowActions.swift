@@ -198,8 +198,16 @@ extension InteractiveFlow {
             return showCreateAccount(email: email, values: ["displayName": name], error: "No organization in this directory owns the domain '\(parts[1])'.")
         }
         if tenant.kind == .external { return startCustomerSignUp(email: email, password: password, form: form, tenant: tenant) }
-        guard password.count >= 8 else {
+        guard password.utf16.count >= 8 else {
             return showCreateAccount(email: email, values: ["displayName": name], error: "Passwords must have at least 8 characters.")
+        }
+        // Entra's limits (a password of 256 characters, a display name of 256): a new account costs the directory
+        // a bounded size, whatever a form posts.
+        guard password.utf16.count <= 256 else {
+            return showCreateAccount(email: email, values: ["displayName": name], error: "Passwords can have at most 256 characters.")
+        }
+        guard name.utf16.count <= 256 else {
+            return showCreateAccount(email: email, values: [:], error: "Enter a name of at most 256 characters.")
         }
         let localPart = String(parts[0])
         let user = DirectoryUser(

@@ -8,14 +8,14 @@ enum ClientAssertionValidator {
     /// Assertions may be a few minutes early or late, as clocks drift.
     static let allowedSkew: TimeInterval = 300
 
-    static func validate(_ assertion: String, application app: Application, now: Date) throws(IdentityError) {
+    static func validate(_ assertion: String, application app: Application, audience accepted: AssertionAudience, now: Date) throws(IdentityError) {
         guard let jwt = ParsedJWT(assertion) else { throw .malformedClientAssertion("JWT token is invalid or malformed.") }
         try checkAlgorithm(of: jwt)
         let certificate = try signingCertificate(for: jwt, application: app)
         guard let key = try? certificate.publicKey, verifies(jwt.jws, key: key) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
-        guard let audience = jwt.string("aud") ?? jwt.claims["aud"]?.strings?.first, isTokenEndpoint(audience) else {
+        guard let audience = jwt.string("aud") ?? jwt.claims["aud"]?.strings?.first, accepted.admits(audience) else {
             throw .clientAssertionAudienceInvalid(jwt.string("aud") ?? "")
         }
         guard jwt.string("iss") == app.clientID || jwt.string("iss")?.lowercased() == app.clientID.lowercased(),
@@ -85,19 +85,44 @@ enum ClientAssertionValidator {
         }
     }
 
-    /// Any host and tenant form of a v2 or v1 token endpoint, or of the tenant's issuer (RFC 7523 lets the
-    /// audience name the authorization server; newer Microsoft libraries send the issuer).
-    static func isTokenEndpoint(_ audience: String) -> Bool {
-        guard let url = URLComponents(string: audience), url.host != nil else { return false }
-        let segments = url.path.lowercased().split(separator: "/").map(String.init)
-        switch segments.count {
-        case 1: return true
-        case 2: return segments[1] == "v2.0"
-        default: return segments.suffix(3) == ["oauth2", "v2.0", "token"] || segments.suffix(2) == ["oauth2", "token"]
-        }
+    static func hex(_ bytes: [UInt8]) -> String { Hex.uppercase(bytes) }
+}
+
+/// Where a client assertion may be addressed (RFC 7523 §3: the authorization server, by its token endpoint or,
+/// as newer Microsoft libraries send it, its issuer): a v2 or v1 token endpoint or issuer of a tenant this
+/// directory holds (the token endpoint also under common, organizations or consumers, B2C's with its policy),
+/// at the host the request came to or at a Microsoft login host (an assertion built for the real cloud).
+package struct AssertionAudience: Sendable {
+    let requestHost: String?
+    let directory: Directory
+
+    package init(requestHost: String?, directory: Directory) {
+        self.requestHost = requestHost
+        self.directory = directory
     }
 
-    static func hex(_ bytes: [UInt8]) -> String { Hex.uppercase(bytes) }
+    static let microsoftLoginHosts: Set<String> = [
+        "login.microsoftonline.com", "login.microsoft.com", "login.windows.net", "sts.windows.net", "login.microsoftonline.us",
+        "login.chinacloudapi.cn", "login.partner.microsoftonline.cn", "login.microsoftonline.de",
+    ]
+
+    func admits(_ audience: String) -> Bool {
+        guard let url = URLComponents(string: audience), ["https", "http"].contains(url.scheme?.lowercased() ?? ""),
+              let host = url.host?.lowercased(), url.query == nil, url.fragment == nil else { return false }
+        guard host == requestHost?.lowercased() || Self.microsoftLoginHosts.contains(host)
+                || host.hasSuffix(".b2clogin.com") || host.hasSuffix(".ciamlogin.com") else { return false }
+        var segments = url.path.lowercased().split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        if segments.last == "" { segments.removeLast() }
+        if segments.first == "tfp" { segments.removeFirst() }
+        guard let tenantSegment = segments.first else { return false }
+        let rest = Array(segments.dropFirst())
+        let namesTenant = directory.tenant(matching: tenantSegment) != nil
+        // The issuers: `https://host/{tenant}/v2.0` and v1's `https://host/{tenant}/`.
+        if rest.isEmpty || rest == ["v2.0"] { return namesTenant }
+        let endpoint = rest.first.map { $0.hasPrefix("b2c_1") } == true ? Array(rest.dropFirst()) : rest
+        guard endpoint == ["oauth2", "v2.0", "token"] || endpoint == ["oauth2", "token"] else { return false }
+        return namesTenant || ["common", "organizations", "consumers"].contains(tenantSegment)
+    }
 }
 
 extension IdentityError {

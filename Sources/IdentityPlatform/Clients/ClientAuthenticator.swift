@@ -56,7 +56,7 @@ package enum ClientAuthenticator {
     /// is registered as a confidential client bound to that secret. `requireCredential` is set by the
     /// grants only confidential clients may use (client credentials, on-behalf-of).
     package static func authenticate(
-        _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, now: Date,
+        _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, audience: AssertionAudience, now: Date,
         requireCredential: Bool = false, missingCredential: IdentityError = .missingClientCredential()
     ) throws(IdentityError) -> AuthenticatedClient {
         let app = client.application
@@ -70,7 +70,7 @@ package enum ClientAuthenticator {
                     throw .applicationNotFound(app.clientID, tenant: "common")
                 }
                 let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.certificates = [certificate.pem] }) { existing throws(IdentityError) in
-                    try ClientAssertionValidator.validate(assertion, application: existing, now: now)
+                    try ClientAssertionValidator.validate(assertion, application: existing, audience: audience, now: now)
                 }
                 return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .certificate)
             }
@@ -79,7 +79,7 @@ package enum ClientAuthenticator {
                 return AuthenticatedClient(client: client, method: .certificate)
             }
             if app.isPublicClient && app.certificates.isEmpty && app.secrets.isEmpty { throw .publicClientSentSecret() }
-            try ClientAssertionValidator.validate(assertion, application: app, now: now)
+            try ClientAssertionValidator.validate(assertion, application: app, audience: audience, now: now)
             return AuthenticatedClient(client: client, method: .certificate)
         }
         if let secret = presented.secret {

@@ -26,6 +26,11 @@ extension IdentityError {
         IdentityError(error: "invalid_request", code: 901002, message: "The 'resource' request parameter is not supported.")
     }
 
+    /// An /authorize request carrying more than a sign-in keeps (`PendingAuthorization.largestParameters`).
+    package static func queryStringTooLong() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 90015, message: "Requested query string is too long.")
+    }
+
     /// A value of the request quoted in a message: control characters shown as U+FFFD and at most 256
     /// characters, so an answer never carries a raw NUL or grows with what the client sent.
     static func echoed(_ value: String) -> String {

@@ -20,7 +20,7 @@ package enum ErrorCatalogue {
     static var platform: [IdentityError] {
         let when = placeholderDate
         return [
-            .missingParameter("{name}"), .malformedRequest(), .tenantNotFound("{tenant}"),
+            .missingParameter("{name}"), .malformedRequest(), .queryStringTooLong(), .tenantNotFound("{tenant}"),
             .applicationNotFound("{client_id}", tenant: "{tenant}"), .redirectURIMismatch("{redirect_uri}", clientID: "{client_id}"),
             .invalidCredentials(), .userNotFound("{user}", tenant: "{tenant}"), .accountLocked(), .accountDisabled(),
             .passwordExpired(), .loginRequired(), .mfaRequired(resource: "{resource}"), .mfaEnrollmentRequired(resource: "{resource}"),

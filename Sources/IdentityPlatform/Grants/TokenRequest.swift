@@ -42,7 +42,8 @@ struct TokenRequest {
             throw .missingParameter("client_id")
         }
         let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
-        return try ClientAuthenticator.authenticate(presented, client: client, service: service, now: now, requireCredential: requireCredential,
+        let audience = AssertionAudience(requestHost: exchange.request.hostName, directory: directory)
+        return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: audience, now: now, requireCredential: requireCredential,
                                                     missingCredential: missingCredential)
     }
 

@@ -70,12 +70,28 @@ struct NativeAuthRequest {
         return value
     }
 
+    /// The values of `challenge_type` and `capabilities` the API acts on. A flow keeps only these: what else an
+    /// app names changes nothing, and kept as sent it would let one anonymous request hold megabytes for the
+    /// flow's lifetime.
+    static let knownChallengeTypes: Set<String> = ["password", "oob", "redirect"]
+    static let knownCapabilities: Set<String> = ["mfa_required", "registration_required"]
+
     /// The methods the app can show (`challenge_type`, space-separated; commas accepted as the reference's
     /// examples write capabilities). `redirect` must be among them.
     func challengeTypes() throws(NativeAuthError) -> Set<String> {
-        let types = Set(try required("challenge_type").split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.lowercased() })
+        let types = Self.known(in: try required("challenge_type"), among: Self.knownChallengeTypes)
         guard types.contains("redirect") else { throw NativeAuthError(.redirectChallengeMissing()) }
         return types
+    }
+
+    /// The members of `known` that a space- or comma-separated list names, whatever their case.
+    private static func known(in list: String, among known: Set<String>) -> Set<String> {
+        var found: Set<String> = []
+        for item in list.split(whereSeparator: { $0 == " " || $0 == "," }) where item.utf8.count <= 32 {
+            let name = item.lowercased()
+            if known.contains(name) { found.insert(name) }
+        }
+        return found
     }
 
     /// The token for the flow's next `step` (the flow saved, its earlier tokens retired).
@@ -93,8 +109,9 @@ struct NativeAuthRequest {
     /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
     /// `capability`, comma-separated, too).
     func capabilities() -> Set<String> {
-        let text = [optional("capabilities"), optional("capability")].compactMap { $0 }.joined(separator: " ")
-        return Set(text.split(whereSeparator: { $0 == " " || $0 == "," }).map { $0.lowercased() })
+        [optional("capabilities"), optional("capability")].compactMap { $0 }.reduce(into: Set<String>()) { found, list in
+            found.formUnion(Self.known(in: list, among: Self.knownCapabilities))
+        }
     }
 
     /// A user of this tenant signing in with `name` (their email).

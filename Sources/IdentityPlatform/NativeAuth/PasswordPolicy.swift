@@ -6,8 +6,11 @@ import Foundation
 package enum PasswordPolicy {
     /// `names`: the customer's given name and surname where known, which a password may not lean on.
     static func check(_ password: String, tenant: Tenant, names: [String?] = []) throws(NativeAuthError) {
-        if password.count < 8 { throw NativeAuthError(.passwordRefused("password_too_short", "Password too short.")) }
-        if password.count > 256 { throw NativeAuthError(.passwordRefused("password_too_long", "Password too long.")) }
+        // Counted as the service counts (.NET's String.Length, UTF-16 code units): as grapheme clusters, a
+        // few hundred "characters" could carry tens of thousands of combining marks.
+        let length = password.utf16.count
+        if length < 8 { throw NativeAuthError(.passwordRefused("password_too_short", "Password too short.")) }
+        if length > 256 { throw NativeAuthError(.passwordRefused("password_too_long", "Password too long.")) }
         if characterKinds(in: password) < 3 { throw NativeAuthError(.passwordRefused("password_too_weak", "New password is too weak")) }
         let check = BannedPasswordCheck(bannedTerms: tenant.bannedPasswords ?? [], names: names.compactMap { $0 } + tenant.nameTerms)
         if !check.accepts(password) {

@@ -305,4 +305,14 @@ extension DeviceCodeRecord {
 
 extension PendingAuthorization {
     package var forgetAt: Date { expiresAt }
+
+    /// The most of an /authorize request a pending sign-in keeps, names and values in UTF-8. A sign-in is kept
+    /// for its lifetime, and in the `--state` file, before anyone has signed in: a form post from any page
+    /// could otherwise park a megabyte per request. Real requests (MSAL's and ASP.NET's state, a claims
+    /// challenge, a login hint) use a small part of it.
+    package static let largestParameters = 8 * 1024
+
+    package static func keptBytes(of parameters: [String: String]) -> Int {
+        parameters.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    }
 }
