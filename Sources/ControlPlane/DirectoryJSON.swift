@@ -40,6 +40,12 @@ enum DirectoryJSON {
             "tenant": a.tenantID.map(JSONValue.string), "accessTokenAcceptedVersion": a.accessTokenAcceptedVersion.map(JSONValue.int),
             "familyId": a.familyID.map(JSONValue.string), "groupMembershipClaims": a.groupMembershipClaims.map { JSONValue.string($0.rawValue) },
             "nativeAuthenticationApisEnabled": a.nativeAuthenticationApisEnabled ? .string("all") : nil,
+            "certificates": a.certificates.isEmpty ? nil : .strings(a.certificates),
+            "adminConsentScopes": a.adminConsentScopes.isEmpty ? nil : .strings(a.adminConsentScopes),
+            "federatedCredentials": a.federatedCredentials.isEmpty ? nil : .array(a.federatedCredentials.map { credential in
+                .object(["issuer": .string(credential.issuer), "subject": .string(credential.subject),
+                         "audiences": .strings(credential.audiences), "certificates": .strings(credential.certificates)])
+            }),
         ])
     }
 

@@ -72,37 +72,57 @@ package final class SQLiteStateStore: Sendable {
     /// Loads `world`'s persisted directory and records into `service`, forgetting those already due, and
     /// from then on writes every change of it here. A directory or record that does not decode stops
     /// here, before anything is written: starting afresh would overwrite what the user kept.
-    package func attach(_ service: IdentityService, world: String = "default") throws(StateStoreError) {
+    ///
+    /// `reconciling`: the service's directory came from this configuration file, which is the truth for
+    /// what it names (`DirectoryReconciliation`); what the saved directory loses to it is returned, for
+    /// the server to say at start-up. Without a file, the saved directory is served as it was kept.
+    @discardableResult
+    package func attach(_ service: IdentityService, world: String = "default", reconciling file: String? = nil) throws(StateStoreError) -> [DirectoryReconciliation.Note] {
         let persistence = WorldPersistence(store: self, world: world, durability: service.durability)
         let now = service.clock.now()
-        let (snapshot, directoryRows, rows, lastSequence): ([UInt8]?, [PersistedRecord], [PersistedRecord], Int64)
+        let digestsName = "file-digests:" + world
+        let (snapshot, directoryRows, rows, lastSequence, earlierDigests): ([UInt8]?, [PersistedRecord], [PersistedRecord], Int64, [UInt8]?)
         do {
-            (snapshot, directoryRows, rows, lastSequence) = try withDatabase { database throws(SQLiteError) in
+            (snapshot, directoryRows, rows, lastSequence, earlierDigests) = try withDatabase { database throws(SQLiteError) in
                 try database.run("DELETE FROM records WHERE world = ? AND forget_at <= ?", [.text(world), .real(now.timeIntervalSinceReferenceDate)])
                 let snapshot = try database.run("SELECT snapshot FROM directories WHERE world = ?", [.text(world)], columns: 1).first?.first
                 let directoryRows = try database.run("SELECT kind, key, value, sequence FROM directory_rows WHERE world = ? ORDER BY sequence", [.text(world)], columns: 4)
                 let rows = try database.run("SELECT store, key, value FROM records WHERE world = ? ORDER BY forget_at", [.text(world)], columns: 3).map {
                     PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2])
                 }
+                let digests = try database.run("SELECT value FROM meta WHERE name = ?", [.text(digestsName)], columns: 1).first?.first
                 let last = directoryRows.last.flatMap { Int64(String(decoding: $0[3], as: UTF8.self)) } ?? 0
                 return (snapshot, directoryRows.map { PersistedRecord(store: String(decoding: $0[0], as: UTF8.self), key: String(decoding: $0[1], as: UTF8.self), value: $0[2]) },
-                        rows, last)
+                        rows, last, digests)
             }
         } catch {
             throw .unreadable(path: path, what: "the database", reason: "\(error)")
         }
         persistence.nextSequence.withLock { $0 = lastSequence + 1 }
+        let described = service.currentDirectory
+        var saved: Directory?
         if !directoryRows.isEmpty {
-            let restored = service.directory.withLock { $0.restore(rows: directoryRows) }
-            if case .failure(let problem) = restored {
+            var restored = described
+            if case .failure(let problem) = restored.restore(rows: directoryRows) {
                 throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(directoryRows.count) rows)", reason: problem.description)
             }
+            saved = restored
         } else if let snapshot {
-            let restored = service.directory.withLock { $0.restore(persistedSnapshot: snapshot) }
-            if case .failure(let problem) = restored {
+            var restored = described
+            if case .failure(let problem) = restored.restore(persistedSnapshot: snapshot) {
                 throw .unreadable(path: path, what: "the saved directory of world \"\(world)\" (\(snapshot.count) bytes)", reason: problem.description)
             }
+            saved = restored
         }
+        var notes: [DirectoryReconciliation.Note] = []
+        var serving = saved ?? described
+        var fileDigests: DirectoryReconciliation.FileDigests?
+        if file != nil {
+            let earlier = earlierDigests.flatMap { try? JSONDecoder().decode(DirectoryReconciliation.FileDigests.self, from: Data($0)) }
+            let reconciled = DirectoryReconciliation.reconcile(file: described, saved: saved ?? described, earlier: earlier)
+            (serving, notes, fileDigests) = (reconciled.directory, reconciled.notes, reconciled.digests)
+        }
+        service.directory.withLock { $0 = serving }
         let unreadable = service.attach(persistence, restoring: rows)
         if let first = unreadable.first {
             throw .unreadable(path: path, what: "\(unreadable.count) saved record\(unreadable.count == 1 ? "" : "s") of world \"\(world)\" (first: \(first.store) \(first.key))", reason: "not a record this version reads")
@@ -110,8 +130,17 @@ package final class SQLiteStateStore: Sendable {
         service.directory.attach(persistence)
         if directoryRows.isEmpty {
             // A first start, or a snapshot of an earlier version: the whole directory as rows, once.
-            persistence.saveDirectory(service.currentDirectory.persistedRows, replacingSnapshot: snapshot != nil)
+            persistence.saveDirectory(serving.persistedRows, replacingSnapshot: snapshot != nil)
+        } else if let saved {
+            persistence.saveDirectory(serving.rowChanges(since: saved))
         }
+        if let fileDigests {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let value = (try? encoder.encode(fileDigests)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            persistence.saveMeta(name: digestsName, value: value)
+        }
+        return notes
     }
 
     /// Copies the write-ahead log into the database and empties it (SQLite does this by itself every
@@ -198,6 +227,10 @@ final class WorldPersistence: StatePersistence {
 
     func deleteAll() {
         write("DELETE FROM records WHERE world = ?", [.text(world)])
+    }
+
+    func saveMeta(name: String, value: String) {
+        write("INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", [.text(name), .text(value)])
     }
 
     func saveDirectory(_ rows: [DirectoryRow]) {

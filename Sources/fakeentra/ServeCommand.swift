@@ -96,7 +96,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let stateDirectory {
             do {
                 stateLock = try StateDirectoryLock(directory: stateDirectory)
-                try SQLiteStateStore(directory: stateDirectory, reset: stateReset).attach(service)
+                let notes = try SQLiteStateStore(directory: stateDirectory, reset: stateReset).attach(service, reconciling: configFile)
+                // The file is the truth for what it names; what the state loses to it is said, never silently.
+                for note in notes {
+                    FileHandle.standardError.write(Data("fakeentra: --config \(configFile ?? "") and --state \(stateDirectory): \(note)\n".utf8))
+                }
             } catch {
                 throw StartupFailure(message: "--state \(stateDirectory): \(error)")
             }

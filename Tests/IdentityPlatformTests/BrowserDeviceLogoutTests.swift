@@ -154,7 +154,7 @@ struct BrowserDeviceLogoutTests {
         #expect(response.headers["Location"] == "https://app.example.com/signed-out?state=bye")
         #expect(response.headers["Set-Cookie"]?.contains("Max-Age=0") == true)
         #expect(browser.sessionCookie == nil)
-        #expect(browser.service.state.withLock { $0.sessions[cookie] } == nil)
+        #expect(browser.service.state.withLock { $0.sessions[BrowserSession.id(forCookie: cookie)] } == nil)
         #expect(browser.get(F.authorize()).has("signin"))
     }
 

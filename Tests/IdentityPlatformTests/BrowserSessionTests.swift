@@ -30,6 +30,30 @@ struct BrowserSessionTests {
         #expect(browser.service.currentDirectory.user(id: record.grant.userID)?.userPrincipalName == F.adele)
     }
 
+    /// What `--state` writes of a sign-in names the session by a digest of its cookie: no row holds a cookie
+    /// a browser could present, and the cookie still finds its session.
+    @Test func noPersistedRecordHoldsTheSessionCookie() throws {
+        final class Recording: StatePersistence, @unchecked Sendable {
+            let rows = Mutex<[(store: String, key: String, value: String)]>([])
+            func upsert(store: String, key: String, value: [UInt8], forgetAt: Date) { rows.withLock { $0.append((store, key, String(decoding: value, as: UTF8.self))) } }
+            func delete(store: String, key: String) {}
+            func deleteAll() {}
+            func saveDirectory(_ rows: [DirectoryRow]) {}
+        }
+        let browser = ScriptedBrowser()
+        let recording = Recording()
+        _ = browser.service.state.withLock { $0.attach(recording, restoring: []) }
+        let done = browser.signInAndConsent(F.authorize(), login: F.adele)
+        #expect(RedirectResult(done)?["code"] != nil)
+        let cookie = try #require(browser.sessionCookie)
+        let rows = recording.rows.withLock { $0 }
+        #expect(rows.contains { $0.store == "sessions" } && rows.contains { $0.store == "pending_authorizations" })
+        for row in rows { #expect(!row.key.contains(cookie) && !row.value.contains(cookie), "a \(row.store) row holds the cookie") }
+        // The cookie still signs the browser in silently.
+        let again = try #require(RedirectResult(browser.get(F.authorize(extra: [("prompt", "none")]))))
+        #expect(again["code"] != nil)
+    }
+
     @Test func withoutTheCookieTheUserSignsInAgain() {
         let browser = signedIn([F.adele])
         browser.cookies.removeAll()

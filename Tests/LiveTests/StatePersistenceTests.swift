@@ -132,4 +132,40 @@ struct StatePersistenceTests {
         let output = try await run("/usr/bin/curl", curlArguments(reset, [Self.passwordGrant()])).out
         #expect(!Self.refreshTokens(in: output).isEmpty, "\(output)")
     }
+    /// `--config` and `--state` together: a secret removed from the file stops working at the next start and
+    /// its replacement works; a change the state loses to the file is said on stderr.
+    @Test func theConfigurationFileIsTheTruthForWhatItNames() async throws {
+        let certs = try await CertificateTemplate.copy()
+        let state = certs + "/state"
+        let config = certs + "/fakeentra.json"
+        let daemon = "5b9d2c7e-1a3f-4e8b-9c6d-7f0a1b2c3d4e"
+        func write(secret: String, lee: String) throws {
+            let text = """
+                {"users": [{"userPrincipalName": "lee.gu@contoso.onmicrosoft.com", "displayName": "\(lee)"}],
+                 "apps": [{"clientId": "\(daemon)", "displayName": "Daemon", "secrets": ["\(secret)"]}]}
+                """
+            try text.write(toFile: config, atomically: true, encoding: .utf8)
+        }
+        func clientCredentials(_ server: LiveServer, secret: String) async throws -> String {
+            let form = "grant_type=client_credentials&client_id=\(daemon)&client_secret=\(secret)&scope=https%3A%2F%2Fgraph.microsoft.com%2F.default"
+            return try await run("/usr/bin/curl", ["-sS", "--cacert", server.caPath, "-o", "/dev/null", "-w", "%{http_code}", "--data", form, server.url + "/contoso.onmicrosoft.com/oauth2/v2.0/token"]).out
+        }
+        try write(secret: "first-secret-value", lee: "Lee Gu")
+        let first = try await LiveServer.start(certs: certs, ["--config", config, "--state", state, "--quiet"])
+        #expect(try await clientCredentials(first, secret: "first-secret-value") == "200")
+        let patched = try await run("/usr/bin/curl", ["-sS", "--cacert", first.caPath, "-o", "/dev/null", "-w", "%{http_code}", "-X", "PATCH", "-H", "Content-Type: application/json",
+                                                      "--data", #"{"displayName": "Changed While Serving"}"#, first.url + "/_fakeentra/users/lee.gu@contoso.onmicrosoft.com"]).out
+        #expect(patched == "200")
+        _ = await first.terminate()
+        first.stop()
+
+        try write(secret: "second-secret-value", lee: "Lee Gu (from the file)")
+        let second = try await LiveServer.start(certs: certs, ["--config", config, "--state", state, "--quiet"])
+        defer { second.stop() }
+        #expect(try await clientCredentials(second, secret: "first-secret-value") == "401", "a secret removed from the file no longer works")
+        #expect(try await clientCredentials(second, secret: "second-secret-value") == "200")
+        #expect(second.stderr.contains("--config \(config) and --state \(state): user lee.gu@contoso.onmicrosoft.com: the file's version won"), "\(second.stderr)")
+        let lee = try await run("/usr/bin/curl", ["-sS", "--cacert", second.caPath, second.url + "/_fakeentra/users"]).out
+        #expect(lee.contains("Lee Gu (from the file)"), "\(lee)")
+    }
 }

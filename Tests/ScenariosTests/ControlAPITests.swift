@@ -1,3 +1,4 @@
+import EntraCrypto
 import ExchangeKernel
 import EntraHTTP
 import Foundation
@@ -109,6 +110,28 @@ import Testing
         #expect(changed.status == 200)
         #expect((changed.json["attributes"] as? [String: Any])?["city"] as? String == "Redmond")
         #expect(Harness.body(harness.send(Harness.refreshGrant(rt)))["error_codes"] as? [Int] == [50173], "the revocation still holds")
+    }
+
+    /// Workload identity federation, certificates and admin-only scopes through the control API, as the
+    /// configuration file has them; a PATCH of another member keeps them.
+    @Test func anAppsCredentialsAreWrittenAndKeptByAPatch() throws {
+        let harness = Harness()
+        let issuer = try SigningCredential.generate(commonName: "issuer")
+        let pem = issuer.certificate.pem
+        let quoted = pem.replacingOccurrences(of: "\n", with: "\\n")
+        let body = #"{"clientId": "f00dcafe-0000-4000-8000-000000000001", "publicClient": false, "certificates": ["\#(quoted)"], "exposedScopes": ["Admin.All"], "adminConsentScopes": ["Admin.All"], "federatedCredentials": [{"issuer": "https://token.actions.githubusercontent.com", "subject": "repo:contoso/app:ref:refs/heads/main", "certificates": ["\#(quoted)"]}]}"#
+        let added = call(harness, "POST", "/_fakeentra/apps", body)
+        #expect(added.status == 201, "\(added.json)")
+        let app = try #require(harness.service.currentDirectory.application(clientID: "f00dcafe-0000-4000-8000-000000000001"))
+        #expect(app.federatedCredentials == [FederatedCredential(issuer: "https://token.actions.githubusercontent.com", subject: "repo:contoso/app:ref:refs/heads/main", certificates: [pem])])
+        #expect(app.certificates == [pem] && app.adminConsentScopes == ["Admin.All"])
+        #expect(call(harness, "PATCH", "/_fakeentra/apps/f00dcafe-0000-4000-8000-000000000001", #"{"displayName": "Renamed"}"#).status == 200)
+        let patched = try #require(harness.service.currentDirectory.application(clientID: "f00dcafe-0000-4000-8000-000000000001"))
+        #expect(patched.displayName == "Renamed" && patched.federatedCredentials == app.federatedCredentials && patched.certificates == [pem])
+        let notACertificate = call(harness, "POST", "/_fakeentra/apps", #"{"clientId": "f00dcafe-0000-4000-8000-000000000002", "federatedCredentials": [{"issuer": "i", "subject": "s", "certificates": ["not a pem"]}]}"#)
+        #expect(notACertificate.status == 422)
+        let problem = ((notACertificate.json["error"] as? [String: Any])?["problems"] as? [[String: Any]])?.first
+        #expect(problem?["path"] as? String == "/federatedCredentials/0/certificates/0", "\(notACertificate.json)")
     }
 
     @Test func usersAreAddedChangedAndRemoved() {

@@ -52,6 +52,22 @@ struct StateSafetyTests {
         #expect(throws: Never.self) { _ = try StateDirectoryLock(directory: directory) }
     }
 
+    /// A session's key as the store writes it: the digest of its cookie.
+    static let sessionKey = String(repeating: "ab", count: 32)
+
+    /// A session an earlier version kept by its cookie is not served, and its row is deleted.
+    @Test func aSessionKeptByItsCookieIsDropped() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (_, store) = try attached(directory)
+        try store.withDatabase { database throws(SQLiteError) in
+            try database.run("INSERT INTO records (world, store, key, value, forget_at) VALUES ('default', 'sessions', 'the-cookie-itself', x'7b', 1e12)", [])
+        }
+        _ = try attached(directory)
+        let left = try store.withDatabase { database throws(SQLiteError) in try database.run("SELECT key FROM records WHERE store = 'sessions'", columns: 1) }
+        #expect(left.isEmpty)
+    }
+
     @Test func aDirectoryItCannotReadStopsTheStartAndIsLeftAsItWas() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -72,11 +88,11 @@ struct StateSafetyTests {
         // A record (a session, a refresh token) that does not decode stops the start too.
         try store.withDatabase { database throws(SQLiteError) in try database.run("DELETE FROM directory_rows", []) }
         try store.withDatabase { database throws(SQLiteError) in
-            try database.run("INSERT INTO records (world, store, key, value, forget_at) VALUES ('default', 'sessions', 'abc', x'7b', 1e12)", [])
+            try database.run("INSERT INTO records (world, store, key, value, forget_at) VALUES ('default', 'sessions', ?, x'7b', 1e12)", [.text(Self.sessionKey)])
         }
         #expect { _ = try attached(directory) } throws: { error in
             guard case .unreadable(_, let what, _) = error as? StateStoreError else { return false }
-            return what.contains("1 saved record") && what.contains("sessions abc")
+            return what.contains("1 saved record") && what.contains("sessions \(Self.sessionKey)")
         }
 
         // --state-reset starts over on purpose.

@@ -26,8 +26,8 @@ package struct BrowserFlowCore<Step: RawRepresentable> where Step.RawValue == St
         let fromCookie = cookie.session(for: exchange)
         session = fromCookie ?? pending.sessionID.flatMap { id in exchange.service.state.withLock { $0.sessions[id] } }
         // A flow that signed in without the browser keeping the cookie hands the cookie out again.
-        if fromCookie == nil, let session {
-            headers.set("Set-Cookie", cookie.setCookie(sessionID: session.id, secure: exchange.connection.isSecure))
+        if fromCookie == nil, session != nil, let secret = pending.sessionCookie {
+            headers.set("Set-Cookie", cookie.setCookie(secret, secure: exchange.connection.isSecure))
         }
     }
 
@@ -61,13 +61,16 @@ package struct BrowserFlowCore<Step: RawRepresentable> where Step.RawValue == St
         let existing = session?.id
         let policy = pending.policy
         let now = self.now
-        let (updated, isNew) = service.state.withLock { state in
+        let (updated, newCookie) = service.state.withLock { state in
             let result = state.signIn(userID: user.id, methods: methods, at: now, sessionID: existing)
-            if result.isNew, let policy { state.sessions[result.session.id]?.policy = policy }
+            if result.newCookie != nil, let policy { state.sessions[result.session.id]?.policy = policy }
             return result
         }
         session = updated
-        if isNew { headers.set("Set-Cookie", cookie.setCookie(sessionID: updated.id, secure: exchange.connection.isSecure)) }
+        if let newCookie {
+            headers.set("Set-Cookie", cookie.setCookie(newCookie, secure: exchange.connection.isSecure))
+            pending.sessionCookie = newCookie
+        }
         pending.userID = user.id
         pending.authenticationMethods = methods
         pending.sessionID = updated.id

@@ -16,15 +16,15 @@ package struct SessionCookie: Sendable {
 
     /// The session the request's cookie names, if it still exists.
     package func session(for exchange: IdentityExchange) -> BrowserSession? {
-        guard let id = exchange.request.cookies[name], !id.isEmpty else { return nil }
-        return exchange.service.state.withLock { $0.sessions[id] }
+        guard let cookie = exchange.request.cookies[name], !cookie.isEmpty else { return nil }
+        return exchange.service.state.withLock { $0.sessions[BrowserSession.id(forCookie: cookie)] }
     }
 
     /// `SameSite=None` lets the cookie ride on the cross-site form posts of `response_mode=form_post`
     /// and on sign-ins started from an app's own origin; browsers accept `None` only with `Secure`, so a
     /// plain-HTTP instance falls back to `Lax` rather than have the cookie dropped.
-    package func setCookie(sessionID: String, secure: Bool) -> String {
-        CookieCoding.setCookie(name: name, value: sessionID, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
+    package func setCookie(_ secret: String, secure: Bool) -> String {
+        CookieCoding.setCookie(name: name, value: secret, secure: secure, httpOnly: true, sameSite: secure ? "None" : "Lax")
     }
 
     package func clearCookie(secure: Bool) -> String {
@@ -33,6 +33,17 @@ package struct SessionCookie: Sendable {
 }
 
 extension BrowserSession {
+    /// The session's id is a digest of its cookie's secret, as refresh tokens are kept by theirs: the
+    /// `--state` file holds no cookie a browser could present.
+    package static func id(forCookie secret: String) -> String {
+        Hex.lowercase(Digest.sha256("fakeentra-session:\(secret)".utf8))
+    }
+
+    /// Whether `key` has the form of `id(forCookie:)` (a state file of an earlier version kept the cookie).
+    static func isDigestID(_ key: String) -> Bool {
+        key.utf8.count == 64 && key.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// The session's public identifier: `session_state` on redirects and `sid` in tokens. Derived from the
     /// cookie's secret id by a one-way hash so that neither reveals the cookie.
     package var publicID: String {
@@ -48,16 +59,17 @@ extension DirectoryUser {
 }
 
 extension PlatformState {
-    /// Records that `userID` signed in, in the named session or a new one; returns the session and
-    /// whether it is new (the response must then set the cookie).
-    mutating func signIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, isNew: Bool) {
+    /// Records that `userID` signed in, in the named session or a new one; returns the session and, when
+    /// it is new, the secret its cookie carries (the response must then set the cookie).
+    mutating func signIn(userID: String, methods: [String], at now: Date, sessionID: String?) -> (session: BrowserSession, newCookie: String?) {
         var session: BrowserSession
-        var isNew = false
+        var newCookie: String?
         if let sessionID, let existing = sessions[sessionID] {
             session = existing
         } else {
-            session = BrowserSession(id: SecureRandom.base64URLString(byteCount: 32), createdAt: now, expiresAt: now)
-            isNew = true
+            let secret = SecureRandom.base64URLString(byteCount: 32)
+            session = BrowserSession(id: BrowserSession.id(forCookie: secret), createdAt: now, expiresAt: now)
+            newCookie = secret
         }
         let account = BrowserSession.SignedInAccount(userID: userID, authTime: now, authenticationMethods: methods)
         if let index = session.accounts.firstIndex(where: { $0.userID == userID }) {
@@ -67,7 +79,7 @@ extension PlatformState {
         }
         session.expiresAt = now.addingTimeInterval(limits.sessionLifetime)
         sessions[session.id] = session
-        return (session, isNew)
+        return (session, newCookie)
     }
 }
 

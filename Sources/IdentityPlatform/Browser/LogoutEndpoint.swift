@@ -13,7 +13,8 @@ enum LogoutEndpoint {
         let service = exchange.service
         var headers: HTTPHeaders = [:]
 
-        if let sessionID = exchange.request.cookies[SessionCookie.entra.name] {
+        if let cookie = exchange.request.cookies[SessionCookie.entra.name] {
+            let sessionID = BrowserSession.id(forCookie: cookie)
             let hint = parameters["logout_hint"]
             let directory = service.currentDirectory
             let sessionEnded: Bool = service.state.withLock { state in

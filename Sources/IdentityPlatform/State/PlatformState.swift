@@ -263,6 +263,9 @@ package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var authenticationMethods: [String]
     /// The browser session this flow signed into, so later pages find it even without the cookie.
     package var sessionID: String?
+    /// The secret of the cookie this flow set, handed out again to a browser that did not keep it. In memory
+    /// only: the `--state` file keeps no cookie (`CodingKeys`).
+    package var sessionCookie: String?
     /// The account was created on this flow (`prompt=create`): `newUser` in B2C tokens.
     package var isNewUser: Bool
     /// Permissions the user unticked on the consent page: neither consented to nor granted.
@@ -274,6 +277,11 @@ package struct PendingAuthorization: Sendable, Expiring, Codable {
     /// An External ID sign-in or password reset waiting for its mailed code.
     package var emailCode: PendingEmailCode?
     package var expiresAt: Date
+
+    private enum CodingKeys: String, CodingKey {
+        case id, parameters, tenantSegment, endpointVersion, policy, userID, authenticationMethods, sessionID, isNewUser,
+             declinedPermissions, step, signUp, emailCode, expiresAt
+    }
 
     package init(id: String, parameters: [String: String], tenantSegment: String, endpointVersion: EndpointVersion, policy: String? = nil, expiresAt: Date) {
         self.id = id

@@ -80,7 +80,9 @@ extension PlatformState {
             let restored = switch record.store {
             case PersistedStore.codes: authorizationCodes.restore(record, key: HandleDigest(hex: record.key))
             case PersistedStore.refreshTokens: refreshTokens.restore(record, key: HandleDigest(hex: record.key))
-            case PersistedStore.sessions: sessions.restore(record, key: record.key)
+            // A session kept by its cookie (an earlier version's file) is not restored: its row is deleted
+            // below, and its browser signs in again.
+            case PersistedStore.sessions: BrowserSession.isDigestID(record.key) ? sessions.restore(record, key: record.key) : true
             case PersistedStore.deviceCodes: deviceCodes.restore(record, key: HandleDigest(hex: record.key))
             case PersistedStore.userCodes: userCodes.restore(record, key: record.key)
             case PersistedStore.pendingAuthorizations: pendingAuthorizations.restore(record, key: record.key)
@@ -89,6 +91,9 @@ extension PlatformState {
             if !restored { unreadable.append(record) }
         }
         self.persistence = persistence
+        for record in records where record.store == PersistedStore.sessions && !BrowserSession.isDigestID(record.key) {
+            persistence.delete(store: PersistedStore.sessions, key: record.key)
+        }
         authorizationCodes.persist(as: PersistedStore.codes, to: persistence) { $0.hex }
         refreshTokens.persist(as: PersistedStore.refreshTokens, to: persistence) { $0.hex }
         sessions.persist(as: PersistedStore.sessions, to: persistence) { $0 }

@@ -88,9 +88,38 @@ package struct DirectoryEntryDecoder {
         )
         app.groupMembershipClaims = v["groupMembershipClaims"]?.string.flatMap(GroupMembershipClaims.init(rawValue:))
         app.nativeAuthenticationApisEnabled = v["nativeAuthenticationApisEnabled"]?.string == "all"
+        app.adminConsentScopes = reader.strings(v, "adminConsentScopes")
+        guard let ownCertificates = certificates(v["certificates"], path: JSONReader.pointer(path, "certificates")) else { return nil }
+        app.certificates = ownCertificates
+        var federated: [FederatedCredential] = []
+        for (index, entry) in (v["federatedCredentials"]?.array ?? []).enumerated() {
+            let entryPath = JSONReader.pointer(JSONReader.pointer(path, "federatedCredentials"), String(index))
+            guard let issuer = entry["issuer"]?.string, let subject = entry["subject"]?.string,
+                  let keys = certificates(entry["certificates"], path: JSONReader.pointer(entryPath, "certificates")) else { return nil }
+            let audiences = reader.strings(entry, "audiences")
+            federated.append(FederatedCredential(issuer: issuer, subject: subject, audiences: audiences.isEmpty ? [FederatedCredential.defaultAudience] : audiences,
+                                                 certificates: keys))
+        }
+        app.federatedCredentials = federated
         known.applications.removeAll { $0.clientID.caseInsensitiveCompare(app.clientID) == .orderedSame }
         known.applications.append(app)
         return app
+    }
+
+    /// PEM certificates, each one that does not parse reported at its place; nil when any was reported.
+    private mutating func certificates(_ value: JSONValue?, path: String) -> [String]? {
+        var pems: [String] = []
+        for (index, item) in (value?.array ?? []).enumerated() {
+            guard let text = item.string else { continue }
+            do {
+                _ = try X509Certificate(pem: text)
+                pems.append(text)
+            } catch {
+                reader.report("not a PEM X.509 certificate (\(error)); expected -----BEGIN CERTIFICATE-----", at: item, path: JSONReader.pointer(path, String(index)))
+                return nil
+            }
+        }
+        return pems
     }
 
     package mutating func consent(_ v: JSONValue, path: String) -> ConsentGrant? {
