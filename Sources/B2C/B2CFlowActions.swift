@@ -146,22 +146,41 @@ extension B2CFlow {
             return showResetEmail(email: email, error: B2CMessages.resetAccountNotFound)
         }
         pending.parameters[Self.resetEmailKey] = email
+        mailResetCode(to: email)
         return show(.resetCode, B2CPages.resetCode(form: form, email: email, error: nil))
     }
 
-    /// Any six digits pass: FakeEntra sends no email, only the shape of the step.
+    /// The code goes to the outbox, where a test reads it as a person reads their inbox; an earlier code
+    /// stops working.
+    mutating func mailResetCode(to email: String) {
+        guard let user = directory.user(signInName: email, tenantID: tenantID) else { return }
+        let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .resetPassword, now: now)
+        pending.emailCode = PendingEmailCode(purpose: .resetPassword, userID: user.id, email: email, code: code, codeExpiresAt: expiresAt)
+    }
+
+    /// The mailed code, within its lifetime. B2C's one-time password step allows five wrong tries
+    /// (`NumRetryAttempts`); then the code is spent and a new one must be sent.
     mutating func verifyCode(_ input: FormParameters) -> HTTPResponse {
         let code = (input["code"] ?? "").trimmingCharacters(in: .whitespaces)
         let email = pending.parameters[Self.resetEmailKey] ?? ""
-        guard code.count == 6, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return show(.resetCode, B2CPages.resetCode(form: form, email: email, error: B2CMessages.wrongCode))
+        guard var mailed = pending.emailCode, mailed.purpose == .resetPassword, !mailed.isSpent else {
+            return show(.resetCode, B2CPages.resetCode(form: form, email: email, error: B2CMessages.tooManyCodeAttempts))
         }
+        guard Outbox.accepts(code, code: mailed.code, expiresAt: mailed.codeExpiresAt, now: now) else {
+            mailed.wrongAttempts += 1
+            pending.emailCode = mailed
+            let error = mailed.isSpent ? B2CMessages.tooManyCodeAttempts : B2CMessages.wrongCode
+            return show(.resetCode, B2CPages.resetCode(form: form, email: email, error: error))
+        }
+        mailed.verified = true
+        pending.emailCode = mailed
         return show(.resetPassword, B2CPages.resetPassword(form: form, error: nil))
     }
 
     /// Sets the new password; refresh tokens issued before now are revoked (AADB2C90129), as after a
     /// reset in the real service. The user is then signed in and the app gets a code.
     mutating func resetPassword(_ input: FormParameters) -> HTTPResponse {
+        guard pending.emailCode?.verified == true else { return lostState() }
         let password = input["newPassword"] ?? ""
         guard password == input["reenterPassword"] ?? "" else {
             return show(.resetPassword, B2CPages.resetPassword(form: form, error: B2CMessages.passwordsDiffer))
@@ -177,6 +196,7 @@ extension B2CFlow {
             return directory.changePassword(userID: user.id, to: password, now: now)
         }
         guard let updated else { return showResetEmail(email: email, error: B2CMessages.resetAccountNotFound) }
+        pending.emailCode = nil
         directory = service.currentDirectory
         signIn(updated)
         return complete(updated)

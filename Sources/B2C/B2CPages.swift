@@ -36,8 +36,8 @@ enum B2CPages {
     }
 
     /// The self-asserted pages (sign-up, profile, password reset) all post `attributeVerification`.
-    private static func selfAsserted(title: String, heading: String, form: PageForm, _ fields: HTML, next: PageButton) -> HTML {
-        PageLayout.document(title: title, heading: heading, content: form.render(id: "attributeVerification", fields, buttons: [next, cancel]))
+    private static func selfAsserted(title: String, heading: String, form: PageForm, _ fields: HTML, next: PageButton, others: [PageButton] = []) -> HTML {
+        PageLayout.document(title: title, heading: heading, content: form.render(id: "attributeVerification", fields, buttons: [next] + others + [cancel]))
     }
 
     static func signUp(form: PageForm, profile: Profile, error: String?) -> HTML {
@@ -88,16 +88,18 @@ enum B2CPages {
             """, next: .primary(id: "email_ver_but_send", action: "sendCode", label: "Send verification code"))
     }
 
-    /// Step 2: any six digits pass (FakeEntra sends no email).
+    /// Step 2: the code mailed to the address (FakeEntra's outbox), or a new one.
     static func resetCode(form: PageForm, email: String, error: String?) -> HTML {
         selfAsserted(title: "Reset password", heading: "Verify your email", form: form, """
             <p id="email_info">Verification code has been sent to your inbox. Please copy it to the input box below.</p>
-            <p class="muted">FakeEntra sends no email: any 6-digit code is accepted.</p>
+            <p class="muted">FakeEntra mails the code to its outbox: the console's Outbox, or GET /_fakeentra/outbox?to=ADDRESS.</p>
             <p id="email" class="muted">\(email)</p>
+            <input type="hidden" name="email" value="\(email)">
             \(HTML.alert(id: "errorMessage", message: error))
             <label for="email_ver_input">Verification code</label>
             <input type="text" id="email_ver_input" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" required autofocus>
-            """, next: .primary(id: "email_ver_but_verify", action: "verifyCode", label: "Verify code"))
+            """, next: .primary(id: "email_ver_but_verify", action: "verifyCode", label: "Verify code"),
+            others: [.back(id: "email_ver_but_resend", label: "Send new code", action: "sendCode")])
     }
 
     /// Step 3: the new password.
@@ -125,6 +127,7 @@ enum B2CMessages {
     static let required = "This information is required."
     static let resetAccountNotFound = "An account could not be found for the provided user ID."
     static let wrongCode = "The verification code you have entered does not match our records. Please try again, or request a new code."
+    static let tooManyCodeAttempts = "You've made too many incorrect attempts. Please try again later."
 
     /// B2C's default password policy (strong): 8 to 64 characters, three of four character classes.
     static func passwordProblem(_ password: String) -> String? {

@@ -4,12 +4,14 @@ package import EntraHTTP
 package struct SignInCredentials: Sendable {
     package var username: String
     package var password: String
-    /// FakeEntra accepts any six digits for MFA and e-mail verification codes.
-    package var oneTimeCode: String
+    /// The code typed where a page asks for a one-time code. Nil: the newest code FakeEntra's outbox holds
+    /// for `username` (the code a person would read in their inbox: External ID's e-mail codes, B2C's
+    /// password reset), or any six digits where nothing was mailed (the MFA page accepts them).
+    package var oneTimeCode: String?
     /// The device flow's user code, typed on the device login page (its verification URI).
     package var userCode: String?
 
-    package init(username: String, password: String, oneTimeCode: String = "123456", userCode: String? = nil) {
+    package init(username: String, password: String, oneTimeCode: String? = nil, userCode: String? = nil) {
         self.username = username
         self.password = password
         self.oneTimeCode = oneTimeCode
@@ -81,7 +83,10 @@ package struct SignInWalker {
             let formKey = form.id ?? action.path
             submissions[formKey, default: 0] += 1
             if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!) }
-            let fields = form.submission(with: chooseButton(in: form), fill: fill)
+            let mailed = form.inputs.contains { $0.purpose == "one-time-code" } && credentials.oneTimeCode == nil ? mailedCode(at: action) : nil
+            let fields = form.submission(with: chooseButton(in: form)) { input in
+                input.purpose == "one-time-code" && credentials.oneTimeCode == nil ? (mailed ?? Self.anyCode) : fill(input)
+            }
             request = Self.formRequest(method: form.method, url: action, fields: fields)
         }
         throw .tooManySteps(maxSteps)
@@ -95,7 +100,7 @@ package struct SignInWalker {
         case ("checkbox", _): input.value
         case ("password", _): credentials.password
         case (_, "username"), ("email", _): credentials.username
-        case (_, "one-time-code"): credentials.oneTimeCode
+        case (_, "one-time-code"): credentials.oneTimeCode ?? Self.anyCode
         // The device login page's one mandatory free-text field is the code the device shows.
         case ("text", _) where input.attributes["required"] != nil: credentials.userCode
         default: nil
@@ -110,6 +115,29 @@ package struct SignInWalker {
         if let mine = tiles.first(where: { $0.attributes["data-upn"]?.lowercased() == credentials.username.lowercased() }) { return mine }
         if !tiles.isEmpty, let other = submits.first(where: { $0.id == "otherTile" }) { return other }
         return submits.first { $0.classes.contains("primary") } ?? submits.first
+    }
+
+    static let anyCode = "123456"
+
+    /// The newest code the service at `url`'s origin mailed to the user, read from its outbox (the control
+    /// API, which answers loopback clients); nil when it has none or does not answer.
+    package func mailedCode(at url: BrowserURL) -> String? {
+        guard let outbox = BrowserURL("\(url.scheme)://\(url.authority)/_fakeentra/outbox?" + FormParameters([("to", credentials.username)]).encoded),
+              let response = try? transport.send(BrowserRequest(method: "GET", url: outbox)), response.status.code == 200 else { return nil }
+        return Self.codes(inOutbox: response.bodyText).last
+    }
+
+    /// The `code` members of the outbox's answer, oldest first.
+    static func codes(inOutbox json: String) -> [String] {
+        var codes: [String] = []
+        var rest = json[...]
+        while let member = rest.firstRange(of: "\"code\":\"") {
+            rest = rest[member.upperBound...]
+            guard let end = rest.firstIndex(of: "\"") else { break }
+            codes.append(String(rest[..<end]))
+            rest = rest[end...]
+        }
+        return codes
     }
 
     private mutating func send(_ request: BrowserRequest) throws(BrowseError) -> HTTPResponse {

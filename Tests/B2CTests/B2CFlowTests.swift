@@ -164,7 +164,10 @@ import IdentityPlatform
         let restart = browser.submit(browser.get(browser.authorizeURL(authority: Self.reset)), form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
         let badCode = browser.submit(restart, form: "attributeVerification", button: "email_ver_but_verify", [("code", "12ab")])
         #expect(badCode.bodyText.contains("does not match our records"))
-        let newPassword = browser.submit(badCode, form: "attributeVerification", button: "email_ver_but_verify", [("code", "123456")])
+        let mailed = try #require(browser.service.outbox.messages(to: "ben@fabrikam.test").last?.code)
+        let wrongCode = browser.submit(badCode, form: "attributeVerification", button: "email_ver_but_verify", [("code", mailed == "123456" ? "654321" : "123456")])
+        #expect(wrongCode.bodyText.contains("does not match our records"), "any six digits no longer pass")
+        let newPassword = browser.submit(wrongCode, form: "attributeVerification", button: "email_ver_but_verify", [("code", mailed)])
         #expect(ScrapedPage(newPassword.bodyText).hasElement("newPassword"))
         let done = browser.submit(newPassword, form: "attributeVerification", button: "continue", [("newPassword", "N3w!password"), ("reenterPassword", "N3w!password")])
         let tokens = try TokenResponse(browser.redeem(try #require(browser.code(from: done)), authority: Self.reset))
@@ -178,6 +181,31 @@ import IdentityPlatform
         let revoked = browser.refresh(try #require(before["refresh_token"]))
         #expect(revoked.status.code == 400)
         #expect(revoked.bodyText.contains("AADB2C90129"))
+    }
+
+    /// The reset's code is mailed to the outbox; five wrong codes spend it (B2C's NumRetryAttempts), and
+    /// "Send new code" mails another that works, the earlier one no longer.
+    @Test func theResetCodeIsMailedAndSpentByFiveWrongTries() throws {
+        let browser = B2CBrowser()
+        let start = browser.get(browser.authorizeURL(authority: Self.reset))
+        var page = browser.submit(start, form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
+        let first = try #require(browser.service.outbox.messages(to: "ben@fabrikam.test").last)
+        #expect(first.purpose == .resetPassword)
+        let wrong = first.code == "111111" ? "222222" : "111111"
+        for _ in 1...5 { page = browser.submit(page, form: "attributeVerification", button: "email_ver_but_verify", [("code", wrong)]) }
+        #expect(page.bodyText.contains("too many incorrect attempts"))
+        page = browser.submit(page, form: "attributeVerification", button: "email_ver_but_verify", [("code", first.code)])
+        #expect(page.bodyText.contains("too many incorrect attempts"), "the spent code no longer works")
+        page = browser.submit(page, form: "attributeVerification", button: "email_ver_but_resend")
+        let second = try #require(browser.service.outbox.messages(to: "ben@fabrikam.test").last)
+        #expect(second.sentAt >= first.sentAt && browser.service.outbox.messages(to: "ben@fabrikam.test").count == 2)
+        if second.code != first.code {
+            let stale = browser.submit(page, form: "attributeVerification", button: "email_ver_but_verify", [("code", first.code)])
+            #expect(stale.bodyText.contains("does not match our records"))
+            page = stale
+        }
+        page = browser.submit(page, form: "attributeVerification", button: "email_ver_but_verify", [("code", second.code)])
+        #expect(ScrapedPage(page.bodyText).hasElement("newPassword"))
     }
 
     @Test func promptNoneWithoutASessionIsInteractionRequired() throws {
@@ -271,7 +299,8 @@ extension B2CBrowser {
         let phone = B2CBrowser(sharing: laptop)
         let start = phone.get(phone.authorizeURL(authority: B2CFlowTests.reset))
         let code = phone.submit(start, form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
-        let choose = phone.submit(code, form: "attributeVerification", button: "email_ver_but_verify", [("code", "000000")])
+        let mailed = try #require(phone.service.outbox.messages(to: "ben@fabrikam.test").last?.code)
+        let choose = phone.submit(code, form: "attributeVerification", button: "email_ver_but_verify", [("code", mailed)])
         _ = phone.submit(choose, form: "attributeVerification", button: "continue", [("newPassword", "An0ther!pass"), ("reenterPassword", "An0ther!pass")])
         // The laptop's session predates the reset: no single sign-on, the sign-in page again.
         let again = laptop.get(laptop.authorizeURL())

@@ -39,8 +39,10 @@ import IdentityPlatform
         let skipped = browser.post(form.action, form.hidden + [("action", "resetPassword"), ("newPassword", "N3w!password"), ("reenterPassword", "N3w!password")])
         #expect(skipped.status.code == 400)
         #expect(skipped.bodyText.contains("AADB2C90046"))
-        let newPassword = browser.submit(codePage, form: "attributeVerification", button: "email_ver_but_verify", [("code", "123456")])
-        let reloadedVerify = browser.submit(codePage, form: "attributeVerification", button: "email_ver_but_verify", [("code", "123456")])
+        // The reloaded post sent a new code, as pressing "Send verification code" again does: that one works.
+        let code = try #require(browser.service.outbox.messages(to: "ben@fabrikam.test").last?.code)
+        let newPassword = browser.submit(codePage, form: "attributeVerification", button: "email_ver_but_verify", [("code", code)])
+        let reloadedVerify = browser.submit(codePage, form: "attributeVerification", button: "email_ver_but_verify", [("code", code)])
         #expect(ScrapedPage(reloadedVerify.bodyText).hasElement("newPassword"))
         let done = browser.submit(newPassword, form: "attributeVerification", button: "continue", [("newPassword", "N3w!password"), ("reenterPassword", "N3w!password")])
         #expect(browser.code(from: done) != nil)

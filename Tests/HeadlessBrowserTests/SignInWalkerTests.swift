@@ -67,6 +67,19 @@ import FakeEntraApp
         return try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
     }
 
+    /// Where a page asks for a one-time code and none was given, the walker types the newest the outbox
+    /// holds for the user, as a person copies it from their inbox.
+    @Test func aOneTimeCodeIsReadFromTheOutbox() throws {
+        let transport = try InProcessTransport()
+        let walker = SignInWalker(transport: transport, credentials: SignInCredentials(username: "ben@fabrikam.test", password: Self.password))
+        let page = try #require(BrowserURL("https://fabrikamb2c.b2clogin.com/fabrikamb2c.onmicrosoft.com/B2C_1_reset/oauth2/v2.0/authorize"))
+        #expect(walker.mailedCode(at: page) == nil, "nothing mailed yet")
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        _ = transport.app.service.outbox.mailCode(to: "ben@fabrikam.test", purpose: .resetPassword, now: now)
+        let newest = transport.app.service.outbox.mailCode(to: "Ben@Fabrikam.test", purpose: .resetPassword, now: now).code
+        #expect(walker.mailedCode(at: page) == newest)
+    }
+
     @Test func signsInTicksEveryConsentBoxAndDeliversTheRedirect() throws {
         let transport = try InProcessTransport()
         var walker = SignInWalker(transport: transport, credentials: SignInCredentials(username: Self.adele, password: Self.password))

@@ -370,6 +370,15 @@ import Testing
             outbox.send(OutboxMessage(to: "same@x.example", subject: "s", code: "2", purpose: .signIn, sentAt: now, expiresAt: now))
         }
         #expect(outbox.messages(to: "SAME@x.example").count == Outbox.perAddress)
+        // Address after address asked for the most codes each: the messages kept in all stay bounded.
+        let crowded = Outbox()
+        for index in 0..<(Outbox.messagesInAll / Outbox.perAddress + 20) {
+            for _ in 0..<Outbox.perAddress {
+                crowded.send(OutboxMessage(to: "b\(index)@x.example", subject: "s", code: "3", purpose: .signUp, sentAt: now, expiresAt: now))
+            }
+        }
+        #expect(crowded.count <= Outbox.messagesInAll && crowded.count > Outbox.messagesInAll - Outbox.perAddress)
+        #expect(crowded.messages(to: "b0@x.example").isEmpty)
 
         let flows = NativeAuthFlows()
         let flow = NativeAuthFlow(id: "f", kind: .signIn, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now)

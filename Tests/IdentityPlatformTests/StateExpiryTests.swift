@@ -14,6 +14,46 @@ struct StateExpiryTests {
 
     struct Note: Expiring {
         var forgetAt: Date
+        var retainedBytes = 1
+    }
+
+    /// A store never holds more than its byte budget: a heavier record evicts those due soonest until it
+    /// fits, a record that grows pushes others out but never itself, and removals give the bytes back.
+    @Test func aStoreKeepsItsByteBudget() {
+        var store = ExpiringStore<Int, Note>(capacity: 1_000, byteBudget: 1_000)
+        for key in 0..<10 { store[key] = Note(forgetAt: F.start.addingTimeInterval(Double(key)), retainedBytes: 100) }
+        #expect(store.count == 10 && store.retainedBytes == 1_000)
+        store[10] = Note(forgetAt: F.start.addingTimeInterval(100), retainedBytes: 250)
+        #expect(store.retainedBytes <= 1_000 && store[0] == nil && store[1] == nil && store[2] == nil && store[3] != nil)
+        #expect(store.wasEvicted(0), "an evicted record answers as expired, as a full store's")
+        store[9] = Note(forgetAt: F.start.addingTimeInterval(9), retainedBytes: 600)
+        #expect(store.retainedBytes <= 1_000 && store[9] != nil, "the record that grew stays")
+        store[9] = nil
+        store[10] = nil
+        #expect(store.retainedBytes == store.values.reduce(0) { $0 + $1.retainedBytes })
+        store[11] = Note(forgetAt: F.start, retainedBytes: 5_000)
+        #expect(store.count == 1 && store[11] != nil, "a record heavier than the budget is kept alone")
+    }
+
+    /// Each store's budget holds against what a request can choose: a pending sign-in's 8 KiB of parameters,
+    /// a code's nonce and claims request.
+    @Test func theStatesStoresAreBoundedInBytes() {
+        var limits = StateLimits()
+        limits.pendingAuthorizationBytes = 200_000
+        limits.authorizationCodeBytes = 300_000
+        var state = PlatformState(limits: limits)
+        let heavy = String(repeating: "p", count: PendingAuthorization.largestParameters - 16)
+        for index in 0..<200 {
+            state.pendingAuthorizations["flow-\(index)"] = PendingAuthorization(id: "flow-\(index)", parameters: ["state": heavy], tenantSegment: "common",
+                                                                                endpointVersion: .v2, expiresAt: F.start.addingTimeInterval(Double(index)))
+            var grant = GrantContext(clientID: "c", userID: "u", tenantID: "t", scopes: ["openid"], resourceAppID: nil, endpointVersion: .v2, authTime: F.start)
+            grant.claimsRequest = heavy
+            state.authorizationCodes["code-\(index)"] = AuthorizationCodeRecord(code: "code-\(index)", grant: grant, redirectURI: "http://localhost", codeChallenge: nil,
+                                                                               codeChallengeMethod: nil, nonce: heavy, issuedAt: F.start, expiresAt: F.start.addingTimeInterval(Double(600 + index)))
+        }
+        #expect(state.pendingAuthorizations.retainedBytes <= 200_000 && state.pendingAuthorizations.count < 200)
+        #expect(state.authorizationCodes.retainedBytes <= 300_000 && state.authorizationCodes.count < 200)
+        #expect(state.pendingAuthorizations["flow-199"] != nil && state.authorizationCodes["code-199"] != nil, "the newest are kept")
     }
 
     @Test func expiredEntriesLeaveWithoutScanningTheLiveOnes() {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+#if os(Linux)
+
 /// Out of file descriptors, the server waits instead of spinning: `accept` fails with EMFILE while clients
 /// wait in the backlog, and a level-triggered listener would wake the loops for ever.
 @Suite("Live: descriptor exhaustion")
@@ -37,3 +39,4 @@ struct DescriptorExhaustionTests {
         #expect(health.status == 0 && health.out.contains("\"status\":\"ok\""), "\(health.err)")
     }
 }
+#endif

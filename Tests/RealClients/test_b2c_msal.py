@@ -77,7 +77,7 @@ def test_forgotten_password_hands_over_to_the_reset_policy(server):
 
     reset = b2c_app(server, "B2C_1_reset")
     flow, session, page = start(server, reset, session)
-    # The driver types the address, any six digits, then the (same) password twice.
+    # The driver types the address, the code mailed to the outbox, then the (same) password twice.
     result = finish(reset, flow, page, session)
     assert "access_token" in result, result
     assert result["id_token_claims"]["tfp"] == "B2C_1_reset"

@@ -61,7 +61,7 @@ def test_forgot_password_then_the_reset_policy(server, chromium, listener):
     on_page(chromium, "attributeVerification", shot="b2c-reset-email")
     chromium.fill({"email": BEN}, submit="email_ver_but_send")
     on_page(chromium, "email_ver_input", shot="b2c-reset-code")
-    chromium.fill({"email_ver_input": "123456"}, submit="email_ver_but_verify")
+    chromium.fill({"email_ver_input": server.outbox(BEN)[-1]["code"]}, submit="email_ver_but_verify")
     on_page(chromium, "reenterPassword", shot="b2c-reset-new-password")
     chromium.fill({"newPassword": "N3w!password", "reenterPassword": "N3w!password"}, submit="continue")
     assert claims(reset.redeem()["id_token"])["tfp"] == "B2C_1_reset"

@@ -25,15 +25,18 @@ package struct OutboxMessage: Sendable, Equatable {
 
 /// Every email the service "sends", kept per address so a test reads the code a person would have read
 /// in their inbox. The newest message of an address comes last; each address keeps its last 50, and the
-/// 10,000 addresses written to last are kept (a script signing up address after address cannot grow it).
+/// addresses written to last are kept, 10,000 of them and 20,000 messages in all (a script signing up
+/// address after address, or asking one address for code after code, cannot grow it).
 package final class Outbox: Sendable {
     static let perAddress = 50
     static let addresses = 10_000
+    static let messagesInAll = 20_000
 
     private struct Mailboxes: Sendable {
         var byAddress: [String: [OutboxMessage]] = [:]
         /// Addresses, least recently written first.
         var order: [String] = []
+        var count = 0
     }
 
     private let messages = Mutex(Mailboxes())
@@ -44,12 +47,16 @@ package final class Outbox: Sendable {
         let address = message.to.lowercased()
         messages.withLock { boxes in
             var list = boxes.byAddress[address] ?? []
+            boxes.count -= list.count
             list.append(message)
             if list.count > Self.perAddress { list.removeFirst(list.count - Self.perAddress) }
             boxes.byAddress[address] = list
+            boxes.count += list.count
             boxes.order.removeAll { $0 == address }
             boxes.order.append(address)
-            if boxes.order.count > Self.addresses { boxes.byAddress[boxes.order.removeFirst()] = nil }
+            while boxes.order.count > Self.addresses || (boxes.count > Self.messagesInAll && boxes.order.count > 1) {
+                boxes.count -= boxes.byAddress.removeValue(forKey: boxes.order.removeFirst())?.count ?? 0
+            }
         }
     }
 
@@ -68,6 +75,9 @@ package final class Outbox: Sendable {
     }
 
     /// The messages sent to `address`, oldest first.
+    /// Messages kept, to every address.
+    package var count: Int { messages.withLock { $0.count } }
+
     package func messages(to address: String) -> [OutboxMessage] {
         messages.withLock { $0.byAddress[address.lowercased()] ?? [] }
     }

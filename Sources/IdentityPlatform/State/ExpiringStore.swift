@@ -5,6 +5,15 @@ package protocol Expiring: Sendable {
     /// When the store may drop the record. Later than the protocol expiry where the expired record must
     /// still answer with its own error (an expired refresh token says AADSTS700082, not "unknown grant").
     var forgetAt: Date { get }
+    /// About how many bytes the record holds: its texts in UTF-8 plus a fixed cost per record, for the
+    /// store's byte budget. Counted where the record is stored, so that what a request chose (a nonce, a
+    /// claims request, parameters) costs the store what it weighs.
+    var retainedBytes: Int { get }
+}
+
+extension Expiring {
+    /// What every record costs besides its texts: the heap entry, dictionary slot, dates and flags.
+    package static var recordOverhead: Int { 128 }
 }
 
 /// A bounded dictionary whose entries leave by themselves: a min-heap ordered by `forgetAt` finds the next
@@ -18,6 +27,7 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
     private struct Slot: Sendable {
         var value: Value
         var due: Double
+        var bytes: Int
     }
 
     private struct Due: Sendable {
@@ -29,6 +39,11 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
     private var heap: [Due] = []
     /// At most this many entries; inserting a new key beyond it evicts the entry due soonest.
     package let capacity: Int
+    /// At most this many `retainedBytes` in all; a record that would exceed it evicts the entries due
+    /// soonest until it fits (a record larger than the whole budget is still kept, alone).
+    package let byteBudget: Int
+    /// The `retainedBytes` of the records held now.
+    package private(set) var retainedBytes = 0
     /// Heap entries examined by purges and evictions since creation: how tests see that a purge did not
     /// scan the store.
     package private(set) var purgeWork = 0
@@ -43,9 +58,10 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
     var observer: (@Sendable (Key, Value?) -> Void)?
     private static var evictionMemory: Int { 4096 }
 
-    package init(capacity: Int) {
+    package init(capacity: Int, byteBudget: Int = .max) {
         precondition(capacity > 0, "a store holds at least one entry")
         self.capacity = capacity
+        self.byteBudget = byteBudget
     }
 
     package var count: Int { slots.count }
@@ -67,6 +83,7 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
     package mutating func removeValue(forKey key: Key) -> Value? {
         // Its heap entry goes stale and is skipped when it surfaces.
         guard let removed = slots.removeValue(forKey: key) else { return nil }
+        retainedBytes -= removed.bytes
         observer?(key, nil)
         return removed.value
     }
@@ -84,6 +101,7 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
             popMinimum()
             if let slot = slots[top.key], slot.due == top.due {
                 slots.removeValue(forKey: top.key)
+                retainedBytes -= slot.bytes
                 observer?(top.key, nil)
                 dropped += 1
             }
@@ -94,29 +112,45 @@ package struct ExpiringStore<Key: Hashable & Sendable, Value: Expiring>: Sendabl
 
     private mutating func store(_ value: Value, for key: Key) {
         let due = value.forgetAt.timeIntervalSinceReferenceDate
+        let bytes = value.retainedBytes
         defer { observer?(key, value) }
         if let existing = slots[key] {
-            slots[key] = Slot(value: value, due: due)
+            retainedBytes += bytes - existing.bytes
+            slots[key] = Slot(value: value, due: due, bytes: bytes)
             if existing.due != due { push(Due(due: due, key: key)) }
+            // A record that grew may push others out, never itself.
+            while retainedBytes > byteBudget, slots.count > 1, evictSoonestDue(sparing: key) {}
             return
         }
-        if slots.count >= capacity { evictSoonestDue() }
-        slots[key] = Slot(value: value, due: due)
+        if slots.count >= capacity { evictSoonestDue(sparing: nil) }
+        while !slots.isEmpty, retainedBytes + bytes > byteBudget, evictSoonestDue(sparing: nil) {}
+        slots[key] = Slot(value: value, due: due, bytes: bytes)
+        retainedBytes += bytes
         push(Due(due: due, key: key))
     }
 
-    private mutating func evictSoonestDue() {
+    /// Evicts the entry due soonest other than `sparing` (whose heap entry, if met, is pushed back).
+    /// False when nothing could be evicted.
+    @discardableResult
+    private mutating func evictSoonestDue(sparing: Key?) -> Bool {
+        var spared: Due?
+        defer { if let spared { push(spared) } }
         while let top = heap.first {
             purgeWork += 1
             popMinimum()
-            if let slot = slots[top.key], slot.due == top.due {
-                slots.removeValue(forKey: top.key)
-                observer?(top.key, nil)
-                evictions += 1
-                remember(evicted: top.key)
-                return
+            guard let slot = slots[top.key], slot.due == top.due else { continue }
+            if top.key == sparing {
+                spared = top
+                continue
             }
+            slots.removeValue(forKey: top.key)
+            retainedBytes -= slot.bytes
+            observer?(top.key, nil)
+            evictions += 1
+            remember(evicted: top.key)
+            return true
         }
+        return false
     }
 
     private mutating func remember(evicted key: Key) {

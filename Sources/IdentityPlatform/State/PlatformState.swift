@@ -20,12 +20,12 @@ package struct PlatformState: Sendable {
 
     package init(limits: StateLimits = .standard) {
         self.limits = limits
-        authorizationCodes = ExpiringStore(capacity: limits.authorizationCodes)
-        refreshTokens = ExpiringStore(capacity: limits.refreshTokens)
-        sessions = ExpiringStore(capacity: limits.sessions)
-        deviceCodes = ExpiringStore(capacity: limits.deviceCodes)
+        authorizationCodes = ExpiringStore(capacity: limits.authorizationCodes, byteBudget: limits.authorizationCodeBytes)
+        refreshTokens = ExpiringStore(capacity: limits.refreshTokens, byteBudget: limits.refreshTokenBytes)
+        sessions = ExpiringStore(capacity: limits.sessions, byteBudget: limits.sessionBytes)
+        deviceCodes = ExpiringStore(capacity: limits.deviceCodes, byteBudget: limits.deviceCodeBytes)
         userCodes = ExpiringStore(capacity: limits.deviceCodes)
-        pendingAuthorizations = ExpiringStore(capacity: limits.pendingAuthorizations)
+        pendingAuthorizations = ExpiringStore(capacity: limits.pendingAuthorizations, byteBudget: limits.pendingAuthorizationBytes)
     }
 
     /// Forgets a bounded number of expired records from every store; called wherever records are added,
@@ -55,6 +55,13 @@ package struct StateLimits: Sendable, Equatable {
     package var sessions = 100_000
     package var deviceCodes = 10_000
     package var pendingAuthorizations = 10_000
+    /// What the records of each store may weigh in all (`Expiring.retainedBytes`): a request choosing long
+    /// texts (a nonce, a claims request, /authorize parameters) fills the budget sooner, never more.
+    package var refreshTokenBytes = 512 << 20
+    package var authorizationCodeBytes = 64 << 20
+    package var sessionBytes = 32 << 20
+    package var deviceCodeBytes = 16 << 20
+    package var pendingAuthorizationBytes = 32 << 20
     /// A browser session ends this long after its last sign-in (Entra's 90-day session inactivity).
     package var sessionLifetime: TimeInterval = 90 * 86400
     /// Records each store may forget per purge: more than one insert adds, so expiry keeps up.
@@ -248,6 +255,35 @@ package struct PendingEmailCode: Sendable, Codable, Equatable {
     package var codeExpiresAt: Date
     /// The code was right: a reset may now set the new password.
     package var verified = false
+    /// Wrong codes entered for this code.
+    package var wrongAttempts = 0
+
+    /// Wrong codes a mailed code survives: B2C's one-time password step's default `NumRetryAttempts`.
+    package static let attemptsAllowed = 5
+
+    package var isSpent: Bool { wrongAttempts >= Self.attemptsAllowed }
+
+    private enum CodingKeys: String, CodingKey { case purpose, userID, email, code, codeExpiresAt, verified, wrongAttempts }
+
+    /// A pending sign-in kept by an earlier version has no count of wrong attempts yet.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        purpose = try container.decode(Purpose.self, forKey: .purpose)
+        userID = try container.decode(String.self, forKey: .userID)
+        email = try container.decode(String.self, forKey: .email)
+        code = try container.decode(String.self, forKey: .code)
+        codeExpiresAt = try container.decode(Date.self, forKey: .codeExpiresAt)
+        verified = try container.decodeIfPresent(Bool.self, forKey: .verified) ?? false
+        wrongAttempts = try container.decodeIfPresent(Int.self, forKey: .wrongAttempts) ?? 0
+    }
+
+    package init(purpose: Purpose, userID: String, email: String, code: String, codeExpiresAt: Date) {
+        self.purpose = purpose
+        self.userID = userID
+        self.email = email
+        self.code = code
+        self.codeExpiresAt = codeExpiresAt
+    }
 }
 
 /// /authorize parameters kept between the sign-in, account picker and consent pages.

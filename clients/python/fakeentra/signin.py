@@ -76,7 +76,7 @@ class SignInError(Exception):
         self.page = page
 
 
-def drive(url, username, password, stop_at, session=None, consent="accept", verify=None, max_steps=15, mfa_code="123456", visited=None, new_password=None):
+def drive(url, username, password, stop_at, session=None, consent="accept", verify=None, max_steps=15, mfa_code=None, visited=None, new_password=None):
     """Follows pages from `url` until a redirect (or form post) to a URL starting with `stop_at`.
     Returns (final_url, form_fields_or_None, session). `consent` is "accept" or "cancel".
     A `visited` list receives the text of every page shown on the way; `new_password`, when given, goes
@@ -88,7 +88,23 @@ def drive(url, username, password, stop_at, session=None, consent="accept", veri
     return drive_response(response, username, password, stop_at, session, consent, max_steps, mfa_code, visited=visited, new_password=new_password)
 
 
-def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code="123456", until_final_page=False, visited=None, new_password=None):
+ANY_CODE = "123456"
+
+
+def _mailed_code(session, page_url, username):
+    """The newest code FakeEntra's outbox holds for `username` (B2C's password reset, External ID's e-mail
+    codes), as a person reads it in their inbox; None where nothing was mailed (the MFA page takes any six
+    digits) or the control API does not answer this client."""
+    origin = urllib.parse.urlsplit(page_url)
+    try:
+        answer = session.get(f"{origin.scheme}://{origin.netloc}/_fakeentra/outbox", params={"to": username}, allow_redirects=False, timeout=10)
+        messages = answer.json().get("messages", []) if answer.status_code == 200 else []
+    except (requests.RequestException, ValueError):
+        return None
+    return messages[-1]["code"] if messages else None
+
+
+def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code=None, until_final_page=False, visited=None, new_password=None):
     """Like `drive`, from a response already received. With `until_final_page`, a page without a form
     (e.g. the device login's "you have signed in") ends the walk and is returned as ("page", text, session)."""
     for _ in range(max_steps):
@@ -135,9 +151,10 @@ def drive_response(response, username, password, stop_at, session, consent="acce
                     fields[i["name"]] = username
             button = _pick_button(form)
         elif any(i.get("name") in ("otc", "mfa_code", "code") and i["type"] in ("text", "tel", "number") for i in form["inputs"]):
+            code = mfa_code or _mailed_code(session, response.url, username) or ANY_CODE
             for i in form["inputs"]:
                 if i.get("name") in ("otc", "mfa_code", "code"):
-                    fields[i["name"]] = mfa_code
+                    fields[i["name"]] = code
             button = _pick_button(form)
         else:
             # A consent page, an account picker or a confirmation: choose forward or cancel.
