@@ -43,7 +43,7 @@ public func jwtFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = (jwt.string("iss"), jwt.date("exp"), jwt.date("nbf"), jwt.strings("scp"))
     }
     do {
-        try ClientAssertionValidator.validate(compact, application: fuzzApp, now: fixedNow)
+        try ClientAssertionValidator.validate(compact, application: fuzzApp, audience: AssertionAudience(requestHost: "127.0.0.1", directory: directory), now: fixedNow)
     } catch {
         require(!error.message.isEmpty && error.code > 0)
     }
