@@ -1,4 +1,5 @@
 package import EntraHTTP
+import EntraCrypto
 import Foundation
 package import ExchangeKernel
 package import IdentityPlatform
@@ -59,10 +60,16 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             throw Failure(status: .badRequest, error: "invalid_request", description: "Required query variable 'resource' is missing")
         }
         let directory = service.currentDirectory
-        // The endpoint asks Entra for the token, so an unknown resource gets Entra's refusal, relayed.
+        // Both endpoints ask Entra for the token. IMDS relays Entra's refusal of an unknown resource as the
+        // token endpoint words it (recorded: MSAL.NET issue 3979 and its MockHelpers' IMDS error response);
+        // App Service answers a generic 500 of its own (MSAL.NET's ManagedIdentityTests against a real Web
+        // App, and Azure SDK for .NET issue 44685), misspelling included.
         guard directory.resource(named: resource) != nil else {
-            let refusal = IdentityError.resourceNotFound(resource)
-            throw Failure(status: .badRequest, error: refusal.error, description: "\(refusal.prefixedCode): \(refusal.message)")
+            if route == .appService {
+                throw Failure(status: .internalServerError, error: "unknown", description: "An unexpected error occured while fetching the AAD Token.")
+            }
+            let trace = TraceContext(traceID: SecureRandom.guid(), correlationID: SecureRandom.guid(), timestamp: service.clock.now(), origin: origin, receipt: receipt)
+            return IdentityError.resourceNotFound(resource).tokenEndpointResponse(in: trace)
         }
         guard let identity = directory.managedIdentity(try Self.selector(query)) else {
             throw Failure(status: .badRequest, error: "invalid_request", description: "Identity not found")
@@ -130,7 +137,8 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
             receipt.answered(Receipt.Answer(error: failure.error))
         } else {
-            body = .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description))])
+            body = .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description)),
+                            ("correlationId", .string(SecureRandom.guid()))])
         }
         return HTTPResponse(status: failure.status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body.bytes)
     }

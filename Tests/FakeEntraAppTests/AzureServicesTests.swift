@@ -119,8 +119,9 @@ import Testing
         #expect(wrongSecret.status.code == 401 && Self.json(wrongSecret)["statusCode"] as? Int == 401)
     }
 
-    /// Both endpoints ask Entra for the token, so a resource Entra does not know is refused with its AADSTS500011,
-    /// as the token endpoint refuses it, never minted.
+    /// Both endpoints ask Entra for the token, so a resource Entra does not know is never minted: IMDS relays
+    /// Entra's AADSTS500011 as the token endpoint words it, App Service answers its own generic 500 (as
+    /// recorded from both).
     @Test(arguments: ["https://nonexistent.invalid", "https://" + String(repeating: "a", count: 2000) + ".example"])
     func managedIdentityRefusesAnUnknownResource(resource: String) {
         let encoded = FormCoding.encodeComponent(resource)
@@ -128,9 +129,11 @@ import Testing
         let imdsBody = Self.json(imds)
         #expect(imds.status.code == 400 && imdsBody["error"] as? String == "invalid_resource" && imdsBody["access_token"] == nil)
         #expect((imdsBody["error_description"] as? String)?.hasPrefix("AADSTS500011: The resource principal named https://") == true)
+        #expect(imdsBody["error_codes"] as? [Int] == [500011] && imdsBody["correlation_id"] is String)
         let appService = send("/msi/token?api-version=2019-08-01&resource=\(encoded)", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])
-        #expect(appService.status.code == 400 && Self.json(appService)["access_token"] == nil)
-        #expect((Self.json(appService)["message"] as? String)?.contains("AADSTS500011") == true)
+        let appServiceBody = Self.json(appService)
+        #expect(appService.status.code == 500 && appServiceBody["access_token"] == nil && appServiceBody["statusCode"] as? Int == 500)
+        #expect(appServiceBody["message"] as? String == "An unexpected error occured while fetching the AAD Token." && appServiceBody["correlationId"] is String)
     }
 
     /// The journal keeps what a managed-identity request needs to be replayed (`Metadata: true`), and App

@@ -186,8 +186,8 @@ import Testing
         #expect(code(try Self.assertion(signer: stranger, claims: Self.assertionClaims(now: now))) == 700027)
         // Registered thumbprint but signed by another key.
         #expect(code(try Self.assertion(signer: stranger, header: ["x5t": TokenFixtures.clientCertificate.keyID], claims: Self.assertionClaims(now: now))) == 7000274)
-        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/some/other/endpoint"))) == 700021)
-        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, clientID: "someone-else"))) == 700023)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, aud: "https://example.com/some/other/endpoint"))) == 700023)
+        #expect(code(try Self.assertion(claims: Self.assertionClaims(now: now, clientID: "someone-else"))) == 700021)
         var expired = Self.assertionClaims(now: now)
         expired["exp"] = Int(now.timeIntervalSince1970) - 400
         #expect(code(try Self.assertion(claims: expired)) == 700024)

@@ -52,13 +52,17 @@ import Testing
     }
 
     /// A flow keeps only the challenge types and capabilities the API acts on: an anonymous start naming a
-    /// megabyte of them keeps a few words, for the flow's lifetime.
+    /// megabyte of capabilities keeps a few words, for the flow's lifetime; an unknown challenge type is
+    /// refused in the words MSAL.js recognises.
     @Test func aFlowKeepsOnlyTheChallengeTypesAndCapabilitiesItKnows() throws {
         let (service, clock) = Self.service()
         let junk = (0..<50_000).map { "x\($0)" }.joined(separator: " ")
         for path in ["signup/v1.0/start", "oauth2/v2.0/initiate", "resetpassword/v1.0/start"] {
             let address = path.hasPrefix("signup") ? "new.customer@woodgrove.example" : Self.jordan
-            let started = Self.post(path, [("client_id", Self.app), ("username", address), ("challenge_type", "OOB password redirect " + junk),
+            let refused = Self.post(path, [("client_id", Self.app), ("username", address), ("challenge_type", "oob password redirect " + junk)], to: service)
+            #expect(refused.status == 400 && refused.body["error"] as? String == "invalid_request", "\(path): \(refused.body)")
+            #expect((refused.body["error_description"] as? String)?.contains("The challenge_type list parameter contains an unsupported challenge type") == true)
+            let started = Self.post(path, [("client_id", Self.app), ("username", address), ("challenge_type", "OOB password redirect"),
                                            ("capabilities", "mfa_required " + junk), ("capability", junk)], to: service)
             #expect(started.status == 200, "\(path): \(started.body)")
             let token = try #require(started.body["continuation_token"] as? String)

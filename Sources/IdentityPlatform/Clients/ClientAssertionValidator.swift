@@ -16,11 +16,11 @@ enum ClientAssertionValidator {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
         guard let audience = jwt.string("aud") ?? jwt.claims["aud"]?.strings?.first, accepted.admits(audience) else {
-            throw .clientAssertionAudienceInvalid(jwt.string("aud") ?? "")
+            throw .clientAssertionAudienceInvalid()
         }
         guard jwt.string("iss") == app.clientID || jwt.string("iss")?.lowercased() == app.clientID.lowercased(),
               jwt.string("sub")?.lowercased() == app.clientID.lowercased() else {
-            throw .clientAssertionSubjectInvalid(clientID: app.clientID)
+            throw .clientAssertionSubjectInvalid()
         }
         try checkValidity(of: jwt, now: now)
         guard let jti = jwt.string("jti"), !jti.isEmpty else {
@@ -138,12 +138,16 @@ extension IdentityError {
         IdentityError(error: "invalid_client", code: 700027, message: "The certificate with identifier used to sign the client assertion is not registered on application. [Reason - The key was not found., Thumbprint of key used by client: '\(thumbprint)', Please visit the Azure Portal, Graph Explorer or directly use MS Graph to see configured keys for app Id '\(clientID)'.]")
     }
 
-    package static func clientAssertionAudienceInvalid(_ audience: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700021, message: "Client assertion audience claim does not match Realm issuer. Audience '\(audience)' is not a token endpoint of this service.")
+    /// As recorded from the service (MSAL.NET issue 2746, 2021); the error-code table's own line for 700023
+    /// names another error, which the service does not send for it.
+    package static func clientAssertionAudienceInvalid() -> IdentityError {
+        IdentityError(error: "invalid_client", code: 700023, message: "Client assertion audience claim does not match Realm issuer. Review the documentation at https://learn.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials .")
     }
 
-    package static func clientAssertionSubjectInvalid(clientID: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700023, message: "Client assertion contains an invalid issuer or subject: both must be the client id '\(clientID)'.")
+    /// The service's wording for an `iss` or `sub` that is not the client (Azure SDK for Java's troubleshooting
+    /// of AADSTS700021).
+    package static func clientAssertionSubjectInvalid() -> IdentityError {
+        IdentityError(error: "invalid_client", code: 700021, message: "Client assertion application identifier doesn't match 'client_id' parameter. Review the documentation at https://learn.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials")
     }
 
     package static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {

@@ -37,7 +37,7 @@ package enum ErrorCatalogue {
             .invalidVerificationCode(), .flowExpired(), .malformedGrant(), .clientCredentialsWithoutCredential(),
             .malformedClientAssertion("{detail}"), .clientAssertionSignatureInvalid(clientID: "{client_id}"),
             .clientAssertionCertificateNotRegistered(thumbprint: "{thumbprint}", clientID: "{client_id}"),
-            .clientAssertionAudienceInvalid("{audience}"), .clientAssertionSubjectInvalid(clientID: "{client_id}"),
+            .clientAssertionAudienceInvalid(), .clientAssertionSubjectInvalid(),
             .invalidClientAssertionType("{type}"), .invalidInstance(), .noTenantIdentifyingInformation(),
             .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
             .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),

@@ -76,6 +76,13 @@ extension IdentityError {
         IdentityError(error: "invalid_request", code: 901007, message: "The challenge_type list parameter does not include the 'redirect' type.")
     }
 
+    /// The wording MSAL.js recognises as this error (AuthFlowErrorBase: `invalid_request` whose description
+    /// names an unsupported challenge type); the code is the one the reference's examples give the
+    /// challenge_type list's other refusal, as no answer recording its own was found.
+    static func unsupportedChallengeType() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 901007, message: "The challenge_type list parameter contains an unsupported challenge type.")
+    }
+
     static func continuationTokenExpired() -> IdentityError {
         IdentityError(error: "expired_token", code: 55112, message: "The continuation_token is expired.")
     }

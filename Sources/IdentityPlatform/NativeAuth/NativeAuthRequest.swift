@@ -70,16 +70,22 @@ struct NativeAuthRequest {
         return value
     }
 
-    /// The values of `challenge_type` and `capabilities` the API acts on. A flow keeps only these: what else an
-    /// app names changes nothing, and kept as sent it would let one anonymous request hold megabytes for the
-    /// flow's lifetime.
+    /// The values of `challenge_type` and `capabilities` the API acts on. A flow keeps only these: kept as
+    /// sent, the lists would let one anonymous request hold megabytes for the flow's lifetime.
     static let knownChallengeTypes: Set<String> = ["password", "oob", "redirect"]
     static let knownCapabilities: Set<String> = ["mfa_required", "registration_required"]
 
     /// The methods the app can show (`challenge_type`, space-separated; commas accepted as the reference's
-    /// examples write capabilities). `redirect` must be among them.
+    /// examples write capabilities). An unknown one is refused, as the service refuses it (the reference:
+    /// "the challenge_type parameter value contains an unsupported authentication method"); `redirect`
+    /// must be among them.
     func challengeTypes() throws(NativeAuthError) -> Set<String> {
-        let types = Self.known(in: try required("challenge_type"), among: Self.knownChallengeTypes)
+        var types: Set<String> = []
+        for item in try required("challenge_type").split(whereSeparator: { $0 == " " || $0 == "," }) {
+            let name = item.lowercased()
+            guard Self.knownChallengeTypes.contains(name) else { throw NativeAuthError(.unsupportedChallengeType()) }
+            types.insert(name)
+        }
         guard types.contains("redirect") else { throw NativeAuthError(.redirectChallengeMissing()) }
         return types
     }
@@ -107,7 +113,8 @@ struct NativeAuthRequest {
     }
 
     /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
-    /// `capability`, comma-separated, too).
+    /// `capability`, comma-separated, too). No refusal of an unknown capability is documented or recorded:
+    /// it is ignored.
     func capabilities() -> Set<String> {
         [optional("capabilities"), optional("capability")].compactMap { $0 }.reduce(into: Set<String>()) { found, list in
             found.formUnion(Self.known(in: list, among: Self.knownCapabilities))
