@@ -154,7 +154,7 @@ extension B2CFlow {
     /// stops working.
     mutating func mailResetCode(to email: String) {
         guard let user = directory.user(signInName: email, tenantID: tenantID) else { return }
-        let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .resetPassword, now: now)
+        let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .resetPassword, now: now, digits: 6)
         pending.emailCode = PendingEmailCode(purpose: .resetPassword, userID: user.id, email: email, code: code, codeExpiresAt: expiresAt)
     }
 

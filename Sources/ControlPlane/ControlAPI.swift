@@ -67,7 +67,13 @@ struct ControlAPI {
             return Self.json(200, clockView(try commands.advanceClock(binding: request.query["binding"] ?? body.string("binding"), by: seconds)))
         case ("GET", "outbox", 1):
             guard let address = request.query["to"], !address.isEmpty else { throw .badRequest("give ?to=ADDRESS: the email whose messages to list") }
-            let service = try world(request, body).service
+            // Without a binding, the world the app's sign-in went to (`clientId`, the address's user), as a
+            // person's inbox is wherever the service that mailed them is.
+            let service = if request.query["binding"] != nil || body.string("binding") != nil {
+                try world(request, body).service
+            } else {
+                try commands.world(servingClient: request.query["clientId"], user: address).service
+            }
             let messages = service.outbox.messages(to: address).map { message in
                 JSONValue.object([
                     "to": .string(message.to), "subject": .string(message.subject), "code": .string(message.code),

@@ -22,6 +22,12 @@ package struct ControlCommands: Sendable {
         return world
     }
 
+    /// The world a sign-in of `clientID` for `user` goes to (`ScenarioEngine.world(servingClient:user:)`).
+    package func world(servingClient clientID: String?, user: String?) throws(ScenarioEngineError) -> ScenarioWorld {
+        guard let world = engine.world(servingClient: clientID, user: user) else { throw .unknownBinding("") }
+        return world
+    }
+
     @discardableResult
     package func bind(scenario: String, to target: BindingTarget) throws(ScenarioEngineError) -> BindingInfo {
         try engine.bind(scenario: scenario, to: target)

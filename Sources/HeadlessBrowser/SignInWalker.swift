@@ -83,7 +83,8 @@ package struct SignInWalker {
             let formKey = form.id ?? action.path
             submissions[formKey, default: 0] += 1
             if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!) }
-            let mailed = form.inputs.contains { $0.purpose == "one-time-code" } && credentials.oneTimeCode == nil ? mailedCode(at: action) : nil
+            let mailed = form.inputs.contains { $0.purpose == "one-time-code" } && credentials.oneTimeCode == nil
+                ? mailedCode(at: action, clientID: start.query["client_id"]) : nil
             let fields = form.submission(with: chooseButton(in: form)) { input in
                 input.purpose == "one-time-code" && credentials.oneTimeCode == nil ? (mailed ?? Self.anyCode) : fill(input)
             }
@@ -120,9 +121,11 @@ package struct SignInWalker {
     static let anyCode = "123456"
 
     /// The newest code the service at `url`'s origin mailed to the user, read from its outbox (the control
-    /// API, which answers loopback clients); nil when it has none or does not answer.
-    package func mailedCode(at url: BrowserURL) -> String? {
-        guard let outbox = BrowserURL("\(url.scheme)://\(url.authority)/_fakeentra/outbox?" + FormParameters([("to", credentials.username)]).encoded),
+    /// API, which answers loopback clients) in the world the app's sign-in went to; nil when it has none or
+    /// does not answer.
+    package func mailedCode(at url: BrowserURL, clientID: String? = nil) -> String? {
+        let query = [("to", credentials.username)] + (clientID.map { [("clientId", $0)] } ?? [])
+        guard let outbox = BrowserURL("\(url.scheme)://\(url.authority)/_fakeentra/outbox?" + FormParameters(query).encoded),
               let response = try? transport.send(BrowserRequest(method: "GET", url: outbox)), response.status.code == 200 else { return nil }
         return Self.codes(inOutbox: response.bodyText).last
     }

@@ -45,6 +45,12 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             guard request.headers["Metadata"]?.lowercased() == "true" else {
                 throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
             }
+            // IMDS "rejects any request with an X-Forwarded-For header" (learn.microsoft.com, Azure Instance
+            // Metadata Service, Security and authentication): a request relayed by a proxy must not reach it.
+            // No answer to one is recorded; the status and wording here are FakeEntra's.
+            guard request.headers["X-Forwarded-For"] == nil else {
+                throw Failure(status: .badRequest, error: "invalid_request", description: "Requests with an X-Forwarded-For header are rejected")
+            }
         case .appService:
             // api-version 2017-09-01 (MSI_ENDPOINT and MSI_SECRET) sends the secret as `secret`.
             guard let header = request.headers["X-IDENTITY-HEADER"] ?? request.headers["secret"], header == service.options.managedIdentityHeader else {

@@ -190,7 +190,7 @@ import IdentityPlatform
         let start = browser.get(browser.authorizeURL(authority: Self.reset))
         var page = browser.submit(start, form: "attributeVerification", button: "email_ver_but_send", [("email", "ben@fabrikam.test")])
         let first = try #require(browser.service.outbox.messages(to: "ben@fabrikam.test").last)
-        #expect(first.purpose == .resetPassword)
+        #expect(first.purpose == .resetPassword && first.code.count == 6 && first.code.allSatisfy(\.isNumber), "B2C's codes have six digits")
         let wrong = first.code == "111111" ? "222222" : "111111"
         for _ in 1...5 { page = browser.submit(page, form: "attributeVerification", button: "email_ver_but_verify", [("code", wrong)]) }
         #expect(page.bodyText.contains("too many incorrect attempts"))

@@ -110,6 +110,8 @@ import Testing
     @Test func imdsAndAppServiceRefuseAsRecorded() {
         let noHeader = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com")
         #expect(noHeader.status.code == 400 && Self.json(noHeader)["error_description"] as? String == "Required metadata header not specified")
+        let forwarded = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com", headers: ["Metadata": "true", "X-Forwarded-For": "203.0.113.7"])
+        #expect(forwarded.status.code == 400 && Self.json(forwarded)["access_token"] == nil, "IMDS rejects a request relayed by a proxy")
         let unknown = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com&client_id=0d0d0d0d-0000-4000-8000-000000000000", headers: ["Metadata": "true"])
         #expect(Self.json(unknown)["error_description"] as? String == "Identity not found")
         let appService = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])

@@ -134,6 +134,22 @@ import Testing
         #expect(problem?["path"] as? String == "/federatedCredentials/0/certificates/0", "\(notACertificate.json)")
     }
 
+    /// The outbox answers from the world the app's sign-in went to: a binding of its client, or of the user
+    /// the address names, else the default world; `binding` names one outright.
+    @Test func theOutboxIsReadInTheWorldTheSignInWentTo() throws {
+        let harness = Harness()
+        _ = call(harness, "POST", "/_fakeentra/scenarios", Self.slow)
+        _ = call(harness, "POST", "/_fakeentra/bindings", #"{"scenario": "slow-everything", "clientId": "c0ffee00-0000-4000-8000-0000000000aa"}"#)
+        let world = try #require(harness.engine.world(binding: "b1"))
+        let mailed = world.service.outbox.mailCode(to: "ben@fabrikam.test", purpose: .resetPassword, now: harness.clock.now()).code
+        func codes(_ query: String) -> [String] {
+            ((call(harness, "GET", "/_fakeentra/outbox?to=ben%40fabrikam.test" + query).json["messages"] as? [[String: Any]]) ?? []).compactMap { $0["code"] as? String }
+        }
+        #expect(codes("&clientId=c0ffee00-0000-4000-8000-0000000000aa") == [mailed])
+        #expect(codes("&binding=b1") == [mailed])
+        #expect(codes("").isEmpty && codes("&clientId=another").isEmpty, "the default world mailed nothing")
+    }
+
     @Test func usersAreAddedChangedAndRemoved() {
         let harness = Harness()
         let added = call(harness, "POST", "/_fakeentra/users", #"{"userPrincipalName": "lee.gu@contoso.onmicrosoft.com", "displayName": "Lee Gu", "password": "Start123!"}"#)

@@ -182,11 +182,11 @@ package final class NativeAuthFlows: Sendable {
 
     package static func newFlowID() -> String { SecureRandom.guid() }
 
-    /// Eight random digits, each as likely as the others (bytes from 250 up are drawn again).
-    package static func newCode() -> String {
+    /// `count` random digits (eight unless said), each as likely as the others (bytes from 250 up are drawn again).
+    package static func newCode(digits count: Int = codeLength) -> String {
         var digits = ""
-        while digits.count < codeLength {
-            for byte in SecureRandom.bytes(count: codeLength) where byte < 250 && digits.count < codeLength {
+        while digits.count < count {
+            for byte in SecureRandom.bytes(count: count) where byte < 250 && digits.count < count {
                 digits += String(byte % 10)
             }
         }

@@ -60,9 +60,10 @@ package final class Outbox: Sendable {
         }
     }
 
-    /// Mails a new one-time code to `address`: what a person would find in their inbox.
-    package func mailCode(to address: String, purpose: OutboxMessage.Purpose, now: Date) -> (code: String, expiresAt: Date) {
-        let code = NativeAuthFlows.newCode()
+    /// Mails a new one-time code to `address`: what a person would find in their inbox. External ID's
+    /// codes have eight digits; B2C's six (its one-time password step's default `CodeLength`).
+    package func mailCode(to address: String, purpose: OutboxMessage.Purpose, now: Date, digits: Int = NativeAuthFlows.codeLength) -> (code: String, expiresAt: Date) {
+        let code = NativeAuthFlows.newCode(digits: digits)
         let expiresAt = now.addingTimeInterval(NativeAuthFlows.codeLifetime)
         send(OutboxMessage(to: address, subject: "Account verification code: \(code)", code: code, purpose: purpose, sentAt: now, expiresAt: expiresAt))
         return (code, expiresAt)

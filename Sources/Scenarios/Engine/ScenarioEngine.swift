@@ -215,6 +215,15 @@ package final class ScenarioEngine: Sendable {
         }
     }
 
+    /// The world a request of `clientID` for the user `userName` goes to, as the engine routes one: a
+    /// binding of the client, else of the user, else the world unbound requests go to.
+    package func world(servingClient clientID: String?, user userName: String?) -> ScenarioWorld? {
+        state.withLock { s in
+            let bound = clientID.flatMap { s.index.client($0) } ?? userName.flatMap { s.index.user(among: [$0]) }
+            return bound.flatMap { s.world(id: $0) } ?? s.index.server.flatMap { s.world(id: $0) } ?? s.defaultWorld
+        }
+    }
+
     /// Restores the start state: of one binding, or of every world (the default one included) when nil.
     package func reset(binding id: String? = nil) throws(ScenarioEngineError) {
         let now = base.clock.now()

@@ -91,13 +91,14 @@ def drive(url, username, password, stop_at, session=None, consent="accept", veri
 ANY_CODE = "123456"
 
 
-def _mailed_code(session, page_url, username):
+def _mailed_code(session, page_url, username, client_id=None):
     """The newest code FakeEntra's outbox holds for `username` (B2C's password reset, External ID's e-mail
-    codes), as a person reads it in their inbox; None where nothing was mailed (the MFA page takes any six
-    digits) or the control API does not answer this client."""
+    codes), as a person reads it in their inbox, in the world the app's sign-in went to (`client_id`); None
+    where nothing was mailed (the MFA page takes any six digits) or the control API does not answer."""
     origin = urllib.parse.urlsplit(page_url)
     try:
-        answer = session.get(f"{origin.scheme}://{origin.netloc}/_fakeentra/outbox", params={"to": username}, allow_redirects=False, timeout=10)
+        params = {"to": username, **({"clientId": client_id} if client_id else {})}
+        answer = session.get(f"{origin.scheme}://{origin.netloc}/_fakeentra/outbox", params=params, allow_redirects=False, timeout=10)
         messages = answer.json().get("messages", []) if answer.status_code == 200 else []
     except (requests.RequestException, ValueError):
         return None
@@ -107,7 +108,9 @@ def _mailed_code(session, page_url, username):
 def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code=None, until_final_page=False, visited=None, new_password=None):
     """Like `drive`, from a response already received. With `until_final_page`, a page without a form
     (e.g. the device login's "you have signed in") ends the walk and is returned as ("page", text, session)."""
+    client_id = None
     for _ in range(max_steps):
+        client_id = client_id or urllib.parse.parse_qs(urllib.parse.urlsplit(response.url).query).get("client_id", [None])[0]
         if response.is_redirect or response.status_code in (301, 302, 303, 307, 308):
             location = urllib.parse.urljoin(response.url, response.headers["Location"])
             if location.startswith(stop_at):
@@ -151,7 +154,7 @@ def drive_response(response, username, password, stop_at, session, consent="acce
                     fields[i["name"]] = username
             button = _pick_button(form)
         elif any(i.get("name") in ("otc", "mfa_code", "code") and i["type"] in ("text", "tel", "number") for i in form["inputs"]):
-            code = mfa_code or _mailed_code(session, response.url, username) or ANY_CODE
+            code = mfa_code or _mailed_code(session, response.url, username, client_id) or ANY_CODE
             for i in form["inputs"]:
                 if i.get("name") in ("otc", "mfa_code", "code"):
                     fields[i["name"]] = code
