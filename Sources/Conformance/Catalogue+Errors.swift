@@ -224,7 +224,7 @@ extension Catalogue {
             id: "lifecycle.account-isolation", title: "Another user after sign-out", level: .required,
             service: "The service behaves normally: the tenant's first user signs in and reads /me, signs out, and the tenant's second user signs in on the same app (a shared device, or an account switch).",
             correctClient: "A correct app serves the second user with the second user's tokens only: its silent calls return their account, Graph answers about them, and no refresh token of the signed-out user is presented again.",
-            verdictRule: "FAILED when a token or Graph step after the second sign-in answers for the first user, or a refresh token issued before the sign-out is presented after it; NOT_TESTABLE when the replies name no account, or the second sign-in signed in the first user again (an adapter that does not sign in a step's user).",
+            verdictRule: "FAILED when a token or Graph step after the second sign-in answers for the first user, a refresh token issued before the sign-out is presented after it, or the two sign-ins share a state, nonce or code challenge; NOT_TESTABLE when the replies name no account, or the second sign-in signed in the first user again (an adapter that does not sign in a step's user).",
             citations: [Source.msalApplication, Source.signOut, Source.refreshTokens],
             rules: Rules.list(Rules.shortLivedTokens),
             journey: [.signIn(1), .callGraph(2), .signOut(3), .signInAsSecondUser(4), .getToken(5), .callGraph(6)],
@@ -233,6 +233,7 @@ extension Catalogue {
                 Check("token-for-second-user", .account(step: 5, sameAs: 4, notAs: 1), citation: Source.msalApplication),
                 Check("graph-for-second-user", .account(step: 6, sameAs: 4, notAs: 1), citation: Source.signOut),
                 Check("first-user-grant-unused", .noRefreshTokenFromBefore(step: 3, reachedBy: 5), citation: Source.refreshTokens),
+                Check("fresh-per-sign-in", .freshPerSignIn, citation: Source.freshPerRequest),
             ]
         ),
     ]

@@ -36,20 +36,34 @@ extension Catalogue {
         )
     }
 
-    static let protocolSafety: [ConformanceCase] = [
+    /// PKCE, and no credential in a request the browser carries, judged on the case's sign-in. Required of
+    /// public clients, recommended to confidential ones (RFC 9700 §2.1.1): one case for each.
+    private static func pkce(level: CaseLevel, clients: Set<ClientKind>, correctClient: String) -> ConformanceCase {
         ConformanceCase(
-            id: "protocol.pkce-s256", title: "PKCE with S256", level: .required,
-            service: "Entra ID accepts an authorization request with or without PKCE for a public client, and checks code_verifier against the code_challenge when one was sent.",
-            correctClient: "A correct public client sends code_challenge with code_challenge_method=S256 on every /authorize and the matching code_verifier when it redeems the code.",
-            verdictRule: "FAILED when an /authorize lacks an S256 challenge or a redemption lacks the verifier; NOT_TESTABLE when no sign-in happened.",
-            citations: [Source.rfc7636, Source.authCodeFlow],
+            id: level == .required ? "protocol.pkce-s256" : "confidential.pkce-s256", title: "PKCE with S256", level: level,
+            service: "Entra ID accepts an authorization request with or without PKCE (except for single-page apps), and checks code_verifier against the code_challenge when one was sent.",
+            correctClient: correctClient + " No client secret, assertion or password travels in the /authorize or logout request.",
+            verdictRule: "FAILED (WARNING for a confidential client) when an /authorize lacks an S256 challenge or a redemption lacks the verifier; FAILED when a request the browser carries holds a client secret, assertion or password; NOT_TESTABLE when no sign-in happened.",
+            citations: [Source.rfc7636, Source.rfc9700PKCE, Source.rfc6749ClientCredentialsInBody, Source.authCodeFlow],
             rules: "[]",
             journey: [.signIn(1)],
             checks: [
-                Check("s256-challenge-and-verifier", .pkceS256, citation: Source.rfc7636),
-                Check("signs-in", .reply(step: 1, .succeeds), citation: Source.authCodeFlow),
-            ]
-        ),
+                Check("s256-challenge-and-verifier", .pkceS256, citation: level == .required ? Source.rfc7636 : Source.rfc9700PKCE),
+                Check("no-secret-in-browser", level: .required, .noSecretInBrowserRequests, citation: Source.rfc6749ClientCredentialsInBody),
+                Check("signs-in", level: .required, .reply(step: 1, .succeeds), citation: Source.authCodeFlow),
+            ],
+            clients: clients
+        )
+    }
+
+    static let protocolSafety: [ConformanceCase] = [
+        pkce(level: .required, clients: [.publicClient],
+             correctClient: "A correct public client sends code_challenge with code_challenge_method=S256 on every /authorize and the matching code_verifier when it redeems the code (RFC 9700: MUST; every MSAL does)."),
+        // RFC 9700 recommends PKCE to confidential clients; MSAL for Python's initiate_auth_code_flow and
+        // ASP.NET Core's OpenID Connect handler (UsePkce) send it by default, msal-node and MSAL.NET only when
+        // the app asks: recommended, a WARNING when missing.
+        pkce(level: .recommended, clients: ClientKind.confidential,
+             correctClient: "A correct web app sends code_challenge with code_challenge_method=S256 on every /authorize and the matching code_verifier with its credential when it redeems the code: RFC 9700 recommends it to confidential clients, MSAL for Python and ASP.NET Core's OpenID Connect handler do it by default."),
         badIDToken(
             id: "protocol.nonce-mismatch", title: "id_token with a wrong nonce", level: .required,
             claims: #"{"nonce": "conformance-not-your-nonce"}"#,

@@ -98,6 +98,13 @@ package struct Check: Sendable {
         /// No refresh token issued before step `step` began is presented after it ended (a signed-out
         /// account's grant stays unused); decides once step `reachedBy` was answered after it.
         case noRefreshTokenFromBefore(step: Int, reachedBy: Int)
+        /// Each /authorize that starts a sign-in has its own `state`, `nonce` and PKCE challenge (RFC 6749
+        /// §10.12, OIDC Core §15.5.2, RFC 7636 §4.1): no value of one comes again in another. Decides once
+        /// two sign-ins started.
+        case freshPerSignIn
+        /// No client secret, client assertion or password travels in a request the browser carries (the
+        /// /authorize and logout URLs and posts): browser history, logs and referrers would keep it.
+        case noSecretInBrowserRequests
     }
 
     /// What a paged collection's reading is judged on.

@@ -15,7 +15,7 @@ extension Judge {
             return (.notTestable, "step \(sameAs) signed in \(expected) again, the account of step \(notAs) (the adapter did not sign in the step's user): no second user to keep apart", [], replies)
         }
         if account.caseInsensitiveCompare(other) == .orderedSame {
-            return (.failed, "step \(step) answered for \(account), the account signed out at step \(notAs), after \(expected) signed in", [], replies)
+            return (.failed, "step \(step) answered for \(account), who signed in at step \(notAs) and has signed out since; \(expected) signed in at step \(sameAs)", [], replies)
         }
         if account.caseInsensitiveCompare(expected) != .orderedSame {
             return (.failed, "step \(step) answered for \(account), not \(expected), who signed in at step \(sameAs)", [], replies)

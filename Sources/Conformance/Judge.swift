@@ -77,6 +77,8 @@ package struct Judge: Sendable {
         case .pages(let step, let judgement): pagesDecision(step, judgement)
         case .account(let step, let sameAs, let notAs): accountDecision(step, sameAs: sameAs, notAs: notAs)
         case .noRefreshTokenFromBefore(let step, let reachedBy): refreshTokenFromBeforeDecision(step, reachedBy: reachedBy)
+        case .freshPerSignIn: freshPerSignInDecision()
+        case .noSecretInBrowserRequests: browserSecretDecision()
         }
     }
 
@@ -86,11 +88,11 @@ package struct Judge: Sendable {
         exchanges.first { (start == nil || $0.id > start!.id) && match.matches($0) }
     }
 
-    private func all(_ match: ExchangeMatch, after start: Exchange? = nil) -> [Exchange] {
+    func all(_ match: ExchangeMatch, after start: Exchange? = nil) -> [Exchange] {
         exchanges.filter { (start == nil || $0.id > start!.id) && match.matches($0) }
     }
 
-    private func notSeen(_ match: ExchangeMatch) -> Decision {
+    func notSeen(_ match: ExchangeMatch) -> Decision {
         (.notTestable, "\(match) was never seen, so the client never reached the situation this check judges", [], [])
     }
 

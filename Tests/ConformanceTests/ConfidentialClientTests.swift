@@ -65,7 +65,7 @@ import Testing
         // Devices, B2C and External ID sign in as public clients; AADSTS7000218 never reaches a client that sends its credential.
         for confidential in [secretCases, certificateCases] {
             #expect(!confidential.contains { $0.hasPrefix("b2c.") || $0.hasPrefix("externalid.") || $0.hasPrefix("resilience.device-") || $0 == "errors.invalid-client" })
-            #expect(confidential.contains("protocol.pkce-s256") && confidential.contains("graph.cae-claims-challenge"))
+            #expect(confidential.contains("confidential.pkce-s256") && !confidential.contains("protocol.pkce-s256") && confidential.contains("graph.cae-claims-challenge"))
         }
         #expect(!certificateCases.contains("lifecycle.clock-skew"), "an assertion cannot be in date on a clock 15 minutes ahead")
     }

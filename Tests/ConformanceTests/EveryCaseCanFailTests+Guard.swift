@@ -8,6 +8,7 @@ extension EveryCaseCanFailTests {
     /// `adapter:<variant>` (a broken adapter of Tests/Conformance/test_broken_adapters.py failing it live).
     static let canFailProofs: [String: String] = [
         "protocol.pkce-s256": "adapter:no-pkce",
+        "confidential.pkce-s256": "swift:JudgeTests.pkceIsRecommendedToConfidentialClients",
         "protocol.nonce-mismatch": "adapter:accepts-bad-nonce",
         "protocol.id-token-audience": "swift:JudgeTests.recommendedCasesWarn",
         "protocol.id-token-issuer": "swift:EveryCaseCanFailTests.badIDTokenIsRefused",

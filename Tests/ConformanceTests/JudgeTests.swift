@@ -53,6 +53,47 @@ import Testing
         #expect(Synthetic().check("protocol.pkce-s256", "s256-challenge-and-verifier").verdict == .notTestable)
     }
 
+    /// RFC 9700 §2.1.1: a web app without PKCE is warned, not failed; a secret in its /authorize URL fails.
+    @Test func pkceIsRecommendedToConfidentialClients() {
+        var plain = Synthetic()
+        plain.authorize(at: 0, challenge: false)
+        plain.redeem(at: 1)
+        plain.reply(1, .signIn, from: 0, to: 2)
+        #expect(plain.judge("confidential.pkce-s256").verdict == .warning)
+        #expect(plain.judge("protocol.pkce-s256").verdict == .failed)
+
+        var leaking = Synthetic()
+        leaking.authorize(at: 0, extra: [("client_secret", "s3cr3t-value")])
+        leaking.redeem(at: 1)
+        leaking.reply(1, .signIn, from: 0, to: 2)
+        #expect(leaking.check("confidential.pkce-s256", "no-secret-in-browser").verdict == .failed)
+        #expect(leaking.judge("confidential.pkce-s256").verdict == .failed)
+        #expect(leaking.check("protocol.pkce-s256", "no-secret-in-browser").verdict == .failed)
+
+        var clean = Synthetic()
+        clean.authorize(at: 0)
+        clean.redeem(at: 1)
+        clean.reply(1, .signIn, from: 0, to: 2)
+        #expect(clean.judge("confidential.pkce-s256").verdict == .passed)
+    }
+
+    /// Two sign-ins with the same state, nonce or challenge: the first user's values let an attacker in.
+    @Test func everySignInHasValuesOfItsOwn() {
+        var fresh = Synthetic()
+        fresh.authorize(at: 0)
+        fresh.authorize(at: 5)
+        #expect(fresh.check("lifecycle.account-isolation", "fresh-per-sign-in").verdict == .passed)
+        for (state, nonce, challenge) in [("same", "n2", "c2"), ("s2", "same", "c2"), ("s2", "n2", "same")] {
+            var reused = Synthetic()
+            reused.authorize(at: 0, values: ("same", "same", "same"))
+            reused.authorize(at: 5, values: (state, nonce, challenge))
+            #expect(reused.check("lifecycle.account-isolation", "fresh-per-sign-in").verdict == .failed)
+        }
+        var one = Synthetic()
+        one.authorize(at: 0)
+        #expect(one.check("lifecycle.account-isolation", "fresh-per-sign-in").verdict == .notTestable)
+    }
+
     // MARK: Negative checks need the point the client reached
 
     @Test func badNonceIsTwoSided() {

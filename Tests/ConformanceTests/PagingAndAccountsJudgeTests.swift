@@ -108,6 +108,9 @@ extension Synthetic {
         twoUsers(token: Self.alex, graph: Self.adele).expect(Self.isolation, .failed, decidedBy: "graph-for-second-user")
         twoUsers(token: Self.alex, graph: Self.alex, refreshWith: "rt-adele").expect(Self.isolation, .failed, decidedBy: "first-user-grant-unused")
         #expect(twoUsers(token: "megan@outlook.com", graph: Self.alex).check(Self.isolation, "token-for-second-user").verdict == .failed)
+        // The report names the step the first user signed in at, not the sign-out's as theirs.
+        let detail = twoUsers(token: Self.adele, graph: Self.alex).check(Self.isolation, "token-for-second-user").reason
+        #expect(detail.contains("who signed in at step 1 and has signed out since") && detail.contains("signed in at step 4"), "\(detail)")
     }
 
     /// An adapter that does not sign in the step's user signs the first one in again: nothing was kept apart.

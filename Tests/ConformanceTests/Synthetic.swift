@@ -30,9 +30,13 @@ struct Synthetic {
         exchanges.append(Exchange(entry))
     }
 
-    mutating func authorize(at seconds: Double, challenge: Bool = true, status: Int = 200, errorCode: String? = nil) {
-        var query = [("client_id", "c"), ("response_type", "code")]
-        if challenge { query += [("code_challenge", "abc"), ("code_challenge_method", "S256")] }
+    /// A sign-in's start, with a state, nonce and challenge of its own unless `values` names them (the
+    /// same values twice: a client that reuses them).
+    mutating func authorize(at seconds: Double, challenge: Bool = true, status: Int = 200, errorCode: String? = nil,
+                            values: (state: String, nonce: String, challenge: String)? = nil, extra: [(String, String)] = []) {
+        let own = values ?? ("state-\(exchanges.count)", "nonce-\(exchanges.count)", "challenge-\(exchanges.count)")
+        var query = [("client_id", "c"), ("response_type", "code"), ("state", own.state), ("nonce", own.nonce)] + extra
+        if challenge { query += [("code_challenge", own.challenge), ("code_challenge_method", "S256")] }
         add(at: seconds, "GET", Self.tenant + "/oauth2/v2.0/authorize", status: status, kind: "authorize", query: query, errorCode: errorCode)
     }
 

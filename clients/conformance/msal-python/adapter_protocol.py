@@ -68,7 +68,8 @@ def classify(result):
         return StepFailure("timeout", f"{error}: {description}", suberror)
     if error in ("temporarily_unavailable", "server_error") or re.search(r"\b5\d\d\b", description):
         return StepFailure("server_error", f"{error}: {description}", suberror)
-    if "throttl" in (error + description).lower() or "429" in description:
+    # As a word: the description's Trace and Correlation IDs are hex, and "429" turns up in one now and then.
+    if "throttl" in (error + description).lower() or re.search(r"\b429\b", description):
         return StepFailure("throttled", f"{error}: {description}", suberror)
     if error == "unauthorized_client":
         return StepFailure("invalid_client", f"{error}: {description}", suberror)
