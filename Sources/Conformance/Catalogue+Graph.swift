@@ -35,7 +35,10 @@ extension Catalogue {
     }
 
     private static let challenged = ExchangeMatch.graph.answered(401...401).with(answer: .wwwAuthenticate, label: "the CAE challenge (401 insufficient_claims)")
-    private static let tokenWithClaims = ExchangeMatch.tokenRequest.with(parameter: "claims", label: "a token request carrying the challenge's claims")
+    /// The challenge asks for `nbf` (`GraphError.claimsChallenge`): a client that merges it with its cp1
+    /// declaration sends both; one that sends cp1 alone has dropped the challenge (MSAL's claims merge:
+    /// MSAL for Python `_merge_claims_challenge_and_capabilities`, MSAL.NET `ClaimsHelper.GetMergedClaimsAndClientCapabilities`).
+    private static let tokenWithClaims = ExchangeMatch.tokenRequest.with(parameter: "claims", containing: "nbf", label: "a token request carrying the challenge's claims (nbf)")
     private static let declaresCP1 = ExchangeMatch("a request declaring the cp1 client capability", pathContains: "/").with(parameter: "claims", containing: "cp1", label: "a request declaring the cp1 client capability")
 
     static let graph: [ConformanceCase] = [
@@ -43,7 +46,7 @@ extension Catalogue {
             id: "graph.cae-claims-challenge", title: "CAE claims challenge", level: .required,
             service: "Continuous access evaluation: the first Graph call is answered 401 with WWW-Authenticate error=\"insufficient_claims\" and a base64 claims challenge, as after a revoked session. Graph sends it only to tokens whose client declared cp1.",
             correctClient: "A correct app declares cp1, decodes the challenge, gets a new token passing those claims (bypassing the cache), and retries the call once.",
-            verdictRule: "FAILED when cp1 is never declared, no token request carries the claims, or the app ends without the data; NOT_TESTABLE when no challenge was served.",
+            verdictRule: "FAILED when cp1 is never declared, no token request carries the challenge's claims (cp1 alone is not them), or the app ends without the data; NOT_TESTABLE when no challenge was served.",
             citations: [Source.claimsChallenge, Source.cae],
             rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#),
             journey: graphCall,
@@ -58,13 +61,14 @@ extension Catalogue {
             id: "graph.second-challenge", title: "Claims challenge twice", level: .required,
             service: "Graph answers the call and its retry with the CAE challenge (the new token still does not satisfy it).",
             correctClient: "A correct app retries once only, then reports the error: it never loops between the token endpoint and Graph.",
-            verdictRule: "FAILED when the app calls Graph more than once after the first challenge or reports success; NOT_TESTABLE when no challenge was served.",
+            verdictRule: "FAILED when the app calls Graph more than once after the first challenge, never passes the challenge's claims, or reports success; NOT_TESTABLE when no challenge was served.",
             citations: [Source.claimsChallenge, Source.cae],
             rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"claimsChallenge": {}}, "times": 2}"#, #"{"match": {"endpoint": "graph", "after": 2}, "action": {"graphError": {"status": 401, "code": "InvalidAuthenticationToken", "message": "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp"}}, "times": "always"}"#),
             journey: graphCall,
             checks: [
                 Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, label: "reports the error")), citation: Source.claimsChallenge),
                 Check("retries-once", .atMost(count: 1, match: .graph, after: challenged), citation: Source.claimsChallenge),
+                Check("passes-claims", .follows(trigger: challenged, then: tokenWithClaims), citation: Source.claimsChallenge),
             ]
         ),
         graphRefusal(

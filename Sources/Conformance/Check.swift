@@ -77,6 +77,9 @@ package struct Check: Sendable {
         case noneDuring(step: Int, ExchangeMatch)
         /// While step `step` ran, at least one `match` exchange.
         case someDuring(step: Int, ExchangeMatch)
+        /// From the start of step `step` on, at least one `match` exchange (a refresh in the background of
+        /// a wait, of the step, or fired by it and arriving after it).
+        case someFrom(step: Int, ExchangeMatch)
         /// Each refresh request presents the refresh token most recently issued (rotation).
         case presentsNewestRefreshToken
         /// A refresh token the service refused with invalid_grant is never presented again (no retry

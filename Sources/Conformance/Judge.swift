@@ -62,6 +62,7 @@ package struct Judge: Sendable {
         case .atMost(let count, let match, let after): atMostDecision(count, match, after)
         case .noneDuring(let step, let match): duringDecision(step, match, wanted: false)
         case .someDuring(let step, let match): duringDecision(step, match, wanted: true)
+        case .someFrom(let step, let match): someFromDecision(step, match)
         case .presentsNewestRefreshToken: rotationDecision()
         case .neverRepresentsRefusedRefreshToken(let reachedBy): deadGrantDecision(reachedBy)
         case .backsOffAfterSlowDown(let reachedBy): slowDownDecision(reachedBy)
@@ -184,6 +185,15 @@ package struct Judge: Sendable {
             case (true, false): return (.passed, "\(match) during step \(step) (\(reply.step.rawValue))", seen, [reply])
             }
         }
+    }
+
+    private func someFromDecision(_ step: Int, _ match: ExchangeMatch) -> Decision {
+        guard let reply = outcome(step), reply.observed != .notSent, let startedAt = reply.startedAt else {
+            return (.notTestable, "step \(step) was never taken", [], [])
+        }
+        let seen = exchanges.filter { $0.time >= startedAt && match.matches($0) }
+        guard seen.isEmpty else { return (.passed, "\(match) from step \(step) (\(reply.step.rawValue)) on", seen, [reply]) }
+        return (.failed, "\(match.absence) from step \(step) (\(reply.step.rawValue)) on", [], [reply])
     }
 
     /// `judge` given step `step`'s reply and the time it ran; or, when what the step sent cannot be told

@@ -33,13 +33,13 @@ def test_the_web_app_fails_no_case_of_its_kind(tmp_path, credential):
     assert report["clientKind"] == credential
     assert f"cases for a confidential client ({'client secret' if credential == 'secret' else 'certificate'})" in result.stdout
     own = {"secret": {"confidential.secret-invalid", "confidential.secret-expired", "confidential.app-token-secret-refused"},
-           "certificate": {"confidential.certificate-rollover"}}[credential] | {"confidential.app-token-reuse"}
+           "certificate": {"confidential.certificate-rollover"}}[credential] | {"confidential.app-token-reuse", "confidential.pkce-s256"}
     assert {case for case in verdicts if case.startswith("confidential.")} == own
     assert all(verdicts[case]["verdict"] == "PASSED" for case in own)
     assert not any(case.startswith(("b2c.", "externalid.", "resilience.device-")) for case in verdicts), "public-client cases left out"
     # The same protocol cases as a public client: the code flow with PKCE, the claims challenge.
-    assert verdicts["protocol.pkce-s256"]["verdict"] == "PASSED" and verdicts["graph.cae-claims-challenge"]["verdict"] == "PASSED"
-    redemption = next(e for c in report["cases"] if c["caseID"] == "protocol.pkce-s256" for e in c["exchanges"]
+    assert "protocol.pkce-s256" not in verdicts and verdicts["graph.cae-claims-challenge"]["verdict"] == "PASSED"
+    redemption = next(e for c in report["cases"] if c["caseID"] == "confidential.pkce-s256" for e in c["exchanges"]
                       if e["parameters"].get("grant_type") == "authorization_code")
     sent = "client_secret" if credential == "secret" else "client_assertion"
     assert redemption["parameters"][sent].startswith("[redacted"), "the credential is in the journal only redacted"

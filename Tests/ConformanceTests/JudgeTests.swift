@@ -237,11 +237,26 @@ import Testing
     @Test func secondChallengeAllowsOneRetry() {
         var s = Synthetic()
         s.graph(at: 1, status: 401, challenge: true)
+        s.refresh(at: 1.5, claims: #"{"access_token":{"nbf":{"essential":true,"value":"1900000000"},"xms_cc":{"values":["cp1"]}}}"#)
         s.graph(at: 2, status: 401, challenge: true)
         s.reply(2, .callGraph, from: 0.5, to: 2.5, ok: false, error: .graphError, status: 401)
         #expect(s.judge("graph.second-challenge").verdict == .passed)
         s.graph(at: 3, status: 401)
         #expect(s.check("graph.second-challenge", "retries-once").verdict == .failed)
+    }
+
+    /// Every cp1 client sends `claims` with its capability: only the challenge's own claims (nbf) answer it.
+    @Test func aClaimsChallengeIsAnsweredWithItsOwnClaims() {
+        for caseID in ["graph.cae-claims-challenge", "graph.second-challenge"] {
+            var dropped = Synthetic()
+            dropped.graph(at: 1, status: 401, challenge: true)
+            dropped.refresh(at: 1.5, claims: #"{"access_token":{"xms_cc":{"values":["cp1"]}}}"#)
+            #expect(dropped.check(caseID, "passes-claims").verdict == .failed, "\(caseID)")
+            var merged = Synthetic()
+            merged.graph(at: 1, status: 401, challenge: true)
+            merged.refresh(at: 1.5, claims: #"{"access_token":{"nbf":{"essential":true,"value":"1900000000"},"xms_cc":{"values":["cp1"]}}}"#)
+            #expect(merged.check(caseID, "passes-claims").verdict == .passed, "\(caseID)")
+        }
     }
 
     // MARK: Steps and time

@@ -48,15 +48,16 @@ struct Synthetic {
     }
 
     mutating func refresh(at seconds: Double, presenting token: String = "rt1", status: Int = 200, issuing: String? = nil, error: String? = nil,
-                          suberror: String? = nil, retryAfter: String? = nil, errorCode: String? = nil) {
+                          suberror: String? = nil, retryAfter: String? = nil, errorCode: String? = nil, claims: String? = nil) {
         var answer = Receipt.Answer(retryAfter: retryAfter)
         if status == 200 {
             answer.scope = "User.Read"
             answer.refreshToken = Receipt.handleID(issuing ?? token + "'")
         }
         if let error { answer = Receipt.Answer(error: error, suberror: suberror, retryAfter: retryAfter) }
-        add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: status, kind: "token",
-            form: ["grant_type": "refresh_token", "refresh_token": token], answer: answer, errorCode: errorCode)
+        var form = ["grant_type": "refresh_token", "refresh_token": token]
+        if let claims { form["claims"] = claims }
+        add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: status, kind: "token", form: form, answer: answer, errorCode: errorCode)
     }
 
     mutating func graph(at seconds: Double, status: Int = 200, challenge: Bool = false) {
