@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
-        .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
+        .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
         .target(name: "Scenarios", dependencies: ["IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),

@@ -1,4 +1,5 @@
 package import EntraHTTP
+import LocatedJSON
 
 /// Who signs in, and the answers the pages may ask for.
 package struct SignInCredentials: Sendable {
@@ -83,11 +84,9 @@ package struct SignInWalker {
             let formKey = form.id ?? action.path
             submissions[formKey, default: 0] += 1
             if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!) }
-            let mailed = form.inputs.contains { $0.purpose == "one-time-code" } && credentials.oneTimeCode == nil
-                ? mailedCode(at: action, clientID: start.query["client_id"]) : nil
-            let fields = form.submission(with: chooseButton(in: form)) { input in
-                input.purpose == "one-time-code" && credentials.oneTimeCode == nil ? (mailed ?? Self.anyCode) : fill(input)
-            }
+            let asksForCode = form.inputs.contains { $0.purpose == "one-time-code" }
+            let code = credentials.oneTimeCode ?? (asksForCode ? mailedCode(at: action, clientID: start.query["client_id"]) : nil) ?? Self.anyCode
+            let fields = form.submission(with: chooseButton(in: form)) { fill($0, oneTimeCode: code) }
             request = Self.formRequest(method: form.method, url: action, fields: fields)
         }
         throw .tooManySteps(maxSteps)
@@ -95,13 +94,13 @@ package struct SignInWalker {
 
     /// The value a person types into `input`; nil keeps what the page put there. A checkbox answered
     /// non-nil is ticked (consent: grant everything the app asked for).
-    func fill(_ input: HTMLForm.Input) -> String? {
+    func fill(_ input: HTMLForm.Input, oneTimeCode: String) -> String? {
         switch (input.type, input.purpose) {
         case ("hidden", _): nil
         case ("checkbox", _): input.value
         case ("password", _): credentials.password
         case (_, "username"), ("email", _): credentials.username
-        case (_, "one-time-code"): credentials.oneTimeCode ?? Self.anyCode
+        case (_, "one-time-code"): oneTimeCode
         // The device login page's one mandatory free-text field is the code the device shows.
         case ("text", _) where input.attributes["required"] != nil: credentials.userCode
         default: nil
@@ -127,20 +126,7 @@ package struct SignInWalker {
         let query = [("to", credentials.username)] + (clientID.map { [("clientId", $0)] } ?? [])
         guard let outbox = BrowserURL("\(url.scheme)://\(url.authority)/_fakeentra/outbox?" + FormParameters(query).encoded),
               let response = try? transport.send(BrowserRequest(method: "GET", url: outbox)), response.status.code == 200 else { return nil }
-        return Self.codes(inOutbox: response.bodyText).last
-    }
-
-    /// The `code` members of the outbox's answer, oldest first.
-    static func codes(inOutbox json: String) -> [String] {
-        var codes: [String] = []
-        var rest = json[...]
-        while let member = rest.firstRange(of: "\"code\":\"") {
-            rest = rest[member.upperBound...]
-            guard let end = rest.firstIndex(of: "\"") else { break }
-            codes.append(String(rest[..<end]))
-            rest = rest[end...]
-        }
-        return codes
+        return LocatedJSON.object(body: response.body)?["messages"]?.array?.last?["code"]?.string
     }
 
     private mutating func send(_ request: BrowserRequest) throws(BrowseError) -> HTTPResponse {

@@ -13,6 +13,12 @@ struct ContainerCLITests {
         return environment.merging(values) { $1 }
     }
 
+    /// The status the control API answers at `url` to `secret` (none: no Authorization header).
+    func controlStatus(_ url: String, certs: String, secret: String?) async throws -> String {
+        let authorization = secret.map { ["-H", "Authorization: Bearer \($0)"] } ?? []
+        return try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certs + "/ca.pem"] + authorization + [url + "/_fakeentra/bindings"]).out
+    }
+
     @Test func variablesConfigureServeAndTheCommandLineWins() async throws {
         let certs = try await CertificateTemplate.copy()
         let process = try ChildProcess(try fakeentraBinary(), ["serve", "--certs", certs],
@@ -22,11 +28,8 @@ struct ContainerCLITests {
         let started = await process.wait(timeout: .seconds(30)) { $0.out.contains("\n") || $0.hasExited }
         let url = try #require(started.out.split(separator: "\n").first.map(String.init), "\(started.err)")
         #expect(url.hasPrefix("https://127.0.0.1:") && !url.hasSuffix(":8443"), "FAKEENTRA_PORT=0 picked a free port: \(url)")
-        let refused = try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certs + "/ca.pem", url + "/_fakeentra/bindings"])
-        #expect(refused.out == "401", "the secret came from FAKEENTRA_CONTROL_SECRET")
-        let allowed = try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certs + "/ca.pem",
-                                                      "-H", "Authorization: Bearer from-the-environment", url + "/_fakeentra/bindings"])
-        #expect(allowed.out == "200")
+        #expect(try await controlStatus(url, certs: certs, secret: nil) == "401", "the secret came from FAKEENTRA_CONTROL_SECRET")
+        #expect(try await controlStatus(url, certs: certs, secret: "from-the-environment") == "200")
 
         let health = try await run(try fakeentraBinary(), ["health", "--url", url, "--certs", certs])
         #expect(health.status == 0 && health.out.contains("\"status\":\"ok\""), "\(health.out)\(health.err)")
@@ -37,9 +40,7 @@ struct ContainerCLITests {
         defer { explicit.kill() }
         let second = await explicit.wait(timeout: .seconds(30)) { $0.out.contains("\n") || $0.hasExited }
         let secondURL = try #require(second.out.split(separator: "\n").first.map(String.init), "\(second.err)")
-        let withCommandLineSecret = try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certs + "/ca.pem",
-                                                                    "-H", "Authorization: Bearer from-the-command-line", secondURL + "/_fakeentra/bindings"])
-        #expect(withCommandLineSecret.out == "200")
+        #expect(try await controlStatus(secondURL, certs: certs, secret: "from-the-command-line") == "200")
     }
 
     @Test func aSecretThatStartsWithADashIsTheSecret() async throws {
@@ -50,9 +51,7 @@ struct ContainerCLITests {
         defer { process.kill() }
         let started = await process.wait(timeout: .seconds(30)) { $0.out.contains("\n") || $0.hasExited }
         let url = try #require(started.out.split(separator: "\n").first.map(String.init), "\(started.err)")
-        let allowed = try await run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", certs + "/ca.pem",
-                                                      "-H", "Authorization: Bearer -dash-first", url + "/_fakeentra/bindings"])
-        #expect(allowed.out == "200")
+        #expect(try await controlStatus(url, certs: certs, secret: "-dash-first") == "200")
     }
 
     @Test func badVariablesAreNamedAndAListeningHostStillNeedsTheSecret() async throws {

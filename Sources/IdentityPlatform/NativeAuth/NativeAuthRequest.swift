@@ -81,8 +81,7 @@ struct NativeAuthRequest {
     /// must be among them.
     func challengeTypes() throws(NativeAuthError) -> Set<String> {
         var types: Set<String> = []
-        for item in try required("challenge_type").split(whereSeparator: { $0 == " " || $0 == "," }) {
-            let name = item.lowercased()
+        for name in Self.items(of: try required("challenge_type")) {
             guard Self.knownChallengeTypes.contains(name) else { throw NativeAuthError(.unsupportedChallengeType()) }
             types.insert(name)
         }
@@ -90,14 +89,9 @@ struct NativeAuthRequest {
         return types
     }
 
-    /// The members of `known` that a space- or comma-separated list names, whatever their case.
-    private static func known(in list: String, among known: Set<String>) -> Set<String> {
-        var found: Set<String> = []
-        for item in list.split(whereSeparator: { $0 == " " || $0 == "," }) where item.utf8.count <= 32 {
-            let name = item.lowercased()
-            if known.contains(name) { found.insert(name) }
-        }
-        return found
+    /// A space- or comma-separated list's items, lower-cased.
+    private static func items(of list: String) -> some Sequence<String> {
+        list.split(whereSeparator: { $0 == " " || $0 == "," }).lazy.map { $0.lowercased() }
     }
 
     /// The token for the flow's next `step` (the flow saved, its earlier tokens retired).
@@ -116,9 +110,7 @@ struct NativeAuthRequest {
     /// `capability`, comma-separated, too). No refusal of an unknown capability is documented or recorded:
     /// it is ignored.
     func capabilities() -> Set<String> {
-        [optional("capabilities"), optional("capability")].compactMap { $0 }.reduce(into: Set<String>()) { found, list in
-            found.formUnion(Self.known(in: list, among: Self.knownCapabilities))
-        }
+        Set([optional("capabilities"), optional("capability")].compactMap { $0 }.flatMap(Self.items(of:)).filter(Self.knownCapabilities.contains))
     }
 
     /// A user of this tenant signing in with `name` (their email).

@@ -75,10 +75,10 @@ package final class Outbox: Sendable {
         return ConstantTime.equals(code, presented)
     }
 
-    /// The messages sent to `address`, oldest first.
     /// Messages kept, to every address.
     package var count: Int { messages.withLock { $0.count } }
 
+    /// The messages sent to `address`, oldest first.
     package func messages(to address: String) -> [OutboxMessage] {
         messages.withLock { $0.byAddress[address.lowercased()] ?? [] }
     }

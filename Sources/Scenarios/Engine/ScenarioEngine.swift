@@ -99,6 +99,8 @@ package final class ScenarioEngine: Sendable {
 
         /// A binding's world by id, through the index.
         func world(id: String) -> ScenarioWorld? { index.position[id].map { bindings[$0].world } }
+        /// Where a request no binding claims goes: the server binding's world (`--scenario NAME`), else the default one.
+        var unboundWorld: ScenarioWorld { index.server.flatMap { world(id: $0) } ?? defaultWorld }
         /// Access-token signature → world id, so Graph calls reach the world that minted the token.
         var tokenOwners: [String: String] = [:]
         var tokenOrder: [String] = []
@@ -209,7 +211,7 @@ package final class ScenarioEngine: Sendable {
     /// when there is one (`--scenario NAME`), else the default world.
     package func world(binding id: String? = nil) -> ScenarioWorld? {
         state.withLock { s in
-            guard let id else { return s.index.server.flatMap { s.world(id: $0) } ?? s.defaultWorld }
+            guard let id else { return s.unboundWorld }
             if id == "default" { return s.defaultWorld }
             return s.world(id: id)
         }
@@ -220,7 +222,7 @@ package final class ScenarioEngine: Sendable {
     package func world(servingClient clientID: String?, user userName: String?) -> ScenarioWorld? {
         state.withLock { s in
             let bound = clientID.flatMap { s.index.client($0) } ?? userName.flatMap { s.index.user(among: [$0]) }
-            return bound.flatMap { s.world(id: $0) } ?? s.index.server.flatMap { s.world(id: $0) } ?? s.defaultWorld
+            return bound.flatMap { s.world(id: $0) } ?? s.unboundWorld
         }
     }
 
