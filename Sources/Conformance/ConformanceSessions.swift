@@ -136,7 +136,8 @@ package final class ConformanceSessions: Sendable {
         }
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
-            authority: "\(baseURL)/\(alias ?? user.tenantID)", redirectURI: Self.redirectURI, graph: baseURL,
+            authority: conformanceCase.externalID ? Self.ciamLoginAuthority(of: user.tenantID, in: engine.base.currentDirectory) : "\(baseURL)/\(alias ?? user.tenantID)",
+            redirectURI: Self.redirectURI, graph: baseURL,
             username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, secondUser: secondUser,
             scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
@@ -192,6 +193,16 @@ package final class ConformanceSessions: Sendable {
             ? directory.tenants.first { $0.kind == .external }?.id ?? Directory.woodgroveTenantID
             : Directory.contosoTenantID
         return directory.users.first { $0.tenantID == tenantID } ?? Directory.embeddedDefault.users[0]
+    }
+
+    /// An external tenant's authority as its apps name it, `https://{subdomain}.ciamlogin.com/`, never this
+    /// server's own address: served there, the issuer is the service's (`https://{tenantid}.ciamlogin.com/
+    /// {tenantid}/v2.0`), which a client that builds its expected issuer from the authority would refuse.
+    /// The name reaches this server through `fakeentra conform`'s CONNECT relay (`HTTPS_PROXY`).
+    static func ciamLoginAuthority(of tenantID: String, in directory: Directory) -> String {
+        let domain = directory.tenants.first { $0.id == tenantID }?.domains.first { $0.hasSuffix(".onmicrosoft.com") }
+        let subdomain = domain.map { String($0.prefix { $0 != "." }) } ?? tenantID
+        return "https://\(subdomain).ciamlogin.com/"
     }
 
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.

@@ -39,16 +39,22 @@ package final class TLSClientTrust: @unchecked Sendable {
 package struct BlockingHTTPClient: Sendable {
     package var trust: TLSClientTrust?
     package var timeoutSeconds: Int
+    /// An HTTP proxy that https exchanges to hosts other than loopback tunnel through with CONNECT
+    /// (`HTTPS_PROXY`, as `ConnectRelay` serves it for the service's own host names).
+    package var httpsProxy: HTTPSProxy?
 
-    package init(trust: TLSClientTrust?, timeoutSeconds: Int = 10) {
+    package init(trust: TLSClientTrust?, timeoutSeconds: Int = 10, httpsProxy: HTTPSProxy? = nil) {
         self.trust = trust
         self.timeoutSeconds = timeoutSeconds
+        self.httpsProxy = httpsProxy
     }
 
     package func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
                          headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTPClientError) -> HTTPResponse {
-        let fd = try connect(host: host, port: port)
+        let tunnel = secure ? httpsProxy.flatMap { $0.applies(to: host) ? $0 : nil } : nil
+        let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds)
         defer { Socket.close(fd) }
+        if tunnel != nil { try Self.openTunnel(fd, to: host, port: port) }
         let stream: any ByteStream
         if secure {
             guard let trust else { throw HTTPClientError("https://\(host):\(port) needs a CA to trust (--ca)") }
@@ -101,8 +107,29 @@ package struct BlockingHTTPClient: Sendable {
         }
     }
 
+    /// `CONNECT host:port` on a connection to the proxy; returns once the proxy answered 200.
+    private static func openTunnel(_ fd: Int32, to host: String, port: Int) throws(HTTPClientError) {
+        let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        let stream = PlainStream(fd: fd)
+        try stream.writeAll(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n\r\n".utf8))
+        // Byte by byte: the TLS handshake that follows must find its first byte still in the socket.
+        var head: [UInt8] = []
+        var byte: UInt8 = 0
+        while !(head.count >= 4 && head.suffix(4).elementsEqual([13, 10, 13, 10])) {
+            guard head.count < 8192 else { throw HTTPClientError("the proxy's answer to CONNECT \(authority) has no end") }
+            let count = recv(fd, &byte, 1, 0)
+            if count < 0, errno == EINTR { continue }
+            guard count == 1 else { throw HTTPClientError("the proxy closed the connection before answering CONNECT \(authority)") }
+            head.append(byte)
+        }
+        let statusLine = String(decoding: head.prefix { $0 != 13 }, as: UTF8.self)
+        guard statusLine.split(separator: " ").dropFirst().first == "200" else {
+            throw HTTPClientError("the proxy refused CONNECT \(authority): \(statusLine)")
+        }
+    }
+
     /// The first address of `host` that accepts, with send and receive timeouts set.
-    private func connect(host: String, port: Int) throws(HTTPClientError) -> Int32 {
+    package static func openConnection(host: String, port: Int, timeoutSeconds: Int) throws(HTTPClientError) -> Int32 {
         let addresses: [Socket.ResolvedAddress]
         do { addresses = try Socket.resolve(host: host, port: port) } catch { throw HTTPClientError("\(error)") }
         var failures: [String] = []
@@ -125,6 +152,42 @@ package struct BlockingHTTPClient: Sendable {
             Socket.close(fd)
         }
         throw HTTPClientError(failures.joined(separator: "; "))
+    }
+}
+
+/// An `http://host:port` proxy for https exchanges, with the hosts it is bypassed for.
+package struct HTTPSProxy: Sendable, Equatable {
+    package var host: String
+    package var port: Int
+    /// Names reached directly: exact, or by suffix when written with a leading dot (`NO_PROXY`'s form).
+    package var bypass: [String]
+
+    package init(host: String, port: Int, bypass: [String] = []) {
+        self.host = host
+        self.port = port
+        self.bypass = bypass
+    }
+
+    /// From `HTTPS_PROXY`/`https_proxy` and `NO_PROXY`/`no_proxy`, as curl and Python's requests read them;
+    /// nil when none is set or the value is not an `http://host:port` URL.
+    package init?(environment: [String: String]) {
+        guard let value = environment["HTTPS_PROXY"] ?? environment["https_proxy"], !value.isEmpty else { return nil }
+        var rest = Substring(value)
+        if rest.hasPrefix("http://") { rest = rest.dropFirst(7) }
+        rest = rest.prefix { $0 != "/" }
+        guard let colon = rest.lastIndex(of: ":"), let port = Int(rest[rest.index(after: colon)...]) else { return nil }
+        let noProxy = environment["NO_PROXY"] ?? environment["no_proxy"] ?? ""
+        self.init(host: String(rest[..<colon].filter { $0 != "[" && $0 != "]" }), port: port,
+                  bypass: noProxy.split(separator: ",").map { $0.trimmingASCIISpaces().lowercased() }.filter { !$0.isEmpty })
+    }
+
+    /// Loopback is never proxied; nor is a name `bypass` lists (`*` bypasses everything).
+    package func applies(to host: String) -> Bool {
+        let name = host.lowercased()
+        guard !["localhost", "127.0.0.1", "::1"].contains(name) else { return false }
+        return !bypass.contains { entry in
+            entry == "*" || entry == name || name.hasSuffix(entry.hasPrefix(".") ? entry : "." + entry)
+        }
     }
 }
 

@@ -68,7 +68,7 @@ struct BrowseCommand: ParsableCommand {
             // The app only answers on its redirect listener once BROWSER has returned: a detached child
             // (which finds the same problems) tells it, while this process reports them and exits.
             if foreground {
-                let walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: timeout ?? 10)),
+                let walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: timeout ?? 10, httpsProxy: HTTPSProxy(environment: environment))),
                                           credentials: SignInCredentials(username: "", password: ""))
                 _ = walker.tellTheApp(problems.joined(separator: "; "), startedAt: url)
             } else {
@@ -88,12 +88,12 @@ struct BrowseCommand: ParsableCommand {
         logFile?.seekToEndOfFile()
         func note(_ line: String) { logFile?.write(Data("browse: \(line)\n".utf8)) }
         // Without a usable CA the app is still told, over its plain loopback redirect listener.
-        var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: seconds)),
+        var walker = SignInWalker(transport: NetworkTransport(client: BlockingHTTPClient(trust: nil, timeoutSeconds: seconds, httpsProxy: HTTPSProxy(environment: environment))),
                                   credentials: SignInCredentials(username: username, password: password, userCode: userCode))
         walker.log = note
         do {
             let trust = try caPath.map { path throws in try TLSClientTrust(caFile: path) }
-            walker.transport = NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds))
+            walker.transport = NetworkTransport(client: BlockingHTTPClient(trust: trust, timeoutSeconds: seconds, httpsProxy: HTTPSProxy(environment: environment)))
             let delivery = try walker.walk(url)
             note("delivered \(delivery.form.names.joined(separator: ",")) by \(delivery.method) to \(delivery.url.path) after \(delivery.pagesWalked) pages; the app answered \(delivery.appStatus)")
         } catch {

@@ -90,7 +90,11 @@ struct ConformCommand: ParsableCommand {
 
         // The user and password reach browse as FAKEENTRA_USERNAME and FAKEENTRA_PASSWORD, out of `ps`.
         let browserCommand = browser ?? [Self.executablePath(), "browse", "--ca", host.certificateAuthority].map(Shell.quote).joined(separator: " ")
-        let runner = ConformanceRunner(host: host, command: client!, browser: browserCommand, jobs: jobs, scratch: scratch)
+        var runner = ConformanceRunner(host: host, command: client!, browser: browserCommand, jobs: jobs, scratch: scratch)
+        if selected.contains(where: \.externalID) {
+            runner.relay = try ConformanceRelay(server: host.serverAddress, certificateAuthority: host.certificateAuthority)
+        }
+        defer { runner.relay?.stop() }
         let progress = ProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let startedAt = Date()
         var results = runner.run(selected) { done, total, result in progress.show("[\(done)/\(total)] \(result.caseID): \(result.verdict.rawValue)") }

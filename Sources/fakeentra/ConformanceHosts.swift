@@ -14,11 +14,13 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
     let application: FakeEntraApplication
     let server: HTTPServer
     let baseURL: String
+    let serverAddress: (host: String, port: Int)
     let certificateAuthority: String
     let run: String
 
     init(certs: String, cases: String?, level: Catalogue.LevelFilter, client: ClientKind) throws {
-        let paths = try LocalCertificateAuthority.ensure(directory: certs, hostnames: [])
+        // External ID cases are served at their tenant's ciamlogin.com name (through the CONNECT relay).
+        let paths = try LocalCertificateAuthority.ensure(directory: certs, hostnames: [ConformanceRelay.servedSuffixWildcard])
         let signing = try SigningCredential.loadOrCreate(directory: certs)
         let service = IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: signing))
         application = FakeEntraApplication(service: service, journal: RequestJournal(limits: .init(maximumEntries: 20_000, maximumBytes: 64 * 1024 * 1024)))
@@ -30,6 +32,7 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
         let bound = try server.start()
         guard let address = bound.first else { throw StartupFailure(message: "the conformance server bound no address") }
         baseURL = "https://127.0.0.1:\(address.port)"
+        serverAddress = ("127.0.0.1", address.port)
         certificateAuthority = paths.caCertificate
         do {
             run = try application.conformance.createRun(cases: cases, level: level, client: client).id
@@ -75,6 +78,11 @@ struct RemoteConformanceHost: ConformanceHost {
     }
 
     var serverDescription: String { client.baseURL }
+
+    var serverAddress: (host: String, port: Int) {
+        let components = URLComponents(string: client.baseURL)
+        return (components?.host ?? "127.0.0.1", components?.port ?? (components?.scheme == "http" ? 80 : 443))
+    }
 
     func start(case id: String) throws -> CaseStart {
         try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/start", query: [], body: "{}", expecting: 200))

@@ -6,6 +6,8 @@ import Synchronization
 /// Where cases start and are judged: this process's own server, or a running one's control API.
 protocol ConformanceHost: Sendable {
     var serverDescription: String { get }
+    /// Where the server listens, for the relay's tunnels.
+    var serverAddress: (host: String, port: Int) { get }
     var certificateAuthority: String { get }
     func start(case id: String) throws -> CaseStart
     /// The certificate rollover: the case's registration takes the start's next certificate.
@@ -21,6 +23,8 @@ struct ConformanceRunner: Sendable {
     let browser: String
     let jobs: Int
     let scratch: String
+    /// Carries the External ID cases' ciamlogin.com names to the server; nil when no such case runs.
+    var relay: ConformanceRelay?
 
     /// Every case's result, in catalogue order; `progress` is told after each case.
     func run(_ cases: [ConformanceCase], progress: @escaping @Sendable (Int, Int, CaseResult) -> Void) -> [CaseResult] {
@@ -63,6 +67,14 @@ struct ConformanceRunner: Sendable {
         defer { try? FileManager.default.removeItem(atPath: certificatePath) }
         var environment = ProcessInfo.processInfo.environment.filter { !CaseStart.variableNames.contains($0.key) }
         environment.merge(start.environment(certificateAuthority: host.certificateAuthority, browser: browser, certificatePath: certificatePath)) { _, new in new }
+        if ConformanceRelay.relays(authority: start.authority) {
+            let problem = relay.map { $0.problem(reaching: start.authority) } ?? "no relay carries \(start.authority)"
+            if let problem {
+                _ = try? host.finish(case: conformanceCase.id, outcomes: [], stderrTail: "")
+                return Self.unrunnable(conformanceCase, reason: problem, started: started)
+            }
+            environment = relay!.environment(environment)
+        }
         let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
         let outcomes: [StepOutcome]
         var tail = ""

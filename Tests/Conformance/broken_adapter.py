@@ -9,7 +9,7 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
                       cancel-as-error | ignores-slow-down | device-decline-as-error | stops-after-first-page |
                       login-required-as-error | polls-without-waiting | keeps-first-account | reset-cancel-as-error |
                       edit-profile-at-sign-in-authority | polls-after-the-end | graph-down-after-drop |
-                      caches-signing-keys-forever
+                      caches-signing-keys-forever | issuer-from-authority
     broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
 
 The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
@@ -287,6 +287,20 @@ class SignsInAgainOnInvalidClient(web.WebApp):
         return super().needs_interaction(result) or result.get("error") == "invalid_client"
 
 
+class IssuerFromAuthority(reference.MsalApp):
+    """Expects the ID token's issuer to be its authority's host and tenant plus /v2.0, as a hand-rolled
+    validator does; right for a workforce tenant, wrong for External ID, whose issuer is
+    https://{tenantid}.ciamlogin.com/{tenantid}/v2.0 whatever subdomain the authority names."""
+
+    def signed_in_by(self, result, scopes):
+        if result and "id_token_claims" in result:
+            endpoint = self.app().authority.token_endpoint
+            expected = endpoint.rsplit("/oauth2/", 1)[0] + "/v2.0"
+            if result["id_token_claims"].get("iss") != expected:
+                raise StepFailure("rejected_token", f"issuer {result['id_token_claims'].get('iss')} is not {expected}")
+        return super().signed_in_by(result, scopes)
+
+
 # MARK: a stricter app (proof that a case the reference only warns on can pass)
 
 class ChecksIssuer(reference.MsalApp):
@@ -326,6 +340,7 @@ VARIANTS = {
     "no-certificate-reload": ([], NoCertificateReload),
     "new-app-per-call": ([], NewAppPerCall),
     "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
+    "issuer-from-authority": ([], IssuerFromAuthority),
     "checks-issuer": ([], ChecksIssuer),
 }
 

@@ -39,6 +39,7 @@ TARGETS = {
     "polls-after-the-end": ("resilience.device-code-expired", "stops-polling"),
     "graph-down-after-drop": ("graph.dropped-connection", "recovers"),
     "caches-signing-keys-forever": ("protocol.signing-key-rollover", "keeps-working"),
+    "issuer-from-authority": ("externalid.sign-in-refresh", "signs-in"),
     "no-certificate-reload": ("confidential.certificate-rollover", "reloads-certificate", "certificate"),
     "new-app-per-call": ("confidential.app-token-reuse", "reuses-app-token", "secret"),
     "signs-in-again-on-invalid-client": ("confidential.secret-invalid", "no-new-sign-in", "secret"),

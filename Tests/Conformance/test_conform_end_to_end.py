@@ -8,11 +8,11 @@ from harness import ROOT, broken_command, reference_command
 CASES = "protocol.pkce-s256,lifecycle.cached-token-reuse,resilience.retry-after-seconds,graph.cae-claims-challenge,errors.bad-token"
 
 
-def conform(tmp_path, client):
+def conform(tmp_path, client, cases=CASES, *arguments):
     report = tmp_path / "report.json"
     result = subprocess.run(
         [os.environ["FAKEENTRA_BINARY"], "conform", "--client", client,
-         "--cases", CASES, "--jobs", "4", "--json", str(report), "--junit", str(tmp_path / "report.xml")],
+         "--cases", cases, "--jobs", "4", "--json", str(report), "--junit", str(tmp_path / "report.xml"), *arguments],
         capture_output=True, text=True, timeout=120, cwd=ROOT)
     verdicts = {case["caseID"]: case for case in json.loads(report.read_text())["cases"]}
     return result, verdicts
@@ -63,3 +63,23 @@ def test_a_client_that_checks_the_issuer_passes_the_issuer_case(tmp_path):
     case = json.loads(report.read_text())["cases"][0]
     assert case["verdict"] == "PASSED", (case["reason"], case.get("stderrTail"), result.stdout)
 
+
+
+def test_external_id_cases_are_served_at_the_tenants_ciamlogin_name(tmp_path):
+    """The authority is https://woodgrove.ciamlogin.com/, reached through the run's CONNECT relay, and the
+    tokens carry External ID's issuer (https://{tenantid}.ciamlogin.com/{tenantid}/v2.0): MSAL for Python
+    passes, while a client that expects the issuer to be its authority plus /v2.0 is refused at sign-in."""
+    result, verdicts = conform(tmp_path, reference_command(), "externalid.*")
+    assert {case: v["verdict"] for case, v in verdicts.items()} == {"externalid.sign-in-refresh": "PASSED", "externalid.password-reset-revokes": "PASSED"}, result.stdout
+    result, verdicts = conform(tmp_path, broken_command("issuer-from-authority"), "externalid.sign-in-refresh")
+    case = verdicts["externalid.sign-in-refresh"]
+    assert case["verdict"] == "FAILED" and "rejected_token" in case["reason"], case["reason"]
+    assert "ciamlogin.com" in case["stderrTail"] or "ciamlogin.com" in json.dumps(case["outcomes"]), case["outcomes"]
+
+
+def test_a_server_that_does_not_serve_ciamlogin_names_leaves_external_id_cases_not_testable(tmp_path, server):
+    """A server started by hand without `--hostname '*.ciamlogin.com'`: the case says why, never a FAILED."""
+    result, verdicts = conform(tmp_path, reference_command(), "externalid.sign-in-refresh",
+                               "--server", server.url, "--certs", str(server.certs_dir))
+    case = verdicts["externalid.sign-in-refresh"]
+    assert case["verdict"] == "NOT_TESTABLE" and "--hostname '*.ciamlogin.com'" in case["reason"], (case["reason"], result.stdout)
