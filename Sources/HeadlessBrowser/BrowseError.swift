@@ -7,8 +7,9 @@ package enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(url: String, reason: String)
     /// A page the walker cannot go on from: no form, or an error status without one.
     case deadEnd(url: String, status: Int, excerpt: String)
-    /// The same form came back again and again (a wrong password, a rule that never lets go).
-    case loop(formID: String, times: Int)
+    /// The same form came back again and again (a wrong password, a rule that never lets go), showing
+    /// `shown` in its alert ("" when it showed none).
+    case loop(formID: String, times: Int, shown: String)
     case tooManySteps(Int)
     /// The app's redirect listener could not be reached.
     case delivery(url: String, reason: String)
@@ -18,7 +19,9 @@ package enum BrowseError: Error, Sendable, Equatable, CustomStringConvertible {
         case .badStartURL(let url): "not an authorize URL with a redirect_uri (nor a device login URL with --user-code): \(url)"
         case .transport(let url, let reason): "cannot reach \(url): \(reason)"
         case .deadEnd(let url, let status, let excerpt): "stuck at \(url) (HTTP \(status)), no form to go on with: \(excerpt)"
-        case .loop(let formID, let times): "the form \"\(formID)\" came back \(times) times; giving up (wrong credentials?)"
+        case .loop(let formID, let times, let shown):
+            shown.isEmpty ? "the form \"\(formID)\" came back \(times) times; giving up (wrong credentials?)"
+                : "the page refused what was entered (the form \"\(formID)\" came back \(times) times): \(shown)"
         case .tooManySteps(let count): "no redirect to the app after \(count) pages"
         case .delivery(let url, let reason): "cannot deliver the result to the app at \(url): \(reason)"
         }

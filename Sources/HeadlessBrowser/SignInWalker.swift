@@ -83,7 +83,7 @@ package struct SignInWalker {
             }
             let formKey = form.id ?? action.path
             submissions[formKey, default: 0] += 1
-            if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!) }
+            if submissions[formKey]! > maxRepeatsOfAForm { throw .loop(formID: formKey, times: submissions[formKey]!, shown: Self.shownRefusal(page) ?? "") }
             let asksForCode = form.inputs.contains { $0.purpose == "one-time-code" }
             let code = credentials.oneTimeCode ?? (asksForCode ? mailedCode(at: action, clientID: start.query["client_id"]) : nil) ?? Self.anyCode
             let fields = form.submission(with: chooseButton(in: form)) { fill($0, oneTimeCode: code) }
@@ -172,9 +172,24 @@ package struct SignInWalker {
         return BrowserRequest(method: "POST", url: url, headers: headers, body: Array(fields.encoded.utf8))
     }
 
-    /// The page's text without tags, shortened: enough to see an AADSTS code in an error.
+    /// What the app is told about a page the walk could not pass: the refusal in the page's alert, whole,
+    /// when it shows one (AADSTS50126's sentence), else the page's text, shortened; as a person reads it,
+    /// character references decoded (an app shows `'`, never `&#39;`).
     static func excerpt(_ page: String) -> String {
-        var text = "", inTag = false, visible = page
+        shownRefusal(page) ?? String(visibleText(page).prefix(300))
+    }
+
+    /// The text of the page's alert (`role="alert"`), nil when it shows none.
+    static func shownRefusal(_ page: String) -> String? {
+        guard let alert = page.firstRange(of: "role=\"alert\""), let open = page[alert.upperBound...].firstIndex(of: ">") else { return nil }
+        let body = page[page.index(after: open)...]
+        let shown = visibleText(String(body[..<(body.firstRange(of: "</")?.lowerBound ?? body.endIndex)]))
+        return shown.isEmpty ? nil : shown
+    }
+
+    /// `html` without its tags, styles and scripts, white space collapsed, character references decoded.
+    static func visibleText(_ html: String) -> String {
+        var text = "", inTag = false, visible = html
         for block in ["style", "script"] {
             while let open = visible.firstRange(of: "<\(block)"), let close = visible[open.upperBound...].firstRange(of: "</\(block)>") {
                 visible.removeSubrange(open.lowerBound..<close.upperBound)
@@ -184,6 +199,6 @@ package struct SignInWalker {
             if character == "<" { inTag = true; text.append(" ") } else if character == ">" { inTag = false } else if !inTag { text.append(character) }
         }
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
-        return String(words.joined(separator: " ").prefix(300))
+        return HTMLCharacterReferences.decode(words.joined(separator: " "))
     }
 }

@@ -109,7 +109,7 @@ def test_exit_codes(server, listener, tmp_path):
     assert bad_url.returncode == 64 and "redirect_uri" in bad_url.stderr
     wrong_password, log = browse(url, password="not-it", ca=server.ca, tmp=tmp_path)
     assert wrong_password.returncode == 4, wrong_password.stderr
-    assert "came back" in log.read_text()
+    assert "refused what was entered" in log.read_text() and "AADSTS50126: Error validating credentials" in log.read_text()
     gone = Listener()
     gone.close()
     unreachable_app, _ = browse(authorize_url(server, gone.redirect_uri), ca=server.ca, tmp=tmp_path)
@@ -119,7 +119,8 @@ def test_exit_codes(server, listener, tmp_path):
     # Each failure the app could be told of reached it at once: an error answer with the reason and its state.
     told = [dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(path).query)) for _, path, _ in listener.received]
     assert [answer["error"] for answer in told] == ["access_denied", "access_denied"], listener.received
-    assert "came back" in told[0]["error_description"] and "AADSTS" in told[1]["error_description"], told
+    assert "AADSTS50126: Error validating credentials due to invalid username or password." in told[0]["error_description"], told
+    assert "AADSTS" in told[1]["error_description"] and "&#" not in told[1]["error_description"], told
     assert all(answer["state"] == "s-1" and "code" not in answer for answer in told), told
 
 

@@ -126,7 +126,7 @@ import FakeEntraApp
 
     @Test func aWrongPasswordEndsInALoopErrorNotAnEndlessWalk() throws {
         var walker = SignInWalker(transport: try InProcessTransport(), credentials: SignInCredentials(username: Self.adele, password: "wrong"))
-        #expect(throws: BrowseError.loop(formID: "signin", times: 4)) { try walker.walk(Self.authorizeURL(clientID: UUID().uuidString)) }
+        #expect(throws: BrowseError.loop(formID: "signin", times: 4, shown: "AADSTS50126: Error validating credentials due to invalid username or password.")) { try walker.walk(Self.authorizeURL(clientID: UUID().uuidString)) }
     }
 
     @Test func anErrorPageIsADeadEndThatShowsTheCode() throws {
@@ -189,6 +189,6 @@ import FakeEntraApp
 
     @Test func aWrongUserCodeIsADeadEndNotASuccess() throws {
         var walker = SignInWalker(transport: try InProcessTransport(), credentials: SignInCredentials(username: Self.adele, password: Self.password, userCode: "NOSUCHCODE"))
-        #expect(throws: BrowseError.loop(formID: "devicelogin", times: 4)) { try walker.walk("https://login.microsoftonline.com/devicelogin") }
+        #expect(throws: BrowseError.loop(formID: "devicelogin", times: 4, shown: "That code didn't work. Check the code and try again.")) { try walker.walk("https://login.microsoftonline.com/devicelogin") }
     }
 }

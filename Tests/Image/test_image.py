@@ -121,6 +121,30 @@ def test_the_control_secret_comes_from_the_environment(container):
     assert requests.get(bindings, verify=container["ca"], timeout=10, headers={"Authorization": f"Bearer {SECRET}"}).status_code == 200
 
 
+def test_the_pytest_plugin_attached_by_url_sends_the_control_secret(container, tmp_path):
+    # The GitHub Actions service-container recipe of docs/container.md: FAKEENTRA_URL, FAKEENTRA_CA and
+    # the secret the container was started with; without the secret the same calls are refused.
+    tests = tmp_path / "attached"
+    tests.mkdir()
+    (tests / "test_attached.py").write_text(textwrap.dedent("""
+        import os, uuid
+
+        def test_control_calls_carry_the_secret(fakeentra):
+            assert type(fakeentra).__name__ == "FakeEntra" and fakeentra.process is None
+            status = 200 if os.environ.get("FAKEENTRA_CONTROL_SECRET") else 401
+            assert fakeentra.control("GET", "/_fakeentra/bindings").status_code == status
+            if status == 200:
+                binding = fakeentra.bind("mfa-required", client_id=str(uuid.uuid4()))
+                assert fakeentra.control("DELETE", f"/_fakeentra/bindings/{binding}").status_code == 204
+    """))
+    base = {k: v for k, v in os.environ.items() if k not in ("FAKEENTRA_BINARY", "FAKEENTRA_CONTROL_SECRET")}
+    base.update(FAKEENTRA_URL=container["url"], FAKEENTRA_CA=container["ca"])
+    for environment in ({**base, "FAKEENTRA_CONTROL_SECRET": SECRET}, base):
+        result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tests)],
+                                env=environment, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and "1 passed" in result.stdout, result.stdout[-3000:] + result.stderr[-2000:]
+
+
 def test_the_pytest_plugin_runs_the_image_when_there_is_no_binary(tmp_path):
     # The plugin's own tests, in a pytest of their own without a fakeentra binary, with a container
     # engine (docker's CLI over runc and this image): the session server and a factory's are containers.

@@ -122,7 +122,7 @@ def test_a_sign_in_that_cannot_finish_ends_at_once_with_the_reason(server, monke
     started = time.monotonic()
     result = public_app(server).acquire_token_interactive(["User.Read"], login_hint=ALEX, timeout=60)
     assert time.monotonic() - started < 30, result
-    assert result.get("error") == "access_denied" and "wrong credentials" in result["error_description"], result
+    assert result.get("error") == "access_denied" and "AADSTS50126: Error validating credentials" in result["error_description"], result
 
 
 def test_device_code_flow(server):

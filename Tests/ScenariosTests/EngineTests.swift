@@ -31,6 +31,8 @@ import Testing
         #expect(error["error"] as? String == "invalid_grant")
         #expect(error["error_codes"] as? [Int] == [700082])
         #expect((error["error_description"] as? String)?.hasPrefix("AADSTS700082: The refresh token has expired due to inactivity.") == true)
+        // The token was just issued, but the rule says it outlived its window: the sentence says so, never "00:00:00".
+        #expect((error["error_description"] as? String)?.contains("was inactive for 90.00:00:00.") == true, "\(refresh2.bodyText)")
         let refresh3 = harness.send(Harness.refreshGrant(rt2))
         #expect(refresh3.status.code == 200, "\(refresh3.bodyText)")
     }

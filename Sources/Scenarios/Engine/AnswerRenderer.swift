@@ -115,7 +115,11 @@ struct AnswerRenderer {
         let record = facts.parameters["refresh_token"].flatMap { service.lookUpRefreshToken($0).record }
         let issued = record?.issuedAt ?? now.addingTimeInterval(-service.options.refreshTokenInactivity)
         switch code {
-        case 700082: return .refreshTokenExpired(issuedAt: issued, inactiveFor: now.timeIntervalSince(record?.lastUsedAt ?? issued))
+        case 700082:
+            // The rule says the token outlived its inactivity window; a just-used token's real idle time (seconds)
+            // would make the service's sentence contradict itself ("inactive for 00:00:00").
+            let idle = now.timeIntervalSince(record?.lastUsedAt ?? issued)
+            return .refreshTokenExpired(issuedAt: issued, inactiveFor: max(idle, service.options.refreshTokenInactivity))
         case 50173: return .grantRevoked(issuedAt: issued, validFrom: now)
         default: return nil
         }

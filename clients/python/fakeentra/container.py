@@ -32,18 +32,19 @@ class FakeEntraContainer(FakeEntra):
             raise FakeEntraError("no container engine: install docker or podman, or set FAKEENTRA_CONTAINER_ENGINE")
         self.image = image or os.environ.get("FAKEENTRA_IMAGE") or DEFAULT_IMAGE
         if self._engine("image", "inspect", self.image).returncode != 0:
-            raise FakeEntraError(f"no image {self.image} for {self.engine}: build it with scripts/image and load .build-image/fakeentra.tar")
-        self.secret = secrets.token_urlsafe(24)
+            raise FakeEntraError(f"no fakeentra binary, and no image {self.image} for {self.engine}: set FAKEENTRA_BINARY to a "
+                                 f"fakeentra binary (e.g. .build/debug/fakeentra, or put fakeentra on the PATH), or build the image "
+                                 f"with scripts/image and load .build-image/fakeentra.tar (or set FAKEENTRA_IMAGE)")
+        self.control_secret = secrets.token_urlsafe(24)
         self._scratch = pathlib.Path(tempfile.mkdtemp(prefix="fakeentra-container-"))
-        started = self._engine("run", "--detach", "--publish", "127.0.0.1::8443", "--env", f"FAKEENTRA_CONTROL_SECRET={self.secret}",
+        started = self._engine("run", "--detach", "--publish", "127.0.0.1::8443", "--env", f"FAKEENTRA_CONTROL_SECRET={self.control_secret}",
                                self.image, "serve", *[str(a) for a in args])
         if started.returncode != 0:
             raise FakeEntraError(f"{self.engine} run {self.image} failed: {started.stderr.strip()}")
         self.container = started.stdout.strip().splitlines()[-1]
         try:
             self._wait_until_healthy(timeout)
-            published = self._engine("port", self.container, "8443/tcp").stdout.strip().splitlines()[0]
-            self.url = "https://127.0.0.1:" + published.rsplit(":", 1)[1]
+            self.url = "https://127.0.0.1:" + self._published_port()
             self.certs_dir = self._scratch
             self.ca = str(self._scratch / "ca.pem")
             copied = self._engine("cp", f"{self.container}:/certs/ca.pem", self.ca)
@@ -53,6 +54,16 @@ class FakeEntraContainer(FakeEntra):
             self.stop()
             raise
         self.process = None
+
+    def _published_port(self):
+        """The host port the engine published 8443 on (an engine on host networking publishes none)."""
+        answer = self._engine("port", self.container, "8443/tcp")
+        lines = answer.stdout.strip().splitlines()
+        if answer.returncode != 0 or not lines or not lines[0].rsplit(":", 1)[-1].isdigit():
+            raise FakeEntraError(f"{self.engine} published no host port for the container's 8443 ({(answer.stderr or answer.stdout).strip() or 'no answer'}); "
+                                 "an engine without a bridge network cannot: run the image yourself with --network host "
+                                 "-e FAKEENTRA_PORT=<port> and attach with FAKEENTRA_URL and FAKEENTRA_CA (docs/container.md)")
+        return lines[0].rsplit(":", 1)[1]
 
     def _engine(self, *arguments):
         return subprocess.run([self.engine, *arguments], capture_output=True, text=True, timeout=120)
@@ -66,11 +77,6 @@ class FakeEntraContainer(FakeEntra):
                 logs = self._engine("logs", self.container)
                 raise FakeEntraError(f"the container did not become healthy in {timeout} s:\n{logs.stdout}{logs.stderr}")
             time.sleep(0.05)
-
-    def control(self, method, path, **kwargs):
-        """A call to the control API, with the container's control secret (it listens beyond loopback)."""
-        headers = {"Authorization": f"Bearer {self.secret}", **kwargs.pop("headers", {})}
-        return super().control(method, path, headers=headers, **kwargs)
 
     def stop(self):
         if getattr(self, "container", None):

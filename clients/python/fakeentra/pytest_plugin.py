@@ -6,7 +6,8 @@
 
 The binary is `--fakeentra-binary`, else $FAKEENTRA_BINARY, else `fakeentra` on the PATH. With
 $FAKEENTRA_URL (and $FAKEENTRA_CA) set, `fakeentra` is that already running server instead (a CI job
-that started one, see docs/ci.md)."""
+that started one, see docs/ci.md); $FAKEENTRA_CONTROL_SECRET, when that server has one, goes with every
+control API call."""
 import os
 import shutil
 
@@ -64,7 +65,8 @@ def fakeentra(fakeentra_certs, fakeentra_binary, pytestconfig):
     client ids rather than change the server's state. Without a binary but with docker or podman, the
     server is a container of FakeEntra's image."""
     if os.environ.get("FAKEENTRA_URL"):
-        yield FakeEntra.attach(os.environ["FAKEENTRA_URL"], os.environ.get("FAKEENTRA_CA") or os.path.join(fakeentra_certs, "ca.pem"))
+        yield FakeEntra.attach(os.environ["FAKEENTRA_URL"], os.environ.get("FAKEENTRA_CA") or os.path.join(fakeentra_certs, "ca.pem"),
+                               control_secret=os.environ.get("FAKEENTRA_CONTROL_SECRET"))
         return
     server = _start(fakeentra_binary, *pytestconfig.getini("fakeentra_args"))
     yield server

@@ -95,12 +95,18 @@ class FakeEntra:
         self._drainer = threading.Thread(target=self._drain, daemon=True)
         self._drainer.start()
 
+    # Sent as `Authorization: Bearer …` on control API calls; a server started with a control secret
+    # (a container, a CI service) refuses them without it.
+    control_secret = None
+
     @classmethod
-    def attach(cls, url, ca):
-        """A server someone else started (a CI step, `scripts/serve`): same methods, and `stop()` leaves it running."""
+    def attach(cls, url, ca, control_secret=None):
+        """A server someone else started (a CI step, `scripts/serve`, a container): same methods, and
+        `stop()` leaves it running. `control_secret` is the one it was started with, if any."""
         server = cls.__new__(cls)
         server.url, server.ca, server.process = url.rstrip("/"), ca, None
         server.certs_dir = pathlib.Path(ca).parent
+        server.control_secret = control_secret or None
         return server
 
     def _wait_until_ready(self, timeout):
@@ -160,6 +166,8 @@ class FakeEntra:
 
     def control(self, method, path, **kwargs):
         """A call to the control API (`/_fakeentra/…`); returns the `requests` response."""
+        if self.control_secret:
+            kwargs["headers"] = {"Authorization": f"Bearer {self.control_secret}", **kwargs.get("headers", {})}
         return requests.request(method, self.url + path, verify=self.ca, timeout=30, **kwargs)
 
     def http_session(self):

@@ -76,6 +76,12 @@ class SignInError(Exception):
         self.page = page
 
 
+def _shown_error(page):
+    """The refusal a page shows in its alert (`role="alert"`: AADSTS50126, B2C's messages), as plain text."""
+    found = re.search(r'<[^>]*role="alert"[^>]*>(.*?)</', page, re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", found.group(1))).strip() if found else ""
+
+
 def drive(url, username, password, stop_at, session=None, consent="accept", verify=None, max_steps=15, mfa_code=None, visited=None, new_password=None):
     """Follows pages from `url` until a redirect (or form post) to a URL starting with `stop_at`.
     Returns (final_url, form_fields_or_None, session). `consent` is "accept" or "cancel".
@@ -108,7 +114,7 @@ def _mailed_code(session, page_url, username, client_id=None):
 def drive_response(response, username, password, stop_at, session, consent="accept", max_steps=15, mfa_code=None, until_final_page=False, visited=None, new_password=None):
     """Like `drive`, from a response already received. With `until_final_page`, a page without a form
     (e.g. the device login's "you have signed in") ends the walk and is returned as ("page", text, session)."""
-    client_id = None
+    client_id, submitted = None, None
     for _ in range(max_steps):
         client_id = client_id or urllib.parse.parse_qs(urllib.parse.urlsplit(response.url).query).get("client_id", [None])[0]
         if response.is_redirect or response.status_code in (301, 302, 303, 307, 308):
@@ -130,6 +136,12 @@ def drive_response(response, username, password, stop_at, session, consent="acce
         action = urllib.parse.urljoin(response.url, form["action"] or response.url)
         fields = {}
         names = {i["name"] for i in form["inputs"] if i.get("name")}
+        # The form just submitted, back with an alert: the page refused what was entered (a wrong password,
+        # an unknown user, a wrong code). Entering the same again would only loop.
+        shown = _shown_error(response.text)
+        if shown and submitted == (action, frozenset(names)):
+            raise SignInError(f"the sign-in page refused it: {shown}", response.text)
+        submitted = (action, frozenset(names))
         for i in form["inputs"]:
             if not i.get("name") or i.get("unchecked"):
                 continue

@@ -55,7 +55,10 @@ def test_headless_sign_in_through_a_b2c_policy(fakeentra):
 def test_a_wrong_password_fails_with_the_page_error(fakeentra):
     with pytest.raises(Exception) as failure:
         fakeentra.sign_in(ADELE, password="wrong")
-    assert "50126" in str(getattr(failure.value, "page", failure.value))
+    assert "AADSTS50126: Error validating credentials" in str(failure.value), failure.value
+    with pytest.raises(Exception) as failure:
+        fakeentra.sign_in("nobody@contoso.onmicrosoft.com", password="wrong", tenant="contoso.onmicrosoft.com")
+    assert str(failure.value).startswith("the sign-in page refused it: AADSTS50034"), failure.value
 
 
 def test_a_scenario_bound_to_a_client_changes_only_that_client(fakeentra):
