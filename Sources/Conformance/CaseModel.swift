@@ -17,6 +17,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
     case graph
     case b2c
     case externalID = "externalid"
+    case nativeAuth = "nativeauth"
     case confidential
 
     package var title: String {
@@ -28,6 +29,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
         case .graph: "Microsoft Graph"
         case .b2c: "Azure AD B2C"
         case .externalID: "Microsoft Entra External ID"
+        case .nativeAuth: "External ID native authentication"
         case .confidential: "Confidential clients"
         }
     }
@@ -65,6 +67,30 @@ package struct Citation: Sendable, Codable, Equatable, Hashable {
     }
 }
 
+/// The External ID customer of a native-authentication case, as the case's world holds them.
+package enum NativeCustomer: Sendable, Equatable {
+    /// Signs in with email and password.
+    case password
+    /// Signs in with a one-time code mailed to them (no password).
+    case emailCode
+    /// Email and password, then a second factor: a code to the email method they registered, or, with
+    /// none registered, registering one first (just-in-time registration).
+    case secondFactor(registered: Bool)
+
+    /// The user as the case's world holds them.
+    package func applied(to user: DirectoryUser) -> DirectoryUser {
+        var user = user
+        switch self {
+        case .password: break
+        case .emailCode: user.password = ""
+        case .secondFactor(let registered):
+            user.mfaRequired = true
+            user.mfaRegistered = registered
+        }
+        return user
+    }
+}
+
 /// One conformance case: a scripted service behaviour (a scenario bound to the case's fresh client id),
 /// the journey the client is asked to walk, and the checks that judge what it did.
 package struct ConformanceCase: Sendable {
@@ -96,6 +122,9 @@ package struct ConformanceCase: Sendable {
     package var b2c: Bool
     /// The case signs a customer of an External ID tenant in at that tenant's authority, with their email.
     package var externalID: Bool
+    /// A native-authentication case's customer: how they sign in, and whether a second factor is asked of
+    /// them (set on the case's own world only).
+    package var nativeCustomer: NativeCustomer?
     /// The case's authority is a path of its own (a tenant alias bound to its world) rather than the
     /// tenant's: requests without a client id, as discovery is, then reach the case's scenario and journal.
     package var ownAuthority: Bool
@@ -112,7 +141,7 @@ package struct ConformanceCase: Sendable {
         citations: [Citation], rules: String, clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
         scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, externalID: Bool = false,
         ownAuthority: Bool = false, clients: Set<ClientKind>? = nil, secretLifetime: TimeInterval? = nil,
-        rollsCertificateAfterStep: Int? = nil
+        rollsCertificateAfterStep: Int? = nil, nativeCustomer: NativeCustomer? = nil
     ) {
         self.id = id
         self.title = title
@@ -130,10 +159,11 @@ package struct ConformanceCase: Sendable {
         self.consentedScopes = consentedScopes ?? scopes
         self.httpTimeout = httpTimeout
         self.b2c = b2c
-        self.externalID = externalID
+        self.externalID = externalID || nativeCustomer != nil
+        self.nativeCustomer = nativeCustomer
         self.ownAuthority = ownAuthority
         // Devices sign in as public clients; the confidential adapters sign in at Entra ID's authority only.
-        self.clients = clients ?? (b2c || externalID || journey.contains { $0.step == .signInDevice } ? [.publicClient] : ClientKind.every)
+        self.clients = clients ?? (b2c || self.externalID || journey.contains { $0.step == .signInDevice } ? [.publicClient] : ClientKind.every)
         self.secretLifetime = secretLifetime
         self.rollsCertificateAfterStep = rollsCertificateAfterStep
     }

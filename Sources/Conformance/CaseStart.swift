@@ -58,6 +58,9 @@ package struct CaseStart: Sendable, Codable, Equatable {
     package var journey: [JourneyStep]
     /// What a confidential client authenticates with; nil for a public client.
     package var credential: ClientCredential?
+    /// Native-authentication cases: the control API's outbox for this case's world, where the customer
+    /// reads the codes mailed to them (add `&to=<address>`).
+    package var outbox: String?
 
     /// `text` (an adapter's stderr) with the case's secret and private keys blanked out, for the reports.
     package func withoutCredentials(_ text: String) -> String {
@@ -79,7 +82,7 @@ package struct CaseStart: Sendable, Codable, Equatable {
         "FAKEENTRA_GRAPH", "FAKEENTRA_CA", "FAKEENTRA_USERNAME", "FAKEENTRA_PASSWORD", "FAKEENTRA_BROWSER", "FAKEENTRA_SCOPES",
         "FAKEENTRA_STEP_TIMEOUT", "FAKEENTRA_CLIENT_KIND", "FAKEENTRA_SECOND_USERNAME", "FAKEENTRA_SECOND_PASSWORD",
         "FAKEENTRA_CLIENT_SECRET", "FAKEENTRA_CLIENT_CERTIFICATE", "FAKEENTRA_B2C_AUTHORITY", "FAKEENTRA_B2C_RESET_AUTHORITY",
-        "FAKEENTRA_B2C_KNOWN_AUTHORITY", "FAKEENTRA_B2C_SCOPES",
+        "FAKEENTRA_B2C_KNOWN_AUTHORITY", "FAKEENTRA_B2C_SCOPES", "FAKEENTRA_OUTBOX",
     ]
 
     /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command,
@@ -104,6 +107,7 @@ package struct CaseStart: Sendable, Codable, Equatable {
             environment["FAKEENTRA_SECOND_USERNAME"] = secondUser.username
             environment["FAKEENTRA_SECOND_PASSWORD"] = secondUser.password
         }
+        if let outbox { environment["FAKEENTRA_OUTBOX"] = outbox }
         if let secret = credential?.secret { environment["FAKEENTRA_CLIENT_SECRET"] = secret }
         if let certificatePath, credential?.certificate != nil { environment["FAKEENTRA_CLIENT_CERTIFICATE"] = certificatePath }
         if let b2c {

@@ -4,7 +4,7 @@ import LocatedJSON
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
-    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + confidential + daemon
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + nativeAuth + confidential + daemon
 
     package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 
@@ -94,6 +94,13 @@ enum Source {
     static let b2cReset = Citation("Azure AD B2C: password reset with AADB2C90118", "https://learn.microsoft.com/azure/active-directory-b2c/add-password-reset-policy")
     static let externalIDTokens = Citation("Microsoft Entra External ID: tokens (issuer https://{tenantid}.ciamlogin.com/{tenantid}/v2.0)", "https://learn.microsoft.com/entra/external-id/customers/concept-tokens")
     static let externalIDPasswordReset = Citation("Microsoft Entra External ID: self-service password reset", "https://learn.microsoft.com/entra/external-id/customers/how-to-enable-password-reset-customers")
+    static let nativeAuthAPI = Citation("Microsoft Entra External ID: native authentication API reference (initiate, challenge, token; challenge_type redirect sends the app to the browser)", "https://learn.microsoft.com/entra/identity-platform/reference-native-authentication-api")
+    static let msalIOSTokenValidator = Citation("MSAL for iOS/macOS MSALNativeAuthTokenResponseValidator.swift (invalid_oob_value, mfa_required and registration_required each lead to their own state)", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/network/responses/validator/token/MSALNativeAuthTokenResponseValidator.swift#L94-L128")
+    static let msalIOSSubmitCodeFailure = Citation("MSAL for iOS/macOS MSALNativeAuthSignInController.swift processSubmitCodeFailure (a refused code keeps the code-required state and its continuation token)", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/controllers/sign_in/MSALNativeAuthSignInController.swift#L634-L658")
+    static let msalIOSResendCode = Citation("MSAL for iOS/macOS MSALNativeAuthSignInController.swift resendCode (a new code from the challenge endpoint with the flow's continuation token; a failed resend keeps the earlier state)", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/controllers/sign_in/MSALNativeAuthSignInController.swift#L327-L372")
+    static let msalIOSPasswordResetRequired = Citation("MSAL for iOS/macOS MSALNativeAuthTokenResponseValidator.swift and MSALNativeAuthErrorMessage.swift (AADSTS50142: \"Please reset the password and perform a new sign in operation\")", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/network/responses/validator/token/MSALNativeAuthTokenResponseValidator.swift#L150-L160")
+    static let msalIOSCapabilities = Citation("MSAL for iOS/macOS MSALNativeAuthSignInInitiateRequestParameters.swift (the capabilities the app was configured with, mfa_required and registration_required, sent on initiate)", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/network/parameters/sign_in/MSALNativeAuthSignInInitiateRequestParameters.swift#L39")
+    static let msalIOSBrowserRequired = Citation("MSAL for iOS/macOS MSALNativeAuthSignInInitiateValidatedResponse.swift and SignInStartError.swift (challenge_type redirect ends the native flow with browserRequired)", "https://github.com/AzureAD/microsoft-authentication-library-for-objc/blob/fae6844ee410aab8d01fc3b0b585c950c3a6fa98/MSAL/src/native_auth/public/state_machine/error/SignInStartError.swift#L31-L53")
     static let b2cEditProfile = Citation("Azure AD B2C: profile editing user flow", "https://learn.microsoft.com/azure/active-directory-b2c/add-profile-editing-policy")
     static let b2cErrors = Citation("Azure AD B2C error codes (AADB2C90091 cancelled)", "https://learn.microsoft.com/azure/active-directory-b2c/error-codes")
 

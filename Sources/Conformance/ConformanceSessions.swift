@@ -133,6 +133,9 @@ package final class ConformanceSessions: Sendable {
         }
         engine.world(binding: binding.id)?.service.directory.withLock { directory in
             register(clientID: clientID, for: conformanceCase, user: user, credentials: issued, in: &directory)
+            if let customer = conformanceCase.nativeCustomer, let index = directory.users.firstIndex(where: { $0.id == user.id }) {
+                directory.users[index] = customer.applied(to: directory.users[index])
+            }
         }
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
@@ -142,7 +145,8 @@ package final class ConformanceSessions: Sendable {
             scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
-            journey: journey, credential: issued?.credential
+            journey: journey, credential: issued?.credential,
+            outbox: conformanceCase.nativeCustomer == nil ? nil : "\(baseURL)/_fakeentra/outbox?clientId=\(clientID)"
         )
         // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
         let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate)
@@ -209,10 +213,13 @@ package final class ConformanceSessions: Sendable {
     package static let redirectURI = "http://localhost"
 
     private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, credentials: CaseCredentials?, in directory: inout Directory) {
-        directory.applications.append(Application(
+        var application = Application(
             clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: credentials == nil,
             secrets: credentials?.registeredSecrets ?? [], certificates: credentials?.registeredCertificates ?? [], redirectURIs: [Self.redirectURI]
-        ))
+        )
+        // "Enable native authentication" on the registration, as an app on External ID's own screens has it.
+        application.nativeAuthenticationApisEnabled = conformanceCase.nativeCustomer != nil
+        directory.applications.append(application)
         let bare = conformanceCase.consentedScopes.filter { !$0.contains("/") }
         guard !bare.isEmpty else { return }
         directory.grantConsent(ConsentGrant(clientID: clientID, resourceAppID: Resource.graphAppID, userID: user.id, tenantID: user.tenantID, scopes: bare))

@@ -4,13 +4,29 @@ package import LocatedJSON
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).
 package struct JourneyStep: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
-        /// `signInDevice` came with protocol 1.1, `signInSilently`, `getAppToken` and `listGraph` with 1.2; an
-        /// older adapter answers them `unsupported`.
-        case signIn, signInSilently, signInDevice, getToken, getAppToken, callGraph, listGraph, signOut, wait
+        /// `signInDevice` came with protocol 1.1, `signInSilently`, `getAppToken` and `listGraph` with 1.2,
+        /// `signInNative` with 1.3; an older adapter answers them `unsupported`.
+        case signIn, signInSilently, signInDevice, signInNative, getToken, getAppToken, callGraph, listGraph, signOut, wait
+    }
+
+    /// How the customer proves who they are in a native sign-in (`signInNative`).
+    package enum NativeMethod: String, Sendable, Codable {
+        /// Their password, in the app's own screen.
+        case password
+        /// A one-time code mailed to them (email OTP), read from `FAKEENTRA_OUTBOX`.
+        case code
+    }
+
+    /// What the customer does with the first code of a native sign-in before the one that works.
+    package enum FirstCode: String, Sendable, Codable {
+        /// They type a wrong code first.
+        case mistyped
+        /// They tap "resend code" before typing one.
+        case resent
     }
 
     /// `FAKEENTRA_CONFORMANCE_PROTOCOL`: the minor version grows with steps an older adapter may answer `unsupported`.
-    package static let protocolVersion = "1.2"
+    package static let protocolVersion = "1.3"
 
     package var id: Int
     package var step: Kind
@@ -24,11 +40,14 @@ package struct JourneyStep: Sendable, Codable, Equatable {
     package var path: String?
     /// For `wait`: how long the app idles.
     package var seconds: Double?
+    /// `signInNative`: how the customer proves who they are, and what they do with a first code.
+    package var method: NativeMethod?
+    package var firstCode: FirstCode?
     /// Seconds the adapter has to answer; nil means the protocol's default (30).
     package var deadline: Double?
 
     package init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil, user: String? = nil,
-                path: String? = nil, seconds: Double? = nil, deadline: Double? = nil) {
+                path: String? = nil, seconds: Double? = nil, method: NativeMethod? = nil, firstCode: FirstCode? = nil, deadline: Double? = nil) {
         self.id = id
         self.step = step
         self.scopes = scopes
@@ -37,6 +56,8 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         self.user = user
         self.path = path
         self.seconds = seconds
+        self.method = method
+        self.firstCode = firstCode
         self.deadline = deadline
     }
 
@@ -50,6 +71,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         let line = JSONValue.object(omittingNil: [
             "id": .int(id), "step": .string(step.rawValue), "scopes": scopes.map(JSONValue.strings), "prompt": prompt.map(JSONValue.string),
             "policy": policy.map(JSONValue.string), "user": user.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
+            "method": method.map { .string($0.rawValue) }, "firstCode": firstCode.map { .string($0.rawValue) },
             "deadline": deadline.map(JSONValue.double),
         ])
         return String(decoding: line.sortedKeysBytes, as: UTF8.self)
@@ -61,6 +83,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         case .wait: "wait \(seconds.map { String(format: "%g", $0) } ?? "0")s"
         case .callGraph: "callGraph \(path ?? "/v1.0/me")"
         case .listGraph: "listGraph \(path ?? "")"
+        case .signInNative: (["signInNative", method?.rawValue ?? "password"] + (firstCode.map { ["(first code \($0.rawValue))"] } ?? [])).joined(separator: " ")
         case .signIn: (["signIn"] + (scopes ?? []) + (policy.map { ["(\($0))"] } ?? []) + (prompt.map { ["prompt=\($0)"] } ?? [])
                        + (user.map { ["as \($0)"] } ?? [])).joined(separator: " ")
         default: ([step.rawValue] + (scopes ?? [])).joined(separator: " ")
@@ -85,6 +108,11 @@ extension JourneyStep {
     /// `ssoSilent`), and shows the sign-in only when the service says the user is needed.
     package static func signInSilently(_ id: Int, _ scopes: [String] = ["User.Read"]) -> JourneyStep {
         JourneyStep(id: id, step: .signInSilently, scopes: scopes)
+    }
+    /// A customer of an External ID tenant signs in on the app's own screens, through the native
+    /// authentication API, as MSAL for iOS/macOS and Android's native authentication do.
+    package static func signInNative(_ id: Int, _ method: NativeMethod, firstCode: FirstCode? = nil, deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .signInNative, scopes: ["User.Read"], method: method, firstCode: firstCode, deadline: deadline)
     }
     package static func signInDevice(_ id: Int, _ scopes: [String] = ["User.Read"], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .signInDevice, scopes: scopes, deadline: deadline)

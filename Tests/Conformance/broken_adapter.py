@@ -12,11 +12,18 @@ fail; tests/test_broken_adapters.py runs them through `fakeentra conform`.
                       caches-signing-keys-forever | issuer-from-authority
     broken_adapter.py checks-issuer   (not broken: stricter than the reference, to show a PASSED)
 
+The native-authentication app of native-auth/adapter.py, broken the same way:
+
+    broken_adapter.py restarts-after-wrong-code | resubmits-refused-code | resend-loop | no-native-password-reset |
+                      gives-up-on-mfa | gives-up-on-registration | no-browser-fallback | native-sign-in-per-token
+
 The confidential web app of msal-python/web_adapter.py, broken the same way (run with --credential):
 
     broken_adapter.py no-certificate-reload | signs-in-again-on-invalid-client | new-app-per-call
 """
 import contextlib
+import functools
+import importlib.util
 import os
 import pathlib
 import sys
@@ -301,6 +308,51 @@ class IssuerFromAuthority(reference.MsalApp):
         return super().signed_in_by(result, scopes)
 
 
+# MARK: the native-authentication app of clients/conformance/native-auth/adapter.py, broken one way each
+
+@functools.cache
+def native_adapter():
+    """The native app's module, loaded under its own name (both adapters' files are called adapter.py)."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "clients" / "conformance" / "native-auth" / "adapter.py"
+    spec = importlib.util.spec_from_file_location("native_adapter", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def native_variant(**changes):
+    """A NativeAuthApp subclass with class attributes or methods replaced."""
+    def build():
+        return type("BrokenNativeApp", (native_adapter().NativeAuthApp,), changes)
+    return build
+
+
+def resubmits_refused_code(self, continuation_token, first_code, scopes, deadline):
+    """A refused code typed again as is, in the same flow, without asking for a new one."""
+    typed = native_adapter().MISTYPED if first_code == "mistyped" else self.newest_code(deadline)
+    for _attempt in range(2):
+        try:
+            return self.native_token("oob", continuation_token, scopes, oob=typed)
+        except Exception:  # noqa: BLE001
+            continue
+    raise StepFailure("invalid_grant", "the code was refused twice")
+
+
+def gives_up_on(demand):
+    def second_factor(self, asked, continuation_token, scopes, deadline):
+        if asked == demand:
+            raise StepFailure("other", f"the app does not handle {demand}")
+        return native_adapter().NativeAuthApp.second_factor(self, asked, continuation_token, scopes, deadline)
+    return second_factor
+
+
+def signs_in_again_for_each_token(self, step, deadline):
+    """getToken, for a customer signed in natively, as a new native sign-in instead of MSAL's silent refresh."""
+    if not self.env.outbox:
+        return native_adapter().NativeAuthApp.get_token(self, step, deadline)
+    return self.sign_in_native({"scopes": step.get("scopes")}, deadline)
+
+
 # MARK: a stricter app (proof that a case the reference only warns on can pass)
 
 class ChecksIssuer(reference.MsalApp):
@@ -342,6 +394,14 @@ VARIANTS = {
     "signs-in-again-on-invalid-client": ([], SignsInAgainOnInvalidClient),
     "issuer-from-authority": ([], IssuerFromAuthority),
     "checks-issuer": ([], ChecksIssuer),
+    "restarts-after-wrong-code": ([], native_variant(keeps_flow_after_refused_code=False)),
+    "resubmits-refused-code": ([], native_variant(enter_code=resubmits_refused_code)),
+    "resend-loop": ([], native_variant(waits_after_throttled_resend=False)),
+    "no-native-password-reset": ([], native_variant(resets_password_when_required=False)),
+    "gives-up-on-mfa": ([], native_variant(second_factor=gives_up_on("mfa_required"))),
+    "gives-up-on-registration": ([], native_variant(second_factor=gives_up_on("registration_required"))),
+    "no-browser-fallback": ([], native_variant(falls_back_to_browser=False)),
+    "native-sign-in-per-token": ([], native_variant(get_token=signs_in_again_for_each_token)),
 }
 
 
@@ -352,7 +412,7 @@ def main():
     patches, app_class = VARIANTS[name]
     for patch in patches:
         patch()
-    serve(app_class)
+    serve(app_class if isinstance(app_class, type) else app_class())
 
 
 if __name__ == "__main__":

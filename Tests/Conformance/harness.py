@@ -1,4 +1,4 @@
-"""Plays the conformance suite's side of adapter protocol 1.2 without the suite: binds a scenario to a fresh
+"""Plays the conformance suite's side of adapter protocol 1.3 without the suite: binds a scenario to a fresh
 client id on a real `fakeentra serve`, starts an adapter command with the FAKEENTRA_* environment, sends
 steps and reads the replies with deadlines. How the reference adapter, `fakeentra browse` and the broken
 adapters are tested on their own; `fakeentra conform` is the real driver."""
@@ -58,7 +58,7 @@ class AdapterRun:
         binary = os.environ["FAKEENTRA_BINARY"]
         self.env = {
             **os.environ,
-            "FAKEENTRA_CONFORMANCE_PROTOCOL": "1.2",
+            "FAKEENTRA_CONFORMANCE_PROTOCOL": "1.3",
             "FAKEENTRA_CASE": scenario or "harness",
             "FAKEENTRA_AUTHORITY": f"{server.url}/{CONTOSO}",
             "FAKEENTRA_CLIENT_ID": self.client_id,

@@ -3,7 +3,7 @@
 fails exactly the case made for it while the cases it never reaches are not testable."""
 import json, os, subprocess
 
-from harness import ROOT, broken_command, reference_command
+from harness import PYTHON, ROOT, broken_command, command, reference_command
 
 CASES = "protocol.pkce-s256,lifecycle.cached-token-reuse,resilience.retry-after-seconds,graph.cae-claims-challenge,errors.bad-token"
 
@@ -83,3 +83,25 @@ def test_a_server_that_does_not_serve_ciamlogin_names_leaves_external_id_cases_n
                                "--server", server.url, "--certs", str(server.certs_dir))
     case = verdicts["externalid.sign-in-refresh"]
     assert case["verdict"] == "NOT_TESTABLE" and "--hostname '*.ciamlogin.com'" in case["reason"], (case["reason"], result.stdout)
+
+
+NATIVE = ROOT / "clients" / "conformance" / "native-auth" / "adapter.py"
+
+
+def test_the_native_authentication_app_passes_every_native_case_with_msal_ios_request_sequences(tmp_path):
+    """MSAL for iOS's native-auth requests replayed: each case's evidence is the sequence MSAL sends, and
+    the customer's codes came from the outbox."""
+    result, verdicts = conform(tmp_path, command(NATIVE), "nativeauth.*")
+    assert result.returncode == 0 and verdicts and all(v["verdict"] == "PASSED" for v in verdicts.values()), \
+        {case: (v["verdict"], v["reason"]) for case, v in verdicts.items()}
+    def sequence(case):
+        return [(e["path"].split("/", 2)[-1], e["status"], e["parameters"].get("grant_type")) for e in verdicts[case]["exchanges"]]
+    assert sequence("nativeauth.code-expired") == [
+        ("oauth2/v2.0/initiate", 200, None), ("oauth2/v2.0/challenge", 200, None), ("oauth2/v2.0/token", 400, "oob"),
+        ("oauth2/v2.0/challenge", 200, None), ("oauth2/v2.0/token", 200, "oob")]
+    assert [step for step, _, _ in sequence("nativeauth.mfa")][3:] == ["oauth2/v2.0/introspect", "oauth2/v2.0/challenge", "oauth2/v2.0/token"]
+    assert ("register/v1.0/continue", 200, "continuation_token") in sequence("nativeauth.jit-registration")
+    assert ("resetpassword/v1.0/poll_completion", 200, None) in sequence("nativeauth.password-reset-required")
+    assert [status for step, status, _ in sequence("nativeauth.resend-throttled") if step.endswith("challenge")] == [200, 429]
+    initiate = verdicts["nativeauth.sign-in-refresh"]["exchanges"][0]["parameters"]
+    assert initiate["challenge_type"] == "oob password redirect" and initiate["capabilities"] == "mfa_required registration_required", initiate

@@ -137,6 +137,7 @@ import Testing
         withEverything.secondUser = .init(username: "u", password: "p")
         withEverything.b2c = .init(authority: "a", resetAuthority: "r", knownAuthority: "k", scopes: [], username: "u", password: "p")
         withEverything.credential?.secret = "s"
+        withEverything.outbox = "https://127.0.0.1/_fakeentra/outbox?clientId=c"
         let names = Set(withEverything.environment(certificateAuthority: "/ca.pem", browser: "b", certificatePath: "/c.pem").keys)
         #expect(names == CaseStart.variableNames, "a runner drops exactly what a case may set")
     }

@@ -124,7 +124,7 @@ def decode_claims_challenge(header):
 
 class AdapterApp:
     """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
-    (`sign_in`, `sign_in_silently`, `sign_in_device`, `get_token`, `call_graph`, `list_graph`, `sign_out`), each
+    (`sign_in`, `sign_in_silently`, `sign_in_device`, `sign_in_native`, `get_token`, `call_graph`, `list_graph`, `sign_out`), each
     returning the reply's fields or raising StepFailure; a step a subclass does not implement is answered `unsupported`."""
 
     environment_class = Environment
@@ -136,7 +136,7 @@ class AdapterApp:
         time.sleep(float(step.get("seconds", 0)))
         return {}
 
-    STEPS = {"signIn": "sign_in", "signInSilently": "sign_in_silently", "signInDevice": "sign_in_device", "getToken": "get_token",
+    STEPS = {"signIn": "sign_in", "signInSilently": "sign_in_silently", "signInDevice": "sign_in_device", "signInNative": "sign_in_native", "getToken": "get_token",
              "getAppToken": "get_app_token", "callGraph": "call_graph", "listGraph": "list_graph", "signOut": "sign_out", "wait": "wait"}
 
     def handle(self, step):
