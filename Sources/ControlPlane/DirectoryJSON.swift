@@ -35,6 +35,7 @@ enum DirectoryJSON {
         return .object(omittingNil: [
             "clientId": .string(a.clientID), "displayName": .string(a.displayName), "publicClient": .bool(a.isPublicClient),
             "secrets": .strings(a.secrets.map(\.value)), "redirectUris": .strings(a.redirectURIs),
+            "spaRedirectUris": a.spaRedirectURIs.isEmpty ? nil : .strings(a.spaRedirectURIs),
             "requiredResourceAccess": .array(access), "identifierUris": .strings(a.identifierURIs),
             "exposedScopes": .strings(a.exposedScopes), "appRoles": .strings(a.appRoles),
             "tenant": a.tenantID.map(JSONValue.string), "accessTokenAcceptedVersion": a.accessTokenAcceptedVersion.map(JSONValue.int),

@@ -70,7 +70,7 @@ import Testing
             ("accessTokenAcceptedVersion", { $0.accessTokenAcceptedVersion = 2 }), ("familyID", { $0.familyID = "1" }),
             ("adminConsentScopes", { $0.adminConsentScopes = ["a"] }), ("groupMembershipClaims", { $0.groupMembershipClaims = .securityGroup }),
             ("federatedCredentials", { $0.federatedCredentials = [.init(issuer: "i", subject: "s", certificates: [])] }),
-            ("nativeAuthenticationApisEnabled", { $0.nativeAuthenticationApisEnabled = true }),
+            ("nativeAuthenticationApisEnabled", { $0.nativeAuthenticationApisEnabled = true }), ("spaRedirectURIs", { $0.spaRedirectURIs = ["http://localhost:3000"] }),
         ]
         // One change per stored field: the box's fields, counted by reflection, so a field added later is noticed.
         let fields = Mirror(reflecting: Mirror(reflecting: original).descendant("storage", "box", "fields")!).children.count

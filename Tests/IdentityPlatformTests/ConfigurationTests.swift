@@ -30,6 +30,20 @@ import Testing
         #expect(found.count == 1 && found.first?.hasPrefix("2:49: a javascript: redirect URI") == true, "\(found)")
     }
 
+    /// Single-page apps' redirect URIs are their own platform, checked as the others are.
+    @Test func spaRedirectURIsAreTheirOwnPlatform() throws {
+        let config = try load("""
+        {"apps": [{"clientId": "spa", "redirectUris": ["https://web.example/cb"], "spaRedirectUris": ["http://localhost:3000"]}]}
+        """)
+        let app = try #require(config.directory.application(clientID: "spa"))
+        #expect(app.platform(ofRedirectURI: "http://localhost:3000") == .spa && app.platform(ofRedirectURI: "https://web.example/cb") == .webOrPublicClient)
+        #expect(app.platform(ofRedirectURI: "http://localhost:3001") == .spa, "loopback on any port")
+        let found = problems("""
+        {"apps": [{"clientId": "spa", "spaRedirectUris": ["data:text/html,x"]}]}
+        """)
+        #expect(found.count == 1 && found.first?.hasPrefix("1:51: a data: redirect URI") == true, "\(found.first ?? "")")
+    }
+
     /// Groups with nested members, managed identities and tenants' subscriptions, from the file.
     @Test func groupsIdentitiesAndSubscriptions() throws {
         let config = try load("""

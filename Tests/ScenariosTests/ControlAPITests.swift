@@ -186,6 +186,8 @@ import Testing
         #expect(badUser.status == 422)
         #expect(call(harness, "DELETE", "/_fakeentra/consents?binding=b1", #"{"clientId": "c0ffee00-0000-4000-8000-000000000001", "user": "\#(Harness.adele)"}"#).json["removed"] as? Int == 1)
         #expect(call(harness, "PATCH", "/_fakeentra/apps/c0ffee00-0000-4000-8000-000000000001?binding=b1", #"{"familyId": "1"}"#).json["familyId"] as? String == "1")
+        let spa = call(harness, "PATCH", "/_fakeentra/apps/c0ffee00-0000-4000-8000-000000000001?binding=b1", #"{"spaRedirectUris": ["http://localhost:3000"]}"#)
+        #expect(spa.json["spaRedirectUris"] as? [String] == ["http://localhost:3000"] && spa.json["redirectUris"] as? [String] == ["http://localhost"])
         #expect(call(harness, "DELETE", "/_fakeentra/apps/c0ffee00-0000-4000-8000-000000000001?binding=b1").status == 204)
         #expect(call(harness, "GET", "/_fakeentra/users?binding=b9").status == 404)
     }

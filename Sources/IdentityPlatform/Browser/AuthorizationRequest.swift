@@ -85,7 +85,7 @@ struct AuthorizationRequest: SignInRequest, Sendable {
         if let deviceCode = value(deviceCodeParameter) {
             reply = .device(deviceCode: deviceCode)
         } else {
-            guard let redirectURI = value("redirect_uri") ?? client.application.redirectURIs.first else {
+            guard let redirectURI = value("redirect_uri") ?? client.application.allRedirectURIs.first else {
                 throw .page(.missingParameter("redirect_uri"))
             }
             do throws(IdentityError) { try ClientResolver.validateRedirectURI(redirectURI, for: client) } catch { throw .page(error) }

@@ -55,7 +55,7 @@ enum LogoutEndpoint {
         if let clientID, let client = try? ClientResolver.resolve(clientID: clientID, directory: directory, options: options) {
             return (try? ClientResolver.validateRedirectURI(uri, for: client)) != nil
         }
-        if directory.applications.contains(where: { $0.redirectURIs.contains(uri) }) { return true }
+        if directory.applications.contains(where: { $0.allRedirectURIs.contains(uri) }) { return true }
         return !options.strict && ClientResolver.isNativeRedirectURI(uri)
     }
 }

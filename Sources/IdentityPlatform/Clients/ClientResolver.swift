@@ -78,7 +78,7 @@ package enum ClientResolver {
     /// (and every lenient client) accepts the native forms. A refused scheme never matches.
     package static func validateRedirectURI(_ uri: String, for client: ResolvedClient) throws(IdentityError) {
         guard redirectURIProblem(uri) == nil else { throw .redirectURIMismatch(uri, clientID: client.clientID) }
-        let registered = client.application.redirectURIs
+        let registered = client.application.allRedirectURIs
         if registered.isEmpty {
             guard isNativeRedirectURI(uri) else { throw .redirectURIMismatch(uri, clientID: client.clientID) }
             return

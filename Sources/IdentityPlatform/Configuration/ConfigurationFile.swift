@@ -116,6 +116,8 @@ struct ConfigurationFile: Decodable {
         var secrets: [SecretEntry]?
         var certificates: [String]?
         var redirectUris: [String]?
+        /// The single-page application platform's redirect URIs (Graph's `spa.redirectUris`).
+        var spaRedirectUris: [String]?
         var requiredResourceAccess: [ResourceAccessEntry]?
         var identifierUris: [String]?
         var exposedScopes: [String]?

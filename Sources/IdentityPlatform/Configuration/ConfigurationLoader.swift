@@ -282,8 +282,10 @@ struct DirectoryBuilder {
                                         certificate(text, at: "/apps/\(i)/federatedCredentials/\(j)/certificates/\(k)")
                                     })
             }
-            for (k, uri) in (entry.redirectUris ?? []).enumerated() {
-                if let problem = ClientResolver.redirectURIProblem(uri) { report("/apps/\(i)/redirectUris/\(k)", problem) }
+            for (member, uris) in [("redirectUris", entry.redirectUris), ("spaRedirectUris", entry.spaRedirectUris)] {
+                for (k, uri) in (uris ?? []).enumerated() {
+                    if let problem = ClientResolver.redirectURIProblem(uri) { report("/apps/\(i)/\(member)/\(k)", problem) }
+                }
             }
             for (k, scope) in (entry.adminConsentScopes ?? []).enumerated() where !(entry.exposedScopes ?? []).contains(scope) {
                 report("/apps/\(i)/adminConsentScopes/\(k)", "\"\(scope)\" is not in \"exposedScopes\"; expected one of the app's exposed scopes")
@@ -294,7 +296,8 @@ struct DirectoryBuilder {
                 secrets: secrets, certificates: certificates, redirectURIs: entry.redirectUris ?? [],
                 requiredResourceAccess: (entry.requiredResourceAccess ?? []).map { .init(resource: $0.resource, scopes: $0.scopes ?? [], roles: $0.roles ?? []) },
                 identifierURIs: entry.identifierUris ?? [], exposedScopes: entry.exposedScopes ?? [], appRoles: entry.appRoles ?? [],
-                accessTokenAcceptedVersion: entry.accessTokenAcceptedVersion, familyID: entry.familyId
+                accessTokenAcceptedVersion: entry.accessTokenAcceptedVersion, familyID: entry.familyId,
+                spaRedirectURIs: entry.spaRedirectUris ?? []
             )
             app.adminConsentScopes = entry.adminConsentScopes ?? []
             app.groupMembershipClaims = entry.groupMembershipClaims

@@ -50,6 +50,7 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         var groupMembershipClaims: GroupMembershipClaims?
         var federatedCredentials: [FederatedCredential]?
         var nativeAuthenticationApisEnabled: Bool?
+        var spaRedirectURIs: [String]?
     }
 
     private var storage: CopyOnWrite<Fields>
@@ -90,6 +91,30 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
     package var redirectURIs: [String] {
         get { storage.fields.redirectURIs }
         set { storage.fields.redirectURIs = newValue }
+    }
+
+    /// Redirect URIs of the "Single-page application" platform (Graph's `spa.redirectUris`): their codes
+    /// are redeemed by the browser, cross-origin, and their refresh tokens live 24 hours, fixed.
+    /// `redirectURIs` are the web and public-client platforms'.
+    package var spaRedirectURIs: [String] {
+        get { storage.fields.spaRedirectURIs ?? [] }
+        set { storage.fields.spaRedirectURIs = newValue.isEmpty ? nil : newValue }
+    }
+
+    /// Every redirect URI registered, of any platform.
+    package var allRedirectURIs: [String] { redirectURIs + spaRedirectURIs }
+
+    /// The platform `uri` is registered under; nil when it is not registered (a lenient native form).
+    package func platform(ofRedirectURI uri: String) -> RedirectPlatform? {
+        func registered(in list: [String]) -> Bool {
+            if list.contains(uri) { return true }
+            // A loopback URI matches its registration on any port, as at /authorize.
+            guard let bare = ClientResolver.loopbackWithoutPort(uri) else { return false }
+            return list.contains { ClientResolver.loopbackWithoutPort($0) == bare }
+        }
+        if registered(in: spaRedirectURIs) { return .spa }
+        if registered(in: redirectURIs) { return .webOrPublicClient }
+        return nil
     }
 
     package var requiredResourceAccess: [RequiredResourceAccess] {
@@ -157,13 +182,14 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
         secrets: [Secret] = [], certificates: [String] = [], redirectURIs: [String] = [],
         requiredResourceAccess: [RequiredResourceAccess] = [], identifierURIs: [String] = [],
         exposedScopes: [String] = [], appRoles: [String] = [], accessTokenAcceptedVersion: Int? = nil,
-        familyID: String? = nil
+        familyID: String? = nil, spaRedirectURIs: [String] = []
     ) {
         storage = CopyOnWrite(Fields(
             clientID: clientID, displayName: displayName, tenantID: tenantID?.lowercased(), isPublicClient: isPublicClient,
             secrets: secrets, certificates: certificates, redirectURIs: redirectURIs, requiredResourceAccess: requiredResourceAccess,
             identifierURIs: identifierURIs, exposedScopes: exposedScopes, appRoles: appRoles,
-            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: [], groupMembershipClaims: nil, federatedCredentials: nil
+            accessTokenAcceptedVersion: accessTokenAcceptedVersion, familyID: familyID, adminConsentScopes: [], groupMembershipClaims: nil, federatedCredentials: nil,
+            spaRedirectURIs: spaRedirectURIs.isEmpty ? nil : spaRedirectURIs
         ))
     }
 
@@ -180,4 +206,12 @@ package struct Application: Sendable, Codable, Equatable, Identifiable {
     package func encode(to encoder: any Encoder) throws {
         try storage.fields.encode(to: encoder)
     }
+}
+
+/// The registration platforms a redirect URI belongs to (the portal's "Authentication" blade).
+package enum RedirectPlatform: String, Sendable, Equatable, Codable {
+    /// Single-page application: the browser redeems the code itself, cross-origin.
+    case spa
+    /// Web or mobile and desktop: the code is redeemed by a server or an app, never cross-origin.
+    case webOrPublicClient = "web"
 }

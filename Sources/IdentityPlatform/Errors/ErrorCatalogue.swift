@@ -42,6 +42,21 @@ extension IdentityError {
         IdentityError(error: "unauthorized_client", code: 700016, message: "Application with identifier '\(echoed(clientID))' was not found in the directory '\(tenant)'. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You may have sent your authentication request to the wrong tenant.")
     }
 
+    /// A code or refresh token of a web or public-client redirect URI, redeemed by a browser (with `Origin`).
+    package static func crossOriginNotSPA(origin: String) -> IdentityError {
+        IdentityError(error: "invalid_request", code: 9002326, message: "Cross-origin token redemption is permitted only for the 'Single-Page Application' client-type. Request origin: '\(origin)'.")
+    }
+
+    /// A single-page app's code or refresh token, redeemed without `Origin` (from a server).
+    package static func spaRedeemedNotCrossOrigin() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 9002327, message: "Tokens issued for the 'Single-Page Application' client-type may only be redeemed via cross-origin requests.")
+    }
+
+    /// A single-page app's refresh token past its fixed 24 hours.
+    package static func spaRefreshTokenExpired(issuedAt: Date) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 700084, message: "The refresh token was issued to a single page app (SPA), and therefore has a fixed, limited lifetime of 1.00:00:00, which cannot be extended. It is now expired and a new sign in request must be sent by the SPA to the sign in page. The token was issued on \(isoString(issuedAt)).")
+    }
+
     package static func redirectURIMismatch(_ uri: String, clientID: String) -> IdentityError {
         // `invalid_client` at the token endpoint, as recorded (AADSTS50011 on a code redemption, 2022).
         IdentityError(error: "invalid_client", code: 50011, message: "The redirect URI '\(uri)' specified in the request does not match the redirect URIs configured for the application '\(clientID)'. Make sure the redirect URI sent in the request matches one added to your application in the Azure portal. Navigate to https://aka.ms/redirectUriMismatchError to learn more about how to fix this.")

@@ -43,6 +43,7 @@ package enum ErrorCatalogue {
             .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
             .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
             .duplicatedParameter("{name}"), .resourceNotSupported(),
+            .crossOriginNotSPA(origin: "{origin}"), .spaRedeemedNotCrossOrigin(), .spaRefreshTokenExpired(issuedAt: when),
             // External ID's native authentication API.
             .invalidOneTimeCode(), .continuationTokenExpired(), .continuationTokenInvalid(), .userAlreadyExists(),
             .credentialRequired(), .attributesRequired(), .redirectChallengeMissing(), .nativeCredentialRecoveryUnsupported(),
@@ -63,6 +64,5 @@ package enum ErrorCatalogue {
         IdentityError(error: "invalid_grant", code: 50089, message: "Authentication failed due to flow token expired. Expected - auth codes, refresh tokens, and sessions expire over time or are revoked by the user or an admin. The app will request a new login from the user."),
         // The earlier wording of an expired device code; the platform now answers AADSTS70020.
         IdentityError(error: "expired_token", code: 70019, message: "Verification code expired."),
-        IdentityError(error: "invalid_grant", code: 700084, message: "The refresh token was issued to a single page app (SPA), and therefore has a fixed, limited lifetime of 1.00:00:00, which cannot be extended. It is now expired and a new sign in request must be sent by the SPA to the sign in page. The token was issued on {issued}."),
     ]
 }

@@ -13,6 +13,8 @@ package enum AuthorizationCodeGrant {
             code, client: client.application, parameters: request.optional, service: request.service, directory: request.directory,
             now: request.now, dialect: .entra
         )
+        let platform = try CrossOriginRedemption.checkCode(redirectURI: record.redirectURI, application: client.application,
+                                                           origin: request.origin, strict: request.options.strict)
         let tenant = try request.tenant(of: user, client: client.application)
 
         // The code's own scopes were consented on the way through /authorize; a `scope` naming more
@@ -32,6 +34,8 @@ package enum AuthorizationCodeGrant {
         grant.scopes = scopes.scopes.filter { scope in !declined.contains { scopes.matches($0, any: [scope]) } }
         grant.resourceAppID = scopes.resource?.appID
         grant.endpointVersion = request.version
+        grant.platform = platform
+        if platform == .spa { grant.spaRefreshExpiresAt = request.now.addingTimeInterval(CrossOriginRedemption.spaRefreshTokenLifetime) }
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)
     }
 

@@ -84,6 +84,9 @@ package enum GrantRedemption {
             evictedRefreshToken: { _ in .grantExpired() },
             expiredRefreshToken: { record, now in
                 guard record.expiresAt <= now else { return nil }
+                if let end = record.grant.spaRefreshExpiresAt, end <= now {
+                    return .spaRefreshTokenExpired(issuedAt: end.addingTimeInterval(-CrossOriginRedemption.spaRefreshTokenLifetime))
+                }
                 return .refreshTokenExpired(issuedAt: record.issuedAt, inactiveFor: now.timeIntervalSince(record.lastUsedAt ?? record.issuedAt))
             },
             refreshTokenClientMismatch: { record, app in

@@ -13,6 +13,7 @@ enum RefreshTokenGrant {
         let (record, user) = try GrantRedemption.refreshToken(
             token, client: app, service: request.service, directory: request.directory, now: request.now, dialect: .entra
         )
+        try CrossOriginRedemption.checkRefresh(record.grant, origin: request.origin, strict: request.options.strict)
         let tenant = try request.tenant(of: user, client: client.application)
         let scopes = try request.scopeRequest(fallback: record.grant.scopes)
         try request.checkMultiFactor(user, methods: record.grant.authenticationMethods, resource: scopes.resource)

@@ -15,6 +15,8 @@ struct TokenRequest {
     var service: IdentityService { exchange.service }
     var options: IdentityOptions { service.options }
     var now: Date { exchange.now }
+    /// The browser page's origin when a browser sent the request (cross-origin: a single-page app's redemption).
+    var origin: String? { exchange.request.headers["Origin"].flatMap { $0.isEmpty ? nil : $0 } }
     /// What an active scenario changes for this request.
     var directives: ScenarioDirectives { exchange.directives }
 

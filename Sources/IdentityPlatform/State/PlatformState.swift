@@ -107,6 +107,11 @@ package struct GrantContext: Sendable, Equatable, Codable {
     /// Permissions the user unticked on the consent page of this sign-in: redeeming its code names them
     /// without needing consent, and they are left out of the token, as the service does.
     package var declinedPermissions: [String] = []
+    /// The platform the sign-in's redirect URI was registered under; nil for grants without one (password,
+    /// device code) and unregistered redirect URIs in lenient mode.
+    package var platform: RedirectPlatform?
+    /// A single-page app's refresh tokens end then, 24 hours after its code was redeemed, however often used.
+    package var spaRefreshExpiresAt: Date?
 
     package init(clientID: String, userID: String, tenantID: String, scopes: [String], resourceAppID: String?, endpointVersion: EndpointVersion, authTime: Date, sessionID: String? = nil, authenticationMethods: [String] = ["pwd"], claimsRequest: String? = nil, clientCapabilities: [String] = [], policy: String? = nil, isNewUser: Bool = false) {
         self.clientID = clientID
@@ -306,6 +311,11 @@ package struct PendingAuthorization: Sendable, Expiring, Codable {
     package var isNewUser: Bool
     /// Permissions the user unticked on the consent page: neither consented to nor granted.
     package var declinedPermissions: [String] = []
+    /// The platform the sign-in's redirect URI was registered under; nil for grants without one (password,
+    /// device code) and unregistered redirect URIs in lenient mode.
+    package var platform: RedirectPlatform?
+    /// A single-page app's refresh tokens end then, 24 hours after its code was redeemed, however often used.
+    package var spaRefreshExpiresAt: Date?
     /// The step whose page the flow showed last (`BrowserFlowCore`): a page's post is judged against it.
     package var step: String?
     /// An External ID sign-up waiting for its email to be verified.

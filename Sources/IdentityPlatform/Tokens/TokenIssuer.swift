@@ -152,9 +152,11 @@ package struct TokenIssuer: Sendable {
     /// The token, and its receipt's `handleID` (nil without a receipt).
     func storeRefreshToken(grant: GrantContext, familyID: String?) -> (token: String, id: String?) {
         let token = TokenIdentifiers.refreshToken()
+        // A single-page app's token ends at its fixed end, which rotation does not move.
+        let inactivityEnd = now.addingTimeInterval(options.refreshTokenInactivity)
         let record = RefreshTokenRecord(
             grant: grant, familyID: familyID, issuedAt: now,
-            expiresAt: now.addingTimeInterval(options.refreshTokenInactivity)
+            expiresAt: grant.spaRefreshExpiresAt.map { min($0, inactivityEnd) } ?? inactivityEnd
         )
         service.storeRefreshToken(token, record: record, now: now)
         return (token, receipt?.storedRefreshToken(token, record: record))

@@ -72,10 +72,12 @@ package struct DirectoryEntryDecoder {
             guard let resource = entry["resource"]?.string else { return nil }
             return .init(resource: resource, scopes: reader.strings(entry, "scopes"), roles: reader.strings(entry, "roles"))
         }
-        for (index, uri) in (v["redirectUris"]?.array ?? []).enumerated() {
-            guard let text = uri.string, let problem = ClientResolver.redirectURIProblem(text) else { continue }
-            reader.report(problem, at: uri, path: JSONReader.pointer(JSONReader.pointer(path, "redirectUris"), String(index)))
-            return nil
+        for member in ["redirectUris", "spaRedirectUris"] {
+            for (index, uri) in (v[member]?.array ?? []).enumerated() {
+                guard let text = uri.string, let problem = ClientResolver.redirectURIProblem(text) else { continue }
+                reader.report(problem, at: uri, path: JSONReader.pointer(JSONReader.pointer(path, member), String(index)))
+                return nil
+            }
         }
         var app = Application(
             clientID: clientID, displayName: v["displayName"]?.string ?? clientID, tenantID: tenantID,
@@ -84,7 +86,7 @@ package struct DirectoryEntryDecoder {
             redirectURIs: reader.strings(v, "redirectUris"), requiredResourceAccess: access,
             identifierURIs: reader.strings(v, "identifierUris"), exposedScopes: reader.strings(v, "exposedScopes"),
             appRoles: reader.strings(v, "appRoles"), accessTokenAcceptedVersion: reader.int(v, "accessTokenAcceptedVersion"),
-            familyID: v["familyId"]?.string
+            familyID: v["familyId"]?.string, spaRedirectURIs: reader.strings(v, "spaRedirectUris")
         )
         app.groupMembershipClaims = v["groupMembershipClaims"]?.string.flatMap(GroupMembershipClaims.init(rawValue:))
         app.nativeAuthenticationApisEnabled = v["nativeAuthenticationApisEnabled"]?.string == "all"
