@@ -41,6 +41,18 @@ extension ConsolePage {
             v1Rows.append(authorityRow(url: "\(origin)/\(tenant.primaryDomain)", what: "\(tenant.displayName): /oauth2/authorize and /oauth2/token with resource=",
                                        metadata: "\(origin)/\(tenant.id)/.well-known/openid-configuration"))
         }
+        // External ID's tenants answer here too; their apps name them as https://{subdomain}.ciamlogin.com/.
+        let externalRows = directory.tenants.filter { $0.kind == .external }.map { tenant -> HTML in
+            let subdomain = tenant.primaryDomain.prefix { $0 != "." }
+            return authorityRow(url: "\(origin)/\(tenant.primaryDomain)",
+                                what: "\(tenant.displayName) (\(tenant.id)); as its apps name it: https://\(subdomain).ciamlogin.com/",
+                                metadata: "\(origin)/\(tenant.id)/v2.0/.well-known/openid-configuration", tryIt: "/\(tenant.primaryDomain)")
+        }
+        let externalTable: HTML = externalRows.isEmpty ? .empty : """
+        <h3>Microsoft Entra External ID: customers sign in with their email</h3>
+        <p>Its apps use the tenant's <code>ciamlogin.com</code> name, whose tokens carry External ID's issuer (<code>https://{tenant id}.ciamlogin.com/{tenant id}/v2.0</code>): serve that name with <code>--hostname '*.ciamlogin.com'</code> on port 443 and map it to this machine (docs/external-id.md). Here, at this server's own address, the same tenant answers with its own issuer.</p>
+        <table class="grid" id="authorities-external"><thead><tr><th>authority</th><th>tenant</th><th>metadata</th><th>sign in</th></tr></thead><tbody>\(externalRows)</tbody></table>
+        """
         var b2cRows: [HTML] = []
         if let b2c = console.b2c {
             for policy in b2c.policies {
@@ -65,6 +77,7 @@ extension ConsolePage {
         <table class="grid" id="authorities-v2"><thead><tr><th>authority</th><th>accounts</th><th>metadata</th><th>sign in</th></tr></thead><tbody>\(v2Rows)</tbody></table>
         <h3>Entra ID v1.0 (ADAL, <code>resource=</code>)</h3>
         <table class="grid" id="authorities-v1"><thead><tr><th>authority</th><th>tenant</th><th>metadata</th></tr></thead><tbody>\(v1Rows)</tbody></table>
+        \(externalTable)
         \(b2cTable)
         </section>
         """

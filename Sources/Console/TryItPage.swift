@@ -110,7 +110,8 @@ extension ConsolePage {
         let summary: HTML, graph: HTML
         if started.callsGraph {
             let me = send("GET", "/v1.0/me", body: [], headers: [("Authorization", "Bearer \(accessToken)")])
-            let user = Self.members(me.body)["userPrincipalName"] ?? idClaims["preferred_username"] ?? "?"
+            // The name the person signed in with: an External ID customer's email, not their generated UPN.
+            let user = idClaims["preferred_username"] ?? Self.members(me.body)["userPrincipalName"] ?? "?"
             summary = "Signed in as <strong>\(user)</strong> with \(started.authority): the code was redeemed with PKCE, and Graph answered <code>GET /v1.0/me</code> with \(String(me.status.code)). Both requests are in the <a href=\"\(Self.base)/journal\">journal</a>."
             graph = "<section id=\"tryGraph\"><h2>Graph: GET /v1.0/me</h2><pre id=\"tryGraphBody\">\(JournalFacts.readableBody(me.bodyText) ?? "")</pre></section>"
         } else {

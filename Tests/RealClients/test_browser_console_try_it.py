@@ -61,3 +61,20 @@ def test_try_it_with_a_b2c_user_flow(server, chromium):
     # Flows a person does not start from a sign-in button have no button.
     chromium.open(server.url + "/")
     assert not chromium.driver.find_elements("css selector", "a[data-try*='B2C_1_ropc']")
+
+
+def test_try_it_with_an_external_id_tenant(server, chromium):
+    """The overview lists External ID's tenant with the ciamlogin.com name its apps use, and "Try it" signs a
+    customer in with their email through the tenant's own pages."""
+    chromium.open(server.url + "/")
+    on_page(chromium, "authorities-external", reload=False)
+    assert "https://woodgrove.ciamlogin.com/" in chromium.find("authorities-external").text
+    chromium.driver.find_element("css selector", "a[data-try='/woodgrove.onmicrosoft.com']").click()
+    on_page(chromium, "i0116", reload=False)
+    assert "Email address" in chromium.driver.find_element("css selector", "label[for='i0116']").text
+    chromium.fill({"i0116": "jordan@woodgrove.example", "i0118": PASSWORD}, submit="idSIButton9")
+    if chromium.has("consent"):
+        chromium.click("idBtn_Accept")
+    on_page(chromium, "trySignedIn", reload=False, shot="console-try-it-external-id")
+    signed_in = chromium.find("trySignedIn").text
+    assert "jordan@woodgrove.example" in signed_in, signed_in

@@ -3,7 +3,7 @@
 with InteractiveBrowserCredential and reads Graph through the Graph SDK (kiota), the way the SDK's
 samples do. It answers the steps the SDKs can express and `unsupported` for the others:
 
-- signIn  → credential.authenticate(scopes)      (B2C: unsupported, azure-identity has no B2C policies)
+- signIn  → credential.authenticate(scopes, enable_cae=True)  (B2C: unsupported, azure-identity has no B2C policies)
 - getToken → credential.get_token(…, enable_cae=True): azure-identity's own silent-then-interactive
 - callGraph → GraphServiceClient: only `/v1.0/me`; the SDK answers claims challenges and 429s itself
 - listGraph → the SDK's PageIterator over `/v1.0/me/events` (its `$top` and `$select` kept)
@@ -12,9 +12,18 @@ samples do. It answers the steps the SDKs can express and `unsupported` for the 
   is a separate credential it does not use)
 
 azure-identity does not say which scopes a token was granted, so replies carry no `scopes`.
+
+One credential for the app, and every call with enable_cae=True: azure-identity keeps CAE and non-CAE
+tokens in two separate MSAL caches (_internal/msal_credentials.py, _get_app), so an app that signs in
+without CAE and then asks with it (as the Graph SDK's provider does) signs the user in twice. A claims
+challenge from the token endpoint (Conditional Access on the code redemption) reaches the app as a
+ClientAuthenticationError whose `response` is the token endpoint's error body: the app signs in again with
+`authenticate(claims=…)`, once, as MSAL's samples do with `claims_challenge`.
+
 The protocol loop, the error vocabulary and the FAKEENTRA_* settings come from msal-python/adapter_protocol.py
 next door (one implementation of the protocol)."""
 import asyncio
+import json
 import pathlib
 import re
 import ssl
@@ -53,6 +62,18 @@ def failure_from_authentication(error):
     return StepFailure("other", text)
 
 
+def claims_challenge(error):
+    """The `claims` of the token endpoint's error body that ClientAuthenticationError carries, or None."""
+    response = getattr(error, "response", None)
+    if response is None:
+        return None
+    try:
+        body = json.loads(response.text())
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return body.get("claims") if isinstance(body, dict) else None
+
+
 class AzureIdentityApp(protocol.AdapterApp):
     def __init__(self, env):
         super().__init__(env)
@@ -65,11 +86,19 @@ class AzureIdentityApp(protocol.AdapterApp):
     def sign_in(self, step, deadline):
         if step.get("policy"):
             raise StepFailure("unsupported", "azure-identity has no Azure AD B2C user flows")
+        scopes = protocol.app_scopes(step.get("scopes") or self.env.scopes)
         try:
-            self.credential.authenticate(scopes=protocol.app_scopes(step.get("scopes") or self.env.scopes))
+            try:
+                record = self.credential.authenticate(scopes=scopes, enable_cae=True)
+            except ClientAuthenticationError as error:
+                claims = claims_challenge(error)
+                if not claims:
+                    raise
+                # Conditional Access at the token endpoint: sign in again with the policy's claims.
+                record = self.credential.authenticate(scopes=scopes, claims=claims, enable_cae=True)
         except ClientAuthenticationError as error:
             raise failure_from_authentication(error) from error
-        return {}
+        return {"account": record.username}
 
     def get_token(self, step, deadline):
         try:
