@@ -107,6 +107,14 @@ package struct BlockingHTTPClient: Sendable {
         }
     }
 
+    /// Receive and send timeouts on a blocking socket. Here, where `timeval` is named: in a whole-module
+    /// (release) build it belongs to the C module that loads <sys/time.h> first, COpenSSL's.
+    static func setTimeouts(_ fd: Int32, seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     /// `CONNECT host:port` on a connection to the proxy; returns once the proxy answered 200.
     private static func openTunnel(_ fd: Int32, to host: String, port: Int) throws(HTTPClientError) {
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
@@ -136,9 +144,7 @@ package struct BlockingHTTPClient: Sendable {
         for address in addresses {
             let fd = Socket.makeStreamSocket(family: address.family, nonBlocking: false)
             guard fd >= 0 else { failures.append(SocketError.makeFailed("socket").description); continue }
-            var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            setTimeouts(fd, seconds: timeoutSeconds)
             #if !os(Linux)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))

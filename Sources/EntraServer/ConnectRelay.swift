@@ -97,7 +97,7 @@ package final class ConnectRelay: Sendable {
 
     private func serve(_ client: Int32) {
         defer { Socket.close(client) }
-        Self.setTimeout(client, seconds: limits.headSeconds)
+        BlockingHTTPClient.setTimeouts(client, seconds: limits.headSeconds)
         guard let head = readHead(client) else { return Self.answer(client, "431 Request Header Fields Too Large") }
         let requestLine = head.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? ""
         let parts = requestLine.split(separator: " ")
@@ -160,12 +160,6 @@ package final class ConnectRelay: Sendable {
     private static func answer(_ fd: Int32, _ status: String) {
         let bytes = Array("HTTP/1.1 \(status)\r\n\(status.hasPrefix("200") ? "" : "Content-Length: 0\r\nConnection: close\r\n")\r\n".utf8)
         _ = bytes.withUnsafeBytes { sendAll(fd, $0) }
-    }
-
-    private static func setTimeout(_ fd: Int32, seconds: Int) {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     private static func connect(_ host: String, _ port: Int) -> Int32? {

@@ -78,9 +78,14 @@ class AzureIdentityApp(protocol.AdapterApp):
     def __init__(self, env):
         super().__init__(env)
         authority = urllib.parse.urlsplit(env.authority)
+        tenant = authority.path.strip("/").split("/")[0]
+        if not tenant and authority.hostname.endswith(".ciamlogin.com"):
+            # An External ID authority names its tenant by subdomain (https://woodgrove.ciamlogin.com/), as MSAL reads it.
+            tenant = authority.hostname.split(".")[0] + ".onmicrosoft.com"
         self.credential = InteractiveBrowserCredential(
-            client_id=env.client_id, authority=authority.netloc, tenant_id=authority.path.strip("/").split("/")[0],
-            disable_instance_discovery=True, timeout=int(env.timeout * 3))
+            client_id=env.client_id, authority=authority.netloc, tenant_id=tenant,
+            disable_instance_discovery=True, timeout=int(env.timeout * 3),   # `timeout`: how long to wait for the browser
+            connection_timeout=env.timeout, read_timeout=env.timeout)           # the HTTP timeouts (azure-core's default: 300 s)
         self.loop = asyncio.new_event_loop()
 
     def sign_in(self, step, deadline):
