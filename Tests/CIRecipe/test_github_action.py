@@ -1,4 +1,4 @@
-"""The repository's GitHub Action (action.yml, action/*.js) run as the runner runs a Node action: its inputs
+"""The repository's GitHub Action (action.yml, scripts/action/*.js) run as the runner runs a Node action: its inputs
 as INPUT_* variables, the GITHUB_ENV, GITHUB_OUTPUT and GITHUB_STATE files, the post step with the saved
 state as STATE_* variables, and, for the journal's artifact, an artifact service answering the Twirp
 calls @actions/artifact makes (CreateArtifact, the blob PUT, FinalizeArtifact)."""
@@ -105,7 +105,7 @@ def runner(tmp_path):
 
 
 def node(script, env):
-    return subprocess.run(["node", str(ROOT / "action" / script)], env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(["node", str(ROOT / "scripts" / "action" / script)], env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_main_starts_the_server_and_exports_what_clients_read_then_post_saves_the_journal(runner):

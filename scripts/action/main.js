@@ -51,7 +51,7 @@ async function locateBinary(work) {
   }
   const url = input("binary-url", "");
   if (url) return download(url, work);
-  const source = process.env.GITHUB_ACTION_PATH || path.resolve(__dirname, "..");
+  const source = process.env.GITHUB_ACTION_PATH || path.resolve(__dirname, "..", "..");
   console.log(`Building fakeentra from ${source} with Swift (give 'binary' or 'binary-url' to skip this)`);
   execFileSync("swift", ["build", "-c", "release", "--product", "fakeentra", "--package-path", source], { stdio: "inherit" });
   const bin = execFileSync("swift", ["build", "-c", "release", "--show-bin-path", "--package-path", source]).toString().trim();
