@@ -47,11 +47,25 @@ import Testing
         #expect(ParameterScreen.firstRepeatedName([("é", ""), ("e\u{301}", "")]) == "e\u{301}")
     }
 
-    @Test func resourceOnV2Is901002AndStillWorksOnV1() {
+    /// RFC 8707's `resource` on v2.0 as the service answers it since 2026: an Application ID URI of the
+    /// scopes' app, character for character, changes nothing; anything else is invalid_target, AADSTS9010010.
+    @Test func resourceOnV2MustNameTheScopesAppAndStillWorksOnV1() {
         let (service, _) = F.service()
-        let v2 = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com")] + Self.password), to: service)
-        #expect(F.errorCode(v2) == 901002)
-        #expect(F.json(v2)["error"] as? String == "invalid_request")
+        func token(_ resource: String, scope: String) -> HTTPResponse {
+            // A client lenient mode stands in for: no consent to record first.
+            F.send(F.post(F.tokenPath, [("client_id", "0f0f0f0f-1111-4222-8333-555555555555"), ("resource", resource), ("grant_type", "password"), ("scope", scope),
+                                        ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)]), to: service)
+        }
+        let matching = token("https://graph.microsoft.com", scope: "openid User.Read")
+        #expect(matching.status.code == 200, "\(F.json(matching))")
+        #expect(F.claims(F.json(matching)["access_token"] as? String)?["aud"] as? String == Resource.graphAppID, "aud stays the resource's")
+        for (resource, scope) in [("https://graph.microsoft.com/", "openid User.Read"), (Resource.graphAppID, "User.Read"),
+                                  ("api://\(F.apiAppID)", "User.Read"), ("https://graph.microsoft.com", "openid profile offline_access")] {
+            let refused = token(resource, scope: scope)
+            #expect(refused.status.code == 400 && F.errorCode(refused) == 9010010, "\(resource) with \(scope)")
+            #expect(F.json(refused)["error"] as? String == "invalid_target")
+            #expect((F.json(refused)["error_description"] as? String)?.hasPrefix("AADSTS9010010: The resource parameter provided in the request doesn't match with the requested scopes.") == true)
+        }
         let v1 = F.send(F.post("/\(F.contoso)/oauth2/token", [("client_id", F.nativeAppID), ("resource", "https://graph.microsoft.com"), ("grant_type", "password"),
                                                               ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)]), to: service)
         #expect(v1.status.code == 200, "\(F.json(v1))")
@@ -82,17 +96,21 @@ import Testing
         #expect(agreeing.status.code == 200, "\(F.json(agreeing))")
     }
 
-    /// The authorize endpoint refuses the same inputs on its error page, before any page of the flow.
-    @Test func authorizeRefusesDuplicatesAndResourceOnV2WithTheErrorPage() {
+    /// The authorize endpoint refuses a duplicated parameter on its error page, before any page of the
+    /// flow; a `resource` that does not match the scopes goes back to the app, before the sign-in.
+    @Test func authorizeRefusesDuplicatesOnTheErrorPageAndAMismatchedResourceToTheApp() {
         let (service, _) = F.service()
         let base = "/\(F.contoso)/oauth2/v2.0/authorize?client_id=\(F.nativeAppID)&response_type=code&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback"
         let duplicated = F.send(F.get(base + "&scope=openid&SCOPE=User.Read"), to: service)
         #expect(duplicated.status.code == 400)
         #expect(String(decoding: duplicated.body, as: UTF8.self).contains("AADSTS9000411"))
         #expect(duplicated.headers["Location"] == nil, "nothing is sent back to an app the request did not name unambiguously")
-        let resource = F.send(F.get(base + "&scope=openid&resource=https%3A%2F%2Fgraph.microsoft.com"), to: service)
-        #expect(resource.status.code == 400)
-        #expect(String(decoding: resource.body, as: UTF8.self).contains("AADSTS901002"))
+        let resource = F.send(F.get(base + "&scope=openid&state=s1&resource=https%3A%2F%2Fmcp.contoso.example"), to: service)
+        let location = resource.headers["Location"] ?? ""
+        #expect(resource.status.code == 302 && location.hasPrefix("http://localhost/callback?error=invalid_target&"), "\(location)")
+        #expect(location.contains("AADSTS9010010") && location.contains("state=s1"), "\(location)")
+        let matching = F.send(F.get(base + "&scope=openid%20User.Read&resource=https%3A%2F%2Fgraph.microsoft.com"), to: service)
+        #expect(matching.status.code == 200, "a matching resource changes nothing")
         let v1 = F.send(F.get("/\(F.contoso)/oauth2/authorize?client_id=\(F.nativeAppID)&response_type=code&redirect_uri=http%3A%2F%2Flocalhost%2Fcallback&resource=https%3A%2F%2Fgraph.microsoft.com"), to: service)
         #expect(v1.status.code == 200, "v1.0 takes resource")
         let fine = F.send(F.get(base + "&scope=openid"), to: service)

@@ -53,6 +53,14 @@ async function locateBinary(work) {
   if (url) return download(url, work);
   const source = process.env.GITHUB_ACTION_PATH || path.resolve(__dirname, "..", "..");
   console.log(`Building fakeentra from ${source} with Swift (give 'binary' or 'binary-url' to skip this)`);
+  // What Package.swift's system libraries need on a bare Debian or Ubuntu runner, found through pkg-config.
+  const packages = ["libssl-dev", "libsqlite3-dev", "pkg-config"];
+  const missing = packages.filter((name) => { try { execFileSync("dpkg", ["-s", name], { stdio: "ignore" }); return false; } catch (_) { return true; } });
+  if (missing.length) {
+    const [program, ...prefix] = process.getuid() === 0 ? ["apt-get"] : ["sudo", "apt-get"];
+    execFileSync(program, [...prefix, "update", "-qq"], { stdio: "inherit" });
+    execFileSync(program, [...prefix, "install", "-y", "-qq", ...missing], { stdio: "inherit" });
+  }
   execFileSync("swift", ["build", "-c", "release", "--product", "fakeentra", "--package-path", source], { stdio: "inherit" });
   const bin = execFileSync("swift", ["build", "-c", "release", "--show-bin-path", "--package-path", source]).toString().trim();
   return path.join(bin, "fakeentra");

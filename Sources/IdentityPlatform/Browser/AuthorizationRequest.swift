@@ -109,6 +109,7 @@ struct AuthorizationRequest: SignInRequest, Sendable {
             case .v2:
                 guard let scope = value("scope") else { throw .missingParameter("scope") }
                 scopes = try ScopeRequest.parse(scope, directory: directory, options: options)
+                try ResourceIndicator.check(p["resource"], against: scopes)
             case .v1:
                 if let resource = value("resource") {
                     scopes = try ScopeRequest.parse(v1Resource: resource, scope: p["scope"], directory: directory)

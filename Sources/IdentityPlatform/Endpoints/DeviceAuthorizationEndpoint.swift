@@ -32,6 +32,7 @@ enum DeviceAuthorizationEndpoint {
         } else {
             guard let scope = parameters["scope"], !scope.isEmpty else { throw .missingParameter("scope") }
             scopes = try ScopeRequest.parse(scope, directory: directory, options: exchange.service.options)
+            try ResourceIndicator.check(parameters["resource"].flatMap { $0.isEmpty ? nil : $0 }, against: scopes)
         }
 
         let options = exchange.service.options

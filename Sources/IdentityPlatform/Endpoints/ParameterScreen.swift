@@ -2,12 +2,11 @@ import ExchangeKernel
 import EntraHTTP
 
 /// What the real service refuses on `/authorize` and `/token` before reading a single value: a parameter
-/// sent twice (AADSTS9000411, names compared without case) and `resource` on the v2.0 endpoints
-/// (AADSTS901002), which take scopes.
+/// sent twice (AADSTS9000411, names compared without case). (`resource` on v2.0 is checked against the
+/// scopes once they are read: `ResourceIndicator`.)
 enum ParameterScreen {
     static func check(_ parameters: FormParameters, version: EndpointVersion) throws(IdentityError) {
         if let repeated = firstRepeatedName(parameters.pairs) { throw .duplicatedParameter(repeated) }
-        if version == .v2, parameters["resource"] != nil { throw .resourceNotSupported() }
     }
 
     /// The first name that an earlier one equals once both are lower-cased, as a set of the lower-cased

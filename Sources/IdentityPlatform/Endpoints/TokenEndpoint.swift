@@ -10,8 +10,10 @@ package enum TokenEndpoint {
         respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
     }
 
-    /// A token endpoint's answer (Entra's and B2C's): CORS preflight, errors as JSON in `trace`, and the
-    /// caller's `Origin` allowed, because single-page apps (MSAL.js) redeem codes from the browser.
+    /// A token endpoint's answer (Entra's and B2C's): CORS preflight, errors as JSON in `trace`, and CORS
+    /// granted to any origin, as recorded (`Access-Control-Allow-Origin: *` with the methods and exposed
+    /// headers below, on a 2024 AADSTS9002326 answer): which redemptions a browser may make is the grants'
+    /// rule (AADSTS9002326/9002327), and a browser must be able to read that refusal.
     package static func respond(_ exchange: IdentityExchange, trace: TraceContext, _ handle: () throws(IdentityError) -> HTTPResponse) -> HTTPResponse {
         if exchange.request.method == "OPTIONS" { return preflight(exchange) }
         var response: HTTPResponse
@@ -20,14 +22,18 @@ package enum TokenEndpoint {
         } catch {
             response = error.tokenEndpointResponse(in: trace)
         }
-        if let origin = exchange.request.headers["Origin"] { response.headers.set("Access-Control-Allow-Origin", origin) }
+        if exchange.request.headers["Origin"] != nil {
+            response.headers.set("Access-Control-Allow-Origin", "*")
+            response.headers.set("Access-Control-Allow-Methods", "POST, OPTIONS")
+            response.headers.set("Access-Control-Expose-Headers", "Content-Length,Content-Encoding,x-ms-request-id")
+        }
         return response
     }
 
     /// The CORS preflight a browser sends before a cross-origin POST.
     static func preflight(_ exchange: IdentityExchange) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
-        headers.set("Access-Control-Allow-Origin", exchange.request.headers["Origin"] ?? "*")
+        headers.set("Access-Control-Allow-Origin", "*")
         headers.set("Access-Control-Allow-Methods", "POST, OPTIONS")
         headers.set("Access-Control-Allow-Headers", exchange.request.headers["Access-Control-Request-Headers"] ?? "content-type")
         headers.set("Access-Control-Max-Age", "86400")
@@ -35,7 +41,7 @@ package enum TokenEndpoint {
     }
 
     /// What the real service refuses before looking at the grant: a parameter sent twice
-    /// (AADSTS9000411), `resource` on v2.0 (AADSTS901002), and Basic credentials naming another client
+    /// (AADSTS9000411), and Basic credentials naming another client
     /// than the body's `client_id` (AADSTS9002313).
     static func checkParameters(_ request: HTTPRequest, version: EndpointVersion) throws(IdentityError) {
         try ParameterScreen.check(request.form, version: version)

@@ -22,6 +22,12 @@ extension IdentityError {
     }
 
     /// The v2.0 endpoints take scopes; `resource` belongs to v1.0.
+    /// A v2.0 request's `resource` that is not an Application ID URI of the requested scopes' app (since 2026).
+    package static func resourceDoesNotMatchScopes() -> IdentityError {
+        IdentityError(error: "invalid_target", code: 9010010, message: "The resource parameter provided in the request doesn't match with the requested scopes.")
+    }
+
+    /// The pre-2026 refusal of any `resource` on the v2.0 endpoints; scenarios replaying that service script it.
     package static func resourceNotSupported() -> IdentityError {
         IdentityError(error: "invalid_request", code: 901002, message: "The 'resource' request parameter is not supported.")
     }

@@ -42,7 +42,7 @@ package enum ErrorCatalogue {
             .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
             .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
             .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
-            .duplicatedParameter("{name}"), .resourceNotSupported(),
+            .duplicatedParameter("{name}"), .resourceNotSupported(), .resourceDoesNotMatchScopes(),
             .crossOriginNotSPA(origin: "{origin}"), .spaRedeemedNotCrossOrigin(), .spaRefreshTokenExpired(issuedAt: when),
             // External ID's native authentication API.
             .invalidOneTimeCode(), .continuationTokenExpired(), .continuationTokenInvalid(), .userAlreadyExists(),

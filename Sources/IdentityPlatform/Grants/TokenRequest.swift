@@ -58,9 +58,15 @@ struct TokenRequest {
             guard let fallback else { throw .missingParameter("resource") }
             return try scopeRequest(granted: fallback)
         }
-        if let scope = optional("scope") { return try ScopeRequest.parse(scope, directory: directory, options: options) }
-        guard let fallback else { throw .missingParameter("scope") }
-        return try scopeRequest(granted: fallback)
+        let scopes: ScopeRequest
+        if let scope = optional("scope") {
+            scopes = try ScopeRequest.parse(scope, directory: directory, options: options)
+        } else {
+            guard let fallback else { throw .missingParameter("scope") }
+            scopes = try scopeRequest(granted: fallback)
+        }
+        try ResourceIndicator.check(optional("resource"), against: scopes)
+        return scopes
     }
 
     /// Re-reads the scopes a grant recorded. On the v1 endpoint they name the resource as `resource=`

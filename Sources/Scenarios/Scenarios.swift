@@ -1,1 +1,0 @@
-// Scenarios: see the module map in docs/development.md.
