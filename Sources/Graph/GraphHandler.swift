@@ -121,6 +121,7 @@ package struct GraphHandler: ExchangeHandler {
             switch path {
             case .serviceRoot: return try resources.serviceRoot()
             case .users: return try resources.userList()
+            case .userCount: return try resources.userCount()
             case .user(let subject): return try resources.user(subject)
             case .photo(let subject, let size): return try resources.photo(subject, size: size)
             case .photoValue(let subject, let size): return try resources.photoValue(subject, size: size)

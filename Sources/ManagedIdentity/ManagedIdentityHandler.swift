@@ -78,7 +78,9 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             return IdentityError.resourceNotFound(resource).tokenEndpointResponse(in: trace)
         }
         guard let identity = directory.managedIdentity(try Self.selector(query)) else {
-            throw Failure(status: .badRequest, error: "invalid_request", description: "Identity not found")
+            // App Service's words for an identity the app does not have (recorded: Azure SDK for .NET issue 43691).
+            throw Failure(status: .badRequest, error: "invalid_request",
+                          description: route == .appService ? "Unable to load the proper Managed Identity." : "Identity not found")
         }
         var mint = TokenMintRequest()
         mint.clientID = identity.clientID
@@ -139,13 +141,17 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     /// IMDS answers OAuth's `error`; App Service a status and a message only.
     static func failure(_ failure: Failure, route: ManagedIdentityRoute, receipt: ReceiptRecorder) -> HTTPResponse {
         let body: JSONFragment
+        var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         if route == .instanceMetadata {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
             receipt.answered(Receipt.Answer(error: failure.error))
         } else {
+            let correlationID = SecureRandom.guid()
             body = .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description)),
-                            ("correlationId", .string(SecureRandom.guid()))])
+                            ("correlationId", .string(correlationID))])
+            // Also in a header, as recorded (Azure SDK for .NET issue 43691).
+            headers.set("X-CORRELATION-ID", correlationID)
         }
-        return HTTPResponse(status: failure.status, headers: ["Content-Type": "application/json; charset=utf-8"], body: body.bytes)
+        return HTTPResponse(status: failure.status, headers: headers, body: body.bytes)
     }
 }

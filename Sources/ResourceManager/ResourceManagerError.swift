@@ -41,9 +41,21 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         ResourceManagerError(status: .unauthorized, code: "InvalidAuthenticationToken", message: "The access token is invalid. \(reason)")
     }
 
-    static let expiredToken = ResourceManagerError(
-        status: .unauthorized, code: "ExpiredAuthenticationToken", message: "The access token expiry UTC time is earlier than current UTC time."
-    )
+    /// Both times in ARM's own format (`5/13/2024 6:05:58 PM`), as recorded in 2017, 2019, 2024 and 2025.
+    static func expiredToken(expiredAt: Date, now: Date) -> ResourceManagerError {
+        ResourceManagerError(status: .unauthorized, code: "ExpiredAuthenticationToken",
+                             message: "The access token expiry UTC time '\(armTime(expiredAt))' is earlier than current UTC time '\(armTime(now))'.")
+    }
+
+    /// `M/d/yyyy h:mm:ss tt` in UTC, as .NET's invariant culture writes a date.
+    static func armTime(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let hour = c.hour ?? 0
+        let twoDigits = { (value: Int?) in value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(c.month ?? 1)/\(c.day ?? 1)/\(c.year ?? 1970) \(hour % 12 == 0 ? 12 : hour % 12):\(twoDigits(c.minute)):\(twoDigits(c.second)) \(hour < 12 ? "AM" : "PM")"
+    }
 
     static func wrongAudience(_ audience: String) -> ResourceManagerError {
         let allowed = ResourceManagerHandler.audiences.sorted().map { "'\($0)'" }.joined(separator: ",")

@@ -56,10 +56,12 @@ package struct ResourceManagerHandler: ExchangeHandler {
         case 1 where names[0] == "subscriptions":
             let subscriptions = home?.azureSubscriptions ?? []
             let items = subscriptions.map { Self.subscriptionJSON($0, tenantID: caller.tenantID).text }
-            return ok(.object([
-                ("value", .raw("[" + items.joined(separator: ",") + "]")),
-                ("count", .object([("type", .string("Total")), ("value", .raw(String(items.count)))])),
-            ]), correlationID: correlationID)
+            var members: [(String, JSONFragment)] = [("value", .raw("[" + items.joined(separator: ",") + "]"))]
+            // Recorded with 2019-11-01 and 2020-01-01; 2016-06-01 answers the list alone (2019).
+            if apiVersion >= "2019-11-01" {
+                members.append(("count", .object([("type", .string("Total")), ("value", .raw(String(items.count)))])))
+            }
+            return ok(.object(members), correlationID: correlationID)
         case 2 where names[0] == "subscriptions":
             guard let subscription = home?.azureSubscriptions.first(where: { $0.subscriptionId == names[1] }) else {
                 // Another tenant's subscription: the token is from the wrong issuer for it.
@@ -81,7 +83,9 @@ package struct ResourceManagerHandler: ExchangeHandler {
         switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published(at: service.clock.now()), directory: directory, now: service.clock.now()) {
         case .success(let token): return token
         case .failure(.empty): throw .missingAuthorization
-        case .failure(.expired): throw .expiredToken
+        case .failure(.expired):
+            let now = service.clock.now()
+            throw .expiredToken(expiredAt: ParsedJWT(Self.bearer(request))?.date("exp") ?? now, now: now)
         case .failure(.invalidAudience): throw .wrongAudience(ParsedJWT(Self.bearer(request))?.string("aud") ?? "")
         case .failure(let rejection): throw .invalidToken(rejection.message)
         }
@@ -150,6 +154,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
         headers.set("Pragma", "no-cache")
         headers.set("Expires", "-1")
         headers.set("X-Content-Type-Options", "nosniff")
+        headers.set("x-ms-request-id", correlationID)
         headers.set("x-ms-correlation-request-id", correlationID)
         headers.set("x-ms-routing-request-id", "FAKEENTRA:\(correlationID)")
         headers.set("x-ms-ratelimit-remaining-tenant-reads", "11999")

@@ -612,6 +612,11 @@ class Provoker:
             headers = {"Authorization": f"Bearer {self.graph_token()}"}
         elif code == "InvalidAuthenticationToken":
             headers = {"Authorization": "Bearer eyJ0eXAiOiJKV1QiLCJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl"}
+        elif code == "ExpiredAuthenticationToken":
+            # The control API's mint, expired: an ARM token of the demo user past its exp.
+            minted = self.server.control("POST", "/_fakeentra/tokens", json={
+                "user": ADELE, "audience": "https://management.core.windows.net/", "scopes": ["user_impersonation"], "forge": "expired"}).json()
+            headers = {"Authorization": f"Bearer {minted['token']}"}
         elif code == "InvalidAuthenticationTokenTenant":
             # A personal account's token for the demo organisation's subscription.
             subscriptions = self.session.get(f"{self.server.url}/arm/subscriptions?api-version=2019-11-01", headers=headers).json()["value"]

@@ -185,7 +185,17 @@ struct UserEndpointTests {
         let plain = fixture.get("/v1.0/users?$search=%22displayName:wil%22", token: token)
         #expect(plain.status == .badRequest)
         #expect(plain.errorMessage == "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'")
-        #expect(fixture.get("/v1.0/users?$count=true", token: token).errorMessage == "$count is not currently supported.")
+        // Refusals name what they refuse, as recorded in Graph's advanced-query docs.
+        #expect(fixture.get("/v1.0/users?$filter=endsWith(userPrincipalName,'x')", token: token).errorMessage?
+            .hasPrefix("Operator 'endsWith' is not supported because the required parameters might be missing.") == true)
+        #expect(fixture.get("/v1.0/users?$filter=createdDateTime%20eq%20'x'", token: token).errorMessage
+            == "Unsupported or invalid query filter clause specified for property 'createdDateTime' of resource 'User'.")
+        // Without eventual consistency `$count=true` is ignored; `/users/$count` is refused, and answered as text with it.
+        let ignored = fixture.get("/v1.0/users?$count=true", token: token)
+        #expect(ignored.status.code == 200 && ignored.json["@odata.count"] == nil)
+        #expect(fixture.get("/v1.0/users/$count", token: token).errorMessage == "$count is not currently supported.")
+        let counted = fixture.get("/v1.0/users/$count", token: token, headers: [("ConsistencyLevel", "eventual")])
+        #expect(counted.status.code == 200 && counted.headers["Content-Type"] == "text/plain" && Int(counted.bodyText) ?? 0 > 0, "\(counted.bodyText)")
     }
 
     @Test func graphHostOwnsEveryPath() {

@@ -12,6 +12,8 @@ package enum GraphResourcePath: Sendable, Equatable {
     /// `/v1.0` itself.
     case serviceRoot
     case users
+    /// `/users/$count`: the number of users, as text.
+    case userCount
     case user(GraphSubject)
     /// `/photo` (size nil) or `/photos/{48x48}`.
     case photo(GraphSubject, size: String?)
@@ -63,6 +65,7 @@ package enum GraphRoute: Sendable, Equatable {
             switch path {
             case .serviceRoot: return "serviceRoot"
             case .users: return "users"
+            case .userCount: return "userCount"
             case .user(.me): return "me"
             case .user: return "user"
             case .photo: return "photo"
@@ -116,6 +119,7 @@ package enum GraphRoute: Sendable, Equatable {
             rest = Array(segments.dropFirst())
         case "users":
             guard segments.count > 1 else { return .users }
+            if segments.count == 2, segments[1].lowercased() == "$count" { return .userCount }
             subject = .user(segments[1])
             rest = Array(segments.dropFirst(2))
         case "groups":

@@ -97,6 +97,18 @@ extension GraphError {
     /// 400 for a `$filter` the directory cannot evaluate.
     package static let unsupportedQuery = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Unsupported Query.")
 
+    /// A `$filter` on a property the directory does not filter by (recorded: groups' createdDateTime).
+    package static func unsupportedFilterProperty(_ property: String, resource: String) -> GraphError {
+        GraphError(status: .badRequest, code: "Request_UnsupportedQuery",
+                   message: "Unsupported or invalid query filter clause specified for property '\(property)' of resource '\(resource)'.")
+    }
+
+    /// An operator only advanced queries take, asked without `$count=true` and `ConsistencyLevel: eventual`.
+    package static func advancedOperator(_ name: String) -> GraphError {
+        GraphError(status: .badRequest, code: "Request_UnsupportedQuery",
+                   message: "Operator '\(name)' is not supported because the required parameters might be missing. Try adding $count=true query parameter and ConsistencyLevel:eventual header. Refer to https://aka.ms/graph-docs/advanced-queries for more information")
+    }
+
     /// 400 for `/me` with an app-only token.
     package static let meRequiresDelegatedFlow = GraphError(
         status: .badRequest, code: "BadRequest", message: "/me request is only valid with delegated authentication flow."

@@ -34,7 +34,7 @@ extension GraphResources {
         let selected = try exchange.query.selected(from: Self.groupProperties, type: "group")
         var groups = directory.groups.filter { $0.tenantID == token.tenantID }
         if let filter = exchange.query.options["$filter"] {
-            let parsed = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties)
+            let parsed = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties, resource: "Group")
             groups = groups.filter(parsed.matches)
         }
         let page = groups.prefix(try exchange.query.top ?? 100)
@@ -125,7 +125,7 @@ extension GraphResources {
             let name = String(match.2)
             return { app in app.clientID.caseInsensitiveCompare(name) == .orderedSame || app.identifierURIs.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
         }
-        let parsed = try DirectoryFilter<Application>(parsing: filter, properties: [("appId", \.clientID), ("displayName", \.displayName)])
+        let parsed = try DirectoryFilter<Application>(parsing: filter, properties: [("appId", \.clientID), ("displayName", \.displayName)], resource: "ServicePrincipal")
         return parsed.matches
     }
 

@@ -9,15 +9,21 @@ struct DirectoryFilter<Object> {
     let expression: FilterExpression
     let value: (String, Object) -> String?
 
-    /// `properties`: the filterable ones by their Graph name, each with how to read it.
-    init(parsing text: String, properties: [(String, @Sendable (Object) -> String?)]) throws(GraphError) {
-        guard let expression = FilterExpression(parsing: text) else { throw .unsupportedQuery }
+    /// `properties`: the filterable ones by their Graph name, each with how to read it; `resource` the
+    /// entity's name as refusals word it (`User`, `Group`).
+    init(parsing text: String, properties: [(String, @Sendable (Object) -> String?)], resource: String) throws(GraphError) {
+        guard let expression = FilterExpression(parsing: text) else {
+            // endsWith is an advanced query (recorded in Graph's advanced-query docs).
+            if text.lowercased().contains("endswith(") { throw .advancedOperator("endsWith") }
+            throw .unsupportedQuery
+        }
         var canonical = expression
         for index in canonical.clauses.indices {
             let clause = canonical.clauses[index]
-            guard [.eq, .startsWith].contains(clause.op), case .string = clause.value,
-                  let property = properties.first(where: { $0.0.caseInsensitiveCompare(clause.property) == .orderedSame })
-            else { throw .unsupportedQuery }
+            guard let property = properties.first(where: { $0.0.caseInsensitiveCompare(clause.property) == .orderedSame }) else {
+                throw .unsupportedFilterProperty(clause.property, resource: resource)
+            }
+            guard [.eq, .startsWith].contains(clause.op), case .string = clause.value else { throw .unsupportedQuery }
             canonical.clauses[index].property = property.0
         }
         self.expression = canonical

@@ -29,26 +29,15 @@ extension GraphResources {
             throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "'\(refused)' is not supported by the service.")
         }
         guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
-        // Advanced queries ($search, $count) need the client to accept eventual consistency.
-        let eventual = exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual"
-        let counted = exchange.query.options["$count"]?.lowercased() == "true"
-        if counted, !eventual {
-            throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.")
-        }
+        // Advanced queries ($search, $count) need the client to accept eventual consistency; without it
+        // `$count=true` is ignored (learn.microsoft.com, "Advanced query capabilities on directory objects").
+        let eventual = acceptsEventualConsistency
+        let counted = eventual && exchange.query.options["$count"]?.lowercased() == "true"
         let selected = try exchange.query.selected(from: GraphUserView.selectableProperties(in: directory.tenant(id: token.tenantID)), type: "user")
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let pageSize = try exchange.query.top ?? exchange.options.userPageSize
         guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
-        var users = directory.users(inTenant: token.tenantID)
-        if let filter = exchange.query.options["$filter"] {
-            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties)
-            users = users.filter(clause.matches)
-        }
-        if let search = exchange.query.options["$search"] {
-            guard eventual else { throw UserSearch.needsConsistencyLevel }
-            let parsed = try UserSearch(parsing: search)
-            users = users.filter(parsed.matches)
-        }
+        var users = try filteredUsers()
         for key in exchange.query.orderBy.reversed() {
             guard let property = ["displayName", "userPrincipalName"].first(where: { $0.caseInsensitiveCompare(key.property) == .orderedSame }) else {
                 throw .unsupportedQuery
@@ -74,6 +63,37 @@ extension GraphResources {
         }
         body.append(.init("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
+    }
+
+    /// `GET /users/$count`: how many users the filter and search leave, as plain text; an advanced query,
+    /// refused without `ConsistencyLevel: eventual` (both recorded in Graph's advanced-query docs).
+    func userCount() throws(GraphError) -> HTTPResponse {
+        try exchange.query.requireOnly(["$filter", "$search"])
+        guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
+        guard acceptsEventualConsistency else {
+            throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.")
+        }
+        var response = exchange.ok(.object([]), extraHeaders: Self.directoryHeaders)
+        response.headers.set("Content-Type", "text/plain")
+        response.body = Array(String(try filteredUsers().count).utf8)
+        return response
+    }
+
+    private var acceptsEventualConsistency: Bool { exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual" }
+
+    /// The caller's tenant's users that `$filter` and `$search` leave.
+    private func filteredUsers() throws(GraphError) -> [DirectoryUser] {
+        var users = directory.users(inTenant: token.tenantID)
+        if let filter = exchange.query.options["$filter"] {
+            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User")
+            users = users.filter(clause.matches)
+        }
+        if let search = exchange.query.options["$search"] {
+            guard acceptsEventualConsistency else { throw UserSearch.needsConsistencyLevel }
+            let parsed = try UserSearch(parsing: search)
+            users = users.filter(parsed.matches)
+        }
+        return users
     }
 
     /// `GET /v1.0`: the OData service document, listing what this fake serves.

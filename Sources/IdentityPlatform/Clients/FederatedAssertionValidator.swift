@@ -27,7 +27,8 @@ package struct FederatedCredential: Sendable, Codable, Equatable {
 /// Validates a client assertion issued by someone other than the client: it must match one of the app's
 /// federated credentials (issuer, then subject, then audience, each with Entra's own error when none
 /// does), be signed by that issuer's key, and be in date. The messages are the service's (AADSTS700211,
-/// 700212, 700213; learn.microsoft.com, "Workload identity federation: troubleshooting").
+/// 700212, 700213; learn.microsoft.com, "Workload identity federation: troubleshooting"), as worded since
+/// late 2024 ("Check your federated identity credential…"; earlier "Please check…": Azure/login issues 453, 482).
 enum FederatedAssertionValidator {
     /// True when the assertion's issuer is not the client itself: a federated token, not the app's own.
     static func isFederated(_ assertion: String, clientID: String) -> Bool {
@@ -58,14 +59,14 @@ enum FederatedAssertionValidator {
 
 extension IdentityError {
     static func federatedIssuerNotFound(_ issuer: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700211, message: "No matching federated identity record found for presented assertion issuer '\(issuer)'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
+        IdentityError(error: "invalid_client", code: 700211, message: "No matching federated identity record found for presented assertion issuer '\(issuer)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
     }
 
     static func federatedSubjectNotFound(_ subject: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700213, message: "No matching federated identity record found for presented assertion subject '\(subject)'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
+        IdentityError(error: "invalid_client", code: 700213, message: "No matching federated identity record found for presented assertion subject '\(subject)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
     }
 
     static func federatedAudienceNotFound(_ audience: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700212, message: "No matching federated identity record found for presented assertion audience '\(audience)'. Please check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
+        IdentityError(error: "invalid_client", code: 700212, message: "No matching federated identity record found for presented assertion audience '\(audience)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
     }
 }

@@ -35,7 +35,13 @@ package enum DiscoveryEndpoints {
             let set = JSONWebKeySet(keys: exchange.service.keys.published(at: exchange.now).map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
             return json(bytes: set.bytes)
         case .userRealm(let login):
-            return json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))
+            // Per user, never cached, a file to a browser (recorded 2022: the Azure SDK for Go's password credential).
+            var answer = json(UserRealm(directory: exchange.service.currentDirectory).document(for: login, apiVersion: query["api-version"] ?? "1.0"))
+            answer.headers.set("Cache-Control", "no-store, no-cache")
+            answer.headers.set("Pragma", "no-cache")
+            answer.headers.set("Expires", "-1")
+            answer.headers.set("Content-Disposition", "inline; filename=userrealm.json")
+            return answer
         default:
             throw .malformedRequest()
         }

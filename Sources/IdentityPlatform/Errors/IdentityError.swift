@@ -102,6 +102,14 @@ extension IdentityError {
         return "interaction_required"
     }
 
+    /// The suberror as the answering endpoint words it: a revoked grant (AADSTS50173) is `bad_token` to the
+    /// v2.0 token endpoint (recorded 2021-10, MSAL for Node's refresh) and has none on v1.0 (recorded 2021-01,
+    /// the Azure CLI's ADAL refresh).
+    package func suberror(in trace: TraceContext) -> String? {
+        if suberror == nil, family == .aadsts, code == 50173, trace.endpointVersion == .v2, trace.grantType != nil { return "bad_token" }
+        return suberror
+    }
+
     /// The claims challenge an MFA answer carries: the Conditional Access policy that asked for it
     /// (`capolids`), except on a refresh grant, whose recorded answers carry none (AADSTS50076 and 50079
     /// recorded with it on code, on-behalf-of and ADAL grants; without it on refresh grants, 2022 and 2025).
@@ -145,6 +153,7 @@ extension IdentityError {
             ]
         }
         if coded { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
+        let suberror = suberror(in: trace)
         if let suberror { body.append(("suberror", .string(suberror))) }
         if conditionalAccessClaims, let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
         body += extraMembers

@@ -23,7 +23,7 @@ package struct ParsedJWT {
     package func string(_ name: String) -> String? { claims[name]?.string }
 
     /// NumericDate claims (`exp`, `nbf`, `iat`).
-    func date(_ name: String) -> Date? { claims[name]?.numericDate }
+    package func date(_ name: String) -> Date? { claims[name]?.numericDate }
 
     package func strings(_ name: String) -> [String] {
         if let list = claims[name]?.strings { return list }
