@@ -12,6 +12,10 @@ import LocatedJSON
 ///   echoed (azure-identity caches by it); `{"error", "error_description"}` otherwise.
 /// - App Service (`GET /msi/token?api-version=2019-08-01&resource=…`, `X-IDENTITY-HEADER`): `expires_on`
 ///   as a string of seconds and no `expires_in`; `{"statusCode", "message"}` otherwise.
+/// - Service Fabric (`GET /servicefabric/metadata/identity/oauth2/token?api-version=2019-07-01-preview`,
+///   `secret`): `token_type`, `access_token`, `expires_on` as a number, `resource` (recorded 2020).
+/// - Azure ML compute (`GET /azureml/msi/token?api-version=2017-09-01&clientid=…`, `secret`): `expires_in`
+///   and `expires_on` as numbers (recorded 2023).
 /// The token is the identity's app-only token, minted like any other FakeEntra token: `idtyp` app,
 /// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
 package struct ManagedIdentityHandler: ExchangeHandler {
@@ -50,6 +54,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             // No answer to one is recorded; the status and wording here are FakeEntra's.
             guard request.headers["X-Forwarded-For"] == nil else {
                 throw Failure(status: .badRequest, error: "invalid_request", description: "Requests with an X-Forwarded-For header are rejected")
+            }
+        case .serviceFabric, .azureML:
+            guard request.headers["secret"] == service.options.managedIdentityHeader else {
+                throw Failure(status: .unauthorized, error: "invalid_request",
+                              description: "secret is missing or is not the IDENTITY_HEADER (MSI_SECRET) this endpoint was given (FakeEntra's: the managedIdentityHeader option).")
             }
         case .appService:
             // api-version 2017-09-01 (MSI_ENDPOINT and MSI_SECRET) sends the secret as `secret`.
@@ -99,6 +108,16 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
         }
         let expiresOn = String(Int(minted.expiresOn.timeIntervalSince1970))
+        switch route {
+        case .serviceFabric:
+            return Self.json([("token_type", .string("Bearer")), ("access_token", .string(minted.token)),
+                              ("expires_on", .raw(expiresOn)), ("resource", .string(resource))])
+        case .azureML:
+            return Self.json([("access_token", .string(minted.token)), ("expires_in", .raw(String(Int(minted.expiresOn.timeIntervalSince(now))))),
+                              ("expires_on", .raw(expiresOn)), ("resource", .string(resource)), ("token_type", .string("Bearer"))])
+        case .instanceMetadata, .appService:
+            break
+        }
         var body: [(String, JSONFragment)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
         if route == .instanceMetadata {
             let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
@@ -115,7 +134,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             body.append(("expires_on", .string(expiresOn)))
         }
         body += [("resource", .string(resource)), ("token_type", .string("Bearer"))]
-        return HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONFragment.object(body).bytes)
+        return Self.json(body)
+    }
+
+    private static func json(_ members: [(String, JSONFragment)]) -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONFragment.object(members).bytes)
     }
 
     static func legacyDate(_ date: Date) -> String {
@@ -129,7 +152,8 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     /// `client_id`, `object_id`, `msi_res_id` (IMDS) or `mi_res_id` (App Service); none: system-assigned.
     static func selector(_ query: FormParameters) throws(Failure) -> ManagedIdentity.Selector {
         let given: [ManagedIdentity.Selector] = [
-            query["client_id"].map { .clientID($0) }, query["object_id"].map { .objectID($0) },
+            // `clientid` is the 2017-09-01 protocol's name (App Service's MSI_ENDPOINT, Azure ML's).
+            (query["client_id"] ?? query["clientid"]).map { .clientID($0) }, query["object_id"].map { .objectID($0) },
             (query["msi_res_id"] ?? query["mi_res_id"]).map { .resourceID($0) },
         ].compactMap { $0 }
         guard given.count <= 1 else {

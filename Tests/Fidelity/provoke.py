@@ -642,7 +642,16 @@ class Provoker:
         headers = {}
         if "metadata" in recorded:
             headers["Metadata"] = recorded["metadata"]
-        if parts.path.startswith("/metadata/"):
+        if "secret" in recorded and query.get("api-version") == "2019-07-01-preview":
+            # Service Fabric's agent: FakeEntra serves it under its own path.
+            path = "/servicefabric/metadata/identity/oauth2/token"
+            headers["secret"] = "fakeentra-identity-header"
+        elif "clientid" in query and query.get("api-version") == "2017-09-01" and parts.path.rstrip("/") in ("", "/msi/token") and "fake.local" in parts.netloc:
+            # Azure ML compute's endpoint (MSI_ENDPOINT), under its own path; its user-assigned identity by `clientid`.
+            path = "/azureml/msi/token"
+            query["clientid"] = DEMO_USER_ASSIGNED_IDENTITY
+            headers["secret"] = "fakeentra-identity-header"
+        elif parts.path.startswith("/metadata/"):
             path = "/metadata/identity/oauth2/token"
         else:
             path = "/msi/token"

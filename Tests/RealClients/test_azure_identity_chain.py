@@ -8,7 +8,9 @@ MSAL asks https://login.microsoftonline.com/common/discovery/instance. The serve
 `--hostname login.microsoftonline.com` and every connection goes through a loopback CONNECT proxy (HTTPS_PROXY) that
 maps login.microsoftonline.com:443 onto it and refuses any other non-loopback target, so FakeEntra answers the
 discovery and nothing leaves the machine. Each test sets its variables with monkeypatch (undone after it)."""
+import hashlib
 import os
+import ssl
 import time
 import uuid
 
@@ -284,6 +286,31 @@ def test_managed_identity_through_app_service_with_a_wrong_identity_header_fails
     assert "X-IDENTITY-HEADER" in str(failure.value) or "401" in str(failure.value), failure.value
     asked = [e for e in journal_since(server, mark) if e["path"] == "/msi/token"]
     assert asked and {e["status"] for e in asked} == {401}, asked
+
+
+def test_managed_identity_through_service_fabric(server, env):
+    """A Service Fabric node's agent: IDENTITY_ENDPOINT, IDENTITY_HEADER (sent as `Secret`) and the server
+    thumbprint azure-identity requires to choose it (it then skips verifying the endpoint's certificate)."""
+    host, port = server.host.rsplit(":", 1)
+    leaf = ssl.PEM_cert_to_DER_cert(ssl.get_server_certificate((host, int(port))))
+    env.set(IDENTITY_ENDPOINT=server.url + "/servicefabric/metadata/identity/oauth2/token", IDENTITY_HEADER=IDENTITY_HEADER,
+            IDENTITY_SERVER_THUMBPRINT=hashlib.sha1(leaf).hexdigest())   # MSAL pins the endpoint's certificate by it
+    mark = journal_mark(server)
+    token = identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+    assert_managed_identity_token(token.token, SYSTEM_ASSIGNED)
+    (asked,) = [e for e in journal_since(server, mark) if e["path"].startswith("/servicefabric/")]
+    assert asked["query"]["api-version"] == "2019-07-01-preview" and asked["status"] == 200, asked
+
+
+def test_managed_identity_through_azure_ml(server, env):
+    """Azure ML compute: MSI_ENDPOINT and MSI_SECRET, a user-assigned identity named by `clientid`."""
+    env.set(MSI_ENDPOINT=server.url + "/azureml/msi/token", MSI_SECRET=IDENTITY_HEADER)
+    mark = journal_mark(server)
+    token = identity.ManagedIdentityCredential(client_id=USER_ASSIGNED["client_id"]).get_token(ARM_SCOPE)
+    assert_managed_identity_token(token.token, USER_ASSIGNED)
+    assert token.expires_on > 0
+    (asked,) = [e for e in journal_since(server, mark) if e["path"] == "/azureml/msi/token"]
+    assert asked["query"]["clientid"] == USER_ASSIGNED["client_id"] and asked["status"] == 200, asked
 
 
 # MARK: DefaultAzureCredential

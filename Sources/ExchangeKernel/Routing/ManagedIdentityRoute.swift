@@ -8,14 +8,22 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
     case instanceMetadata
     /// `GET /msi/token` with `X-IDENTITY-HEADER`.
     case appService
+    /// `GET /servicefabric/metadata/identity/oauth2/token` with `secret`: a Service Fabric node's agent.
+    case serviceFabric
+    /// `GET /azureml/msi/token` with `secret`: Azure Machine Learning compute's endpoint (MSI_ENDPOINT).
+    case azureML
 
     package static let appServicePath = "/msi/token"
+    package static let serviceFabricPath = "/servicefabric/metadata/identity/oauth2/token"
+    package static let azureMLPath = "/azureml/msi/token"
 
     package static func parse(_ request: HTTPRequest) -> ManagedIdentityRoute? {
         let segments = request.pathSegments.map { $0.lowercased() }
         switch segments {
         case ["metadata", "identity", "oauth2", "token"]: return .instanceMetadata
         case ["msi", "token"]: return .appService
+        case ["servicefabric", "metadata", "identity", "oauth2", "token"]: return .serviceFabric
+        case ["azureml", "msi", "token"]: return .azureML
         default: return nil
         }
     }
