@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "fakeentra", targets: ["fakeentra"]),
         // For Swift users' tests and ours: FakeEntra in process, router and live clients, sign-ins, mints.
         .library(name: "FakeEntraTesting", targets: ["FakeEntraTesting"]),
+        // The control API's client alone (URLSession, no OpenSSL, no SQLite): for iOS unit and UI test targets.
+        .library(name: "FakeEntraControl", targets: ["FakeEntraControl"]),
         // The benchmark's load driver (scripts/bench); the shipping `fakeentra` does not link it.
         .executable(name: "fakeentra-load", targets: ["fakeentra-load"]),
     ],
@@ -95,7 +97,8 @@ let package = Package(
         .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
-        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraControl", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraControl", "FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
@@ -118,6 +121,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "ExchangeKernel", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),

@@ -1,10 +1,11 @@
-/// Why a FakeEntraTesting call failed; the description says what to change.
-public struct FakeEntraTestingError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+public import FakeEntraControl
 
-    init(_ description: String) { self.description = description }
+/// Why a FakeEntraTesting call failed; the description says what to change. The control API's client
+/// fails with the same type.
+public typealias FakeEntraTestingError = FakeEntraControlError
 
-    static func unexpected(_ what: String, _ response: FakeEntraResponse) -> FakeEntraTestingError {
-        FakeEntraTestingError("\(what): HTTP \(response.status): \(response.text.prefix(500))")
+extension FakeEntraControlError {
+    static func unexpected(_ what: String, _ response: FakeEntraResponse) -> FakeEntraControlError {
+        .unexpected(what, status: response.status, body: response.body)
     }
 }

@@ -30,8 +30,9 @@ import Testing
         }
     }
 
-    @Test func onlyTheTestingLibraryIsPublic() {
-        let files = Self.swiftFiles(under: "Sources").filter { !$0.path.contains("/Sources/FakeEntraTesting/") }
+    @Test func onlyTheTestingLibrariesArePublic() {
+        // The two libraries users get: FakeEntraTesting, and FakeEntraControl (its control API client alone).
+        let files = Self.swiftFiles(under: "Sources").filter { !$0.path.contains("/Sources/FakeEntraTesting/") && !$0.path.contains("/Sources/FakeEntraControl/") }
         #expect(files.count > 100, "the sources were found under \(Self.root.path)")
         var found: [String] = []
         for file in files {

@@ -4,15 +4,15 @@ import LocatedJSON
 /// JSON in and out of the public API. That API keeps Foundation's values (`[String: Any]`, as
 /// JSONSerialization made them) so the tests users wrote against it keep compiling; the JSON itself is
 /// read and written by LocatedJSON, with JSONSerialization's answers where the two could differ.
-enum FoundationJSON {
+package enum FoundationJSON {
     /// A JSON object as a dictionary; nil when the bytes are not one. Read leniently: a repeated member
     /// keeps its last value, as it did with JSONSerialization.
-    static func dictionary(from bytes: some Collection<UInt8>) -> [String: Any]? {
+    package static func dictionary(from bytes: some Collection<UInt8>) -> [String: Any]? {
         LocatedJSON.object(lenientBody: bytes).flatMap { foundationValue($0) as? [String: Any] }
     }
 
     /// A `json:` request body, keys sorted so a request reads the same every time.
-    static func bytes(of dictionary: [String: any Sendable]) throws -> [UInt8] {
+    package static func bytes(of dictionary: [String: any Sendable]) throws -> [UInt8] {
         try jsonValue(dictionary).sortedKeysBytes
     }
 
@@ -65,7 +65,7 @@ enum FoundationJSON {
             let converted: [(String, JSONValue)] = try members.map { member in (member.key, try jsonValue(member.value)) }
             return .object(converted)
         default:
-            throw FakeEntraTestingError("a json: body cannot hold \(type(of: value)) (strings, numbers, booleans, NSNull, arrays and dictionaries can)")
+            throw FakeEntraControlError("a json: body cannot hold \(type(of: value)) (strings, numbers, booleans, NSNull, arrays and dictionaries can)")
         }
     }
 
@@ -77,7 +77,7 @@ enum FoundationJSON {
 
     /// JSON has no NaN or infinity: JSONSerialization refused them, and so does a `json:` body.
     private static func finite(_ number: Double) throws -> JSONValue {
-        guard number.isFinite else { throw FakeEntraTestingError("a json: body cannot hold \(number) (JSON has no NaN or infinity)") }
+        guard number.isFinite else { throw FakeEntraControlError("a json: body cannot hold \(number) (JSON has no NaN or infinity)") }
         return .double(number)
     }
 }
