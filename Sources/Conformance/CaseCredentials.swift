@@ -14,7 +14,7 @@ struct CaseCredentials {
     /// nil for a public client.
     static func issue(for client: ClientKind, case conformanceCase: ConformanceCase, now: Date = Date()) throws(ConformanceError) -> CaseCredentials? {
         switch client {
-        case .publicClient:
+        case .publicClient, .singlePageApp:
             return nil
         case .secret:
             // The length and alphabet of the portal's secrets (40 characters).

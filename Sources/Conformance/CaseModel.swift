@@ -39,10 +39,13 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
 /// app that proves who it is with a client secret or with a certificate's signed assertion.
 package enum ClientKind: String, Sendable, Codable, CaseIterable {
     case publicClient = "public"
+    /// A single-page app (MSAL.js): a public client whose redirect URI is registered as "Single-page
+    /// application", so the browser redeems its codes and refresh tokens cross-origin.
+    case singlePageApp = "spa"
     case secret
     case certificate
 
-    package var isConfidential: Bool { self != .publicClient }
+    package var isConfidential: Bool { self == .secret || self == .certificate }
 
     package static let every = Set(allCases)
     package static let confidential: Set<ClientKind> = [.secret, .certificate]
@@ -50,6 +53,7 @@ package enum ClientKind: String, Sendable, Codable, CaseIterable {
     package var title: String {
         switch self {
         case .publicClient: "public client"
+        case .singlePageApp: "single-page app"
         case .secret: "confidential client (client secret)"
         case .certificate: "confidential client (certificate)"
         }

@@ -72,8 +72,10 @@ package struct CaseStart: Sendable, Codable, Equatable {
         return scrubbed
     }
 
-    /// The kind of app the case's client id is registered as.
-    package var client: ClientKind { credential?.kind ?? .publicClient }
+    /// The kind of app the case's client id is registered as (nil in starts written before it was kept:
+    /// the credential's kind, else a public client).
+    package var kind: ClientKind?
+    package var client: ClientKind { kind ?? credential?.kind ?? .publicClient }
 
     /// Every variable `environment` may set: a runner drops the ones it inherited, so that a variable left
     /// in the caller's shell (another case's secret) never reaches a case that sets none.

@@ -80,7 +80,7 @@ extension Catalogue {
                 Check("no-retry-loop", .atMost(count: 1, match: .refresh, after: ExchangeMatch.refresh.answered(401...401, "the invalid_client refusal")), citation: Source.resilience),
             ],
             // AADSTS7000218 asks for a credential a confidential client always sends.
-            clients: [.publicClient]
+            clients: [.publicClient, .singlePageApp]
         ),
         ConformanceCase(
             id: "errors.declined-scopes", title: "Declined scopes", level: .required,
@@ -205,7 +205,7 @@ extension Catalogue {
             ],
             // A certificate client's assertion (10 minutes in MSAL) is outside its valid time range on a
             // service 15 minutes ahead: AADSTS700024 is the service's answer, whatever the client does.
-            clients: [.publicClient, .secret]
+            clients: [.publicClient, .singlePageApp, .secret]
         ),
         ConformanceCase(
             id: "lifecycle.sign-out", title: "Sign-out forgets the account", level: .required,

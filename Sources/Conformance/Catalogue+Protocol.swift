@@ -57,7 +57,7 @@ extension Catalogue {
     }
 
     static let protocolSafety: [ConformanceCase] = [
-        pkce(level: .required, clients: [.publicClient],
+        pkce(level: .required, clients: [.publicClient, .singlePageApp],
              correctClient: "A correct public client sends code_challenge with code_challenge_method=S256 on every /authorize and the matching code_verifier when it redeems the code (RFC 9700: MUST; every MSAL does)."),
         // RFC 9700 recommends PKCE to confidential clients; MSAL for Python's initiate_auth_code_flow and
         // ASP.NET Core's OpenID Connect handler (UsePkce) send it by default, msal-node and MSAL.NET only when

@@ -132,7 +132,7 @@ package final class ConformanceSessions: Sendable {
             throw ConformanceError(status: error.status, code: error.code, message: error.message)
         }
         engine.world(binding: binding.id)?.service.directory.withLock { directory in
-            register(clientID: clientID, for: conformanceCase, user: user, credentials: issued, in: &directory)
+            register(clientID: clientID, kind: client, for: conformanceCase, user: user, credentials: issued, in: &directory)
             if let customer = conformanceCase.nativeCustomer, let index = directory.users.firstIndex(where: { $0.id == user.id }) {
                 directory.users[index] = customer.applied(to: directory.users[index])
             }
@@ -146,7 +146,7 @@ package final class ConformanceSessions: Sendable {
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
             scenario: .init(name: conformanceCase.scenarioName, summary: conformanceCase.service, file: conformanceCase.scenarioFile),
             journey: journey, credential: issued?.credential,
-            outbox: conformanceCase.nativeCustomer == nil ? nil : "\(baseURL)/_fakeentra/outbox?clientId=\(clientID)"
+            outbox: conformanceCase.nativeCustomer == nil ? nil : "\(baseURL)/_fakeentra/outbox?clientId=\(clientID)", kind: client
         )
         // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
         let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate)
@@ -212,10 +212,14 @@ package final class ConformanceSessions: Sendable {
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.
     package static let redirectURI = "http://localhost"
 
-    private func register(clientID: String, for conformanceCase: ConformanceCase, user: DirectoryUser, credentials: CaseCredentials?, in directory: inout Directory) {
+    private func register(clientID: String, kind: ClientKind, for conformanceCase: ConformanceCase, user: DirectoryUser, credentials: CaseCredentials?,
+                          in directory: inout Directory) {
+        // A single-page app's redirect URI is the "Single-page application" platform's (its redemptions are the browser's).
+        let spa = kind == .singlePageApp
         var application = Application(
             clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: credentials == nil,
-            secrets: credentials?.registeredSecrets ?? [], certificates: credentials?.registeredCertificates ?? [], redirectURIs: [Self.redirectURI]
+            secrets: credentials?.registeredSecrets ?? [], certificates: credentials?.registeredCertificates ?? [],
+            redirectURIs: spa ? [] : [Self.redirectURI], spaRedirectURIs: spa ? [Self.redirectURI] : []
         )
         // "Enable native authentication" on the registration, as an app on External ID's own screens has it.
         application.nativeAuthenticationApisEnabled = conformanceCase.nativeCustomer != nil

@@ -20,6 +20,7 @@ struct ConformCommand: ParsableCommand {
 
     @Option(name: .customLong("client"), help: ArgumentHelp("The adapter command, run through /bin/sh once per case.", valueName: "cmd")) var client: String?
     @Option(name: .customLong("credential"), help: ArgumentHelp("The client is a confidential web app authenticating with a client secret or a certificate (FAKEENTRA_CLIENT_SECRET, FAKEENTRA_CLIENT_CERTIFICATE); without it, a public client.", valueName: "secret|certificate")) var credential: String?
+    @Flag(name: .customLong("spa"), help: "The client is a single-page app (MSAL.js): its redirect URI is registered as \"Single-page application\", so the browser redeems cross-origin.") var spa = false
     @Option(name: .customLong("cases"), help: ArgumentHelp("Case ids to run: a glob (`resilience.*`), or several separated by commas.", valueName: "glob")) var cases: String?
     @Option(name: .customLong("level"), help: "required: the required cases only; all: recommended ones too.") var level: String = "all"
     @Option(name: .customLong("jobs"), help: "Cases run in parallel.") var jobs: Int = 4
@@ -42,6 +43,7 @@ struct ConformCommand: ParsableCommand {
             throw ValidationError("--credential must be secret or certificate, not \"\(credential)\"")
         }
         if markdown && !list { throw ValidationError("--markdown goes with --list") }
+        if spa && credential != nil { throw ValidationError("--spa and --credential: a single-page app is a public client") }
         if list { return }
         guard let client, !client.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ValidationError("--client CMD is required: the adapter command run once per case (docs/conformance.md#adapters)")
@@ -58,11 +60,11 @@ struct ConformCommand: ParsableCommand {
         if let baselinePath, !FileManager.default.isReadableFile(atPath: baselinePath) { throw ValidationError("--baseline \(baselinePath): no such readable file") }
     }
 
-    var clientKind: ClientKind { credential.flatMap(ClientKind.init(rawValue:)) ?? .publicClient }
+    var clientKind: ClientKind { spa ? .singlePageApp : credential.flatMap(ClientKind.init(rawValue:)) ?? .publicClient }
 
     func run() throws {
         let filter = Catalogue.LevelFilter(rawValue: level)!
-        let selected = Catalogue.select(glob: cases, level: filter, client: list && credential == nil ? nil : clientKind)
+        let selected = Catalogue.select(glob: cases, level: filter, client: list && credential == nil && !spa ? nil : clientKind)
         if list {
             print(markdown ? CatalogueMarkdown.render(Catalogue.all) : CatalogueMarkdown.listing(selected), terminator: "")
             return

@@ -1,12 +1,12 @@
-import EntraHTTP
+package import EntraHTTP
 
 /// CORS as Graph answers browsers (single-page apps calling Graph with MSAL.js): any origin may read
 /// responses, which carry no cookies; preflights succeed without a token.
-enum CrossOrigin {
+package enum CrossOrigin {
     static let exposedHeaders = "ETag, Location, Preference-Applied, Content-Range, request-id, client-request-id, ReadWriteConsistencyToken, SdkVersion, WWW-Authenticate, x-ms-client-gcc-tenant, Retry-After"
 
     /// Adds `Access-Control-Allow-Origin`/`-Expose-Headers` when the request came from a page (`Origin`).
-    static func decorate(_ response: inout HTTPResponse, for request: HTTPRequest) {
+    package static func decorate(_ response: inout HTTPResponse, for request: HTTPRequest) {
         guard request.headers["Origin"] != nil else { return }
         response.headers.set("Access-Control-Allow-Origin", "*")
         response.headers.set("Access-Control-Expose-Headers", exposedHeaders)

@@ -1,5 +1,6 @@
 import LocatedJSON
 import EntraHTTP
+import Graph
 package import Foundation
 import ExchangeKernel
 import IdentityPlatform
@@ -46,7 +47,12 @@ struct AnswerRenderer {
         case .response(let canned): response = cannedResponse(canned)
         default: preconditionFailure("\(action.fileName) does not answer a request")
         }
-        if facts.kind != .graph { IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace) }
+        if facts.kind == .graph {
+            // A page's Graph call reads a scripted answer as it reads Graph's own: with CORS.
+            CrossOrigin.decorate(&response, for: request)
+        } else {
+            IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace)
+        }
         return response
     }
 
