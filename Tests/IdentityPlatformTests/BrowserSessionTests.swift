@@ -89,6 +89,23 @@ struct BrowserSessionTests {
         #expect(browser.service.currentDirectory.user(id: record.grant.userID)?.userPrincipalName == F.alex)
     }
 
+    /// MSAL.js sends the id token's `login_hint` claim back as `login_hint`: it picks that account from the
+    /// session, and without a session the sign-in page shows the account's name, not the opaque value.
+    @Test func theLoginHintClaimNamesItsAccount() throws {
+        let browser = signedIn([F.adele, F.alex])
+        let alex = try #require(browser.service.currentDirectory.user(signInName: F.alex))
+        let claim = TokenIdentifiers.loginHint(objectID: alex.id, tenantID: alex.tenantID)
+        let redirect = try #require(RedirectResult(browser.get(F.authorize(extra: [("login_hint", claim)]))))
+        let record = try #require(browser.service.state.withLock { $0.authorizationCodes[redirect["code"] ?? ""] })
+        #expect(record.grant.userID == alex.id)
+
+        browser.cookies.removeAll()
+        let page = browser.get(F.authorize(extra: [("login_hint", claim)]))
+        #expect(page.has("signin") && page.bodyText.contains("value=\"\(F.alex)\"") && !page.bodyText.contains(claim))
+        let stranger = TokenIdentifiers.loginHint(objectID: alex.id, tenantID: "00000000-0000-4000-8000-000000000000")
+        #expect(!browser.get(F.authorize(extra: [("login_hint", stranger)])).bodyText.contains(stranger))
+    }
+
     @Test func promptLoginAlwaysShowsSignIn() throws {
         let browser = signedIn([F.adele])
         browser.clock.advance(by: 120)

@@ -54,8 +54,13 @@ extension BrowserSession {
 }
 
 extension DirectoryUser {
-    /// A `login_hint`, `logout_hint` or typed name: a sign-in name, or the object id.
-    func isNamed(by hint: String) -> Bool { answers(to: hint) || id == hint.lowercased() }
+    /// A `login_hint`, `logout_hint` or typed name: a sign-in name, the object id, or the value of the
+    /// `login_hint` claim of this user's tokens (MSAL.js sends that claim back as both hints).
+    func isNamed(by hint: String) -> Bool {
+        if answers(to: hint) || id == hint.lowercased() { return true }
+        guard let claim = TokenIdentifiers.objectID(fromLoginHint: hint) else { return false }
+        return claim.objectID.lowercased() == id && claim.tenantID.lowercased() == tenantID.lowercased()
+    }
 }
 
 extension PlatformState {

@@ -93,7 +93,7 @@ struct InteractiveFlow: BrowserFlow {
                 return useSessionAccount(match.account, user: match.user)
             }
             if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
-            return signInRequired(login: hint)
+            return signInRequired(login: signInName(for: hint))
         }
         if prompt == .selectAccount, !candidates.isEmpty, !options.autoLogin { return showPicker(candidates) }
         // With --auto-login the one signed-in account answers even `select_account`: no page is shown.
@@ -105,6 +105,13 @@ struct InteractiveFlow: BrowserFlow {
             if !options.autoLogin { return showPicker(candidates) }
         }
         return signInRequired(login: nil)
+    }
+
+    /// What the sign-in page shows for a hint: an opaque `login_hint` claim as its user's sign-in name, an
+    /// opaque one naming no one as nothing, any other hint as given.
+    private func signInName(for hint: String) -> String? {
+        guard TokenIdentifiers.objectID(fromLoginHint: hint) != nil else { return hint }
+        return directory.users.first { $0.isNamed(by: hint) }?.userPrincipalName
     }
 
     /// The session cannot answer: `prompt=none` fails, `--auto-login` signs someone in, else the sign-in page.

@@ -22,12 +22,16 @@ package enum TokenEndpoint {
         } catch {
             response = error.tokenEndpointResponse(in: trace)
         }
-        if exchange.request.headers["Origin"] != nil {
-            response.headers.set("Access-Control-Allow-Origin", "*")
-            response.headers.set("Access-Control-Allow-Methods", "POST, OPTIONS")
-            response.headers.set("Access-Control-Expose-Headers", "Content-Length,Content-Encoding,x-ms-request-id")
-        }
+        allowCrossOrigin(&response, for: exchange.request)
         return response
+    }
+
+    /// The CORS headers of every token endpoint answer to a page (`Origin`), scripted ones included.
+    package static func allowCrossOrigin(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        guard request.headers["Origin"] != nil else { return }
+        response.headers.set("Access-Control-Allow-Origin", "*")
+        response.headers.set("Access-Control-Allow-Methods", "POST, OPTIONS")
+        response.headers.set("Access-Control-Expose-Headers", "Content-Length,Content-Encoding,x-ms-request-id")
     }
 
     /// The CORS preflight a browser sends before a cross-origin POST.

@@ -47,11 +47,13 @@ struct AnswerRenderer {
         case .response(let canned): response = cannedResponse(canned)
         default: preconditionFailure("\(action.fileName) does not answer a request")
         }
+        // A page reads a scripted answer as it reads the service's own: with CORS (MSAL.js's token requests, a
+        // single-page app's Graph calls).
         if facts.kind == .graph {
-            // A page's Graph call reads a scripted answer as it reads Graph's own: with CORS.
             CrossOrigin.decorate(&response, for: request)
         } else {
             IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace)
+            if facts.kind == .token { TokenEndpoint.allowCrossOrigin(&response, for: request) }
         }
         return response
     }

@@ -71,7 +71,7 @@ const pca = new msal.PublicClientApplication({
 });
 const outcome = (promise) => promise.then(value => ({ok: true, value}), error => ({ok: false, error: {
   name: error.name, errorCode: error.errorCode, subError: error.subError, message: String(error.errorMessage || error.message || error),
-  claims: error.claims, interaction: error instanceof msal.InteractionRequiredAuthError || error.name === "InteractionRequiredAuthError"}}));
+  claims: error.claims, interaction: error.name === "InteractionRequiredAuthError"}}));
 const summary = (r) => r && {accessToken: r.accessToken, username: r.account && r.account.username, scopes: r.scopes};
 await pca.initialize();
 window.fe = {
@@ -166,7 +166,11 @@ class BrowserApp(AdapterApp):
             except WebDriverException:
                 pass
             time.sleep(0.1)
-        raise StepFailure("timeout", f"the app did not come back from {self.driver.current_url[:200]}")
+        try:
+            page = " ".join(self.driver.find_element(By.TAG_NAME, "body").text.split())[:300]
+        except WebDriverException:
+            page = ""
+        raise StepFailure("timeout", f"the app did not come back from {self.driver.current_url[:200]} (the page says: {page})")
 
     def act_on_page(self):
         """The person at FakeEntra's page: the email, the password, consent, an account tile; an error page ends it."""
@@ -177,16 +181,23 @@ class BrowserApp(AdapterApp):
         if find("i0116") and find("i0116")[0].is_displayed() and not find("i0116")[0].get_attribute("value"):
             find("i0116")[0].send_keys(self.username)
         if find("i0118") and find("i0118")[0].is_displayed():
+            login = (find("i0116")[0].get_attribute("value") or "") if find("i0116") else ""
+            second = os.environ.get("FAKEENTRA_SECOND_USERNAME", "")
+            password = os.environ.get("FAKEENTRA_SECOND_PASSWORD", self.password) if second and login.lower() == second.lower() else self.password
             find("i0118")[0].clear()
-            find("i0118")[0].send_keys(self.password)
-        for button in ("idSIButton9", "idBtn_Accept"):
+            find("i0118")[0].send_keys(password)
+        code = self.driver.find_elements(By.CSS_SELECTOR, "input[autocomplete=one-time-code]")
+        if code and code[0].is_displayed() and not code[0].get_attribute("value"):
+            code[0].send_keys("123456")
+        for button in ("idSIButton9", "idBtn_Accept", "idSubmit_SAOTCC_Continue"):
             if find(button):
                 find(button)[0].click()
                 time.sleep(0.2)
                 return
-        tiles = self.driver.find_elements(By.CSS_SELECTOR, "button[data-account], .tile button")
+        tiles = self.driver.find_elements(By.CSS_SELECTOR, "button[data-upn]")
         if tiles:
-            tiles[0].click()
+            hint = urllib.parse.parse_qs(urllib.parse.urlsplit(self.driver.current_url).query).get("login_hint", [self.username])[0]
+            (next((t for t in tiles if (t.get_attribute("data-upn") or "").lower() == hint.lower()), None) or tiles[0]).click()
 
     def call(self, script, *args):
         """`await fe.<script>` in the page; its {ok, value|error}."""
@@ -211,6 +222,8 @@ class BrowserApp(AdapterApp):
         code, message = error.get("errorCode") or "", error.get("message") or ""
         if error.get("interaction") or code in ("interaction_required", "login_required", "consent_required"):
             return StepFailure("interaction_required", f"{code}: {message}", error.get("subError"))
+        if code in ("nonce_mismatch", "state_mismatch", "invalid_state", "state_not_found", "hash_does_not_contain_known_properties"):
+            return StepFailure("rejected_token", f"{code}: {message}")
         if code in ("user_cancelled", "access_denied") or "AADSTS65004" in message:
             return StepFailure("user_canceled", f"{code}: {message}")
         if "throttl" in (code + message).lower() or "429" in message:
@@ -235,9 +248,22 @@ class BrowserApp(AdapterApp):
     def sign_in(self, step, deadline):
         if step.get("policy"):
             raise StepFailure("unsupported", "B2C policies are not configured in this app")
-        self.leave("window.fe.login(arguments[0])", self.request(step))
-        result = self.redirected(deadline)
+        result = self.redirect_sign_in("window.fe.login(arguments[0])", step, deadline)
         return {"scopes": result["scopes"], "account": result["username"]}
+
+    def redirect_sign_in(self, script, step, deadline, claims=None):
+        """A redirect sign-in; refused at the code redemption with a claims challenge (Conditional Access),
+        once more with those claims, as the reference does."""
+        self.leave(script, self.request(step, **({"claims": claims} if claims else {})))
+        try:
+            return self.redirected(deadline)
+        except StepFailure as failure:
+            if failure.error != "interaction_required" or claims:
+                raise
+            challenge = self.driver.execute_script("return window.fe.redirect.error && window.fe.redirect.error.claims")
+            if not challenge:
+                raise
+            return self.redirect_sign_in(script, step, deadline, claims=challenge)
 
     def sign_in_silently(self, step, deadline):
         outcome = self.call("window.fe.ssoSilent(arguments[0])", self.request(step, loginHint=step.get("user") or self.username))
@@ -255,8 +281,7 @@ class BrowserApp(AdapterApp):
         failure = self.failure(outcome["error"])
         if failure.error != "interaction_required" and outcome["error"].get("errorCode") not in ("no_account_error", "no_tokens_found"):
             raise failure
-        self.leave("window.fe.interactive(arguments[0])", self.request(step, **({"claims": claims} if claims else {})))
-        return self.redirected(deadline)
+        return self.redirect_sign_in("window.fe.interactive(arguments[0])", step, deadline, claims=claims)
 
     def get_token(self, step, deadline):
         result = self.token(step, deadline)
@@ -276,7 +301,7 @@ class BrowserApp(AdapterApp):
                 claims = base64.b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
                 result = self.token(step, deadline, claims=claims)
                 continue
-            if answer["status"] in (429, 503) and answer.get("retryAfter", "").isdigit():
+            if answer["status"] in (429, 503) and (answer.get("retryAfter") or "").isdigit():
                 time.sleep(min(float(answer["retryAfter"]), max(0, deadline - time.monotonic() - 2)))
                 continue
             return answer, result
