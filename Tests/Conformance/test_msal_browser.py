@@ -13,7 +13,7 @@ from harness import ROOT, command
 
 ADAPTER = ROOT / "clients" / "conformance" / "msal-browser" / "adapter.py"
 CASES = ("lifecycle.cached-token-reuse,lifecycle.rotation,protocol.pkce-s256,protocol.state-mismatch,graph.paging,"
-         "graph.throttled-429,graph.cae-claims-challenge,lifecycle.revoked-grant,errors.claims-on-code-redemption")
+         "graph.throttled-429,graph.cae-claims-challenge,lifecycle.revoked-grant,errors.claims-on-code-redemption,lifecycle.sign-out")
 # msal-browser's own behaviour, traced to its source in the baseline: the run stays conformant with it.
 TRACED = "resilience.hung-token-endpoint"
 BASELINE = ADAPTER.parent / "baseline.json"
