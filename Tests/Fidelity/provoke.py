@@ -24,8 +24,12 @@ FIRST_PARTY_CLIENTS = {"04b07795-8ddb-461a-bbee-02f9e1bf7b46", "1950a258-227b-4e
                        "14d82eec-204b-4c2f-b7e8-296a70dab67e"}
 AZURE_CLI = "04b07795-8ddb-461a-bbee-02f9e1bf7b46"
 VISUAL_STUDIO_CODE = "aebc6443-996d-45c2-90f0-388ff96faa56"
-# The demo tenant's user-assigned managed identity (its client id is fixed and documented).
+# The demo tenant's user-assigned managed identity (its client id is fixed and documented) and its object id.
 DEMO_USER_ASSIGNED_IDENTITY = "7e2c4b6a-1d3f-4e5a-8b9c-0d1e2f3a4b5c"
+DEMO_USER_ASSIGNED_OBJECT_ID = "c2d3e4f5-6a7b-4c8d-9e0f-1a2b3c4d5e6f"
+# The embedded External ID tenant and its customer (docs/external-id.md).
+EXTERNAL_TENANT = "woodgrove.onmicrosoft.com"
+EXTERNAL_CUSTOMER = "jordan@woodgrove.example"
 # First-party resources FakeEntra knows by name; any other recorded resource is mapped to Graph.
 FIRST_PARTY_RESOURCES = ("https://graph.windows.net", "https://management.core.windows.net", "https://management.azure.com",
                          "https://vault.azure.net", "https://storage.azure.com", "https://database.windows.net")
@@ -47,7 +51,8 @@ class Provoker:
             return segment
         if b2c:
             return B2C_TENANT
-        if segment.startswith("{") or segment.startswith("<") or GUID.fullmatch(segment) or "." in segment:
+        # `tenant`: the Azure SDK recorders' placeholder for the tenant id.
+        if segment.startswith("{") or segment.startswith("<") or GUID.fullmatch(segment) or "." in segment or lowered == "tenant":
             return CONTOSO
         return segment
 
@@ -111,6 +116,8 @@ class Provoker:
             return self.resource_manager(recording)
         if recording.area == "managed-identity":
             return self.managed_identity(recording)
+        if recording.area == "native-auth":
+            return self.native_auth(recording)
         if recording.method == "GET":
             url = self.login_url(recording.url, recording.is_b2c)
             if url.endswith("/discovery/instance"):
@@ -322,6 +329,7 @@ class Provoker:
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
                 "assertion": user["access_token"], "requested_token_use": "on_behalf_of"}
         form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": self.scope_for(recording)})
+        form.update(self.extra_fields(recording))
         return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
 
     # MARK: token endpoint errors
@@ -501,6 +509,8 @@ class Provoker:
                 mapped.append(self.demo_event(token))
             elif previous == "calendars" and segment.lower() not in ("events", "calendarview"):
                 mapped.append(self.demo_calendar(token))
+            elif previous == "groups" and ("{" in segment or GUID.fullmatch(segment)):
+                mapped.append(self.demo_group(token))
             else:
                 mapped.append(segment)
         query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
@@ -526,6 +536,13 @@ class Provoker:
         path = re.sub(r"\('[^']*'\)", lambda key: "/" + urllib.parse.unquote(key.group(0)[2:-2]), match.group(2))
         url = f"https://graph.microsoft.com/{match.group(1)}/me/{path}"
         return url + ("?startDateTime=2025-01-01T00:00:00Z&endDateTime=2025-01-08T00:00:00Z" if path.lower().endswith("calendarview") else "")
+
+    def demo_group(self, token):
+        """The demo group with the most direct members (a recorded group's members are the point)."""
+        auth = {"Authorization": f"Bearer {token}"}
+        groups = self.session.get(self.server.url + "/v1.0/groups", headers=auth).json()["value"]
+        count = lambda group: len(self.session.get(f"{self.server.url}/v1.0/groups/{group['id']}/members", headers=auth).json().get("value", []))
+        return max(groups, key=count)["id"]
 
     def demo_calendar(self, token):
         listing = self.session.get(self.server.url + "/v1.0/me/calendars", headers={"Authorization": f"Bearer {token}"}).json()
@@ -638,6 +655,15 @@ class Provoker:
         not_found = "not found" in json.dumps(recording.body or {}).lower()
         if "client_id" in query or not_found:
             query["client_id"] = str(uuid.uuid4()) if not_found else DEMO_USER_ASSIGNED_IDENTITY
+        # The other selectors of a user-assigned identity name the demo one by its object id or resource id.
+        if "object_id" in query:
+            query["object_id"] = DEMO_USER_ASSIGNED_OBJECT_ID
+        if "msi_res_id" in query:
+            query["msi_res_id"] = self.demo_identity_resource_id()
+        if "resource" in query and "://" not in query["resource"]:
+            # A recorder that sanitized the requested resource: the answer's resource says what was asked.
+            answered = (recording.body or {}).get("resource") if isinstance(recording.body, dict) else None
+            query["resource"] = answered or "https://management.core.windows.net/"
         recorded = {k.lower(): v for k, v in (recording.request.get("headers") or {}).items()}
         headers = {}
         if "metadata" in recorded:
@@ -657,6 +683,103 @@ class Provoker:
             path = "/msi/token"
             headers["secret" if query.get("api-version") == "2017-09-01" else "X-IDENTITY-HEADER"] = "fakeentra-identity-header"
         return Answer.of(self.session.get(f"{self.server.url}{path}?{urllib.parse.urlencode(query)}", headers=headers))
+
+    def demo_identity_resource_id(self):
+        """The demo user-assigned identity's Azure resource id, in the demo subscription (resource group demo)."""
+        headers = {"Authorization": f"Bearer {self.arm_token()}"}
+        subscriptions = self.session.get(f"{self.server.url}/arm/subscriptions?api-version=2019-11-01", headers=headers).json()["value"]
+        return (f"/subscriptions/{subscriptions[0]['subscriptionId']}/resourcegroups/demo/providers"
+                "/Microsoft.ManagedIdentity/userAssignedIdentities/demo-identity")
+
+    # MARK: native authentication (External ID)
+
+    def native_post(self, client_id, path, **form):
+        response = self.session.post(f"{self.server.url}/{EXTERNAL_TENANT}/{path}", data={"client_id": client_id, **form})
+        return Answer.of(response)
+
+    def native_sign_up(self, client_id, address, password=None, attributes=None, until="done"):
+        """A sign-up walked as the reference describes it; stops at `until` (start, challenge, verified, password, done)."""
+        start = {"username": address, "challenge_type": "oob password redirect"}
+        if password:
+            start["password"] = password
+        if attributes:
+            start["attributes"] = attributes
+        answer = self.native_post(client_id, "signup/v1.0/start", **start)
+        if until == "start":
+            return answer
+        answer = self.native_post(client_id, "signup/v1.0/challenge", challenge_type="oob password redirect", continuation_token=answer.body["continuation_token"])
+        if until == "challenge":
+            return answer
+        code = self.server.outbox(address)[-1]["code"]
+        answer = self.native_post(client_id, "signup/v1.0/continue", continuation_token=answer.body["continuation_token"], grant_type="oob", oob=code)
+        if until == "verified" or password:
+            return answer
+        # credential_required: the challenge names the password, which the continue step then takes.
+        answer = self.native_post(client_id, "signup/v1.0/challenge", challenge_type="oob password redirect", continuation_token=answer.body["continuation_token"])
+        if until == "password-challenge":
+            return answer
+        answer = self.native_post(client_id, "signup/v1.0/continue", continuation_token=answer.body["continuation_token"], grant_type="password", password="Str0ng!pass")
+        if until == "password":
+            return answer
+        return self.native_post(client_id, "signup/v1.0/continue", continuation_token=answer.body["continuation_token"], grant_type="attributes",
+                                attributes='{"displayName": "Fidelity Customer"}')
+
+    def native_auth(self, recording):
+        """The native authentication API of the embedded external tenant, each step reached by walking the flow
+        before it (codes read from the outbox); a new customer for sign-up and password reset, so the demo
+        customer's password is left as it is."""
+        path = recording.url.split(".onmicrosoft.com/", 1)[1]
+        form = recording.form
+        body = recording.body if isinstance(recording.body, dict) else {}
+        error = body.get("error")
+        client_id = str(uuid.uuid4())
+        address = f"fidelity-{uuid.uuid4().hex[:10]}@woodgrove.example"
+        challenge_types = form.get("challenge_type", "oob password redirect")
+        if path == "signup/v1.0/start":
+            return self.native_post(client_id, path, username=EXTERNAL_CUSTOMER if error == "user_already_exists" else address, challenge_type=challenge_types)
+        if path == "signup/v1.0/challenge":
+            if error:
+                started = self.native_sign_up(client_id, address, until="start")
+                return self.native_post(client_id, path, challenge_type=challenge_types, continuation_token=started.body["continuation_token"])
+            return self.native_sign_up(client_id, address, until="password-challenge" if body.get("challenge_type") == "password" else "challenge")
+        if path == "signup/v1.0/continue":
+            until = {"oob": "verified", "password": "password"}.get(form.get("grant_type"), "done")
+            return self.native_sign_up(client_id, address, until=until)
+        if path == "oauth2/v2.0/initiate":
+            return self.native_post(client_id, path, username=EXTERNAL_CUSTOMER, challenge_type=challenge_types)
+        if path == "oauth2/v2.0/challenge":
+            started = self.native_post(client_id, "oauth2/v2.0/initiate", username=EXTERNAL_CUSTOMER, challenge_type=challenge_types)
+            return self.native_post(client_id, path, challenge_type=challenge_types, continuation_token=started.body["continuation_token"])
+        if path == "oauth2/v2.0/token" and form.get("grant_type") == "continuation_token":
+            done = self.native_sign_up(client_id, address)
+            return self.native_post(client_id, path, continuation_token=done.body["continuation_token"], username=address,
+                                    scope=form.get("scope", "openid offline_access"), grant_type="continuation_token")
+        if path == "oauth2/v2.0/token":
+            started = self.native_post(client_id, "oauth2/v2.0/initiate", username=EXTERNAL_CUSTOMER, challenge_type="password redirect")
+            challenged = self.native_post(client_id, "oauth2/v2.0/challenge", challenge_type="password redirect", continuation_token=started.body["continuation_token"])
+            return self.native_post(client_id, path, continuation_token=challenged.body["continuation_token"], grant_type="password",
+                                    password=PASSWORD if not error else "wrong-password", scope=form.get("scope", "openid offline_access"))
+        if path.startswith("resetpassword/"):
+            step = path.rsplit("/", 1)[1]
+            if step == "continue" and error:
+                return self.native_post(client_id, path, continuation_token="fidelity-not-a-token", grant_type="oob", oob="00000000")
+            # A customer of its own with a password, whose reset changes nobody else's.
+            self.native_sign_up(client_id, address, password="Str0ng!pass", attributes='{"displayName": "Fidelity Reset"}')
+            answer = self.native_post(client_id, "resetpassword/v1.0/start", username=address, challenge_type="oob redirect")
+            if step == "start":
+                return answer
+            answer = self.native_post(client_id, "resetpassword/v1.0/challenge", challenge_type="oob redirect", continuation_token=answer.body["continuation_token"])
+            if step == "challenge":
+                return answer
+            code = self.server.outbox(address)[-1]["code"]
+            answer = self.native_post(client_id, "resetpassword/v1.0/continue", continuation_token=answer.body["continuation_token"], grant_type="oob", oob=code)
+            if step == "continue":
+                return answer
+            answer = self.native_post(client_id, "resetpassword/v1.0/submit", continuation_token=answer.body["continuation_token"], new_password="N3w!Passw0rd")
+            if step == "submit":
+                return answer
+            return self.native_post(client_id, "resetpassword/v1.0/poll_completion", continuation_token=answer.body["continuation_token"])
+        raise NotImplementedError(f"no native authentication provocation for {path}")
 
     # MARK: decoded tokens
 
