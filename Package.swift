@@ -94,7 +94,7 @@ let package = Package(
         .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform", "ExchangeKernel"], swiftSettings: swiftSettings),
 
         // Assembles the modules into the stack of layers the server runs.
-        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraServer", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
         .target(name: "FakeEntraControl", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),

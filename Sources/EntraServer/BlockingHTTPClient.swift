@@ -11,7 +11,16 @@ import Darwin
 /// the certificate verification result).
 package struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     package var description: String
-    init(_ description: String) { self.description = description }
+    /// The exchange's `deadline` passed.
+    package var isTimeout = false
+    /// The answer outgrew `largestResponse`.
+    package var isTooLarge = false
+
+    init(_ description: String, isTimeout: Bool = false, isTooLarge: Bool = false) {
+        self.description = description
+        self.isTimeout = isTimeout
+        self.isTooLarge = isTooLarge
+    }
 }
 
 /// The trust of a TLS client: one CA file, peer and host-name verification always on.
@@ -43,6 +52,12 @@ package struct BlockingHTTPClient: Sendable {
     /// (`HTTPS_PROXY`, as `ConnectRelay` serves it for the service's own host names).
     package var httpsProxy: HTTPSProxy?
 
+    /// The whole exchange's bound, when set, instead of `timeoutSeconds` per read and write: each read
+    /// waits only for what is left of it.
+    package var deadline: Duration?
+    /// Answers longer than this fail (`HTTPClientError.isTooLarge`) instead of growing memory by their size.
+    package var largestResponse: Int?
+
     package init(trust: TLSClientTrust?, timeoutSeconds: Int = 10, httpsProxy: HTTPSProxy? = nil) {
         self.trust = trust
         self.timeoutSeconds = timeoutSeconds
@@ -52,7 +67,8 @@ package struct BlockingHTTPClient: Sendable {
     package func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
                          headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTPClientError) -> HTTPResponse {
         let tunnel = secure ? httpsProxy.flatMap { $0.applies(to: host) ? $0 : nil } : nil
-        let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds)
+        let started = ContinuousClock.now
+        let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds, deadline: deadline)
         defer { Socket.close(fd) }
         if tunnel != nil { try Self.openTunnel(fd, to: host, port: port) }
         let stream: any ByteStream
@@ -67,7 +83,15 @@ package struct BlockingHTTPClient: Sendable {
         HTTPClientCodec.encodeRequest(method: method, target: target, host: authority, headers: headers + [("Connection", "close")], body: body, into: &request)
         try stream.writeAll(request)
         var received: [UInt8] = []
-        while try stream.read(into: &received) {}
+        while true {
+            if let deadline {
+                let left = deadline - started.duration(to: .now)
+                guard left > .zero else { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
+                Self.setTimeouts(fd, duration: left)
+            }
+            guard try stream.read(into: &received) else { break }
+            if let largestResponse, received.count > largestResponse { throw HTTPClientError("an answer over \(largestResponse) bytes", isTooLarge: true) }
+        }
         return try Self.parse(received)
     }
 
@@ -110,7 +134,14 @@ package struct BlockingHTTPClient: Sendable {
     /// Receive and send timeouts on a blocking socket. Here, where `timeval` is named: in a whole-module
     /// (release) build it belongs to the C module that loads <sys/time.h> first, COpenSSL's.
     static func setTimeouts(_ fd: Int32, seconds: Int) {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setTimeouts(fd, duration: .seconds(seconds))
+    }
+
+    static func setTimeouts(_ fd: Int32, duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        // At least a millisecond: a zero timeval means "wait forever".
+        let microseconds = max(Int(seconds) * 1_000_000 + Int(attoseconds / 1_000_000_000_000), 1000)
+        var timeout = timeval(tv_sec: microseconds / 1_000_000, tv_usec: .init(microseconds % 1_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -137,14 +168,14 @@ package struct BlockingHTTPClient: Sendable {
     }
 
     /// The first address of `host` that accepts, with send and receive timeouts set.
-    package static func openConnection(host: String, port: Int, timeoutSeconds: Int) throws(HTTPClientError) -> Int32 {
+    package static func openConnection(host: String, port: Int, timeoutSeconds: Int, deadline: Duration? = nil) throws(HTTPClientError) -> Int32 {
         let addresses: [Socket.ResolvedAddress]
         do { addresses = try Socket.resolve(host: host, port: port) } catch { throw HTTPClientError("\(error)") }
         var failures: [String] = []
         for address in addresses {
             let fd = Socket.makeStreamSocket(family: address.family, nonBlocking: false)
             guard fd >= 0 else { failures.append(SocketError.makeFailed("socket").description); continue }
-            setTimeouts(fd, seconds: timeoutSeconds)
+            if let deadline { setTimeouts(fd, duration: deadline) } else { setTimeouts(fd, seconds: timeoutSeconds) }
             #if !os(Linux)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -222,7 +253,7 @@ private struct PlainStream: ByteStream {
             if count > 0 { buffer += chunk[0..<count]; return true }
             if count == 0 { return false }
             if errno == EINTR { continue }
-            throw HTTPClientError(errno == EAGAIN || errno == EWOULDBLOCK ? "timed out waiting for the answer" : SocketError.makeFailed("recv").description)
+            throw errno == EAGAIN || errno == EWOULDBLOCK ? HTTPClientError("timed out waiting for the answer", isTimeout: true) : HTTPClientError(SocketError.makeFailed("recv").description)
         }
     }
 
@@ -288,7 +319,7 @@ private final class TLSClientStream: ByteStream {
         default:
             let reasons = TLSError.drainErrorQueue()
             if reasons.isEmpty, savedErrno == 0 { return false }
-            if reasons.isEmpty, savedErrno == EAGAIN || savedErrno == EWOULDBLOCK { throw HTTPClientError("timed out waiting for the answer") }
+            if reasons.isEmpty, savedErrno == EAGAIN || savedErrno == EWOULDBLOCK { throw HTTPClientError("timed out waiting for the answer", isTimeout: true) }
             throw HTTPClientError("TLS read: \(reasons.isEmpty ? "errno \(savedErrno)" : reasons.joined(separator: "; "))")
         }
     }

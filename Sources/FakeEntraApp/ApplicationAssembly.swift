@@ -12,8 +12,12 @@ extension LoadedConfiguration {
         var options = identity.options
         if strict { options.strict = true }
         if autoLogin { options.autoLogin = true }
+        options.extensionTransport = Self.extensionTransport
         return IdentityService(directory: identity.directory, keys: keys, clock: clock, options: options)
     }
+
+    /// One HTTP transport for every service the process makes.
+    private static let extensionTransport = ExtensionTransportReference(ExtensionHTTPTransport())
 
     /// The shipped scenarios plus the files of `directories` (an empty list: the shipped ones only).
     package func scenarioLibrary(adding directories: [String]) throws(ScenarioValidationReport) -> ScenarioLibrary {

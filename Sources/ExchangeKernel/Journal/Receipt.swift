@@ -19,6 +19,8 @@ package struct Receipt: Sendable, Equatable {
     package var answer = Answer()
     /// The scenario rules that fired for this request.
     package var rules: [FiredRule] = []
+    /// The custom authentication extensions the service called while answering.
+    package var extensionCalls: [ExtensionCall] = []
     /// The scenario binding whose world answered (`b3`); nil for the default world. How a conformance
     /// case finds its own exchanges among parallel ones.
     package var world: String?
@@ -34,7 +36,7 @@ package struct Receipt: Sendable, Equatable {
 
     package init() {}
 
-    package var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && answer.isEmpty && rules.isEmpty }
+    package var isEmpty: Bool { tokens.isEmpty && grants.isEmpty && flow == nil && error == nil && answer.isEmpty && rules.isEmpty && extensionCalls.isEmpty }
 
     /// A copy without the raw secrets, as the journal keeps it.
     package var withoutSecrets: Receipt {
@@ -56,6 +58,29 @@ package struct Receipt: Sendable, Equatable {
     }
 
     /// A JWT the exchange signed and its SHA-256, hashed once for the receipt and the console's ledger.
+    /// One call of a developer's extension endpoint, as the sign-in log's Authentication Events tab shows it.
+    package struct ExtensionCall: Sendable, Equatable {
+        package var extensionID: String
+        package var event: String
+        package var targetURL: String
+        package var attempts: Int
+        /// The last attempt's HTTP status, when one answered.
+        package var httpStatus: Int?
+        package var milliseconds: Int
+        /// nil: its answer was applied; else the 1003xxx code, its name and what was wrong.
+        package var failure: String?
+
+        package init(extensionID: String, event: String, targetURL: String, attempts: Int, httpStatus: Int?, milliseconds: Int, failure: String?) {
+            self.extensionID = extensionID
+            self.event = event
+            self.targetURL = targetURL
+            self.attempts = attempts
+            self.httpStatus = httpStatus
+            self.milliseconds = milliseconds
+            self.failure = failure
+        }
+    }
+
     package struct SignedToken: Sendable, Equatable {
         package var token: String
         package var sha256: [UInt8]
@@ -264,6 +289,10 @@ package final class ReceiptRecorder: Sendable {
         }
     }
 
+    package func calledExtension(_ call: Receipt.ExtensionCall) {
+        update { $0.extensionCalls.append(call) }
+    }
+
     package func flow(_ id: String, step: String) {
         update { $0.flow = Receipt.FlowStep(id: id, step: step) }
     }
@@ -296,7 +325,14 @@ extension Receipt {
         }
         let grantItems: [JSONFragment] = grants.map { .object([("kind", .string($0.kind.rawValue)), ("action", .string($0.action.rawValue)), ("id", .string($0.id))]) }
         let ruleItems: [JSONFragment] = rules.map { .object([("scenario", .string($0.scenario)), ("index", .raw(String($0.index)))]) }
-        return .object([
+        let extensionItems: [JSONFragment] = extensionCalls.map { call in
+            .object([
+                ("extensionId", .string(call.extensionID)), ("event", .string(call.event)), ("targetUrl", .string(call.targetURL)),
+                ("attempts", .raw(String(call.attempts))), ("httpStatus", call.httpStatus.map { .raw(String($0)) } ?? .raw("null")),
+                ("milliseconds", .raw(String(call.milliseconds))), ("failure", optional(call.failure)),
+            ])
+        }
+        var members: [(String, JSONFragment)] = [
             ("tokens", array(tokenItems)),
             ("grants", array(grantItems)),
             ("flow", flow.map { .object([("id", .string(Receipt.handleID($0.id))), ("step", .string($0.step))]) } ?? .raw("null")),
@@ -304,7 +340,9 @@ extension Receipt {
             ("answer", answer.json),
             ("rules", array(ruleItems)),
             ("world", optional(world)),
-        ])
+        ]
+        if !extensionItems.isEmpty { members.append(("extensionCalls", array(extensionItems))) }
+        return .object(members)
     }
 }
 

@@ -46,6 +46,20 @@ struct ConfigurationFile: Decodable {
         var subscriptions: [AzureSubscription]?
         var userFlow: UserFlowEntry?
         var bannedPasswords: [String]?
+        var customAuthenticationExtensions: [ExtensionEntry]?
+    }
+
+    struct ExtensionEntry: Decodable {
+        var id: String?
+        var listenerId: String?
+        var displayName: String?
+        var event: CustomAuthenticationExtension.Event
+        var targetUrl: String
+        var resourceId: String
+        var timeoutInMilliseconds: Int?
+        var maximumRetries: Int?
+        var applications: [String]?
+        var claimsMapping: [CustomAuthenticationExtension.ClaimMapping]?
     }
 
     struct UserFlowEntry: Decodable {

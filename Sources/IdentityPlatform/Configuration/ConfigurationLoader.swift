@@ -201,7 +201,43 @@ struct DirectoryBuilder {
             var tenant = Tenant(id: id, displayName: entry.displayName ?? entry.domains[0], domains: entry.domains, kind: kind,
                                 subscriptions: entry.subscriptions, userFlow: userFlow)
             tenant.bannedPasswords = entry.bannedPasswords
+            tenant.customAuthenticationExtensions = extensions(entry.customAuthenticationExtensions, tenant: tenant, at: "/tenants/\(i)/customAuthenticationExtensions")
             directory.tenants.append(tenant)
+        }
+    }
+
+    /// A tenant's extensions, checked as Graph's validateAuthenticationConfiguration and the callout check
+    /// them (custom-extension-troubleshoot: 1003014, 1003015, 1003020); nil when the file names none.
+    mutating func extensions(_ entries: [ConfigurationFile.ExtensionEntry]?, tenant: Tenant, at pointer: String) -> [CustomAuthenticationExtension]? {
+        guard let entries, !entries.isEmpty else { return nil }
+        return entries.enumerated().map { k, entry in
+            let at = "\(pointer)/\(k)"
+            let endpoint = ExtensionEndpoint(url: entry.targetUrl)
+            if endpoint == nil || endpoint?.secure == false && endpoint?.isLoopback == false {
+                report("\(at)/targetUrl", "targetUrl \"\(entry.targetUrl)\" is not an https URL (1003020 CustomExtensionIncorrectTargetUrlFormat); expected https://host/path, or http://localhost:port/path for an endpoint on this machine")
+            }
+            let resource = entry.resourceId.split(separator: "/", omittingEmptySubsequences: false)
+            if !entry.resourceId.lowercased().hasPrefix("api://") || resource.count != 4 || resource[3].isEmpty {
+                report("\(at)/resourceId", "resourceId \"\(entry.resourceId)\" is not api://{fully qualified domain name}/{appid} (1003014 CustomExtensionIncorrectResourceIdFormat)")
+            } else if let endpoint, resource[2].split(separator: ":").first.map(String.init)?.lowercased() != endpoint.host.lowercased() {
+                report("\(at)/resourceId", "resourceId names \(resource[2]) but targetUrl's host is \(endpoint.host) (1003015 CustomExtensionDomainNameDoesNotMatch); expected the same fully qualified domain name")
+            }
+            if entry.event == .tokenIssuanceStart, entry.applications?.isEmpty ?? true {
+                report("\(at)/applications", "a tokenIssuanceStart listener names no application; expected the client ids whose tokens get the claims (includeAllApplications must be false for it)")
+            }
+            if entry.event != .tokenIssuanceStart, tenant.kind != .external {
+                report("\(at)/event", "\(entry.event.rawValue) on a tenant of kind \"\(tenant.kind.rawValue)\"; expected \"kind\": \"external\" (attribute collection is External ID's sign-up)")
+            }
+            if entry.event != .tokenIssuanceStart, entry.claimsMapping != nil {
+                report("\(at)/claimsMapping", "claimsMapping on a \(entry.event.rawValue) extension; expected it only on tokenIssuanceStart")
+            }
+            let name = entry.displayName ?? "\(entry.event.rawValue) extension \(k + 1)"
+            return CustomAuthenticationExtension(
+                id: entry.id ?? TokenIdentifiers.guid(from: "extension|\(tenant.id)|\(k)|\(name)"),
+                listenerID: entry.listenerId ?? TokenIdentifiers.guid(from: "listener|\(tenant.id)|\(k)|\(name)"),
+                displayName: name, event: entry.event, targetURL: entry.targetUrl, resourceID: entry.resourceId,
+                timeoutMilliseconds: entry.timeoutInMilliseconds ?? CustomAuthenticationExtension.defaultTimeoutMilliseconds,
+                maximumRetries: entry.maximumRetries ?? 1, applications: entry.applications ?? [], claimsMapping: entry.claimsMapping)
         }
     }
 

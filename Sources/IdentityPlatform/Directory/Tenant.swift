@@ -15,6 +15,8 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
     package var userFlow: ExternalUserFlow?
     /// The custom banned password list of Password Protection: terms no new password may lean on.
     package var bannedPasswords: [String]?
+    /// The REST endpoints the service calls during this tenant's sign-ins and sign-ups.
+    package var customAuthenticationExtensions: [CustomAuthenticationExtension]?
 
     package init(id: String, displayName: String, domains: [String], kind: Kind, subscriptions: [AzureSubscription]? = nil, userFlow: ExternalUserFlow? = nil) {
         self.id = id.lowercased()

@@ -72,7 +72,9 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
         guard keepsStateInMemory, request.method == "POST", case .entra(let identity) = route, case .token = identity.endpoint else { return false }
         let form = request.form
         guard form["grant_type"] == "client_credentials", let clientID = form["client_id"] else { return false }
-        return service.currentDirectory.hasApplication(clientID: clientID)
+        // A custom claims provider may be called for an app-only token: a worker waits for it, not the loop.
+        let directory = service.currentDirectory
+        return directory.hasApplication(clientID: clientID) && !directory.tenants.contains { $0.customAuthenticationExtensions?.isEmpty == false }
     }
 
     package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {

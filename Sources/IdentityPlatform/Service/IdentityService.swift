@@ -22,6 +22,8 @@ package struct IdentityOptions: Sendable, Equatable {
     package var interactiveFlowLifetime: TimeInterval = 3600
     /// The secret App Service puts in `IDENTITY_HEADER` and its identity endpoint wants back as `X-IDENTITY-HEADER`.
     package var managedIdentityHeader: String = "fakeentra-identity-header"
+    /// How custom authentication extensions are reached (the server's HTTP client; a test's script).
+    package var extensionTransport: ExtensionTransportReference = .unreachable
 
     package init() {}
 }
@@ -95,6 +97,20 @@ package final class IdentityService: Sendable {
         self.state = Mutex(PlatformState(limits: limits))
     }
 
+    package var extensionTransport: any ExtensionTransport { options.extensionTransport.transport }
+
     /// A snapshot of the directory for one request's reads.
     package var currentDirectory: Directory { directory.current }
+}
+
+/// An extension transport inside `IdentityOptions`, which every world's service is made from: equal only to
+/// itself.
+package final class ExtensionTransportReference: Sendable, Equatable {
+    package let transport: any ExtensionTransport
+
+    package init(_ transport: any ExtensionTransport) { self.transport = transport }
+
+    package static let unreachable = ExtensionTransportReference(UnreachableExtensionTransport())
+
+    package static func == (lhs: ExtensionTransportReference, rhs: ExtensionTransportReference) -> Bool { lhs === rhs }
 }

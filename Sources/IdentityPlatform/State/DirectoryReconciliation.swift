@@ -1,5 +1,5 @@
 import EntraCrypto
-package import Foundation
+import Foundation
 
 /// `serve --config FILE --state DIR`: what each decides about the users, apps and consents both hold. The
 /// file is the truth for what it names; the state keeps what happened since (objects added through the

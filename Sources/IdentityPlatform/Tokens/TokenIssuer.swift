@@ -3,6 +3,7 @@ import EntraCrypto
 package import EntraHTTP
 package import Foundation
 import Synchronization
+import LocatedJSON
 
 /// Turns a `TokenIssue` into signed tokens, a stored refresh token and the token endpoint's JSON answer.
 package struct TokenIssuer: Sendable {
@@ -71,15 +72,18 @@ package struct TokenIssuer: Sendable {
     /// `wantsClientInfo`: the request said `client_info=1`.
     package func respond(to issue: TokenIssue, wantsClientInfo: Bool) throws(IdentityError) -> HTTPResponse {
         let options = self.options
+        let provided = try TokenIssuanceStart(issuer: self).claims(for: issue)
         let groups = GroupClaims(issue: issue, directory: issue.client.application.groupMembershipClaims == nil ? nil : service.currentDirectory)
         var accessClaims = claims.accessTokenClaims(issue)
         groups.add(to: &accessClaims)
+        for (name, value) in provided.accessToken { accessClaims.override(name, json: value.text) }
         accessClaims.override(with: directives.accessTokenClaims)
         let accessToken = try sign(accessClaims)
         let wantsIDToken = issue.user != nil && (issue.scopeRequest.wantsIDToken || issue.endpointVersion == .v1)
         var idToken: String?
         if wantsIDToken, var idClaims = claims.idTokenClaims(issue) {
             groups.add(to: &idClaims)
+            for (name, value) in provided.idToken { idClaims.override(name, json: value.text) }
             idClaims.override(with: directives.idTokenClaims)
             idToken = try sign(idClaims, kind: .id)
         }

@@ -14,6 +14,7 @@ import shutil
 import pytest
 
 from .container import FakeEntraContainer, container_engine
+from .extensions import ExtensionEndpoint
 from .server import FakeEntra, FakeEntraError, find_binary, fixture_certs_dir
 
 
@@ -92,6 +93,22 @@ def fakeentra_factory(fakeentra_certs, fakeentra_binary):
 def fakeentra_function(fakeentra_factory):
     """A fresh server with the embedded defaults for one test (its own directory, sessions and clock)."""
     return fakeentra_factory()
+
+
+@pytest.fixture
+def fakeentra_extension_endpoint():
+    """`fakeentra_extension_endpoint(handler)`: a custom authentication extension endpoint for this test
+    (`fakeentra.extensions.ExtensionEndpoint`: `.url`, `.resource_id(app_id)`, `.calls`), closed after it."""
+    endpoints = []
+
+    def start(handler=None, **kwargs):
+        endpoint = ExtensionEndpoint(handler, **kwargs)
+        endpoints.append(endpoint)
+        return endpoint
+
+    yield start
+    for endpoint in endpoints:
+        endpoint.close()
 
 
 def pytest_report_header(config):

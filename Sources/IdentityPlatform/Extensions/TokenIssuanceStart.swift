@@ -1,0 +1,145 @@
+import EntraCrypto
+import Foundation
+import ExchangeKernel
+package import LocatedJSON
+
+/// OnTokenIssuanceStart: before tokens are issued, each extension whose listener names the client (claims
+/// for the id token) or the resource (claims for the access token) is called with the sign-in's context,
+/// and the claims it provides go into those tokens through the claims-mapping policy
+/// (learn.microsoft.com/entra/identity-platform/custom-claims-provider-reference).
+package struct TokenIssuanceStart {
+    /// Claims for each token, in the order the mapping names them.
+    package struct ProvidedClaims: Sendable, Equatable {
+        package var idToken: [(String, JSONFragment)] = []
+        package var accessToken: [(String, JSONFragment)] = []
+
+        package static func == (lhs: ProvidedClaims, rhs: ProvidedClaims) -> Bool {
+            lhs.idToken.map { "\($0.0)=\($0.1.text)" } == rhs.idToken.map { "\($0.0)=\($0.1.text)" }
+                && lhs.accessToken.map { "\($0.0)=\($0.1.text)" } == rhs.accessToken.map { "\($0.0)=\($0.1.text)" }
+        }
+    }
+
+    /// "The maximum claim size that a claims provider can return is limited to 3KB. This is the sum of all
+    /// the key and value pairs returned by the REST API."
+    static let largestClaims = 3 * 1024
+    /// Claims no claims-mapping policy can set (reference-claims-mapping-policy-type, "Restricted claim set").
+    static let restrictedClaims: Set<String> = [
+        "aud", "iss", "iat", "nbf", "exp", "azp", "azpacr", "appid", "appidacr", "amr", "acr", "aio", "at_hash", "c_hash",
+        "cnf", "idp", "idtyp", "ipaddr", "nonce", "oid", "rh", "roles", "scp", "sid", "sub", "tid", "uti", "ver", "xms_cc",
+    ]
+
+    let issuer: TokenIssuer
+
+    package init(issuer: TokenIssuer) { self.issuer = issuer }
+
+    /// The claims the listening extensions provide for `issue`'s tokens; a failed callout fails the
+    /// issue with AADSTS1100001, as it fails the sign-in at the service.
+    package func claims(for issue: TokenIssue) throws(IdentityError) -> ProvidedClaims {
+        let resourceAppID = issue.scopeRequest.resource?.appID
+        let listening = issue.tenant.extensions(at: .tokenIssuanceStart).filter {
+            (issue.user != nil && $0.listens(to: issue.clientID)) || $0.listens(to: resourceAppID)
+        }
+        var provided = ProvidedClaims()
+        guard !listening.isEmpty else { return provided }
+        let callout = ExtensionCallout(transport: issuer.service.extensionTransport, strict: issuer.service.options.strict)
+        for ext in listening {
+            let payload = ExtensionCallout.envelope(ext, tenantID: issue.tenant.id, sourceAppID: issue.clientID,
+                                                    data: [("authenticationContext", authenticationContext(issue))])
+            let outcome = callout.call(ext, payload: payload, bearer: ExtensionBearer.token(for: ext, tenant: issue.tenant, issuer: issuer)) {
+                issuer.receipt?.calledExtension($0)
+            }
+            let claims: [(String, JSONFragment)]
+            switch outcome.flatMap(Self.claims(of:)) {
+            case .success(let returned): claims = mapped(returned, by: ext)
+            case .failure(let failure):
+                issuer.receipt?.update { $0.extensionCalls[$0.extensionCalls.count - 1].failure = failure.description }
+                throw .customExtensionFailed()
+            }
+            if issue.user != nil, ext.listens(to: issue.clientID) { provided.idToken += claims }
+            if ext.listens(to: resourceAppID) { provided.accessToken += claims }
+        }
+        return provided
+    }
+
+    /// The provideClaimsForToken action's `claims`: strings and arrays of strings, 3 KB in all.
+    static func claims(of action: JSONValue) -> Result<[(String, JSONValue)], ExtensionFailure> {
+        guard let bag = action["claims"], !bag.isNull else { return .failure(ExtensionFailure(.nullClaims, "no \"claims\" in provideClaimsForToken")) }
+        guard let members = bag.members else { return .failure(ExtensionFailure(.invalidResponseBody, "\"claims\" is not an object")) }
+        var size = 0
+        for member in members {
+            guard !member.key.trimmingCharacters(in: .whitespaces).isEmpty else { return .failure(ExtensionFailure(.emptyClaimKey, "a claim named \"\(member.key)\"")) }
+            let isText = member.value.string != nil
+            let isTexts = member.value.array.map { $0.allSatisfy { $0.string != nil } } ?? false
+            guard isText || isTexts else {
+                return .failure(ExtensionFailure(.invalidResponseBody, "claim \"\(member.key)\" is neither a string nor an array of strings (the supported types)"))
+            }
+            size += member.key.utf8.count + (member.value.string?.utf8.count ?? member.value.array!.reduce(0) { $0 + ($1.string?.utf8.count ?? 0) })
+        }
+        guard size <= largestClaims else { return .failure(ExtensionFailure(.claimsTooLarge, "\(size) bytes of claims; at most \(largestClaims)")) }
+        return .success(members.map { ($0.key, $0.value) })
+    }
+
+    /// The returned claims the app's policy maps, under their token names; restricted names never.
+    func mapped(_ returned: [(String, JSONValue)], by ext: CustomAuthenticationExtension) -> [(String, JSONFragment)] {
+        let mapping = ext.claimsMapping ?? (issuer.service.options.strict ? [] : returned.map { .init(id: $0.0) })
+        return mapping.compactMap { entry in
+            guard let value = returned.first(where: { $0.0 == entry.id })?.1, !Self.restrictedClaims.contains(entry.tokenClaimName.lowercased()) else { return nil }
+            return (entry.tokenClaimName, value.string.map(JSONFragment.string) ?? .strings(value.array?.compactMap(\.string) ?? []))
+        }
+    }
+
+    /// The callout's `authenticationContext` (custom-claims-provider-reference, "Request to the external
+    /// REST API"): members the directory does not hold are left out, as the SDK's recorded request leaves
+    /// them out.
+    func authenticationContext(_ issue: TokenIssue) -> JSONValue {
+        let app = issue.client.application
+        func principal(appID: String, name: String) -> JSONValue {
+            .object([
+                ("id", .string(TokenIdentifiers.servicePrincipalID(clientID: appID, tenantID: issue.tenant.id))),
+                ("appId", .string(appID)), ("appDisplayName", .string(name)), ("displayName", .string(name)),
+            ])
+        }
+        var members: [(String, JSONValue)] = [
+            ("correlationId", .string(UUID().uuidString.lowercased())),
+            ("client", .object([("ip", .string(issue.clientAddress ?? "127.0.0.1")), ("locale", .string("en-us")), ("market", .string("en-us"))])),
+            ("protocol", .string("OAUTH2.0")),
+            ("clientServicePrincipal", principal(appID: app.clientID, name: app.displayName)),
+        ]
+        if let resource = issue.scopeRequest.resource {
+            members.append(("resourceServicePrincipal", principal(appID: resource.appID, name: resource.displayName)))
+        }
+        if let user = issue.user {
+            members.append(("user", .object(omittingNil: [
+                "displayName": .string(user.displayName), "givenName": user.givenName.map(JSONValue.string), "id": .string(user.id),
+                "mail": user.mail.map(JSONValue.string), "preferredLanguage": user.preferredLanguage.map(JSONValue.string),
+                "surname": user.surname.map(JSONValue.string), "userPrincipalName": .string(user.userPrincipalName), "userType": .string("Member"),
+            ])))
+        }
+        return .object(members)
+    }
+}
+
+/// The token the service authenticates to an extension with: an app-only v2 token from the tenant for the
+/// extension's API app, issued to "Azure AD Authentication Extensions" (custom-extension-overview,
+/// "Protect your REST API": `azp` 99045fe1-…, `aud` the API app, `iss` the tenant's v2.0 issuer).
+enum ExtensionBearer {
+    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, issuer: TokenIssuer) -> String {
+        let now = issuer.now
+        var claims = ClaimSet(capacity: 12)
+        claims.set("aud", ext.resourceAppID)
+        claims.set("iss", tenant.issuerV2(origin: issuer.origin))
+        claims.set("iat", now)
+        claims.set("nbf", now)
+        claims.set("exp", now.addingTimeInterval(3600))
+        claims.set("azp", CustomAuthenticationExtension.callerAppID)
+        claims.set("azpacr", "2")
+        claims.set("idtyp", "app")
+        let principal = TokenIdentifiers.servicePrincipalID(clientID: CustomAuthenticationExtension.callerAppID, tenantID: tenant.id)
+        claims.set("oid", principal)
+        claims.set("sub", principal)
+        claims.set("tid", tenant.id)
+        claims.set("ver", "2.0")
+        // Signed with the tenant's published key, so the endpoint validates it against FakeEntra's JWKS.
+        return (try? JWS.signJWT(payloadJSON: claims.bytes, credential: issuer.service.keys.current)) ?? ""
+    }
+}
