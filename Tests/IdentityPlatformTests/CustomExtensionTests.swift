@@ -115,4 +115,30 @@ import Testing
         #expect(problems(#"{"event": "attributeCollectionSubmit", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app"}"#).first?.contains("attribute collection is External ID's sign-up") == true)
         #expect(problems(#"{"event": "tokenIssuanceStart", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app", "applications": ["c"], "timeoutInMilliseconds": 5000}"#).count == 1)
     }
+
+    /// Attribute collection: each listening extension sees the values the one before left; a prefill of
+    /// an attribute the flow does not collect is ignored; a validation error names the attributes by label.
+    @Test func attributeCollectionChainsTheExtensionsAnswers() {
+        var tenant = Tenant(id: "3c5e7a9b-1d2f-4a6c-8e0b-2d4f6a8c0e1a", displayName: "Shop", domains: ["shop.onmicrosoft.com"], kind: .external,
+                            userFlow: ExternalUserFlow(emailMethod: nil, attributes: [SignUpAttribute(name: "displayName", label: nil, type: .string, required: true, regex: nil),
+                                                                                       SignUpAttribute(name: "city", label: "Town", type: .string, required: false, regex: nil)]))
+        func ext(_ event: CustomAuthenticationExtension.Event, _ n: Int) -> CustomAuthenticationExtension {
+            CustomAuthenticationExtension(id: "e\(n)", listenerID: "l\(n)", displayName: "x", event: event, targetURL: "https://x.example/\(n)", resourceID: "api://x.example/a", applications: [])
+        }
+        tenant.customAuthenticationExtensions = [ext(.attributeCollectionSubmit, 1), ext(.attributeCollectionSubmit, 2)]
+        let modify = Self.json(#"{"data":{"@odata.type":"microsoft.graph.onAttributeCollectionSubmitResponseData","actions":[{"@odata.type":"microsoft.graph.attributeCollectionSubmit.modifyAttributeValues","attributes":{"city":"Paris","notCollected":"x"}}]}}"#)
+        let refuse = Self.json(#"{"data":{"@odata.type":"microsoft.graph.onAttributeCollectionSubmitResponseData","actions":[{"@odata.type":"microsoft.graph.attributeCollectionSubmit.showValidationError","message":"Fix it.","attributeErrors":{"city":"Not Paris"}}]}}"#)
+        func run(_ answers: [ExtensionTransportResult]) -> AttributeCollection.Outcome {
+            var options = IdentityOptions()
+            options.extensionTransport = ExtensionTransportReference(ScriptedEndpoint(answers))
+            let (service, _) = TokenFixtures.service(options: options)
+            let client = Application(clientID: "c1", displayName: "Shop app")
+            return AttributeCollection(service: service, origin: "https://login.fake.test", now: Date(), receipt: ReceiptRecorder(), clientAddress: nil)
+                .run(.attributeCollectionSubmit, tenant: tenant, client: client, resource: nil, email: "a@b.example", values: ["displayName": "Ada"])
+        }
+        #expect(run([modify, Self.json(#"{"data":{"@odata.type":"microsoft.graph.onAttributeCollectionSubmitResponseData","actions":[{"@odata.type":"microsoft.graph.attributeCollectionSubmit.continueWithDefaultBehavior"}]}}"#)])
+                == .proceed(["displayName": "Ada", "city": "Paris"]))
+        #expect(run([modify, refuse]) == .refused("Fix it. Town: Not Paris"))
+        #expect(run([.answered(status: 200, contentType: "application/json", body: Array("{}".utf8))]) == .failed)
+    }
 }

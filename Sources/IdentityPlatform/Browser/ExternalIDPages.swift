@@ -2,6 +2,13 @@ import ExchangeKernel
 
 /// The pages of External ID's tenants: the codes they mail and the attributes their user flows collect.
 extension Pages {
+    /// The page a custom authentication extension's showBlockPage ends a sign-up on: its message, no way on.
+    static func signUpBlocked(message: String) -> HTML {
+        PageLayout.document(title: "Sign up", heading: "Sign up", content: """
+            <p id="blockMessage" role="alert">\(message)</p>
+            """)
+    }
+
     /// A sign-up field for one attribute of the user flow; the display name keeps the id Entra's page gives it.
     struct AttributeField {
         var attribute: SignUpAttribute

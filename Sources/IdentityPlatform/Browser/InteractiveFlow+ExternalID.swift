@@ -37,10 +37,31 @@ extension InteractiveFlow {
         guard directory.user(signInName: email, tenantID: tenant.id) == nil else {
             return showCreateAccount(email: email, values: values, error: Self.accountExists)
         }
+        switch collectAttributes(.attributeCollectionSubmit, tenant: tenant, email: email, values: values) {
+        case .proceed(let modified): values = modified
+        case .refused(let message): return showCreateAccount(email: email, values: values, error: message)
+        case .blocked(let message): return blockSignUp(message)
+        case .failed: return fail(.customExtensionFailed())
+        }
         let (code, expiresAt) = service.outbox.mailCode(to: email, purpose: .signUp, now: now)
         pending.signUp = PendingSignUp(email: email, attributes: values, password: keepsPassword ? password : "",
                                        code: code, codeExpiresAt: expiresAt)
         return showVerifyEmail(error: nil)
+    }
+
+    /// The custom authentication extensions of `event` for this app's sign-up.
+    func collectAttributes(_ event: CustomAuthenticationExtension.Event, tenant: Tenant, email: String, values: [String: String]) -> AttributeCollection.Outcome {
+        guard !tenant.extensions(at: event).isEmpty else { return .proceed(values) }
+        let collection = AttributeCollection(service: service, origin: exchange.origin.url, now: now, receipt: exchange.receipt,
+                                             clientAddress: exchange.connection.remoteAddress)
+        return collection.run(event, tenant: tenant, client: app, resource: request.scopes.resource, email: email, values: values)
+    }
+
+    /// An extension's showBlockPage: the sign-up ends on its message.
+    mutating func blockSignUp(_ message: String) -> HTTPResponse {
+        core.end()
+        exchange.receipt.flow(pending.id, step: "sign_up_blocked")
+        return core.respond(Pages.signUpBlocked(message: message))
     }
 
     mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {

@@ -178,6 +178,16 @@ extension InteractiveFlow {
     /// The sign-up page: an external tenant's asks what its user flow collects, any other the name.
     mutating func showCreateAccount(email: String?, values: [String: String] = [:], error: String?) -> HTTPResponse {
         let tenant = signUpTenant(for: email)
+        var values = values
+        // The page's first showing: External ID calls the extensions listening for the attribute page's start.
+        if let tenant, tenant.kind == .external, error == nil, values.isEmpty {
+            switch collectAttributes(.attributeCollectionStart, tenant: tenant, email: email ?? "", values: [:]) {
+            case .proceed(let prefilled): values = prefilled
+            case .refused: break
+            case .blocked(let message): return blockSignUp(message)
+            case .failed: return fail(.customExtensionFailed())
+            }
+        }
         let userFlow = tenant.flatMap { $0.kind == .external ? $0.externalUserFlow : nil }
         let fields = userFlow?.attributes.map { Pages.AttributeField($0, value: values[$0.name]) }
             ?? [Pages.AttributeField(SignUpAttribute(name: "displayName", label: "Name"), value: values["displayName"])]

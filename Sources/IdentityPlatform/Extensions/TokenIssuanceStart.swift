@@ -92,22 +92,8 @@ package struct TokenIssuanceStart {
     /// REST API"): members the directory does not hold are left out, as the SDK's recorded request leaves
     /// them out.
     func authenticationContext(_ issue: TokenIssue) -> JSONValue {
-        let app = issue.client.application
-        func principal(appID: String, name: String) -> JSONValue {
-            .object([
-                ("id", .string(TokenIdentifiers.servicePrincipalID(clientID: appID, tenantID: issue.tenant.id))),
-                ("appId", .string(appID)), ("appDisplayName", .string(name)), ("displayName", .string(name)),
-            ])
-        }
-        var members: [(String, JSONValue)] = [
-            ("correlationId", .string(UUID().uuidString.lowercased())),
-            ("client", .object([("ip", .string(issue.clientAddress ?? "127.0.0.1")), ("locale", .string("en-us")), ("market", .string("en-us"))])),
-            ("protocol", .string("OAUTH2.0")),
-            ("clientServicePrincipal", principal(appID: app.clientID, name: app.displayName)),
-        ]
-        if let resource = issue.scopeRequest.resource {
-            members.append(("resourceServicePrincipal", principal(appID: resource.appID, name: resource.displayName)))
-        }
+        var members = ExtensionContext.members(tenantID: issue.tenant.id, clientAddress: issue.clientAddress,
+                                               client: issue.client.application, resource: issue.scopeRequest.resource)
         if let user = issue.user {
             members.append(("user", .object(omittingNil: [
                 "displayName": .string(user.displayName), "givenName": user.givenName.map(JSONValue.string), "id": .string(user.id),
@@ -119,15 +105,38 @@ package struct TokenIssuanceStart {
     }
 }
 
+/// What every callout's `authenticationContext` holds, whatever the event.
+enum ExtensionContext {
+    static func members(tenantID: String, clientAddress: String?, client: Application, resource: Resource?) -> [(String, JSONValue)] {
+        func principal(appID: String, name: String) -> JSONValue {
+            .object([
+                ("id", .string(TokenIdentifiers.servicePrincipalID(clientID: appID, tenantID: tenantID))),
+                ("appId", .string(appID)), ("appDisplayName", .string(name)), ("displayName", .string(name)),
+            ])
+        }
+        var members: [(String, JSONValue)] = [
+            ("correlationId", .string(UUID().uuidString.lowercased())),
+            ("client", .object([("ip", .string(clientAddress ?? "127.0.0.1")), ("locale", .string("en-us")), ("market", .string("en-us"))])),
+            ("protocol", .string("OAUTH2.0")),
+            ("clientServicePrincipal", principal(appID: client.clientID, name: client.displayName)),
+        ]
+        if let resource { members.append(("resourceServicePrincipal", principal(appID: resource.appID, name: resource.displayName))) }
+        return members
+    }
+}
+
 /// The token the service authenticates to an extension with: an app-only v2 token from the tenant for the
 /// extension's API app, issued to "Azure AD Authentication Extensions" (custom-extension-overview,
 /// "Protect your REST API": `azp` 99045fe1-…, `aud` the API app, `iss` the tenant's v2.0 issuer).
 enum ExtensionBearer {
     static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, issuer: TokenIssuer) -> String {
-        let now = issuer.now
+        token(for: ext, tenant: tenant, service: issuer.service, origin: issuer.origin, now: issuer.now)
+    }
+
+    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, service: IdentityService, origin: String, now: Date) -> String {
         var claims = ClaimSet(capacity: 12)
         claims.set("aud", ext.resourceAppID)
-        claims.set("iss", tenant.issuerV2(origin: issuer.origin))
+        claims.set("iss", tenant.issuerV2(origin: origin))
         claims.set("iat", now)
         claims.set("nbf", now)
         claims.set("exp", now.addingTimeInterval(3600))
@@ -140,6 +149,6 @@ enum ExtensionBearer {
         claims.set("tid", tenant.id)
         claims.set("ver", "2.0")
         // Signed with the tenant's published key, so the endpoint validates it against FakeEntra's JWKS.
-        return (try? JWS.signJWT(payloadJSON: claims.bytes, credential: issuer.service.keys.current)) ?? ""
+        return (try? JWS.signJWT(payloadJSON: claims.bytes, credential: service.keys.current)) ?? ""
     }
 }
