@@ -517,6 +517,14 @@ class Provoker:
         if segments and segments[-1].lower() == "groups":
             # A filter on a recorded group's name: the demo directory's Retail group instead.
             query = [(name, re.sub(r"'[^']*'", "'Retail'", value) if name == "$filter" else value) for name, value in query]
+        relationship = next((s.lower() for s in reversed(segments) if s.lower() in ("members", "memberof", "transitivememberof")), None)
+        if relationship and any(name in ("$search", "$filter") for name, _ in query):
+            # A search or filter on recorded names: a prefix of a demo object this listing holds instead.
+            listing = "/" + "/".join(m for m in mapped if m.lower() != "$count")
+            items = self.session.get(self.server.url + listing, headers={"Authorization": f"Bearer {token}", "ConsistencyLevel": "eventual"}).json().get("value", [])
+            prefix = (items[0].get("displayName") or "a")[:2] if items else "a"
+            query = [(name, re.sub(r":[^\"]*\"", f":{prefix}\"", value) if name == "$search" else
+                      re.sub(r"'[^']*'", f"'{prefix[:1]}'", value) if name == "$filter" else value) for name, value in query]
         if any(name.lower() == "startdatetime" for name, _ in query):
             now = time.time()
             window = {"startdatetime": time.strftime("%Y-%m-%dT00:00:00Z", time.gmtime(now - 7 * 86400)),

@@ -36,6 +36,28 @@ import Testing
         #expect(fixture.get("/v1.0/me/getMemberObjects", token: token).status == .methodNotAllowed)
     }
 
+    /// Advanced queries on a relationship (Graph's group-list-members and user-list-memberof docs): a
+    /// cast keeps one type, `/$count` answers a number as text, `$count=true` and `$search` need
+    /// `ConsistencyLevel: eventual`.
+    @Test func relationshipsTakeCastsCountsAndSearchesWithEventualConsistency() {
+        let token = fixture.token(scopes: "Group.Read.All")
+        let eventual = [("ConsistencyLevel", "eventual")]
+        let members = "/v1.0/groups/\(Self.salesAndMarketing)/members"
+        let count = fixture.get(members + "/$count", token: token, headers: eventual)
+        #expect(count.status == .ok && count.headers["Content-Type"] == "text/plain" && String(decoding: count.body, as: UTF8.self) == "2")
+        #expect(fixture.get(members + "/$count", token: token).errorCode == "Request_BadRequest", "an advanced query without eventual consistency")
+        #expect(String(decoding: fixture.get(members + "/microsoft.graph.user/$count", token: token, headers: eventual).body, as: UTF8.self) == "0")
+        let groups = fixture.get(members + "/microsoft.graph.group?$count=true&$orderby=displayName&$select=displayName,id", token: token, headers: eventual)
+        #expect(groups.values.map { $0["displayName"] as? String } == ["Marketing", "Retail"])
+        #expect(groups.json["@odata.count"] as? Int == 2 && groups.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#groups(displayName,id)")
+        #expect(groups.values.allSatisfy { $0["@odata.type"] == nil && $0.count == 2 }, "a cast collection is of one type")
+        let searched = fixture.get("/v1.0/me/memberOf/microsoft.graph.group?$search=%22displayName:ret%22&$count=true", token: fixture.token(scopes: "User.Read"), headers: eventual)
+        #expect(searched.values.map { $0["displayName"] as? String } == ["Retail"] && searched.json["@odata.count"] as? Int == 1)
+        #expect(fixture.get("/v1.0/me/memberOf?$search=%22displayName:ret%22", token: fixture.token(scopes: "User.Read")).errorCode == "Request_UnsupportedQuery")
+        #expect(fixture.get("/v1.0/me/memberOf?$count=true", token: fixture.token(scopes: "User.Read")).json["@odata.count"] == nil, "ignored without eventual consistency")
+        #expect(fixture.get(members + "/microsoft.graph.device", token: token).status == .badRequest, "a type FakeEntra's directory does not hold")
+    }
+
     @Test func servicePrincipalsAreFoundTheWayAzAdSpLooksThemUp() {
         let token = fixture.token(scopes: "Application.Read.All")
         let cli = fixture.get("/v1.0/servicePrincipals?$filter=servicePrincipalNames/any(c:c%20eq%20'04b07795-8ddb-461a-bbee-02f9e1bf7b46')", token: token)

@@ -7,6 +7,30 @@ package enum GraphSubject: Sendable, Equatable {
     case user(String)
 }
 
+/// How a directory relationship (a group's `members`, a user's `memberOf`) is read: its objects, cast to one
+/// type (`microsoft.graph.user`, `microsoft.graph.group`), or their number (`/$count`).
+package struct DirectoryListing: Sendable, Equatable {
+    package var cast: String?
+    package var countOnly: Bool
+
+    package init(cast: String? = nil, countOnly: Bool = false) {
+        self.cast = cast
+        self.countOnly = countOnly
+    }
+
+    /// The segments after the relationship's name: none, `$count`, a cast, or a cast then `$count`.
+    static func parse(_ tail: [String]) -> DirectoryListing? {
+        func isCast(_ segment: String) -> Bool { segment.lowercased().hasPrefix("microsoft.graph.") }
+        switch tail.count {
+        case 0: return DirectoryListing()
+        case 1 where tail[0].lowercased() == "$count": return DirectoryListing(countOnly: true)
+        case 1 where isCast(tail[0]): return DirectoryListing(cast: tail[0].lowercased())
+        case 2 where isCast(tail[0]) && tail[1].lowercased() == "$count": return DirectoryListing(cast: tail[0].lowercased(), countOnly: true)
+        default: return nil
+        }
+    }
+}
+
 /// The Graph resource a request path names, once the version segment is read.
 package enum GraphResourcePath: Sendable, Equatable {
     /// `/v1.0` itself.
@@ -32,9 +56,9 @@ package enum GraphResourcePath: Sendable, Equatable {
     /// `/groups`, `/groups/{id}`, `/groups/{id}/members`.
     case groups
     case group(id: String)
-    case groupMembers(id: String)
+    case groupMembers(id: String, DirectoryListing)
     /// `/memberOf` and `/transitiveMemberOf` of a user.
-    case memberOf(GraphSubject, transitive: Bool)
+    case memberOf(GraphSubject, transitive: Bool, DirectoryListing)
     /// `POST /getMemberObjects` of a user: the ids a token's group overage points at.
     case memberObjects(GraphSubject)
     /// `/servicePrincipals` (listed with `$filter`, as `az ad sp` asks).
@@ -80,7 +104,7 @@ package enum GraphRoute: Sendable, Equatable {
             case .groups: return "groups"
             case .group: return "group"
             case .groupMembers: return "groupMembers"
-            case .memberOf(_, let transitive): return transitive ? "transitiveMemberOf" : "memberOf"
+            case .memberOf(_, let transitive, _): return transitive ? "transitiveMemberOf" : "memberOf"
             case .memberObjects: return "getMemberObjects"
             case .servicePrincipals: return "servicePrincipals"
             case .unknownSegment: return "unknown"
@@ -126,8 +150,11 @@ package enum GraphRoute: Sendable, Equatable {
             switch segments.count {
             case 1: return .groups
             case 2: return .group(id: segments[1])
-            case 3 where segments[2].lowercased() == "members": return .groupMembers(id: segments[1])
-            default: return .unknownSegment(segments[2])
+            default:
+                guard segments[2].lowercased() == "members", let listing = DirectoryListing.parse(Array(segments.dropFirst(3))) else {
+                    return .unknownSegment(segments[2].lowercased() == "members" ? segments[3] : segments[2])
+                }
+                return .groupMembers(id: segments[1], listing)
             }
         case "serviceprincipals" where segments.count == 1:
             return .servicePrincipals
@@ -167,8 +194,9 @@ package enum GraphRoute: Sendable, Equatable {
         }
         if names == ["calendarview"] { return .calendarView(subject) }
         if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
-        if names == ["memberof"], offset == 0 { return .memberOf(subject, transitive: false) }
-        if names == ["transitivememberof"], offset == 0 { return .memberOf(subject, transitive: true) }
+        if offset == 0, ["memberof", "transitivememberof"].contains(names[0]), let listing = DirectoryListing.parse(Array(rest.dropFirst())) {
+            return .memberOf(subject, transitive: names[0] == "transitivememberof", listing)
+        }
         if names == ["getmemberobjects"], offset == 0 { return .memberObjects(subject) }
         let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]
         let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first

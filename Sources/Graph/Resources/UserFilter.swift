@@ -60,35 +60,38 @@ extension DirectoryFilter where Object == DirectoryGroup {
 
 /// `$search="displayName:ad"` (advanced query, needs `ConsistencyLevel: eventual`): a term matches when a word
 /// of the property starts with its value, ignoring case; terms join with `AND` or `OR` (not both).
-struct UserSearch {
-    static let needsConsistencyLevel = GraphError(
-        status: .badRequest, code: "Request_UnsupportedQuery",
-        message: "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'"
-    )
-    static let invalid = GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Invalid search query.")
+struct DirectorySearch<Object> {
+    static var needsConsistencyLevel: GraphError {
+        GraphError(status: .badRequest, code: "Request_UnsupportedQuery",
+                   message: "Request with $search query parameter only works through MSGraph with a special request header: 'ConsistencyLevel: eventual'")
+    }
+    static var invalid: GraphError { GraphError(status: .badRequest, code: "Request_UnsupportedQuery", message: "Invalid search query.") }
 
     private var terms: [(property: String, value: String)]
     private var conjunction: Bool
+    private let properties: [(String, @Sendable (Object) -> String?)]
 
-    init(parsing text: String) throws(GraphError) {
+    /// `properties`: the searchable ones by their Graph name, each with how to read it.
+    init(parsing text: String, properties: [(String, @Sendable (Object) -> String?)]) throws(GraphError) {
         let hasAnd = text.contains("\" AND \""), hasOr = text.contains("\" OR \"")
         guard !(hasAnd && hasOr) else { throw Self.invalid }
         conjunction = !hasOr
+        self.properties = properties
         var terms: [(String, String)] = []
         for part in text.components(separatedBy: hasOr ? "\" OR \"" : "\" AND \"") {
             let bare = part.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
             guard let colon = bare.firstIndex(of: ":"),
-                  let property = DirectoryFilter<DirectoryUser>.userProperties.map(\.0).first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
+                  let property = properties.map(\.0).first(where: { $0.caseInsensitiveCompare(String(bare[..<colon])) == .orderedSame })
             else { throw Self.invalid }
             terms.append((property, String(bare[bare.index(after: colon)...]).lowercased()))
         }
         self.terms = terms
     }
 
-    func matches(_ user: DirectoryUser) -> Bool {
+    func matches(_ object: Object) -> Bool {
         let results = terms.map { term in
-            let read = DirectoryFilter<DirectoryUser>.userProperties.first { $0.0 == term.property }?.1
-            let words = (read?(user) ?? "").lowercased()
+            let read = properties.first { $0.0 == term.property }?.1
+            let words = (read?(object) ?? "").lowercased()
                 .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
             return words.contains { $0.hasPrefix(term.value) }
         }

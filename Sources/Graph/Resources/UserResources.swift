@@ -79,7 +79,7 @@ extension GraphResources {
         return response
     }
 
-    private var acceptsEventualConsistency: Bool { exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual" }
+    var acceptsEventualConsistency: Bool { exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual" }
 
     /// The caller's tenant's users that `$filter` and `$search` leave.
     private func filteredUsers() throws(GraphError) -> [DirectoryUser] {
@@ -89,8 +89,8 @@ extension GraphResources {
             users = users.filter(clause.matches)
         }
         if let search = exchange.query.options["$search"] {
-            guard acceptsEventualConsistency else { throw UserSearch.needsConsistencyLevel }
-            let parsed = try UserSearch(parsing: search)
+            guard acceptsEventualConsistency else { throw DirectorySearch<DirectoryUser>.needsConsistencyLevel }
+            let parsed = try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryUser>.userProperties)
             users = users.filter(parsed.matches)
         }
         return users
