@@ -34,12 +34,17 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         guard case .managedIdentity(let route) = context.route else { return nil }
         context.receipt.update { $0.isComplete = true }
         let origin = PublicOrigin(request: request, context: context.connection).url
+        var response: HTTPResponse
         do {
-            return try respond(to: request, route: route, origin: origin, receipt: context.receipt)
+            response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
         } catch {
             context.receipt.answered(error: error.error)
-            return Self.failure(error, route: route, receipt: context.receipt)
+            response = Self.failure(error, route: route, receipt: context.receipt)
         }
+        // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
+        // the 2024 ones have none).
+        if route == .instanceMetadata { response.headers.set("x-ms-request-id", SecureRandom.guid()) }
+        return response
     }
 
     private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {

@@ -114,6 +114,7 @@ import Testing
         #expect(forwarded.status.code == 400 && Self.json(forwarded)["access_token"] == nil, "IMDS rejects a request relayed by a proxy")
         let unknown = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com&client_id=0d0d0d0d-0000-4000-8000-000000000000", headers: ["Metadata": "true"])
         #expect(Self.json(unknown)["error_description"] as? String == "Identity not found")
+        #expect(unknown.headers["x-ms-request-id"]?.count == 36 && noHeader.headers["x-ms-request-id"] != unknown.headers["x-ms-request-id"], "IMDS names each answer (2025)")
         let appService = send("/msi/token?api-version=2019-08-01&resource=https://vault.azure.net", headers: ["X-IDENTITY-HEADER": "fakeentra-identity-header"])
         let body = Self.json(appService)
         #expect(appService.status.code == 200 && body["expires_in"] == nil && body["expires_on"] is String && body["resource"] as? String == "https://vault.azure.net")

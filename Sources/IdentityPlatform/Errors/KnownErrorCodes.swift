@@ -63,6 +63,9 @@ package enum ErrorCatalogue {
         IdentityError(error: "interaction_required", code: 16000, message: "Either multiple user identities are available for the current request or selected account is not supported for the scenario."),
         // A managed identity used as a federated credential whose subject no record names (2025, microsoft/Agents issue 202).
         IdentityError(error: "invalid_client", code: 7002137, message: "No matching federated identity record found for presented assertion subject '{subject}'. Please make sure the federated identity credential Subject is '{expected}'.", status: 401),
+        // The earlier refusal of a federated assertion no record matches (2022, Azure/azure-workload-identity
+        // issue 616, MSAL Go's log); the platform now answers AADSTS700211/700212/700213 by the part that differs.
+        IdentityError(error: "invalid_request", code: 70021, message: "No matching federated identity record found for presented assertion. Assertion Issuer: '{issuer}'. Assertion Subject: '{subject}'. Assertion Audience: '{audience}'. https://docs.microsoft.com/en-us/azure/active-directory/develop/workload-identity-federation"),
         IdentityError(error: "invalid_grant", code: 50089, message: "Authentication failed due to flow token expired. Expected - auth codes, refresh tokens, and sessions expire over time or are revoked by the user or an admin. The app will request a new login from the user."),
         // The earlier wording of an expired device code; the platform now answers AADSTS70020.
         IdentityError(error: "expired_token", code: 70019, message: "Verification code expired."),
