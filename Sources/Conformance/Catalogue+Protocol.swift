@@ -163,7 +163,9 @@ extension Catalogue {
             verdictRule: "FAILED when the code is redeemed or the sign-in is reported as a success; NOT_TESTABLE when no /authorize was seen.",
             citations: [Source.rfc6749State, Source.msalOIDC],
             rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"redirectState": "conformance-forged-state"}, "times": "always"}"#),
-            journey: [.signIn(1, deadline: 8)],
+            // Long enough for a browser-hosted client to start, sign in and reach the redirect on a loaded
+            // machine; a client that keeps waiting (MSAL's loopback listener) waits this long.
+            journey: [.signIn(1, deadline: 15)],
             checks: [
                 Check("refuses-response", .reply(step: 1, ReplyExpectation(ok: false, waitingIsFine: true, label: "reports an error or keeps waiting")), citation: Source.rfc6749State),
                 // The /authorize answered proves the browser reached the redirect; the step ended either way.

@@ -23,6 +23,20 @@ import Synchronization
         #expect(access["oid"] as? String == access["sub"] as? String)
     }
 
+    /// An app that names no app roles on the resource: lenient mode grants it every role (docs/limits.md);
+    /// `--strict` grants none, as the service grants only the roles an administrator consented to.
+    @Test func anAppWithoutConfiguredRolesHoldsAllOfThemOnlyWhenLenient() throws {
+        let request = F.post(F.tokenPath, [("grant_type", "client_credentials"), ("client_id", F.apiAppID), ("client_secret", "api-secret"), ("scope", "https://graph.microsoft.com/.default")])
+        let lenient = try #require(F.claims(F.json(F.send(request, to: F.service().0))["access_token"] as? String))
+        #expect((lenient["roles"] as? [String])?.contains("Directory.Read.All") == true)
+        var options = IdentityOptions()
+        options.strict = true
+        let strictResponse = F.send(request, to: F.service(options: options).0)
+        #expect(strictResponse.status.code == 200)
+        let strict = try #require(F.claims(F.json(strictResponse)["access_token"] as? String))
+        #expect(strict["roles"] == nil, "no roles claim: Graph then answers 403")
+    }
+
     @Test func v2ResourceGetsAppIDAudience() throws {
         let (service, _) = F.service()
         let body = F.json(F.send(F.post(F.tokenPath, [("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret), ("scope", "api://\(F.apiAppID)/.default")]), to: service))

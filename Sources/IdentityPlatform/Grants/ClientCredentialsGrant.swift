@@ -12,7 +12,7 @@ enum ClientCredentialsGrant {
             guard scopes.isDefault, scopes.permissions.isEmpty, scopes.resource != nil else { throw .clientCredentialsNeedDefaultScope(scope) }
         }
         let tenant = try appTenant(request, client: client.application)
-        let roles = request.directory.applicationPermissions(for: scopes, client: client.application)
+        let roles = request.directory.applicationPermissions(for: scopes, client: client.application, strict: request.service.options.strict)
         var issued = scopes
         issued.reserved = []
         return try request.issue(client: client, tenant: tenant, user: nil, scopes: issued, permissions: roles, grant: nil)

@@ -66,15 +66,16 @@ extension Directory {
     }
 
     /// The application permissions (app roles) a client-credentials `.default` request yields: the roles
-    /// the app is configured with on that resource, or every role of the resource when none are.
-    package func applicationPermissions(for request: ScopeRequest, client: Application) -> [String] {
+    /// the app is configured with on that resource. When it names none, every role of the resource, unless
+    /// `strict`: then none, as the service grants only the roles an administrator consented to.
+    package func applicationPermissions(for request: ScopeRequest, client: Application, strict: Bool = false) -> [String] {
         guard let resource = request.resource else { return [] }
         // One array built (every app-only token asks): not a filter, a flattening and a mapping.
         var configured: [String] = []
         for access in client.requiredResourceAccess where resource.isNamed(access.resource) {
             for role in access.roles { configured.append(resource.applicationPermission(named: role) ?? role) }
         }
-        return configured.isEmpty ? resource.applicationPermissions : configured
+        return configured.isEmpty && !strict ? resource.applicationPermissions : configured
     }
 }
 

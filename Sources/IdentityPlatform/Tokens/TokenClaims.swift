@@ -126,7 +126,8 @@ package struct TokenClaimsBuilder: Sendable {
             c.set("idtyp", "app")
             c.set("oid", servicePrincipal)
             c.set("rh", TokenIdentifiers.resourceHint())
-            c.set("roles", issue.permissions)
+            // An app granted no role carries no `roles` claim (the claim is absent, not empty).
+            if !issue.permissions.isEmpty { c.set("roles", issue.permissions) }
             c.set("sub", servicePrincipal)
             c.set("tid", tid)
         }
