@@ -18,12 +18,14 @@ package struct IdentityRoute: Sendable, Equatable {
         /// External ID's native authentication API: an app's own screens sign users in, up and through
         /// password reset, without a browser.
         case nativeAuth(NativeAuthEndpoint)
+        /// Native authentication V2 (preview): the authorization challenge and the steps it links to.
+        case nativeAuthV2(NativeAuthV2Step)
 
         /// The protocol version the endpoint speaks (v2.0 for those that have one form only).
         package var version: EndpointVersion {
             switch self {
             case .openIDConfiguration(let version), .authorize(let version), .token(let version), .deviceCode(let version), .logout(let version): version
-            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup, .nativeAuth: .v2
+            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup, .nativeAuth, .nativeAuthV2: .v2
             }
         }
     }
@@ -73,6 +75,8 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["resetpassword", "v1.0", "continue"]: .nativeAuth(.resetPasswordContinue)
         case ["resetpassword", "v1.0", "submit"]: .nativeAuth(.resetPasswordSubmit)
         case ["resetpassword", "v1.0", "poll_completion"]: .nativeAuth(.resetPasswordPollCompletion)
+        case ["oauth2", "v2.0", "authorize-challenge"]: .nativeAuthV2(.authorizeChallenge)
+        case _ where rest.count > 2 && rest[0] == "api" && rest[1] == "v2.0": NativeAuthV2Step(path: Array(segments.dropFirst(3))).map(Endpoint.nativeAuthV2)
         case ["oauth2", "v2.0", "devicecode"]: .deviceCode(.v2)
         case ["oauth2", "devicecode"]: .deviceCode(.v1)
         case ["oauth2", "v2.0", "logout"]: .logout(.v2)
@@ -128,4 +132,35 @@ package enum NativeAuthEndpoint: String, Sendable, Equatable {
     case resetPasswordContinue = "resetpassword/v1.0/continue"
     case resetPasswordSubmit = "resetpassword/v1.0/submit"
     case resetPasswordPollCompletion = "resetpassword/v1.0/poll_completion"
+}
+
+/// A step of native authentication V2, whose paths the service hands out as links (`_links.<rel>.href`),
+/// so only the authorization challenge has a fixed one. FakeEntra links to these paths under
+/// `/{tenant}/api/v2.0/`, as Microsoft's reference examples name them.
+package enum NativeAuthV2Step: Sendable, Equatable {
+    case authorizeChallenge
+    case signInStart, signUpStart, resetPasswordStart
+    /// `auth/methods/{type}/{id}/challenge`: send the method's challenge (a code mailed; a password asked).
+    case methodChallenge(type: String, id: String)
+    /// `auth/methods/{type}/{id}/verify`: the code or password the user gave.
+    case methodVerify(type: String, id: String)
+    case submitAttributes, updatePassword, poll
+
+    /// The path after `api/v2.0/`, as written; nil for a path FakeEntra never links to.
+    init?(path: [String]) {
+        let lowered = path.map { $0.lowercased() }
+        switch lowered {
+        case ["signin", "start"]: self = .signInStart
+        case ["signup", "start"]: self = .signUpStart
+        case ["resetpassword", "start"]: self = .resetPasswordStart
+        case ["signup", "submitattributes"]: self = .submitAttributes
+        case ["resetpassword", "update"]: self = .updatePassword
+        case ["resetpassword", "poll"]: self = .poll
+        case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "challenge":
+            self = .methodChallenge(type: lowered[2], id: path[3])
+        case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "verify":
+            self = .methodVerify(type: lowered[2], id: path[3])
+        default: return nil
+        }
+    }
 }

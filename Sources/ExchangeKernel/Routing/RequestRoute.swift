@@ -61,7 +61,7 @@ package enum RequestRoute: Sendable, Equatable {
             case .userRealm: "user_realm"
             case .deviceLogin: "device_login"
             case .errorLookup: "error_lookup"
-            case .nativeAuth: "native_auth"
+            case .nativeAuth, .nativeAuthV2: "native_auth"
             }
         }
     }

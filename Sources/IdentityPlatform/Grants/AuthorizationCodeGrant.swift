@@ -36,7 +36,9 @@ package enum AuthorizationCodeGrant {
         grant.endpointVersion = request.version
         grant.platform = platform
         if platform == .spa { grant.spaRefreshExpiresAt = request.now.addingTimeInterval(CrossOriginRedemption.spaRefreshTokenLifetime) }
-        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce)
+        // A native-authentication V2 code (no redirect URI) is redeemed by MSAL for iOS with `client_info=true`.
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce,
+                                 clientInfoValues: record.redirectURI.isEmpty ? ["1", "true"] : ["1"])
     }
 
     static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {

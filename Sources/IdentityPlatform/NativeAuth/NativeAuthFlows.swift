@@ -76,6 +76,12 @@ package struct NativeAuthFlow: Sendable {
     package var code: String?
     package var codeExpiresAt: Date?
     package var expiresAt: Date
+    /// Started at V2's authorization challenge: only V2's steps take its tokens, and V1's never.
+    package var isV2 = false
+    /// V2: the `scope` the authorization challenge named, granted with the code.
+    package var requestedScope: String?
+    /// V2 sign-in: the second factor passed.
+    package var secondFactorPassed = false
 
     package init(id: String, kind: Kind, clientID: String, tenantID: String, username: String, userID: String?,
                  challengeTypes: Set<String>, expiresAt: Date) {

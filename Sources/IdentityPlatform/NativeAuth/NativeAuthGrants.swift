@@ -19,7 +19,7 @@ enum NativeAuthGrants {
         case .unknown: throw .continuationTokenInvalid()
         case .valid(let found, let foundStep): (flow, step) = (found, foundStep)
         }
-        guard flow.tenantID == tenant.id, flow.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
+        guard !flow.isV2, flow.tenantID == tenant.id, flow.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
             throw .continuationTokenInvalid()
         }
         let methods: [String]

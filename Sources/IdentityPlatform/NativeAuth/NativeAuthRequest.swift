@@ -128,7 +128,7 @@ struct NativeAuthRequest {
         case .expired: throw NativeAuthError(.continuationTokenExpired())
         case .unknown: throw NativeAuthError(.continuationTokenInvalid())
         case .valid(let flow, let step):
-            guard flow.kind == kind, steps.contains(step), flow.clientID.caseInsensitiveCompare(clientID) == .orderedSame,
+            guard !flow.isV2, flow.kind == kind, steps.contains(step), flow.clientID.caseInsensitiveCompare(clientID) == .orderedSame,
                   flow.tenantID == tenant.id else { throw NativeAuthError(.continuationTokenInvalid()) }
             return (flow, step)
         }

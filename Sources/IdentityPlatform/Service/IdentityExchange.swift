@@ -92,6 +92,8 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
             BrowserEndpoints.respond(exchange)
         case .nativeAuth(let endpoint):
             NativeAuthEndpoints.respond(exchange, endpoint: endpoint)
+        case .nativeAuthV2(let step):
+            NativeAuthV2.respond(exchange, step: step)
         }
         Self.addStandardHeaders(to: &response, request: request, parameters: exchange.parameters, trace: exchange.trace)
         return response

@@ -196,7 +196,7 @@ extension EndpointKind {
         case .userRealm: .userrealm
         case .deviceLogin: .devicelogin
         case .errorLookup: .other
-        case .nativeAuth: .nativeauth
+        case .nativeAuth, .nativeAuthV2: .nativeauth
         }
     }
 }

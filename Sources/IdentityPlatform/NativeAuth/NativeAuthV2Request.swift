@@ -1,0 +1,166 @@
+import ExchangeKernel
+import EntraHTTP
+import Foundation
+import LocatedJSON
+
+/// One request of native authentication V2: the tenant (an external one), the JSON body of a HAL step,
+/// the flow its continuation token names, and the answers' shape.
+struct NativeAuthV2Request {
+    let exchange: IdentityExchange
+    /// nil when the path's tenant is not an external one: the API is External ID's only.
+    let tenant: Tenant?
+
+    init(_ exchange: IdentityExchange) {
+        self.exchange = exchange
+        tenant = exchange.service.currentDirectory.tenant(matching: exchange.route.tenantSegment).flatMap { $0.kind == .external ? $0 : nil }
+    }
+
+    var now: Date { exchange.now }
+    var flows: NativeAuthFlows { exchange.service.nativeAuthFlows }
+
+    /// Where FakeEntra's links point: `/{tenant id}/api/v2.0` (relative, as the clients resolve them
+    /// against their authority; MSAL Android refuses absolute links to another host).
+    func base(_ tenant: Tenant) -> String { "/\(tenant.id)/api/v2.0" }
+
+    func link(_ tenant: Tenant, _ path: String) -> JSONValue { .object([("href", .string("\(base(tenant))/\(path)"))]) }
+
+    /// The step's JSON object (each step's body is one).
+    func body() throws(NativeAuthV2Error) -> JSONValue {
+        let bytes = exchange.request.body
+        guard bytes.count <= NativeAuthRequest.longestAttributes * 2, let object = LocatedJSON.object(body: bytes) else {
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: request body is empty or not valid.")
+        }
+        return object
+    }
+
+    func continuationToken() throws(NativeAuthV2Error) -> String {
+        let body = try body()
+        guard let token = (body["continuationToken"] ?? body["continuation_token"])?.string, !token.isEmpty else {
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: continuationToken parameter is empty or not valid.")
+        }
+        return token
+    }
+
+    func username() throws(NativeAuthV2Error) -> String {
+        guard let name = try body()["username"]?.string, !name.isEmpty, name.utf8.count <= NativeAuthRequest.longestValue else {
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: username parameter is empty or not valid.")
+        }
+        return name
+    }
+
+    /// The V2 flow `token` names in this tenant.
+    func flow(_ token: String, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+        switch flows.lookUp(token, now: now) {
+        case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS55112: The continuationToken is expired.", innerCode: "invalidContinuationToken")
+        case .unknown: throw .invalidContinuationToken
+        case .valid(let flow, let step):
+            guard flow.isV2, flow.tenantID == tenant.id else { throw .invalidContinuationToken }
+            return (flow, step)
+        }
+    }
+
+    func user(named name: String, in tenant: Tenant) -> DirectoryUser? {
+        exchange.service.currentDirectory.user(signInName: name, tenantID: tenant.id)
+    }
+
+    func user(id: String?) -> DirectoryUser? { id.flatMap { exchange.service.currentDirectory.user(id: $0) } }
+
+    /// A sign-in's first-factor methods: the password first where the user has one (an earlier MSAL for
+    /// iOS challenges the first method listed), then the code mailed to the address.
+    func firstFactorMethods(for user: DirectoryUser, tenant: Tenant) -> [JSONValue] {
+        var methods: [JSONValue] = []
+        if !user.password.isEmpty, !tenant.externalUserFlow.signsInWithCode(user) {
+            methods.append(.object([("id", .string("password")), ("type", .string("password")),
+                                    ("_links", .object([("challenge", link(tenant, "auth/methods/password/password/challenge"))]))]))
+        }
+        if let mail = user.mail {
+            methods.append(.object([("id", .string("email")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
+                                    ("_links", .object([("challenge", link(tenant, "auth/methods/email/email/challenge"))]))]))
+        }
+        return methods
+    }
+
+    /// A HAL answer for `flow` now at `step`: its new continuation token first, then `members`.
+    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: [(String, JSONValue)]) -> HTTPResponse {
+        let token = flows.advance(flow, to: step, now: now) ?? ""
+        return Self.json([("continuationToken", .string(token))] + members, exchange: exchange)
+    }
+
+    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+        hal(flow, step: step, members.map { ($0.key, $0.value) })
+    }
+
+    /// The journey is done: back to the authorization challenge with this token for the code.
+    func continueJourney(_ flow: NativeAuthFlow, tenant: Tenant) -> HTTPResponse {
+        hal(flow, step: .completed, [
+            "state": .string("continue"),
+            "_links": .object([("continue", .object([("href", .string("/\(tenant.id)/oauth2/v2.0/authorize-challenge"))]))]),
+        ])
+    }
+
+    /// The journey needs what the app cannot do natively: it goes on in a browser.
+    func webFallback(_ flow: NativeAuthFlow) -> HTTPResponse {
+        hal(flow, step: .started, ["state": .string("webFallbackRequired")])
+    }
+
+    static func json(_ members: [(String, JSONValue)], exchange: IdentityExchange) -> HTTPResponse {
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
+    }
+}
+
+/// A refusal of a V2 step, in the nested shape the `/api` steps answer (`{"error": {"code", "message",
+/// "innerError", "correlationId", "traceId", "timestamp"}}`, msal-browser's ErrorResponsesV2). The AADSTS
+/// code is in the message, where MSAL for iOS and Android read it; `correlation_id` is there too, the
+/// spelling MSAL for iOS reads.
+struct NativeAuthV2Error: Error {
+    var status: Int
+    var code: String
+    var message: String
+    var innerCode: String?
+    var details: [(attribute: String, code: String, message: String)] = []
+
+    init(status: Int, code: String, message: String, innerCode: String? = nil, details: [(attribute: String, code: String, message: String)] = []) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.innerCode = innerCode
+        self.details = details
+    }
+
+    static let invalidContinuationToken = NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS55200: The continuationToken is invalid.", innerCode: "invalidContinuationToken")
+    static let invalidPassword = NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS50126: Error validating credentials due to invalid username or password.", innerCode: "invalidUserNameOrPassword")
+    static let invalidCode = NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS50181: Unable to validate the otp.", innerCode: "invalidOneTimeCode")
+
+    static func userNotFound(_ tenant: Tenant) -> NativeAuthV2Error {
+        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS50034: " + IdentityError.nativeAuthUserNotFound(tenant: tenant.primaryDomain).message)
+    }
+
+    static func missing(_ name: String) -> NativeAuthV2Error {
+        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: \(name) parameter is empty or not valid.")
+    }
+
+    static func attributes(_ inner: String, _ details: [(String, String, String)]) -> NativeAuthV2Error {
+        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1002027: Some of the collected attributes were invalid.", innerCode: inner,
+                          details: details.map { (attribute: $0.0, code: $0.1, message: $0.2) })
+    }
+
+    func response(in trace: TraceContext) -> HTTPResponse {
+        var inner: [(String, JSONValue)] = []
+        if let innerCode { inner.append(("code", .string(innerCode))) }
+        if !details.isEmpty {
+            inner.append(("details", .array(details.map { .object([("attributeIds", .strings([$0.attribute])), ("code", .string($0.code)), ("message", .string($0.message))]) })))
+        }
+        var error: [(String, JSONValue)] = [("code", .string(code)), ("message", .string(message))]
+        if !inner.isEmpty { error.append(("innerError", .object(inner))) }
+        error += [("correlationId", .string(trace.correlationID)), ("correlation_id", .string(trace.correlationID)),
+                  ("traceId", .string(trace.traceID)), ("timestamp", .string(trace.formattedTimestamp))]
+        trace.receipt?.answered(error: "AADSTS" + (message.split(separator: ":").first.map { String($0.dropFirst(6)) } ?? ""))
+        var headers: HTTPHeaders = [:]
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        headers.set("Cache-Control", "no-store, no-cache")
+        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONValue.object([("error", .object(error))]).bytes)
+    }
+}

@@ -1,0 +1,220 @@
+"""Native authentication V2 (preview) as the MSAL clients drive it: the request sequences of msal-browser's
+V2 integration specs (SignInV2.spec.ts, SignUpV2.spec.ts, ResetPasswordV2.spec.ts) and MSAL for iOS's V2
+controllers, sent to FakeEntra as they send them (form to the authorization challenge and the token
+endpoint, JSON to the linked steps, PUT for the new password), following the links FakeEntra answers, and
+each answer checked with what those clients require of it (the rules of MSAL for iOS's V2 response
+validator and msal-browser's V2 handlers)."""
+import base64
+import json
+import urllib.parse
+import uuid
+
+import pytest
+import requests
+
+WOODGROVE = "8b3f2a6e-1c4d-4f7a-9e25-6d0c1b7a4f93"
+JORDAN, JORDAN_UPN, PASSWORD = "jordan@woodgrove.example", "4a7c9e21-3b5d-4f8a-b6c0-2e1d9f8a7b63@woodgrove.onmicrosoft.com", "Passw0rd!"
+CLIENT = str(uuid.uuid4())
+
+
+class Client:
+    """What every V2 client does with the wire: links resolved against the authority as MSAL for iOS's
+    HrefURLResolver does (everything before `/api/` or `/oauth2/` replaced by the authority's path)."""
+
+    def __init__(self, server):
+        self.server, self.authority = server, f"{server.url}/{WOODGROVE}"
+        self.session = requests.Session()
+        self.requests = 0
+
+    def resolve(self, href):
+        assert not href.startswith("http"), "relative links: MSAL Android refuses absolute ones to another host"
+        path = href[href.index("/api/"):] if "/api/" in href else href[href.index("/oauth2/"):]
+        return self.authority + path
+
+    def form(self, path, **form):
+        self.requests += 1
+        return self.session.post(self.authority + path, data=form, headers={"client-request-id": str(uuid.uuid4())})
+
+    def step(self, href, method="POST", **body):
+        self.requests += 1
+        answer = self.session.request(method, self.resolve(href), json=body, headers={"Accept": "application/json"})
+        data = answer.json()
+        if answer.status_code == 200:
+            validate(data)
+        return answer.status_code, data
+
+    def entry(self, journey, **extra):
+        answer = self.form("/oauth2/v2.0/authorize-challenge", client_id=CLIENT, **extra)
+        assert answer.status_code == 401, answer.text
+        body = answer.json()
+        assert body["error"] == "InsufficientAuthorization" and body["continuation_token"] and body[journey].startswith(f"/{WOODGROVE}/api/")
+        assert "code" not in body
+        return body["continuation_token"], body[journey]
+
+    def finish(self, token, scope="User.Read openid profile offline_access"):
+        answer = self.form("/oauth2/v2.0/authorize-challenge", continuation_token=token)
+        assert answer.status_code == 200, answer.text
+        code = answer.json()["code"]
+        tokens = self.form("/oauth2/v2.0/token", grant_type="authorization_code", code=code, client_id=CLIENT, client_info="true", scope=scope)
+        assert tokens.status_code == 200, tokens.text
+        return tokens.json()
+
+
+def validate(data):
+    """MSAL for iOS's V2 validator (MSALNativeAuthV2ResponseValidator.validateInteraction) and what
+    msal-browser's V2 handlers require, on a successful step."""
+    assert data.get("continuationToken"), "Missing continuation token in interaction response"
+    assert "code" not in data, "a top-level code makes MSAL for iOS read an authorization code"
+    links = data.get("_links", {})
+    action, state = data.get("action"), data.get("state")
+    if state == "continue":
+        return
+    assert state in ("interactionRequired", "webFallbackRequired")
+    if state == "webFallbackRequired":
+        return
+    if action == "challenge":
+        factor = data["challengeContext"]["authenticationFactor"]
+        assert factor in ("singleFactor", "multiFactor")
+        methods = data["_embedded"]["methods"]
+        assert methods and all(m["id"] and m["_links"]["challenge"]["href"] for m in methods)
+    elif action == "verify":
+        assert links["verify"]["href"]
+        if data["type"] == "password":
+            assert "hint" not in data and "codeLength" not in data, "MSAL for iOS reads a hint or a length as a code"
+        else:
+            assert isinstance(data["codeLength"], int) and data["codeLength"] > 0 and data["hint"] and links["resend"]["href"]
+    elif action == "update":
+        assert links["update"]["href"]
+    elif action == "poll":
+        assert links["poll"]["href"]
+    elif action == "collectAttributes":
+        assert links["submitAttributes"]["href"] and all(a["attributeId"] for a in data["attributes"])
+    else:
+        raise AssertionError(f"Unexpected action '{action}'")
+
+
+def nested_error(status, data, inner=None, aadsts=None):
+    error = data["error"]
+    assert isinstance(error, dict) and error["correlationId"] and error["correlation_id"] == error["correlationId"] and error["traceId"]
+    if inner:
+        assert error["innerError"]["code"] == inner
+    if aadsts:
+        assert error["message"].startswith(f"AADSTS{aadsts}:")
+    return status
+
+
+def claims(token):
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+
+@pytest.fixture
+def server(make_server):
+    """A server of this test's own: the journeys create customers and change passwords."""
+    return make_server()
+
+
+def test_sign_in_with_a_password_in_six_requests(server):
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    status, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    assert start["action"] == "challenge" and start["challengeContext"]["authenticationFactor"] == "singleFactor"
+    password_method = start["_embedded"]["methods"][0]
+    assert password_method["type"] == "password", "the password first: an earlier MSAL for iOS challenges the first method"
+    status, challenge = client.step(password_method["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    assert challenge["action"] == "verify" and challenge["type"] == "password"
+    status, wrong = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password="nope")
+    assert nested_error(status, wrong, "invalidUserNameOrPassword", 50126) == 400
+    status, verified = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
+    assert verified["state"] == "continue"
+    tokens = client.finish(verified["continuationToken"])
+    assert client.requests == 7, "six requests, and the wrong password"
+    id_token = claims(tokens["id_token"])
+    assert id_token["preferred_username"] == JORDAN and id_token["tid"] == WOODGROVE and tokens["client_info"] and tokens["refresh_token"]
+    assert claims(tokens["access_token"])["scp"] == "User.Read"
+    # The finished journey's token is spent with the code.
+    assert client.form("/oauth2/v2.0/authorize-challenge", continuation_token=verified["continuationToken"]).status_code == 400
+
+
+def test_sign_in_with_a_mailed_code_resent_once(server):
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    email = next(m for m in start["_embedded"]["methods"] if m["type"] == "email")
+    _, sent = client.step(email["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    first = server.outbox(JORDAN)[-1]["code"]
+    _, resent = client.step(sent["_links"]["resend"]["href"], continuationToken=sent["continuationToken"])
+    second = server.outbox(JORDAN)[-1]["code"]
+    assert first != second and len(second) == resent["codeLength"]
+    status, refused = client.step(resent["_links"]["verify"]["href"], continuationToken=resent["continuationToken"], otp=first)
+    assert nested_error(status, refused, "invalidOneTimeCode", 50181) == 400, "the code resent replaces the first"
+    _, verified = client.step(resent["_links"]["verify"]["href"], continuationToken=resent["continuationToken"], otp=second)
+    assert claims(client.finish(verified["continuationToken"])["id_token"])["preferred_username"] == JORDAN
+
+
+def test_a_second_factor_after_the_password(server):
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True})
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, mfa = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
+    assert mfa["action"] == "challenge" and mfa["challengeContext"]["authenticationFactor"] == "multiFactor"
+    _, sent = client.step(mfa["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=mfa["continuationToken"])
+    _, verified = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox(JORDAN)[-1]["code"])
+    assert verified["state"] == "continue"
+    assert claims(client.finish(verified["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
+
+
+def test_password_reset_then_sign_in_with_the_new_password(server):
+    client = Client(server)
+    token, reset = client.entry("reset_password")
+    _, start = client.step(reset, username=JORDAN, continuationToken=token)
+    assert start["challengeContext"]["authenticationFactor"] == "singleFactor" and start["_embedded"]["methods"][0]["type"] == "email"
+    _, sent = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, verified = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox(JORDAN)[-1]["code"])
+    assert verified["action"] == "update"
+    status, weak = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword="short")
+    assert nested_error(status, weak, "passwordTooWeak", 120002) == 400
+    _, updated = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword="N3w!passw0rd-v2")
+    assert updated["action"] == "poll"
+    _, done = client.step(updated["_links"]["poll"]["href"], continuationToken=updated["continuationToken"])
+    assert done["state"] == "continue"
+    assert claims(client.finish(done["continuationToken"])["id_token"])["preferred_username"] == JORDAN
+    # The new password signs in.
+    again = Client(server)
+    token, sign_in = again.entry("sign_in")
+    _, start = again.step(sign_in, username=JORDAN, continuationToken=token)
+    _, challenge = again.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, ok = again.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password="N3w!passw0rd-v2")
+    assert ok["state"] == "continue"
+
+
+def test_sign_up_with_the_attributes_first_then_the_mailed_code(server):
+    client = Client(server)
+    address = f"v2-{uuid.uuid4().hex[:8]}@woodgrove.example"
+    token, sign_up = client.entry("sign_up", scope="openid User.Read")
+    _, start = client.step(sign_up, continuationToken=token)
+    assert start["action"] == "collectAttributes" and "email" in [a["attributeId"] for a in start["attributes"]]
+    href = start["_links"]["submitAttributes"]["href"]
+    status, exists = client.step(href, continuationToken=start["continuationToken"], attributes={"email": JORDAN, "password": "P@ssword1!-x", "displayName": "J"})
+    assert nested_error(status, exists, aadsts=1003037) == 400 and exists["error"]["innerError"]["details"][0]["code"] == "userAlreadyExists"
+    _, sent = client.step(href, continuationToken=start["continuationToken"], attributes={"email": address, "password": "P@ssword1!-x", "displayName": "Test User"})
+    assert sent["action"] == "verify" and sent["type"] == "email"
+    _, done = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox(address)[-1]["code"])
+    assert done["state"] == "continue"
+    id_token = claims(client.finish(done["continuationToken"])["id_token"])
+    assert id_token["preferred_username"] == address and id_token["name"] == "Test User"
+
+
+def test_refusals_are_the_nested_errors_the_clients_map(server):
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    status, unknown = client.step(sign_in, username="nobody@woodgrove.example", continuationToken=token)
+    assert nested_error(status, unknown, aadsts=50034) == 400, "MSAL maps AADSTS50034 in the message to user not found"
+    status, forged = client.step(sign_in, username=JORDAN, continuationToken="forged")
+    assert nested_error(status, forged, "invalidContinuationToken") == 400
+    # A V2 journey's token is nothing to the V1 endpoints, and a workforce tenant has no V2.
+    v1 = client.session.post(f"{client.authority}/oauth2/v2.0/challenge", data={"client_id": CLIENT, "continuation_token": token, "challenge_type": "password oob redirect"})
+    assert v1.status_code == 400
+    assert client.session.post(f"{server.url}/contoso.onmicrosoft.com/oauth2/v2.0/authorize-challenge", data={"client_id": CLIENT}).status_code == 404
