@@ -16,9 +16,7 @@ package struct B2CHandler: ExchangeHandler {
         service.directory.withLock { configuration.install(into: &$0) }
     }
 
-    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        guard case .b2c(let route) = context.route else { return nil }
-        context.receipt.update { $0.isComplete = true }
+    package func handle(_ request: HTTPRequest, route: B2CRoute, context: ExchangeContext) -> HTTPResponse {
         let base = IdentityExchange(
             request: request, context: context,
             route: IdentityRoute(tenantSegment: route.tenantSegment, endpoint: .authorize(.v2)), service: service

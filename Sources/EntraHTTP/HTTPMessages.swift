@@ -121,15 +121,36 @@ package struct RequestContext: Sendable, Equatable {
 
 /// What the server calls: always an answer. Answers are synchronous; delays and connection drops are
 /// expressed as `TransportDirectives` on the response.
+///
+/// The responder works out what it needs to answer a request (its `Route`) once, on the event loop as
+/// soon as the request is read; the same value decides whether the loop answers it itself and is handed
+/// to whichever thread answers, so no request is routed twice.
 package protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse
+    associatedtype Route: Sendable = Void
+    func route(_ request: HTTPRequest) -> Route
     /// True for a request whose answer takes bounded time, no more than a TLS handshake the loop does
     /// itself, writes nothing to disk and waits for no lock a handler holds for long (a health probe, an
     /// app-only token with no scenario rule in play): the event loop answers it itself instead of handing
     /// it to a worker and waiting to be woken with the answer. Everything else goes to the workers.
-    func answersOnLoop(_ request: HTTPRequest) -> Bool
+    func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool
+    func respond(to request: HTTPRequest, route: Route, context: RequestContext) -> HTTPResponse
+}
+
+extension HTTPResponder where Route == Void {
+    package func route(_ request: HTTPRequest) {}
 }
 
 extension HTTPResponder {
-    package func answersOnLoop(_ request: HTTPRequest) -> Bool { false }
+    package func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool { false }
+
+    /// Routes `request` and answers it: for a caller holding a request of its own, not read by the server
+    /// (the test library's in-process transport).
+    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        respond(to: request, route: route(request), context: context)
+    }
+
+    /// Whether the loop would answer `request` itself.
+    package func answersOnLoop(_ request: HTTPRequest) -> Bool {
+        answersOnLoop(request, route: route(request))
+    }
 }

@@ -129,11 +129,9 @@ final class Connection {
             if !Socket.hasInput(fd) { loop.giveAnotherTurn(to: self) }
         case .write: write()
         case .dispatch(let request):
-            if let response = loop.answerOnLoop(request, context: context) {
+            if let response = loop.serve(request, context: context, for: self) {
                 // Fed straight back: `run()` goes on with what the answer makes the machine do next.
                 deliver(response, onLoop: true)
-            } else {
-                loop.dispatch(request, context: context, for: self)
             }
         case .log(let entry):
             loop.log(AccessLog.line(method: entry.method, target: entry.target, status: entry.status, nanoseconds: entry.nanoseconds) + (entry.dropped ? " dropped" : ""))

@@ -98,20 +98,22 @@ final class EventLoop: @unchecked Sendable {
         wake.signal()
     }
 
-    /// Runs the responder for `connection` on a worker; the answer comes back through the inbox.
-    func dispatch(_ request: HTTPRequest, context: RequestContext, for connection: Connection) {
-        let responder = server.responder
-        let (fd, serial) = (connection.fd, connection.serial)
-        server.workers.submit { [self] in
-            send(.responseReady(fd: fd, serial: serial, response: responder.respond(to: request, context: context)))
-        }
+    /// Routes `request` once and answers it on the loop when the responder says it may (see
+    /// `HTTPResponder.answersOnLoop`); else runs the responder on a worker, whose answer comes back through
+    /// the inbox, and returns nil.
+    func serve(_ request: HTTPRequest, context: RequestContext, for connection: Connection) -> HTTPResponse? {
+        serve(request, by: server.responder, context: context, for: connection)
     }
 
-    /// The answer to a request the responder answers on the loop (see `HTTPResponder.answersOnLoop`),
-    /// else nil: the request goes to `dispatch`.
-    func answerOnLoop(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
-        let responder = server.responder
-        return responder.answersOnLoop(request) ? responder.respond(to: request, context: context) : nil
+    private func serve<Responder: HTTPResponder>(_ request: HTTPRequest, by responder: Responder, context: RequestContext,
+                                                 for connection: Connection) -> HTTPResponse? {
+        let route = responder.route(request)
+        if responder.answersOnLoop(request, route: route) { return responder.respond(to: request, route: route, context: context) }
+        let (fd, serial) = (connection.fd, connection.serial)
+        server.workers.submit { [self] in
+            send(.responseReady(fd: fd, serial: serial, response: responder.respond(to: request, route: route, context: context)))
+        }
+        return nil
     }
 
     func addListener(_ listener: ListenerInfo) {

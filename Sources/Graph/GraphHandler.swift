@@ -33,9 +33,7 @@ package struct GraphHandler: ExchangeHandler {
         self.intervene = intervene
     }
 
-    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        guard case .graph(let route) = context.route else { return nil }
-        context.receipt.update { $0.isComplete = true }
+    package func handle(_ request: HTTPRequest, route: GraphRoute, context: ExchangeContext) -> HTTPResponse {
         let version = if case .resource(let version, _) = route { version } else { "v1.0" }
         let exchange = GraphExchange(request: request, context: context.connection, service: service, options: options, version: version,
                                      requestID: context.requestID, receipt: context.receipt)

@@ -30,9 +30,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var description: String
     }
 
-    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        guard case .managedIdentity(let route) = context.route else { return nil }
-        context.receipt.update { $0.isComplete = true }
+    package func handle(_ request: HTTPRequest, route: ManagedIdentityRoute, context: ExchangeContext) -> HTTPResponse {
         let origin = PublicOrigin(request: request, context: context.connection).url
         var response: HTTPResponse
         do {

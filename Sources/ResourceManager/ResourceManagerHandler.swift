@@ -22,9 +22,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
         "https://management.azure.com/", "https://management.azure.com",
     ]
 
-    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        guard case .resourceManager(let route) = context.route else { return nil }
-        context.receipt.update { $0.isComplete = true }
+    package func handle(_ request: HTTPRequest, route: ResourceManagerRoute, context: ExchangeContext) -> HTTPResponse {
         let correlationID = request.headers["x-ms-client-request-id"] ?? context.requestID
         do {
             return try respond(to: request, route: route, context: context, correlationID: correlationID)

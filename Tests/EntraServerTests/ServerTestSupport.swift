@@ -16,7 +16,7 @@ struct TestResponder: HTTPResponder {
     /// `/block` waits until this opens: a handler that takes as long as a test wants.
     var gate = Gate()
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, route: Void, context: RequestContext) -> HTTPResponse {
         arrivals.record(request.rawPath)
         let query = request.query
         switch request.rawPath {
@@ -48,7 +48,7 @@ struct TestResponder: HTTPResponder {
 }
 
 extension TestResponder {
-    func answersOnLoop(_ request: HTTPRequest) -> Bool { request.rawPath == "/on-loop" }
+    func answersOnLoop(_ request: HTTPRequest, route: Void) -> Bool { request.rawPath == "/on-loop" }
 }
 
 /// Closed until `open()`; `wait()` is bounded so a broken test cannot hang the suite.

@@ -8,12 +8,12 @@ import Testing
 /// answer here is the name of the thread that gave it, read from /proc.
 @Suite struct ThreadNameTests {
     private struct ThreadNameResponder: HTTPResponder {
-        func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+        func respond(to request: HTTPRequest, route: Void, context: RequestContext) -> HTTPResponse {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "unreadable"
             return HTTPResponse(status: .ok, text: name.trimmingCharacters(in: .newlines), contentType: "text/plain")
         }
 
-        func answersOnLoop(_ request: HTTPRequest) -> Bool { request.rawPath == "/loop" }
+        func answersOnLoop(_ request: HTTPRequest, route: Void) -> Bool { request.rawPath == "/loop" }
     }
 
     @Test func eventLoopsAndWorkersAreNamedInTheKernel() async throws {

@@ -102,8 +102,10 @@ func expectedErrorBody(code: String, message: String, response: HTTPResponse, da
 }
 
 extension GraphHandler {
-    /// As the world router calls it: the request routed by Graph's resolver.
+    /// As the world router calls it: the request routed by Graph's resolver; nil for a request the
+    /// resolver gives to another service.
     func handle(_ request: HTTPRequest, connection: RequestContext = RequestContext()) -> HTTPResponse? {
-        handle(request, context: ExchangeContext(request: request, connection: connection, routes: options.routes))
+        guard case .graph(let route) = options.routes.route(request) else { return nil }
+        return handle(request, route: route, context: ExchangeContext(connection: connection, route: .graph(route)))
     }
 }

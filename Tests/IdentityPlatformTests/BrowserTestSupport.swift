@@ -50,7 +50,7 @@ final class ScriptedBrowser {
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
         let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: RouteResolver().route(request), directives: directives)
-        let response = handler.handle(request, context: context) ?? HTTPResponse(status: .notFound)
+        let response = WorldRouter(entra: handler).respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]
             guard let eq = pair.firstIndex(of: "=") else { continue }

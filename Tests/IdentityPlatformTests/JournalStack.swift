@@ -6,7 +6,7 @@ import ExchangeKernel
 /// The journal's two sides as the application stacks them: the recorder on top, the control plane's
 /// access rule and journal reads under it, then Entra; `other` answers any other route.
 enum JournalStack {
-    static func make(journal: RequestJournal, service: IdentityService, serverVersion: String = "dev", entra: (any ExchangeHandler)? = nil,
+    static func make(journal: RequestJournal, service: IdentityService, serverVersion: String = "dev", entra: (any ExchangeHandler<IdentityRoute>)? = nil,
                      other: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: .notFound) }) -> ExchangeStack {
         ExchangeStack([
             JournalRecorder(journal: journal, clock: service.clock),

@@ -66,8 +66,8 @@ enum TokenFixtures {
     }
 
     static func send(_ request: HTTPRequest, to service: IdentityService, context: RequestContext = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
-        let handler = IdentityHandler(service: service)
-        return handler.handle(request, context: ExchangeContext(connection: context, route: RouteResolver().route(request), directives: directives))!
+        WorldRouter(entra: IdentityHandler(service: service))
+            .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver().route(request), directives: directives))
     }
 
     static func json(_ response: HTTPResponse) -> [String: Any] {

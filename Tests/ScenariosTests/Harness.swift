@@ -40,8 +40,10 @@ final class Harness: Sendable {
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: Self.credential), clock: clock, options: identityOptions)
         let probe = probe
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options) { service in
-            WorldRouter(entra: Probed(probe: probe, inner: IdentityHandler(service: service)), graph: Probed(probe: probe, inner: GraphHandler(service: service)),
-                        b2c: Probed(probe: probe, inner: nil), resourceManager: Probed(probe: probe, inner: nil), managedIdentity: Probed(probe: probe, inner: nil))
+            WorldRouter(entra: Probed<IdentityRoute>(probe: probe, inner: IdentityHandler(service: service)),
+                        graph: Probed<GraphRoute>(probe: probe, inner: GraphHandler(service: service)),
+                        b2c: Probed<B2CRoute>(probe: probe, inner: nil), resourceManager: Probed<ResourceManagerRoute>(probe: probe, inner: nil),
+                        managedIdentity: Probed<ManagedIdentityRoute>(probe: probe, inner: nil))
         }
         let health = HealthEndpoint(version: "test", durability: service.durability)
         let control = ControlPlane(access: ControlAccess(secret: options.controlSecret), commands: ControlCommands(engine: engine, ledger: TokenLedger()),
@@ -148,13 +150,13 @@ final class DirectivesProbe: Sendable {
 }
 
 
-/// A world's service with the probe in front of it.
-struct Probed: ExchangeHandler {
+/// A world's service with the probe in front of it; without a service, the world router's 404.
+struct Probed<Route: Sendable>: ExchangeHandler {
     let probe: DirectivesProbe
-    let inner: (any ExchangeHandler)?
+    let inner: (any ExchangeHandler<Route>)?
 
-    func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
+    func handle(_ request: HTTPRequest, route: Route, context: ExchangeContext) -> HTTPResponse {
         probe.record(context.directives)
-        return inner?.handle(request, context: context)
+        return inner?.handle(request, route: route, context: context) ?? WorldRouter.notFound(request, context)
     }
 }

@@ -30,8 +30,8 @@ package struct Receipt: Sendable, Equatable {
     /// The JWTs it signed (access and id tokens) with their SHA-256, for the console's ledger. Not in
     /// `secrets`: the journal redacts a JWT by its shape wherever it appears. Never rendered.
     package var signedTokens: [SignedToken] = []
-    /// True once a platform handler (Entra, B2C, Graph) answered: every secret it created is in `secrets`,
-    /// so readers need not scan the body for them.
+    /// True once a world's service (Entra, B2C, Graph, Resource Manager, managed identity) answered, set by
+    /// the world router: every secret it created is in `secrets`, so readers need not scan the body for them.
     package var isComplete = false
 
     package init() {}

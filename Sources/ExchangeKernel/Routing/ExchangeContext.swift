@@ -24,16 +24,18 @@ package struct ExchangeContext: Sendable {
         self.startedAt = startedAt
         self.receipt = receipt
     }
-
-    /// The context of a request arriving from the server: routed once, here.
-    package init(request: HTTPRequest, connection: RequestContext, routes: RouteResolver) {
-        self.init(connection: connection, route: routes.route(request))
-    }
 }
 
-/// One service's answers in a world (Entra, Graph, B2C, Resource Manager, managed identity): the
-/// requests of its route, nil for any other. The world router asks only the handler of the route the
-/// edge worked out.
-package protocol ExchangeHandler: Sendable {
-    func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse?
+/// One service's answers in a world (Entra, Graph, B2C, Resource Manager, managed identity): it receives
+/// the requests of its own kind of route, with that route typed, from the world router.
+package protocol ExchangeHandler<Route>: Sendable {
+    associatedtype Route: Sendable
+    func handle(_ request: HTTPRequest, route: Route, context: ExchangeContext) -> HTTPResponse
+    /// Whether `request` costs no more than a TLS handshake, writes nothing and waits for no long-held
+    /// lock: such requests the event loop may answer itself (`HTTPResponder.answersOnLoop`).
+    func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool
+}
+
+extension ExchangeHandler {
+    package func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool { false }
 }

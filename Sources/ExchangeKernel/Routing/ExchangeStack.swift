@@ -17,9 +17,10 @@ extension ExchangeLayer {
     package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? { nil }
 }
 
-/// The application as the server sees it: the layers in order, top first. The request is routed once,
-/// here, and its `ExchangeContext` made here; every layer reads that one context. The last layer answers
-/// (a layer below it that is not there is a 404).
+/// The application as the server sees it: the layers in order, top first. The server routes a request
+/// once, through `route(_:)`, as soon as it is read; the stack makes its `ExchangeContext` from that route
+/// and every layer reads that one context. The last layer answers (a layer below it that is not there is
+/// a 404).
 package struct ExchangeStack: HTTPResponder {
     package let layers: [any ExchangeLayer]
     package let routes: RouteResolver
@@ -29,13 +30,16 @@ package struct ExchangeStack: HTTPResponder {
         self.routes = routes
     }
 
-    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        Next(stack: self, index: 0)(request, ExchangeContext(request: request, connection: context, routes: routes))
+    package func route(_ request: HTTPRequest) -> RequestRoute {
+        routes.route(request)
+    }
+
+    package func respond(to request: HTTPRequest, route: RequestRoute, context: RequestContext) -> HTTPResponse {
+        Next(stack: self, index: 0)(request, ExchangeContext(connection: context, route: route))
     }
 
     /// The first layer with an opinion decides; with none, the request goes to a worker.
-    package func answersOnLoop(_ request: HTTPRequest) -> Bool {
-        let route = routes.route(request)
+    package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool {
         for layer in layers where layer.serves(route) {
             if let decision = layer.answersOnLoop(request, route: route) { return decision }
         }
@@ -50,7 +54,7 @@ package struct ExchangeStack: HTTPResponder {
         /// A request of its own sent to the layers below (the console's "Try it" acting as a client): routed
         /// here, with a context of its own, as the edge would route it. The answer and what the platform did.
         package func exchange(_ request: HTTPRequest, connection: RequestContext) -> (response: HTTPResponse, receipt: Receipt) {
-            let context = ExchangeContext(request: request, connection: connection, routes: stack.routes)
+            let context = ExchangeContext(connection: connection, route: stack.route(request))
             return (self(request, context), context.receipt.current)
         }
 
@@ -64,17 +68,20 @@ package struct ExchangeStack: HTTPResponder {
 }
 
 /// The services of one world (the default one, or a scenario binding's isolated copy), one handler per
-/// kind of route: a request goes straight to the handler of the route the edge worked out. As a layer
-/// it is a last one (a stack without scenarios: tests, benchmarks).
+/// kind of route: a request goes straight to the handler of the route the edge worked out, which receives
+/// that route typed and never matches it again. Once a service answered, its receipt is complete: the
+/// service wrote every secret it created into it, so the layers above need not scan the body for them.
+/// As a layer it is a last one (a stack without scenarios: tests, benchmarks).
 package struct WorldRouter: ExchangeLayer {
-    package var entra: (any ExchangeHandler)?
-    package var graph: (any ExchangeHandler)?
-    package var b2c: (any ExchangeHandler)?
-    package var resourceManager: (any ExchangeHandler)?
-    package var managedIdentity: (any ExchangeHandler)?
+    package var entra: (any ExchangeHandler<IdentityRoute>)?
+    package var graph: (any ExchangeHandler<GraphRoute>)?
+    package var b2c: (any ExchangeHandler<B2CRoute>)?
+    package var resourceManager: (any ExchangeHandler<ResourceManagerRoute>)?
+    package var managedIdentity: (any ExchangeHandler<ManagedIdentityRoute>)?
 
-    package init(entra: (any ExchangeHandler)? = nil, graph: (any ExchangeHandler)? = nil, b2c: (any ExchangeHandler)? = nil,
-                resourceManager: (any ExchangeHandler)? = nil, managedIdentity: (any ExchangeHandler)? = nil) {
+    package init(entra: (any ExchangeHandler<IdentityRoute>)? = nil, graph: (any ExchangeHandler<GraphRoute>)? = nil,
+                 b2c: (any ExchangeHandler<B2CRoute>)? = nil, resourceManager: (any ExchangeHandler<ResourceManagerRoute>)? = nil,
+                 managedIdentity: (any ExchangeHandler<ManagedIdentityRoute>)? = nil) {
         self.entra = entra
         self.graph = graph
         self.b2c = b2c
@@ -82,19 +89,18 @@ package struct WorldRouter: ExchangeLayer {
         self.managedIdentity = managedIdentity
     }
 
-    package func handler(for route: RequestRoute) -> (any ExchangeHandler)? {
-        switch route {
-        case .entra: entra
-        case .graph: graph
-        case .b2c: b2c
-        case .resourceManager: resourceManager
-        case .managedIdentity: managedIdentity
+    package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
+        let answer: HTTPResponse? = switch context.route {
+        case .entra(let route): entra?.handle(request, route: route, context: context)
+        case .graph(let route): graph?.handle(request, route: route, context: context)
+        case .b2c(let route): b2c?.handle(request, route: route, context: context)
+        case .resourceManager(let route): resourceManager?.handle(request, route: route, context: context)
+        case .managedIdentity(let route): managedIdentity?.handle(request, route: route, context: context)
         case .console, .control, .unrouted: nil
         }
-    }
-
-    package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        handler(for: context.route)?.handle(request, context: context) ?? Self.notFound(request, context)
+        guard let answer else { return Self.notFound(request, context) }
+        context.receipt.update { $0.isComplete = true }
+        return answer
     }
 
     package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
@@ -103,17 +109,18 @@ package struct WorldRouter: ExchangeLayer {
 
     /// Whether this world's handler of `route` answers `request` in bounded time without writing.
     package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? {
-        (handler(for: route) as? any BoundedAnswers)?.answersOnLoop(request, route: route) ?? false
+        switch route {
+        case .entra(let route): entra?.answersOnLoop(request, route: route) ?? false
+        case .graph(let route): graph?.answersOnLoop(request, route: route) ?? false
+        case .b2c(let route): b2c?.answersOnLoop(request, route: route) ?? false
+        case .resourceManager(let route): resourceManager?.answersOnLoop(request, route: route) ?? false
+        case .managedIdentity(let route): managedIdentity?.answersOnLoop(request, route: route) ?? false
+        case .console, .control, .unrouted: false
+        }
     }
 
     /// What no service serves: a short text, like the real hosts.
     @Sendable package static func notFound(_ request: HTTPRequest, _ context: ExchangeContext) -> HTTPResponse {
         HTTPResponse(status: .notFound, text: "404 Not Found: FakeEntra serves no resource at this path.\n", contentType: "text/plain; charset=utf-8")
     }
-}
-
-/// A handler that can tell which of its requests cost no more than a TLS handshake, write nothing and
-/// wait for no long-held lock: those the event loop may answer itself.
-package protocol BoundedAnswers {
-    func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool
 }

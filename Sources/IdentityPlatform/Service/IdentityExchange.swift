@@ -53,7 +53,7 @@ package struct IdentityExchange: Sendable {
 }
 
 /// Answers Entra ID requests (v1 and v2) at their endpoints and adds the headers every answer carries.
-package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
+package struct IdentityHandler: ExchangeHandler {
     package let service: IdentityService
     /// False when the service keeps its state on disk (`--state`): its writes wait for SQLite.
     private let keepsStateInMemory: Bool
@@ -68,8 +68,8 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
     /// and being woken with the answer added two thread switches to every token (about 5 % of its CPU).
     /// It writes nothing: no code, no refresh token, and a registered app is not registered again (the
     /// lenient mode registers unknown client ids). The other grants write state.
-    package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool {
-        guard keepsStateInMemory, request.method == "POST", case .entra(let identity) = route, case .token = identity.endpoint else { return false }
+    package func answersOnLoop(_ request: HTTPRequest, route: IdentityRoute) -> Bool {
+        guard keepsStateInMemory, request.method == "POST", case .token = route.endpoint else { return false }
         let form = request.form
         guard form["grant_type"] == "client_credentials", let clientID = form["client_id"] else { return false }
         // A custom claims provider may be called for an app-only token: a worker waits for it, not the loop.
@@ -77,9 +77,7 @@ package struct IdentityHandler: ExchangeHandler, BoundedAnswers {
         return directory.hasApplication(clientID: clientID) && !directory.tenants.contains { $0.customAuthenticationExtensions?.isEmpty == false }
     }
 
-    package func handle(_ request: HTTPRequest, context: ExchangeContext) -> HTTPResponse? {
-        guard case .entra(let route) = context.route else { return nil }
-        context.receipt.update { $0.isComplete = true }
+    package func handle(_ request: HTTPRequest, route: IdentityRoute, context: ExchangeContext) -> HTTPResponse {
         let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
         var response: HTTPResponse = switch route.endpoint {
         case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm:
