@@ -313,6 +313,38 @@ def test_managed_identity_through_azure_ml(server, env):
     assert asked["query"]["clientid"] == USER_ASSIGNED["client_id"] and asked["status"] == 200, asked
 
 
+# MARK: Managed identity faults
+
+# Each fault scenario, the statuses IMDS answers in turn, and the least time azure-identity waits in all.
+MANAGED_IDENTITY_FAULTS = [
+    ("managed-identity-imds-updating", [410, 200], 0),          # the first retry is at once
+    ("managed-identity-throttled", [429, 200], 2),              # Retry-After: 2 honoured
+    ("managed-identity-transient-500", [500, 500, 200], 1.6),   # back-off 0.8 s x 2 before the second retry
+]
+
+
+@pytest.mark.parametrize("scenario,statuses,least_wait", MANAGED_IDENTITY_FAULTS, ids=[f[0] for f in MANAGED_IDENTITY_FAULTS])
+def test_managed_identity_retries_imds_faults(chain_certs, monkeypatch, scenario, statuses, least_wait):
+    """azure-identity's IMDS retry policy (azure/identity/_credentials/imds.py: PIPELINE_SETTINGS and
+    ImdsRetryPolicy retry 404, 410, 429 and 5xx up to five times, azure-core honouring Retry-After) meets each
+    managed-identity fault scenario, bound to the whole server: the token arrives and no fault reaches the app."""
+    scripted = RunningServer(SERVER_ARGS + ["--scenario", scenario], chain_certs)
+    env = Environment(monkeypatch, scripted)
+    try:
+        env.imds()
+        started = time.monotonic()
+        token = identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+        waited = time.monotonic() - started
+        assert_managed_identity_token(token.token, SYSTEM_ASSIGNED)
+        answered = [e["status"] for e in scripted.journal()["entries"] if e["path"] == "/metadata/identity/oauth2/token"]
+        assert answered == statuses
+        assert waited >= least_wait, f"retried after {waited:.2f} s"
+        assert not env.proxy.refused(), env.proxy.refused()
+    finally:
+        env.stop()
+        scripted.stop()
+
+
 # MARK: DefaultAzureCredential
 
 # The links that would reach outside the test (a developer's az, PowerShell, VS Code or shared cache) stay out.

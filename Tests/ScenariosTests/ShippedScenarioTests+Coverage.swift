@@ -16,6 +16,8 @@ extension ShippedScenarioTests {
             "external-id-sign-up-attribute-refused", "external-id-redirect-challenge",
             // KeyScenarioTests
             "signing-key-graceful-rollover",
+            // ShippedManagedIdentityScenarioTests
+            "managed-identity-imds-updating", "managed-identity-throttled", "managed-identity-transient-500",
         ]
         #expect(Set(Self.library.names) == tested)
     }

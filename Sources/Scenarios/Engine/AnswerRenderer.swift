@@ -50,9 +50,12 @@ struct AnswerRenderer {
         }
         // A page reads a scripted answer as it reads the service's own: with CORS (MSAL.js's token requests, a
         // single-page app's Graph calls).
-        if facts.kind == .graph {
+        switch facts.kind {
+        case .graph:
             CrossOrigin.decorate(&response, for: request)
-        } else {
+        case .arm, .managedidentity:
+            break   // their own headers, not Entra's front end's
+        default:
             IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace)
             if facts.kind == .token { TokenEndpoint.allowCrossOrigin(&response, for: request) }
         }
@@ -172,6 +175,11 @@ struct AnswerRenderer {
             let message = spec.message ?? (spec.status == 429 ? "Number of read requests for this subscription exceeded the limit." : "The service is temporarily unavailable. Please try again later.")
             response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message)
                 .response(correlationID: trace.correlationID, receipt: receipt)
+        case .managedidentity:
+            // IMDS documents its faults by status alone (404 and 410 while it updates, 429 when throttled,
+            // 5xx; learn.microsoft.com, "How to use managed identities for Azure resources on an Azure VM to
+            // acquire an access token", Error handling), and no body of them is recorded: the status alone.
+            response = HTTPResponse(status: HTTPStatus(spec.status))
         case .authorize, .devicelogin, .logout:
             let detail = spec.message ?? (spec.status == 429 ? "Too many requests. Please try again later." : "The service is temporarily unavailable. Please try again later.")
             response = ErrorPage.response(status: spec.status, detail: detail, trace: trace)
