@@ -205,6 +205,16 @@ def compare_values(recorded, actual, path, differences, equal_keys=EQUAL_VALUES)
             differences.append(f"url {path}: recorded {url_shape(recorded)}, FakeEntra {url_shape(actual)}")
 
 
+TRACE_JOIN = re.compile(r"(\r\n|\n| )(Trace ID|Correlation ID): ")
+
+
+def trace_join(description):
+    """How an error_description joins its message and its Trace ID / Correlation ID lines: "CRLF", "space" or
+    None (no trace lines). An issue paste may have collapsed CRLF into spaces; raw captures keep it."""
+    match = TRACE_JOIN.search(description) if isinstance(description, str) else None
+    return None if match is None else ("space" if match.group(1) == " " else "CRLF")
+
+
 def compare(recording, answer):
     """Every structural difference between a recording and FakeEntra's answer, as short strings."""
     differences = []
@@ -235,6 +245,10 @@ def compare(recording, answer):
     recorded_body = recording.body
     if recorded_body is not None:
         compare_values(recorded_body, answer.body, "body", differences)
+        if isinstance(recorded_body, dict) and isinstance(answer.body, dict):
+            recorded_join, actual_join = trace_join(recorded_body.get("error_description")), trace_join(answer.body.get("error_description"))
+            if recorded_join and actual_join and recorded_join != actual_join:
+                differences.append(f"trace lines of body.error_description: recorded joined by {recorded_join}, FakeEntra by {actual_join}")
     elif "bodyText" in recording.response and answer.body is not None and recording.response["bodyText"].lstrip().startswith("{"):
         differences.append("body: recorded text, FakeEntra JSON")
     return differences

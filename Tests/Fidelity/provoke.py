@@ -171,7 +171,14 @@ class Provoker:
         return {"client_info": "1"} if "client_info" in recording.form else {}
 
     def request_headers(self, recording):
-        """client-request-id as MSAL sends it, when the recording shows the service echoing it."""
+        """client-request-id as the recorded client sent it (with its return-client-request-id), else as MSAL
+        sends it when the recording shows the service echoing one."""
+        sent = {k.lower(): v for k, v in (recording.request.get("headers") or {}).items()}
+        if "client-request-id" in sent:
+            headers = {"client-request-id": str(uuid.uuid4())}
+            if "return-client-request-id" in sent:
+                headers["return-client-request-id"] = sent["return-client-request-id"]
+            return headers
         if "client-request-id" in {k.lower() for k in (recording.response.get("headers") or {})}:
             return {"client-request-id": str(uuid.uuid4()), "return-client-request-id": "true"}
         return {}
@@ -464,7 +471,7 @@ class Provoker:
     def natural_authorization_pending(self, recording, url):
         client_id = str(uuid.uuid4())
         flow = self.start_device_flow(url, client_id)
-        return self.post_token(url, self.device_poll_form(url, client_id, flow))
+        return self.post_token(url, self.device_poll_form(url, client_id, flow), self.request_headers(recording))
 
     # MARK: Graph
 

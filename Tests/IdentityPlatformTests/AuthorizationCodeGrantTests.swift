@@ -15,6 +15,7 @@ import Testing
         #expect(response.status.code == 200)
         #expect(response.headers["Cache-Control"] == "no-store, no-cache" && response.headers["Pragma"] == "no-cache")
         #expect(response.headers["client-request-id"] == "corr-1")
+        #expect(response.headers["x-ms-srs"] == "1.P")
         let body = F.json(response)
         #expect(body["token_type"] as? String == "Bearer")
         #expect(body["scope"] as? String == "https://graph.microsoft.com/User.Read openid profile")
@@ -130,12 +131,20 @@ import Testing
         #expect(F.claims(F.json(ok)["access_token"] as? String)?["appidacr"] as? String == "1")
     }
 
+    /// The service echoes a client's correlation id even when told not to (MSAL for Go, recorded 2025).
+    @Test func theClientRequestIDIsEchoedWhateverReturnClientRequestIDSays() {
+        let (service, _) = F.service()
+        let refused = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID)], headers: ["client-request-id": "corr-2", "return-client-request-id": "false"]), to: service)
+        #expect(refused.headers["client-request-id"] == "corr-2")
+        #expect(F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID)]), to: service).headers["client-request-id"] == nil)
+    }
+
     @Test func requestErrors() {
         let (service, _) = F.service()
         let missing = F.send(F.post(F.tokenPath, [("client_id", F.nativeAppID)]), to: service)
         #expect(F.errorCode(missing) == 900144)
         let description = F.json(missing)["error_description"] as? String ?? ""
-        #expect(description.hasPrefix("AADSTS900144: The request body must contain the following parameter: 'grant_type'.\r\nTrace ID: "))
+        #expect(description.hasPrefix("AADSTS900144: The request body must contain the following parameter: 'grant_type'. Trace ID: "))
         let unknown = F.send(F.post(F.tokenPath, [("grant_type", "magic"), ("client_id", "x")]), to: service)
         #expect(F.json(unknown)["error"] as? String == "unsupported_grant_type")
         #expect(F.errorCode(F.send(F.get(F.tokenPath), to: service)) == 900561)

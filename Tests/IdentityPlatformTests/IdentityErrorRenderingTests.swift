@@ -26,6 +26,17 @@ import Testing
         #expect((body["error_description"] as? String)?.contains("Trace ID: t-1") == true)
     }
 
+    /// A JSON body joins the trace lines by single spaces, as every token-endpoint answer recorded since 2024;
+    /// a redirect keeps CRLF, as every recorded one.
+    @Test func theTraceLinesAreJoinedBySpacesInJSONAndByCRLFInARedirect() throws {
+        let (_, body) = try render(IdentityError.invalidGrant(), in: trace)
+        let description = try #require(body["error_description"] as? String)
+        #expect(!description.contains("\r\n"))
+        #expect(description.hasSuffix(" Trace ID: t-1 Correlation ID: \(trace.correlationID) Timestamp: \(trace.formattedTimestamp)"))
+        let redirect = Dictionary(uniqueKeysWithValues: IdentityError.invalidGrant().redirectParameters(in: trace, state: nil))
+        #expect(redirect["error_description"]?.contains("\r\nTrace ID: t-1\r\nCorrelation ID: ") == true)
+    }
+
     @Test func anAADB2CErrorHasNoErrorURIAndNoTraceLine() throws {
         let (response, body) = try render(IdentityError.b2cForgotPassword(), in: trace)
         #expect(response.status.code == 400)

@@ -109,7 +109,9 @@ import Synchronization
         let expired = ropc(upn, Directory.demoPassword, service: service)
         #expect(F.errorCode(expired) == 50055 && F.json(expired)["suberror"] as? String == "user_password_expired")
         update { $0.passwordExpired = false; $0.mfaRequired = true }
-        #expect(F.errorCode(ropc(upn, Directory.demoPassword, service: service)) == 50076)
+        let mfa = ropc(upn, Directory.demoPassword, service: service)
+        #expect(F.errorCode(mfa) == 50076 && F.json(mfa)["suberror"] as? String == "basic_action")
+        #expect(F.json(mfa)["claims"] == nil, "no Conditional Access claims on a password grant (recorded 2025)")
         update { $0.accountEnabled = false }
         #expect(F.errorCode(ropc(upn, Directory.demoPassword, service: service)) == 50057)
         update { $0.locked = true }

@@ -71,14 +71,27 @@ package struct TraceContext: Sendable, Equatable {
     package var formattedTimestamp: String { InternetDate.entraTimestamp(secondsSince1970: timestamp.timeIntervalSince1970) }
 }
 
+/// How an AADSTS description joins its message and its Trace ID, Correlation ID and Timestamp lines.
+package enum TraceLineJoin: Sendable {
+    /// A JSON error body's: one space. Every raw capture of login.microsoftonline.com's token endpoint since
+    /// 2024 joins them so, where the same recorders captured CRLF in 2022 (AADSTS70016 with the same ids:
+    /// Content-Length 510 in 2022-03, 501 in 2024-05, 2024-11 and 2025-04; azure-sdk-assets' JS identity
+    /// recordings, kubelogin's 2025-02 cassettes; Tests/Fidelity/recordings/*-2024-*, *-2025-*).
+    case space
+    /// An /authorize redirect's and an error page's: CRLF, as every recorded one shows; none is recorded
+    /// since 2024 to say whether they changed with the JSON bodies.
+    case lineBreak
+}
+
 extension IdentityError {
-    /// `AADSTS700082: message\r\nTrace ID: …\r\nCorrelation ID: …\r\nTimestamp: …`
+    /// `AADSTS700082: message Trace ID: … Correlation ID: … Timestamp: …`, the parts joined as `join` says.
     /// Every rendering of an error (JSON, redirect, page) writes this text, so it notes the error in the receipt.
-    package func description(in trace: TraceContext) -> String {
+    package func description(in trace: TraceContext, join: TraceLineJoin) -> String {
         trace.receipt?.answered(error: prefixedCode)
         return switch family {
         case .aadsts:
-            "\(prefixedCode): \(message)\r\nTrace ID: \(trace.traceID)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)"
+            [ "\(prefixedCode): \(message)", "Trace ID: \(trace.traceID)", "Correlation ID: \(trace.correlationID)",
+              "Timestamp: \(trace.formattedTimestamp)" ].joined(separator: join == .space ? " " : "\r\n")
         case .aadb2c:
             // B2C ends its Timestamp line too (a CRLF at the very end), as recorded from *.b2clogin.com.
             "\(prefixedCode): \(message)\r\nCorrelation ID: \(trace.correlationID)\r\nTimestamp: \(trace.formattedTimestamp)\r\n"
@@ -111,11 +124,12 @@ extension IdentityError {
     }
 
     /// The claims challenge an MFA answer carries: the Conditional Access policy that asked for it
-    /// (`capolids`), except on a refresh grant, whose recorded answers carry none (AADSTS50076 and 50079
-    /// recorded with it on code, on-behalf-of and ADAL grants; without it on refresh grants, 2022 and 2025).
+    /// (`capolids`), except on a refresh or password grant, whose recorded answers carry none (AADSTS50076
+    /// and 50079 recorded with it on code, on-behalf-of and ADAL grants; without it on refresh grants, 2022
+    /// and 2025, and on MSAL for Go's password grant, 2025).
     package func claimsChallenge(in trace: TraceContext) -> String? {
         if let claims { return claims }
-        guard family == .aadsts, code == 50076 || code == 50079, trace.grantType != nil, trace.grantType != "refresh_token" else { return nil }
+        guard family == .aadsts, code == 50076 || code == 50079, let grant = trace.grantType, grant != "refresh_token", grant != "password" else { return nil }
         return #"{"access_token":{"capolids":{"essential":true,"values":["\#(Self.demoConditionalAccessPolicyID)"]}}}"#
     }
 
@@ -141,7 +155,7 @@ extension IdentityError {
         let coded = hasCode && family == .aadsts
         var body: [(String, JSONFragment)] = [
             ("error", .string(oauthError)),
-            ("error_description", .string(hasCode ? description(in: trace) : message)),
+            ("error_description", .string(hasCode ? description(in: trace, join: .space) : message)),
         ]
         if coded { body.append(("error_codes", .raw("[\(code)]"))) }
         // B2C's token endpoint answers the two members above alone (recorded from *.b2clogin.com, 2017 and 2025).
@@ -171,7 +185,7 @@ extension IdentityError {
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
     package func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {
-        var parameters = [("error", errorValue(in: trace)), ("error_description", description(in: trace))]
+        var parameters = [("error", errorValue(in: trace)), ("error_description", description(in: trace, join: .lineBreak))]
         if family == .aadsts { parameters.append(("error_uri", "\(trace.origin)/error?code=\(code)")) }
         if let suberror { parameters.append(("suberror", suberror)) }
         if let claims { parameters.append(("claims", claims)) }

@@ -97,20 +97,22 @@ package struct IdentityHandler: ExchangeHandler {
         return response
     }
 
-    /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client asks for it
-    /// back (MSAL sends `return-client-request-id=true`), whoever produced the answer; and the headers the
-    /// service's front end adds to all of them (recorded on metadata, keys, token and error answers):
-    /// `x-ms-ests-server` (MSAL logs it), `P3P`, `X-Content-Type-Options` and `X-XSS-Protection`.
+    /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client sent one,
+    /// whoever produced the answer: the service echoes it even to `return-client-request-id: false`
+    /// (MSAL for Go's password and device-code grants, recorded 2025-02, kubelogin's cassettes). And the
+    /// headers the service's front end adds to all of them (recorded on metadata, keys, token and error
+    /// answers): `x-ms-ests-server` (MSAL logs it), `x-ms-srs` (`1.P` on every token-endpoint answer
+    /// recorded since 2024), `P3P`, `X-Content-Type-Options` and `X-XSS-Protection`.
     /// Not `Strict-Transport-Security`: a browser would then refuse plain http://localhost to every other
     /// development server on the machine.
     package static func addStandardHeaders(to response: inout HTTPResponse, request: HTTPRequest, parameters: FormParameters, trace: TraceContext) {
         response.headers.set("x-ms-request-id", trace.traceID)
         response.headers.set("x-ms-ests-server", estsServer)
+        response.headers.set("x-ms-srs", "1.P")
         response.headers.set("P3P", "CP=\"DSP CUR OTPi IND OTRi ONL FIN\"")
         if response.headers["X-Content-Type-Options"] == nil { response.headers.set("X-Content-Type-Options", "nosniff") }
         if response.headers["X-XSS-Protection"] == nil { response.headers.set("X-XSS-Protection", "0") }
-        let wantsEcho = (request.headers["return-client-request-id"] ?? parameters["return-client-request-id"])?.lowercased() == "true"
-        if wantsEcho, let id = request.headers["client-request-id"] ?? parameters["client-request-id"] {
+        if let id = request.headers["client-request-id"] ?? parameters["client-request-id"] {
             response.headers.set("client-request-id", id)
         }
     }

@@ -81,7 +81,7 @@ struct AnswerRenderer {
             return error.tokenEndpointResponse(in: trace)
         }
         guard !spec.asPage, facts.kind == .authorize, let redirectURI = facts.parameters["redirect_uri"], !redirectURI.isEmpty else {
-            let text = spec.code == 0 ? error.message : error.description(in: trace)
+            let text = spec.code == 0 ? error.message : error.description(in: trace, join: .lineBreak)
             return ErrorPage.response(status: 200, detail: text, trace: trace)
         }
         let mode = ResponseMode(rawValue: facts.parameters["response_mode"] ?? "query") ?? .query

@@ -284,7 +284,7 @@ struct CapturedExchange {
         return oauthError(from: values, codes: nil, anonymizer: &anonymizer)
     }
 
-    /// `AADSTS50076: message\r\nTrace ID: …` → code and message without the trace lines.
+    /// `AADSTS50076: message Trace ID: …` (or the lines joined by CRLF) → code and message without the trace lines.
     private func oauthError(from values: [String: String], codes: [Int]?, anonymizer: inout Anonymizer) -> [(String, JSONValue)] {
         var spec: [(String, JSONValue)] = [("error", .string(values["error"] ?? "invalid_request"))]
         var description = values["error_description"] ?? ""
@@ -295,7 +295,7 @@ struct CapturedExchange {
         } else if let first = codes?.first {
             code = "AADSTS\(first)"
         }
-        if let trailer = description.range(of: "\\s*(\\r\\n|\\n)\\s*(Trace ID|Correlation ID|Timestamp):", options: .regularExpression) {
+        if let trailer = description.range(of: "\\s+(Trace ID|Correlation ID|Timestamp): ", options: .regularExpression) {
             description = String(description[..<trailer.lowerBound])
         }
         if let code { spec.append(("code", .string(code))) }
