@@ -72,7 +72,7 @@ struct B2CFlow: BrowserFlow {
     func sessionUser() -> SignedInUser? {
         guard let session else { return nil }
         for account in session.accounts.reversed() {
-            guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.accountEnabled, !user.locked else { continue }
+            guard let user = directory.user(id: account.userID), user.tenantID == tenantID, user.isUsable else { continue }
             // A password reset elsewhere ends the sessions signed in before it, as it revokes their grants.
             if let validFrom = user.tokensValidFrom, account.authTime < validFrom { continue }
             if request.demandsSignIn(authenticatedAt: account.authTime, now: now) { continue }
@@ -85,7 +85,7 @@ struct B2CFlow: BrowserFlow {
     /// pages; nil when there is no such account (the sign-in page then, as without the option).
     mutating func autoSignIn() -> HTTPResponse? {
         guard service.options.autoLogin else { return nil }
-        let usable = directory.users(inTenant: tenantID).filter { $0.accountEnabled && !$0.locked }
+        let usable = directory.users(inTenant: tenantID).filter(\.isUsable)
         let chosen = request.loginHint.map { hint in usable.first { $0.answers(to: hint) } } ?? (usable.count == 1 ? usable[0] : nil)
         guard let user = chosen else { return nil }
         signIn(user)

@@ -61,8 +61,11 @@ extension B2CFlow {
         guard let user = directory.user(signInName: login, tenantID: tenantID) else {
             return showSignIn(login: login, error: B2CMessages.accountNotFound)
         }
-        if user.locked { return showSignIn(login: login, error: B2CMessages.accountLocked) }
-        if !user.accountEnabled { return showSignIn(login: login, error: B2CMessages.accountDisabled) }
+        switch user.refusal {
+        case .locked: return showSignIn(login: login, error: B2CMessages.accountLocked)
+        case .disabled: return showSignIn(login: login, error: B2CMessages.accountDisabled)
+        case nil: break
+        }
         guard user.password == password else { return showSignIn(login: login, error: B2CMessages.incorrectPassword) }
         signIn(user)
         if policy.kind == .editProfile { return showEditProfile(user, error: nil) }

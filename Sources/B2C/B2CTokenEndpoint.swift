@@ -119,8 +119,10 @@ struct B2CTokenRequest {
         }
     }
 
+    /// B2C's token endpoint words every refusal as AADB2C90111 ("Your account has been locked"): it has no
+    /// code of its own for a lockout.
     static func checkUsable(_ user: DirectoryUser) throws(IdentityError) {
-        if user.locked || !user.accountEnabled { throw .b2cAccountLocked() }
+        if user.refusal != nil { throw .b2cAccountLocked() }
     }
 
     /// `scope` when the request names one, else what the grant was issued for.

@@ -115,7 +115,7 @@ package final class ConformanceSessions: Sendable {
         var journey = conformanceCase.journey
         var secondUser: CaseStart.OtherUser?
         if journey.contains(where: { $0.user == JourneyStep.secondUser }) {
-            guard let second = engine.base.currentDirectory.users.first(where: { $0.tenantID == user.tenantID && $0.id != user.id && $0.accountEnabled }) else {
+            guard let second = engine.base.currentDirectory.users.first(where: { $0.tenantID == user.tenantID && $0.id != user.id && $0.isUsable }) else {
                 throw ConformanceError(status: 409, code: "needs_two_users", message: "case \"\(caseID)\" signs in two users of \(user.tenantID), which has one")
             }
             secondUser = .init(username: second.userPrincipalName, password: second.password)

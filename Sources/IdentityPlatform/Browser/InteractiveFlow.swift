@@ -197,9 +197,7 @@ struct InteractiveFlow: BrowserFlow {
     }
 
     func accountProblem(_ user: DirectoryUser) -> IdentityError? {
-        if user.locked { return .accountLocked() }
-        if !user.accountEnabled { return .accountDisabled() }
-        return nil
+        user.refusal.map(IdentityError.refusing)
     }
 
     func needsMFA(_ user: DirectoryUser) -> Bool {

@@ -60,10 +60,27 @@ package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
         self.otherMails = otherMails
     }
 
+    /// Why the account may not sign in or get tokens now, nil when it may: the one rule every service's
+    /// sign-in, grant and page applies, each wording the refusal in its own catalogue.
+    package var refusal: AccountRefusal? {
+        if locked { return .locked }
+        if !accountEnabled { return .disabled }
+        return nil
+    }
+
+    package var isUsable: Bool { refusal == nil }
+
     /// True when `name` is one of this user's sign-in names (UPN, mail, other mails), ignoring case.
     package func answers(to name: String) -> Bool {
         let wanted = name.lowercased()
         return userPrincipalName.lowercased() == wanted || mail?.lowercased() == wanted
             || otherMails.contains { $0.lowercased() == wanted }
     }
+}
+
+/// What stops an account, in the order the service checks: a lockout (too many wrong passwords) before
+/// a disabled account.
+package enum AccountRefusal: Sendable, Equatable {
+    case locked
+    case disabled
 }

@@ -76,6 +76,14 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 50034, message: "The user account {EUII Hidden} does not exist in the \(tenant) directory. To sign into this application, the account must be added to the directory.")
     }
 
+    /// An account's refusal as Entra words it.
+    package static func refusing(_ refusal: AccountRefusal) -> IdentityError {
+        switch refusal {
+        case .locked: accountLocked()
+        case .disabled: accountDisabled()
+        }
+    }
+
     package static func accountLocked() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50053, message: "The account is locked, you've tried to sign in too many times with an incorrect user ID or password.")
     }

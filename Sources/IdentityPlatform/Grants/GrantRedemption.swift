@@ -109,8 +109,7 @@ package enum GrantRedemption {
 
     /// What stops an account from getting tokens from Entra at all, in the order the service checks.
     static func checkAccountUsable(_ user: DirectoryUser) throws(IdentityError) {
-        if user.locked { throw .accountLocked() }
-        if !user.accountEnabled { throw .accountDisabled() }
+        if let refusal = user.refusal { throw .refusing(refusal) }
     }
 
     /// A refresh token `client` may redeem, and its user. Nothing is spent: the caller marks the token

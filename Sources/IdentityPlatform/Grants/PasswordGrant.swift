@@ -16,7 +16,8 @@ enum PasswordGrant {
         }) else {
             throw .userNotFound(username, tenant: tenantName)
         }
-        if user.locked { throw .accountLocked() }
+        // A lockout refuses before the password is compared; a disabled account only once it is right.
+        if user.refusal == .locked { throw .refusing(.locked) }
         guard ConstantTime.equals(user.password, password) else { throw .invalidCredentials() }
         try GrantRedemption.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }

@@ -34,9 +34,7 @@ struct NativeAuthError: Error {
 
     /// A locked or disabled account, refused as its sign-in would be.
     static func accountProblem(_ user: DirectoryUser) -> NativeAuthError? {
-        if user.locked { return NativeAuthError(.accountLocked()) }
-        if !user.accountEnabled { return NativeAuthError(.accountDisabled()) }
-        return nil
+        user.refusal.map { NativeAuthError(.refusing($0)) }
     }
 
     /// A password sent to a user flow whose customers sign in with one-time passcodes only (MSAL for
