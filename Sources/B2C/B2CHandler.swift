@@ -88,7 +88,7 @@ struct B2CExchange {
     var sessionCookie: SessionCookie { SessionCookie(name: "x-ms-cpim-sso_\(configuration.tenant.shortName)") }
 
     /// `https://<host>/<tenant id>/v2.0/`: B2C's issuer, trailing slash included.
-    var issuer: String { "\(origin)/\(tenantID)/v2.0/" }
+    var issuer: String { Issuer.b2c(origin: origin, tenantID: tenantID) }
 
     func url(of endpoint: B2CRoute.Endpoint) -> String {
         route.url(of: endpoint, origin: origin, tenant: route.tenantSegment.lowercased())

@@ -52,3 +52,27 @@ import Testing
         #expect(response.status.code == 401)
     }
 }
+
+/// Every issuer form, built and read back by the one type that knows them.
+@Suite struct IssuerTests {
+    let tenant = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
+
+    @Test func everyFormNamesItsTenant() {
+        for issuer in [Issuer.v1(tenantID: tenant), Issuer.v2(origin: "https://127.0.0.1:8443", tenant: tenant),
+                       Issuer.externalID(tenantID: tenant), Issuer.b2c(origin: "https://fabrikam.b2clogin.com", tenantID: tenant)] {
+            #expect(Issuer.tenant(in: issuer) == tenant, "\(issuer)")
+            let other = "0d0c0b0a-0000-4000-8000-000000000001"
+            let forged = Issuer.replacingTenant(in: issuer, with: other)
+            #expect(forged.flatMap(Issuer.tenant(in:)) == other, "\(issuer) → \(forged ?? "nil")")
+        }
+        #expect(Issuer.v1(tenantID: tenant) == "https://sts.windows.net/\(tenant)/")
+        #expect(Issuer.externalID(tenantID: tenant) == "https://\(tenant).ciamlogin.com/\(tenant)/v2.0")
+    }
+
+    @Test func otherShapesNameNone() {
+        for issuer in ["https://sts.windows.net/", "https://host/a/b/c", "https://host/\(tenant)/v1.0", "not a url", "https://host//v2.0"] {
+            #expect(Issuer.tenant(in: issuer) == nil, "\(issuer)")
+            #expect(Issuer.replacingTenant(in: issuer, with: "x") == nil, "\(issuer)")
+        }
+    }
+}

@@ -81,7 +81,7 @@ package struct GraphTokenValidator: Sendable {
         if let nbf, nbf.timeIntervalSince(now) > clockSkew { throw .notYetValid }
 
         guard let tid = claims["tid"]?.string?.lowercased(), let issuer = claims["iss"]?.string,
-              Self.issuerTenant(issuer) == tid, directory.tenant(id: tid) != nil
+              Issuer.tenant(in: issuer) == tid, directory.tenant(id: tid) != nil
         else { throw .invalidIssuer }
 
         let scopes = claims["scp"]?.string.map { $0.split(separator: " ").map(String.init) } ?? []
@@ -113,19 +113,6 @@ package struct GraphTokenValidator: Sendable {
     private static func candidates(for token: DecodedJWS, in keys: [SigningCredential]) -> [SigningCredential] {
         if let kid = token.keyID ?? token.x5t { return keys.filter { $0.keyID == kid } }
         return keys
-    }
-
-    /// The tenant segment of `https://host/<tid>/` or `https://host/<tid>/v2.0`.
-    static func issuerTenant(_ issuer: String) -> String? {
-        guard let schemeEnd = issuer.range(of: "://") else { return nil }
-        let path = issuer[schemeEnd.upperBound...].split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let segments = Array(path)
-        switch segments.count {
-        case 2 where segments[1].isEmpty: return segments[0].lowercased()
-        case 2 where segments[1] == "v2.0": return segments[0].lowercased()
-        case 3 where segments[1] == "v2.0" && segments[2].isEmpty: return segments[0].lowercased()
-        default: return nil
-        }
     }
 
     /// One string or the strings of an array (others skipped).

@@ -29,13 +29,11 @@ package struct Tenant: Sendable, Codable, Equatable, Identifiable {
 
     package var primaryDomain: String { domains.first ?? id }
 
-    /// The v2.0 issuer of this tenant's tokens and discovery document, answering at `origin`. External ID
-    /// names the tenant's own ciamlogin host, by GUID, whichever subdomain answered
-    /// (`https://{tenantid}.ciamlogin.com/{tenantid}/v2.0`, learn.microsoft.com "Tokens in External ID");
-    /// on FakeEntra's own host, as every tenant, the origin.
+    /// The v2.0 issuer of this tenant's tokens and discovery document, answering at `origin`: an External
+    /// ID tenant's own ciamlogin host on a ciamlogin origin; on FakeEntra's own host, as every tenant, the origin.
     package func issuerV2(origin: String) -> String {
-        if kind == .external, Self.isCIAMLoginOrigin(origin) { return "https://\(id).ciamlogin.com/\(id)/v2.0" }
-        return "\(origin)/\(id)/v2.0"
+        if kind == .external, Self.isCIAMLoginOrigin(origin) { return Issuer.externalID(tenantID: id) }
+        return Issuer.v2(origin: origin, tenant: id)
     }
 
     /// Whether `origin` (`https://host[:port]`) is a `*.ciamlogin.com` host.

@@ -35,9 +35,9 @@ struct OpenIDMetadata {
     }
 
     var issuer: String {
-        guard version == .v2 else { return TokenClaimsBuilder.issuerV1(tenantID: issuerTenant) }
+        guard version == .v2 else { return Issuer.v1(tenantID: issuerTenant) }
         if case .specific(let tenant) = selector { return tenant.issuerV2(origin: origin.url) }
-        return "\(origin.url)/\(issuerTenant)/v2.0"
+        return Issuer.v2(origin: origin.url, tenant: issuerTenant)
     }
 
     /// The `issuer` the document names.

@@ -45,16 +45,11 @@ package struct TokenClaimsBuilder: Sendable {
         self.options = options
     }
 
-    /// The v1 issuer names the security token service's own host whichever host answered (real v1
-    /// tokens and v1 metadata alike), and APIs migrated from ADAL validate exactly this string.
-    package func issuerV1(tenantID: String) -> String { Self.issuerV1(tenantID: tenantID) }
-
     /// The name a person signs in with: their user principal name, or for an External ID customer, whose
     /// principal name is the tenant's own (`{id}@{tenant}.onmicrosoft.com`), their email.
     static func preferredUsername(_ user: DirectoryUser, in tenant: Tenant) -> String {
         tenant.kind == .external ? user.mail ?? user.userPrincipalName : user.userPrincipalName
     }
-    package static func issuerV1(tenantID: String) -> String { "https://sts.windows.net/\(tenantID)/" }
 
     /// The access token's audience: v2 format → the resource's app id; v1 format → the resource as the
     /// client named it (`resource=` on v1; on v2 Graph is named by its app id, others by their URI).
@@ -74,7 +69,7 @@ package struct TokenClaimsBuilder: Sendable {
         let tid = issue.tenant.id
         var c = ClaimSet(capacity: 24)
         c.set("aud", accessTokenAudience(issue))
-        let issuer = version == 2 ? issue.tenant.issuerV2(origin: origin) : issuerV1(tenantID: tid)
+        let issuer = version == 2 ? issue.tenant.issuerV2(origin: origin) : Issuer.v1(tenantID: tid)
         c.set("iss", issuer)
         c.set("iat", now)
         c.set("nbf", now)
@@ -154,7 +149,7 @@ package struct TokenClaimsBuilder: Sendable {
         var c = ClaimSet(capacity: 24)
         c.set("aud", issue.clientID)
         if issue.endpointVersion == .v1 {
-            c.set("iss", issuerV1(tenantID: tid))
+            c.set("iss", Issuer.v1(tenantID: tid))
             c.set("iat", now)
             c.set("nbf", now)
             c.set("exp", now.addingTimeInterval(options.idTokenLifetime))

@@ -32,10 +32,9 @@ extension TokenForgery {
             if let issuer = claims.string("iss") { claims.override("iss", json: JSONFragment.quote(Self.replacingOrigin(of: issuer))) }
         case .wrongTenant:
             // B2C's tokens have no `tid`: their issuer's path names the tenant.
-            let tenant = claims.string("tid") ?? claims.string("iss").flatMap(Self.tenantInPath)
             if claims.string("tid") != nil { claims.override("tid", json: JSONFragment.quote(Self.otherTenantID)) }
-            if let tenant, let issuer = claims.string("iss") {
-                claims.override("iss", json: JSONFragment.quote(issuer.replacingOccurrences(of: tenant, with: Self.otherTenantID)))
+            if let issuer = claims.string("iss"), let forged = Issuer.replacingTenant(in: issuer, with: Self.otherTenantID) {
+                claims.override("iss", json: JSONFragment.quote(forged))
             }
         case .badSignature, .algNone, .unknownKeyId:
             break
@@ -61,12 +60,6 @@ extension TokenForgery {
         case .futureNotBefore, .expired, .wrongAudience, .wrongIssuer, .wrongTenant:
             return (try JWS.signJWT(payloadJSON: payload, credential: credential), credential.keyID)
         }
-    }
-
-    /// The first path segment of an issuer that is a tenant id (a GUID).
-    static func tenantInPath(_ issuer: String) -> String? {
-        guard let scheme = issuer.range(of: "://") else { return nil }
-        return issuer[scheme.upperBound...].split(separator: "/").dropFirst().map(String.init).first { UUID(uuidString: $0) != nil }
     }
 
     /// `https://host[:port]/rest` with another origin: the path (tenant, version) stays.
