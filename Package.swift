@@ -61,11 +61,15 @@ let package = Package(
         // time: the files are the one source, nothing generated is checked in.
         .plugin(name: "EmbedResources", capability: .buildTool()),
 
-        // What every service's exchange shares: its context and route, the receipt, the journal, the page frame.
+        // What every service's exchange shares: its context and route, the receipt, the page frame.
         .target(name: "ExchangeKernel", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        // The journal: every exchange recorded with its receipt, secrets redacted, read as JSON or HAR.
+        .target(name: "Journal", dependencies: ["ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        // Regular expressions matched in linear time (scenario rules, user-flow attribute checks): no backtracking.
+        .target(name: "LinearRegex", swiftSettings: swiftSettings),
 
         // Protocol logic, request in, response out: Entra ID's protocol, B2C's policy authorities, Graph.
-        .target(name: "IdentityPlatform", dependencies: ["ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "IdentityPlatform", dependencies: ["LinearRegex", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
         .target(name: "B2C", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
         .target(name: "Graph", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
@@ -79,31 +83,31 @@ let package = Package(
         .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Scenarios", dependencies: ["LinearRegex", "IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
-        .target(name: "Conformance", dependencies: ["IdentityPlatform", "EntraCrypto", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Conformance", dependencies: ["Journal", "IdentityPlatform", "EntraCrypto", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Every /_fakeentra/ endpoint behind one access rule: health, journal reads, token mint, conformance
         // runs, the control API (scenarios, bindings, reset, clock, directory edits), the cross-site guard.
-        .target(name: "ControlPlane", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ControlPlane", dependencies: ["Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
         // The web console at /: server-rendered pages over the engine, journal and worlds; changes are the control plane's commands.
-        .target(name: "Console", dependencies: ["EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Console", dependencies: ["Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
         // The platform's state in SQLite (`--state DIR`); owns every SQLite pointer.
         .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform", "ExchangeKernel"], swiftSettings: swiftSettings),
 
         // Assembles the modules into the stack of layers the server runs.
-        .target(name: "FakeEntraApp", dependencies: ["EntraHTTP", "EntraServer", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["Journal", "EntraHTTP", "EntraServer", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
         .target(name: "FakeEntraControl", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
-        .target(name: "FakeEntraTesting", dependencies: ["FakeEntraControl", "FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraTesting", dependencies: ["Journal", "FakeEntraControl", "FakeEntraApp", "EntraServer", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "HeadlessBrowser", "Scenarios", "Console", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser",
+                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -113,7 +117,7 @@ let package = Package(
         .executableTarget(name: "fakeentra-load", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Not shipped: measures the state's memory and its effect on issuance (scripts/bench-state).
         .target(name: "CMallocStats"),
-        .executableTarget(name: "StateBench", dependencies: ["IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats", "LocatedJSON"], swiftSettings: swiftSettings),
+        .executableTarget(name: "StateBench", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats", "LocatedJSON"], swiftSettings: swiftSettings),
 
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
@@ -122,13 +126,13 @@ let package = Package(
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityPlatform", "ExchangeKernel", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "B2CTests", dependencies: ["B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityPlatformTests", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "B2CTests", dependencies: ["Journal", "B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScenariosTests", dependencies: ["LinearRegex", "Journal", "Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "FakeEntraAppTests", dependencies: ["FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
-        .testTarget(name: "ConsoleTests", dependencies: ["Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ConformanceTests", dependencies: ["Conformance", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "FakeEntraAppTests", dependencies: ["Journal", "FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConsoleTests", dependencies: ["Journal", "Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConformanceTests", dependencies: ["Journal", "Conformance", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.

@@ -1,6 +1,7 @@
 package import B2C
 import Foundation
 package import ExchangeKernel
+package import Journal
 import IdentityPlatform
 import LocatedJSON
 package import Scenarios

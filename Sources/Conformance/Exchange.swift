@@ -1,5 +1,6 @@
 package import Foundation
 package import ExchangeKernel
+package import Journal
 import IdentityPlatform
 
 /// One request the client sent and what it was answered: the evidence the judge reasons over.

@@ -4,6 +4,7 @@ import EntraCrypto
 package import EntraHTTP
 import Foundation
 package import ExchangeKernel
+package import Journal
 import IdentityPlatform
 import Scenarios
 

@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import ExchangeKernel
+import Journal
 import IdentityPlatform
 
 extension ConsolePage {

@@ -3,6 +3,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import ExchangeKernel
+package import Journal
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

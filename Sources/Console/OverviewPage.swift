@@ -2,6 +2,7 @@ import B2C
 import EntraHTTP
 import Foundation
 import ExchangeKernel
+import Journal
 import IdentityPlatform
 import Scenarios
 

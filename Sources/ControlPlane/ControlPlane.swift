@@ -1,6 +1,7 @@
 package import Conformance
 package import EntraHTTP
 package import ExchangeKernel
+package import Journal
 import IdentityPlatform
 import Scenarios
 

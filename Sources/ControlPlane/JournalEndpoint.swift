@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import ExchangeKernel
+package import Journal
 import IdentityPlatform
 import Scenarios
 

@@ -7,6 +7,7 @@ import EntraHTTP
 import Foundation
 package import Graph
 package import ExchangeKernel
+package import Journal
 package import IdentityPlatform
 import ManagedIdentity
 import ResourceManager

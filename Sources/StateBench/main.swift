@@ -5,6 +5,7 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import ExchangeKernel
+import Journal
 import IdentityPlatform
 import LocatedJSON
 import CMallocStats

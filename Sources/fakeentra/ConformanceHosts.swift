@@ -6,6 +6,7 @@ import FakeEntraApp
 import Foundation
 import Graph
 import ExchangeKernel
+import Journal
 import IdentityPlatform
 
 /// `fakeentra conform` without `--server`: this process serves the platform on an ephemeral port

@@ -1,3 +1,4 @@
+@testable import Journal
 import EntraHTTP
 import Foundation
 import Testing

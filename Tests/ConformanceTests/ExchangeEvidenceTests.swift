@@ -1,3 +1,4 @@
+@testable import Journal
 @testable import ExchangeKernel
 import Conformance
 import Foundation

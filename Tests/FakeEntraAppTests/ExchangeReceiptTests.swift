@@ -1,3 +1,4 @@
+@testable import Journal
 import B2C
 import EntraCrypto
 import EntraHTTP

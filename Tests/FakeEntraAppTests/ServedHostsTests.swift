@@ -1,3 +1,4 @@
+@testable import Journal
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP

@@ -1,3 +1,4 @@
+@testable import Journal
 import EntraCrypto
 import EntraHTTP
 import Foundation

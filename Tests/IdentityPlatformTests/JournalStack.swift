@@ -1,3 +1,4 @@
+@testable import Journal
 @testable import ControlPlane
 import EntraHTTP
 import ExchangeKernel

@@ -1,3 +1,4 @@
+@testable import Journal
 import LocatedJSON
 import EntraHTTP
 import Foundation

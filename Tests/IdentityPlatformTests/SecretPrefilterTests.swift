@@ -1,3 +1,4 @@
+@testable import Journal
 import Foundation
 import EntraHTTP
 import Testing

@@ -1,3 +1,4 @@
+@testable import Journal
 import Conformance
 import ControlPlane
 import EntraCrypto

@@ -1,3 +1,4 @@
+import LinearRegex
 import Foundation
 import IdentityPlatform
 import LocatedJSON

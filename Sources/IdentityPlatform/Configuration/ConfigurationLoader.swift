@@ -1,3 +1,4 @@
+import LinearRegex
 import EntraCrypto
 import EntraHTTP
 import ExchangeKernel

@@ -1,3 +1,4 @@
+package import LinearRegex
 package import ExchangeKernel
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import LinearRegex
 package import Foundation
 package import IdentityPlatform
 import ExchangeKernel

@@ -349,7 +349,7 @@ extension Receipt {
 extension Receipt.Answer {
     /// The facts a response's headers carry, whoever made it: the last `Retry-After`, `WWW-Authenticate`
     /// and `Location` sent.
-    mutating func read(headers: HTTPHeaders) {
+    package mutating func read(headers: HTTPHeaders) {
         for field in headers {
             if field.name.equalsIgnoringASCIICase("retry-after") {
                 retryAfter = field.value

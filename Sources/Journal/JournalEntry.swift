@@ -1,3 +1,4 @@
+package import ExchangeKernel
 import EntraHTTP
 package import Foundation
 package import LocatedJSON

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
 import Foundation

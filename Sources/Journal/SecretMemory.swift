@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraHTTP
 import Foundation
 import Synchronization

@@ -1,3 +1,4 @@
+import ExchangeKernel
 package import Foundation
 import Synchronization
 

@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 import Foundation
 

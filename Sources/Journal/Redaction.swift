@@ -1,3 +1,4 @@
+import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
 import Foundation
