@@ -335,7 +335,15 @@ class Provoker:
         user = self.server.sign_in(ADELE, scopes=["openid", "offline_access", f"api://{api_id}/access_as_user"], client_id=client_id)
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
                 "assertion": user["access_token"], "requested_token_use": "on_behalf_of"}
-        form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": self.scope_for(recording)})
+        if self.is_v1(url):
+            form["resource"] = self.resource_for(recording)
+        elif "scope" in recording.form:
+            form["scope"] = self.scope_for(recording)
+        else:
+            # A recorder that kept no request body: an answer with an id token was asked for openid (MSAL adds
+            # it), one without was not (azure-identity's own request names the resource's scope alone).
+            with_id_token = isinstance(recording.body, dict) and "id_token" in recording.body
+            form["scope"] = GRAPH + "/.default" + (" openid profile offline_access" if with_id_token else "")
         form.update(self.extra_fields(recording))
         return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
 

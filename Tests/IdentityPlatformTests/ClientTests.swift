@@ -191,6 +191,12 @@ import Testing
         var expired = Self.assertionClaims(now: now)
         expired["exp"] = Int(now.timeIntervalSince1970) - 400
         #expect(code(try Self.assertion(claims: expired)) == 700024)
+        // Worded as recorded (2023, 2024): the times in .NET's round-trip form, the documentation link.
+        let expiredAssertion = try Self.assertion(claims: expired)
+        do { _ = try presentAssertion(expiredAssertion, service: service) } catch {
+            #expect(error.message.contains("assertion valid from 19") || error.message.contains("assertion valid from 20"), "\(error.message)")
+            #expect(error.message.hasSuffix("0000000Z. Review the documentation at https://docs.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials ."), "\(error.message)")
+        }
         var farFuture = Self.assertionClaims(now: now)
         farFuture["nbf"] = 1e300
         farFuture["exp"] = 1e301

@@ -76,3 +76,25 @@ import Testing
         }
     }
 }
+
+/// The federated refusals the platform makes are in the catalogue (scenarios can name them, /error explains
+/// them), and those the service answers without an error page link have none.
+@Suite struct FederatedCatalogueTests {
+    let trace = TraceContext(traceID: "t-1", correlationID: "c-1", timestamp: Date(timeIntervalSince1970: 1_735_732_800), origin: "https://login.test")
+
+    @Test func everyFederatedRefusalIsCatalogued() {
+        for code in [700211, 700212, 700213, 700024, 7000114, 70021, 90061, 50166, 900612, 7000272] {
+            #expect(ErrorCatalogue.entry(code: code) != nil, "AADSTS\(code)")
+        }
+        #expect(ErrorCatalogue.entry(code: 70021)?.status == 401)
+    }
+
+    @Test func anUnreadableIssuersRefusalLinksNoErrorPage() throws {
+        let keys = try #require(ErrorCatalogue.entry(code: 900612))
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(keys.tokenEndpointResponse(in: trace).body)) as? [String: Any])
+        #expect(body["error_uri"] == nil && body["error_codes"] as? [Int] == [900612])
+        let subject = try #require(ErrorCatalogue.entry(code: 700213))
+        let linked = try #require(try JSONSerialization.jsonObject(with: Data(subject.tokenEndpointResponse(in: trace).body)) as? [String: Any])
+        #expect(linked["error_uri"] as? String == "https://login.test/error?code=700213")
+    }
+}

@@ -211,6 +211,15 @@ import Synchronization
         #expect(body["refresh_token"] != nil && body["id_token"] == nil)
     }
 
+    /// A refresh token comes with the exchange though `offline_access` was not asked (recorded 2021,
+    /// azure-identity's own request).
+    @Test func theExchangeAnswersARefreshTokenWithoutOfflineAccess() throws {
+        let (service, _) = F.service()
+        let response = F.send(F.post(F.tokenPath, [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("client_id", F.apiAppID), ("client_secret", "api-secret"), ("assertion", try apiToken(service)), ("requested_token_use", "on_behalf_of"), ("scope", "https://graph.microsoft.com/.default")]), to: service)
+        #expect(response.status.code == 200)
+        #expect(F.json(response)["refresh_token"] != nil && F.json(response)["id_token"] == nil)
+    }
+
     @Test func assertionChecks() throws {
         let (service, clock) = F.service()
         let incoming = try apiToken(service)
@@ -218,8 +227,15 @@ import Synchronization
         #expect(F.errorCode(obo("not-a-jwt", service: service)) == 50027)
         let forged = try JWS.signJWT(payloadJSON: Array(JWS.decode(incoming)!.payloadJSON), credential: F.clientCertificate)
         #expect(F.errorCode(obo(forged, service: service)) == 50027)
+        let appOnly = try #require(F.json(F.send(F.post(F.tokenPath, [("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret), ("scope", "api://\(F.apiAppID)/.default")]), to: service))["access_token"] as? String)
+        let application = obo(appOnly, service: service)
+        #expect(F.errorCode(application) == 7000114 && F.json(application)["error"] as? String == "unauthorized_client", "an app-only token (recorded 2026)")
         clock.advance(by: 3600)
-        #expect(F.errorCode(obo(incoming, service: service)) == 500133)
+        let expired = obo(incoming, service: service)
+        #expect(F.errorCode(expired) == 500133)
+        // Both times, in .NET's round-trip form (recorded 2024).
+        let description = F.json(expired)["error_description"] as? String ?? ""
+        #expect(description.contains("or request a new token. Current time: ") && description.contains(".0000000Z."), "\(description)")
         let withoutSecret = F.send(F.post(F.tokenPath, [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("client_id", F.apiAppID), ("assertion", incoming), ("requested_token_use", "on_behalf_of"), ("scope", "User.Read")]), to: service)
         #expect(F.errorCode(withoutSecret) == 7000218)
     }

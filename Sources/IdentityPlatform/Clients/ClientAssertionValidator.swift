@@ -150,9 +150,11 @@ extension IdentityError {
         IdentityError(error: "invalid_client", code: 700021, message: "Client assertion application identifier doesn't match 'client_id' parameter. Review the documentation at https://learn.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials")
     }
 
+    /// As recorded in 2023 (MSAL.NET's test data of a captured answer) and 2024 (a Kubernetes service-account
+    /// token, risingwave issue 17123): the three times in .NET's round-trip form, a claim the assertion does
+    /// not carry printed as the epoch (the 2023 answer's missing `exp`), the documentation link and its space.
     package static func clientAssertionOutOfRange(now: Date, notBefore: Date?, expiry: Date) -> IdentityError {
-        // Any number a client wrote must print without trapping (Int(1e300) would).
-        let from = notBefore.map { String(format: "%.0f", $0.timeIntervalSince1970) } ?? "unspecified"
-        return IdentityError(error: "invalid_client", code: 700024, message: "Client assertion is not within its valid time range. Current time: \(isoString(now)), assertion valid from \(from), expiry time of assertion \(isoString(expiry)). Review the documentation at https://aka.ms/msal-client-assertion.")
+        let from = roundTripString(notBefore ?? Date(timeIntervalSince1970: 0))
+        return IdentityError(error: "invalid_client", code: 700024, message: "Client assertion is not within its valid time range. Current time: \(roundTripString(now)), assertion valid from \(from), expiry time of assertion \(roundTripString(expiry)). Review the documentation at https://docs.microsoft.com/azure/active-directory/develop/active-directory-certificate-credentials .")
     }
 }

@@ -195,6 +195,11 @@ extension IdentityError {
         InternetDate.format(secondsSince1970: date.timeIntervalSince1970)
     }
 
+    /// A time as .NET's round-trip format prints it, seven fractional digits: `2024-06-04T11:40:28.3451933Z`.
+    package static func roundTripString(_ date: Date) -> String {
+        InternetDate.format(secondsSince1970: date.timeIntervalSince1970, fractionalDigits: 7)
+    }
+
     /// .NET TimeSpan text as the service prints it: `90.00:00:00`.
     static func timeSpan(_ seconds: TimeInterval) -> String {
         let total = Int(saturating: seconds)

@@ -17,6 +17,9 @@ package struct IdentityError: HTTPResponseError, Sendable, Equatable {
     package var claims: String?
     package var status: Int
     package var family: Family
+    /// Whether a JSON answer links the code's page (`error_uri`): every AADSTS answer does, except the
+    /// refusals the service words when a federated issuer cannot be read (recorded without it, 2022-2025).
+    package var linksErrorPage = true
 
     package enum Family: String, Sendable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
 
@@ -166,7 +169,7 @@ extension IdentityError {
                 ("correlation_id", .string(trace.correlationID)),
             ]
         }
-        if coded { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
+        if coded, linksErrorPage { body.append(("error_uri", .string("\(trace.origin)/error?code=\(code)"))) }
         let suberror = suberror(in: trace)
         if let suberror { body.append(("suberror", .string(suberror))) }
         if conditionalAccessClaims, let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }

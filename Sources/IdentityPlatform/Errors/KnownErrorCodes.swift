@@ -40,7 +40,9 @@ package enum ErrorCatalogue {
             .clientAssertionAudienceInvalid(), .clientAssertionSubjectInvalid(),
             .invalidClientAssertionType("{type}"), .invalidInstance(), .noTenantIdentifyingInformation(),
             .authorizationPending(), .slowDown(), .deviceAuthorizationDeclined(), .deviceCodeExpired(), .badVerificationCode(),
-            .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(),
+            .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(now: when, expiry: when),
+            .applicationOnBehalfOf(clientID: "{client_id}"), .clientAssertionOutOfRange(now: when, notBefore: when, expiry: when),
+            .federatedIssuerNotFound("{issuer}"), .federatedAudienceNotFound("{audience}"), .federatedSubjectNotFound("{subject}"),
             .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
             .duplicatedParameter("{name}"), .resourceNotSupported(), .resourceDoesNotMatchScopes(),
             .crossOriginNotSPA(origin: "{origin}"), .spaRedeemedNotCrossOrigin(), .spaRefreshTokenExpired(issuedAt: when),
@@ -63,11 +65,27 @@ package enum ErrorCatalogue {
         IdentityError(error: "interaction_required", code: 16000, message: "Either multiple user identities are available for the current request or selected account is not supported for the scenario."),
         // A managed identity used as a federated credential whose subject no record names (2025, microsoft/Agents issue 202).
         IdentityError(error: "invalid_client", code: 7002137, message: "No matching federated identity record found for presented assertion subject '{subject}'. Please make sure the federated identity credential Subject is '{expected}'.", status: 401),
-        // The earlier refusal of a federated assertion no record matches (2022, Azure/azure-workload-identity
-        // issue 616, MSAL Go's log); the platform now answers AADSTS700211/700212/700213 by the part that differs.
-        IdentityError(error: "invalid_request", code: 70021, message: "No matching federated identity record found for presented assertion. Assertion Issuer: '{issuer}'. Assertion Subject: '{subject}'. Assertion Audience: '{audience}'. https://docs.microsoft.com/en-us/azure/active-directory/develop/workload-identity-federation"),
+        // The earlier refusal of a federated assertion no record matches, as answered in 2023 (401 invalid_client,
+        // external-secrets issue 2783; 400 invalid_request in 2022, MSAL Go's log in Azure/azure-workload-identity
+        // issue 616); the platform now answers AADSTS700211/700212/700213 by the part that differs.
+        IdentityError(error: "invalid_client", code: 70021, message: "No matching federated identity record found for presented assertion. Assertion Issuer: '{issuer}'. Assertion Subject: '{subject}'. Assertion Audience: '{audience}'. https://docs.microsoft.com/en-us/azure/active-directory/develop/workload-identity-federation"),
+        // A federated issuer FakeEntra cannot reach or read: its discovery (2022, Azure/azure-workload-identity's
+        // troubleshooting and issue 642), its keys (2025), a key its metadata does not list (2024, issue 1232).
+        .withoutErrorPage(IdentityError(error: "invalid_request", code: 90061, message: "Request to External OIDC endpoint failed.")),
+        .withoutErrorPage(IdentityError(error: "invalid_request", code: 50166, message: "Request to External OIDC endpoint failed.")),
+        .withoutErrorPage(IdentityError(error: "invalid_request", code: 900612, message: "Failed to parse provider signing keys.")),
+        IdentityError(error: "invalid_client", code: 7000272, message: "The certificate with identifier {thumbprint} used to sign the federated credential could not be found in the metadata of identity provider {issuer}. Please validate that your Identity Provider's metadata exposes the key used to sign the incoming token."),
         IdentityError(error: "invalid_grant", code: 50089, message: "Authentication failed due to flow token expired. Expected - auth codes, refresh tokens, and sessions expire over time or are revoked by the user or an admin. The app will request a new login from the user."),
         // The earlier wording of an expired device code; the platform now answers AADSTS70020.
         IdentityError(error: "expired_token", code: 70019, message: "Verification code expired."),
     ]
+}
+
+extension IdentityError {
+    /// `error` answered without an `error_uri`, as the service answers it.
+    static func withoutErrorPage(_ error: IdentityError) -> IdentityError {
+        var copy = error
+        copy.linksErrorPage = false
+        return copy
+    }
 }

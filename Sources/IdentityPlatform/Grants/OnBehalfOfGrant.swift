@@ -1,6 +1,6 @@
 import EntraCrypto
 import EntraHTTP
-import Foundation
+package import Foundation
 import LocatedJSON
 
 /// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` with `requested_token_use=on_behalf_of`:
@@ -29,7 +29,11 @@ enum OnBehalfOfGrant {
             authTime: incoming.date("iat") ?? request.now, authenticationMethods: methods.isEmpty ? ["pwd"] : methods,
             clientCapabilities: try request.clientCapabilities(carrying: incoming.strings("xms_cc"))
         )
-        return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
+        // The exchange answers a refresh token whether or not `offline_access` was asked (recorded 2021:
+        // azure-identity's own OBO request, which names only the resource's scope).
+        var issued = scopes
+        if !issued.reserved.contains(.offlineAccess) { issued.reserved.append(.offlineAccess) }
+        return try request.issue(client: client, tenant: tenant, user: user, scopes: issued, permissions: permissions, grant: grant)
     }
 
     /// The assertion must be a user access token FakeEntra signed, in date, whose audience is the
@@ -41,13 +45,15 @@ enum OnBehalfOfGrant {
         guard JWS.verifyRS256(jwt.jws, key: signer.privateKey.publicKey) else {
             throw .oboAssertionInvalid("Assertion failed signature validation.")
         }
-        guard let expiry = jwt.date("exp"), expiry > request.now else { throw .oboAssertionExpired() }
+        guard let expiry = jwt.date("exp") else { throw .oboAssertionInvalid("The assertion must contain an 'exp' claim.") }
+        guard expiry > request.now else { throw .oboAssertionExpired(now: request.now, expiry: expiry) }
         let audience = jwt.string("aud") ?? ""
         let expected = [app.clientID] + app.identifierURIs
         guard expected.contains(where: { $0.namesSameResource(as: audience) }) else {
             throw .oboAudienceMismatch(audience: audience, expected: app.clientID)
         }
-        guard jwt.claims["scp"] != nil else { throw .oboAssertionInvalid("The assertion is not a delegated (user) token.") }
+        // An app-only token (no `scp`) is refused as an application on-behalf-of call (recorded 2026).
+        guard jwt.claims["scp"] != nil else { throw .applicationOnBehalfOf(clientID: app.clientID) }
         return jwt
     }
 }
@@ -61,8 +67,14 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 50027, message: "JWT token is invalid or malformed. \(detail)")
     }
 
-    package static func oboAssertionExpired() -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token.")
+    /// With the two times as recorded in 2024 (msgraph-sdk-dotnet issue 2551).
+    package static func oboAssertionExpired(now: Date, expiry: Date) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token. Current time: \(roundTripString(now)), expiry time of assertion \(roundTripString(expiry)).")
+    }
+
+    /// An app-only token presented as the user assertion (recorded 2026, a developer's capture of the exchange).
+    package static func applicationOnBehalfOf(clientID: String) -> IdentityError {
+        IdentityError(error: "unauthorized_client", code: 7000114, message: "Application '\(clientID)' is not allowed to make application on-behalf-of calls.")
     }
 
     package static func oboAudienceMismatch(audience: String, expected: String) -> IdentityError {

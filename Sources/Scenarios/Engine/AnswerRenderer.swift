@@ -71,6 +71,7 @@ struct AnswerRenderer {
         if spec.message == nil, spec.family == .aadsts, let dated = datedCatalogueError(code: spec.code) {
             error.message = dated.message
         }
+        if spec.family == .aadsts, let entry = ErrorCatalogue.entry(code: spec.code) { error.linksErrorPage = entry.linksErrorPage }
         return error
     }
 
