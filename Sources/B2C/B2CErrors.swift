@@ -115,8 +115,9 @@ extension IdentityError {
         .b2c("access_denied", 90118, "The user has forgotten their password.")
     }
 
+    /// `access_denied`, as a wrong password on a ROPC user flow was answered (2019, raw HTTP in azure-docs issue 23780).
     package static func b2cInvalidCredentials() -> IdentityError {
-        .b2c("invalid_grant", 90225, "The username or password provided in the request are invalid.")
+        .b2c("access_denied", 90225, "The username or password provided in the request are invalid.")
     }
 
     package static func b2cAccountGone() -> IdentityError {
@@ -127,8 +128,9 @@ extension IdentityError {
         .b2c("invalid_grant", 90129, "The provided grant has been revoked. Please reauthenticate and try again.")
     }
 
+    /// `invalid_request`, as recorded (2018, azure-docs issue 9885).
     package static func b2cMultipleResources(_ scope: String) -> IdentityError {
-        .b2c("invalid_scope", 90146, "The scope '\(scope)' provided in request specifies more than one resource for an access token, which is not supported.")
+        .b2c("invalid_request", 90146, "The scope '\(scope)' provided in request specifies more than one resource for an access token, which is not supported.")
     }
 
     package static func b2cPKCEMismatch() -> IdentityError {

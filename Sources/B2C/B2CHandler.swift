@@ -1,5 +1,6 @@
 package import EntraHTTP
 import Foundation
+import EntraCrypto
 package import ExchangeKernel
 package import IdentityPlatform
 
@@ -23,11 +24,25 @@ package struct B2CHandler: ExchangeHandler {
         )
         var response = answer(route: route, base: base)
         response.headers.set("x-ms-request-id", base.trace.traceID)
+        Self.addFrontEndHeaders(to: &response, discovery: route.endpoint == .metadata || route.endpoint == .keys)
         let wantsEcho = (request.headers["return-client-request-id"] ?? base.parameters["return-client-request-id"])?.lowercased() == "true"
         if wantsEcho, let id = request.headers["client-request-id"] ?? base.parameters["client-request-id"] {
             response.headers.set("client-request-id", id)
         }
         return response
+    }
+
+    /// What B2C's front end adds to its answers, as recorded with their headers (a user flow's keys, 2017; a
+    /// ROPC refusal on b2clogin.com, 2019): its gateway's request id and the browser hardening headers, and
+    /// `Cache-Control: private` on the metadata and keys (FakeEntra's token answers keep `no-store`, which
+    /// RFC 6749 §5.1 requires of an answer carrying tokens).
+    package static func addFrontEndHeaders(to response: inout HTTPResponse, discovery: Bool) {
+        response.headers.set("x-ms-gateway-requestid", SecureRandom.guid())
+        for (name, value) in [("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"), ("X-XSS-Protection", "1; mode=block")]
+        where response.headers[name] == nil {
+            response.headers.set(name, value)
+        }
+        if discovery, response.status == .ok { response.headers.set("Cache-Control", "private") }
     }
 
     private func answer(route: B2CRoute, base: IdentityExchange) -> HTTPResponse {

@@ -279,6 +279,7 @@ import IdentityPlatform
         let wrong = passwordGrant(browser, password: "nope")
         #expect(wrong.status.code == 400)
         #expect(wrong.bodyText.contains("AADB2C90225: The username or password provided in the request are invalid."))
+        #expect(wrong.bodyText.contains(#""error":"access_denied""#), "as recorded in 2019")
         #expect(passwordGrant(browser, authority: B2CTokenTests.susi).bodyText.contains("AADB2C90086: The supplied grant_type [password] is not supported."))
     }
 }
@@ -293,5 +294,20 @@ extension B2CScenarioDirectiveTests {
         #expect(tokens.number("expires_in") == Int.max)
         #expect(tokens.number("refresh_token_expires_in") == Int.max)
         #expect(try tokens.idToken["exp"] as? Int == Int.max)
+    }
+}
+
+/// B2C's front end headers, as recorded with a user flow's keys (2017) and a ROPC refusal (2019).
+@Suite struct B2CFrontEndHeaderTests {
+    @Test func everyAnswerCarriesTheGatewayIdAndTheHardeningHeaders() {
+        var keys = HTTPResponse(status: .ok, headers: ["Cache-Control": "max-age=86400, private"], body: [])
+        B2CHandler.addFrontEndHeaders(to: &keys, discovery: true)
+        #expect(keys.headers["Cache-Control"] == "private")
+        #expect(keys.headers["X-Frame-Options"] == "DENY" && keys.headers["X-XSS-Protection"] == "1; mode=block")
+        #expect(keys.headers["x-ms-gateway-requestid"]?.count == 36)
+        var token = HTTPResponse(status: .badRequest, headers: ["Cache-Control": "no-store, no-cache", "X-Frame-Options": "SAMEORIGIN"], body: [])
+        B2CHandler.addFrontEndHeaders(to: &token, discovery: false)
+        #expect(token.headers["Cache-Control"] == "no-store, no-cache", "an answer that may carry tokens is never cached")
+        #expect(token.headers["X-Frame-Options"] == "SAMEORIGIN", "a page's own policy stays")
     }
 }

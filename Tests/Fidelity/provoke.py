@@ -267,7 +267,14 @@ class Provoker:
             tenant = B2C_TENANT if recording.is_b2c else "common"
             policy = "B2C_1_susi" if recording.is_b2c else None
             user = B2C_USER if recording.is_b2c else ADELE
-            scopes = ["openid", "offline_access"] if recording.is_b2c else scope.split()
+            if recording.is_b2c:
+                # The recorded request's openid and offline_access, when it shows its scope.
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(recording.url).query))
+                recorded = recording.form.get("scope") or query.get("scope")
+                words = recorded.split() if isinstance(recorded, str) and recorded.lower() != "sanitized" else []
+                scopes = [w for w in ("openid", "offline_access") if w in words] or ["openid", "offline_access"]
+            else:
+                scopes = scope.split()
             reply = self.server.authorize(user, scopes=scopes, tenant=tenant, policy=policy)
             form = {"grant_type": grant, "client_id": reply["client_id"], "code": reply["code"],
                     "redirect_uri": reply["redirect_uri"], "code_verifier": reply["code_verifier"], "scope": " ".join(scopes)}
@@ -370,7 +377,8 @@ class Provoker:
         client_id = str(uuid.uuid4())
         name = f"fidelity-{uuid.uuid4().hex[:12]}"
         match = {"endpoint": "b2c" if recording.is_b2c else "token"}
-        if grant and recording.form.get("grant_type"):
+        # B2C's requests are one endpoint kind to a rule; the binding to a fresh client keeps the rule to this one.
+        if grant and recording.form.get("grant_type") and not recording.is_b2c:
             match["grantType"] = [grant if grant not in ("device_code", "on_behalf_of") else
                                   {"device_code": "device_code", "on_behalf_of": "urn:ietf:params:oauth:grant-type:jwt-bearer"}[grant]]
         scenario = {"name": name, "description": "fidelity: " + recording.name,

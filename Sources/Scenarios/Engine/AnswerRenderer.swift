@@ -1,5 +1,6 @@
 import LocatedJSON
 import EntraCrypto
+import B2C
 import EntraHTTP
 import Graph
 package import Foundation
@@ -55,6 +56,9 @@ struct AnswerRenderer {
             CrossOrigin.decorate(&response, for: request)
         case .arm, .managedidentity:
             break   // their own headers, not Entra's front end's
+        case _ where facts.isB2C:
+            response.headers.set("x-ms-request-id", trace.traceID)
+            B2CHandler.addFrontEndHeaders(to: &response, discovery: false)
         default:
             IdentityHandler.addStandardHeaders(to: &response, request: request, parameters: facts.parameters, trace: trace)
             if facts.kind == .token { TokenEndpoint.allowCrossOrigin(&response, for: request) }
