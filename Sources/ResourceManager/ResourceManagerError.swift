@@ -26,6 +26,9 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
             // What ARM sends a client without a usable token: where to get one.
             headers.set("WWW-Authenticate", #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header.""#)
         }
+        // ARM's gateway names itself as the cause of what it refuses before a resource provider sees the
+        // request: an unknown subscription (recorded 2023, azure-sdk-assets .NET ConstructWithInvalidSubscription).
+        if code == Self.subscriptionNotFoundCode { headers.set("x-ms-failure-cause", "gateway") }
         return HTTPResponse(status: status, headers: headers, body: body.bytes)
     }
 
@@ -69,8 +72,10 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
                              message: "The access token is from the wrong issuer '\(tokenIssuer)'. It must match the tenant 'https://sts.windows.net/\(owner)/' associated with this subscription. Please use the authority (URL) 'https://login.windows.net/\(owner)' to get the token. Note, if the subscription is transferred to another tenant there is no impact to the services, but information about new tenant could take time to propagate (up to an hour). If you just transferred your subscription and see this error message, please try back later.")
     }
 
+    static let subscriptionNotFoundCode = "SubscriptionNotFound"
+
     static func subscriptionNotFound(_ id: String) -> ResourceManagerError {
-        ResourceManagerError(status: .notFound, code: "SubscriptionNotFound", message: "The subscription '\(id)' could not be found.")
+        ResourceManagerError(status: .notFound, code: subscriptionNotFoundCode, message: "The subscription '\(id)' could not be found.")
     }
 
     /// Paths below ARM's root that FakeEntra does not model (resource groups, providers): ARM's error form,

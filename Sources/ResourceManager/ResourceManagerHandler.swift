@@ -124,12 +124,13 @@ package struct ResourceManagerHandler: ExchangeHandler {
         return .object(members)
     }
 
+    /// A subscription without tags has no `tags` member (recorded 2021-01-01 and 2023; a tagged one lists
+    /// them, 2019), and FakeEntra's subscriptions carry none.
     static func subscriptionJSON(_ subscription: AzureSubscription, tenantID: String) -> JSONFragment {
         .object([
             ("id", .string("/subscriptions/\(subscription.subscriptionId)")),
             ("authorizationSource", .string("RoleBased")),
             ("managedByTenants", .raw("[]")),
-            ("tags", .raw("{}")),
             ("subscriptionId", .string(subscription.subscriptionId)),
             ("tenantId", .string(tenantID)),
             ("displayName", .string(subscription.displayName)),

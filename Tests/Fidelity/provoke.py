@@ -673,6 +673,11 @@ class Provoker:
             query.setdefault("api-version", "2019-11-01")
         if "<" in path or "{" in path:
             path = "/subscriptions"
+        segments = path.split("/")
+        if len(segments) == 3 and segments[1].lower() == "subscriptions" and recording.response.get("status") == 200:
+            # One recorded subscription: the demo one, the mock's own.
+            subscriptions = self.session.get(f"{self.server.url}/arm/subscriptions?api-version=2019-11-01", headers=headers).json()["value"]
+            path = "/subscriptions/" + subscriptions[0]["subscriptionId"]
         url = f"{self.server.url}/arm{path}" + (("?" + urllib.parse.urlencode(query)) if query else "")
         return Answer.of(self.session.get(url, headers=headers))
 
@@ -683,7 +688,8 @@ class Provoker:
         a recorded client id selects the demo user-assigned identity, unless the answer says it does not exist."""
         parts = urllib.parse.urlsplit(recording.url)
         query = dict(urllib.parse.parse_qsl(parts.query))
-        not_found = "not found" in json.dumps(recording.body or {}).lower()
+        answered = json.dumps(recording.body or {}).lower()
+        not_found = "not found" in answered or "unable to load the proper managed identity" in answered
         if "client_id" in query or not_found:
             query["client_id"] = str(uuid.uuid4()) if not_found else DEMO_USER_ASSIGNED_IDENTITY
         # The other selectors of a user-assigned identity name the demo one by its object id or resource id.
@@ -691,7 +697,12 @@ class Provoker:
             query["object_id"] = DEMO_USER_ASSIGNED_OBJECT_ID
         if "msi_res_id" in query:
             query["msi_res_id"] = self.demo_identity_resource_id()
-        if "resource" in query and "://" not in query["resource"]:
+        text = json.dumps(recording.body or {})
+        unknown = re.search(r"resource principal named (\S+) was not found", text)
+        if unknown or "while fetching the AAD Token" in text:
+            # Entra refused the resource IMDS or App Service asked for: one the directory does not hold.
+            query["resource"] = unknown.group(1) if unknown else "https://unknown-resource.example.com"
+        elif "resource" in query and "://" not in query["resource"]:
             # A recorder that sanitized the requested resource: the answer's resource says what was asked.
             answered = (recording.body or {}).get("resource") if isinstance(recording.body, dict) else None
             query["resource"] = answered or "https://management.core.windows.net/"
@@ -710,8 +721,19 @@ class Provoker:
             headers["secret"] = "fakeentra-identity-header"
         elif parts.path.startswith("/metadata/"):
             path = "/metadata/identity/oauth2/token"
+        elif not parts.path and "--imds-" in recording.name:
+            # A source that shows IMDS's answer and not its request: the file's name says which host it was,
+            # and the answer that its client sent what every client sends.
+            path = "/metadata/identity/oauth2/token"
+            headers["Metadata"] = "true"
+            query.setdefault("api-version", "2018-02-01")
+            query.setdefault("resource", "https://management.azure.com/")
         else:
             path = "/msi/token"
+            if not parts.path:
+                # No request shown: what azure-identity sends App Service.
+                query.setdefault("api-version", "2019-08-01")
+                query.setdefault("resource", "https://management.azure.com/")
             headers["secret" if query.get("api-version") == "2017-09-01" else "X-IDENTITY-HEADER"] = "fakeentra-identity-header"
         return Answer.of(self.session.get(f"{self.server.url}{path}?{urllib.parse.urlencode(query)}", headers=headers))
 
