@@ -134,7 +134,7 @@ package struct GraphHandler: ExchangeHandler {
             case .mailboxSettings(let subject): return try resources.mailboxSettings(subject)
             case .groups: return try resources.groupList()
             case .group(let id): return try resources.group(id: id)
-            case .groupMembers(let id, let listing): return try resources.groupMembers(id: id, listing)
+            case .groupMembers(let id, let transitive, let listing): return try resources.groupMembers(id: id, transitive: transitive, listing)
             case .memberOf(let subject, let transitive, let listing): return try resources.memberOf(subject, transitive: transitive, listing)
             case .memberObjects(let subject): return try resources.memberObjects(subject)
             case .servicePrincipals: return try resources.servicePrincipalList()

@@ -36,6 +36,21 @@ import Testing
         #expect(fixture.get("/v1.0/me/getMemberObjects", token: token).status == .methodNotAllowed)
     }
 
+    /// A group's transitive members: its nested groups and their members, each once (Graph's
+    /// group-list-transitivemembers); cast to users, only the people.
+    @Test func transitiveMembersFollowNesting() {
+        let token = fixture.token(scopes: "Group.Read.All")
+        let members = "/v1.0/groups/\(Self.salesAndMarketing)"
+        let direct = Set(fixture.get(members + "/members", token: token).values.compactMap { $0["id"] as? String })
+        let transitive = fixture.get(members + "/transitiveMembers", token: token)
+        #expect(transitive.status == .ok)
+        let ids = transitive.values.compactMap { $0["id"] as? String }
+        #expect(Set(ids).isSuperset(of: direct) && ids.count > direct.count && Set(ids).count == ids.count, "\(ids)")
+        let users = fixture.get(members + "/transitiveMembers/microsoft.graph.user", token: token)
+        #expect(!users.values.isEmpty && users.values.allSatisfy { $0["userPrincipalName"] is String })
+        #expect(users.values.count == ids.count - direct.count, "the nested groups' members: people only, the groups themselves direct")
+    }
+
     /// Advanced queries on a relationship (Graph's group-list-members and user-list-memberof docs): a
     /// cast keeps one type, `/$count` answers a number as text, `$count=true` and `$search` need
     /// `ConsistencyLevel: eventual`.

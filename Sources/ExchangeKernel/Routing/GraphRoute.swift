@@ -53,10 +53,10 @@ package enum GraphResourcePath: Sendable, Equatable {
     /// `/calendars/{id}/events` and `/calendars/{id}/calendarView`: the items of one calendar.
     case calendarItems(GraphSubject, calendarID: String, view: Bool)
     case mailboxSettings(GraphSubject)
-    /// `/groups`, `/groups/{id}`, `/groups/{id}/members`.
+    /// `/groups`, `/groups/{id}`, `/groups/{id}/members` and `/transitiveMembers` (through nested groups).
     case groups
     case group(id: String)
-    case groupMembers(id: String, DirectoryListing)
+    case groupMembers(id: String, transitive: Bool, DirectoryListing)
     /// `/memberOf` and `/transitiveMemberOf` of a user.
     case memberOf(GraphSubject, transitive: Bool, DirectoryListing)
     /// `POST /getMemberObjects` of a user: the ids a token's group overage points at.
@@ -103,7 +103,7 @@ package enum GraphRoute: Sendable, Equatable {
             case .mailboxSettings: return "mailboxSettings"
             case .groups: return "groups"
             case .group: return "group"
-            case .groupMembers: return "groupMembers"
+            case .groupMembers(_, let transitive, _): return transitive ? "groupTransitiveMembers" : "groupMembers"
             case .memberOf(_, let transitive, _): return transitive ? "transitiveMemberOf" : "memberOf"
             case .memberObjects: return "getMemberObjects"
             case .servicePrincipals: return "servicePrincipals"
@@ -151,10 +151,12 @@ package enum GraphRoute: Sendable, Equatable {
             case 1: return .groups
             case 2: return .group(id: segments[1])
             default:
-                guard segments[2].lowercased() == "members", let listing = DirectoryListing.parse(Array(segments.dropFirst(3))) else {
-                    return .unknownSegment(segments[2].lowercased() == "members" ? segments[3] : segments[2])
+                let relationship = segments[2].lowercased()
+                let isMembers = relationship == "members" || relationship == "transitivemembers"
+                guard isMembers, let listing = DirectoryListing.parse(Array(segments.dropFirst(3))) else {
+                    return .unknownSegment(isMembers ? segments[3] : segments[2])
                 }
-                return .groupMembers(id: segments[1], listing)
+                return .groupMembers(id: segments[1], transitive: relationship == "transitivemembers", listing)
             }
         case "serviceprincipals" where segments.count == 1:
             return .servicePrincipals

@@ -54,10 +54,12 @@ extension GraphResources {
                                    + groupMembers(group, properties: selected ?? Self.groupProperties)), extraHeaders: Self.directoryHeaders)
     }
 
-    func groupMembers(id: String, _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
+    /// A group's members: direct, or (`transitive`) with the members of its nested groups, each once.
+    func groupMembers(id: String, transitive: Bool, _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
         guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
         let group = try tenantGroup(id)
-        let members: [ListedObject] = group.members.compactMap { memberID in
+        let memberIDs = transitive ? directory.transitiveMembers(of: group) : group.members
+        let members: [ListedObject] = memberIDs.compactMap { memberID in
             directory.user(id: memberID).map(ListedObject.user) ?? directory.group(id: memberID).map(ListedObject.group)
         }
         return try list(members, listing)

@@ -58,6 +58,21 @@ extension Directory {
     }
 
     /// The groups `objectID` belongs to directly or through nested groups, each once (cycles end).
+    /// The object ids of `group`'s members and of its nested groups' members, in breadth-first order, each once.
+    package func transitiveMembers(of group: DirectoryGroup) -> [String] {
+        var found: [String] = []
+        var seen: Set<String> = [group.id.fastLowercased]
+        var pending = [group]
+        while !pending.isEmpty {
+            let current = pending.removeFirst()
+            for memberID in current.members where seen.insert(memberID.fastLowercased).inserted {
+                found.append(memberID)
+                if let nested = self.group(id: memberID) { pending.append(nested) }
+            }
+        }
+        return found
+    }
+
     package func transitiveGroups(of objectID: String) -> [DirectoryGroup] {
         var found: [DirectoryGroup] = []
         var seen = Set<String>()
