@@ -51,8 +51,8 @@ class Provoker:
             return segment
         if b2c:
             return B2C_TENANT
-        # `tenant`: the Azure SDK recorders' placeholder for the tenant id.
-        if segment.startswith("{") or segment.startswith("<") or GUID.fullmatch(segment) or "." in segment or lowered == "tenant":
+        # `tenant` and `AZURE_TENANT_ID`: the Azure SDK recorders' placeholders for the tenant id.
+        if segment.startswith("{") or segment.startswith("<") or GUID.fullmatch(segment) or "." in segment or lowered in ("tenant", "azure_tenant_id"):
             return CONTOSO
         return segment
 
@@ -124,7 +124,7 @@ class Provoker:
                 # A recorder that dropped the query: MSAL's own instance discovery request.
                 url += "?" + urllib.parse.urlencode({"api-version": "1.1", "authorization_endpoint": f"https://login.microsoftonline.com/{CONTOSO}/oauth2/v2.0/authorize"})
                 url = self.login_url(url)
-            return Answer.of(self.session.get(url, allow_redirects=False))
+            return Answer.of(self.session.get(url, allow_redirects=False, headers=self.request_headers(recording)))
         if "/devicecode" in recording.url and "grant_type" not in recording.form:
             return self.device_authorization(recording)
         if recording.error_codes or (isinstance(recording.body, dict) and "error" in recording.body):
@@ -302,7 +302,7 @@ class Provoker:
         url = self.login_url(recording.url)
         form = {"client_id": str(uuid.uuid4())}
         form.update({"resource": GRAPH} if self.is_v1(url) else {"scope": "openid profile offline_access " + GRAPH + "/User.Read"})
-        return self.post_token(url, form)
+        return self.post_token(url, form, self.request_headers(recording))
 
     def start_device_flow(self, url, client_id):
         devicecode = url.replace("/token", "/devicecode")
