@@ -20,6 +20,7 @@ import LocatedJSON
 /// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
 package struct ManagedIdentityHandler: ExchangeHandler {
     package let service: IdentityService
+    private let issued = ManagedIdentityTokenCache()
     package init(service: IdentityService) {
         self.service = service
     }
@@ -98,17 +99,27 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         mint.clientID = identity.clientID
         mint.tenant = identity.tenantID
         mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        // The client's capabilities (`xms_cc=cp1`, as MSAL sends them) go into the token, as on any grant.
+        let capabilities = (query["xms_cc"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         mint.extraClaims = [
             ("oid", JSONFragment.quote(identity.objectID)), ("sub", JSONFragment.quote(identity.objectID)),
             ("appidacr", JSONFragment.quote("2")), ("app_displayname", JSONFragment.quote(identity.name)),
             ("xms_mirid", JSONFragment.quote(identity.resourceID)),
         ]
+        if !capabilities.isEmpty { mint.extraClaims.append(("xms_cc", "[" + capabilities.map(JSONFragment.quote).joined(separator: ",") + "]")) }
         let now = service.clock.now()
-        let minted: MintedToken
-        do {
-            minted = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
-        } catch {
-            throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
+        let key = ManagedIdentityTokenCache.Key(clientID: identity.clientID, resource: resource, capabilities: capabilities)
+        let minted: ManagedIdentityTokenCache.Entry
+        if let kept = issued.reusable(key, now: now, refreshing: query["token_sha256_to_refresh"]) {
+            minted = kept
+        } else {
+            do {
+                let token = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
+                minted = ManagedIdentityTokenCache.Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now)
+            } catch {
+                throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
+            }
+            issued.keep(minted, for: key)
         }
         let expiresOn = String(Int(minted.expiresOn.timeIntervalSince1970))
         switch route {
@@ -128,7 +139,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             body += [
                 ("expires_in", .string(String(lifetime))), ("expires_on", .string(expiresOn)),
                 ("ext_expires_in", .string(String(lifetime + Int(service.options.accessTokenExtension)))),
-                ("not_before", .string(String(Int(now.timeIntervalSince1970)))),
+                ("not_before", .string(String(Int(minted.issuedAt.timeIntervalSince1970)))),
             ]
         } else if query["api-version"] == "2017-09-01" {
             // The 2017 protocol wrote the expiry as a date (recorded `05/22/2021 17:14:33 +00:00`).

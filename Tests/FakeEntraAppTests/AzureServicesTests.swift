@@ -108,6 +108,20 @@ import Testing
         #expect(user["client_id"] as? String == ManagedIdentity.demoUserAssignedClientID)
     }
 
+    /// The endpoint hands out the token it issued until five minutes before its expiry, then a new one.
+    @Test func imdsKeepsItsTokenUntilItIsAboutToExpire() throws {
+        let target = "/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com"
+        func token() -> String? { Self.json(send(target, headers: ["Metadata": "true"]))["access_token"] as? String }
+        let first = try #require(token())
+        #expect(token() == first)
+        let clock = try #require(application.service.clock as? VirtualClock)
+        let lifetime = try #require(Self.claims(first)?["exp"] as? Int) - Int(clock.now().timeIntervalSince1970)
+        clock.advance(by: TimeInterval(lifetime - 301))
+        #expect(token() == first, "still more than five minutes to go")
+        clock.advance(by: 2)
+        #expect(token() != first, "renewed within five minutes of its expiry")
+    }
+
     @Test func imdsAndAppServiceRefuseAsRecorded() {
         let noHeader = send("/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com")
         #expect(noHeader.status.code == 400 && Self.json(noHeader)["error_description"] as? String == "Required metadata header not specified")

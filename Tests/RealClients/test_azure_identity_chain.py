@@ -302,6 +302,43 @@ def test_managed_identity_through_service_fabric(server, env):
     assert asked["query"]["api-version"] == "2019-07-01-preview" and asked["status"] == 200, asked
 
 
+def service_fabric(server, env):
+    """A Service Fabric node's agent for MSAL: the endpoint, the secret and the pinned server thumbprint."""
+    host, port = server.host.rsplit(":", 1)
+    leaf = ssl.PEM_cert_to_DER_cert(ssl.get_server_certificate((host, int(port))))
+    env.set(IDENTITY_ENDPOINT=server.url + "/servicefabric/metadata/identity/oauth2/token", IDENTITY_HEADER=IDENTITY_HEADER,
+            IDENTITY_SERVER_THUMBPRINT=hashlib.sha1(leaf).hexdigest())
+
+
+def test_a_revoked_managed_identity_token_is_replaced_after_a_claims_challenge(server, env):
+    """Token revocation for managed identities, as MSAL for Python does it (managed_identity.py): a CAE-capable
+    client (`xms_cc=cp1`) meets a claims challenge and asks again with `token_sha256_to_refresh`, the hash of the
+    token the resource refused. The endpoint keeps handing out the token it issued until then (a second client
+    with an empty cache gets the same one), and a new one after."""
+    import requests
+    msal = pytest.importorskip("msal")
+    service_fabric(server, env)
+    def client():
+        return msal.ManagedIdentityClient(msal.SystemAssignedManagedIdentity(), http_client=requests.Session(),
+                                          client_capabilities=["cp1"])
+    mark = journal_mark(server)
+    first = client()
+    issued = first.acquire_token_for_client(resource="https://management.azure.com")
+    assert "access_token" in issued, issued
+    claims = assert_managed_identity_token(issued["access_token"], SYSTEM_ASSIGNED)
+    assert claims["xms_cc"] == ["cp1"], claims
+    again = client().acquire_token_for_client(resource="https://management.azure.com")
+    assert again["access_token"] == issued["access_token"], "the endpoint hands out the token it keeps"
+    challenge = '{"access_token":{"nbf":{"essential":true,"value":"%d"}}}' % int(time.time())
+    renewed = first.acquire_token_for_client(resource="https://management.azure.com", claims_challenge=challenge)
+    assert renewed["access_token"] != issued["access_token"], "a refused token is replaced"
+    assert client().acquire_token_for_client(resource="https://management.azure.com")["access_token"] == renewed["access_token"]
+    asked = [e for e in journal_since(server, mark) if e["path"].startswith("/servicefabric/")]
+    refreshed = [e for e in asked if "token_sha256_to_refresh" in e["query"]]
+    assert len(refreshed) == 1 and refreshed[0]["query"]["token_sha256_to_refresh"] == hashlib.sha256(issued["access_token"].encode()).hexdigest()
+    assert all(e["query"].get("xms_cc") == "cp1" for e in asked), asked
+
+
 def test_managed_identity_through_azure_ml(server, env):
     """Azure ML compute: MSI_ENDPOINT and MSI_SECRET, a user-assigned identity named by `clientid`."""
     env.set(MSI_ENDPOINT=server.url + "/azureml/msi/token", MSI_SECRET=IDENTITY_HEADER)
