@@ -42,7 +42,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         }
         // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
         // the 2024 ones have none).
-        if route == .instanceMetadata { response.headers.set("x-ms-request-id", SecureRandom.guid()) }
+        if route == .instanceMetadata { response.headers.set("x-ms-request-id", context.requestID) }
         return response
     }
 
@@ -106,16 +106,18 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             ("appidacr", JSONFragment.quote("2")), ("app_displayname", JSONFragment.quote(identity.name)),
             ("xms_mirid", JSONFragment.quote(identity.resourceID)),
         ]
-        if !capabilities.isEmpty { mint.extraClaims.append(("xms_cc", "[" + capabilities.map(JSONFragment.quote).joined(separator: ",") + "]")) }
+        if !capabilities.isEmpty { mint.extraClaims.append(("xms_cc", JSONFragment.strings(capabilities).text)) }
         let now = service.clock.now()
         let key = ManagedIdentityTokenCache.Key(clientID: identity.clientID, resource: resource, capabilities: capabilities)
         let minted: ManagedIdentityTokenCache.Entry
-        if let kept = issued.reusable(key, now: now, refreshing: query["token_sha256_to_refresh"]) {
+        // A kept token whose signing key has left the JWKS (a rollover) would no longer validate: a new one then.
+        if let kept = issued.reusable(key, now: now, refreshing: query["token_sha256_to_refresh"]),
+           service.keys.credential(keyID: kept.signingKeyID, at: now) != nil {
             minted = kept
         } else {
             do {
                 let token = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
-                minted = ManagedIdentityTokenCache.Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now)
+                minted = ManagedIdentityTokenCache.Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now, signingKeyID: service.keys.current.keyID)
             } catch {
                 throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
             }

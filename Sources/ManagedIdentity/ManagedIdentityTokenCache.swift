@@ -20,6 +20,7 @@ final class ManagedIdentityTokenCache: Sendable {
         var token: String
         var expiresOn: Date
         var issuedAt: Date
+        var signingKeyID: String
     }
 
     private let entries = Mutex<[Key: Entry]>([:])
@@ -33,13 +34,15 @@ final class ManagedIdentityTokenCache: Sendable {
         return entry
     }
 
+    /// Keeps `entry` and lets go of the tokens that have expired.
     func keep(_ entry: Entry, for key: Key) {
-        entries.withLock { $0[key] = entry }
+        entries.withLock { entries in
+            entries = entries.filter { $0.value.expiresOn > entry.issuedAt }
+            entries[key] = entry
+        }
     }
 
     static func sha256Hex(_ token: String) -> String {
-        Digest.sha256(Array(token.utf8)).reduce(into: "") { text, byte in
-            text += String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
-        }
+        Hex.lowercase(Digest.sha256(Array(token.utf8)))
     }
 }

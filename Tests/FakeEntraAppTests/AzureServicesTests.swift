@@ -120,6 +120,11 @@ import Testing
         #expect(token() == first, "still more than five minutes to go")
         clock.advance(by: 2)
         #expect(token() != first, "renewed within five minutes of its expiry")
+        // A key rolled away from at once: the kept token would no longer validate, so a new one comes.
+        let kept = try #require(token())
+        #expect(token() == kept)
+        application.service.keys.roll(to: try SigningCredential.generate())
+        #expect(token() != kept)
     }
 
     @Test func imdsAndAppServiceRefuseAsRecorded() {

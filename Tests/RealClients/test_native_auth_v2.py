@@ -176,6 +176,9 @@ def test_password_reset_then_sign_in_with_the_new_password(server):
     assert verified["action"] == "update"
     status, weak = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword="short")
     assert nested_error(status, weak, "passwordTooWeak", 120002) == 400
+    # The change is V1's: the password the customer has now is refused.
+    status, same = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword=PASSWORD)
+    assert nested_error(status, same, "password_recently_used", 399246) == 400, same
     _, updated = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword="N3w!passw0rd-v2")
     assert updated["action"] == "poll"
     _, done = client.step(updated["_links"]["poll"]["href"], continuationToken=updated["continuationToken"])

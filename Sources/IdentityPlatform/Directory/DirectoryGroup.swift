@@ -57,7 +57,6 @@ extension Directory {
         return groups.filter { $0.members.contains(member) }
     }
 
-    /// The groups `objectID` belongs to directly or through nested groups, each once (cycles end).
     /// The object ids of `group`'s members and of its nested groups' members, in breadth-first order, each once.
     package func transitiveMembers(of group: DirectoryGroup) -> [String] {
         var found: [String] = []
@@ -73,6 +72,7 @@ extension Directory {
         return found
     }
 
+    /// The groups `objectID` belongs to directly or through nested groups, each once (cycles end).
     package func transitiveGroups(of objectID: String) -> [DirectoryGroup] {
         var found: [DirectoryGroup] = []
         var seen = Set<String>()

@@ -115,7 +115,7 @@ enum ExtensionContext {
             ])
         }
         var members: [(String, JSONValue)] = [
-            ("correlationId", .string(UUID().uuidString.lowercased())),
+            ("correlationId", .string(SecureRandom.guid())),
             ("client", .object([("ip", .string(clientAddress ?? "127.0.0.1")), ("locale", .string("en-us")), ("market", .string("en-us"))])),
             ("protocol", .string("OAUTH2.0")),
             ("clientServicePrincipal", principal(appID: client.clientID, name: client.displayName)),

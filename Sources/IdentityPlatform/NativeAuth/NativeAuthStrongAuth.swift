@@ -128,9 +128,14 @@ enum NativeAuthResponse {
     }
 
     static func json(_ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
+        json(members.map { ($0.key, $0.value) })
+    }
+
+    /// Every answer of the native API, V1's and V2's, with the headers the service sends on them.
+    static func json(_ members: [(String, JSONValue)], status: HTTPStatus = .ok) -> HTTPResponse {
         var headers: HTTPHeaders = [:]
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
-        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
+        return HTTPResponse(status: status, headers: headers, body: JSONValue.object(members).bytes)
     }
 }

@@ -143,7 +143,7 @@ enum NativeAuthV2 {
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
         default:
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: method parameter is empty or not valid.")
+            throw NativeAuthV2Error.missing("method")
         }
     }
 
@@ -238,11 +238,11 @@ enum NativeAuthV2 {
         } catch {
             throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS120002: \(error.error.message)", innerCode: "passwordTooWeak")
         }
-        request.exchange.service.directory.withLock { directory in
-            guard let index = directory.users.firstIndex(where: { $0.id == user.id }) else { return }
-            directory.users[index].password = password
-            directory.users[index].passwordExpired = false
-            directory.users[index].tokensValidFrom = request.now
+        // The change itself as V1's and the pages': an account that may sign in, not the current password, one step.
+        do throws(NativeAuthError) {
+            try PasswordPolicy.reset(userID: user.id, to: password, in: request.exchange.service, tenant: tenant, now: request.now)
+        } catch {
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS\(error.error.code): \(error.error.message)", innerCode: error.error.suberror)
         }
         flow.firstFactor = "pwd"
         return request.hal(flow, step: .resetSubmitted, [
@@ -308,8 +308,7 @@ enum NativeAuthV2 {
             flow.username = email
         }
         if request.user(named: flow.username, in: tenant) != nil {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1003037: An account with this email address may already exist.",
-                                    details: [("email", "userAlreadyExists", "An account with this identifier already exists.")])
+            throw NativeAuthV2Error.userAlreadyExists
         }
         if let password = submitted.first(where: { $0.key.lowercased() == "password" })?.value {
             do throws(NativeAuthError) {
@@ -344,8 +343,7 @@ enum NativeAuthV2 {
             directory.addCustomer(email: flow.username, attributes: userFlow.collected(from: flow.attributes), password: flow.password ?? "", tenant: tenant)
         }
         guard let created else {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1003037: An account with this email address may already exist.",
-                                    details: [("email", "userAlreadyExists", "An account with this identifier already exists.")])
+            throw NativeAuthV2Error.userAlreadyExists
         }
         flow.userID = created.id
         flow.firstFactor = flow.password == nil ? "otp" : "pwd"

@@ -9,10 +9,14 @@ struct NativeAuthV2Request {
     let exchange: IdentityExchange
     /// nil when the path's tenant is not an external one: the API is External ID's only.
     let tenant: Tenant?
+    /// The step's JSON object, read once; nil when the body is not one (or is larger than any step's).
+    private let parsedBody: JSONValue?
 
     init(_ exchange: IdentityExchange) {
         self.exchange = exchange
         tenant = exchange.service.currentDirectory.tenant(matching: exchange.route.tenantSegment).flatMap { $0.kind == .external ? $0 : nil }
+        let bytes = exchange.request.body
+        parsedBody = bytes.count <= NativeAuthRequest.longestAttributes * 2 ? LocatedJSON.object(body: bytes) : nil
     }
 
     var now: Date { exchange.now }
@@ -26,8 +30,7 @@ struct NativeAuthV2Request {
 
     /// The step's JSON object (each step's body is one).
     func body() throws(NativeAuthV2Error) -> JSONValue {
-        let bytes = exchange.request.body
-        guard bytes.count <= NativeAuthRequest.longestAttributes * 2, let object = LocatedJSON.object(body: bytes) else {
+        guard let object = parsedBody else {
             throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: request body is empty or not valid.")
         }
         return object
@@ -36,14 +39,14 @@ struct NativeAuthV2Request {
     func continuationToken() throws(NativeAuthV2Error) -> String {
         let body = try body()
         guard let token = (body["continuationToken"] ?? body["continuation_token"])?.string, !token.isEmpty else {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: continuationToken parameter is empty or not valid.")
+            throw NativeAuthV2Error.missing("continuationToken")
         }
         return token
     }
 
     func username() throws(NativeAuthV2Error) -> String {
         guard let name = try body()["username"]?.string, !name.isEmpty, name.utf8.count <= NativeAuthRequest.longestValue else {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: username parameter is empty or not valid.")
+            throw NativeAuthV2Error.missing("username")
         }
         return name
     }
@@ -83,7 +86,7 @@ struct NativeAuthV2Request {
     /// A HAL answer for `flow` now at `step`: its new continuation token first, then `members`.
     func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: [(String, JSONValue)]) -> HTTPResponse {
         let token = flows.advance(flow, to: step, now: now) ?? ""
-        return Self.json([("continuationToken", .string(token))] + members, exchange: exchange)
+        return NativeAuthResponse.json([("continuationToken", .string(token))] + members)
     }
 
     func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
@@ -103,12 +106,6 @@ struct NativeAuthV2Request {
         hal(flow, step: .started, ["state": .string("webFallbackRequired")])
     }
 
-    static func json(_ members: [(String, JSONValue)], exchange: IdentityExchange) -> HTTPResponse {
-        var headers: HTTPHeaders = [:]
-        headers.set("Content-Type", "application/json; charset=utf-8")
-        headers.set("Cache-Control", "no-store, no-cache")
-        return HTTPResponse(status: .ok, headers: headers, body: JSONValue.object(members).bytes)
-    }
 }
 
 /// A refusal of a V2 step, in the nested shape the `/api` steps answer (`{"error": {"code", "message",
@@ -138,6 +135,9 @@ struct NativeAuthV2Error: Error {
         NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS50034: " + IdentityError.nativeAuthUserNotFound(tenant: tenant.primaryDomain).message)
     }
 
+    static let userAlreadyExists = NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1003037: An account with this email address may already exist.",
+                                                     details: [(attribute: "email", code: "userAlreadyExists", message: "An account with this identifier already exists.")])
+
     static func missing(_ name: String) -> NativeAuthV2Error {
         NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: \(name) parameter is empty or not valid.")
     }
@@ -158,9 +158,6 @@ struct NativeAuthV2Error: Error {
         error += [("correlationId", .string(trace.correlationID)), ("correlation_id", .string(trace.correlationID)),
                   ("traceId", .string(trace.traceID)), ("timestamp", .string(trace.formattedTimestamp))]
         trace.receipt?.answered(error: "AADSTS" + (message.split(separator: ":").first.map { String($0.dropFirst(6)) } ?? ""))
-        var headers: HTTPHeaders = [:]
-        headers.set("Content-Type", "application/json; charset=utf-8")
-        headers.set("Cache-Control", "no-store, no-cache")
-        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONValue.object([("error", .object(error))]).bytes)
+        return NativeAuthResponse.json([("error", .object(error))], status: HTTPStatus(status))
     }
 }

@@ -123,17 +123,17 @@ struct AnswerRenderer {
             "{issued}": IdentityErrorDates.iso(now.addingTimeInterval(-86400)),
             "{lifetime}": "1.00:00:00",
             "{now}": IdentityErrorDates.iso(now),
-        ].merging(assertionValues()) { first, _ in first }
-        return values.reduce(template) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        ]
+        let quotesAssertion = template.contains("{issuer}") || template.contains("{subject}") || template.contains("{audience}")
+        return values.merging(quotesAssertion ? assertionValues() : [:]) { first, _ in first }
+            .reduce(template) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
     }
 
     /// What a federated credential's refusal quotes of the presented client assertion: its issuer,
     /// subject and audience (AADSTS70021, 700211–700213).
     private func assertionValues() -> [String: String] {
-        let parts = (facts.parameters["client_assertion"] ?? "").split(separator: ".")
-        guard parts.count == 3, let bytes = Base64URL.decode(String(parts[1])), let claims = LocatedJSON.object(body: bytes) else { return [:] }
-        let audience = claims["aud"]?.string ?? claims["aud"]?.array?.first?.string
-        return ["{issuer}": claims["iss"]?.string ?? "", "{subject}": claims["sub"]?.string ?? "", "{audience}": audience ?? ""]
+        guard let assertion = ParsedJWT(facts.parameters["client_assertion"] ?? "") else { return [:] }
+        return ["{issuer}": assertion.string("iss") ?? "", "{subject}": assertion.string("sub") ?? "", "{audience}": assertion.strings("aud").first ?? ""]
     }
 
     /// 700082 and 50173 quote when the refresh token was issued: use the presented token's record.
