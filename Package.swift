@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["LinearRegex", "IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Scenarios", dependencies: ["LinearRegex", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["Journal", "B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ScenariosTests", dependencies: ["LinearRegex", "Journal", "Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ScenariosTests", dependencies: ["LinearRegex", "Journal", "Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "ManagedIdentity", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["Journal", "FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Journal", "Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),

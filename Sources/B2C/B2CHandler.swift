@@ -22,7 +22,13 @@ package struct B2CHandler: ExchangeHandler {
             request: request, context: context,
             route: IdentityRoute(tenantSegment: route.tenantSegment, endpoint: .authorize(.v2)), service: service
         )
-        var response = answer(route: route, base: base)
+        var response = if let answer = context.directives.answer,
+                          let scripted = ScriptedIdentityAnswer(base, endpoint: Self.scriptedEndpoint(route.endpoint), family: .aadb2c, policy: route.policySegment)
+                              .render(answer) {
+            scripted
+        } else {
+            answer(route: route, base: base)
+        }
         response.headers.set("x-ms-request-id", base.trace.traceID)
         Self.addFrontEndHeaders(to: &response, discovery: route.endpoint == .metadata || route.endpoint == .keys)
         let wantsEcho = (request.headers["return-client-request-id"] ?? base.parameters["return-client-request-id"])?.lowercased() == "true"
@@ -30,6 +36,16 @@ package struct B2CHandler: ExchangeHandler {
             response.headers.set("client-request-id", id)
         }
         return response
+    }
+
+    /// How `endpoint` answers a scenario's error: a redirect, a page, or JSON.
+    private static func scriptedEndpoint(_ endpoint: B2CRoute.Endpoint) -> ScriptedIdentityAnswer.Endpoint {
+        switch endpoint {
+        case .authorize: .authorize
+        case .logout: .page
+        case .token: .token
+        case .metadata, .keys: .other
+        }
     }
 
     /// What B2C's front end adds to its answers, as recorded with their headers (a user flow's keys, 2017; a

@@ -3,34 +3,20 @@ import Foundation
 package import ExchangeKernel
 package import IdentityPlatform
 
-/// What the scenario engine sees of a Graph request once its token is valid, to decide whether to answer it
-/// itself (an error, throttling, a claims challenge) instead of the resource.
-package struct GraphCall: Sendable {
-    package let request: HTTPRequest
-    package let route: GraphRoute
-    package let token: GraphAccessToken
-    package let exchange: GraphExchange
-}
-
 /// Microsoft Graph as FakeEntra serves it: `/v1.0/…` and `/beta/…` on FakeEntra's host, every path when the
 /// Host header is `graph.microsoft.com`, and the UserInfo endpoint `/oidc/userinfo`. Returns nil for
 /// everything else so the identity handlers get it.
 package struct GraphHandler: ExchangeHandler {
-    /// Runs after token validation and before the resource; a non-nil error is the answer.
-    package typealias Intervention = @Sendable (GraphCall) -> GraphError?
-
     package let service: IdentityService
     package let dataset: GraphDataset
     package let options: GraphOptions
-    package let intervene: Intervention?
 
     /// `dataset` must have its photo files inlined (`GraphDataset.inliningPhotoFiles(relativeTo:)`): the handler
     /// never touches the file system.
-    package init(service: IdentityService, dataset: GraphDataset = .embeddedDefault, options: GraphOptions = .init(), intervene: Intervention? = nil) {
+    package init(service: IdentityService, dataset: GraphDataset = .embeddedDefault, options: GraphOptions = .init()) {
         self.service = service
         self.dataset = dataset
         self.options = options
-        self.intervene = intervene
     }
 
     package func handle(_ request: HTTPRequest, route: GraphRoute, context: ExchangeContext) -> HTTPResponse {
@@ -39,23 +25,24 @@ package struct GraphHandler: ExchangeHandler {
                                      requestID: context.requestID, receipt: context.receipt)
         if request.method == "OPTIONS" { return CrossOrigin.preflight(request, trace: exchange.trace) }
         // HEAD is answered like GET: the transport keeps the headers (Content-Length included) and drops the body.
-        var response = respond(to: route, in: exchange)
+        var response = respond(to: route, in: exchange, scripted: context.directives.answer)
         CrossOrigin.decorate(&response, for: request)
         return response
     }
 
-    /// This handler with `intervention` consulted after token validation (replacing any earlier one).
-    package func intervening(_ intervention: @escaping Intervention) -> GraphHandler {
-        GraphHandler(service: service, dataset: dataset, options: options, intervene: intervention)
-    }
-
-    /// Renders `error` as this handler would answer `request` (fresh request id, the client's correlation id,
-    /// the platform clock): for the scenario engine when it answers a Graph request before the handler runs.
-    package func render(_ error: GraphError, for request: HTTPRequest, context: RequestContext) -> HTTPResponse {
-        GraphExchange(request: request, context: context, service: service, options: options).failure(error)
-    }
-
-    private func respond(to route: GraphRoute, in exchange: GraphExchange) -> HTTPResponse {
+    /// `scripted`: a scenario's answer, given where Graph would give it. The gateway's throttling and outages
+    /// and a literal answer come first; a workload's error or challenge stands in for the workload, its
+    /// reading of the path included, once the token was accepted.
+    private func respond(to route: GraphRoute, in exchange: GraphExchange, scripted: ScriptedAnswer?) -> HTTPResponse {
+        switch scripted {
+        case .serviceError(let spec)?: return exchange.failure(.scripted(spec, now: exchange.now))
+        case .response(let canned)?: return canned.response(receipt: exchange.receipt)
+        case .graphError(let spec)?: return onceAuthenticated(.scripted(spec), in: exchange)
+        case .claimsChallenge(let spec)?:
+            let claims = spec.claims ?? GraphError.notBeforeClaims(exchange.now)
+            return onceAuthenticated(.claimsChallenge(claims: claims, authorityOrigin: exchange.authorityOrigin), in: exchange)
+        case .oauthError?, nil: break
+        }
         switch route {
         case .invalidVersion(let version):
             return exchange.failure(.invalidVersion(version))
@@ -70,26 +57,36 @@ package struct GraphHandler: ExchangeHandler {
         }
         // One snapshot per request, so every lookup in one answer agrees.
         let directory = service.currentDirectory
-        let validator = GraphTokenValidator(clockSkew: options.clockSkew)
         let token: GraphAccessToken
-        switch validator.validate(
-            authorization: exchange.request.headers["Authorization"], keys: service.keys.published(at: exchange.now), directory: directory, now: exchange.now
-        ) {
+        switch authenticate(exchange, directory: directory) {
         case .success(let valid): token = valid
-        case .failure(let rejection):
-            return exchange.failure(.invalidAuthenticationToken(rejection.message, authorityOrigin: exchange.authorityOrigin))
-        }
-        if let challenge = Self.revocationChallenge(for: token, user: directory.user(id: token.objectID), in: exchange) {
-            return exchange.failure(challenge)
-        }
-        if let intervene, let error = intervene(GraphCall(request: exchange.request, route: route, token: token, exchange: exchange)) {
-            return exchange.failure(error)
+        case .failure(let refusal): return exchange.failure(refusal)
         }
         do {
             return try dispatch(route, resources: GraphResources(exchange: exchange, token: token, dataset: dataset, directory: directory))
         } catch {
             return exchange.failure(error)
         }
+    }
+
+    /// The caller's token, or Graph's refusal of it: invalid, or issued before a revocation (CAE).
+    private func authenticate(_ exchange: GraphExchange, directory: Directory) -> Result<GraphAccessToken, GraphError> {
+        let validator = GraphTokenValidator(clockSkew: options.clockSkew)
+        switch validator.validate(
+            authorization: exchange.request.headers["Authorization"], keys: service.keys.published(at: exchange.now), directory: directory, now: exchange.now
+        ) {
+        case .success(let token):
+            if let challenge = Self.revocationChallenge(for: token, user: directory.user(id: token.objectID), in: exchange) { return .failure(challenge) }
+            return .success(token)
+        case .failure(let rejection):
+            return .failure(.invalidAuthenticationToken(rejection.message, authorityOrigin: exchange.authorityOrigin))
+        }
+    }
+
+    /// `error` as the answer to a caller whose token Graph accepts; the token's refusal otherwise.
+    private func onceAuthenticated(_ error: GraphError, in exchange: GraphExchange) -> HTTPResponse {
+        if case .failure(let refusal) = authenticate(exchange, directory: service.currentDirectory) { return exchange.failure(refusal) }
+        return exchange.failure(error)
     }
 
     /// Continuous access evaluation: a CAE-capable client's token issued before the user's tokens were revoked

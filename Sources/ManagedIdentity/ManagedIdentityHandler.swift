@@ -34,16 +34,35 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     package func handle(_ request: HTTPRequest, route: ManagedIdentityRoute, context: ExchangeContext) -> HTTPResponse {
         let origin = PublicOrigin(request: request, context: context.connection).url
         var response: HTTPResponse
-        do {
-            response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
-        } catch {
-            context.receipt.answered(error: error.error)
-            response = Self.failure(error, route: route, receipt: context.receipt)
+        if let answer = context.directives.answer, let scripted = scripted(answer, receipt: context.receipt) {
+            response = scripted
+        } else {
+            do {
+                response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
+            } catch {
+                context.receipt.answered(error: error.error)
+                response = Self.failure(error, route: route, receipt: context.receipt)
+            }
         }
         // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
         // the 2024 ones have none).
         if route == .instanceMetadata { response.headers.set("x-ms-request-id", context.requestID) }
         return response
+    }
+
+    /// A scenario's fault as IMDS documents its faults, by status alone (404 and 410 while it updates, 429
+    /// when throttled, 5xx; learn.microsoft.com, "How to use managed identities for Azure resources on an
+    /// Azure VM to acquire an access token", Error handling; no body of them is recorded), or a recorded
+    /// answer as it was; nil for another service's kind of answer.
+    private func scripted(_ answer: ScriptedAnswer, receipt: ReceiptRecorder) -> HTTPResponse? {
+        switch answer {
+        case .serviceError(let spec):
+            var response = HTTPResponse(status: HTTPStatus(spec.status))
+            if let retryAfter = spec.retryAfterHeader(now: service.clock.now()) { response.headers.set("Retry-After", retryAfter) }
+            return response
+        case .response(let canned): return canned.response(receipt: receipt)
+        case .oauthError, .graphError, .claimsChallenge: return nil
+        }
     }
 
     private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {

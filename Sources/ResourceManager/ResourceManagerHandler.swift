@@ -24,11 +24,30 @@ package struct ResourceManagerHandler: ExchangeHandler {
 
     package func handle(_ request: HTTPRequest, route: ResourceManagerRoute, context: ExchangeContext) -> HTTPResponse {
         let correlationID = request.headers["x-ms-client-request-id"] ?? context.requestID
+        if let answer = context.directives.answer, let scripted = scripted(answer, correlationID: correlationID, receipt: context.receipt) {
+            return scripted
+        }
         do {
             return try respond(to: request, route: route, context: context, correlationID: correlationID)
         } catch {
             context.receipt.answered(error: error.code)
             return error.response(correlationID: correlationID, receipt: context.receipt)
+        }
+    }
+
+    /// A scenario's throttling or outage in Resource Manager's own codes, or a recorded answer as it was;
+    /// nil for another service's kind of answer.
+    private func scripted(_ answer: ScriptedAnswer, correlationID: String, receipt: ReceiptRecorder) -> HTTPResponse? {
+        switch answer {
+        case .serviceError(let spec):
+            let code = spec.status == 429 ? "SubscriptionRequestsThrottled" : (spec.status == 500 ? "InternalServerError" : "ServiceUnavailable")
+            let message = spec.message ?? (spec.status == 429 ? "Number of read requests for this subscription exceeded the limit." : "The service is temporarily unavailable. Please try again later.")
+            var response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message)
+                .response(correlationID: correlationID, receipt: receipt)
+            if let retryAfter = spec.retryAfterHeader(now: service.clock.now()) { response.headers.set("Retry-After", retryAfter) }
+            return response
+        case .response(let canned): return canned.response(receipt: receipt)
+        case .oauthError, .graphError, .claimsChallenge: return nil
         }
     }
 

@@ -1,3 +1,4 @@
+import ExchangeKernel
 @testable import B2C
 import IdentityPlatform
 import Testing

@@ -43,32 +43,23 @@ struct GraphErrorTests {
         #expect(String(decoding: decoded, as: UTF8.self) == #"{"access_token":{"nbf":{"essential":true, "value":"1736337600"}}}"#)
     }
 
-    @Test func interventionAnswersInsteadOfTheResource() {
-        let fixture = GraphFixture(intervene: { call in
-            if case .resource(_, .events) = call.route { return .throttled(retryAfter: 5) }
-            return GraphError.claimsChallenge(for: call.token, notBefore: call.exchange.now, authorityOrigin: call.exchange.authorityOrigin)
-        })
-        let throttled = fixture.get("/v1.0/me/events", token: fixture.token())
+    @Test func scriptedAnswersComeWhereGraphGivesThem() {
+        let fixture = GraphFixture()
+        let throttled = fixture.get("/v1.0/me/events", token: fixture.token(), scripted: .graphError(GraphErrorSpec(status: 429, code: "TooManyRequests", retryAfter: 5)))
         #expect(throttled.status.code == 429)
         #expect(throttled.headers["Retry-After"] == "5")
-        #expect(fixture.get("/v1.0/me", token: fixture.token()).status == .ok)
-        let challenged = fixture.get("/v1.0/me", token: fixture.token(capabilities: ["cp1"]))
+        #expect(throttled.errorMessage == "Too many requests. Please try again later.")
+        let challenged = fixture.get("/v1.0/me", token: fixture.token(capabilities: ["cp1"]), scripted: .claimsChallenge(ClaimsChallengeSpec()))
         #expect(challenged.status.code == 401)
         #expect(challenged.headers["WWW-Authenticate"]?.contains(#"error="insufficient_claims""#) == true)
         #expect(challenged.errorMessage == "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp")
-        // Token errors come first: the engine only sees valid tokens.
-        #expect(fixture.get("/v1.0/me/events", token: nil).errorCode == "InvalidAuthenticationToken")
-    }
-
-    @Test func engineCanRenderForARequest() {
-        let fixture = GraphFixture()
-        let request = HTTPRequest(method: "GET", target: "/v1.0/me", headers: ["Host": "graph.microsoft.com", "client-request-id": "abc"])
-        let response = fixture.handler.render(.serviceUnavailable(retryAfter: 10), for: request, context: RequestContext())
-        #expect(response.status.code == 503)
-        #expect(response.headers["Retry-After"] == "10")
-        #expect(response.headers["client-request-id"] == "abc")
-        #expect(response.bodyText == expectedErrorBody(code: "serviceNotAvailable", message: "Service unavailable. Please try again later.", response: response))
-        #expect(fixture.handler.options.routes.route(request).journalKind == "graph")
+        // The workload's answers come after the token check; the gateway's before it.
+        #expect(fixture.get("/v1.0/me/events", token: nil, scripted: .graphError(GraphErrorSpec(status: 429, code: "TooManyRequests"))).errorCode == "InvalidAuthenticationToken")
+        let outage = fixture.get("/v1.0/me", token: nil, headers: [("client-request-id", "abc")], scripted: .serviceError(ServiceErrorSpec(status: 503, retryAfter: 10)))
+        #expect(outage.status.code == 503)
+        #expect(outage.headers["Retry-After"] == "10")
+        #expect(outage.headers["client-request-id"] == "abc")
+        #expect(outage.bodyText == expectedErrorBody(code: "serviceNotAvailable", message: "Service unavailable. Please try again later.", response: outage))
     }
 
     @Test func endpointNamesForScenarioRules() {
@@ -81,15 +72,5 @@ struct GraphErrorTests {
             let route = GraphRoute.parse(HTTPRequest(method: "GET", target: target), graphHost: false)
             #expect(route?.endpointName == name, "\(target)")
         }
-    }
-
-    @Test func interveningReplacesTheHook() {
-        let fixture = GraphFixture()
-        let throttled = fixture.handler.intervening { call in call.route.endpointName == "calendarView" ? .throttled(retryAfter: 2) : nil }
-        let request = { (target: String) in
-            HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443", "Authorization": "Bearer \(fixture.token())"])
-        }
-        #expect(throttled.handle(request("/v1.0/me/calendarView?startDateTime=2025-01-06&endDateTime=2025-01-07"))?.status.code == 429)
-        #expect(throttled.handle(request("/v1.0/me/events"))?.status.code == 200)
     }
 }

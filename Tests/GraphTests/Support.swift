@@ -33,9 +33,9 @@ struct GraphFixture {
     let service: IdentityService
     let handler: GraphHandler
 
-    init(directory: Directory = .embeddedDefault, dataset: GraphDataset = .embeddedDefault, intervene: GraphHandler.Intervention? = nil) {
+    init(directory: Directory = .embeddedDefault, dataset: GraphDataset = .embeddedDefault) {
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: platformCredential), clock: clock)
-        handler = GraphHandler(service: service, dataset: dataset, intervene: intervene)
+        handler = GraphHandler(service: service, dataset: dataset)
     }
 
     /// A v1 Graph access token as the token endpoint issues it; every claim can be overridden or removed (nil).
@@ -69,12 +69,14 @@ struct GraphFixture {
 
     func appToken(roles: [String]) -> String { token(user: nil, scopes: nil, roles: roles) }
 
-    func get(_ target: String, token: String?, host: String = "127.0.0.1:8443", headers: [(String, String)] = [], method: String = "GET") -> HTTPResponse {
+    /// `scripted`: a scenario rule's answer, as the engine hands it down.
+    func get(_ target: String, token: String?, host: String = "127.0.0.1:8443", headers: [(String, String)] = [], method: String = "GET",
+             scripted: ScriptedAnswer? = nil) -> HTTPResponse {
         var fields: HTTPHeaders = ["Host": host]
         if let token { fields.add("Authorization", "Bearer \(token)") }
         for (name, value) in headers { fields.add(name, value) }
         let request = HTTPRequest(method: method, target: target, headers: fields)
-        guard let response = handler.handle(request) else {
+        guard let response = handler.handle(request, scripted: scripted) else {
             Issue.record("Graph handler declined \(target)")
             return HTTPResponse(status: HTTPStatus(599))
         }
@@ -104,8 +106,10 @@ func expectedErrorBody(code: String, message: String, response: HTTPResponse, da
 extension GraphHandler {
     /// As the world router calls it: the request routed by Graph's resolver; nil for a request the
     /// resolver gives to another service.
-    func handle(_ request: HTTPRequest, connection: RequestContext = RequestContext()) -> HTTPResponse? {
+    func handle(_ request: HTTPRequest, connection: RequestContext = RequestContext(), scripted: ScriptedAnswer? = nil) -> HTTPResponse? {
         guard case .graph(let route) = options.routes.route(request) else { return nil }
-        return handle(request, route: route, context: ExchangeContext(connection: connection, route: .graph(route)))
+        var directives = ScenarioDirectives()
+        directives.answer = scripted
+        return handle(request, route: route, context: ExchangeContext(connection: connection, route: .graph(route), directives: directives))
     }
 }

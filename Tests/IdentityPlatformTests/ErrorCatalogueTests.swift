@@ -1,3 +1,4 @@
+import ExchangeKernel
 import IdentityPlatform
 import Testing
 

@@ -1,3 +1,4 @@
+import ExchangeKernel
 import LocatedJSON
 import EntraHTTP
 import Foundation

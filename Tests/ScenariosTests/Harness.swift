@@ -5,6 +5,9 @@ import EntraCrypto
 import EntraHTTP
 import Foundation
 import Graph
+import B2C
+import ResourceManager
+import ManagedIdentity
 import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
@@ -43,8 +46,9 @@ final class Harness: Sendable {
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options) { service in
             WorldRouter(entra: Probed<IdentityRoute>(probe: probe, inner: IdentityHandler(service: service)),
                         graph: Probed<GraphRoute>(probe: probe, inner: GraphHandler(service: service)),
-                        b2c: Probed<B2CRoute>(probe: probe, inner: nil), resourceManager: Probed<ResourceManagerRoute>(probe: probe, inner: nil),
-                        managedIdentity: Probed<ManagedIdentityRoute>(probe: probe, inner: nil))
+                        b2c: Probed<B2CRoute>(probe: probe, inner: B2CHandler(service: service)),
+                        resourceManager: Probed<ResourceManagerRoute>(probe: probe, inner: ResourceManagerHandler(service: service)),
+                        managedIdentity: Probed<ManagedIdentityRoute>(probe: probe, inner: ManagedIdentityHandler(service: service)))
         }
         let health = HealthEndpoint(version: "test", durability: service.durability)
         let control = ControlPlane(access: ControlAccess(secret: options.controlSecret), commands: ControlCommands(engine: engine, ledger: TokenLedger()),
@@ -151,13 +155,14 @@ final class DirectivesProbe: Sendable {
 }
 
 
-/// A world's service with the probe in front of it; without a service, the world router's 404.
+/// A world's service with the probe in front of it; without a service, the world router's 404. The probe
+/// sees the requests the service works on: one a rule answered, the service only renders.
 struct Probed<Route: Sendable>: ExchangeHandler {
     let probe: DirectivesProbe
     let inner: (any ExchangeHandler<Route>)?
 
     func handle(_ request: HTTPRequest, route: Route, context: ExchangeContext) -> HTTPResponse {
-        probe.record(context.directives)
+        if context.directives.answer == nil { probe.record(context.directives) }
         return inner?.handle(request, route: route, context: context) ?? WorldRouter.notFound(request, context)
     }
 }

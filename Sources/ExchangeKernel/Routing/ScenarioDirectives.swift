@@ -35,6 +35,9 @@ package struct ScenarioDirectives: Sendable, Equatable {
     /// Issued access and id tokens forged this way (a bad signature, `alg: none`, a claim that is wrong).
     package var accessTokenForgery: TokenForgery?
     package var idTokenForgery: TokenForgery?
+    /// The answer a rule gives instead of the service's own: the service renders it in its format, where it
+    /// would give such an answer. Never remembered for a sign-in's later pages (an answer ends the request).
+    package var answer: ScriptedAnswer?
 
     package init() {}
 

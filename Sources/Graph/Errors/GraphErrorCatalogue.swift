@@ -175,8 +175,16 @@ extension GraphError {
         reason: String = "TokenIssuedBeforeRevocationTimestamp"
     ) -> GraphError? {
         guard token.isCAECapable else { return nil }
-        let epoch = CalendarRange.wholeSeconds(notBefore.timeIntervalSince1970)
-        let claims = #"{"access_token":{"nbf":{"essential":true, "value":"\#(epoch)"}}}"#
+        return claimsChallenge(claims: notBeforeClaims(notBefore), authorityOrigin: authorityOrigin, reason: reason)
+    }
+
+    /// The claims a revocation challenge asks for: a token issued at or after `notBefore`.
+    package static func notBeforeClaims(_ notBefore: Date) -> String {
+        #"{"access_token":{"nbf":{"essential":true, "value":"\#(CalendarRange.wholeSeconds(notBefore.timeIntervalSince1970))"}}}"#
+    }
+
+    /// The challenge with `claims` (JSON text) as the client must pass them back.
+    package static func claimsChallenge(claims: String, authorityOrigin: String, reason: String = "TokenIssuedBeforeRevocationTimestamp") -> GraphError {
         let encoded = Data(claims.utf8).base64EncodedString()
         return GraphError(
             status: .unauthorized, code: "InvalidAuthenticationToken",

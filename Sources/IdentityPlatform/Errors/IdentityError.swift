@@ -21,7 +21,7 @@ package struct IdentityError: HTTPResponseError, Sendable, Equatable {
     /// refusals the service words when a federated issuer cannot be read (recorded without it, 2022-2025).
     package var linksErrorPage = true
 
-    package enum Family: String, Sendable { case aadsts = "AADSTS", aadb2c = "AADB2C" }
+    package typealias Family = ErrorFamily
 
     package init(error: String, code: Int, message: String, suberror: String? = nil, claims: String? = nil, status: Int? = nil, family: Family = .aadsts) {
         self.error = error

@@ -79,7 +79,18 @@ package struct IdentityHandler: ExchangeHandler {
 
     package func handle(_ request: HTTPRequest, route: IdentityRoute, context: ExchangeContext) -> HTTPResponse {
         let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
-        var response: HTTPResponse = switch route.endpoint {
+        var response = if let answer = context.directives.answer,
+                          let scripted = ScriptedIdentityAnswer(exchange, endpoint: Self.scriptedEndpoint(route.endpoint)).render(answer) {
+            scripted
+        } else {
+            respond(to: exchange)
+        }
+        Self.addStandardHeaders(to: &response, request: request, parameters: exchange.parameters, trace: exchange.trace)
+        return response
+    }
+
+    private func respond(to exchange: IdentityExchange) -> HTTPResponse {
+        switch exchange.route.endpoint {
         case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm:
             DiscoveryEndpoints.respond(exchange)
         case .token:
@@ -93,8 +104,16 @@ package struct IdentityHandler: ExchangeHandler {
         case .nativeAuthV2(let step):
             NativeAuthV2.respond(exchange, step: step)
         }
-        Self.addStandardHeaders(to: &response, request: request, parameters: exchange.parameters, trace: exchange.trace)
-        return response
+    }
+
+    /// How `endpoint` answers a scenario's error: a redirect, a page, or JSON.
+    private static func scriptedEndpoint(_ endpoint: IdentityRoute.Endpoint) -> ScriptedIdentityAnswer.Endpoint {
+        switch endpoint {
+        case .authorize: .authorize
+        case .logout, .deviceLogin: .page
+        case .token: .token
+        case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm, .deviceCode, .errorLookup, .nativeAuth, .nativeAuthV2: .other
+        }
     }
 
     /// Every Entra answer carries `x-ms-request-id`, and `client-request-id` when the client sent one,

@@ -1,7 +1,6 @@
 import EntraCrypto
 package import EntraHTTP
 import Foundation
-import Graph
 package import ExchangeKernel
 package import IdentityPlatform
 

@@ -9,7 +9,8 @@ package struct RuleOutcome: Sendable, Equatable {
     package var directives = ScenarioDirectives()
     /// Real-time delay before the answer, in milliseconds.
     package var delayMilliseconds = 0
-    /// The answer the engine gives by itself, if a rule gave one.
+    /// The answer a rule gave instead of the service's: the service renders it (a dropped connection, the
+    /// transport).
     package var answer: RuleAction?
     /// Clock moves and key rolls, applied before the request is answered.
     package var worldChanges: [RuleAction] = []
@@ -80,11 +81,18 @@ extension ScenarioDirectives {
 }
 
 extension Rule {
-    /// Graph sends continuous access evaluation challenges only to clients that declared `cp1`
-    /// (the `xms_cc` claim): a rule that answers with one ignores every other request, as Graph does.
+    /// A rule answers only the requests of a service that gives such an answer: Graph's errors and
+    /// challenges Graph calls, OAuth errors the identity platform's endpoints. And Graph sends continuous
+    /// access evaluation challenges only to clients that declared `cp1` (the `xms_cc` claim): a rule that
+    /// answers with one ignores every other request, as Graph does.
     func reaches(_ facts: RequestFacts) -> Bool {
-        guard case .claimsChallenge? = terminalAction else { return true }
-        return facts.clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame }
+        switch terminalAction {
+        case .claimsChallenge?:
+            facts.kind == .graph && facts.clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame }
+        case .graphError?: facts.kind == .graph
+        case .oauthError?: ![.graph, .arm, .managedidentity].contains(facts.kind)
+        default: true
+        }
     }
 }
 

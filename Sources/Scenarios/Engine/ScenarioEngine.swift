@@ -67,8 +67,8 @@ package struct BindingInfo: Sendable, Equatable {
     package var target: BindingTarget
 }
 
-/// Runs scenarios: picks the world a request belongs to, evaluates its rules, answers by itself or
-/// lets the world's platform chain answer under the rules' directives.
+/// Runs scenarios: picks the world a request belongs to, evaluates its rules, and lets the world's
+/// services answer under the rules' directives (a rule's answer among them, which the service renders).
 package final class ScenarioEngine: Sendable {
     struct Binding {
         var info: BindingInfo

@@ -6,8 +6,8 @@ import IdentityPlatform
 import Synchronization
 
 /// The last layer of the stack: picks the world a request belongs to (the default one or a binding's),
-/// evaluates that world's rules, and answers by itself or through the world's services under the
-/// rules' directives.
+/// evaluates that world's rules, and answers through the world's services under the rules' directives
+/// (a dropped connection, which no service gives, excepted).
 package struct ScenarioLayer: ExchangeLayer {
     package let engine: ScenarioEngine
 
@@ -70,12 +70,12 @@ extension ScenarioEngine {
         defer { for change in clockJumps { apply(change, to: world) } }
 
         var response: HTTPResponse
-        if let answer = outcome.answer, let facts {
-            let renderer = AnswerRenderer(request: request, context: context, facts: facts, service: service)
-            response = renderer.render(answer)
+        if case .dropConnection? = outcome.answer {
+            response = HTTPResponse(status: .internalServerError, directives: TransportDirectives(dropConnection: true))
         } else {
             var worldContext = context
             worldContext.directives = outcome.directives
+            worldContext.directives.answer = outcome.answer?.scriptedAnswer
             if case .tenantAlias(let alias, _)? = world.target { worldContext.directives.authorityAlias = alias }
             response = world.router.respond(to: request, context: worldContext)
             rememberTokens(of: context.receipt, world: world)

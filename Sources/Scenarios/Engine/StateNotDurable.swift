@@ -15,7 +15,8 @@ extension ScenarioEngine {
             return response
         default: break
         }
-        let renderer = AnswerRenderer(request: request, context: context, facts: RequestFacts(request, route: context.route), service: base)
-        return renderer.render(.serviceError(ServiceErrorSpec(status: 503, retryAfter: 5, message: message)))
+        var outage = context
+        outage.directives.answer = .serviceError(ServiceErrorSpec(status: 503, retryAfter: 5, message: message))
+        return baseRouter.respond(to: request, context: outage)
     }
 }

@@ -148,7 +148,7 @@ struct ScenarioDecoder {
             case "graphError":
                 let code = v["code"]?.string ?? "generalException"
                 actions.append(.graphError(GraphErrorSpec(status: reader.int(v, "status") ?? 400, code: code,
-                                                          message: v["message"]?.string ?? GraphFaults.defaultMessage(code: code),
+                                                          message: v["message"]?.string,
                                                           retryAfter: reader.int(v, "retryAfter"))))
             case "claimsChallenge": actions.append(.claimsChallenge(ClaimsChallengeSpec(claims: claimsText(v["claims"]))))
             case "response": if let canned = cannedResponse(v, path: memberPath) { actions.append(.response(canned)) }

@@ -1,5 +1,5 @@
+import ExchangeKernel
 package import Foundation
-package import IdentityPlatform
 
 /// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them.
 /// They render through `IdentityError` (family `.aadb2c`): `AADB2C90118: …\r\nCorrelation ID: …\r\nTimestamp: …`.
@@ -165,29 +165,6 @@ extension IdentityError {
     package static func b2cBadPostLogoutRedirect(_ uri: String) -> IdentityError {
         .b2c("invalid_request", 90067, "The post logout redirect URI '\(uri)' has an invalid format. Specify an https based URL such as 'https://example.com/return' or for native clients use the IETF native client URI 'urn:ietf:wg:oauth:2.0:oob'.")
     }
-
-    /// An Entra error raised by shared code (client resolution and authentication) in B2C's words.
-    package static func b2cTranslated(_ error: IdentityError, tenant: String) -> IdentityError {
-        guard error.family == .aadsts else { return error }
-        return switch error.code {
-        case 700016: .b2cClientNotRegistered(error.message.between("'", "'") ?? "", tenant: tenant)
-        case 7000218: .b2cMissingClientSecret()
-        case 7000215, 7000222: .b2cWrongClientSecret()
-        case 700025: .b2cPublicClientSentSecret()
-        case 900144: .b2cMissingParameter(error.message.between("'", "'") ?? "")
-        default: error
-        }
-    }
-}
-
-extension String {
-    /// The text between the first `open` and the next `close`.
-    func between(_ open: Character, _ close: Character) -> String? {
-        guard let start = firstIndex(of: open) else { return nil }
-        let rest = self[index(after: start)...]
-        guard let end = rest.firstIndex(of: close) else { return nil }
-        return String(rest[..<end])
-    }
 }
 
 /// The catalogue of AADB2C codes, as `ErrorCatalogue` is of AADSTS ones: what B2C's pages and endpoints
@@ -216,4 +193,15 @@ package enum B2CErrorCatalogue {
         IdentityError(error: "access_denied", code: 99002, message: "User does not have consent to access the app.", family: .aadb2c),
         IdentityError(error: "invalid_grant", code: 90085, message: "The service has encountered an internal error. Please reauthenticate and try again.", family: .aadb2c),
     ]
+}
+
+extension IdentityError.Family {
+    /// The service's wording of `code` in this family's catalogue (Entra's or B2C's), nil when FakeEntra
+    /// has none: what a scenario naming only a code answers.
+    package func catalogueEntry(code: Int) -> IdentityError? {
+        switch self {
+        case .aadsts: ErrorCatalogue.entry(code: code)
+        case .aadb2c: B2CErrorCatalogue.entry(code: code)
+        }
+    }
 }
