@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "Graph", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // Azure Resource Manager as signing in needs it: tenants, subscriptions, cloud metadata.
-        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "ExchangeKernel", "Graph", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Managed identities' token endpoints: IMDS and App Service's.
         .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),

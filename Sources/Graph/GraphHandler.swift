@@ -57,7 +57,7 @@ package struct GraphHandler: ExchangeHandler {
         }
         // One snapshot per request, so every lookup in one answer agrees.
         let directory = service.currentDirectory
-        let token: GraphAccessToken
+        let token: BearerAccessToken
         switch authenticate(exchange, directory: directory) {
         case .success(let valid): token = valid
         case .failure(let refusal): return exchange.failure(refusal)
@@ -70,8 +70,8 @@ package struct GraphHandler: ExchangeHandler {
     }
 
     /// The caller's token, or Graph's refusal of it: invalid, or issued before a revocation (CAE).
-    private func authenticate(_ exchange: GraphExchange, directory: Directory) -> Result<GraphAccessToken, GraphError> {
-        let validator = GraphTokenValidator(clockSkew: options.clockSkew)
+    private func authenticate(_ exchange: GraphExchange, directory: Directory) -> Result<BearerAccessToken, GraphError> {
+        let validator = BearerTokenValidator.graph(clockSkew: options.clockSkew)
         switch validator.validate(
             authorization: exchange.request.headers["Authorization"], keys: service.keys.published(at: exchange.now), directory: directory, now: exchange.now
         ) {
@@ -92,7 +92,7 @@ package struct GraphHandler: ExchangeHandler {
     /// Continuous access evaluation: a CAE-capable client's token issued before the user's tokens were revoked
     /// (`tokensValidFrom`, set by a password change or an admin) or belonging to a disabled account is
     /// challenged at once; other clients keep using their token until it expires, as with the real service.
-    static func revocationChallenge(for token: GraphAccessToken, user: DirectoryUser?, in exchange: GraphExchange) -> GraphError? {
+    static func revocationChallenge(for token: BearerAccessToken, user: DirectoryUser?, in exchange: GraphExchange) -> GraphError? {
         guard token.kind == .delegated, token.isCAECapable, let user else { return nil }
         let issued = token.issuedAt ?? token.notBefore ?? .distantPast
         if let validFrom = user.tokensValidFrom, issued < validFrom {
@@ -144,7 +144,7 @@ package struct GraphHandler: ExchangeHandler {
 /// The resources of one request, authorised by one token.
 struct GraphResources {
     let exchange: GraphExchange
-    let token: GraphAccessToken
+    let token: BearerAccessToken
     let dataset: GraphDataset
     let directory: Directory
 

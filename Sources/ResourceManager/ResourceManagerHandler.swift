@@ -2,7 +2,6 @@ import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
 import Foundation
-import Graph
 package import ExchangeKernel
 package import IdentityPlatform
 
@@ -94,9 +93,9 @@ package struct ResourceManagerHandler: ExchangeHandler {
     }
 
     /// The caller's tenant, once its bearer token is one FakeEntra signed, in date, for ARM.
-    private func authenticate(_ request: HTTPRequest, directory: Directory) throws(ResourceManagerError) -> GraphAccessToken {
+    private func authenticate(_ request: HTTPRequest, directory: Directory) throws(ResourceManagerError) -> BearerAccessToken {
         guard request.headers["Authorization"] != nil else { throw .missingAuthorization }
-        let validator = GraphTokenValidator(clockSkew: 300, audiences: Self.audiences)
+        let validator = BearerTokenValidator(clockSkew: 300, audiences: Self.audiences)
         switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published(at: service.clock.now()), directory: directory, now: service.clock.now()) {
         case .success(let token): return token
         case .failure(.empty): throw .missingAuthorization

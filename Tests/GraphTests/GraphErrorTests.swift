@@ -30,7 +30,7 @@ struct GraphErrorTests {
 
     @Test func claimsChallengeOnlyForCP1Clients() throws {
         let fixture = GraphFixture()
-        let validator = GraphTokenValidator()
+        let validator = BearerTokenValidator.graph()
         let capable = try validator.validate(authorization: "Bearer " + fixture.token(capabilities: ["CP1"]), keys: [platformCredential], directory: .embeddedDefault, now: Demo.now).get()
         let plain = try validator.validate(authorization: "Bearer " + fixture.token(), keys: [platformCredential], directory: .embeddedDefault, now: Demo.now).get()
         #expect(GraphError.claimsChallenge(for: plain, notBefore: Demo.now, authorityOrigin: "https://login.microsoftonline.com") == nil)

@@ -105,7 +105,7 @@ struct TokenValidationTests {
 
     @Test func validatorReadsTheClaims() throws {
         let token = fixture.token(scopes: "User.Read Mail.Read", capabilities: ["cp1"])
-        let result = GraphTokenValidator().validate(
+        let result = BearerTokenValidator.graph().validate(
             authorization: "bearer \(token)", keys: [platformCredential], directory: .embeddedDefault, now: Demo.now
         )
         let valid = try result.get()
@@ -116,7 +116,7 @@ struct TokenValidationTests {
         #expect(valid.scopes == ["User.Read", "Mail.Read"])
         #expect(valid.isCAECapable)
         #expect(valid.expiresAt == Demo.now.addingTimeInterval(3600))
-        let app = try GraphTokenValidator().validate(
+        let app = try BearerTokenValidator.graph().validate(
             authorization: "Bearer \(fixture.appToken(roles: ["User.Read.All"]))", keys: [platformCredential], directory: .embeddedDefault, now: Demo.now
         ).get()
         #expect(app.kind == .application)

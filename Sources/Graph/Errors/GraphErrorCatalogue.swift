@@ -1,6 +1,6 @@
 import EntraHTTP
 package import Foundation
-import IdentityPlatform
+package import IdentityPlatform
 
 /// The errors Graph returns, with the codes and messages of responses the real service sent, as quoted in
 /// public issue trackers and Graph's docs: "Access token is empty.", the IDX14100 text (2024), "Signature is
@@ -171,7 +171,7 @@ extension GraphError {
     /// Graph sends it). Only clients that declared the `cp1` capability receive one: nil for any other token,
     /// so the caller lets the request through as the real service would.
     package static func claimsChallenge(
-        for token: GraphAccessToken, notBefore: Date, authorityOrigin: String,
+        for token: BearerAccessToken, notBefore: Date, authorityOrigin: String,
         reason: String = "TokenIssuedBeforeRevocationTimestamp"
     ) -> GraphError? {
         guard token.isCAECapable else { return nil }

@@ -2,20 +2,19 @@ import EntraCrypto
 package import Foundation
 import LocatedJSON
 
-/// Validates a `client_assertion` (RFC 7523): an RS256 JWT signed with the key of a certificate
+/// Validates a `client_assertion` (RFC 7523): an RS256 or PS256 JWT signed with the key of a certificate
 /// registered on the app, addressed to a token endpoint, issued by and about the client, in date.
 enum ClientAssertionValidator {
-    /// Assertions may be a few minutes early or late, as clocks drift.
-    static let allowedSkew: TimeInterval = 300
+    static let verifier = JWTVerifier.clientAssertion
 
     static func validate(_ assertion: String, application app: Application, audience accepted: AssertionAudience, now: Date) throws(IdentityError) {
         guard let jwt = ParsedJWT(assertion) else { throw .malformedClientAssertion("JWT token is invalid or malformed.") }
         try checkAlgorithm(of: jwt)
         let certificate = try signingCertificate(for: jwt, application: app)
-        guard let key = try? certificate.publicKey, verifies(jwt.jws, key: key) else {
+        guard let key = try? certificate.publicKey, verifier.isSigned(jwt, byOneOf: [key]) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
-        guard let audience = jwt.string("aud") ?? jwt.claims["aud"]?.strings?.first, accepted.admits(audience) else {
+        guard let audience = jwt.audiences.first, accepted.admits(audience) else {
             throw .clientAssertionAudienceInvalid()
         }
         guard jwt.string("iss") == app.clientID || jwt.string("iss")?.lowercased() == app.clientID.lowercased(),
@@ -30,16 +29,17 @@ enum ClientAssertionValidator {
 
     /// RS256 or PS256, the algorithms Entra accepts for client assertions (its own or a federated issuer's).
     static func checkAlgorithm(of jwt: ParsedJWT) throws(IdentityError) {
-        guard ["RS256", "PS256"].contains(jwt.jws.algorithm ?? "") else {
+        do { try verifier.checkAlgorithm(of: jwt) } catch {
             throw .malformedClientAssertion("The client assertion algorithm '\(jwt.jws.algorithm ?? "none")' is not supported; sign it with RS256 or PS256.")
         }
     }
 
-    /// An `exp`, and now within `nbf`…`exp` give or take `allowedSkew`.
+    /// An `exp`, and now within `nbf`…`exp` give or take the verifier's skew.
     static func checkValidity(of jwt: ParsedJWT, now: Date) throws(IdentityError) {
-        guard let expiry = jwt.date("exp") else { throw .malformedClientAssertion("The client assertion must contain an 'exp' claim.") }
-        let notBefore = jwt.date("nbf")
-        if expiry.addingTimeInterval(allowedSkew) <= now || (notBefore.map { $0.addingTimeInterval(-allowedSkew) > now } ?? false) {
+        do { try verifier.checkValidity(of: jwt, now: now) } catch {
+            guard case .outOfRange(let expiry, let notBefore, _) = error else {
+                throw .malformedClientAssertion("The client assertion must contain an 'exp' claim.")
+            }
             throw .clientAssertionOutOfRange(now: now, notBefore: notBefore, expiry: expiry)
         }
     }
@@ -60,7 +60,7 @@ enum ClientAssertionValidator {
             }
             return named
         }
-        if let verifying = certificates.first(where: { cert in (try? cert.publicKey).map { verifies(jwt.jws, key: $0) } ?? false }) {
+        if let verifying = certificates.first(where: { cert in (try? cert.publicKey).map { verifier.isSigned(jwt, byOneOf: [$0]) } ?? false }) {
             return verifying
         }
         throw .clientAssertionCertificateNotRegistered(thumbprint: "", clientID: app.clientID)
@@ -74,15 +74,6 @@ enum ClientAssertionValidator {
         guard !base64.isEmpty, Data(base64Encoded: String(base64)) != nil else { return nil }
         let lines = stride(from: 0, to: base64.count, by: 64).map { String(base64[$0..<min($0 + 64, base64.count)]) }
         return try? X509Certificate(pem: "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n")
-    }
-
-    /// RS256, or PS256 as MSAL Python signs when it knows the SHA-256 thumbprint.
-    static func verifies(_ jws: DecodedJWS, key: RSAPublicKey) -> Bool {
-        switch jws.algorithm {
-        case "RS256": JWS.verifyRS256(jws, key: key)
-        case "PS256": key.verifySHA256PSS(signature: jws.signature, data: jws.signingInput)
-        default: false
-        }
     }
 
     static func hex(_ bytes: [UInt8]) -> String { Hex.uppercase(bytes) }

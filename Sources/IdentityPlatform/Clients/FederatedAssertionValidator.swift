@@ -44,13 +44,13 @@ enum FederatedAssertionValidator {
         let subject = jwt.string("sub") ?? ""
         let forSubject = fromIssuer.filter { $0.subject == subject }
         guard !forSubject.isEmpty else { throw .federatedSubjectNotFound(subject) }
-        let audiences = jwt.string("aud").map { [$0] } ?? jwt.claims["aud"]?.strings ?? []
+        let audiences = jwt.audiences
         guard let credential = forSubject.first(where: { !Set($0.audiences).isDisjoint(with: audiences) }) else {
             throw .federatedAudienceNotFound(audiences.first ?? "")
         }
         try ClientAssertionValidator.checkAlgorithm(of: jwt)
         let keys = credential.certificates.compactMap { try? X509Certificate(pem: $0).publicKey }
-        guard keys.contains(where: { ClientAssertionValidator.verifies(jwt.jws, key: $0) }) else {
+        guard ClientAssertionValidator.verifier.isSigned(jwt, byOneOf: keys) else {
             throw .clientAssertionSignatureInvalid(clientID: app.clientID)
         }
         try ClientAssertionValidator.checkValidity(of: jwt, now: now)

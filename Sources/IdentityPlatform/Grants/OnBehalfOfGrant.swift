@@ -40,13 +40,14 @@ enum OnBehalfOfGrant {
     /// presenting app (its app id or one of its identifier URIs).
     static func validate(_ assertion: String, for app: Application, request: TokenRequest) throws(IdentityError) -> ParsedJWT {
         guard let jwt = ParsedJWT(assertion) else { throw .oboAssertionInvalid("JWT token is invalid or malformed.") }
-        let keys = request.service.keys
-        let signer = jwt.jws.keyID.flatMap { keys.credential(keyID: $0, at: request.now) } ?? keys.current
-        guard JWS.verifyRS256(jwt.jws, key: signer.privateKey.publicKey) else {
+        let verifier = JWTVerifier.userAssertion
+        guard verifier.isSigned(jwt, byOneOf: JWTVerifier.candidates(for: jwt, among: request.service.keys.published(at: request.now))) else {
             throw .oboAssertionInvalid("Assertion failed signature validation.")
         }
-        guard let expiry = jwt.date("exp") else { throw .oboAssertionInvalid("The assertion must contain an 'exp' claim.") }
-        guard expiry > request.now else { throw .oboAssertionExpired(now: request.now, expiry: expiry) }
+        do { try verifier.checkValidity(of: jwt, now: request.now) } catch {
+            guard case .outOfRange(let expiry, _, _) = error else { throw .oboAssertionInvalid("The assertion must contain an 'exp' claim.") }
+            throw .oboAssertionExpired(now: request.now, expiry: expiry)
+        }
         let audience = jwt.string("aud") ?? ""
         let expected = [app.clientID] + app.identifierURIs
         guard expected.contains(where: { $0.namesSameResource(as: audience) }) else {

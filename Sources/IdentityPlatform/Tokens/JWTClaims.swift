@@ -1,4 +1,4 @@
-import EntraCrypto
+package import EntraCrypto
 package import Foundation
 package import LocatedJSON
 
@@ -6,9 +6,9 @@ package import LocatedJSON
 /// client assertions, our own tokens coming back as on-behalf-of assertions, a bearer token scenario
 /// rules match on).
 package struct ParsedJWT {
-    let jws: DecodedJWS
-    let header: JSONValue
-    let claims: JSONValue
+    package let jws: DecodedJWS
+    package let header: JSONValue
+    package let claims: JSONValue
 
     package init?(_ compact: String) {
         guard let jws = JWS.decode(compact),

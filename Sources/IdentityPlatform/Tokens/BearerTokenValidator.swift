@@ -1,10 +1,9 @@
 package import EntraCrypto
 package import Foundation
-package import IdentityPlatform
 import LocatedJSON
 
-/// Why Graph refused a bearer token; each case carries the message the real service sends with
-/// 401 `InvalidAuthenticationToken`.
+/// Why a resource refused a bearer token; each case carries the message Graph sends with 401
+/// `InvalidAuthenticationToken` (IdentityModel's words, which Resource Manager quotes too).
 package enum TokenRejection: Error, Sendable, Equatable {
     case empty
     case malformed
@@ -34,51 +33,46 @@ package enum TokenRejection: Error, Sendable, Equatable {
     }
 }
 
-/// Checks a bearer token the way Graph does: well-formed JWS, RS256 signature by one of our published keys
-/// (found by `kid`, else `x5t`, else tried in turn), lifetime on the platform clock with a tolerance, audience
-/// Graph (app id or `https://graph.microsoft.com`), and an issuer of ours: `<any origin>/<tid>/` or
+/// Checks a bearer token the way Graph and Resource Manager do: well-formed JWS, RS256 signature by one of
+/// our published keys (found by `kid`, else `x5t`, else tried in turn), lifetime on the platform clock with a
+/// tolerance (`JWTVerifier.bearer`), an audience of the resource's, and an issuer of ours: `<any origin>/<tid>/` or
 /// `<any origin>/<tid>/v2.0` whose tenant is the token's `tid` and exists in the directory. The origin is not
 /// compared because a client may reach the login host and Graph under different names (hosts-file override).
-package struct GraphTokenValidator: Sendable {
+package struct BearerTokenValidator: Sendable {
     /// Tolerance on `exp` and `nbf`. Graph uses IdentityModel's default of five minutes, so a token stays usable
     /// up to 5 minutes after `exp`; set 0 for exact expiry.
     package var clockSkew: TimeInterval
-    /// The audiences accepted (lower-cased): Graph's, or another resource's (Azure Resource Manager
-    /// validates its tokens the same way, for its own audiences).
+    /// The audiences accepted (lower-cased): the resource's app id and identifier URIs.
     package var audiences: Set<String>
 
-    package init(clockSkew: TimeInterval = 300, audiences: Set<String> = GraphTokenValidator.graphAudiences) {
+    package init(clockSkew: TimeInterval = 300, audiences: Set<String>) {
         self.clockSkew = clockSkew
         self.audiences = Set(audiences.map { $0.lowercased() })
     }
 
-    package static let graphAudiences: Set<String> = [
-        Resource.graphAppID, "https://graph.microsoft.com", "https://graph.microsoft.com/",
-    ]
-
-    package func validate(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) -> Result<GraphAccessToken, TokenRejection> {
+    package func validate(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) -> Result<BearerAccessToken, TokenRejection> {
         Result { () throws(TokenRejection) in try validated(authorization: authorization, keys: keys, directory: directory, now: now) }
     }
 
-    private func validated(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) throws(TokenRejection) -> GraphAccessToken {
+    private func validated(authorization: String?, keys: [SigningCredential], directory: Directory, now: Date) throws(TokenRejection) -> BearerAccessToken {
         let compact = try Self.bearerToken(authorization)
-        guard compact.contains("."), let decoded = JWS.decode(compact),
-              let claims = LocatedJSON.object(body: decoded.payloadJSON),
-              LocatedJSON.object(body: decoded.headerJSON) != nil
-        else { throw .malformed }
+        guard compact.contains("."), let jwt = ParsedJWT(compact) else { throw .malformed }
+        let claims = jwt.claims
+        let verifier = JWTVerifier.bearer(clockSkew: clockSkew)
+        guard verifier.isSigned(jwt, byOneOf: JWTVerifier.candidates(for: jwt, among: keys)) else { throw .invalidSignature }
 
-        guard decoded.algorithm == "RS256", Self.candidates(for: decoded, in: keys).contains(where: {
-            JWS.verifyRS256(decoded, key: $0.privateKey.publicKey)
-        }) else { throw .invalidSignature }
+        guard let audience = jwt.audiences.first(where: { self.audiences.contains($0.lowercased()) }) else { throw .invalidAudience }
 
-        let audiences = Self.strings(claims["aud"])
-        guard audiences.contains(where: { self.audiences.contains($0.lowercased()) }) else { throw .invalidAudience }
-        let audience = audiences.first { self.audiences.contains($0.lowercased()) } ?? ""
-
-        guard let exp = claims["exp"]?.numericDate else { throw .missingExpiry }
-        guard now.timeIntervalSince(exp) <= clockSkew else { throw .expired }
-        let nbf = claims["nbf"]?.numericDate
-        if let nbf, nbf.timeIntervalSince(now) > clockSkew { throw .notYetValid }
+        let exp: Date, nbf: Date?
+        do {
+            (exp, nbf) = try verifier.checkValidity(of: jwt, now: now)
+        } catch {
+            switch error {
+            case .missingExpiry: throw .missingExpiry
+            case .outOfRange(_, _, early: true): throw .notYetValid
+            default: throw .expired
+            }
+        }
 
         guard let tid = claims["tid"]?.string?.lowercased(), let issuer = claims["iss"]?.string,
               Issuer.tenant(in: issuer) == tid, directory.tenant(id: tid) != nil
@@ -91,7 +85,7 @@ package struct GraphTokenValidator: Sendable {
               let appID = claims["appid"]?.string ?? claims["azp"]?.string
         else { throw .missingClaims }
 
-        return GraphAccessToken(
+        return BearerAccessToken(
             kind: isApp ? .application : .delegated, tenantID: tid, objectID: oid, appID: appID,
             subject: claims["sub"]?.string, scopes: isApp ? [] : scopes, roles: Self.strings(claims["roles"]),
             clientCapabilities: Self.strings(claims["xms_cc"]), issuer: issuer, audience: audience,
@@ -107,12 +101,6 @@ package struct GraphTokenValidator: Sendable {
         let token = trimmed.dropFirst(6).trimmingCharacters(in: .whitespaces)
         guard !token.isEmpty else { throw .empty }
         return token
-    }
-
-    /// Keys worth trying: the one the header names, else all of them.
-    private static func candidates(for token: DecodedJWS, in keys: [SigningCredential]) -> [SigningCredential] {
-        if let kid = token.keyID ?? token.x5t { return keys.filter { $0.keyID == kid } }
-        return keys
     }
 
     /// One string or the strings of an array (others skipped).

@@ -1,7 +1,7 @@
 package import Foundation
 
 /// A validated access token for Microsoft Graph: who is calling, for which app, with what permissions.
-package struct GraphAccessToken: Sendable, Equatable {
+package struct BearerAccessToken: Sendable, Equatable {
     package enum Kind: String, Sendable {
         /// A user signed in (`scp`): `/me` is that user.
         case delegated
@@ -51,43 +51,4 @@ package struct GraphAccessToken: Sendable, Equatable {
 
     /// True when the client declared it can answer continuous access evaluation challenges.
     package var isCAECapable: Bool { clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame } }
-
-    /// True when the token carries one of the permissions a resource accepts: a delegated permission in `scp`
-    /// for user tokens, an application permission in `roles` for app tokens (names compare ignoring case).
-    package func holds(_ requirement: PermissionRequirement) -> Bool {
-        let (held, accepted) = kind == .delegated ? (scopes, requirement.delegated) : (roles, requirement.application)
-        return held.contains { name in accepted.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
-    }
-}
-
-/// The permissions any one of which lets a caller use a Graph resource (the "least to most privileged"
-/// lists of Graph's API reference).
-package struct PermissionRequirement: Sendable, Equatable {
-    package var delegated: [String]
-    package var application: [String]
-
-    package init(delegated: [String], application: [String]) {
-        self.delegated = delegated
-        self.application = application
-    }
-
-    /// The signed-in user's own profile (`/me`, and `/users/{self}`).
-    package static let ownProfile = PermissionRequirement(
-        delegated: ["User.Read", "User.ReadWrite", "User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All",
-                    "Directory.Read.All", "Directory.ReadWrite.All", "Directory.AccessAsUser.All"],
-        application: []
-    )
-
-    /// Another user's profile, or the list of users.
-    package static let anyProfile = PermissionRequirement(
-        delegated: ["User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All",
-                    "Directory.ReadWrite.All", "Directory.AccessAsUser.All"],
-        application: ["User.ReadBasic.All", "User.Read.All", "User.ReadWrite.All", "Directory.Read.All", "Directory.ReadWrite.All"]
-    )
-
-    /// A calendar's events.
-    package static let calendar = PermissionRequirement(
-        delegated: ["Calendars.ReadBasic", "Calendars.Read", "Calendars.ReadWrite"],
-        application: ["Calendars.ReadBasic.All", "Calendars.Read", "Calendars.ReadWrite"]
-    )
 }
