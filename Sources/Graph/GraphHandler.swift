@@ -94,8 +94,7 @@ package struct GraphHandler: ExchangeHandler {
     /// challenged at once; other clients keep using their token until it expires, as with the real service.
     static func revocationChallenge(for token: BearerAccessToken, user: DirectoryUser?, in exchange: GraphExchange) -> GraphError? {
         guard token.kind == .delegated, token.isCAECapable, let user else { return nil }
-        let issued = token.issuedAt ?? token.notBefore ?? .distantPast
-        if let validFrom = user.tokensValidFrom, issued < validFrom {
+        if let validFrom = token.revokedSince(for: user) {
             return GraphError.claimsChallenge(for: token, notBefore: validFrom, authorityOrigin: exchange.authorityOrigin)
         }
         if !user.accountEnabled {

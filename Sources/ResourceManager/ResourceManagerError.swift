@@ -10,6 +10,10 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
     package var status: HTTPStatus
     package var code: String
     package var message: String
+    /// A 401's `WWW-Authenticate` when it is not the generic one (a continuous access evaluation challenge).
+    package var challenge: String?
+    /// Refused by ARM's gateway before a resource provider saw the request (`x-ms-failure-cause: gateway`).
+    package var byGateway = false
 
     package init(status: HTTPStatus, code: String, message: String) {
         self.status = status
@@ -24,11 +28,12 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
         if status == .unauthorized {
             // What ARM sends a client without a usable token: where to get one.
-            headers.set("WWW-Authenticate", #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header.""#)
+            headers.set("WWW-Authenticate", challenge ?? #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="The authentication failed because of missing 'Authorization' header.""#)
         }
         // ARM's gateway names itself as the cause of what it refuses before a resource provider sees the
-        // request: an unknown subscription (recorded 2023, azure-sdk-assets .NET ConstructWithInvalidSubscription).
-        if code == Self.subscriptionNotFoundCode { headers.set("x-ms-failure-cause", "gateway") }
+        // request: an unknown subscription (recorded 2023, azure-sdk-assets .NET ConstructWithInvalidSubscription),
+        // a revoked session (2022).
+        if byGateway || code == Self.subscriptionNotFoundCode { headers.set("x-ms-failure-cause", "gateway") }
         return HTTPResponse(status: status, headers: headers, body: body.bytes)
     }
 
@@ -58,6 +63,17 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         let hour = c.hour ?? 0
         let twoDigits = { (value: Int?) in value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
         return "\(c.month ?? 1)/\(c.day ?? 1)/\(c.year ?? 1970) \(hour % 12 == 0 ? 12 : hour % 12):\(twoDigits(c.minute)):\(twoDigits(c.second)) \(hour < 12 ? "AM" : "PM")"
+    }
+
+    /// A CAE-capable client's token issued before its user's sessions were revoked, as recorded in 2022
+    /// (azure-sdk-for-js identity CAE recordings): the generic AuthenticationFailed body, and the claims the
+    /// client must sign in again with in the challenge. Other clients keep their token until it expires.
+    static func sessionRevoked(notBefore: Date) -> ResourceManagerError {
+        var error = ResourceManagerError(status: .unauthorized, code: "AuthenticationFailed", message: "Authentication failed.")
+        let claims = Data(BearerAccessToken.revocationClaims(notBefore: notBefore).utf8).base64EncodedString()
+        error.challenge = #"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="User session has been revoked", claims="\#(claims)""#
+        error.byGateway = true
+        return error
     }
 
     static func wrongAudience(_ audience: String) -> ResourceManagerError {

@@ -97,7 +97,9 @@ package struct ResourceManagerHandler: ExchangeHandler {
         guard request.headers["Authorization"] != nil else { throw .missingAuthorization }
         let validator = BearerTokenValidator(clockSkew: 300, audiences: Self.audiences)
         switch validator.validate(authorization: request.headers["Authorization"], keys: service.keys.published(at: service.clock.now()), directory: directory, now: service.clock.now()) {
-        case .success(let token): return token
+        case .success(let token):
+            if token.isCAECapable, let validFrom = token.revokedSince(for: directory.user(id: token.objectID)) { throw .sessionRevoked(notBefore: validFrom) }
+            return token
         case .failure(.empty): throw .missingAuthorization
         case .failure(.expired):
             let now = service.clock.now()

@@ -638,10 +638,13 @@ class Provoker:
 
     # MARK: Azure Resource Manager
 
-    def arm_token(self, user=ADELE, scope="https://management.core.windows.net//.default", authority="organizations"):
-        """What `az login` holds: the Azure CLI's token for ARM, by the password grant."""
-        reply = self.session.post(f"{self.server.url}/{authority}/oauth2/v2.0/token", data={
-            "grant_type": "password", "client_id": AZURE_CLI, "username": user, "password": PASSWORD, "scope": scope}).json()
+    def arm_token(self, user=ADELE, scope="https://management.core.windows.net//.default", authority="organizations", capable=False):
+        """What `az login` holds: the Azure CLI's token for ARM, by the password grant; `capable`: the client
+        declares `cp1` (continuous access evaluation), as azure-identity does."""
+        form = {"grant_type": "password", "client_id": AZURE_CLI, "username": user, "password": PASSWORD, "scope": scope}
+        if capable:
+            form["claims"] = json.dumps({"access_token": {"xms_cc": {"values": ["cp1"]}}})
+        reply = self.session.post(f"{self.server.url}/{authority}/oauth2/v2.0/token", data=form).json()
         if "access_token" not in reply:
             raise RuntimeError(f"no ARM token: {reply}")
         return reply["access_token"]
@@ -665,6 +668,12 @@ class Provoker:
             minted = self.server.control("POST", "/_fakeentra/tokens", json={
                 "user": ADELE, "audience": "https://management.core.windows.net/", "scopes": ["user_impersonation"], "forge": "expired"}).json()
             headers = {"Authorization": f"Bearer {minted['token']}"}
+        elif code == "AuthenticationFailed" and "revoked" in (recording.response.get("headers") or {}).get("WWW-Authenticate", ""):
+            # Alex's sessions revoked after a CAE-capable client got its token (the whole second it was issued in
+            # must pass first), so that every other provocation's user is untouched.
+            headers = {"Authorization": f"Bearer {self.arm_token(user=ALEX, capable=True)}"}
+            time.sleep(1.1)
+            self.control("POST", f"/_fakeentra/users/{ALEX}/revoke")
         elif code == "InvalidAuthenticationTokenTenant":
             # A personal account's token for the demo organisation's subscription.
             subscriptions = self.session.get(f"{self.server.url}/arm/subscriptions?api-version=2019-11-01", headers=headers).json()["value"]

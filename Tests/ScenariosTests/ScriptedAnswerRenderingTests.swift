@@ -1,4 +1,5 @@
 import EntraHTTP
+import ExchangeKernel
 import Foundation
 import Testing
 @testable import Scenarios
@@ -44,5 +45,34 @@ import Testing
         let anonymous = harness.send(Harness.get("/v1.0/me"))
         #expect(anonymous.status.code == 401)
         #expect((Harness.body(anonymous)["error"] as? [String: Any])?["code"] as? String == "InvalidAuthenticationToken")
+    }
+}
+
+/// Resource Manager evaluates revoked sessions as recorded (2022): a CAE-capable client's token issued
+/// before the revocation gets the claims challenge; another client's keeps working until it expires.
+@Suite struct ResourceManagerRevocationTests {
+    @Test func aRevokedSessionIsChallengedForCapableClientsOnly() throws {
+        let harness = Harness()
+        func mint(_ claims: String) throws -> String {
+            let body = #"{"user": "\#(Harness.adele)", "audience": "https://management.core.windows.net/", "scopes": ["user_impersonation"], "claims": \#(claims)}"#
+            return try #require(Harness.body(harness.send(Harness.json("POST", "/_fakeentra/tokens", body)))["token"] as? String)
+        }
+        let capable = try mint(#"{"xms_cc": ["cp1"]}"#), plain = try mint("{}")
+        harness.clock.advance(by: 2)
+        #expect(harness.send(Harness.json("POST", "/_fakeentra/users/\(Harness.adele)/revoke", "")).status.code == 200)
+        func subscriptions(_ token: String) -> HTTPResponse {
+            harness.send(HTTPRequest(method: "GET", target: "/subscriptions?api-version=2020-01-01",
+                                     headers: ["Host": "management.azure.com", "Authorization": "Bearer \(token)"]))
+        }
+        let challenged = subscriptions(capable)
+        #expect(challenged.status.code == 401)
+        #expect((Harness.body(challenged)["error"] as? [String: Any])?["message"] as? String == "Authentication failed.")
+        #expect(challenged.headers["x-ms-failure-cause"] == "gateway")
+        let header = try #require(challenged.headers["WWW-Authenticate"])
+        #expect(header.hasPrefix(#"Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="User session has been revoked", claims=""#))
+        let encoded = try #require(header.split(separator: "\"").last)
+        let claims = try #require(Data(base64Encoded: String(encoded)))
+        #expect(String(decoding: claims, as: UTF8.self).hasPrefix(#"{"access_token":{"nbf":{"essential":true, "value":""#))
+        #expect(subscriptions(plain).status.code == 200, "a client without cp1 keeps its token until it expires")
     }
 }

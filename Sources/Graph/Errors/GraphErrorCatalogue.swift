@@ -180,7 +180,7 @@ extension GraphError {
 
     /// The claims a revocation challenge asks for: a token issued at or after `notBefore`.
     package static func notBeforeClaims(_ notBefore: Date) -> String {
-        #"{"access_token":{"nbf":{"essential":true, "value":"\#(CalendarRange.wholeSeconds(notBefore.timeIntervalSince1970))"}}}"#
+        BearerAccessToken.revocationClaims(notBefore: notBefore)
     }
 
     /// The challenge with `claims` (JSON text) as the client must pass them back.

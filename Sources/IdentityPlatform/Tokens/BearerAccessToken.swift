@@ -1,3 +1,4 @@
+import EntraHTTP
 package import Foundation
 
 /// A validated access token for Microsoft Graph: who is calling, for which app, with what permissions.
@@ -50,5 +51,19 @@ package struct BearerAccessToken: Sendable, Equatable {
     }
 
     /// True when the client declared it can answer continuous access evaluation challenges.
+    /// The claims a continuous access evaluation challenge asks for: a token issued at or after
+    /// `notBefore` (`{"access_token":{"nbf":{"essential":true, "value":"<epoch>"}}}`, byte for byte as Graph
+    /// and Resource Manager send them, base64 in `WWW-Authenticate`).
+    package static func revocationClaims(notBefore: Date) -> String {
+        #"{"access_token":{"nbf":{"essential":true, "value":"\#(CalendarRange.wholeSeconds(notBefore.timeIntervalSince1970))"}}}"#
+    }
+
+    /// Whether the token was issued before its user's sessions were revoked (`tokensValidFrom`: a password
+    /// change, an administrator); nil when not, or when the token is not a user's.
+    package func revokedSince(for user: DirectoryUser?) -> Date? {
+        guard kind == .delegated, let validFrom = user?.tokensValidFrom else { return nil }
+        return (issuedAt ?? notBefore ?? .distantPast) < validFrom ? validFrom : nil
+    }
+
     package var isCAECapable: Bool { clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame } }
 }
