@@ -73,11 +73,14 @@ package struct B2CConfiguration: Codable, Sendable, Equatable {
         package var name: String
         package var appId: String
         package var scopes: [String]
+        /// App roles an app's own token (client credentials) carries in `scp`; none when not given.
+        package var appRoles: [String]?
 
-        package init(name: String, appId: String, scopes: [String]) {
+        package init(name: String, appId: String, scopes: [String], appRoles: [String]? = nil) {
             self.name = name
             self.appId = appId.lowercased()
             self.scopes = scopes
+            self.appRoles = appRoles
         }
     }
 
@@ -189,7 +192,7 @@ package struct B2CConfiguration: Codable, Sendable, Equatable {
         for api in apis where !directory.hasApplication(clientID: api.appId) {
             directory.applications.append(Application(
                 clientID: api.appId, displayName: api.name, tenantID: tenant.id, isPublicClient: false,
-                identifierURIs: [identifierURI(of: api)], exposedScopes: api.scopes
+                identifierURIs: [identifierURI(of: api)], exposedScopes: api.scopes, appRoles: api.appRoles ?? []
             ))
         }
         for app in applications where !directory.hasApplication(clientID: app.clientId) {

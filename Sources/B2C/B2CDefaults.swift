@@ -22,7 +22,8 @@ extension B2CConfiguration {
                 LocalAccount(objectId: "3f2a9c1e-8b7d-4e6a-a5c4-1d2e3f4a5b6c", email: "ben@fabrikam.test", password: "Passw0rd!",
                              displayName: "Ben Smith", givenName: "Ben", surname: "Smith"),
             ],
-            apis: [API(name: "helloapi", appId: sampleAPIAppID, scopes: ["demo.read", "demo.write"])],
+            // App roles named as Microsoft's B2C client-credentials guide names them.
+            apis: [API(name: "helloapi", appId: sampleAPIAppID, scopes: ["demo.read", "demo.write"], appRoles: ["app.read", "app.write"])],
             applications: [
                 ClientApplication(clientId: sampleClientID, displayName: "MSAL iOS B2C sample",
                                   redirectUris: ["msauth.com.microsoft.identitysample.MSALiOS://auth"]),

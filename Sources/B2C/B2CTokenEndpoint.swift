@@ -5,9 +5,9 @@ import Foundation
 import IdentityPlatform
 import Synchronization
 
-/// `POST …/{policy}/oauth2/v2.0/token`: the authorization code and refresh token grants of B2C. Codes
-/// and refresh tokens are bound to the policy that issued them (AADB2C90088 elsewhere); errors are
-/// AADB2C ones in the token endpoint's JSON.
+/// `POST …/{policy}/oauth2/v2.0/token`: the authorization code and refresh token grants of B2C, the
+/// password on a ROPC policy, and client credentials on any policy. Codes and refresh tokens are bound to
+/// the policy that issued them (AADB2C90088 elsewhere); errors are AADB2C ones in the token endpoint's JSON.
 enum B2CTokenEndpoint {
     static func respond(_ exchange: B2CExchange) -> HTTPResponse {
         TokenEndpoint.respond(exchange.base, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
@@ -21,6 +21,7 @@ enum B2CTokenEndpoint {
         case "authorization_code": return try redeemCode(request)
         case "refresh_token": return try redeemRefreshToken(request)
         case "password" where request.exchange.policy.kind == .ropc: return try signInWithPassword(request)
+        case "client_credentials": return try clientCredentials(request)
         default: throw .b2cUnsupportedGrantType(grantType)
         }
     }
@@ -68,6 +69,23 @@ enum B2CTokenEndpoint {
 }
 
 extension B2CTokenEndpoint {
+    /// `grant_type=client_credentials` (learn.microsoft.com, "Set up OAuth 2.0 client credentials flow in
+    /// Azure AD B2C", 2023): a confidential app's own token for one web API of the tenant, asked for as
+    /// `{Application ID URI}/.default`, at any user flow or custom policy. The token's `scp` holds the API's
+    /// app roles granted to the app; the answer has no scope, refresh or id token.
+    static func clientCredentials(_ request: B2CTokenRequest) throws(IdentityError) -> HTTPResponse {
+        let client = try request.authenticateClient()
+        guard client.isConfidential else { throw .b2cMissingClientSecret() }
+        let scope = try request.required("scope")
+        let names = scope.split(separator: " ").map(String.init)
+        guard names.count == 1, let slash = scope.lastIndex(of: "/"), scope[scope.index(after: slash)...].lowercased() == ".default",
+              slash != scope.startIndex else { throw .b2cUnsupportedScope(scope) }
+        let strict = request.exchange.options.strict
+        let resource = try B2CScopeRequest.resource(named: String(scope[..<slash]), scope: scope, directory: request.directory, strict: strict)
+        let roles = request.directory.applicationPermissions(on: resource, client: client.application, strict: strict)
+        return try B2CTokenMinter(exchange: request.exchange).respondAppOnly(clientID: client.application.clientID, resource: resource, roles: roles)
+    }
+
     /// `grant_type=password` on a ROPC policy: the local account's credentials, no page. Other
     /// policies refuse the grant type (AADB2C90086), as the service does.
     static func signInWithPassword(_ request: B2CTokenRequest) throws(IdentityError) -> HTTPResponse {

@@ -168,6 +168,34 @@ struct B2CTokenMinter {
         return TokenIssuer.success(body)
     }
 
+    /// An app's own token (client credentials): `aud` the API's app id, `sub` the app's service principal,
+    /// `azp` the app, `scp` the API's app roles granted to it (the claims the service documents). The answer
+    /// names the API as `resource`, in numbers, without scope, refresh or id token, as recorded.
+    func respondAppOnly(clientID: String, resource: Resource, roles: [String]) throws(IdentityError) -> HTTPResponse {
+        var c = ClaimSet()
+        c.set("iss", exchange.issuer)
+        c.set("exp", now.addingTimeInterval(options.accessTokenLifetime))
+        c.set("nbf", now)
+        c.set("aud", resource.appID)
+        c.set("sub", TokenIdentifiers.servicePrincipalID(clientID: clientID, tenantID: exchange.tenantID))
+        c.set("tfp", policyName)
+        if !roles.isEmpty { c.set("scp", roles.joined(separator: " ")) }
+        c.set("azp", clientID)
+        c.set("ver", "1.0")
+        c.set("iat", now)
+        c.override(with: directives.accessTokenClaims)
+        let expiresIn = Int(saturating: options.accessTokenLifetime)
+        var body = ClaimSet()
+        body.set("access_token", try signer.sign(c))
+        body.set("token_type", "Bearer")
+        body.set("not_before", Int(saturating: now.timeIntervalSince1970))
+        body.set("expires_in", expiresIn)
+        body.set("expires_on", Int(saturating: now.timeIntervalSince1970 + options.accessTokenLifetime))
+        body.set("resource", resource.appID)
+        exchange.base.receipt.answered(Receipt.Answer(expiresIn: expiresIn))
+        return TokenIssuer.success(body)
+    }
+
     /// Refresh tokens keep the grant, and with it the policy they may be redeemed at. The token and its
     /// receipt's `handleID`.
     func storeRefreshToken(_ grant: GrantContext) -> (token: String, id: String) {

@@ -311,3 +311,40 @@ extension B2CScenarioDirectiveTests {
         #expect(token.headers["X-Frame-Options"] == "SAMEORIGIN", "a page's own policy stays")
     }
 }
+
+/// Client credentials at any policy (learn.microsoft.com, "Set up OAuth 2.0 client credentials flow in Azure
+/// AD B2C"): an app's own token for a web API of the tenant, its app roles in `scp`.
+@Suite struct B2CClientCredentialsTests {
+    func clientCredentials(_ browser: B2CBrowser, clientID: String, secret: String?, scope: String,
+                           authority: String = "/fabrikamb2c.onmicrosoft.com/B2C_1A_SUSI") -> HTTPResponse {
+        var fields = [("grant_type", "client_credentials"), ("client_id", clientID), ("scope", scope)]
+        if let secret { fields.append(("client_secret", secret)) }
+        return browser.post(authority + "/oauth2/v2.0/token", fields)
+    }
+
+    @Test func anAppGetsItsOwnTokenForAnAPIOfTheTenant() throws {
+        let browser = B2CBrowser()
+        let client = UUID().uuidString.lowercased()
+        let response = clientCredentials(browser, clientID: client, secret: "daemon-secret", scope: "https://fabrikamb2c.onmicrosoft.com/helloapi/.default")
+        let tokens = try TokenResponse(response)
+        #expect(tokens["resource"] == B2CConfiguration.sampleAPIAppID)
+        #expect((tokens.number("expires_in") ?? 0) > 0 && tokens.number("not_before") != nil && tokens.number("expires_on") != nil)
+        #expect(tokens["scope"] == nil && tokens["refresh_token"] == nil && tokens["id_token"] == nil)
+        let claims = try tokens.accessToken
+        #expect(claims["aud"] as? String == B2CConfiguration.sampleAPIAppID)
+        #expect(claims["azp"] as? String == client)
+        #expect(claims["scp"] as? String == "app.read app.write")
+        #expect(claims["sub"] as? String == TokenIdentifiers.servicePrincipalID(clientID: client, tenantID: B2CFixtures.tenantID))
+        #expect(claims["tfp"] as? String == "B2C_1A_SUSI")
+    }
+
+    @Test func aPublicClientOrAnotherScopeIsRefused() throws {
+        let browser = B2CBrowser()
+        let publicClient = clientCredentials(browser, clientID: B2CFixtures.clientID, secret: nil, scope: "https://fabrikamb2c.onmicrosoft.com/helloapi/.default")
+        #expect(publicClient.bodyText.contains("AADB2C90079"), "\(publicClient.bodyText)")
+        let delegated = clientCredentials(browser, clientID: UUID().uuidString, secret: "s", scope: B2CFixtures.apiScope)
+        #expect(delegated.bodyText.contains("AADB2C90117"), "\(delegated.bodyText)")
+        let graph = clientCredentials(browser, clientID: UUID().uuidString, secret: "s", scope: "https://graph.microsoft.com/.default")
+        #expect(graph.bodyText.contains("AADB2C90117"), "\(graph.bodyText)")
+    }
+}

@@ -241,7 +241,11 @@ class Provoker:
         headers = self.request_headers(recording)
         if grant == "client_credentials":
             form = {"grant_type": grant, "client_id": str(uuid.uuid4()), "client_secret": "fidelity-secret"}
-            form.update({"resource": self.resource_for(recording)} if self.is_v1(url) else {"scope": GRAPH + "/.default"})
+            if recording.is_b2c:
+                # B2C's client credentials as its docs send them: a web API of the tenant, `.default`.
+                form["scope"] = f"https://{B2C_TENANT}/api/.default"
+            else:
+                form.update({"resource": self.resource_for(recording)} if self.is_v1(url) else {"scope": GRAPH + "/.default"})
             return self.post_token(url, form, headers)
         if grant == "password":
             user = B2C_USER if recording.is_b2c else ADELE

@@ -127,3 +127,25 @@ def test_ropc_policy_with_username_and_password(make_server):
     assert result["id_token_claims"]["tfp"] == "B2C_1_ropc"
     wrong = app.acquire_token_by_username_password(BEN, "wrong", scopes=[SCOPE])
     assert wrong["error_description"].startswith("AADB2C90225"), wrong
+
+
+def test_a_daemon_gets_its_own_token_for_the_tenants_api(server):
+    """MSAL for Python's ConfidentialClientApplication with a B2C policy authority, as Microsoft's B2C
+    client-credentials guide sets it up: `{Application ID URI}/.default`, the API's app roles in `scp`."""
+    client_id = str(uuid.uuid4())
+    app = msal.ConfidentialClientApplication(client_id, client_credential="daemon-secret",
+                                             authority=f"{server.url}/{TENANT}/B2C_1A_SUSI", instance_discovery=False)
+    result = app.acquire_token_for_client(["https://fabrikamb2c.onmicrosoft.com/helloapi/.default"])
+    assert "access_token" in result, result
+    claims = jwt_claims(result["access_token"])
+    # MSAL lowercases the authority; an unconfigured custom policy is named as the request wrote it.
+    assert claims["azp"] == client_id and claims["scp"] == "app.read app.write" and claims["tfp"].upper() == "B2C_1A_SUSI"
+    # Cached as MSAL caches app tokens: the second call is answered without a request.
+    assert app.acquire_token_for_client(["https://fabrikamb2c.onmicrosoft.com/helloapi/.default"])["token_source"] == "cache"
+
+
+def jwt_claims(token):
+    import base64
+    import json
+    payload = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))

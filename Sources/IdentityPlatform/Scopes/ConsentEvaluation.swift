@@ -70,6 +70,11 @@ extension Directory {
     /// `strict`: then none, as the service grants only the roles an administrator consented to.
     package func applicationPermissions(for request: ScopeRequest, client: Application, strict: Bool = false) -> [String] {
         guard let resource = request.resource else { return [] }
+        return applicationPermissions(on: resource, client: client, strict: strict)
+    }
+
+    /// The same for a resource already known (B2C's `.default` scope, read by B2C's own scope rules).
+    package func applicationPermissions(on resource: Resource, client: Application, strict: Bool = false) -> [String] {
         // One array built (every app-only token asks): not a filter, a flattening and a mapping.
         var configured: [String] = []
         for access in client.requiredResourceAccess where resource.isNamed(access.resource) {
