@@ -35,7 +35,7 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
         .target(name: "COpenSSLShims", dependencies: ["COpenSSL"]),
-        .target(name: "EntraCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "EntraCrypto", dependencies: ["FoundationGaps", "COpenSSL", "COpenSSLShims", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `serve --state DIR`: Debian's libsqlite3 as a system library, and the one module that imports it.
         .systemLibrary(
@@ -45,9 +45,9 @@ let package = Package(
         ),
 
         // HTTP/1.1 as pure values: codec, headers, forms, cookies. No sockets.
-        .target(name: "EntraHTTP", swiftSettings: swiftSettings),
+        .target(name: "EntraHTTP", dependencies: ["FoundationGaps"], swiftSettings: swiftSettings),
         // Sockets, epoll/kqueue loops, TLS, server lifecycle.
-        .target(name: "EntraServer", dependencies: [
+        .target(name: "EntraServer", dependencies: ["FoundationGaps", 
             "EntraHTTP", "COpenSSL", "COpenSSLShims",
             .byName(name: "CKqueueEmulation", condition: .when(platforms: [.linux])),
         ], swiftSettings: swiftSettings),
@@ -55,50 +55,53 @@ let package = Package(
         .target(name: "CKqueueEmulation"),
 
         // JSON with source positions and a JSON Schema validator for config and scenario files.
-        .target(name: "LocatedJSON", swiftSettings: swiftSettings),
+        .target(name: "LocatedJSON", dependencies: ["LinearRegex"], swiftSettings: swiftSettings),
 
         // The published JSON (docs/schemas, Scenarios/) compiled into the targets that serve it, at build
         // time: the files are the one source, nothing generated is checked in.
         .plugin(name: "EmbedResources", capability: .buildTool()),
 
         // What every service's exchange shares: its context and route, the receipt, the page frame.
-        .target(name: "ExchangeKernel", dependencies: ["EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ExchangeKernel", dependencies: ["FoundationGaps", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         // The journal: every exchange recorded with its receipt, secrets redacted, read as JSON or HAR.
-        .target(name: "Journal", dependencies: ["ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Journal", dependencies: ["FoundationGaps", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         // Regular expressions matched in linear time (scenario rules, user-flow attribute checks): no backtracking.
         .target(name: "LinearRegex", swiftSettings: swiftSettings),
+        // What FakeEntra uses of Foundation beyond FoundationEssentials (string search, CharacterSet, `String(format:)`,
+        // path edits, FileHandle), so the shipping binary links no ICU.
+        .target(name: "FoundationGaps", swiftSettings: swiftSettings),
 
         // Protocol logic, request in, response out: Entra ID's protocol, B2C's policy authorities, Graph.
-        .target(name: "IdentityPlatform", dependencies: ["LinearRegex", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
-        .target(name: "B2C", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
-        .target(name: "Graph", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "IdentityPlatform", dependencies: ["FoundationGaps", "LinearRegex", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "B2C", dependencies: ["FoundationGaps", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Graph", dependencies: ["FoundationGaps", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // Azure Resource Manager as signing in needs it: tenants, subscriptions, cloud metadata.
-        .target(name: "ResourceManager", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ResourceManager", dependencies: ["FoundationGaps", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Managed identities' token endpoints: IMDS and App Service's.
-        .target(name: "ManagedIdentity", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ManagedIdentity", dependencies: ["FoundationGaps", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // `fakeentra browse`: FakeEntra's sign-in pages walked without a browser, over any transport.
-        .target(name: "HeadlessBrowser", dependencies: ["EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "HeadlessBrowser", dependencies: ["FoundationGaps", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Scripted scenarios: files, rules, bindings, control API, HAR replay.
-        .target(name: "Scenarios", dependencies: ["LinearRegex", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
+        .target(name: "Scenarios", dependencies: ["FoundationGaps", "LinearRegex", "IdentityPlatform", "ExchangeKernel", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings, plugins: ["EmbedResources"]),
 
         // The client conformance suite: case catalogue, journeys, judge, baseline and reports (pure);
         // its sessions bind each case's scenario to a fresh client id on the engine.
-        .target(name: "Conformance", dependencies: ["Journal", "IdentityPlatform", "EntraCrypto", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Conformance", dependencies: ["FoundationGaps", "Journal", "IdentityPlatform", "EntraCrypto", "ExchangeKernel", "Scenarios", "B2C", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // Every /_fakeentra/ endpoint behind one access rule: health, journal reads, token mint, conformance
         // runs, the control API (scenarios, bindings, reset, clock, directory edits), the cross-site guard.
-        .target(name: "ControlPlane", dependencies: ["Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "ControlPlane", dependencies: ["FoundationGaps", "Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
         // The web console at /: server-rendered pages over the engine, journal and worlds; changes are the control plane's commands.
-        .target(name: "Console", dependencies: ["Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "Console", dependencies: ["FoundationGaps", "Journal", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios", "ControlPlane", "LocatedJSON"], swiftSettings: swiftSettings),
         // The platform's state in SQLite (`--state DIR`); owns every SQLite pointer.
-        .target(name: "StateStore", dependencies: ["CSQLite", "IdentityPlatform", "ExchangeKernel"], swiftSettings: swiftSettings),
+        .target(name: "StateStore", dependencies: ["FoundationGaps", "CSQLite", "IdentityPlatform", "ExchangeKernel"], swiftSettings: swiftSettings),
 
         // Assembles the modules into the stack of layers the server runs.
-        .target(name: "FakeEntraApp", dependencies: ["Journal", "EntraHTTP", "EntraServer", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
+        .target(name: "FakeEntraApp", dependencies: ["FoundationGaps", "Journal", "EntraHTTP", "EntraServer", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Graph", "ResourceManager", "ManagedIdentity", "Scenarios", "Console", "ControlPlane", "Conformance", "LocatedJSON"], swiftSettings: swiftSettings),
 
         // The test library: starts the application in process (port 0 or no socket) and drives it.
         .target(name: "FakeEntraControl", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
@@ -107,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "fakeentra",
             dependencies: [
-                "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser", "Journal",
+                "FoundationGaps", "EntraServer", "EntraHTTP", "EntraCrypto", "FakeEntraApp", "Console", "Conformance", "IdentityPlatform", "Scenarios", "B2C", "Graph", "LocatedJSON", "StateStore", "HeadlessBrowser", "Journal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -119,6 +122,7 @@ let package = Package(
         .target(name: "CMallocStats"),
         .executableTarget(name: "StateBench", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "StateStore", "FakeEntraApp", "Scenarios", "EntraHTTP", "EntraCrypto", "CMallocStats", "LocatedJSON"], swiftSettings: swiftSettings),
 
+        .testTarget(name: "FoundationGapsTests", dependencies: ["FoundationGaps"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraCryptoTests", dependencies: ["EntraCrypto"], swiftSettings: swiftSettings),
         .testTarget(name: "EntraHTTPTests", dependencies: ["EntraHTTP"], swiftSettings: swiftSettings),
         // Sockets, processes and the OpenSSL 3 CLI for the tests, the same on Linux and macOS.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// A B2C /authorize request once validated. Derived again from the stored parameters on every page of

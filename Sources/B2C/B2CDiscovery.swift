@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// The per-policy OpenID Connect metadata document and signing keys, shaped like B2C's own:

@@ -1,6 +1,11 @@
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// What the user did on a page: each action is accepted only at the step whose page offers it.

@@ -1,5 +1,10 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import EntraCrypto
 package import ExchangeKernel
 package import IdentityPlatform

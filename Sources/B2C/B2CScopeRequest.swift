@@ -1,5 +1,10 @@
 import IdentityPlatform
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A B2C `scope` parameter: the OpenID Connect scopes, the client's own id (an access token for the app
 /// itself) and the scopes of at most one web API (`https://<domain>/<api>/<scope>`). B2C has no user

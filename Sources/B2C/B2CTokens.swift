@@ -1,7 +1,12 @@
 import LocatedJSON
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 import Synchronization

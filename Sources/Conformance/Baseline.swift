@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import LocatedJSON
 
 /// Expected failures: `{"version": 1, "expectedFailures": [{"case": "graph.forbidden-403", "reason": "…"}]}`.

@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// A confidential client's credentials for one case: what the app is given and what its registration holds.

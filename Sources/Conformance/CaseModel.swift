@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 package import LocatedJSON
 package import Scenarios

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// What a client needs to run one case: its fresh client id, where to sign in, who signs in, and the journey.
 package struct CaseStart: Sendable, Codable, Equatable {

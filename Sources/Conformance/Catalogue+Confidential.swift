@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension Catalogue {
     /// A refusal of the app's own credential: only the app's configuration can fix it, so neither a

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension Catalogue {
     /// A silent refresh refused with an error that asks for interaction: the app must go interactive

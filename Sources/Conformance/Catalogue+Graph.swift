@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension Catalogue {
     private static let graphCall = [JourneyStep.signIn(1), .callGraph(2)]

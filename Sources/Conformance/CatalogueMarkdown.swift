@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The catalogue as text: `fakeentra conform --list` (one line per case) and `--list --markdown`
 /// (the catalogue section of docs/conformance.md, generated so the docs never drift).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// What a step's reply must say for a two-sided check: the client must not only stay silent on the
 /// wire, it must also report the right outcome to its app.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 
@@ -79,9 +84,7 @@ extension ConformanceReport {
     static func time(_ seconds: Double) -> String { String(format: "%.3f", max(0, seconds)) }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
+        // JUnit's timestamp: local time without a zone; ours is UTC.
+        String(InternetTimestamp.string(date, fractionalSeconds: false).dropLast())
     }
 }

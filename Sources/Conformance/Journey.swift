@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import LocatedJSON
 
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).

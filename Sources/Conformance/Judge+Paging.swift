@@ -1,5 +1,10 @@
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A paged Graph collection read in one step (`listGraph`): its pages are the collection answers of the
 /// step, each with its size and its `@odata.nextLink` as the receipt recorded them.

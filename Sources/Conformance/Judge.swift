@@ -1,5 +1,10 @@
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Judges a case from its client's exchanges (the journal entries of its world) and the adapter's replies.
 package struct Judge: Sendable {

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 
 /// A finished run: every case's result and what decides the exit status.
 package struct ConformanceReport: Sendable, Codable, Equatable {
@@ -98,17 +103,11 @@ package struct ConformanceReport: Sendable, Codable, Equatable {
 
 package enum ReportDates {
     package static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        InternetTimestamp.string(date)
     }
 
     package static func parse(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        InternetTimestamp.date(text)
     }
 
     /// `12:03:04.123`, for evidence lines.

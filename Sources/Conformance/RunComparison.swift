@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 
 /// What changed since an earlier run (`fakeentra conform --compare previous.json`): cases fixed, new

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The results of the OpenID Foundation's suite, less REVIEW: a check either decides or says why it cannot.
 package enum Verdict: String, Sendable, Codable, CaseIterable, Comparable {

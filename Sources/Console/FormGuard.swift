@@ -1,6 +1,11 @@
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Cross-site request forgery guard for the console's forms: a random token per server run in every
 /// form (a page on another origin cannot read it), and a foreign `Origin` refused outright.

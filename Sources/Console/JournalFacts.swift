@@ -1,7 +1,12 @@
 import ControlPlane
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 package import Journal
 import IdentityPlatform

@@ -1,6 +1,11 @@
 import ControlPlane
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 import Scenarios

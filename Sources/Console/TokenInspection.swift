@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON

@@ -1,6 +1,11 @@
 import EntraCrypto
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Scenarios
 
 /// The one rule for who may use `/_fakeentra/…` (control API, journal, token mint, conformance runs)

@@ -1,5 +1,10 @@
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 package import Scenarios
 import Synchronization

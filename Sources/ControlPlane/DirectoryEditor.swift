@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

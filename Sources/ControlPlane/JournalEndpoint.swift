@@ -1,5 +1,10 @@
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 package import Journal
 import IdentityPlatform
@@ -48,11 +53,7 @@ struct JournalEndpoint {
     }
 
     static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        InternetTimestamp.date(text)
     }
 
 }

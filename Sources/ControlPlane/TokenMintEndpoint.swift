@@ -1,6 +1,11 @@
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON

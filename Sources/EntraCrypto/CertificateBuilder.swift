@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 private import COpenSSL
 
 /// Issues X.509 v3 certificates. Extensions use OpenSSL's configuration syntax (the `openssl x509

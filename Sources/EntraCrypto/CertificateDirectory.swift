@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,7 +27,7 @@ package enum CertificateDirectory {
     package static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment,
                                     platform: Platform = currentPlatform) -> String {
         if let explicit = environment["FAKEENTRA_CERTS"], !explicit.isEmpty { return absolute(explicit) }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         switch platform {
         case .macOS:
             return home + "/Library/Application Support/FakeEntra"
@@ -42,10 +47,10 @@ package enum CertificateDirectory {
 
     /// `path` made absolute against the working directory, so every path FakeEntra prints can be pasted anywhere.
     package static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return (path as NSString).standardizingPath }
-        let expanded = (path as NSString).expandingTildeInPath
-        if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
-        return ((FileManager.default.currentDirectoryPath as NSString).appendingPathComponent(path) as NSString).standardizingPath
+        if path.hasPrefix("/") { return (path).standardizingPath }
+        let expanded = (path).expandingTildeInPath
+        if expanded.hasPrefix("/") { return (expanded).standardizingPath }
+        return FileManager.default.currentDirectoryPath.appendingPathComponent(path).standardizingPath
     }
 
     /// Runs `body` holding an exclusive lock on `directory` (`.lock` in it), so two processes starting on
@@ -53,7 +58,7 @@ package enum CertificateDirectory {
     /// A folder nobody may write (a read-only mount of a CA made elsewhere) needs no lock: it is read only.
     package static func withExclusiveLock<T>(_ directory: String, _ body: () throws -> T) throws -> T {
         try SecureFile.createDirectory(directory)
-        let path = (directory as NSString).appendingPathComponent(".lock")
+        let path = (directory).appendingPathComponent(".lock")
         var descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         if descriptor < 0, errno == EACCES || errno == EROFS {
             descriptor = open(path, O_RDONLY | O_CLOEXEC)

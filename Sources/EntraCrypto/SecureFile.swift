@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -63,14 +68,13 @@ package enum SecureFile {
             // Foundation's error prints as an NSCocoaErrorDomain dump: say what is wrong instead.
             var prefix = URL(fileURLWithPath: path).standardizedFileURL
             while prefix.path != "/" {
-                var isDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: prefix.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                var isDirectory = false
+                if FileManager.default.fileExists(atPath: prefix.path, isDirectory: &isDirectory), !isDirectory {
                     throw CryptoError(.fileSystem, "cannot use \(path) as the certificate directory: \(prefix.path) is a file")
                 }
                 prefix.deleteLastPathComponent()
             }
-            let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? any Error
-            let reason = underlying.map { String(cString: strerror(Int32(($0 as NSError).code))) }
+            let reason = (error as? CocoaError)?.underlying.flatMap { ($0 as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } }
             throw CryptoError(.fileSystem, "cannot create directory \(path): \(reason ?? error.localizedDescription)")
         }
     }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension LocalCertificateAuthority {
     /// Commands that make common clients trust the local CA, with the CA's path filled in.

@@ -1,5 +1,10 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 #if canImport(Glibc)
 import Glibc

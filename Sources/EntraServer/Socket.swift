@@ -3,6 +3,9 @@ import Glibc
 #else
 import Darwin
 #endif
+// The socket address types are declared by the system headers OpenSSL's shim includes too; without
+// Foundation the compiler attributes them to that module.
+import COpenSSLShims
 
 /// A failed system call, with errno and its text captured where it failed.
 package struct SocketError: Error, Sendable, Equatable, CustomStringConvertible {

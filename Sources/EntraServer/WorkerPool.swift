@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Threads that run handler calls, so an event loop never waits for the application: a slow answer
 /// (a scenario rule, a HAR export, an RSA key generation) delays only its own request, never the

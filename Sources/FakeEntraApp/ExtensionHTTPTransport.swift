@@ -1,6 +1,11 @@
 import EntraHTTP
 import EntraServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 
 /// Custom authentication extensions reached over HTTP(S): one connection per attempt, the extension's

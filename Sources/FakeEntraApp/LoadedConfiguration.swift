@@ -1,5 +1,10 @@
 package import B2C
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import Graph
 package import IdentityPlatform
 package import LocatedJSON
@@ -32,7 +37,7 @@ package struct LoadedConfiguration: Sendable {
     package static func load(file: String?) throws(JSONProblems) -> LoadedConfiguration {
         guard let file else { return .embeddedDefault }
         let identity = try ConfigurationLoader.load(file: file)
-        let baseDirectory = (file as NSString).deletingLastPathComponent
+        let baseDirectory = (file).deletingLastPathComponent
         let graph = try GraphDataset.load(section: identity.sections["graph"], file: file, baseDirectory: baseDirectory)
         let b2c = try B2CConfiguration.load(section: identity.sections["b2c"], file: file, includeDefaults: identity.includeDefaults)
         let bindings = try ConfiguredBinding.parse(section: identity.sections["bindings"], file: file)

@@ -1,7 +1,12 @@
 package import EntraHTTP
 package import ExchangeKernel
 import IdentityPlatform
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The names this server answers as: its certificate's names (localhost, 127.0.0.1, ::1, each
 /// `--hostname`, `*.b2clogin.com`-style wildcards of one label) and the addresses it is bound to.

@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// The journal as a HAR 1.2 log (http://www.softwareishard.com/blog/har-12-spec/), the format browser dev
@@ -115,8 +120,6 @@ package enum JournalHAR {
     }
 
     static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        InternetTimestamp.string(date)
     }
 }

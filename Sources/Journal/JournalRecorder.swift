@@ -1,6 +1,11 @@
 package import ExchangeKernel
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The layer that puts every exchange below it (Entra, B2C, Graph alike) in the journal, with its
 /// route's kind and the receipt of what the platform did.

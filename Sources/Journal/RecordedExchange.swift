@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// An exchange as the request's thread records it: what describing it needs, not yet described.

@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// Removes secrets and tokens from what the journal keeps, leaving a trace a reader can correlate:

@@ -1,6 +1,12 @@
 import ExchangeKernel
 import EntraHTTP
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// The secrets the journal has seen by name — configured passwords and client secrets, codes and

@@ -33,7 +33,7 @@ package struct LinearRegex: Sendable {
 
     package var programSize: Int { program.count }
 
-    /// Whether the pattern matches anywhere in `text` (as `NSRegularExpression.firstMatch` did).
+    /// Whether the pattern matches anywhere in `text` (an unanchored search, as ECMA-262 `test` does).
     package func matches(_ text: String) -> Bool { run(text).matched }
 
     /// The answer and the number of VM steps it took; tests bound the steps, never the wall time.

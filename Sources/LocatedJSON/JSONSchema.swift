@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import LinearRegex
 
 /// A JSON Schema (the draft 2020-12 subset FakeEntra publishes for editors) compiled for validation.
 ///
@@ -71,7 +76,7 @@ struct SchemaRules: Sendable {
     var exclusiveMaximum: Double?
     var minLength: Int?
     var maxLength: Int?
-    var pattern: (source: String, regex: NSRegularExpression)?
+    var pattern: (source: String, regex: LinearRegex)?
     var format: StringFormat?
     var minItems: Int?
     var maxItems: Int?

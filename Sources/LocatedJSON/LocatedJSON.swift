@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
 
 /// Entry points: read, parse, validate and decode JSON files so that every problem comes back as
 /// `file:line:column: message`.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import LinearRegex
 
 /// Turns a schema document into `SchemaNode`s, reporting every malformed or unsupported keyword
 /// with its location in the schema file.
@@ -92,7 +97,7 @@ struct SchemaCompiler {
         case "pattern":
             guard let source = value.string else { return report("\"pattern\" must be a string", at: value.location, tokens: tokens) }
             do {
-                rules.pattern = (source, try NSRegularExpression(pattern: source))
+                rules.pattern = (source, try LinearRegex(source))
             } catch {
                 report("\"pattern\" is not a valid regular expression: \(source)", at: value.location, tokens: tokens)
             }

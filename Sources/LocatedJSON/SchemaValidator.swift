@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import LinearRegex
 
 /// Checks a located value against compiled schema rules and collects every violation.
 struct SchemaValidator {
@@ -92,7 +97,7 @@ struct SchemaValidator {
         // Worded only for a finding: a config of 100,000 users has half a million valid strings.
         var subject: String { Wording.subject(path) }
         if let pattern = rules.pattern,
-           pattern.regex.firstMatch(in: string, range: NSRange(string.startIndex..., in: string)) == nil {
+           !pattern.regex.matches(string) {
             findings.append(Finding(value, path, "\(subject) must match the pattern \(pattern.source), found \(Wording.render(value))"))
         }
         if let format = rules.format, !format.accepts(string) {

@@ -1,6 +1,11 @@
 package import EntraHTTP
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 import LocatedJSON
@@ -177,11 +182,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     }
 
     static func legacyDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "MM/dd/yyyy HH:mm:ss '+00:00'"
-        return formatter.string(from: date)
+        // `MM/dd/yyyy HH:mm:ss +00:00` in UTC.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(format: "%02d/%02d/%04d %02d:%02d:%02d +00:00", c.month ?? 1, c.day ?? 1, c.year ?? 1970, c.hour ?? 0, c.minute ?? 0, c.second ?? 0)
     }
 
     /// `client_id`, `object_id`, `msi_res_id` (IMDS) or `mi_res_id` (App Service); none: system-assigned.

@@ -1,7 +1,12 @@
 package import ExchangeKernel
 import LocatedJSON
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// An error of Azure Resource Manager, in its own JSON (`{"error": {"code", "message"}}`), as recorded

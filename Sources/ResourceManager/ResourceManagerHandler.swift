@@ -1,7 +1,12 @@
 import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 

@@ -1,5 +1,10 @@
 private import CSQLite
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A failed SQLite call, with the library's own message read at the failure site.
 package struct SQLiteError: Error, CustomStringConvertible {

@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 import Synchronization
 
@@ -24,7 +34,7 @@ package final class SQLiteStateStore: Sendable {
     /// Opens (or creates) `DIR/fakeentra.sqlite3`; `reset` removes what a previous server kept first.
     /// The caller holds the folder's `StateDirectoryLock`.
     package init(directory: String, reset: Bool = false) throws(StateStoreError) {
-        path = (directory as NSString).appendingPathComponent(Self.fileName)
+        path = (directory).appendingPathComponent(Self.fileName)
         // Sessions, refresh tokens and users' passwords live here: owner-only, like the signing key.
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         if reset {

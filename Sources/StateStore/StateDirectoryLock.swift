@@ -1,4 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// One server per `--state` folder. SQLite in WAL mode lets two processes write the same file, and each
 /// server keeps its directory in memory and writes it whole: the last writer would win and the other's
@@ -11,7 +21,7 @@ package final class StateDirectoryLock: Sendable {
     package let path: String
 
     package init(directory: String) throws(StateStoreError) {
-        path = (directory as NSString).appendingPathComponent(Self.fileName)
+        path = (directory).appendingPathComponent(Self.fileName)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // Close-on-exec: an adapter child must not hold the folder after this server exits.
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)

@@ -3,7 +3,12 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// One adapter process: `/bin/sh -c CMD` in its own process group (so whatever it starts in the
 /// background, `fakeentra browse` included, dies with it), JSON lines over pipes, stderr to a file.

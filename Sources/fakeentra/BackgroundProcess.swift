@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Starts this executable again in its own session, detached from the caller's terminal and pipes,
 /// and returns without waiting: how `fakeentra browse` lets Python's webbrowser go on.
@@ -12,7 +22,7 @@ enum BackgroundProcess {
     #endif
 
     static func detach(arguments: [String], output: String?) throws {
-        guard let executable = Bundle.main.executablePath else { throw ValidationError("cannot find the fakeentra executable to start in the background") }
+        guard let executable = ChildProcess.currentExecutablePath else { throw ValidationError("cannot find the fakeentra executable to start in the background") }
         let options = SpawnOptions()
         // The caller's stdout may be a pipe someone reads to its end (a test runner, the conformance
         // suite): the child must not keep it open. Its output goes to --log, or nowhere.

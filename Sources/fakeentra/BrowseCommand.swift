@@ -1,8 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import EntraCrypto
 import EntraHTTP
 import EntraServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import HeadlessBrowser
 
 struct BrowseCommand: ParsableCommand {

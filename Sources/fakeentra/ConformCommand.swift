@@ -1,8 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ExchangeKernel
 import ArgumentParser
 import Conformance
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 struct ConformCommand: ParsableCommand {
@@ -84,7 +94,7 @@ struct ConformCommand: ParsableCommand {
             host = try RemoteConformanceHost(baseURL: server, certs: certs ?? CertificateDirectory.defaultPath(), secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"],
                                              cases: cases, level: filter, client: clientKind)
         } else {
-            let started = try InProcessConformanceHost(certs: certs ?? (scratch as NSString).appendingPathComponent("certs"), cases: cases, level: filter, client: clientKind)
+            let started = try InProcessConformanceHost(certs: certs ?? (scratch).appendingPathComponent("certs"), cases: cases, level: filter, client: clientKind)
             ownServer = started
             host = started
         }
@@ -136,7 +146,7 @@ struct ConformCommand: ParsableCommand {
         #if os(Linux)
         if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return resolved }
         #endif
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+        return ChildProcess.currentExecutablePath ?? CommandLine.arguments[0]
     }
 
     static func terminalWidth() -> Int {

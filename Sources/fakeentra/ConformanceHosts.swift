@@ -1,9 +1,19 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import B2C
 import Conformance
 import EntraCrypto
 import EntraServer
 import FakeEntraApp
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Graph
 import ExchangeKernel
 import Journal
@@ -70,7 +80,7 @@ struct RemoteConformanceHost: ConformanceHost {
     let certificateAuthority: String
 
     init(baseURL: String, certs: String, secret: String?, cases: String?, level: Catalogue.LevelFilter, client kind: ClientKind) throws {
-        certificateAuthority = (certs as NSString).appendingPathComponent("ca.pem")
+        certificateAuthority = (certs).appendingPathComponent("ca.pem")
         client = try ControlClient(baseURL: baseURL, caPath: certificateAuthority, secret: secret)
         var body: [String: String] = ["level": level.rawValue, "client": kind.rawValue]
         if let cases { body["cases"] = cases }

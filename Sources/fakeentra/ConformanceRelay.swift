@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import EntraServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// The CONNECT relay of a conformance run. External ID cases name their tenant's real authority

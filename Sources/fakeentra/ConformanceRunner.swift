@@ -1,6 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Conformance
 import EntraCrypto
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// Where cases start and are judged: this process's own server, or a running one's control API.
@@ -58,7 +69,7 @@ struct ConformanceRunner: Sendable {
         } catch {
             return Self.unrunnable(conformanceCase, reason: "the case could not start: \(error)", started: started)
         }
-        let certificatePath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).client.pem")
+        let certificatePath = (scratch).appendingPathComponent("\(conformanceCase.id).client.pem")
         if let certificate = start.credential?.certificate {
             do { try SecureFile.write(certificate, to: certificatePath, mode: 0o600) } catch {
                 return Self.unrunnable(conformanceCase, reason: "the client certificate could not be written: \(error)", started: started)
@@ -75,7 +86,7 @@ struct ConformanceRunner: Sendable {
             }
             environment = relay!.environment(environment)
         }
-        let stderrPath = (scratch as NSString).appendingPathComponent("\(conformanceCase.id).stderr")
+        let stderrPath = (scratch).appendingPathComponent("\(conformanceCase.id).stderr")
         let outcomes: [StepOutcome]
         var tail = ""
         var suiteFailure: String?

@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// Talks to a running server's control API over HTTPS, trusting only FakeEntra's local CA.
@@ -42,26 +52,14 @@ struct ControlClient {
         // The secret goes through curl's config on stdin, never through its (world-readable) arguments.
         arguments += ["--config", "-", url]
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        // curl may be gone before it reads its config: a write to its closed pipe must fail, not kill us.
-        signal(SIGPIPE, SIG_IGN)
-        do { try process.run() } catch { throw failure("cannot run curl: \(error.localizedDescription)") }
         var config = secret.map { "header = \"Authorization: Bearer \(Self.configEscaped($0))\"\n" } ?? ""
         if let body { config += "header = \"Content-Type: application/json\"\ndata-binary = \"\(Self.configEscaped(body))\"\n" }
-        input.fileHandleForWriting.write(Data(config.utf8))
-        try? input.fileHandleForWriting.close()
-        // Read before waiting: a large journal would otherwise fill the pipe and block curl.
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let outcome: ChildProcess.Outcome
+        do { outcome = try ChildProcess.run(arguments, input: Data(config.utf8)) } catch { throw failure("cannot run curl: \(error.localizedDescription)") }
+        let output = String(decoding: outcome.output, as: UTF8.self)
+        let errors = String(decoding: outcome.errors, as: UTF8.self)
 
-        switch process.terminationStatus {
+        switch outcome.status {
         case 0: break
         case 127: throw failure("fakeentra needs curl to reach a running server (apt-get install curl)")
         case 7: throw failure("cannot connect to \(baseURL): is `fakeentra serve` running there?")

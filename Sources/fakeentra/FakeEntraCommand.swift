@@ -1,7 +1,17 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import Dispatch
 import FakeEntraApp
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 struct FakeEntraCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,18 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import EntraCrypto
 import EntraHTTP
 import EntraServer
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// `fakeentra health`: a running server's `/_fakeentra/health`, over FakeEntra's own HTTP client, so an
 /// image without curl or a shell can use it as its health check.
@@ -24,7 +34,7 @@ struct HealthCommand: ParsableCommand {
             throw ValidationError("--url \(base): not an http(s) URL")
         }
         let secure = scheme == "https"
-        let caPath = (CertificateDirectory.absolute(certs) as NSString).appendingPathComponent("ca.pem")
+        let caPath = CertificateDirectory.absolute(certs).appendingPathComponent("ca.pem")
         do {
             let trust = secure ? try TLSClientTrust(caFile: caPath) : nil
             let client = BlockingHTTPClient(trust: trust, timeoutSeconds: max(1, timeout))

@@ -1,5 +1,15 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Scenarios
 
 struct ReplayCommand: ParsableCommand {
@@ -22,7 +32,7 @@ struct ReplayCommand: ParsableCommand {
         let scenario: String
         do {
             // Read entry by entry: a 50,000-entry export is no reason to hold a gigabyte of JSON objects.
-            scenario = try HARImporter.convert(.file(path: capture), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture as NSString).lastPathComponent)
+            scenario = try HARImporter.convert(.file(path: capture), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture).lastPathComponent)
         } catch {
             throw failure(error.description)
         }

@@ -1,6 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// How a subcommand reaches a running server (`journal`, `token`): its URL, the CA its certificate is
 /// checked against, and the control secret.
@@ -15,7 +25,7 @@ struct RunningServerOptions: ParsableArguments {
     }
 
     func client() throws -> ControlClient {
-        try ControlClient(baseURL: baseURL(), caPath: (CertificateDirectory.absolute(certs) as NSString).appendingPathComponent("ca.pem"),
+        try ControlClient(baseURL: baseURL(), caPath: CertificateDirectory.absolute(certs).appendingPathComponent("ca.pem"),
                           secret: controlSecret ?? ProcessInfo.processInfo.environment["FAKEENTRA_CONTROL_SECRET"])
     }
 

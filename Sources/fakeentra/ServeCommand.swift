@@ -1,10 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import EntraCrypto
 import EntraHTTP
 import Console
 import EntraServer
 import FakeEntraApp
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

@@ -1,4 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// `serve`'s options from `FAKEENTRA_*` variables, for containers and CI services where the command line
 /// is fixed (an image's command) or visible to every process (`ps`: the control secret). Each variable

@@ -45,12 +45,14 @@ import Testing
     }
 }
 
-/// What lets an iOS target link the product: it depends on LocatedJSON alone, which depends on nothing.
+/// What lets an iOS target link the product: it depends on LocatedJSON alone, which depends on the
+/// regular-expression engine alone, which depends on nothing.
 @Suite struct FakeEntraControlDependenciesTests {
     @Test func linksNoOpenSSLAndNoSQLite() throws {
         let manifest = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(manifest.contains(#".target(name: "FakeEntraControl", dependencies: ["LocatedJSON"]"#))
-        #expect(manifest.contains(#".target(name: "LocatedJSON", swiftSettings: swiftSettings)"#))
+        #expect(manifest.contains(#".target(name: "LocatedJSON", dependencies: ["LinearRegex"], swiftSettings: swiftSettings)"#))
+        #expect(manifest.contains(#".target(name: "LinearRegex", swiftSettings: swiftSettings)"#))
     }
 }

@@ -1,5 +1,6 @@
 """The OCI image of scripts/image, run with runc as a container engine would run it: its user, its
 volumes, its FAKEENTRA_* configuration, its health check, and a sign-in through it from the host."""
+import datetime
 import json
 import os
 import pathlib
@@ -96,7 +97,9 @@ def test_it_runs_as_its_user_without_a_shell(container):
     state = json.loads(subprocess.run(["runc", "state", container["name"]], check=True, capture_output=True, text=True).stdout)
     status = pathlib.Path(f"/proc/{state['pid']}/status").read_text()
     assert [line.split()[1] for line in status.splitlines() if line.startswith("Uid:")] == ["65532"]
-    assert sorted(name.strip("./") for name in layer_members() if name.strip("./")) == ["certs", "fakeentra", "state", "tmp"]
+    names = [name.strip("./") for name in layer_members() if name.strip("./")]
+    assert sorted({name.split("/")[0] for name in names}) == ["certs", "fakeentra", "state", "tmp", "usr"]
+    assert all(name in ("usr", "usr/share") or name.startswith("usr/share/zoneinfo") for name in names if name.startswith("usr")), "only the tz database besides the binary"
     assert subprocess.run(["runc", "exec", container["name"], "/bin/sh", "-c", "true"], capture_output=True).returncode != 0
 
 
@@ -113,6 +116,22 @@ def test_a_sign_in_and_a_graph_call_through_the_container(container):
     me = requests.get(container["url"] + "/v1.0/me", headers={"Authorization": f"Bearer {tokens['access_token']}"},
                       verify=container["ca"], timeout=10)
     assert me.status_code == 200 and me.json()["userPrincipalName"] == "adele.vance@contoso.onmicrosoft.com", me.text
+
+
+def test_graph_reads_time_zones_from_the_images_tz_database(container):
+    """The binary carries no ICU: Outlook's time zones come from the tz database the image ships."""
+    server = FakeEntra.attach(container["url"], container["ca"])
+    tokens = server.sign_in("adele.vance@contoso.onmicrosoft.com", scopes=("openid", "Calendars.Read"), tenant="contoso.onmicrosoft.com")
+    def first_start(prefer=None):
+        headers = {"Authorization": f"Bearer {tokens['access_token']}", **({"Prefer": f'outlook.timezone="{prefer}"'} if prefer else {})}
+        events = requests.get(container["url"] + "/v1.0/me/events?$top=1&$orderby=start/dateTime", headers=headers, verify=container["ca"], timeout=10)
+        assert events.status_code == 200, events.text
+        start = events.json()["value"][0]["start"]
+        return start["timeZone"], datetime.datetime.fromisoformat(start["dateTime"][:19])
+    utc_zone, utc = first_start()
+    pacific_zone, pacific = first_start("Pacific Standard Time")
+    assert (utc_zone, pacific_zone) == ("UTC", "Pacific Standard Time")
+    assert (utc - pacific) in (datetime.timedelta(hours=7), datetime.timedelta(hours=8)), (utc, pacific)
 
 
 def test_the_control_secret_comes_from_the_environment(container):

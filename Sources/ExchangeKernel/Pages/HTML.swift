@@ -1,5 +1,10 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A fragment of markup whose interpolated strings are escaped unless they are themselves `HTML`:
 /// forgetting to escape a display name, a redirect URI or a state takes an explicit `HTML(raw:)`.

@@ -1,5 +1,10 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// A scenario rule's answer to a request, handed down to the service the request is for, which renders

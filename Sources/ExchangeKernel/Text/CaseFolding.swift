@@ -1,5 +1,10 @@
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension String {
     /// `caseInsensitiveCompare(other) == .orderedSame`, without Foundation's locale-aware CFString

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// Every instant the identity platform reads (issue, expiry, code lifetime, polling interval) comes from

@@ -1,6 +1,11 @@
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// An event of a user's calendar, its times resolved against the platform clock.

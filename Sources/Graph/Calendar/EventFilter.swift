@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import EntraHTTP
 
 /// `$filter` on events: `start/dateTime` and `end/dateTime` compared with a date-time (no offset = UTC),

@@ -1,8 +1,14 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 
 /// A time zone as Outlook names them: `UTC`, Windows names (`Pacific Standard Time`) or IANA ids
-/// (`Europe/Paris`). Offsets, daylight saving included, come from the system's tz database.
+/// (`Europe/Paris`). Offsets, daylight saving included, come from the system's tz database (`ZoneInfo`;
+/// the image carries the database).
 package struct GraphTimeZone: Sendable, Equatable {
     /// The name as the client or config wrote it; responses label times with it.
     package let name: String
@@ -22,13 +28,13 @@ package struct GraphTimeZone: Sendable, Equatable {
             return
         }
         let iana = Self.windowsNames.first { $0.key.caseInsensitiveCompare(trimmed) == .orderedSame }?.value ?? trimmed
-        guard TimeZone(identifier: iana) != nil else { return nil }
+        guard ZoneInfo.named(iana) != nil else { return nil }
         self.init(name: trimmed, identifier: iana)
     }
 
     /// Seconds east of UTC at `instant`.
     package func offset(at instant: Date) -> Int {
-        identifier == "UTC" ? 0 : TimeZone(identifier: identifier)?.secondsFromGMT(for: instant) ?? 0
+        identifier == "UTC" ? 0 : ZoneInfo.named(identifier)?.offset(at: instant) ?? 0
     }
 
     /// The instant a wall-clock reading in this zone names (the first one when DST repeats an hour).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 
 /// What Graph holds beyond the directory: per user, a profile photo and calendar events.
@@ -22,7 +27,7 @@ package struct GraphDataset: Sendable, Codable, Equatable {
         var copy = self
         for (key, content) in users {
             guard let path = content.photo?.path else { continue }
-            let full = path.hasPrefix("/") ? path : (directory as NSString).appendingPathComponent(path)
+            let full = path.hasPrefix("/") ? path : (directory).appendingPathComponent(path)
             let data = try Data(contentsOf: URL(fileURLWithPath: full))
             guard ImageInfo(Array(data)) != nil else { throw PhotoFileError(path: full) }
             copy.users[key]?.photo = GraphPhotoSource(base64: data.base64EncodedString())

@@ -1,6 +1,11 @@
 package import ExchangeKernel
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// An error of Microsoft Graph. It renders itself as Graph does:

@@ -1,5 +1,10 @@
 import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 
 /// The errors Graph returns, with the codes and messages of responses the real service sent, as quoted in

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The `$filter` shapes this fake evaluates: comparisons `property op literal` and `startswith(property,'x')`,
 /// all joined by `and` or all by `or`. Resources decide which properties and operators they accept.

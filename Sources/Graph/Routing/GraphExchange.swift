@@ -1,6 +1,11 @@
 package import EntraHTTP
 import EntraCrypto
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import EntraHTTP
 
 /// The OData system query options of one request (`$select`, `$top`, …), parsed and checked against what a

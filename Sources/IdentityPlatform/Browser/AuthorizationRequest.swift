@@ -1,5 +1,10 @@
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// How the result of an interactive flow reaches the client.

@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// `/{tenant}/oauth2/v2.0/authorize` and v1 `/{tenant}/oauth2/authorize`: GET (or POST) with the client's

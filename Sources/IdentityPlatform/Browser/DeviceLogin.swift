@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// `/devicelogin` (the device flow's `verification_uri`): the person types the user code, confirms the

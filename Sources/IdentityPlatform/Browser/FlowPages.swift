@@ -1,5 +1,10 @@
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension Pages {
     struct PermissionLine {

@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The pages only External ID's tenants show: sign-up with the address proved by a mailed code before the
 /// account exists, sign-in with a one-time passcode, and self-service password reset. Every code goes to the

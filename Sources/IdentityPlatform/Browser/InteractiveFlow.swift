@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// One step of an interactive sign-in (browser /authorize or /devicelogin): decides which page comes next,

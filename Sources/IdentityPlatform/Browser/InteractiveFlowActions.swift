@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// What the pages post back (`action=` plus the page's own fields), and how the flow ends.

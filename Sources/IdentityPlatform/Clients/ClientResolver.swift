@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A client as one request sees it: a configured app, or (lenient mode) an app FakeEntra stands in for.
 package struct ResolvedClient: Sendable, Equatable {

@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// A federated identity credential on an app (workload identity federation): a token of another issuer

@@ -2,7 +2,12 @@ import LinearRegex
 import EntraCrypto
 import EntraHTTP
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import LocatedJSON
 
 /// What a `--config` file yields: the directory and options of the identity platform, plus the raw
@@ -49,7 +54,7 @@ package enum ConfigurationLoader {
             decodable = writer.bytes
         }
         let decoded = try LocatedJSON.decodeDocument(ConfigurationFile.self, from: decodable, tree: tree, file: file, decoder: decoder)
-        var builder = DirectoryBuilder(decoded: decoded, baseDirectory: (file as NSString).deletingLastPathComponent)
+        var builder = DirectoryBuilder(decoded: decoded, baseDirectory: (file).deletingLastPathComponent)
         let directory = builder.build()
         guard builder.problems.isEmpty else { throw JSONProblems(builder.problems.sorted { $0.location < $1.location }) }
         var sections: [String: JSONValue] = [:]

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import EntraHTTP
 
 /// An app registration: a client, and possibly a resource (web API) that exposes scopes and roles.

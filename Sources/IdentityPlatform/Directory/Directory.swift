@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Everything the identity platform knows about tenants, users, apps and consents.
 /// A value: the service keeps one behind a lock, scenarios copy and extend it.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 
 /// A user account as Entra ID (and Graph's `user` resource) knows it.
 package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {

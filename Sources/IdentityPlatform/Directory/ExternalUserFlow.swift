@@ -1,6 +1,11 @@
 package import LinearRegex
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// The sign-up and sign-in user flow of an external tenant: which email method its customers use and what

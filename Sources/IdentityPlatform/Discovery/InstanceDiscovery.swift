@@ -1,5 +1,10 @@
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// `GET /common/discovery/instance`: tells MSAL which host to use (`preferred_network`) and where the
 /// tenant's metadata is. FakeEntra names only itself, so every later request comes back here.

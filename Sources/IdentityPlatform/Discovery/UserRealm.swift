@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// `GET /common/userrealm/{user}`: whether a sign-in name is managed by this directory or federated.
 /// FakeEntra federates nothing: a known organisation domain is Managed, anything else Unknown.

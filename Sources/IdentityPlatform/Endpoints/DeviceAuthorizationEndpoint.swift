@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// `POST /{tenant}/oauth2/v2.0/devicecode` (and v1 `/oauth2/devicecode`): starts a device flow. The

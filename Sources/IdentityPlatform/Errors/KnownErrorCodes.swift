@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The catalogue of AADSTS codes: every error the Entra endpoints emit, plus the codes only scenarios
 /// produce, one instance each with placeholders where the text names a value. The `/error` lookup page

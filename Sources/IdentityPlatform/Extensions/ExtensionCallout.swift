@@ -1,5 +1,10 @@
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import LocatedJSON
 
 /// Where a callout goes: the parts of `targetUrl`.

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Which redemptions a browser may make (cross-origin, with an `Origin` header): a single-page app's codes
 /// and refresh tokens, and only those; and a single-page app's only from a browser (learn.microsoft.com,

@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// One native-authentication flow (sign-in, sign-up, password reset) between its continuation tokens.

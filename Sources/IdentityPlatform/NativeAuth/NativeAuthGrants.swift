@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The token endpoint's grants of the native authentication API: a flow's continuation token with the
 /// password (`grant_type=password`), the code mailed (`oob`), the second factor's code (`mfa_oob`, or `oob`

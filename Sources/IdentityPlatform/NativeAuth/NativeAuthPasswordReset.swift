@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// Self-service password reset through the native authentication API (`resetpassword/v1.0/…`): the

@@ -1,7 +1,12 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// One request to a native-authentication endpoint of an external tenant, with the checks and reads

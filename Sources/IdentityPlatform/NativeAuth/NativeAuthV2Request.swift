@@ -1,6 +1,11 @@
 import ExchangeKernel
 import EntraHTTP
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// One request of native authentication V2: the tenant (an external one), the JSON body of a HAL step,

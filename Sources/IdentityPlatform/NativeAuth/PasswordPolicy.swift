@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Entra's rules for a new password, refused with the native API's suberrors: 8 to 256 characters, three
 /// of lower case, upper case, digits and symbols (learn.microsoft.com, "Password policies"), and no

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// Where a user stands with the delegated permissions a request asks of one resource: shared by
 /// /authorize (which pages to show) and /token (consent_required for silent scope changes).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import EntraHTTP
 
 /// The OpenID Connect scopes: they shape the response (id_token, refresh token, profile claims) and are

@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// `serve --config FILE --state DIR`: what each decides about the users, apps and consents both hold. The
 /// file is the truth for what it names; the state keeps what happened since (objects added through the

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// One row of the directory as `--state` keeps it: a user, an app or a consent, by its key. A change of
 /// the directory is written as the rows it changed (a PATCH of one user writes one row), not as the

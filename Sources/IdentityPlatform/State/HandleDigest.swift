@@ -1,5 +1,10 @@
 import EntraCrypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// A secret handle (refresh token, authorization code, device code) as the stores key it: 128 bits of its
 /// SHA-256. Fixed-size and inline, so a million refresh tokens do not keep a million 131-byte strings, and

@@ -1,5 +1,10 @@
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 
 /// Everything the platform remembers between requests. A value so that a scenario binding can own an
 /// isolated copy and `reset` can restore the start state. Every store is bounded (`StateLimits`) and

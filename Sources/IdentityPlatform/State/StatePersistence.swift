@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 
 /// Where a world's state goes when it must outlive the process (`serve --state DIR`). The platform
@@ -155,7 +160,7 @@ package struct PersistedDecodingProblem: Error, CustomStringConvertible {
         @unknown default: (DecodingError.Context(codingPath: [], debugDescription: "\(decoding)"), "")
         }
         let place = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        let underlying = (context.underlyingError as? NSError).map { " " + $0.localizedDescription } ?? ""
+        let underlying = context.underlyingError.map { " " + $0.localizedDescription } ?? ""
         description = prefix + what + context.debugDescription + underlying + (place.isEmpty ? "" : " at \(place)")
     }
 }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import LocatedJSON
 
 /// An ordered JSON object for token payloads and response bodies: members appear in the order the real

@@ -1,6 +1,11 @@
 package import EntraCrypto
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// How each forgery changes a token: its claims before signing, or its signature.

@@ -1,7 +1,12 @@
 package import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import Synchronization
 import LocatedJSON
 

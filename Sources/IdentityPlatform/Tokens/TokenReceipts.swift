@@ -1,5 +1,10 @@
 package import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 extension Receipt.IssuedToken {
     /// A signed token as its claims say it (read from the claim set it was signed from, never from the token).

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 
 /// The written forms of a binding target: the control API's and the console's members, and the
 /// command line's and configuration's one-word form.

@@ -1,5 +1,10 @@
 package import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 package import LocatedJSON

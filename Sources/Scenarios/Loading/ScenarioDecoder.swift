@@ -1,6 +1,11 @@
 import EntraHTTP
 import ExchangeKernel
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 import LocatedJSON
 
@@ -244,8 +249,6 @@ struct ScenarioDecoder {
 
 enum ScenarioDates {
     static func parse(_ text: String) -> Date? {
-        let withFraction = ISO8601DateFormatter()
-        withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return ISO8601DateFormatter().date(from: text) ?? withFraction.date(from: text)
+        InternetTimestamp.date(text)
     }
 }

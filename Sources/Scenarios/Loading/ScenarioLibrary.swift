@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 package import LocatedJSON
 
@@ -112,11 +117,11 @@ package struct ScenarioLibrary: Sendable {
 
     /// The `*.json` files of a directory, sorted by name; a path that is not a directory is returned as is.
     package static func files(in directory: String) -> [String] {
-        var isDirectory: ObjCBool = false
+        var isDirectory = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [directory] }
-        guard isDirectory.boolValue else { return [directory] }
+        guard isDirectory else { return [directory] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory as NSString).appendingPathComponent($0) }
+        return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory).appendingPathComponent($0) }
     }
 }
 

@@ -1,5 +1,10 @@
 import EntraHTTP
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 import LocatedJSON

@@ -1,5 +1,10 @@
 import LinearRegex
+#if canImport(FoundationEssentials)
+package import FoundationEssentials
+#else
 package import Foundation
+#endif
+import FoundationGaps
 package import IdentityPlatform
 import ExchangeKernel
 

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import IdentityPlatform
 
 /// Replaces personal data in captured text with FakeEntra's demo data, consistently: the same
@@ -89,11 +94,11 @@ struct Anonymizer {
 
     /// Patterns of bounded length only (a GUID, a dotted quad): a regular expression scans those in linear time.
     private mutating func replace(in text: String, pattern: String, with transform: (inout Anonymizer, String) -> String) -> String {
-        guard let regex = try? NSRegularExpression(pattern: pattern) else { return text }
+        guard let regex = try? Regex(pattern) else { return text }
         var output = ""
         var last = text.startIndex
-        for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
-            guard let range = Range(match.range, in: text) else { continue }
+        for match in text.matches(of: regex) {
+            let range = match.range
             output += text[last..<range.lowerBound]
             output += transform(&self, String(text[range]))
             last = range.upperBound

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import FoundationGaps
 import LocatedJSON
 
 /// Where a HAR capture's bytes come from. The importer reads a capture three times, one entry at a
