@@ -68,8 +68,7 @@ package enum SecureFile {
             // Foundation's error prints as an NSCocoaErrorDomain dump: say what is wrong instead.
             var prefix = URL(fileURLWithPath: path).standardizedFileURL
             while prefix.path != "/" {
-                var isDirectory = false
-                if FileManager.default.fileExists(atPath: prefix.path, isDirectory: &isDirectory), !isDirectory {
+                if FileSystemEntry.isDirectory(atPath: prefix.path) == false {
                     throw CryptoError(.fileSystem, "cannot use \(path) as the certificate directory: \(prefix.path) is a file")
                 }
                 prefix.deleteLastPathComponent()

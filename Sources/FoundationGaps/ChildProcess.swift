@@ -37,9 +37,10 @@ package enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + environment { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environment)
         close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
         guard spawned == 0 else {
             close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
@@ -79,19 +80,27 @@ package enum ChildProcess {
         return Outcome(status: exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), output: output, errors: errors)
     }
 
-    /// The running program's own path (`/proc/self/exe`; on macOS the loader's record of it).
+    /// The running program's own path (`/proc/self/exe`; on Apple's platforms, Foundation's answer).
     package static var currentExecutablePath: String? {
         #if os(Linux)
         var buffer = [CChar](repeating: 0, count: 4096)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
         #elseif canImport(Darwin)
-        var size: UInt32 = 4096
-        var buffer = [CChar](repeating: 0, count: Int(size))
-        guard _NSGetExecutablePath(&buffer, &size) == 0 else { return nil }
-        return String(cString: buffer)
+        return Bundle.main.executablePath
         #else
         return nil
         #endif
+    }
+}
+
+/// What a path names, from stat(2): the same answer on every platform (Foundation's `fileExists(atPath:
+/// isDirectory:)` takes a `Bool` on Linux and an `ObjCBool` on Apple's).
+package enum FileSystemEntry {
+    /// true for a directory, false for anything else that exists, nil when nothing is there.
+    package static func isDirectory(atPath path: String) -> Bool? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return status.st_mode & S_IFMT == S_IFDIR
     }
 }

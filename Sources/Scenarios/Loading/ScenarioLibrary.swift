@@ -117,9 +117,7 @@ package struct ScenarioLibrary: Sendable {
 
     /// The `*.json` files of a directory, sorted by name; a path that is not a directory is returned as is.
     package static func files(in directory: String) -> [String] {
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) else { return [directory] }
-        guard isDirectory else { return [directory] }
+        guard FileSystemEntry.isDirectory(atPath: directory) == true else { return [directory] }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasSuffix(".json") }.sorted().map { (directory).appendingPathComponent($0) }
     }
