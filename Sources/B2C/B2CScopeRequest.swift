@@ -1,9 +1,4 @@
 import IdentityPlatform
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A B2C `scope` parameter: the OpenID Connect scopes, the client's own id (an access token for the app

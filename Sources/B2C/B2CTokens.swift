@@ -1,11 +1,6 @@
 import LocatedJSON
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// What a client needs to run one case: its fresh client id, where to sign in, who signs in, and the journey.

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The catalogue as text: `fakeentra conform --list` (one line per case) and `--list --markdown`

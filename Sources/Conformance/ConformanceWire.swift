@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Scenarios
 
 /// One coding of dates (ISO 8601 with milliseconds) for reports and the control API.

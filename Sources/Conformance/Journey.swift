@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import LocatedJSON
 
 /// One app-level step the suite asks the adapter to take (adapter protocol, docs/conformance.md).

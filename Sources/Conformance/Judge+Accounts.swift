@@ -1,9 +1,4 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Two users on one app (account switching, a shared device): after the first signs out, nothing of

@@ -1,9 +1,4 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A paged Graph collection read in one step (`listGraph`): its pages are the collection answers of the

@@ -1,9 +1,4 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Judges a case from its client's exchanges (the journal entries of its world) and the adapter's replies.

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A finished run: every case's result and what decides the exit status.
 package struct ConformanceReport: Sendable, Codable, Equatable {

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import ExchangeKernel
 
 /// What changed since an earlier run (`fakeentra conform --compare previous.json`): cases fixed, new

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The results of the OpenID Foundation's suite, less REVIEW: a check either decides or says why it cannot.

@@ -1,9 +1,4 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Times and durations as the console shows them; formatted by hand (no DateFormatter, no ICU).

@@ -2,11 +2,6 @@ package import B2C
 package import ControlPlane
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import ExchangeKernel
 package import Journal

@@ -1,10 +1,5 @@
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Cross-site request forgery guard for the console's forms: a random token per server run in every

@@ -1,10 +1,5 @@
 import ControlPlane
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform

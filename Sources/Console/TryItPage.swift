@@ -2,11 +2,6 @@ import B2C
 import ControlPlane
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform

@@ -1,10 +1,5 @@
 import Conformance
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import LocatedJSON
 import Scenarios

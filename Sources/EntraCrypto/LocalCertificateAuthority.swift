@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The local CA of the "Certs/" directory: a CA restricted by X.509 name constraints to exactly the
 /// names FakeEntra serves, and a TLS server certificate it signs for those names.

@@ -1,10 +1,5 @@
 private import COpenSSL
 import COpenSSLShims
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Owns one `EVP_PKEY`.

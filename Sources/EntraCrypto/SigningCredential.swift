@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// A token-signing key with its self-signed certificate; kid == x5t == base64url(SHA-1(cert DER)),

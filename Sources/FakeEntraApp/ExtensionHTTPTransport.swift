@@ -1,10 +1,5 @@
 import EntraHTTP
 import EntraServer
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import IdentityPlatform
 

@@ -4,11 +4,6 @@ package import Console
 import ControlPlane
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import Graph
 package import ExchangeKernel

@@ -1,9 +1,4 @@
 package import B2C
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import Graph
 package import IdentityPlatform

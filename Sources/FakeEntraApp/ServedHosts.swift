@@ -1,11 +1,6 @@
 package import EntraHTTP
 package import ExchangeKernel
 import IdentityPlatform
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The names this server answers as: its certificate's names (localhost, 127.0.0.1, ::1, each

@@ -1,9 +1,4 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform

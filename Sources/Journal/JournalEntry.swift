@@ -1,11 +1,6 @@
 package import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import LocatedJSON
 
 /// One request and its response as the journal shows them: secrets redacted, bodies parsed when possible.

@@ -1,10 +1,5 @@
 package import ExchangeKernel
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The layer that puts every exchange below it (Entra, B2C, Graph alike) in the journal, with its

@@ -1,10 +1,5 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 
 /// A bounded in-memory log of requests and responses: the oldest entries go first once either the

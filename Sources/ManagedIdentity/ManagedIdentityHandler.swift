@@ -1,10 +1,5 @@
 package import EntraHTTP
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform

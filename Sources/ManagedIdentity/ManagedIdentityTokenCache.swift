@@ -1,9 +1,4 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import Synchronization
 

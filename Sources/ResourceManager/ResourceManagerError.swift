@@ -1,11 +1,6 @@
 package import ExchangeKernel
 import LocatedJSON
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import IdentityPlatform
 

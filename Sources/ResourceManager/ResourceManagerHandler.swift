@@ -1,11 +1,6 @@
 import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform

@@ -1,9 +1,4 @@
 private import CSQLite
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A failed SQLite call, with the library's own message read at the failure site.

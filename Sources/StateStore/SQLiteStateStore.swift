@@ -4,11 +4,6 @@ import Glibc
 import Darwin
 #endif
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import IdentityPlatform
 import Synchronization

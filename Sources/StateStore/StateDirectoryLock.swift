@@ -3,11 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// One server per `--state` folder. SQLite in WAL mode lets two processes write the same file, and each

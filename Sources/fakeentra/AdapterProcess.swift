@@ -3,11 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// One adapter process: `/bin/sh -c CMD` in its own process group (so whatever it starts in the

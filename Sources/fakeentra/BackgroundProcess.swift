@@ -4,11 +4,6 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Starts this executable again in its own session, detached from the caller's terminal and pipes,

@@ -7,11 +7,6 @@ import ArgumentParser
 import EntraCrypto
 import EntraHTTP
 import EntraServer
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import HeadlessBrowser
 

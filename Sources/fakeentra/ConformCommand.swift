@@ -7,11 +7,6 @@ import ExchangeKernel
 import ArgumentParser
 import Conformance
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import LocatedJSON
 

@@ -8,11 +8,6 @@ import Conformance
 import EntraCrypto
 import EntraServer
 import FakeEntraApp
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import Graph
 import ExchangeKernel

@@ -6,11 +6,6 @@ import Darwin
 import Conformance
 import EntraCrypto
 import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import Synchronization
 

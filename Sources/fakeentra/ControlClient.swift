@@ -4,11 +4,6 @@ import Glibc
 import Darwin
 #endif
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import LocatedJSON
 

@@ -6,11 +6,6 @@ import Darwin
 import ArgumentParser
 import Dispatch
 import FakeEntraApp
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 struct FakeEntraCommand: AsyncParsableCommand {

@@ -5,11 +5,6 @@ import Darwin
 #endif
 import ArgumentParser
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// How a subcommand reaches a running server (`journal`, `token`): its URL, the CA its certificate is

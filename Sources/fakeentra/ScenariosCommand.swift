@@ -5,11 +5,6 @@ import Darwin
 #endif
 import ArgumentParser
 import FakeEntraApp
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import IdentityPlatform
 import Scenarios

@@ -9,11 +9,6 @@ import EntraHTTP
 import Console
 import EntraServer
 import FakeEntraApp
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import IdentityPlatform
 import LocatedJSON

@@ -3,11 +3,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `serve`'s options from `FAKEENTRA_*` variables, for containers and CI services where the command line

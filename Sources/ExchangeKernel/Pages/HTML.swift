@@ -1,9 +1,4 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A fragment of markup whose interpolated strings are escaped unless they are themselves `HTML`:

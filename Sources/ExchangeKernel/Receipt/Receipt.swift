@@ -1,12 +1,7 @@
 package import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 
 /// What the platform did while answering one request, returned beside the response so that the layers

@@ -1,9 +1,4 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Whose data a path names: the signed-in user (`/me`) or a user by object id or UPN (`/users/{id}`).

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// What an active scenario asks the platform to do differently for one request, beyond answers the
 /// scenario engine gives by itself (errors, throttling, delays). Grants and pages consult it; the

@@ -1,10 +1,5 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// A scenario rule's answer to a request, handed down to the service the request is for, which renders

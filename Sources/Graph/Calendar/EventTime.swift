@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A parsed event time from the config: an absolute instant, a wall-clock reading in the event's zone, or a

@@ -1,9 +1,4 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// An event as Graph's `microsoft.graph.event` JSON, times shown in one zone.

@@ -1,10 +1,5 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A time zone as Outlook names them: `UTC`, Windows names (`Pacific Standard Time`) or IANA ids
 /// (`Europe/Paris`). Offsets, daylight saving included, come from the system's tz database (`ZoneInfo`;

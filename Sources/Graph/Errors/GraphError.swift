@@ -1,11 +1,6 @@
 package import ExchangeKernel
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import IdentityPlatform
 
 /// An error of Microsoft Graph. It renders itself as Graph does:

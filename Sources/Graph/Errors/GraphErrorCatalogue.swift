@@ -1,10 +1,5 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import IdentityPlatform
 
 /// The errors Graph returns, with the codes and messages of responses the real service sent, as quoted in

@@ -1,11 +1,6 @@
 import EntraHTTP
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A scenario rule's answer in Graph's own words. Graph's gateway throttles and fails before it looks at
 /// the token; the workload's errors and continuous access evaluation's challenge come after the token was

@@ -1,9 +1,4 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform

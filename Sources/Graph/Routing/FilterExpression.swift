@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The `$filter` shapes this fake evaluates: comparisons `property op literal` and `startswith(property,'x')`,

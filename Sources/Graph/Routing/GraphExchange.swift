@@ -1,11 +1,6 @@
 package import EntraHTTP
 import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 

@@ -1,10 +1,5 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A wall-clock date and time with no zone attached, and the arithmetic between it and instants.
 /// Hand-written (days-from-civil) so formatting never depends on a shared `DateFormatter` or the host's locale.

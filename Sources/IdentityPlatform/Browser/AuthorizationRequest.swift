@@ -1,9 +1,4 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import LocatedJSON
 

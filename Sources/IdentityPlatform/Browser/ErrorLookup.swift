@@ -1,10 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `/error?code=NNNN`, where every `error_uri` points: what an AADSTS code means, from `ErrorCatalogue`.

@@ -1,10 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The pages only External ID's tenants show: sign-up with the address proved by a mailed code before the

@@ -1,10 +1,5 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The /authorize parameters every browser flow reads one way, Entra's and B2C's: what the flow may show
 /// (`prompt`), who is expected (`login_hint`), how old a sign-in may be (`max_age`), and the nonce and PKCE

@@ -1,10 +1,5 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// Validates a `client_assertion` (RFC 7523): an RS256 or PS256 JWT signed with the key of a certificate

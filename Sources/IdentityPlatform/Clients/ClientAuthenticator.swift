@@ -1,11 +1,6 @@
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// How a client proved who it is; the value of `appidacr`/`azpacr` in its tokens.
 package enum ClientAuthenticationMethod: Int, Sendable, Equatable {

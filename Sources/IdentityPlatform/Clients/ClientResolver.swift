@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A client as one request sees it: a configured app, or (lenient mode) an app FakeEntra stands in for.

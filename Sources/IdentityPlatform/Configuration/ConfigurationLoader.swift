@@ -2,11 +2,6 @@ import LinearRegex
 import EntraCrypto
 import EntraHTTP
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import LocatedJSON
 

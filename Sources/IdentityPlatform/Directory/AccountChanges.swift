@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import EntraCrypto
 
 /// The changes a person makes to their own account, from whichever page or API they make them.

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import EntraHTTP
 
 /// An app registration: a client, and possibly a resource (web API) that exposes scopes and roles.

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A user account as Entra ID (and Graph's `user` resource) knows it.
 package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {

@@ -1,10 +1,5 @@
 package import LinearRegex
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import Synchronization
 

@@ -1,10 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 /// Something an access token can be for: Microsoft Graph (built in) or an app that exposes an API.
 package struct Resource: Sendable, Equatable {

@@ -1,9 +1,4 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `GET /common/discovery/instance`: tells MSAL which host to use (`preferred_network`) and where the

@@ -1,10 +1,5 @@
 import LocatedJSON
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The OpenID Connect discovery document of one tenant segment, v2 or v1, with every endpoint on

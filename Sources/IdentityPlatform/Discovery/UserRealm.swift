@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `GET /common/userrealm/{user}`: whether a sign-in name is managed by this directory or federated.

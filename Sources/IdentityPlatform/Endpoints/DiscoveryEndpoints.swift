@@ -1,11 +1,6 @@
 import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Instance discovery, OIDC metadata (v2 and v1), signing keys and user realm.

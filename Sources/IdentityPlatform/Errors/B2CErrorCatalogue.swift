@@ -1,10 +1,5 @@
 import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The AADB2C errors FakeEntra returns, worded as the service's error code reference words them.
 /// They render through `IdentityError` (family `.aadb2c`): `AADB2C90118: …\r\nCorrelation ID: …\r\nTimestamp: …`.

@@ -1,10 +1,5 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The AADSTS errors FakeEntra returns, with the real service's `error`, suberror and message text.
 /// Add a code here rather than building an `IdentityError` inline, so every endpoint words it alike.

@@ -1,11 +1,6 @@
 package import ExchangeKernel
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import LocatedJSON
 
 /// An error of the Entra ID (or B2C) endpoints. It renders itself the way the real service does:

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The catalogue of AADSTS codes: every error the Entra endpoints emit, plus the codes only scenarios

@@ -1,10 +1,5 @@
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// OnAttributeCollectionStart and OnAttributeCollectionSubmit: External ID's sign-up calls the extensions

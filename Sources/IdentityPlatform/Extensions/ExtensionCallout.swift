@@ -1,9 +1,4 @@
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import LocatedJSON
 

@@ -1,10 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `grant_type=client_credentials`: an app-only token with the app's roles on one resource.

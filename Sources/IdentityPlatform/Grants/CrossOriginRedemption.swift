@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Which redemptions a browser may make (cross-origin, with an `Origin` header): a single-page app's codes

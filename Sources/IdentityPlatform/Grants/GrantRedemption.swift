@@ -1,11 +1,6 @@
 package import ExchangeKernel
 import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The checks a code or a refresh token passes before it buys tokens, in the order the service makes
 /// them, for every token endpoint that redeems one: Entra's grants and B2C's policy endpoints. A service's

@@ -1,11 +1,6 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `grant_type=password` (ROPC): the user's name and password straight to /token, no pages.

@@ -1,10 +1,5 @@
 import ExchangeKernel
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// One /token request with what every grant needs: parameters, tenant, directory snapshot, client

@@ -1,10 +1,5 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 
 /// One native-authentication flow (sign-in, sign-up, password reset) between its continuation tokens.

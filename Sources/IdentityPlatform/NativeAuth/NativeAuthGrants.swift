@@ -1,11 +1,6 @@
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// The token endpoint's grants of the native authentication API: a flow's continuation token with the

@@ -1,10 +1,5 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 
 /// One email the service sent: a one-time code to verify an address or sign in.

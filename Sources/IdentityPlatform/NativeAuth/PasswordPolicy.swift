@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// Entra's rules for a new password, refused with the native API's suberrors: 8 to 256 characters, three

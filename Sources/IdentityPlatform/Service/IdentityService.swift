@@ -1,11 +1,6 @@
 package import ExchangeKernel
 package import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import Synchronization
 
 /// How the platform behaves where the real service would depend on tenant settings.

@@ -2,12 +2,7 @@ import LocatedJSON
 import EntraCrypto
 package import EntraHTTP
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A scenario rule's answer as Entra's and B2C's endpoints give it: token-endpoint JSON, an /authorize
 /// error redirect or the error page, throttling and outages in the platform's own words, or a recorded

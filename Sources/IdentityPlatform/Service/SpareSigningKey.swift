@@ -5,11 +5,6 @@ import Darwin
 #endif
 import Dispatch
 package import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 import Synchronization
 

@@ -1,9 +1,4 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// `serve --config FILE --state DIR`: what each decides about the users, apps and consents both hold. The

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// One row of the directory as `--state` keeps it: a user, an app or a consent, by its key. A change of

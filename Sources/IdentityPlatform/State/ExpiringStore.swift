@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A record that can be forgotten once a point in (virtual) time has passed.
 package protocol Expiring: Sendable {

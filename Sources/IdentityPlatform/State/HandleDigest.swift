@@ -1,9 +1,4 @@
 import EntraCrypto
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 
 /// A secret handle (refresh token, authorization code, device code) as the stores key it: 128 bits of its

@@ -1,10 +1,5 @@
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// Everything the platform remembers between requests. A value so that a scenario binding can own an
 /// isolated copy and `reset` can restore the start state. Every store is bounded (`StateLimits`) and

@@ -1,9 +1,4 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 
 /// Where a world's state goes when it must outlive the process (`serve --state DIR`). The platform

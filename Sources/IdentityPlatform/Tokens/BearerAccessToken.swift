@@ -1,10 +1,5 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// A validated access token for Microsoft Graph: who is calling, for which app, with what permissions.
 package struct BearerAccessToken: Sendable, Equatable {

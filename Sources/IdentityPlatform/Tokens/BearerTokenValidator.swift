@@ -1,10 +1,5 @@
 package import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// Why a resource refused a bearer token; each case carries the message Graph sends with 401

@@ -1,10 +1,5 @@
 package import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import LocatedJSON
 
 /// The header and payload of a compact JWT, read as JSON objects (for tokens other parties made:

@@ -1,11 +1,6 @@
 import LocatedJSON
 package import EntraCrypto
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// The one way FakeEntra checks a JWT another party presents: a bearer token at Graph or Resource
 /// Manager, a client assertion (the app's own or a federated issuer's), a user's token sent back as an

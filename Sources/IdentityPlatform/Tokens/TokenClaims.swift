@@ -1,10 +1,5 @@
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// What one token response is about, decided by a grant; the claims builders read only this.
 package struct TokenIssue: Sendable {

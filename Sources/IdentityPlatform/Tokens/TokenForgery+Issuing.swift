@@ -1,11 +1,6 @@
 package import EntraCrypto
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// How each forgery changes a token: its claims before signing, or its signature.

@@ -1,11 +1,6 @@
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import LocatedJSON
 
 /// Identifiers that appear in tokens. Those derived from stable facts (a user and an app) stay the same

@@ -1,12 +1,7 @@
 package import ExchangeKernel
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import Synchronization
 import LocatedJSON
 

@@ -1,11 +1,6 @@
 import LocatedJSON
 package import ExchangeKernel
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 
 /// What `POST /_fakeentra/tokens` and `fakeentra token` ask for: a token for a user or an app, minted
 /// without a sign-in, for tests of a web API. The claims come from the same builder and the signature

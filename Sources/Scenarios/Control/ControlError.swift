@@ -1,10 +1,5 @@
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 package import LocatedJSON

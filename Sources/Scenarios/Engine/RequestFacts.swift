@@ -1,10 +1,5 @@
 import EntraCrypto
 package import EntraHTTP
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform

@@ -1,11 +1,6 @@
 import EntraCrypto
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 import Synchronization

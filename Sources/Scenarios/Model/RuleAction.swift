@@ -1,10 +1,5 @@
 import EntraHTTP
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
 import LocatedJSON

@@ -1,10 +1,5 @@
 import LinearRegex
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
-import FoundationGaps
+package import FoundationGaps
 package import IdentityPlatform
 import ExchangeKernel
 
