@@ -1,3 +1,4 @@
+import FoundationGaps
 /// Serialises responses: status line, the handler's headers, then the framing headers the
 /// transport owns (`Content-Length`, `Connection`), which handlers cannot override. `Date` is the
 /// transport's unless the handler set one: Graph dates its answers by the virtual clock, so a client
@@ -88,7 +89,7 @@ package enum HTTPDate {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (index 4).
-        let (year, month, day) = civilDate(daysSinceEpoch: days)
+        let (year, month, day) = CivilDate.date(daysSinceEpoch: days)
         let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
         return "\(names[weekday]), \(twoDigits(day)) \(months[month - 1]) \(year) "
@@ -96,19 +97,6 @@ package enum HTTPDate {
     }
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    /// Howard Hinnant's days-to-civil algorithm (proleptic Gregorian calendar).
-    package static func civilDate(daysSinceEpoch daysSince1970: Int) -> (year: Int, month: Int, day: Int) {
-        let z = daysSince1970 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
 
 /// The instants every date formatter here can spell: years 0001–9999. Instants outside (a token claiming
@@ -153,7 +141,7 @@ package enum InternetDate {
     private static func parts(_ seconds: Int) -> (date: String, time: String) {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = HTTPDate.civilDate(daysSinceEpoch: days)
+        let (year, month, day) = CivilDate.date(daysSinceEpoch: days)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
         return ("\(yearText)-\(two(month))-\(two(day))", "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))")

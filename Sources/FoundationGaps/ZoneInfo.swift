@@ -164,26 +164,10 @@ struct PosixRule: Sendable {
     static func isLeap(_ y: Int) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
     static func daysInMonth(_ y: Int, _ m: Int) -> Int { [31, isLeap(y) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1] }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = Int64((month + 9) % 12)
-        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int64 { Int64(CivilDate.days(year: year, month: month, day: day)) }
 
     static func civilYear(_ t: Int64) -> Int {
-        let z = (t >= 0 ? t : t - 86399) / 86400 + 719468
-        let era = (z >= 0 ? z : z - 146096) / 146097
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return Int(yoe + era * 400 + (month <= 2 ? 1 : 0))
+        CivilDate.date(daysSinceEpoch: Int(t >= 0 ? t / 86400 : (t - 86399) / 86400)).year
     }
 
     private struct Scanner {

@@ -71,18 +71,10 @@ package struct CivilTime: Sendable, Equatable, Comparable {
     }
 
     // Howard Hinnant's days_from_civil / civil_from_days.
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int { CivilDate.days(year: year, month: month, day: day) }
 
     static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let date = HTTPDate.civilDate(daysSinceEpoch: days)
+        let date = CivilDate.date(daysSinceEpoch: days)
         return (date.year, date.month, date.day)
     }
 }
