@@ -49,7 +49,7 @@ struct B2CTokenMinter {
         if policy.emits(.givenName) { c.set("given_name", user.givenName) }
         if policy.emits(.familyName) { c.set("family_name", user.surname) }
         if policy.emits(.emails), let mail = user.mail { c.set("emails", [mail]) }
-        if newUserAllowed, issue.grant.isNewUser, policy.emits(.newUser) { c.setRaw("newUser", "true") }
+        if newUserAllowed, issue.grant.isNewUser, policy.emits(.newUser) { c.set("newUser", true) }
         if policy.emits(.idp) { c.set("idp", identityProvider(of: user)) }
     }
 
@@ -112,17 +112,17 @@ struct B2CTokenMinter {
     /// `client_info`: `uid` is `<oid>-<policy in lower case>`, so MSAL's account id becomes
     /// `<oid>-<policy>.<tenant id>` (one account per policy, as MSAL's B2C samples expect).
     func clientInfo(_ user: DirectoryUser) -> String {
-        let json = JSONFragment.object([("uid", .string("\(user.id)-\(policyName.lowercased())")), ("utid", .string(exchange.tenantID))]).text
+        let json = JSONValue.object([("uid", .string("\(user.id)-\(policyName.lowercased())")), ("utid", .string(exchange.tenantID))]).compactText
         return Base64URL.encode(Array(json.utf8))
     }
 
     /// `profile_info`: the legacy summary B2C still sends (local accounts say `LocalAccount`).
     func profileInfo(_ user: DirectoryUser) -> String {
-        let json = JSONFragment.object([
-            ("ver", .string("1.0")), ("tid", .string(exchange.tenantID)), ("sub", .raw("null")),
-            ("name", .string(user.displayName)), ("preferred_username", .raw("null")),
+        let json = JSONValue.object([
+            ("ver", .string("1.0")), ("tid", .string(exchange.tenantID)), ("sub", .null),
+            ("name", .string(user.displayName)), ("preferred_username", .null),
             ("idp", .string(identityProvider(of: user) ?? "LocalAccount")),
-        ]).text
+        ]).compactText
         return Base64URL.encode(Array(json.utf8))
     }
 

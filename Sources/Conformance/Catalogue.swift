@@ -131,7 +131,7 @@ enum Rules {
     /// Device-code polls answered with the platform's own `error` (its error, code and wording), `times` as
     /// written in a scenario file (`3`, `"always"`).
     static func devicePoll(answered error: IdentityError, times: String) -> String {
-        #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error.error)", "code": "\#(error.prefixedCode)", "message": \#(JSONFragment.quote(error.message))}}, "times": \#(times)}"#
+        #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error.error)", "code": "\#(error.prefixedCode)", "message": \#(JSONValue.quoted(error.message))}}, "times": \#(times)}"#
     }
 
     static func list(_ rules: String...) -> String { list(rules) }

@@ -29,7 +29,7 @@ extension ConsolePage {
             guard let tree = try? LocatedJSON.parse(Array(claims.utf8), file: "claims"), let members = tree.members else {
                 return mintForm(result: "<p class=\"alert\" role=\"alert\" id=\"mintError\">Extra claims must be a JSON object, like {\"groups\": [\"g1\"]}.</p>", status: .badRequest)
             }
-            mint.extraClaims = members.map { ($0.key, $0.value.compactText) }
+            mint.extraClaims = members.map { ($0.key, $0.value) }
         }
         do {
             let minted = try console.commands.mint(mint, binding: nil, origin: origin)

@@ -47,7 +47,7 @@ package struct HealthEndpoint: Sendable {
         writer.key("version")
         writer.string(version)
         writer.key("uptimeSeconds")
-        writer.raw(Self.secondsWithMilliseconds(uptime))
+        writer.number(Self.secondsWithMilliseconds(uptime))
         writer.endObject()
         // Degraded is 503: a container's health check and a fixture's readiness wait both read the status.
         return HTTPResponse(status: degraded == nil ? .ok : .serviceUnavailable, headers: ["Cache-Control": "no-store", "Content-Type": "application/json"], body: writer.bytes)

@@ -3,6 +3,7 @@ import FoundationGaps
 import ExchangeKernel
 package import Journal
 import IdentityPlatform
+import LocatedJSON
 import Scenarios
 
 /// `GET /_fakeentra/journal` (JSON, filters `path`, `status`, `since`, `limit`, `kind`, `method`, `world`)
@@ -35,8 +36,8 @@ struct JournalEndpoint {
             } else if let format = query["format"], format.fastLowercased != "json" {
                 return ScenarioEngineError.badRequest("format must be json or har").response
             }
-            let body = "{\"count\":\(entries.count),\"dropped\":\(journal.droppedCount),\"entries\":[" + entries.map(\.json).joined(separator: ",") + "]}"
-            return .controlJSON(status: 200, body: Array(body.utf8))
+            let body = JSONValue.object([("count", .int(entries.count)), ("dropped", .int(journal.droppedCount)), ("entries", .array(entries.map(\.value)))])
+            return .controlJSON(status: 200, body: body.bytes)
         case "DELETE":
             journal.clear()
             return HTTPResponse(status: HTTPStatus(204))

@@ -23,15 +23,15 @@ struct TokenMintEndpoint {
         do { parsed = try Self.parse(request.body) } catch { return Self.refusal(400, "bad_request", error.message) }
         do {
             let minted = try commands.mint(parsed.mint, binding: parsed.binding, origin: PublicOrigin(request: request, context: context).url)
-            let header = JWSHeaderText.of(minted.token) ?? "{}"
-            let body = JSONFragment.object([
+            let header = JWSHeaderText.of(minted.token).flatMap { LocatedJSON.object(body: $0.utf8, source: "header") } ?? .object([])
+            let body = JSONValue.object([
                 ("token", .string(minted.token)),
                 ("type", .string(parsed.mint.kind.rawValue)),
-                ("expiresOn", .raw(String(Int(minted.expiresOn.timeIntervalSince1970)))),
-                ("header", .raw(header)),
-                ("claims", .raw(minted.claims.json)),
-            ]).text
-            return .controlJSON(status: 201, body: Array(body.utf8))
+                ("expiresOn", .int(Int(minted.expiresOn.timeIntervalSince1970))),
+                ("header", header),
+                ("claims", .object(minted.claims.members)),
+            ])
+            return .controlJSON(status: 201, body: body.bytes)
         } catch {
             let status = error.reason == .invalidRequest ? 400 : 404
             return Self.refusal(status, error.reason.rawValue, error.message)
@@ -87,7 +87,7 @@ struct TokenMintEndpoint {
                 mint.forgery = forgery
             case "claims":
                 guard let extra = value.members else { throw BodyError(message: "\"claims\" must be an object of claim names and values") }
-                mint.extraClaims = extra.map { ($0.key, $0.value.compactText) }
+                mint.extraClaims = extra.map { ($0.key, $0.value) }
             default:
                 throw BodyError(message: "unknown member \"\(member.key)\"; expected type, user, clientId, tenant, scopes, roles, audience, lifetime, version, claims, forge, binding")
             }

@@ -108,19 +108,19 @@ package struct JournalEntry: Sendable {
             if let parsed = LocatedJSON.parse(lenientBody: body) { return (redactedText(parsed.sortingKeys, capacity: body.count), []) }
         case .form:
             let pairs = Redaction.redact(FormParameters(decoding: String(decoding: body, as: UTF8.self)))
-            return (groupedObject(pairs).text, pairs)
+            return (groupedObject(pairs).compactText, pairs)
         case .plainText:
-            return (JSONFragment.quote(redactPlainText(String(decoding: body, as: UTF8.self))), [])
+            return (JSONValue.quoted(redactPlainText(String(decoding: body, as: UTF8.self))), [])
         case .sizeOnly:
             break
         }
-        return (JSONFragment.quote("[\(contentType ?? "body") \(body.count) bytes]"), [])
+        return (JSONValue.quoted("[\(contentType ?? "body") \(body.count) bytes]"), [])
     }
 
     /// Name/value pairs as a JSON object, names in the order they first appear: a name given once with its
     /// value, a repeated one (Set-Cookie, a repeated query or form parameter) with the array of its values,
     /// so that the journal stays JSON a strict reader takes.
-    static func groupedObject(_ pairs: [(String, String)]) -> JSONFragment {
+    static func groupedObject(_ pairs: [(String, String)]) -> JSONValue {
         var order: [String] = []
         var values: [String: [String]] = [:]
         for (name, value) in pairs {
@@ -171,21 +171,24 @@ package struct JournalEntry: Sendable {
         return copy
     }
 
-    package var json: String {
-        JSONFragment.object([
-            ("id", .raw(String(id))),
+    /// The entry as the journal API and exports write it; bodies are embedded as the JSON they were
+    /// stored as.
+    package var value: JSONValue {
+        JSONValue.object([
+            ("id", .int(id)),
             ("time", .string(InternetDate.format(secondsSince1970: time.timeIntervalSince1970))),
             ("kind", .string(kind)),
             ("method", .string(method)),
             ("path", .string(path)),
             ("query", Self.groupedObject(query)),
-            ("status", .raw(String(status))),
-            ("durationMs", .raw(String(format: "%.3f", durationMilliseconds))),
-            ("request", .object([("headers", Self.groupedObject(requestHeaders)), ("body", .raw(requestBody))])),
-            ("response", .object([("headers", Self.groupedObject(responseHeaders)), ("body", .raw(responseBody))])),
+            ("status", .int(status)),
+            ("durationMs", .decimal(durationMilliseconds, fractionDigits: 3)),
+            ("request", .object([("headers", Self.groupedObject(requestHeaders)), ("body", JournalBody(requestBody).value)])),
+            ("response", .object([("headers", Self.groupedObject(responseHeaders)), ("body", JournalBody(responseBody).value)])),
             ("receipt", receipt.json),
-        ]).text
+        ])
     }
+
 }
 
 /// A body as the journal stores it (`JournalEntry.describeBody`), read back: the one reading of the
@@ -208,6 +211,15 @@ package enum JournalBody: Sendable {
         case .null: self = .absent
         case .string(let text): self = .text(text)
         case .bool, .number, .array, .object: self = .json(value)
+        }
+    }
+
+    /// The body as it is embedded in the journal's own JSON.
+    package var value: JSONValue {
+        switch self {
+        case .absent: .null
+        case .text(let text): .string(text)
+        case .json(let value): value
         }
     }
 }

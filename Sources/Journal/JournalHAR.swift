@@ -10,37 +10,37 @@ package enum JournalHAR {
     /// `scheme` and `defaultHost` build each request's absolute URL: an entry's own `Host` header wins,
     /// since one server answers for several names (127.0.0.1, login.microsoftonline.com, graph.microsoft.com).
     package static func render(_ entries: [JournalEntry], scheme: String, defaultHost: String, creatorVersion: String) -> String {
-        JSONFragment.object([
+        JSONValue.object([
             ("log", .object([
                 ("version", .string("1.2")),
                 ("creator", .object([("name", .string("FakeEntra")), ("version", .string(creatorVersion))])),
-                ("pages", .raw("[]")),
-                ("entries", array(entries.map { entry($0, scheme: scheme, defaultHost: defaultHost) })),
+                ("pages", .array([])),
+                ("entries", .array(entries.map { entry($0, scheme: scheme, defaultHost: defaultHost) })),
             ])),
-        ]).text
+        ]).compactText
     }
 
-    static func entry(_ entry: JournalEntry, scheme: String, defaultHost: String) -> JSONFragment {
+    static func entry(_ entry: JournalEntry, scheme: String, defaultHost: String) -> JSONValue {
         let host = header("host", in: entry.requestHeaders) ?? defaultHost
-        let milliseconds = number(entry.durationMilliseconds)
+        let milliseconds = JSONValue.decimal(max(0, entry.durationMilliseconds), fractionDigits: 3)
         return .object([
             ("startedDateTime", .string(timestamp(entry.time))),
-            ("time", .raw(milliseconds)),
+            ("time", milliseconds),
             ("request", request(entry, url: "\(scheme)://\(host)\(entry.path)" + queryString(entry.query))),
             ("response", response(entry)),
             ("cache", .object([])),
             // The journal measures the server's whole answer: all of it is `wait`.
-            ("timings", .object([("send", .raw("0")), ("wait", .raw(milliseconds)), ("receive", .raw("0"))])),
+            ("timings", .object([("send", .int(0)), ("wait", milliseconds), ("receive", .int(0))])),
             ("comment", .string("journal entry \(entry.id), kind \(entry.kind)")),
         ])
     }
 
-    static func request(_ entry: JournalEntry, url: String) -> JSONFragment {
-        var members: [(String, JSONFragment)] = [
+    static func request(_ entry: JournalEntry, url: String) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("method", .string(entry.method)),
             ("url", .string(url)),
             ("httpVersion", .string("HTTP/1.1")),
-            ("cookies", .raw("[]")),
+            ("cookies", .array([])),
             ("headers", nameValues(entry.requestHeaders)),
             ("queryString", nameValues(entry.query)),
         ]
@@ -57,24 +57,24 @@ package enum JournalHAR {
             size = text.utf8.count
             members.append(("postData", .object([("mimeType", .string(contentType)), ("text", .string(text))])))
         }
-        members.append(("headersSize", .raw("-1")))
-        members.append(("bodySize", .raw(String(size))))
+        members.append(("headersSize", .int(-1)))
+        members.append(("bodySize", .int(size)))
         return .object(members)
     }
 
-    static func response(_ entry: JournalEntry) -> JSONFragment {
+    static func response(_ entry: JournalEntry) -> JSONValue {
         let body = harText(JournalBody(entry.responseBody), stored: entry.responseBody) ?? ""
         let mimeType = header("content-type", in: entry.responseHeaders) ?? ""
         return .object([
-            ("status", .raw(String(entry.status))),
+            ("status", .int(entry.status)),
             ("statusText", .string(HTTPStatus.standardReason(entry.status))),
             ("httpVersion", .string("HTTP/1.1")),
-            ("cookies", .raw("[]")),
+            ("cookies", .array([])),
             ("headers", nameValues(entry.responseHeaders)),
-            ("content", .object([("size", .raw(String(body.utf8.count))), ("mimeType", .string(mimeType)), ("text", .string(body))])),
+            ("content", .object([("size", .int(body.utf8.count)), ("mimeType", .string(mimeType)), ("text", .string(body))])),
             ("redirectURL", .string(header("location", in: entry.responseHeaders) ?? "")),
-            ("headersSize", .raw("-1")),
-            ("bodySize", .raw(String(body.utf8.count))),
+            ("headersSize", .int(-1)),
+            ("bodySize", .int(body.utf8.count)),
         ])
     }
 
@@ -102,17 +102,10 @@ package enum JournalHAR {
         headers.first { $0.0.lowercased() == name }?.1
     }
 
-    static func nameValues(_ pairs: [(String, String)]) -> JSONFragment {
-        array(pairs.map { .object([("name", .string($0.0)), ("value", .string($0.1))]) })
+    static func nameValues(_ pairs: [(String, String)]) -> JSONValue {
+        .array(pairs.map { .object([("name", .string($0.0)), ("value", .string($0.1))]) })
     }
 
-    static func array(_ items: [JSONFragment]) -> JSONFragment {
-        .raw("[" + items.map(\.text).joined(separator: ",") + "]")
-    }
-
-    static func number(_ value: Double) -> String {
-        String(format: "%.3f", max(0, value))
-    }
 
     static func timestamp(_ date: Date) -> String {
         InternetTimestamp.string(date)

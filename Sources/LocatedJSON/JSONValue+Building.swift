@@ -6,6 +6,9 @@ extension JSONValue {
 
     package static func string(_ text: String) -> JSONValue { JSONValue(.string(text), at: .startOfFile) }
 
+    /// `nil` becomes `null`, as Graph and the journal write unset properties.
+    package static func string(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+
     package static func bool(_ flag: Bool) -> JSONValue { JSONValue(.bool(flag), at: .startOfFile) }
 
     package static func int(_ number: Int) -> JSONValue {
@@ -18,6 +21,23 @@ extension JSONValue {
         guard number.isFinite else { return .null }
         if number == number.rounded(), abs(number) < 9_007_199_254_740_992 { return .int(Int(number)) }
         return JSONValue(.number(JSONNumber(literal: "\(number)", double: number)), at: .startOfFile)
+    }
+
+    /// A number written with exactly `fractionDigits` (0...9) decimals (`12.500`), as durations are
+    /// shown; `null` when it is not finite or too large to write that way.
+    package static func decimal(_ number: Double, fractionDigits: Int) -> JSONValue {
+        let digits = min(max(fractionDigits, 0), 9)
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (number.magnitude * Double(scale)).rounded()
+        guard number.isFinite, scaled < 9_007_199_254_740_992 else { return .null }
+        let units = Int(scaled)
+        var literal = (number < 0 && units != 0 ? "-" : "") + String(units / scale)
+        if digits > 0 {
+            let fraction = String(units % scale)
+            literal += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        }
+        return JSONValue(.number(JSONNumber(literal: literal, double: number)), at: .startOfFile)
     }
 
     package static func array(_ elements: [JSONValue]) -> JSONValue { JSONValue(.array(elements), at: .startOfFile) }

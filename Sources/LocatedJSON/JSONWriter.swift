@@ -53,15 +53,25 @@ package struct JSONWriter: Sendable {
         needsSeparator = true
     }
 
-    /// Text that already is JSON (`true`, `null`, a nested document).
-    package mutating func raw(_ json: String) {
+    package mutating func null() { raw("null") }
+
+    /// A number already written as a JSON literal (`12.345`), by a caller that formats its own.
+    package mutating func number(_ literal: String) {
+        assert(literal.utf8.allSatisfy { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        raw(literal)
+    }
+
+    package mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+
+    /// Text that already is JSON: only this module's own literals and numbers.
+    mutating func raw(_ json: String) {
         separate()
         bytes.append(contentsOf: json.utf8)
         needsSeparator = true
     }
 
     /// Bytes that already are JSON.
-    package mutating func raw(_ json: some Sequence<UInt8>) {
+    mutating func raw(_ json: some Sequence<UInt8>) {
         separate()
         bytes.append(contentsOf: json)
         needsSeparator = true
@@ -140,8 +150,8 @@ extension JSONValue {
     /// Writes the value compactly: members in source order, numbers as written.
     package func write(to writer: inout JSONWriter) {
         switch kind {
-        case .null: writer.raw("null")
-        case .bool(let flag): writer.raw(flag ? "true" : "false")
+        case .null: writer.null()
+        case .bool(let flag): writer.bool(flag)
         case .number(let number): writer.raw(number.literal)
         case .string(let text): writer.string(text)
         case .array(let elements):
@@ -156,6 +166,17 @@ extension JSONValue {
             }
             writer.endObject()
         }
+    }
+
+    /// An object from ordered pairs, written without building the tree: a token's claims and answers
+    /// assembled member by member.
+    package static func writeObject(_ members: [(String, JSONValue)], to writer: inout JSONWriter) {
+        writer.beginObject()
+        for index in members.indices {
+            writer.key(members[index].0)
+            members[index].1.write(to: &writer)
+        }
+        writer.endObject()
     }
 
     /// The compact JSON text (see `write(to:)`) as bytes, for bodies.

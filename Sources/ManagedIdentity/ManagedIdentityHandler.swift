@@ -121,11 +121,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         // The client's capabilities (`xms_cc=cp1`, as MSAL sends them) go into the token, as on any grant.
         let capabilities = (query["xms_cc"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         mint.extraClaims = [
-            ("oid", JSONFragment.quote(identity.objectID)), ("sub", JSONFragment.quote(identity.objectID)),
-            ("appidacr", JSONFragment.quote("2")), ("app_displayname", JSONFragment.quote(identity.name)),
-            ("xms_mirid", JSONFragment.quote(identity.resourceID)),
+            ("oid", .string(identity.objectID)), ("sub", .string(identity.objectID)),
+            ("appidacr", .string("2")), ("app_displayname", .string(identity.name)),
+            ("xms_mirid", .string(identity.resourceID)),
         ]
-        if !capabilities.isEmpty { mint.extraClaims.append(("xms_cc", JSONFragment.strings(capabilities).text)) }
+        if !capabilities.isEmpty { mint.extraClaims.append(("xms_cc", .strings(capabilities))) }
         let now = service.clock.now()
         let key = ManagedIdentityTokenCache.Key(clientID: identity.clientID, resource: resource, capabilities: capabilities)
         let minted: ManagedIdentityTokenCache.Entry
@@ -142,23 +142,23 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             }
             issued.keep(minted, for: key)
         }
-        let expiresOn = String(Int(minted.expiresOn.timeIntervalSince1970))
+        let expiresOn = Int(minted.expiresOn.timeIntervalSince1970)
         switch route {
         case .serviceFabric:
             return Self.json([("token_type", .string("Bearer")), ("access_token", .string(minted.token)),
-                              ("expires_on", .raw(expiresOn)), ("resource", .string(resource))])
+                              ("expires_on", .int(expiresOn)), ("resource", .string(resource))])
         case .azureML:
-            return Self.json([("access_token", .string(minted.token)), ("expires_in", .raw(String(Int(minted.expiresOn.timeIntervalSince(now))))),
-                              ("expires_on", .raw(expiresOn)), ("resource", .string(resource)), ("token_type", .string("Bearer"))])
+            return Self.json([("access_token", .string(minted.token)), ("expires_in", .int(Int(minted.expiresOn.timeIntervalSince(now)))),
+                              ("expires_on", .int(expiresOn)), ("resource", .string(resource)), ("token_type", .string("Bearer"))])
         case .instanceMetadata, .appService:
             break
         }
-        var body: [(String, JSONFragment)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
+        var body: [(String, JSONValue)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
         if route == .instanceMetadata {
             let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
             receipt.answered(Receipt.Answer(expiresIn: lifetime))
             body += [
-                ("expires_in", .string(String(lifetime))), ("expires_on", .string(expiresOn)),
+                ("expires_in", .string(String(lifetime))), ("expires_on", .string(String(expiresOn))),
                 ("ext_expires_in", .string(String(lifetime + Int(service.options.accessTokenExtension)))),
                 ("not_before", .string(String(Int(minted.issuedAt.timeIntervalSince1970)))),
             ]
@@ -166,14 +166,14 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             // The 2017 protocol wrote the expiry as a date (recorded `05/22/2021 17:14:33 +00:00`).
             body.append(("expires_on", .string(Self.legacyDate(minted.expiresOn))))
         } else {
-            body.append(("expires_on", .string(expiresOn)))
+            body.append(("expires_on", .string(String(expiresOn))))
         }
         body += [("resource", .string(resource)), ("token_type", .string("Bearer"))]
         return Self.json(body)
     }
 
-    private static func json(_ members: [(String, JSONFragment)]) -> HTTPResponse {
-        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONFragment.object(members).bytes)
+    private static func json(_ members: [(String, JSONValue)]) -> HTTPResponse {
+        HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONValue.object(members).bytes)
     }
 
     static func legacyDate(_ date: Date) -> String {
@@ -199,14 +199,14 @@ package struct ManagedIdentityHandler: ExchangeHandler {
 
     /// IMDS answers OAuth's `error`; App Service a status and a message only.
     static func failure(_ failure: Failure, route: ManagedIdentityRoute, receipt: ReceiptRecorder) -> HTTPResponse {
-        let body: JSONFragment
+        let body: JSONValue
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         if route == .instanceMetadata {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
             receipt.answered(Receipt.Answer(error: failure.error))
         } else {
             let correlationID = SecureRandom.guid()
-            body = .object([("statusCode", .raw(String(failure.status.code))), ("message", .string(failure.description)),
+            body = .object([("statusCode", .int(failure.status.code)), ("message", .string(failure.description)),
                             ("correlationId", .string(correlationID))])
             // Also in a header, as recorded (Azure SDK for .NET issue 43691).
             headers.set("X-CORRELATION-ID", correlationID)

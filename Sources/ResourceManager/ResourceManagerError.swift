@@ -24,7 +24,7 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
     /// `receipt`: where the error notes what it answered (nil outside an exchange).
     package func response(correlationID: String, receipt: ReceiptRecorder?) -> HTTPResponse {
         receipt?.answered(Receipt.Answer(error: code))
-        let body = JSONFragment.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
+        let body = JSONValue.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
         var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
         if status == .unauthorized {
             // What ARM sends a client without a usable token: where to get one.

@@ -67,15 +67,15 @@ package struct ResourceManagerHandler: ExchangeHandler {
         case 1 where names[0] == "tenants":
             let tenants = home.map { [$0] } ?? []
             let withDetails = apiVersion >= "2020-01-01"
-            return ok(.object([("value", .raw("[" + tenants.map { Self.tenantJSON($0, details: withDetails).text }.joined(separator: ",") + "]"))]),
+            return ok(.object([("value", .array(tenants.map { Self.tenantJSON($0, details: withDetails) }))]),
                       correlationID: correlationID)
         case 1 where names[0] == "subscriptions":
             let subscriptions = home?.azureSubscriptions ?? []
-            let items = subscriptions.map { Self.subscriptionJSON($0, tenantID: caller.tenantID).text }
-            var members: [(String, JSONFragment)] = [("value", .raw("[" + items.joined(separator: ",") + "]"))]
+            let items = subscriptions.map { Self.subscriptionJSON($0, tenantID: caller.tenantID) }
+            var members: [(String, JSONValue)] = [("value", .array(items))]
             // Recorded with 2019-11-01 and 2020-01-01; 2016-06-01 answers the list alone (2019).
             if apiVersion >= "2019-11-01" {
-                members.append(("count", .object([("type", .string("Total")), ("value", .raw(String(items.count)))])))
+                members.append(("count", .object([("type", .string("Total")), ("value", .int(items.count))])))
             }
             return ok(.object(members), correlationID: correlationID)
         case 2 where names[0] == "subscriptions":
@@ -128,15 +128,15 @@ package struct ResourceManagerHandler: ExchangeHandler {
         return PublicOrigin(scheme: origin.scheme, authority: "localhost:\(context.localPort)").url
     }
 
-    static func tenantJSON(_ tenant: Tenant, details: Bool) -> JSONFragment {
-        var members: [(String, JSONFragment)] = [
+    static func tenantJSON(_ tenant: Tenant, details: Bool) -> JSONValue {
+        var members: [(String, JSONValue)] = [
             ("id", .string("/tenants/\(tenant.id)")), ("tenantId", .string(tenant.id)),
         ]
         if details {
             members += [
                 ("countryCode", .string("US")), ("displayName", .string(tenant.displayName)), ("domains", .strings(tenant.domains)),
                 ("tenantCategory", .string("Home")), ("defaultDomain", .string(tenant.primaryDomain)), ("tenantType", .string("AAD")),
-                ("tenantBrandingLogoUrl", .raw("null")),
+                ("tenantBrandingLogoUrl", .null),
             ]
         } else {
             members.append(("tenantCategory", .string("Home")))
@@ -146,11 +146,11 @@ package struct ResourceManagerHandler: ExchangeHandler {
 
     /// A subscription without tags has no `tags` member (recorded 2021-01-01 and 2023; a tagged one lists
     /// them, 2019), and FakeEntra's subscriptions carry none.
-    static func subscriptionJSON(_ subscription: AzureSubscription, tenantID: String) -> JSONFragment {
+    static func subscriptionJSON(_ subscription: AzureSubscription, tenantID: String) -> JSONValue {
         .object([
             ("id", .string("/subscriptions/\(subscription.subscriptionId)")),
             ("authorizationSource", .string("RoleBased")),
-            ("managedByTenants", .raw("[]")),
+            ("managedByTenants", .array([])),
             ("subscriptionId", .string(subscription.subscriptionId)),
             ("tenantId", .string(tenantID)),
             ("displayName", .string(subscription.displayName)),
@@ -161,7 +161,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
         ])
     }
 
-    private func ok(_ body: JSONFragment, correlationID: String) -> HTTPResponse {
+    private func ok(_ body: JSONValue, correlationID: String) -> HTTPResponse {
         HTTPResponse(status: .ok, headers: Self.standardHeaders(correlationID: correlationID), body: body.bytes)
     }
 

@@ -12,9 +12,9 @@ struct ResourceManagerMetadata {
     /// ARM's root as the client reached it.
     let resourceManager: String
 
-    func document(apiVersion: String) -> JSONFragment {
+    func document(apiVersion: String) -> JSONValue {
         let loginWithSlash = login + "/"
-        let audiences: JSONFragment = .strings(["https://management.core.windows.net/", "https://management.azure.com/"])
+        let audiences: JSONValue = .strings(["https://management.core.windows.net/", "https://management.azure.com/"])
         if apiVersion < "2019-05-01" {
             return .object([
                 ("galleryEndpoint", .string("https://gallery.azure.com/")),
@@ -24,7 +24,7 @@ struct ResourceManagerMetadata {
             ])
         }
         // The public cloud's document (recorded 2022-09-01) with FakeEntra as its login endpoint and ARM.
-        let cloud: JSONFragment = .object([
+        let cloud: JSONValue = .object([
             ("portal", .string("https://portal.azure.com")),
             ("authentication", .object([("loginEndpoint", .string(login)), ("audiences", audiences), ("tenant", .string("common")), ("identityProvider", .string("AAD"))])),
             ("media", .string("https://rest.media.azure.net")),
@@ -45,7 +45,7 @@ struct ResourceManagerMetadata {
             ("logAnalyticsResourceId", .string("https://api.loganalytics.io")),
             ("ossrDbmsResourceId", .string("https://ossrdbms-aad.database.windows.net")),
         ])
-        return apiVersion < "2022-09-01" ? .raw("[" + cloud.text + "]") : cloud
+        return apiVersion < "2022-09-01" ? .array([cloud]) : cloud
     }
 
     static let suffixes: [(String, String)] = [

@@ -5,6 +5,7 @@ import Testing
 @testable import B2C
 import ExchangeKernel
 import IdentityPlatform
+import LocatedJSON
 
 @Suite struct B2CTokenTests {
     static let susi = "/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_susi"
@@ -239,8 +240,8 @@ import IdentityPlatform
         var directives = ScenarioDirectives()
         directives.accessTokenLifetime = 120
         directives.refreshTokenLifetime = 600
-        directives.idTokenClaims = ["extension_tier": "\"gold\""]
-        directives.accessTokenClaims = ["name": "\"Overridden\""]
+        directives.idTokenClaims = ["extension_tier": .string("gold")]
+        directives.accessTokenClaims = ["name": .string("Overridden")]
         directives.declinedScopes = [B2CFixtures.apiScope]
         let tokens = try redeem(under: directives, browser)
         #expect(tokens.number("expires_in") == 120)

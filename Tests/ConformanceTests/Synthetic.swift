@@ -22,7 +22,7 @@ struct Synthetic {
                       query: [(String, String)] = [], form: [String: String] = [:], answer: Receipt.Answer = Receipt.Answer(),
                       errorCode: String? = nil) {
         let pairs = Redaction.redact(FormParameters(form.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }))
-        let body = pairs.isEmpty ? "null" : JournalEntry.groupedObject(pairs).text
+        let body = pairs.isEmpty ? "null" : JournalEntry.groupedObject(pairs).compactText
         var entry = JournalEntry(id: exchanges.count + 1, time: Self.t0.addingTimeInterval(seconds), method: method, path: path, query: query, status: status,
                                  kind: kind, durationMilliseconds: 1, requestHeaders: [], responseHeaders: [], requestBody: body, responseBody: "null",
                                  requestForm: pairs)

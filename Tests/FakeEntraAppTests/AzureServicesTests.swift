@@ -170,6 +170,6 @@ import Testing
         let appService = try #require(entries.first { $0.path == "/msi/token" })
         let secret = try #require(appService.requestHeaders.first { $0.0.lowercased() == "x-identity-header" }?.1)
         #expect(secret.hasPrefix("[redacted") && !secret.contains("fakeentra-identity-header"))
-        #expect(!entries.map(\.json).joined().contains("fakeentra-identity-header"), "nowhere in the journal")
+        #expect(!entries.map(\.value.compactText).joined().contains("fakeentra-identity-header"), "nowhere in the journal")
     }
 }

@@ -100,7 +100,7 @@ extension HTTPResponse {
 func expectedErrorBody(code: String, message: String, response: HTTPResponse, date: String = "2025-01-08T12:00:00") -> String {
     let requestID = response.headers["request-id"] ?? "?"
     let clientRequestID = response.headers["client-request-id"] ?? "?"
-    return #"{"error":{"code":"\#(code)","message":\#(JSONFragment.quote(message)),"innerError":{"date":"\#(date)","request-id":"\#(requestID)","client-request-id":"\#(clientRequestID)"}}}"#
+    return #"{"error":{"code":"\#(code)","message":\#(JSONValue.quoted(message)),"innerError":{"date":"\#(date)","request-id":"\#(requestID)","client-request-id":"\#(clientRequestID)"}}}"#
 }
 
 extension GraphHandler {

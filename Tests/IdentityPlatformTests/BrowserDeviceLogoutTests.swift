@@ -200,7 +200,7 @@ struct BrowserDeviceLogoutTests {
         let secret = "Sup3r-Secret-New"
         let changeFields = changeForm.hidden + [("currentPassword", Directory.demoPassword), ("newPassword", secret), ("confirmNewPassword", secret), ("action", "changepassword")]
         _ = responder.respond(to: HTTPRequest(method: "POST", target: changeForm.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(changeFields).encoded.utf8)), context: RequestContext())
-        let recorded = journal.entries().map(\.json).joined(separator: "\n")
+        let recorded = journal.entries().map(\.value.compactText).joined(separator: "\n")
         #expect(journal.entries().count == 2)
         #expect(!recorded.contains(Directory.demoPassword))
         #expect(!recorded.contains(secret))

@@ -167,7 +167,7 @@ import Testing
         try pem.write(to: directory.appendingPathComponent("client.pem"), atomically: true, encoding: .utf8)
         let configPath = directory.appendingPathComponent("config.json").path
         let text = """
-        {"apps": [{"clientId": "daemon", "certificates": ["client.pem", \(JSONFragment.quote(pem))]},
+        {"apps": [{"clientId": "daemon", "certificates": ["client.pem", \(JSONValue.quoted(pem))]},
                   {"clientId": "broken", "certificates": ["missing.pem"]}]}
         """
         try text.write(toFile: configPath, atomically: true, encoding: .utf8)

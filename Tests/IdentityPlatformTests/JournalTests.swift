@@ -193,6 +193,6 @@ import Testing
 
     func entry(path: String, status: Int = 200, body: String = "null") -> JournalEntry {
         JournalEntry(id: 0, time: F.start, method: "GET", path: path, query: [], status: status, kind: "other", durationMilliseconds: 1,
-                     requestHeaders: [], responseHeaders: [], requestBody: body == "null" ? "null" : JSONFragment.quote(body), responseBody: "null")
+                     requestHeaders: [], responseHeaders: [], requestBody: body == "null" ? "null" : JSONValue.quoted(body), responseBody: "null")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import ExchangeKernel
 @testable import IdentityPlatform
+import LocatedJSON
 
 /// What an active scenario changes in the token endpoint's answers.
 @Suite struct ScenarioDirectiveTests {
@@ -59,8 +60,8 @@ import ExchangeKernel
         directives.accessTokenLifetime = 120
         directives.idTokenLifetime = 60
         directives.refreshTokenLifetime = 300
-        directives.accessTokenClaims = ["xms_cc": #"["cp1"]"#, "scp": #""Overridden""#]
-        directives.idTokenClaims = ["acct": "1"]
+        directives.accessTokenClaims = ["xms_cc": .strings(["cp1"]), "scp": .string("Overridden")]
+        directives.idTokenClaims = ["acct": .int(1)]
         let body = F.json(refresh(token, service, under: directives))
         let now = Int(clock.now().timeIntervalSince1970)
         #expect(body["expires_in"] as? Int == 120)

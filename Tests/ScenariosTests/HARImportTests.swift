@@ -15,13 +15,13 @@ import Testing
     static let upn = "jdoe@northwindtraders.onmicrosoft.com"
 
     static func entry(_ method: String, _ url: String, status: Int, headers: [(String, String)] = [], body: String = "", postText: String? = nil, wait: Int = 120) -> String {
-        let headerJSON = headers.map { "{\"name\": \(JSONFragment.quote($0.0)), \"value\": \(JSONFragment.quote($0.1))}" }.joined(separator: ",")
-        let post = postText.map { ", \"postData\": {\"mimeType\": \"application/x-www-form-urlencoded\", \"text\": \(JSONFragment.quote($0))}" } ?? ""
+        let headerJSON = headers.map { "{\"name\": \(JSONValue.quoted($0.0)), \"value\": \(JSONValue.quoted($0.1))}" }.joined(separator: ",")
+        let post = postText.map { ", \"postData\": {\"mimeType\": \"application/x-www-form-urlencoded\", \"text\": \(JSONValue.quoted($0))}" } ?? ""
         return """
         {"startedDateTime": "2025-03-04T10:15:00.000Z", "time": \(wait + 30),
-         "request": {"method": "\(method)", "url": \(JSONFragment.quote(url)), "httpVersion": "HTTP/1.1", "headers": [{"name": "client-request-id", "value": "0e6b1d32-8a4c-4f5e-9b7a-1c2d3e4f5a6b"}], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1\(post)},
+         "request": {"method": "\(method)", "url": \(JSONValue.quoted(url)), "httpVersion": "HTTP/1.1", "headers": [{"name": "client-request-id", "value": "0e6b1d32-8a4c-4f5e-9b7a-1c2d3e4f5a6b"}], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1\(post)},
          "response": {"status": \(status), "statusText": "", "httpVersion": "HTTP/1.1", "headers": [\(headerJSON)], "cookies": [],
-                      "content": {"size": \(body.utf8.count), "mimeType": "application/json", "text": \(JSONFragment.quote(body))}, "redirectURL": "", "headersSize": -1, "bodySize": -1},
+                      "content": {"size": \(body.utf8.count), "mimeType": "application/json", "text": \(JSONValue.quoted(body))}, "redirectURL": "", "headersSize": -1, "bodySize": -1},
          "cache": {}, "timings": {"blocked": 1, "dns": 0, "connect": 0, "send": 1, "wait": \(wait), "receive": 2, "ssl": 0}}
         """
     }

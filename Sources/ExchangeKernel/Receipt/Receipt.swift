@@ -311,37 +311,36 @@ package final class ReceiptRecorder: Sendable {
 
 extension Receipt {
     /// The receipt as the journal's `receipt` member (see docs/architecture.md for the shape).
-    package var json: JSONFragment {
-        func optional(_ text: String?) -> JSONFragment { text.map { .string($0) } ?? .raw("null") }
-        func array(_ items: [JSONFragment]) -> JSONFragment { .raw("[" + items.map(\.text).joined(separator: ",") + "]") }
-        let tokenItems: [JSONFragment] = tokens.map { token in
+    package var json: JSONValue {
+        func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+        let tokenItems: [JSONValue] = tokens.map { token in
             .object([
                 ("kind", .string(token.kind.rawValue)), ("id", .string(token.id)),
                 ("subject", optional(token.subject)), ("oid", optional(token.objectID)), ("clientId", optional(token.clientID)),
                 ("scopes", .strings(token.scopes)), ("audience", optional(token.audience)),
-                ("expiresAt", token.expiresAt.map { .string(InternetDate.format(secondsSince1970: $0.timeIntervalSince1970)) } ?? .raw("null")),
+                ("expiresAt", token.expiresAt.map { .string(InternetDate.format(secondsSince1970: $0.timeIntervalSince1970)) } ?? .null),
                 ("kid", optional(token.keyID)), ("forgery", optional(token.forgery?.rawValue)),
             ])
         }
-        let grantItems: [JSONFragment] = grants.map { .object([("kind", .string($0.kind.rawValue)), ("action", .string($0.action.rawValue)), ("id", .string($0.id))]) }
-        let ruleItems: [JSONFragment] = rules.map { .object([("scenario", .string($0.scenario)), ("index", .raw(String($0.index)))]) }
-        let extensionItems: [JSONFragment] = extensionCalls.map { call in
+        let grantItems: [JSONValue] = grants.map { .object([("kind", .string($0.kind.rawValue)), ("action", .string($0.action.rawValue)), ("id", .string($0.id))]) }
+        let ruleItems: [JSONValue] = rules.map { .object([("scenario", .string($0.scenario)), ("index", .int($0.index))]) }
+        let extensionItems: [JSONValue] = extensionCalls.map { call in
             .object([
                 ("extensionId", .string(call.extensionID)), ("event", .string(call.event)), ("targetUrl", .string(call.targetURL)),
-                ("attempts", .raw(String(call.attempts))), ("httpStatus", call.httpStatus.map { .raw(String($0)) } ?? .raw("null")),
-                ("milliseconds", .raw(String(call.milliseconds))), ("failure", optional(call.failure)),
+                ("attempts", .int(call.attempts)), ("httpStatus", call.httpStatus.map { .int($0) } ?? .null),
+                ("milliseconds", .int(call.milliseconds)), ("failure", optional(call.failure)),
             ])
         }
-        var members: [(String, JSONFragment)] = [
-            ("tokens", array(tokenItems)),
-            ("grants", array(grantItems)),
-            ("flow", flow.map { .object([("id", .string(Receipt.handleID($0.id))), ("step", .string($0.step))]) } ?? .raw("null")),
+        var members: [(String, JSONValue)] = [
+            ("tokens", .array(tokenItems)),
+            ("grants", .array(grantItems)),
+            ("flow", flow.map { .object([("id", .string(Receipt.handleID($0.id))), ("step", .string($0.step))]) } ?? .null),
             ("error", optional(error)),
             ("answer", answer.json),
-            ("rules", array(ruleItems)),
+            ("rules", .array(ruleItems)),
             ("world", optional(world)),
         ]
-        if !extensionItems.isEmpty { members.append(("extensionCalls", array(extensionItems))) }
+        if !extensionItems.isEmpty { members.append(("extensionCalls", .array(extensionItems))) }
         return .object(members)
     }
 }
@@ -362,13 +361,13 @@ extension Receipt.Answer {
     }
 
     /// The journal's `answer` member: the facts the answer said, and no others.
-    var json: JSONFragment {
-        var members: [(String, JSONFragment)] = []
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = []
         func text(_ name: String, _ value: String?) { if let value { members.append((name, .string(value))) } }
-        func number(_ name: String, _ value: Int?) { if let value { members.append((name, .raw(String(value)))) } }
+        func number(_ name: String, _ value: Int?) { if let value { members.append((name, .int(value))) } }
         text("error", error)
         text("suberror", suberror)
-        if !errorCodes.isEmpty { members.append(("errorCodes", .raw("[" + errorCodes.map { String($0) }.joined(separator: ",") + "]"))) }
+        if !errorCodes.isEmpty { members.append(("errorCodes", .array(errorCodes.map { .int($0) }))) }
         text("scope", scope)
         number("expiresIn", expiresIn)
         number("refreshIn", refreshIn)
@@ -380,7 +379,7 @@ extension Receipt.Answer {
         number("items", items)
         text("nextLink", nextLink)
         if let redirectError {
-            var redirect: [(String, JSONFragment)] = []
+            var redirect: [(String, JSONValue)] = []
             for (name, value) in [("error", redirectError.error), ("suberror", redirectError.suberror), ("errorSubcode", redirectError.subcode),
                                   ("errorDescription", redirectError.errorDescription)] {
                 if let value { redirect.append((name, .string(value))) }

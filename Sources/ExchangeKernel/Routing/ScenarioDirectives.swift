@@ -1,4 +1,5 @@
 package import FoundationGaps
+package import LocatedJSON
 
 /// What an active scenario asks the platform to do differently for one request, beyond answers the
 /// scenario engine gives by itself (errors, throttling, delays). Grants and pages consult it; the
@@ -17,10 +18,10 @@ package struct ScenarioDirectives: Sendable, Equatable {
     package var redirectState: String?
     /// `refresh_in` of token responses: when the client should refresh although the token is still valid.
     package var refreshIn: TimeInterval?
-    /// Claims added to (or replacing those of) issued access tokens, as JSON text per claim name.
-    package var accessTokenClaims: [String: String] = [:]
-    /// Claims added to (or replacing those of) issued id tokens, as JSON text per claim name.
-    package var idTokenClaims: [String: String] = [:]
+    /// Claims added to (or replacing those of) issued access tokens, by claim name.
+    package var accessTokenClaims: [String: JSONValue] = [:]
+    /// Claims added to (or replacing those of) issued id tokens, by claim name.
+    package var idTokenClaims: [String: JSONValue] = [:]
 
     /// The tenant alias a binding serves (`/{alias}/…`): discovery documents name it in their endpoint
     /// URLs where they would name the tenant, so a client stays on it; `issuer` keeps the tenant's id, as

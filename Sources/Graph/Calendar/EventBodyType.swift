@@ -1,5 +1,6 @@
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 import ExchangeKernel
 import IdentityPlatform
 
@@ -21,8 +22,8 @@ enum EventBodyType: String {
         return nil
     }
 
-    func render(_ event: CalendarEvent) -> GraphJSON {
-        .object([.init("contentType", .string(rawValue)), .init("content", .string(content(of: event)))])
+    func render(_ event: CalendarEvent) -> JSONValue {
+        .object([("contentType", .string(rawValue)), ("content", .string(content(of: event)))])
     }
 
     private static let htmlHead = "<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=utf-8\"></head>"

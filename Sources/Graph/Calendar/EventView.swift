@@ -1,5 +1,6 @@
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 
 /// An event as Graph's `microsoft.graph.event` JSON, times shown in one zone.
 enum EventView {
@@ -29,21 +30,25 @@ enum EventView {
     private static func isoKey(_ date: Date) -> String { CivilTime(date).isoSeconds }
 
     /// `@odata.etag`, `id`, then `selected` (all properties when nil): Outlook always returns the first two.
-    static func json(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?, bodyType: EventBodyType = .html) -> GraphJSON {
-        var members: [GraphJSON.Member] = [.init("@odata.etag", .string("W/\"\(event.changeKey)\"")), .init("id", .string(event.id))]
+    static func json(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?, bodyType: EventBodyType = .html) -> JSONValue {
+        .object(members(event, zone: zone, selected: selected, bodyType: bodyType))
+    }
+
+    static func members(_ event: CalendarEvent, zone: GraphTimeZone, selected: [String]?, bodyType: EventBodyType = .html) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = [("@odata.etag", .string("W/\"\(event.changeKey)\"")), ("id", .string(event.id))]
         for property in selected ?? properties {
             if property == "body" {
-                members.append(.init("body", bodyType.render(event)))
+                members.append(("body", bodyType.render(event)))
             } else {
-                members.append(.init(property, value(property, of: event, zone: zone)))
+                members.append((property, value(property, of: event, zone: zone)))
             }
         }
-        return .object(members)
+        return members
     }
 
     private static let noResponseTime = "0001-01-01T00:00:00Z"
 
-    private static func value(_ property: String, of event: CalendarEvent, zone: GraphTimeZone) -> GraphJSON {
+    private static func value(_ property: String, of event: CalendarEvent, zone: GraphTimeZone) -> JSONValue {
         switch property {
         case "createdDateTime", "lastModifiedDateTime": return .string(CivilTime(event.created).isoSevenDigits + "Z")
         case "changeKey": return .string(event.changeKey)
@@ -71,56 +76,56 @@ enum EventView {
         case "onlineMeetingUrl", "transactionId", "seriesMasterId", "recurrence": return .null
         case "onlineMeeting":
             guard event.isOnlineMeeting else { return .null }
-            return .object([.init("joinUrl", .string("https://teams.microsoft.com/l/meetup-join/\(event.changeKey)"))])
+            return .object([("joinUrl", .string("https://teams.microsoft.com/l/meetup-join/\(event.changeKey)"))])
         case "responseStatus":
             return .object([
-                .init("response", .string(event.isOrganizer ? "organizer" : "accepted")),
-                .init("time", .string(event.isOrganizer ? noResponseTime : CivilTime(event.created).isoSevenDigits + "Z")),
+                ("response", .string(event.isOrganizer ? "organizer" : "accepted")),
+                ("time", .string(event.isOrganizer ? noResponseTime : CivilTime(event.created).isoSevenDigits + "Z")),
             ])
         case "start", "end": return dateTimeTimeZone(property == "start" ? event.start : event.end, event: event, isStart: property == "start", zone: zone)
         case "location": return location(event.location)
         // The same room as `location`, in the form Outlook writes list entries (recorded event-get examples).
         case "locations":
             return .array(event.location.map { name in
-                [.object([.init("displayName", .string(name)), .init("locationType", .string("default")),
-                          .init("uniqueId", .string("")), .init("uniqueIdType", .string("unknown"))])]
+                [.object([("displayName", .string(name)), ("locationType", .string("default")),
+                          ("uniqueId", .string("")), ("uniqueIdType", .string("unknown"))])]
             } ?? [])
         case "attendees":
             return .array(event.attendees.map { attendee in
                 .object([
-                    .init("type", .string(attendee.type ?? "required")),
-                    .init("status", .object([
-                        .init("response", .string(attendee.response ?? "none")),
-                        .init("time", .string(noResponseTime)),
+                    ("type", .string(attendee.type ?? "required")),
+                    ("status", .object([
+                        ("response", .string(attendee.response ?? "none")),
+                        ("time", .string(noResponseTime)),
                     ])),
-                    .init("emailAddress", address(name: attendee.name, address: attendee.address)),
+                    ("emailAddress", address(name: attendee.name, address: attendee.address)),
                 ])
             })
-        case "organizer": return .object([.init("emailAddress", address(name: event.organizer.name, address: event.organizer.address))])
+        case "organizer": return .object([("emailAddress", address(name: event.organizer.name, address: event.organizer.address))])
         default: return .null
         }
     }
 
-    private static func dateTimeTimeZone(_ instant: Date, event: CalendarEvent, isStart: Bool, zone: GraphTimeZone) -> GraphJSON {
+    private static func dateTimeTimeZone(_ instant: Date, event: CalendarEvent, isStart: Bool, zone: GraphTimeZone) -> JSONValue {
         // All-day events keep their dates whatever zone they are shown in, as Outlook shows them.
         let civil = event.allDayDates.map { isStart ? $0.start : $0.end } ?? zone.civil(instant)
-        return .object([.init("dateTime", .string(civil.isoSevenDigits)), .init("timeZone", .string(zone.name))])
+        return .object([("dateTime", .string(civil.isoSevenDigits)), ("timeZone", .string(zone.name))])
     }
 
-    private static func location(_ name: String?) -> GraphJSON {
+    private static func location(_ name: String?) -> JSONValue {
         guard let name else {
             return .object([
-                .init("displayName", .string("")), .init("locationType", .string("default")),
-                .init("uniqueIdType", .string("unknown")), .init("address", .object([])), .init("coordinates", .object([])),
+                ("displayName", .string("")), ("locationType", .string("default")),
+                ("uniqueIdType", .string("unknown")), ("address", .object([])), ("coordinates", .object([])),
             ])
         }
         return .object([
-            .init("displayName", .string(name)), .init("locationType", .string("default")),
-            .init("uniqueId", .string(name)), .init("uniqueIdType", .string("private")),
+            ("displayName", .string(name)), ("locationType", .string("default")),
+            ("uniqueId", .string(name)), ("uniqueIdType", .string("private")),
         ])
     }
 
-    private static func address(name: String?, address: String) -> GraphJSON {
-        .object([.init("name", .string(name ?? address)), .init("address", .string(address))])
+    private static func address(name: String?, address: String) -> JSONValue {
+        .object([("name", .string(name ?? address)), ("address", .string(address))])
     }
 }

@@ -1,6 +1,7 @@
 package import ExchangeKernel
 package import EntraHTTP
 package import FoundationGaps
+package import LocatedJSON
 import IdentityPlatform
 
 /// An error of Microsoft Graph. It renders itself as Graph does:
@@ -27,19 +28,19 @@ package struct GraphError: HTTPResponseError, Sendable, Equatable {
     }
 
     /// The JSON body for one request.
-    package func body(in trace: GraphTrace) -> GraphJSON {
-        var inner: [GraphJSON.Member] = []
-        if let innerCode { inner.append(.init("code", .string(innerCode))) }
+    package func body(in trace: GraphTrace) -> JSONValue {
+        var inner: [(String, JSONValue)] = []
+        if let innerCode { inner.append(("code", .string(innerCode))) }
         inner += [
-            .init("date", .string(CivilTime(trace.date).isoSeconds)),
-            .init("request-id", .string(trace.requestID)),
-            .init("client-request-id", .string(trace.clientRequestID)),
+            ("date", .string(CivilTime(trace.date).isoSeconds)),
+            ("request-id", .string(trace.requestID)),
+            ("client-request-id", .string(trace.clientRequestID)),
         ]
         return .object([
-            .init("error", .object([
-                .init("code", .string(code)),
-                .init("message", .string(message)),
-                .init("innerError", .object(inner)),
+            ("error", .object([
+                ("code", .string(code)),
+                ("message", .string(message)),
+                ("innerError", .object(inner)),
             ])),
         ])
     }

@@ -1,5 +1,6 @@
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 import ExchangeKernel
 import IdentityPlatform
 
@@ -32,14 +33,14 @@ extension GraphResources {
         let zone = GraphTimeZone.preferred(by: exchange.request.headers)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/events\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")/$entity"
         let bodyType = EventBodyType.preferred(by: exchange.request.headers)
-        guard case .object(let members) = EventView.json(event, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) else { throw .eventNotFound }
+        let members = EventView.members(event, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html)
         // On v1.0 one event names its calendar by reference and by navigation; beta names it in neither
         // (recorded event-get examples of both versions).
         let calendar = "\(exchange.serviceRootURL)/\(usersSegment(user))/calendars('\(Self.calendarID(of: user))')"
-        let links: [GraphJSON.Member] = exchange.version == "beta" ? [] : [
-            .init("calendar@odata.associationLink", .string(calendar + "/$ref")), .init("calendar@odata.navigationLink", .string(calendar)),
+        let links: [(String, JSONValue)] = exchange.version == "beta" ? [] : [
+            ("calendar@odata.associationLink", .string(calendar + "/$ref")), ("calendar@odata.navigationLink", .string(calendar)),
         ]
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members + links), extraHeaders: preferenceApplied(zone: zone, pageSize: nil, bodyType: bodyType))
+        return exchange.ok(.object([("@odata.context", .string(context))] + members + links), extraHeaders: preferenceApplied(zone: zone, pageSize: nil, bodyType: bodyType))
     }
 
     /// Events overlapping `[startDateTime, endDateTime)`; both parameters are required. Times without an offset
@@ -65,7 +66,7 @@ extension GraphResources {
         try exchange.query.requireOnly(["$select"])
         let user = try resolve(subject, access: .mailbox)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendar/$entity"
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
+        return exchange.ok(.object([("@odata.context", .string(context))] + calendarMembers(of: user)))
     }
 
     /// `/me/calendars/{id}`: the user's one calendar, by its id.
@@ -74,7 +75,7 @@ extension GraphResources {
         let user = try resolve(subject, access: .mailbox)
         guard id == Self.calendarID(of: user) else { throw .eventNotFound }
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/calendars/$entity"
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + calendarMembers(of: user)))
+        return exchange.ok(.object([("@odata.context", .string(context))] + calendarMembers(of: user)))
     }
 
     /// `/me/calendars`: the user's one calendar.
@@ -82,8 +83,8 @@ extension GraphResources {
         try exchange.query.requireOnly(["$select", "$top"])
         let user = try resolve(subject, access: .mailbox)
         return exchange.ok(.object([
-            .init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/calendars")),
-            .init("value", .array([.object([.init("@odata.id", .string("\(exchange.serviceRootURL)/\(entityKey(of: user))/calendars('\(Self.calendarID(of: user))')"))] + calendarMembers(of: user))])),
+            ("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/calendars")),
+            ("value", .array([.object([("@odata.id", .string("\(exchange.serviceRootURL)/\(entityKey(of: user))/calendars('\(Self.calendarID(of: user))')"))] + calendarMembers(of: user))])),
         ]))
     }
 
@@ -91,17 +92,17 @@ extension GraphResources {
         "AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(24)) + "AAA="
     }
 
-    private func calendarMembers(of user: DirectoryUser) -> [GraphJSON.Member] {
+    private func calendarMembers(of user: DirectoryUser) -> [(String, JSONValue)] {
         let id = Self.calendarID(of: user)
         let address = user.mail ?? user.userPrincipalName
         return [
-            .init("id", .string(id)), .init("name", .string("Calendar")), .init("color", .string("auto")),
-            .init("hexColor", .string("")), .init("isDefaultCalendar", .bool(true)), .init("changeKey", .string(String(id.suffix(16)))),
-            .init("canShare", .bool(true)), .init("canViewPrivateItems", .bool(true)), .init("canEdit", .bool(true)),
-            .init("allowedOnlineMeetingProviders", .strings(["teamsForBusiness"])),
-            .init("defaultOnlineMeetingProvider", .string("teamsForBusiness")), .init("isTallyingResponses", .bool(true)),
-            .init("isRemovable", .bool(false)),
-            .init("owner", .object([.init("name", .string(user.displayName)), .init("address", .string(address))])),
+            ("id", .string(id)), ("name", .string("Calendar")), ("color", .string("auto")),
+            ("hexColor", .string("")), ("isDefaultCalendar", .bool(true)), ("changeKey", .string(String(id.suffix(16)))),
+            ("canShare", .bool(true)), ("canViewPrivateItems", .bool(true)), ("canEdit", .bool(true)),
+            ("allowedOnlineMeetingProviders", .strings(["teamsForBusiness"])),
+            ("defaultOnlineMeetingProvider", .string("teamsForBusiness")), ("isTallyingResponses", .bool(true)),
+            ("isRemovable", .bool(false)),
+            ("owner", .object([("name", .string(user.displayName)), ("address", .string(address))])),
         ]
     }
 
@@ -138,12 +139,12 @@ extension GraphResources {
         let bodyType = EventBodyType.preferred(by: exchange.request.headers)
         let page = sorted.dropFirst(skip).prefix(pageSize)
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/\(segment)\(selected.map { "(\($0.joined(separator: ",")))" } ?? "")"
-        var body: [GraphJSON.Member] = [.init("@odata.context", .string(context))]
-        if exchange.query.options["$count"]?.lowercased() == "true" { body.append(.init("@odata.count", .int(sorted.count))) }
-        body.append(.init("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) })))
+        var body: [(String, JSONValue)] = [("@odata.context", .string(context))]
+        if exchange.query.options["$count"]?.lowercased() == "true" { body.append(("@odata.count", .int(sorted.count))) }
+        body.append(("value", .array(page.map { EventView.json($0, zone: zone ?? .utc, selected: selected, bodyType: bodyType ?? .html) })))
         if pageSize > 0, skip < sorted.count, sorted.count - skip > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skip", to: String(skip + pageSize))
-            body.append(.init("@odata.nextLink", .string(link)))
+            body.append(("@odata.nextLink", .string(link)))
         }
         let applied = preferenceApplied(zone: zone, pageSize: exchange.query.options["$top"] == nil ? preferredSize : nil, bodyType: bodyType)
         return exchange.ok(.object(body), extraHeaders: applied)

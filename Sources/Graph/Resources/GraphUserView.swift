@@ -1,4 +1,5 @@
 import FoundationGaps
+import LocatedJSON
 import IdentityPlatform
 
 /// A directory user as Graph's `microsoft.graph.user` JSON.
@@ -45,11 +46,11 @@ enum GraphUserView {
     }
 
     /// A custom attribute in its own JSON type, as Graph returns extension properties (`42`, `true`).
-    static func attributeValue(_ name: String, of user: DirectoryUser, tenant: Tenant?) -> GraphJSON {
+    static func attributeValue(_ name: String, of user: DirectoryUser, tenant: Tenant?) -> JSONValue {
         guard let text = user.attributes?[name] else { return .null }
         let type = tenant.flatMap { $0.kind == .external ? $0.externalUserFlow.attributes.first { $0.name == name }?.type : nil }
         switch type {
-        case .int?: return Int(text).map(GraphJSON.int) ?? .string(text)
+        case .int?: return Int(text).map(JSONValue.int) ?? .string(text)
         case .boolean?: return .bool(text.lowercased() == "true")
         case .string?, nil: return .string(text)
         }
@@ -62,7 +63,7 @@ enum GraphUserView {
         return String(user.id.dropFirst(19)).replacingOccurrences(of: "-", with: "")
     }
 
-    static func value(of property: String, for user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?) -> GraphJSON {
+    static func value(of property: String, for user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?) -> JSONValue {
         let personal = tenant?.kind == .consumers
         switch property {
         case "businessPhones": return .strings(user.businessPhones)
@@ -89,17 +90,17 @@ enum GraphUserView {
         case let name where signUpProperties.contains(name) || name.hasPrefix("extension_"): return attributeValue(name, of: user, tenant: tenant)
         case "identities":
             return .array([.object([
-                .init("signInType", .string("userPrincipalName")),
-                .init("issuer", .string(tenant?.primaryDomain ?? "")),
-                .init("issuerAssignedId", .string(user.userPrincipalName)),
+                ("signInType", .string("userPrincipalName")),
+                ("issuer", .string(tenant?.primaryDomain ?? "")),
+                ("issuerAssignedId", .string(user.userPrincipalName)),
             ])])
         default: return .null
         }
     }
 
     /// The user's members for `properties` (no `@odata.context`).
-    static func members(_ user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?, properties: [String]) -> [GraphJSON.Member] {
-        properties.map { GraphJSON.Member($0, value(of: $0, for: user, tenant: tenant, content: content)) }
+    static func members(_ user: DirectoryUser, tenant: Tenant?, content: GraphUserContent?, properties: [String]) -> [(String, JSONValue)] {
+        properties.map { ($0, value(of: $0, for: user, tenant: tenant, content: content)) }
     }
 
     /// `users(displayName,mail)` or `users`: the entity-set part of `@odata.context`.

@@ -40,8 +40,8 @@ extension GraphResources {
         let page = groups.prefix(try exchange.query.top ?? 100)
         let context = "\(exchange.metadataURL)#groups" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")
         return exchange.ok(.object([
-            .init("@odata.context", .string(context)),
-            .init("value", .array(page.map { .object(groupMembers($0, properties: selected ?? Self.groupProperties)) })),
+            ("@odata.context", .string(context)),
+            ("value", .array(page.map { .object(groupMembers($0, properties: selected ?? Self.groupProperties)) })),
         ]), extraHeaders: Self.directoryHeaders)
     }
 
@@ -50,7 +50,7 @@ extension GraphResources {
         guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
         let group = try tenantGroup(id)
         let selected = try exchange.query.selected(from: Self.groupProperties, type: "group")
-        return exchange.ok(.object([.init("@odata.context", .string("\(exchange.metadataURL)#groups/$entity"))]
+        return exchange.ok(.object([("@odata.context", .string("\(exchange.metadataURL)#groups/$entity"))]
                                    + groupMembers(group, properties: selected ?? Self.groupProperties)), extraHeaders: Self.directoryHeaders)
     }
 
@@ -84,7 +84,7 @@ extension GraphResources {
         }
         let groups = directory.transitiveGroups(of: user.id).filter { !securityOnly || $0.securityEnabled }
         return exchange.ok(.object([
-            .init("@odata.context", .string("\(exchange.metadataURL)#Collection(Edm.String)")), .init("value", .strings(groups.map(\.id))),
+            ("@odata.context", .string("\(exchange.metadataURL)#Collection(Edm.String)")), ("value", .strings(groups.map(\.id))),
         ]), extraHeaders: Self.directoryHeaders)
     }
 
@@ -97,17 +97,17 @@ extension GraphResources {
         if let filter = exchange.query.options["$filter"] {
             apps = try apps.filter(Self.servicePrincipalMatcher(filter))
         }
-        let items: [GraphJSON] = apps.map { app in
+        let items: [JSONValue] = apps.map { app in
             .object([
-                .init("id", .string(TokenIdentifiers.servicePrincipalID(clientID: app.clientID, tenantID: token.tenantID))),
-                .init("accountEnabled", .bool(true)), .init("appDisplayName", .string(app.displayName)), .init("appId", .string(app.clientID)),
-                .init("appOwnerOrganizationId", app.tenantID.map { .string($0) } ?? .null), .init("displayName", .string(app.displayName)),
-                .init("servicePrincipalNames", .strings([app.clientID] + app.identifierURIs)), .init("servicePrincipalType", .string("Application")),
-                .init("signInAudience", .string(app.tenantID == nil ? "AzureADMultipleOrgs" : "AzureADMyOrg")), .init("tags", .strings([])),
+                ("id", .string(TokenIdentifiers.servicePrincipalID(clientID: app.clientID, tenantID: token.tenantID))),
+                ("accountEnabled", .bool(true)), ("appDisplayName", .string(app.displayName)), ("appId", .string(app.clientID)),
+                ("appOwnerOrganizationId", app.tenantID.map { .string($0) } ?? .null), ("displayName", .string(app.displayName)),
+                ("servicePrincipalNames", .strings([app.clientID] + app.identifierURIs)), ("servicePrincipalType", .string("Application")),
+                ("signInAudience", .string(app.tenantID == nil ? "AzureADMultipleOrgs" : "AzureADMyOrg")), ("tags", .strings([])),
             ])
         }
         return exchange.ok(.object([
-            .init("@odata.context", .string("\(exchange.metadataURL)#servicePrincipals")), .init("value", .array(items)),
+            ("@odata.context", .string("\(exchange.metadataURL)#servicePrincipals")), ("value", .array(items)),
         ]), extraHeaders: Self.directoryHeaders)
     }
 
@@ -128,10 +128,10 @@ extension GraphResources {
         return group
     }
 
-    private func groupMembers(_ group: DirectoryGroup, properties: [String]) -> [GraphJSON.Member] {
-        let mail: GraphJSON = group.mailEnabled ? .string("\(group.mailNickname)@\(directory.tenant(id: group.tenantID)?.primaryDomain ?? "contoso.onmicrosoft.com")") : .null
+    private func groupMembers(_ group: DirectoryGroup, properties: [String]) -> [(String, JSONValue)] {
+        let mail: JSONValue = group.mailEnabled ? .string("\(group.mailNickname)@\(directory.tenant(id: group.tenantID)?.primaryDomain ?? "contoso.onmicrosoft.com")") : .null
         return properties.map { property in
-            let value: GraphJSON = switch property {
+            let value: JSONValue = switch property {
             case "id": .string(group.id)
             case "displayName": .string(group.displayName)
             case "description": group.description.map { .string($0) } ?? .null
@@ -147,7 +147,7 @@ extension GraphResources {
             case "visibility": group.groupTypes.contains("Unified") ? .string("Public") : .null
             default: .null
             }
-            return .init(property, value)
+            return (property, value)
         }
     }
 
@@ -217,9 +217,9 @@ extension GraphResources {
         default: try exchange.query.selected(from: userProperties + Self.groupProperties.filter { !userProperties.contains($0) }, type: "directoryObject")
         }
         let page = objects.prefix(try exchange.query.top ?? 100)
-        let items: [GraphJSON] = page.map { object in
+        let items: [JSONValue] = page.map { object in
             // A cast collection is of one type; a collection of directory objects names each one's.
-            let type: [GraphJSON.Member] = listing.cast == nil ? [.init("@odata.type", .string(object.odataType))] : []
+            let type: [(String, JSONValue)] = listing.cast == nil ? [("@odata.type", .string(object.odataType))] : []
             switch object {
             case .user(let user):
                 let properties = selected.map { $0.filter(userProperties.contains) } ?? GraphUserView.defaultProperties
@@ -228,9 +228,9 @@ extension GraphResources {
                 return .object(type + groupMembers(group, properties: selected.map { $0.filter(Self.groupProperties.contains) } ?? Self.groupProperties))
             }
         }
-        var body: [GraphJSON.Member] = [.init("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
-        if eventual, exchange.query.options["$count"]?.lowercased() == "true" { body.append(.init("@odata.count", .int(objects.count))) }
-        body.append(.init("value", .array(items)))
+        var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
+        if eventual, exchange.query.options["$count"]?.lowercased() == "true" { body.append(("@odata.count", .int(objects.count))) }
+        body.append(("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }
 }

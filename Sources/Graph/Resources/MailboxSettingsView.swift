@@ -1,5 +1,6 @@
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 import ExchangeKernel
 import IdentityPlatform
 
@@ -10,27 +11,27 @@ enum MailboxSettingsView {
         delegated: ["MailboxSettings.Read", "MailboxSettings.ReadWrite"], application: ["MailboxSettings.Read", "MailboxSettings.ReadWrite"]
     )
 
-    static func members(for user: DirectoryUser, content: GraphUserContent?) -> [GraphJSON.Member] {
+    static func members(for user: DirectoryUser, content: GraphUserContent?) -> [(String, JSONValue)] {
         let zone = content?.mailboxZone.name ?? "UTC"
         let locale = user.preferredLanguage ?? "en-US"
-        let never = GraphJSON.object([.init("dateTime", .string("0001-01-01T00:00:00.0000000")), .init("timeZone", .string("UTC"))])
+        let never = JSONValue.object([("dateTime", .string("0001-01-01T00:00:00.0000000")), ("timeZone", .string("UTC"))])
         return [
-            .init("archiveFolder", .string("AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(20)) + "AAA=")),
-            .init("timeZone", .string(zone)),
-            .init("delegateMeetingMessageDeliveryOptions", .string("sendToDelegateOnly")),
-            .init("dateFormat", .string(locale.hasPrefix("en-US") ? "M/d/yyyy" : "dd/MM/yyyy")),
-            .init("timeFormat", .string(locale.hasPrefix("en-US") ? "h:mm tt" : "HH:mm")),
-            .init("userPurpose", .object([.init("value", .string("user"))])),
-            .init("automaticRepliesSetting", .object([
-                .init("status", .string("disabled")), .init("externalAudience", .string("all")),
-                .init("internalReplyMessage", .string("")), .init("externalReplyMessage", .string("")),
-                .init("scheduledStartDateTime", never), .init("scheduledEndDateTime", never),
+            ("archiveFolder", .string("AAMkAG" + String(user.id.replacingOccurrences(of: "-", with: "").prefix(20)) + "AAA=")),
+            ("timeZone", .string(zone)),
+            ("delegateMeetingMessageDeliveryOptions", .string("sendToDelegateOnly")),
+            ("dateFormat", .string(locale.hasPrefix("en-US") ? "M/d/yyyy" : "dd/MM/yyyy")),
+            ("timeFormat", .string(locale.hasPrefix("en-US") ? "h:mm tt" : "HH:mm")),
+            ("userPurpose", .object([("value", .string("user"))])),
+            ("automaticRepliesSetting", .object([
+                ("status", .string("disabled")), ("externalAudience", .string("all")),
+                ("internalReplyMessage", .string("")), ("externalReplyMessage", .string("")),
+                ("scheduledStartDateTime", never), ("scheduledEndDateTime", never),
             ])),
-            .init("language", .object([.init("locale", .string(locale)), .init("displayName", .string(languageName(locale)))])),
-            .init("workingHours", .object([
-                .init("daysOfWeek", .strings(["monday", "tuesday", "wednesday", "thursday", "friday"])),
-                .init("startTime", .string("08:00:00.0000000")), .init("endTime", .string("17:00:00.0000000")),
-                .init("timeZone", .object([.init("name", .string(zone))])),
+            ("language", .object([("locale", .string(locale)), ("displayName", .string(languageName(locale)))])),
+            ("workingHours", .object([
+                ("daysOfWeek", .strings(["monday", "tuesday", "wednesday", "thursday", "friday"])),
+                ("startTime", .string("08:00:00.0000000")), ("endTime", .string("17:00:00.0000000")),
+                ("timeZone", .object([("name", .string(zone))])),
             ])),
         ]
     }
@@ -51,9 +52,9 @@ extension GraphResources {
         let user = try resolve(subject, access: Access(own: MailboxSettingsView.permission, others: nil, denied: .accessDenied, notFound: Access.mailbox.notFound))
         let context = "\(exchange.metadataURL)#\(usersSegment(user))/mailboxSettings"
         var members = MailboxSettingsView.members(for: user, content: dataset.content(for: user))
-        if let selected = try exchange.query.selected(from: members.map(\.name), type: "mailboxSettings") {
-            members = selected.compactMap { name in members.first { $0.name == name } }
+        if let selected = try exchange.query.selected(from: members.map(\.0), type: "mailboxSettings") {
+            members = selected.compactMap { name in members.first { $0.0 == name } }
         }
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members))
+        return exchange.ok(.object([("@odata.context", .string(context))] + members))
     }
 }

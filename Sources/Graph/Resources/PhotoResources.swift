@@ -1,5 +1,6 @@
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 import ExchangeKernel
 import IdentityPlatform
 
@@ -22,8 +23,8 @@ extension GraphResources {
         let variant = try photoVariant(of: user, size: size)
         let entity = size == nil ? "photo" : "photos"
         let identity = "\(exchange.serviceRootURL)/\(entityKey(of: user))/" + (size.map { "photos('\($0)')" } ?? "photo")
-        return exchange.ok(.object([.init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/\(entity)/$entity")),
-                                    .init("@odata.id", .string(identity))] + members(variant)))
+        return exchange.ok(.object([("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/\(entity)/$entity")),
+                                    ("@odata.id", .string(identity))] + members(variant)))
     }
 
     func photos(_ subject: GraphSubject) throws(GraphError) -> HTTPResponse {
@@ -31,8 +32,8 @@ extension GraphResources {
         let user = try resolve(subject, access: .profile)
         let variants = photoVariants(of: user)
         return exchange.ok(.object([
-            .init("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/photos")),
-            .init("value", .array(variants.map { .object(members($0)) })),
+            ("@odata.context", .string("\(exchange.metadataURL)#\(usersSegment(user))/photos")),
+            ("value", .array(variants.map { .object(members($0)) })),
         ]))
     }
 
@@ -47,13 +48,13 @@ extension GraphResources {
         return response
     }
 
-    private func members(_ variant: PhotoVariant) -> [GraphJSON.Member] {
+    private func members(_ variant: PhotoVariant) -> [(String, JSONValue)] {
         [
-            .init("@odata.mediaContentType", .string(variant.info.contentType)),
-            .init("@odata.mediaEtag", .string(Self.etag(variant.bytes))),
-            .init("id", .string(variant.id)),
-            .init("height", .int(variant.info.height)),
-            .init("width", .int(variant.info.width)),
+            ("@odata.mediaContentType", .string(variant.info.contentType)),
+            ("@odata.mediaEtag", .string(Self.etag(variant.bytes))),
+            ("id", .string(variant.id)),
+            ("height", .int(variant.info.height)),
+            ("width", .int(variant.info.width)),
         ]
     }
 

@@ -1,6 +1,7 @@
 import EntraCrypto
 import EntraHTTP
 import FoundationGaps
+import LocatedJSON
 import ExchangeKernel
 import IdentityPlatform
 
@@ -16,7 +17,7 @@ extension GraphResources {
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
         let context = "\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))/$entity"
         let members = GraphUserView.members(user, tenant: tenant, content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties)
-        return exchange.ok(.object([.init("@odata.context", .string(context))] + members), extraHeaders: Self.directoryHeaders)
+        return exchange.ok(.object([("@odata.context", .string(context))] + members), extraHeaders: Self.directoryHeaders)
     }
 
     /// The directory's answers count against its throttling budget in resource units (recorded users and
@@ -50,18 +51,18 @@ extension GraphResources {
         }
         let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
         let page = users.dropFirst(offset).prefix(pageSize)
-        var body: [GraphJSON.Member] = [.init("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
-        if counted { body.append(.init("@odata.count", .int(users.count))) }
+        var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
+        if counted { body.append(("@odata.count", .int(users.count))) }
         if offset < users.count, users.count - offset > pageSize {
             let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
-            body.append(.init("@odata.nextLink", .string(link)))
+            body.append(("@odata.nextLink", .string(link)))
         }
         let items = page.map { user in
-            GraphJSON.object(GraphUserView.members(
+            JSONValue.object(GraphUserView.members(
                 user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties
             ))
         }
-        body.append(.init("value", .array(items)))
+        body.append(("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }
 
@@ -101,9 +102,9 @@ extension GraphResources {
         try exchange.query.requireOnly([])
         let sets: [(String, String)] = [("users", "EntitySet"), ("me", "Singleton")]
         return exchange.ok(.object([
-            .init("@odata.context", .string(exchange.metadataURL)),
-            .init("value", .array(sets.map { name, kind in
-                .object([.init("name", .string(name)), .init("kind", .string(kind)), .init("url", .string(name))])
+            ("@odata.context", .string(exchange.metadataURL)),
+            ("value", .array(sets.map { name, kind in
+                .object([("name", .string(name)), ("kind", .string(kind)), ("url", .string(name))])
             })),
         ]))
     }
@@ -116,12 +117,12 @@ extension GraphResources {
         guard let user = directory.user(id: token.objectID), user.tenantID == token.tenantID else {
             throw .resourceNotFound(token.objectID)
         }
-        var members: [GraphJSON.Member] = [.init("sub", .string(token.subject ?? user.id)), .init("name", .string(user.displayName))]
-        if let surname = user.surname { members.append(.init("family_name", .string(surname))) }
-        if let given = user.givenName { members.append(.init("given_name", .string(given))) }
-        members.append(.init("picture", .string("https://graph.microsoft.com/v1.0/me/photo/$value")))
+        var members: [(String, JSONValue)] = [("sub", .string(token.subject ?? user.id)), ("name", .string(user.displayName))]
+        if let surname = user.surname { members.append(("family_name", .string(surname))) }
+        if let given = user.givenName { members.append(("given_name", .string(given))) }
+        members.append(("picture", .string("https://graph.microsoft.com/v1.0/me/photo/$value")))
         if let email = user.mail ?? (user.userPrincipalName.contains("@") ? user.userPrincipalName : nil) {
-            members.append(.init("email", .string(email)))
+            members.append(("email", .string(email)))
         }
         var response = exchange.ok(.object(members))
         response.headers.set("Content-Type", "application/json; charset=utf-8")

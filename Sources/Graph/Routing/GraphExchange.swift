@@ -1,6 +1,7 @@
 package import EntraHTTP
 import EntraCrypto
 package import FoundationGaps
+package import LocatedJSON
 package import ExchangeKernel
 package import IdentityPlatform
 
@@ -47,11 +48,9 @@ package struct GraphExchange: Sendable {
 
     /// A 200 JSON answer with Graph's headers. A collection page's size and `@odata.nextLink` go to the
     /// receipt, where a conformance case sees whether the client followed every page.
-    package func ok(_ body: GraphJSON, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
-        if case .object(let members) = body, case .array(let items)? = members.first(where: { $0.name == "value" })?.value {
-            var nextLink: String?
-            if case .string(let link)? = members.first(where: { $0.name == "@odata.nextLink" })?.value { nextLink = link }
-            receipt?.answered(Receipt.Answer(items: items.count, nextLink: nextLink))
+    package func ok(_ body: JSONValue, extraHeaders: HTTPHeaders = [:]) -> HTTPResponse {
+        if let items = body["value"]?.array {
+            receipt?.answered(Receipt.Answer(items: items.count, nextLink: body["@odata.nextLink"]?.string))
         }
         var response = HTTPResponse(status: .ok, headers: trace.commonHeaders, body: body.bytes)
         response.headers.set("Content-Type", "application/json;odata.metadata=minimal;odata.streaming=true;IEEE754Compatible=false;charset=utf-8")

@@ -17,7 +17,7 @@ package enum AuthorizationResponder {
 
     /// base64url of `{"uid":"<oid>","utid":"<tid>"}`: what MSAL keys its account cache by.
     static func clientInfo(user: DirectoryUser) -> String {
-        let json = JSONFragment.object([("uid", .string(user.id)), ("utid", .string(user.tenantID))]).text
+        let json = JSONValue.object([("uid", .string(user.id)), ("utid", .string(user.tenantID))]).compactText
         return Base64URL.encode(Array(json.utf8))
     }
 

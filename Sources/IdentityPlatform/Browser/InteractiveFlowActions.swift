@@ -278,9 +278,3 @@ extension InteractiveFlow {
         }
     }
 }
-
-extension IdentityError {
-    static func missingSignInName() -> IdentityError {
-        IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: 'login'. Enter a valid email address, phone number, or Skype name.")
-    }
-}

@@ -140,9 +140,3 @@ extension Application {
     /// A confidential client must authenticate on every /token request (AADSTS7000218 otherwise).
     var requiresCredential: Bool { !isPublicClient }
 }
-
-extension IdentityError {
-    package static func invalidClientAssertionType(_ type: String?) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 70002, message: "Error validating credentials. The client_assertion_type '\(type ?? "")' is not supported; use 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer'.")
-    }
-}

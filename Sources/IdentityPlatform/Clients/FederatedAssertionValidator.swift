@@ -56,17 +56,3 @@ enum FederatedAssertionValidator {
         try ClientAssertionValidator.checkValidity(of: jwt, now: now)
     }
 }
-
-extension IdentityError {
-    static func federatedIssuerNotFound(_ issuer: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700211, message: "No matching federated identity record found for presented assertion issuer '\(issuer)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
-    }
-
-    static func federatedSubjectNotFound(_ subject: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700213, message: "No matching federated identity record found for presented assertion subject '\(subject)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
-    }
-
-    static func federatedAudienceNotFound(_ audience: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 700212, message: "No matching federated identity record found for presented assertion audience '\(audience)'. Check your federated identity credential Subject, Audience and Issuer against the presented assertion. https://learn.microsoft.com/entra/workload-id/workload-identity-federation")
-    }
-}

@@ -1,5 +1,6 @@
 import ExchangeKernel
 import FoundationGaps
+import LocatedJSON
 
 /// `GET /common/discovery/instance`: tells MSAL which host to use (`preferred_network`) and where the
 /// tenant's metadata is. FakeEntra names only itself, so every later request comes back here.
@@ -19,13 +20,7 @@ struct InstanceDiscovery {
         entry.set("preferred_network", origin.authority)
         entry.set("preferred_cache", origin.authority)
         entry.set("aliases", [origin.authority])
-        d.setRaw("metadata", "[" + entry.json + "]")
+        d.set("metadata", .array([.object(entry.members)]))
         return d
-    }
-}
-
-extension IdentityError {
-    package static func invalidInstance() -> IdentityError {
-        IdentityError(error: "invalid_instance", code: 50049, message: "Unknown or invalid instance.")
     }
 }

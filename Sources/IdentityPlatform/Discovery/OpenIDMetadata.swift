@@ -73,23 +73,23 @@ struct OpenIDMetadata {
         }
         d.set("issuer", documentIssuer)
         if version == .v1 {
-            d.setRaw("microsoft_multi_refresh_token", "true")
+            d.set("microsoft_multi_refresh_token", true)
             d.set("code_challenge_methods_supported", ["plain", "S256"])
             d.set("userinfo_endpoint", "\(base)/openid/userinfo")
         } else {
-            d.setRaw("request_uri_parameter_supported", "false")
+            d.set("request_uri_parameter_supported", false)
             d.set("userinfo_endpoint", "\(origin.url)/oidc/userinfo")
         }
         d.set("authorization_endpoint", "\(oauth)/authorize")
         d.set("device_authorization_endpoint", "\(oauth)/devicecode")
-        d.setRaw("http_logout_supported", "true")
-        d.setRaw("frontchannel_logout_supported", "true")
+        d.set("http_logout_supported", true)
+        d.set("frontchannel_logout_supported", true)
         d.set("end_session_endpoint", "\(oauth)/logout")
         d.set("claims_supported", version == .v2
             ? ["sub", "iss", "cloud_instance_name", "cloud_instance_host_name", "cloud_graph_host_name", "msgraph_host", "aud", "exp", "iat", "auth_time", "acr", "nonce", "preferred_username", "name", "tid", "ver", "at_hash", "c_hash", "email"]
             : ["sub", "iss", "cloud_instance_name", "cloud_instance_host_name", "cloud_graph_host_name", "msgraph_host", "aud", "exp", "iat", "auth_time", "acr", "amr", "nonce", "email", "given_name", "family_name", "nickname"])
         d.set("kerberos_endpoint", "\(base)/kerberos")
-        d.setRaw("tenant_region_scope", regionScope.map(JSONFragment.quote) ?? "null")
+        d.set("tenant_region_scope", regionScope.map { .string($0) } ?? .null)
         d.set("cloud_instance_name", "microsoftonline.com")
         d.set("cloud_graph_host_name", "graph.windows.net")
         d.set("msgraph_host", origin.authority)

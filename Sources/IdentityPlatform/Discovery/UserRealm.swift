@@ -1,4 +1,5 @@
 import FoundationGaps
+import LocatedJSON
 
 /// `GET /common/userrealm/{user}`: whether a sign-in name is managed by this directory or federated.
 /// FakeEntra federates nothing: a known organisation domain is Managed, anything else Unknown.
@@ -14,7 +15,7 @@ struct UserRealm {
             d.set("Login", login)
             d.set("DomainName", tenant == nil ? nil : domain)
             d.set("FederationBrandName", tenant?.displayName)
-            d.setRaw("TenantBrandingInfo", "null")
+            d.set("TenantBrandingInfo", .null)
             d.set("cloud_instance_name", "microsoftonline.com")
             return d
         }

@@ -162,6 +162,16 @@ extension IdentityError {
         .b2c("server_error", 90046, "We are having trouble loading your current state. You might want to try starting your session over from the beginning.")
     }
 
+    /// A scenario's throttling of B2C.
+    static func b2cThrottled(message: String?) -> IdentityError {
+        .b2c("temporarily_unavailable", 90229, message ?? "Too many requests. Try again later.", status: 429)
+    }
+
+    /// A scenario's outage of B2C.
+    static func b2cUnavailable(status: Int, message: String?) -> IdentityError {
+        .b2c("server_error", 90000, message ?? "The service is temporarily unavailable. Please try again later.", status: status)
+    }
+
     package static func b2cBadPostLogoutRedirect(_ uri: String) -> IdentityError {
         .b2c("invalid_request", 90067, "The post logout redirect URI '\(uri)' has an invalid format. Specify an https based URL such as 'https://example.com/return' or for native clients use the IETF native client URI 'urn:ietf:wg:oauth:2.0:oob'.")
     }

@@ -151,16 +151,16 @@ extension IdentityError {
     /// An error of code 0 is one the reference names without an AADSTS code (External ID's
     /// `attribute_validation_failed`, `unsupported_auth_method`): no code is made up for it, so the body has
     /// no `error_codes` and the description is the message alone, as in MSAL's own fixtures of them.
-    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONFragment)] = [],
+    package func tokenEndpointResponse(in trace: TraceContext, extraHeaders: HTTPHeaders = [:], extraMembers: [(String, JSONValue)] = [],
                                        conditionalAccessClaims: Bool = true) -> HTTPResponse {
         let oauthError = errorValue(in: trace)
         let hasCode = code != 0
         let coded = hasCode && family == .aadsts
-        var body: [(String, JSONFragment)] = [
+        var body: [(String, JSONValue)] = [
             ("error", .string(oauthError)),
             ("error_description", .string(hasCode ? description(in: trace, join: .space) : message)),
         ]
-        if coded { body.append(("error_codes", .raw("[\(code)]"))) }
+        if coded { body.append(("error_codes", .array([.int(code)]))) }
         // B2C's token endpoint answers the two members above alone (recorded from *.b2clogin.com, 2017 and 2025).
         if family == .aadsts {
             body += [
@@ -183,7 +183,7 @@ extension IdentityError {
         headers.set("x-ms-request-id", trace.traceID)
         // The error's telemetry line, as the service sends it (`1,7000215,0,,`): MSAL.NET reads the code.
         if coded { headers.set("x-ms-clitelem", "1,\(code),0,,") }
-        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONFragment.object(body).bytes)
+        return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONValue.object(body).bytes)
     }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).

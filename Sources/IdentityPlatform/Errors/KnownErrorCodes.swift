@@ -1,3 +1,4 @@
+package import ExchangeKernel
 import FoundationGaps
 
 /// The catalogue of AADSTS codes: every error the Entra endpoints emit, plus the codes only scenarios
@@ -58,8 +59,7 @@ package enum ErrorCatalogue {
         IdentityError(error: "invalid_grant", code: 50133, message: "Session is invalid due to expiration or recent password change."),
         IdentityError(error: "invalid_grant", code: 50196, message: "The server terminated an operation because it encountered a client request loop. Please contact your app vendor."),
         IdentityError(error: "invalid_grant", code: 70043, message: "The refresh token has expired or is invalid due to sign-in frequency checks by conditional access. The token was issued on {issued} and the maximum allowed lifetime for this request is {lifetime}."),
-        IdentityError(error: "temporarily_unavailable", code: 90033, message: "A transient error has occurred. Please try again.", status: 503),
-        IdentityError(error: "temporarily_unavailable", code: 90055, message: "There are too many incoming requests. Please try again later.", status: 429),
+        .transientError(status: 503, message: nil), .throttled(message: nil),
         IdentityError(error: "invalid_request", code: 50142, message: "Password change is required due to a Conditional Access policy."),
         IdentityError(error: "interaction_required", code: 50097, message: "Device authentication is required."),
         IdentityError(error: "interaction_required", code: 16000, message: "Either multiple user identities are available for the current request or selected account is not supported for the scenario."),
@@ -82,6 +82,23 @@ package enum ErrorCatalogue {
 }
 
 extension IdentityError {
+    /// A scenario's `oauthError`, in the words it gives or its family's catalogue's (`message`).
+    package static func scripted(_ spec: OAuthErrorSpec, message: String) -> IdentityError {
+        IdentityError(error: spec.error, code: spec.code, message: message, suberror: spec.suberror,
+                      claims: spec.claims, status: spec.status, family: spec.family)
+    }
+
+    /// A scenario's outage: 503 unless it names another status (500 says `server_error`).
+    static func transientError(status: Int, message: String?) -> IdentityError {
+        IdentityError(error: status == 500 ? "server_error" : "temporarily_unavailable", code: 90033,
+                      message: message ?? "A transient error has occurred. Please try again.", status: status)
+    }
+
+    /// A scenario's throttling.
+    static func throttled(message: String?) -> IdentityError {
+        IdentityError(error: "temporarily_unavailable", code: 90055, message: message ?? "There are too many incoming requests. Please try again later.", status: 429)
+    }
+
     /// `error` answered without an `error_uri`, as the service answers it.
     static func withoutErrorPage(_ error: IdentityError) -> IdentityError {
         var copy = error

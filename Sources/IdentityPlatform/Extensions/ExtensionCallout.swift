@@ -120,16 +120,6 @@ package struct ExtensionFailure: Error, Sendable, Equatable, CustomStringConvert
 
     package var description: String { "\(code.rawValue) \(code.name): \(code.explanation) \(detail)" }
 }
-
-extension IdentityError {
-    /// What the app is told when a custom authentication extension failed: generic, the cause is in the
-    /// sign-in log (custom-extension-troubleshoot, "Error behavior"). The code and text are those reported
-    /// from the service (entra-docs issue 399 and others); the `error` value was not seen in a recording.
-    package static func customExtensionFailed() -> IdentityError {
-        IdentityError(error: "invalid_request", code: 1100001, message: "Non-retryable error has occurred.")
-    }
-}
-
 /// Calls one extension for one event: the envelope, the bearer token, the deadline and retries, and the
 /// answer's envelope checked down to its single action.
 package struct ExtensionCallout {

@@ -10,12 +10,12 @@ package import LocatedJSON
 package struct TokenIssuanceStart {
     /// Claims for each token, in the order the mapping names them.
     package struct ProvidedClaims: Sendable, Equatable {
-        package var idToken: [(String, JSONFragment)] = []
-        package var accessToken: [(String, JSONFragment)] = []
+        package var idToken: [(String, JSONValue)] = []
+        package var accessToken: [(String, JSONValue)] = []
 
         package static func == (lhs: ProvidedClaims, rhs: ProvidedClaims) -> Bool {
-            lhs.idToken.map { "\($0.0)=\($0.1.text)" } == rhs.idToken.map { "\($0.0)=\($0.1.text)" }
-                && lhs.accessToken.map { "\($0.0)=\($0.1.text)" } == rhs.accessToken.map { "\($0.0)=\($0.1.text)" }
+            lhs.idToken.map { "\($0.0)=\($0.1.compactText)" } == rhs.idToken.map { "\($0.0)=\($0.1.compactText)" }
+                && lhs.accessToken.map { "\($0.0)=\($0.1.compactText)" } == rhs.accessToken.map { "\($0.0)=\($0.1.compactText)" }
         }
     }
 
@@ -48,7 +48,7 @@ package struct TokenIssuanceStart {
             let outcome = callout.call(ext, payload: payload, bearer: ExtensionBearer.token(for: ext, tenant: issue.tenant, issuer: issuer)) {
                 issuer.receipt?.calledExtension($0)
             }
-            let claims: [(String, JSONFragment)]
+            let claims: [(String, JSONValue)]
             switch outcome.flatMap(Self.claims(of:)) {
             case .success(let returned): claims = mapped(returned, by: ext)
             case .failure(let failure):
@@ -80,11 +80,11 @@ package struct TokenIssuanceStart {
     }
 
     /// The returned claims the app's policy maps, under their token names; restricted names never.
-    func mapped(_ returned: [(String, JSONValue)], by ext: CustomAuthenticationExtension) -> [(String, JSONFragment)] {
+    func mapped(_ returned: [(String, JSONValue)], by ext: CustomAuthenticationExtension) -> [(String, JSONValue)] {
         let mapping = ext.claimsMapping ?? (issuer.service.options.strict ? [] : returned.map { .init(id: $0.0) })
         return mapping.compactMap { entry in
             guard let value = returned.first(where: { $0.0 == entry.id })?.1, !Self.restrictedClaims.contains(entry.tokenClaimName.lowercased()) else { return nil }
-            return (entry.tokenClaimName, value.string.map(JSONFragment.string) ?? .strings(value.array?.compactMap(\.string) ?? []))
+            return (entry.tokenClaimName, value.string.map(JSONValue.string) ?? .strings(value.array?.compactMap(\.string) ?? []))
         }
     }
 

@@ -26,9 +26,3 @@ enum ClientCredentialsGrant {
         throw .noTenantIdentifyingInformation()
     }
 }
-
-extension IdentityError {
-    package static func noTenantIdentifyingInformation() -> IdentityError {
-        IdentityError(error: "invalid_request", code: 50059, message: "No tenant-identifying information found in either the request or implied by any provided credentials.")
-    }
-}

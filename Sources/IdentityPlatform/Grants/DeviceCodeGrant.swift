@@ -47,26 +47,3 @@ enum DeviceCodeGrant {
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant)
     }
 }
-
-extension IdentityError {
-    package static func authorizationPending() -> IdentityError {
-        IdentityError(error: "authorization_pending", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Continue polling.")
-    }
-
-    package static func slowDown() -> IdentityError {
-        IdentityError(error: "slow_down", code: 70016, message: "OAuth 2.0 device flow error. Authorization is pending. Polling too frequently: wait for the interval before polling again.")
-    }
-
-    package static func deviceAuthorizationDeclined() -> IdentityError {
-        IdentityError(error: "authorization_declined", code: 70000, message: "The user has declined to authorize the device login request.")
-    }
-
-    /// As recorded from v2.0 (oauth2-rs, AADSTS70020).
-    package static func deviceCodeExpired() -> IdentityError {
-        IdentityError(error: "expired_token", code: 70020, message: "The provided value for the input parameter 'device_code' is not valid. This device code has expired.")
-    }
-
-    package static func badVerificationCode() -> IdentityError {
-        IdentityError(error: "bad_verification_code", code: 70000, message: "The provided value for the 'device_code' parameter is not valid.")
-    }
-}

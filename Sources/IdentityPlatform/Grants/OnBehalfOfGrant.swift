@@ -58,27 +58,3 @@ enum OnBehalfOfGrant {
         return jwt
     }
 }
-
-extension IdentityError {
-    package static func unsupportedRequestedTokenUse(_ value: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 900144, message: "The request body must contain the following parameter: 'requested_token_use' with value 'on_behalf_of'. Received '\(value)'.")
-    }
-
-    package static func oboAssertionInvalid(_ detail: String) -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 50027, message: "JWT token is invalid or malformed. \(detail)")
-    }
-
-    /// With the two times as recorded in 2024 (msgraph-sdk-dotnet issue 2551).
-    package static func oboAssertionExpired(now: Date, expiry: Date) -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token. Current time: \(roundTripString(now)), expiry time of assertion \(roundTripString(expiry)).")
-    }
-
-    /// An app-only token presented as the user assertion (recorded 2026, a developer's capture of the exchange).
-    package static func applicationOnBehalfOf(clientID: String) -> IdentityError {
-        IdentityError(error: "unauthorized_client", code: 7000114, message: "Application '\(clientID)' is not allowed to make application on-behalf-of calls.")
-    }
-
-    package static func oboAudienceMismatch(audience: String, expected: String) -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 50013, message: "Assertion failed signature validation. [Reason - Assertion audience does not match the Client app presenting the assertion. The audience in the assertion was '\(audience)' and the expected audience is '\(expected)' or one of the Application Uris of this application with App ID '\(expected)'.]")
-    }
-}

@@ -140,13 +140,3 @@ struct TokenRequest {
             .respond(to: issue, wantsClientInfo: optional("client_info").map(clientInfoValues.contains) ?? false)
     }
 }
-
-extension IdentityError {
-    package static func methodNotAllowed(_ method: String) -> IdentityError {
-        IdentityError(error: "invalid_request", code: 900561, message: "The endpoint only accepts POST, OPTIONS requests. Received a \(method) request.")
-    }
-
-    package static func clientMismatch() -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 70000, message: "Provided grant is invalid or malformed. The refresh token was issued to a different client.", suberror: "client_mismatch")
-    }
-}

@@ -94,7 +94,7 @@ enum NativeAuthEndpoints {
         let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard Self.isEmailAddress(username) else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "username parameter is empty or not valid."))
+            throw NativeAuthError(.nativeParameterInvalid("username"))
         }
         if request.user(named: username) != nil { throw NativeAuthError(.userAlreadyExists()) }
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signUp, clientID: request.clientID, tenantID: request.tenant.id,

@@ -29,7 +29,7 @@ struct NativeAuthRequest {
         guard exchange.request.method == "POST" else { throw NativeAuthError(.methodNotAllowed(exchange.request.method)) }
         let form = exchange.request.form
         guard let clientID = form["client_id"], !clientID.isEmpty else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "client_id parameter is empty or not valid."))
+            throw NativeAuthError(.nativeParameterInvalid("client_id"))
         }
         let client: ResolvedClient
         do throws(IdentityError) {
@@ -65,7 +65,7 @@ struct NativeAuthRequest {
     func requiredShort(_ name: String) throws(NativeAuthError) -> String {
         let value = try required(name)
         guard value.utf8.count <= Self.longestValue else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "\(name) parameter is empty or not valid."))
+            throw NativeAuthError(.nativeParameterInvalid(name))
         }
         return value
     }
@@ -149,7 +149,7 @@ struct NativeAuthRequest {
     func attributes() throws(NativeAuthError) -> [String: String] {
         guard let text = optional("attributes") else { return [:] }
         guard text.utf8.count <= Self.longestAttributes, let object = LocatedJSON.object(body: Array(text.utf8), source: "attributes") else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 90100, message: "attributes parameter is empty or not valid."))
+            throw NativeAuthError(.nativeParameterInvalid("attributes"))
         }
         var values: [String: String] = [:]
         for member in object.members ?? [] { if let text = member.value.scalarText { values[member.key] = text } }

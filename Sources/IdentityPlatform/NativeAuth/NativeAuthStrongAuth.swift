@@ -11,8 +11,6 @@ import LocatedJSON
 /// sends others to the browser; a user with no method registered gets `registration_required` (or the
 /// browser) and registers their email first. FakeEntra's second factor is a code mailed to the user.
 enum NativeAuthStrongAuth {
-    static let mfaRequiredError = IdentityError(error: "invalid_grant", code: 50076, message: "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access this resource.", suberror: "mfa_required")
-    static let registrationRequiredError = IdentityError(error: "invalid_grant", code: 50076, message: "Strong authentication is required.", suberror: "registration_required")
 
     static func needsSecondFactor(_ user: DirectoryUser, directives: ScenarioDirectives) -> Bool {
         user.mfaRequired || directives.requireMFA
@@ -32,7 +30,7 @@ enum NativeAuthStrongAuth {
         guard let token = flows.advance(flow, to: registered ? .mfaRequired : .registrationRequired, now: now) else {
             return NativeAuthError(.continuationTokenInvalid()).response(in: trace)
         }
-        return NativeAuthError(registered ? mfaRequiredError : registrationRequiredError, continuationToken: token).response(in: trace)
+        return NativeAuthError(registered ? .nativeMFARequired() : .nativeRegistrationRequired(), continuationToken: token).response(in: trace)
     }
 
     /// The id a user's email method has in `methods`: stable per user, as the service's are.
@@ -61,7 +59,7 @@ enum NativeAuthStrongAuth {
     static func mfaChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
         var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID), (request.optional("id") ?? emailMethodID(of: user)) == emailMethodID(of: user) else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The authentication method id is not valid for this user."))
+            throw NativeAuthError(.authenticationMethodNotValid())
         }
         let address = user.mail ?? flow.username
         request.mailCode(to: address, in: &flow, purpose: .mfa)
@@ -95,7 +93,7 @@ enum NativeAuthStrongAuth {
         let target = try request.requiredShort("challenge_target")
         let proven = request.user(id: flow.userID)?.mail ?? flow.username
         guard (request.optional("challenge_channel") ?? "email") == "email", target.caseInsensitiveCompare(proven) == .orderedSame else {
-            throw NativeAuthError(IdentityError(error: "invalid_request", code: 901001, message: "The challenge target is not a contact this user can register."))
+            throw NativeAuthError(.challengeTargetNotRegistrable())
         }
         return request.answer([
             "continuation_token": .string(try request.advance(flow, to: .registrationPreverified)),

@@ -152,17 +152,3 @@ package struct ScopeRequest: Sendable, Equatable {
         return parts.count >= 2 && parts.allSatisfy { part in !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
     }
 }
-
-extension IdentityError {
-    package static func resourceNotFound(_ resource: String) -> IdentityError {
-        IdentityError(error: "invalid_resource", code: 500011, message: "The resource principal named \(resource) was not found in the tenant. This can happen if the application has not been installed by the administrator of the tenant or consented to by any user in the tenant. You might have sent your authentication request to the wrong tenant.")
-    }
-
-    package static func scopeNotOnResource(scope: String, resourceAppID: String) -> IdentityError {
-        IdentityError(error: "invalid_client", code: 650053, message: "The application asked for scope '\(scope)' that doesn't exist on the resource '\(resourceAppID)'. Contact the app vendor.", status: 400)
-    }
-
-    package static func clientCredentialsNeedDefaultScope(_ scope: String) -> IdentityError {
-        IdentityError(error: "invalid_scope", code: 1002012, message: "The provided value for scope \(scope) is not valid. Client credential flows must have a scope value with /.default suffixed to the resource identifier (application ID URI).")
-    }
-}

@@ -66,8 +66,7 @@ package struct ScriptedIdentityAnswer {
     // MARK: OAuth errors
 
     package func identityError(_ spec: OAuthErrorSpec) -> IdentityError {
-        var error = IdentityError(error: spec.error, code: spec.code, message: message(for: spec), suberror: spec.suberror,
-                                  claims: spec.claims, status: spec.status, family: spec.family)
+        var error = IdentityError.scripted(spec, message: message(for: spec))
         if spec.message == nil, spec.family == .aadsts, let dated = datedCatalogueError(code: spec.code) {
             error.message = dated.message
         }
@@ -78,7 +77,6 @@ package struct ScriptedIdentityAnswer {
     private func oauthError(_ spec: OAuthErrorSpec) -> HTTPResponse {
         let error = identityError(spec)
         guard endpoint == .authorize || endpoint == .page else {
-            if spec.code == 0 { return codelessTokenError(error) }
             return error.tokenEndpointResponse(in: trace)
         }
         guard !spec.asPage, endpoint == .authorize, let redirectURI = parameters["redirect_uri"], !redirectURI.isEmpty else {
@@ -88,18 +86,6 @@ package struct ScriptedIdentityAnswer {
         let mode = ResponseMode(rawValue: parameters["response_mode"] ?? "query") ?? .query
         return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: parameters["state"],
                                       subcode: spec.errorSubcode, withoutCode: spec.code == 0).response(in: trace)
-    }
-
-    /// An error without an AADSTS code (`authorization_pending` style): no prefix, no code list.
-    private func codelessTokenError(_ error: IdentityError) -> HTTPResponse {
-        var members: [(String, JSONFragment)] = [("error", .string(error.error)), ("error_description", .string(error.message)),
-                                                 ("timestamp", .string(trace.formattedTimestamp)), ("trace_id", .string(trace.traceID)),
-                                                 ("correlation_id", .string(trace.correlationID))]
-        if let suberror = error.suberror { members.append(("suberror", .string(suberror))) }
-        if let claims = error.claims { members.append(("claims", .string(claims))) }
-        exchange.receipt.answered(Receipt.Answer(error: error.error, suberror: error.suberror))
-        return HTTPResponse(status: HTTPStatus(error.status), headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store, no-cache"],
-                            body: Array(JSONFragment.object(members).utf8))
     }
 
     /// The catalogue's wording with the request's details filled in.
@@ -186,15 +172,10 @@ package struct ScriptedIdentityAnswer {
     /// Throttling (AADSTS90055, AADB2C90229) or an outage (AADSTS90033, AADB2C90000) in the family's words.
     private func outage(_ spec: ServiceErrorSpec) -> IdentityError {
         switch family {
-        case .aadb2c:
-            IdentityError(error: spec.status == 429 ? "temporarily_unavailable" : "server_error", code: spec.status == 429 ? 90229 : 90000,
-                          message: spec.message ?? (spec.status == 429 ? "Too many requests. Try again later." : "The service is temporarily unavailable. Please try again later."),
-                          status: spec.status, family: .aadb2c)
-        case .aadsts where spec.status == 429:
-            IdentityError(error: "temporarily_unavailable", code: 90055, message: spec.message ?? ErrorCatalogue.entry(code: 90055)!.message, status: 429)
-        case .aadsts:
-            IdentityError(error: spec.status == 500 ? "server_error" : "temporarily_unavailable", code: 90033,
-                          message: spec.message ?? ErrorCatalogue.entry(code: 90033)!.message, status: spec.status)
+        case .aadb2c where spec.status == 429: .b2cThrottled(message: spec.message)
+        case .aadb2c: .b2cUnavailable(status: spec.status, message: spec.message)
+        case .aadsts where spec.status == 429: .throttled(message: spec.message)
+        case .aadsts: .transientError(status: spec.status, message: spec.message)
         }
     }
 }

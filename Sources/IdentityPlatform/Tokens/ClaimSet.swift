@@ -4,7 +4,7 @@ package import LocatedJSON
 /// An ordered JSON object for token payloads and response bodies: members appear in the order the real
 /// service writes them, which keeps captures and journals readable and diffable.
 package struct ClaimSet: Sendable {
-    package private(set) var members: [(String, JSONFragment)] = []
+    package private(set) var members: [(String, JSONValue)] = []
 
     package init() {}
 
@@ -18,30 +18,34 @@ package struct ClaimSet: Sendable {
     }
 
     package mutating func set(_ name: String, _ value: Int) {
-        members.append((name, .raw(String(value))))
+        members.append((name, .int(value)))
+    }
+
+    package mutating func set(_ name: String, _ value: Bool) {
+        members.append((name, .bool(value)))
     }
 
     package mutating func set(_ name: String, _ values: [String]) {
         members.append((name, .strings(values)))
     }
 
-    /// A value already written as JSON (`true`, `null`, a nested object).
-    package mutating func setRaw(_ name: String, _ json: String) {
-        members.append((name, .raw(json)))
+    /// Any JSON value (`null`, a nested object, an array of objects).
+    package mutating func set(_ name: String, _ value: JSONValue) {
+        members.append((name, value))
     }
 
-    /// Replaces a member (or appends it) with JSON text, as scenario claim overrides ask.
-    package mutating func override(_ name: String, json: String) {
+    /// Replaces a member (or appends it), as scenario claim overrides ask.
+    package mutating func override(_ name: String, _ value: JSONValue) {
         if let index = members.firstIndex(where: { $0.0 == name }) {
-            members[index].1 = .raw(json)
+            members[index].1 = value
         } else {
-            members.append((name, .raw(json)))
+            members.append((name, value))
         }
     }
 
-    package mutating func override(with claims: [String: String]) {
+    package mutating func override(with claims: [String: JSONValue]) {
         guard !claims.isEmpty else { return }   // every token asks, nearly always with none
-        for name in claims.keys.sorted() { override(name, json: claims[name]!) }
+        for name in claims.keys.sorted() { override(name, claims[name]!) }
     }
 
     /// NumericDate: whole seconds since the epoch.
@@ -54,32 +58,29 @@ package struct ClaimSet: Sendable {
     /// The last value set as a string under `name` (what a token says, read without rendering it).
     package func string(_ name: String) -> String? {
         for (member, value) in members.reversed() where member == name {
-            if case .string(let text) = value { return text }
-            return nil
+            return value.string
         }
         return nil
     }
 
-    /// A whole number set under `name` (NumericDate claims), also when a scenario wrote it as JSON text.
+    /// A whole number set under `name` (NumericDate claims), also when a scenario wrote it.
     package func integer(_ name: String) -> Int? {
         for (member, value) in members.reversed() where member == name {
-            if case .raw(let text) = value { return Int(text) }
-            return nil
+            return value.int
         }
         return nil
     }
 
     package func strings(_ name: String) -> [String]? {
         for (member, value) in members.reversed() where member == name {
-            if case .strings(let list) = value { return list }
-            return nil
+            return value.strings
         }
         return nil
     }
 
     package var bytes: [UInt8] {
         var writer = JSONWriter(capacity: estimatedSize)
-        JSONFragment.writeObject(members, to: &writer)
+        JSONValue.writeObject(members, to: &writer)
         return writer.bytes
     }
 
@@ -89,10 +90,10 @@ package struct ClaimSet: Sendable {
         var size = 2
         for (name, value) in members {
             size += name.utf8.count + 4
-            switch value {
+            switch value.kind {
             case .string(let text): size += text.utf8.count + 2
-            case .raw(let json): size += json.utf8.count
-            case .strings(let list): size += 2 + list.reduce(0) { $0 + $1.utf8.count + 3 }
+            case .number, .bool, .null: size += 20
+            case .array(let items): size += 2 + items.reduce(0) { $0 + ($1.string?.utf8.count ?? 16) + 3 }
             case .object: size += 64
             }
         }

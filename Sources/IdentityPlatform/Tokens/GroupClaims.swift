@@ -1,3 +1,4 @@
+import LocatedJSON
 /// The `groups` claim of a user's tokens, for an app whose `groupMembershipClaims` asks for it: the object
 /// ids of the user's groups (nested ones included), security groups only for `SecurityGroup`. Past the
 /// JWT limit of 200 the claim gives way to the overage form, a pointer to where the membership can be read
@@ -25,9 +26,9 @@ struct GroupClaims {
     func add(to claims: inout ClaimSet) {
         guard let groupIDs else { return }
         guard groupIDs.count <= Self.jwtLimit else {
-            claims.setRaw("_claim_names", #"{"groups":"src1"}"#)
+            claims.set("_claim_names", .object([("groups", .string("src1"))]))
             let endpoint = "https://graph.microsoft.com/v1.0/users/\(userID)/getMemberObjects"
-            claims.setRaw("_claim_sources", #"{"src1":{"endpoint":"\#(endpoint)"}}"#)
+            claims.set("_claim_sources", .object([("src1", .object([("endpoint", .string(endpoint))]))]))
             return
         }
         claims.set("groups", groupIDs)

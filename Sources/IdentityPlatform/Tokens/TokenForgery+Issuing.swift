@@ -17,24 +17,24 @@ extension TokenForgery {
 
     /// The claim-level forgeries, applied before signing.
     package func forge(_ claims: inout ClaimSet, now: Date) {
-        func date(_ instant: Date) -> String { String(Int(instant.timeIntervalSince1970.rounded(.down))) }
+        func date(_ instant: Date) -> JSONValue { .int(Int(instant.timeIntervalSince1970.rounded(.down))) }
         switch self {
         case .futureNotBefore:
-            claims.override("nbf", json: date(now.addingTimeInterval(3600)))
+            claims.override("nbf", date(now.addingTimeInterval(3600)))
         case .expired:
             // An hour past `exp`: beyond the five minutes of clock skew validators allow.
-            claims.override("iat", json: date(now.addingTimeInterval(-7200)))
-            claims.override("nbf", json: date(now.addingTimeInterval(-7200)))
-            claims.override("exp", json: date(now.addingTimeInterval(-3600)))
+            claims.override("iat", date(now.addingTimeInterval(-7200)))
+            claims.override("nbf", date(now.addingTimeInterval(-7200)))
+            claims.override("exp", date(now.addingTimeInterval(-3600)))
         case .wrongAudience:
-            claims.override("aud", json: JSONFragment.quote(Self.otherAudience))
+            claims.override("aud", .string(Self.otherAudience))
         case .wrongIssuer:
-            if let issuer = claims.string("iss") { claims.override("iss", json: JSONFragment.quote(Self.replacingOrigin(of: issuer))) }
+            if let issuer = claims.string("iss") { claims.override("iss", .string(Self.replacingOrigin(of: issuer))) }
         case .wrongTenant:
             // B2C's tokens have no `tid`: their issuer's path names the tenant.
-            if claims.string("tid") != nil { claims.override("tid", json: JSONFragment.quote(Self.otherTenantID)) }
+            if claims.string("tid") != nil { claims.override("tid", .string(Self.otherTenantID)) }
             if let issuer = claims.string("iss"), let forged = Issuer.replacingTenant(in: issuer, with: Self.otherTenantID) {
-                claims.override("iss", json: JSONFragment.quote(forged))
+                claims.override("iss", .string(forged))
             }
         case .badSignature, .algNone, .unknownKeyId:
             break

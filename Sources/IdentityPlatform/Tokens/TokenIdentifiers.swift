@@ -13,7 +13,7 @@ package enum TokenIdentifiers {
 
     /// `login_hint` claim: opaque, stable for the account, accepted back as `login_hint` by /authorize.
     package static func loginHint(objectID: String, tenantID: String) -> String {
-        "O." + Base64URL.encode(JSONFragment.object([("oid", .string(objectID)), ("tid", .string(tenantID))]).bytes)
+        "O." + Base64URL.encode(JSONValue.object([("oid", .string(objectID)), ("tid", .string(tenantID))]).bytes)
     }
 
     /// Reads a `login_hint` claim value back (the browser endpoint accepts it as a hint): only the shape
@@ -57,6 +57,6 @@ package enum TokenIdentifiers {
 
     /// `client_info`: base64url of `{"uid":oid,"utid":tid}` (MSAL's home account id is `uid.utid`).
     package static func clientInfo(objectID: String, tenantID: String) -> String {
-        Base64URL.encode(JSONFragment.object([("uid", .string(objectID)), ("utid", .string(tenantID))]).bytes)
+        Base64URL.encode(JSONValue.object([("uid", .string(objectID)), ("utid", .string(tenantID))]).bytes)
     }
 }

@@ -64,7 +64,7 @@ package struct TokenIssuer: Sendable {
             receipt?.issued(issued, secret: token, sha256: sha256)
             return token
         } catch {
-            throw IdentityError(error: "server_error", code: 50000, message: "There was an error issuing a token. Signing failed: \(error)", status: 500)
+            throw IdentityError.signingFailed(error)
         }
     }
 
@@ -76,14 +76,14 @@ package struct TokenIssuer: Sendable {
         let groups = GroupClaims(issue: issue, directory: issue.client.application.groupMembershipClaims == nil ? nil : service.currentDirectory)
         var accessClaims = claims.accessTokenClaims(issue)
         groups.add(to: &accessClaims)
-        for (name, value) in provided.accessToken { accessClaims.override(name, json: value.text) }
+        for (name, value) in provided.accessToken { accessClaims.override(name, value) }
         accessClaims.override(with: directives.accessTokenClaims)
         let accessToken = try sign(accessClaims)
         let wantsIDToken = issue.user != nil && (issue.scopeRequest.wantsIDToken || issue.endpointVersion == .v1)
         var idToken: String?
         if wantsIDToken, var idClaims = claims.idTokenClaims(issue) {
             groups.add(to: &idClaims)
-            for (name, value) in provided.idToken { idClaims.override(name, json: value.text) }
+            for (name, value) in provided.idToken { idClaims.override(name, value) }
             idClaims.override(with: directives.idTokenClaims)
             idToken = try sign(idClaims, kind: .id)
         }

@@ -1,4 +1,4 @@
-import LocatedJSON
+package import LocatedJSON
 package import ExchangeKernel
 package import FoundationGaps
 
@@ -28,8 +28,8 @@ package struct TokenMintRequest: Sendable, Equatable {
     package var lifetime: TimeInterval?
     /// `1` or `2`: the access token format, whatever the resource accepts.
     package var version: Int?
-    /// Claims added or replaced last, as JSON texts by name (`{"groups": ["g1"]}` → `"groups": "[\"g1\"]"`).
-    package var extraClaims: [(String, String)] = []
+    /// Claims added or replaced last, by name.
+    package var extraClaims: [(String, JSONValue)] = []
     /// A token broken on purpose, for an API's own tests of what it must refuse.
     package var forgery: TokenForgery?
 
@@ -107,9 +107,9 @@ extension TokenIssuer {
         }
         let builder = TokenClaimsBuilder(origin: origin, now: now, options: options)
         var claims = request.kind == .id ? (builder.idTokenClaims(issue) ?? ClaimSet()) : builder.accessTokenClaims(issue)
-        if let audience = request.audience { claims.override("aud", json: JSONFragment.quote(audience)) }
-        if user != nil, !request.roles.isEmpty { claims.override("roles", json: "[" + request.roles.map(JSONFragment.quote).joined(separator: ",") + "]") }
-        for (name, json) in request.extraClaims { claims.override(name, json: json) }
+        if let audience = request.audience { claims.override("aud", .string(audience)) }
+        if user != nil, !request.roles.isEmpty { claims.override("roles", .strings(request.roles)) }
+        for (name, value) in request.extraClaims { claims.override(name, value) }
         let lifetime = request.kind == .id ? options.idTokenLifetime : options.accessTokenLifetime
         let token: String
         do { token = try sign(&claims, kind: request.kind == .id ? .id : .access, forgery: request.forgery) } catch { throw TokenMintError(reason: .invalidRequest, message: error.message) }

@@ -158,8 +158,8 @@ struct ScenarioDecoder {
             case "tokenLifetimes":
                 actions.append(.tokenLifetimes(TokenLifetimes(accessToken: reader.double(v, "accessToken"), refreshToken: reader.double(v, "refreshToken"), idToken: reader.double(v, "idToken"), refreshIn: reader.double(v, "refreshIn"))))
             case "tokenClaims":
-                func claims(_ key: String) -> [String: String] {
-                    Dictionary((v[key]?.members ?? []).map { ($0.key, $0.value.compactText) }, uniquingKeysWith: { _, last in last })
+                func claims(_ key: String) -> [String: JSONValue] {
+                    Dictionary((v[key]?.members ?? []).map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
                 }
                 actions.append(.tokenClaims(TokenClaims(accessToken: claims("accessToken"), idToken: claims("idToken"))))
             case "delay": actions.append(.delay(milliseconds: reader.int(value, member.key) ?? 0))
@@ -198,7 +198,7 @@ struct ScenarioDecoder {
             guard let text = member.value.string else { continue }
             let memberPath = JSONReader.pointer(JSONReader.pointer(path, "headers"), member.key)
             if !HTTPFieldSyntax.isFieldName(member.key) {
-                reader.report("\(JSONFragment.quote(member.key)) is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)", atKeyOf: member, path: memberPath)
+                reader.report("\(JSONValue.quoted(member.key)) is not a header name (letters, digits and !#$%&'*+-.^_`|~ only)", atKeyOf: member, path: memberPath)
             } else if HTTPFieldSyntax.isTransportOwned(member.key) {
                 reader.report("\"\(member.key)\" is written by the server itself (framing): remove it", atKeyOf: member, path: memberPath)
             }

@@ -2,7 +2,7 @@ import EntraHTTP
 package import FoundationGaps
 package import ExchangeKernel
 package import IdentityPlatform
-import LocatedJSON
+package import LocatedJSON
 
 /// What a rule does when it fires. Three families:
 /// - answers (terminal): the service the request is for gives this answer instead of its own, in its
@@ -100,12 +100,12 @@ package struct TokenLifetimes: Sendable, Equatable {
     }
 }
 
-/// Claims added to issued tokens, as JSON text per claim name.
+/// Claims added to issued tokens, by claim name.
 package struct TokenClaims: Sendable, Equatable {
-    package var accessToken: [String: String]
-    package var idToken: [String: String]
+    package var accessToken: [String: JSONValue]
+    package var idToken: [String: JSONValue]
 
-    package init(accessToken: [String: String] = [:], idToken: [String: String] = [:]) {
+    package init(accessToken: [String: JSONValue] = [:], idToken: [String: JSONValue] = [:]) {
         self.accessToken = accessToken
         self.idToken = idToken
     }

@@ -44,18 +44,18 @@ struct NativeAuthError: Error {
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
-        var members: [(String, JSONFragment)] = []
+        var members: [(String, JSONValue)] = []
         if let continuationToken { members.append(("continuation_token", .string(continuationToken))) }
         // Each attribute as the reference's `attributes_required` example describes it.
         if !requiredAttributes.isEmpty {
-            members.append(("required_attributes", .raw("[" + requiredAttributes.map { attribute in
-                var fields: [(String, JSONFragment)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue)), ("required", .raw("true"))]
+            members.append(("required_attributes", .array(requiredAttributes.map { attribute in
+                var fields: [(String, JSONValue)] = [("name", .string(attribute.name)), ("type", .string(attribute.type.rawValue)), ("required", .bool(true))]
                 if let regex = attribute.regex { fields.append(("options", .object([("regex", .string(regex))]))) }
-                return JSONFragment.object(fields).text
-            }.joined(separator: ",") + "]")))
+                return JSONValue.object(fields)
+            })))
         }
         if !invalidAttributes.isEmpty {
-            members.append(("invalid_attributes", .raw("[" + invalidAttributes.map { JSONFragment.object([("name", .string($0))]).text }.joined(separator: ",") + "]")))
+            members.append(("invalid_attributes", .array(invalidAttributes.map { .object([("name", .string($0))]) })))
         }
         // Code 0, as elsewhere in the platform: the reference names the error without an AADSTS code.
         return error.tokenEndpointResponse(in: trace, extraMembers: members, conditionalAccessClaims: false)
@@ -122,4 +122,26 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 399246, message: message, suberror: suberror)
     }
 
+    /// A parameter missing or not of its form (`client_id`, `username`, `attributes`…).
+    static func nativeParameterInvalid(_ name: String) -> IdentityError {
+        IdentityError(error: "invalid_request", code: 90100, message: "\(name) parameter is empty or not valid.")
+    }
+
+    static func authenticationMethodNotValid() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 901001, message: "The authentication method id is not valid for this user.")
+    }
+
+    static func challengeTargetNotRegistrable() -> IdentityError {
+        IdentityError(error: "invalid_request", code: 901001, message: "The challenge target is not a contact this user can register.")
+    }
+
+    /// A second factor asked of a user who has one registered, to an app that declared `mfa_required`.
+    static func nativeMFARequired() -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50076, message: "Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access this resource.", suberror: "mfa_required")
+    }
+
+    /// A second factor asked of a user who has none registered yet.
+    static func nativeRegistrationRequired() -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50076, message: "Strong authentication is required.", suberror: "registration_required")
+    }
 }
