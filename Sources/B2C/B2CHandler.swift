@@ -87,10 +87,10 @@ package struct B2CHandler: ExchangeHandler {
 }
 
 extension B2CConfiguration {
-    /// The application's routes with this configuration's tenant as B2C's (`/{tenant}/…?p=B2C_1_…`).
-    package func routes(graphHosts: Set<String> = RouteResolver().graphHosts) -> RouteResolver {
+    /// B2C's routes with this configuration's tenant as B2C's (`/{tenant}/…?p=B2C_1_…`).
+    package var routes: B2CRoutes {
         let configuration = self
-        return RouteResolver(graphHosts: graphHosts, isB2CTenant: { configuration.matchesTenant($0) })
+        return B2CRoutes(isB2CTenant: { configuration.matchesTenant($0) })
     }
 
     /// The tenant's GUID, domain, bare name (`fabrikamb2c`) or login host name, ignoring case.

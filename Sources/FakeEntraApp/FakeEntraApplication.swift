@@ -38,13 +38,11 @@ package struct FakeEntraApplication: Sendable {
         self.journal = journal
         // The one resolver: it knows the Graph host names Graph serves and which tenants are B2C's.
         let graphOptions = GraphOptions()
-        let routes = b2c?.routes(graphHosts: graphOptions.graphHosts) ?? graphOptions.routes
+        let routes = ApplicationRoutes.resolver(graphHosts: graphOptions.graphHosts, isB2CTenant: b2c?.routes.isB2CTenant)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions) { world in
-            WorldRouter(entra: IdentityHandler(service: world),
-                        graph: GraphHandler(service: world, dataset: graph, options: graphOptions),
-                        b2c: b2c.map { B2CHandler(service: world, configuration: $0) },
-                        resourceManager: ResourceManagerHandler(service: world),
-                        managedIdentity: ManagedIdentityHandler(service: world))
+            WorldRouter([IdentityHandler(service: world), GraphHandler(service: world, dataset: graph, options: graphOptions),
+                         ResourceManagerHandler(service: world), ManagedIdentityHandler(service: world)]
+                        + (b2c.map { [B2CHandler(service: world, configuration: $0)] } ?? []))
         }
         // Configured passwords and client secrets are redacted from the journal wherever they appear.
         let directory = service.currentDirectory

@@ -85,7 +85,7 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
     /// The recorded wording (InvalidAuthenticationTokenTenant), naming the tenant to sign in to instead.
     static func wrongTenant(tokenIssuer: String, owner: String) -> ResourceManagerError {
         ResourceManagerError(status: .unauthorized, code: "InvalidAuthenticationTokenTenant",
-                             message: "The access token is from the wrong issuer '\(tokenIssuer)'. It must match the tenant 'https://sts.windows.net/\(owner)/' associated with this subscription. Please use the authority (URL) 'https://login.windows.net/\(owner)' to get the token. Note, if the subscription is transferred to another tenant there is no impact to the services, but information about new tenant could take time to propagate (up to an hour). If you just transferred your subscription and see this error message, please try back later.")
+                             message: "The access token is from the wrong issuer '\(tokenIssuer)'. It must match the tenant '\(Issuer.v1(tenantID: owner))' associated with this subscription. Please use the authority (URL) 'https://login.windows.net/\(owner)' to get the token. Note, if the subscription is transferred to another tenant there is no impact to the services, but information about new tenant could take time to propagate (up to an hour). If you just transferred your subscription and see this error message, please try back later.")
     }
 
     static let subscriptionNotFoundCode = "SubscriptionNotFound"

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArgumentParser
 import FoundationGaps
+import FakeEntraApp
 import Scenarios
 
 struct ReplayCommand: ParsableCommand {
@@ -27,7 +28,7 @@ struct ReplayCommand: ParsableCommand {
         let scenario: String
         do {
             // Read entry by entry: a 50,000-entry export is no reason to hold a gigabyte of JSON objects.
-            scenario = try HARImporter.convert(.file(path: capture), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture).lastPathComponent)
+            scenario = try HARImporter.convert(.file(path: capture), name: name ?? HARImporter.scenarioName(fromFile: capture), source: (capture).lastPathComponent, routes: ApplicationRoutes.forRecordings)
         } catch {
             throw failure(error.description)
         }

@@ -32,8 +32,8 @@ final class B2CBrowser {
     init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443", limits: StateLimits = .standard) {
         clock = VirtualClock(frozenAt: B2CFixtures.start)
         service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options, limits: limits)
-        chain = WorldRouter(entra: IdentityHandler(service: service), b2c: B2CHandler(service: service, configuration: configuration))
-        routes = configuration.routes()
+        chain = WorldRouter([IdentityHandler(service: service), B2CHandler(service: service, configuration: configuration)])
+        routes = RouteResolver([configuration.routes, IdentityRoutes()])
         self.host = host
     }
 

@@ -107,9 +107,9 @@ extension GraphHandler {
     /// As the world router calls it: the request routed by Graph's resolver; nil for a request the
     /// resolver gives to another service.
     func handle(_ request: HTTPRequest, connection: RequestContext = RequestContext(), scripted: ScriptedAnswer? = nil) -> HTTPResponse? {
-        guard case .graph(let route) = options.routes.route(request) else { return nil }
+        guard let route = options.routes.route(request) as? GraphRoute else { return nil }
         var directives = ScenarioDirectives()
         directives.answer = scripted
-        return handle(request, route: route, context: ExchangeContext(connection: connection, route: .graph(route), directives: directives))
+        return handle(request, route: route, context: ExchangeContext(connection: connection, route: .service(route), directives: directives))
     }
 }

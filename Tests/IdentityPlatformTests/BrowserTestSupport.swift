@@ -49,8 +49,8 @@ final class ScriptedBrowser {
     }
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: RouteResolver().route(request), directives: directives)
-        let response = WorldRouter(entra: handler).respond(to: request, context: context)
+        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: RouteResolver([IdentityRoutes()]).route(request), directives: directives)
+        let response = WorldRouter([handler]).respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]
             guard let eq = pair.firstIndex(of: "=") else { continue }

@@ -1,5 +1,6 @@
 @testable import Journal
 @testable import ControlPlane
+import Graph
 import EntraHTTP
 import ExchangeKernel
 @testable import IdentityPlatform
@@ -13,8 +14,8 @@ enum JournalStack {
             JournalRecorder(journal: journal, clock: service.clock),
             JournalReads(endpoint: JournalEndpoint(journal: journal, serverVersion: serverVersion)),
             Other(answer: other),
-            WorldRouter(entra: entra ?? IdentityHandler(service: service)),
-        ], routes: RouteResolver())
+            WorldRouter([entra ?? IdentityHandler(service: service)]),
+        ], routes: RouteResolver([GraphRoutes(), IdentityRoutes()]))
     }
 
     struct JournalReads: ExchangeLayer {
@@ -30,7 +31,7 @@ enum JournalStack {
         let answer: @Sendable (HTTPRequest) -> HTTPResponse
 
         func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
-            if case .entra = context.route { return next(request, context) }
+            if context.route.service == .entra { return next(request, context) }
             return answer(request)
         }
     }

@@ -1,5 +1,6 @@
 import EntraHTTP
 import ExchangeKernel
+import IdentityPlatform
 import Testing
 
 /// Native authentication V2's paths: the fixed authorization challenge, and the steps FakeEntra links to

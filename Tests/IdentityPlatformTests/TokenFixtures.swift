@@ -66,8 +66,8 @@ enum TokenFixtures {
     }
 
     static func send(_ request: HTTPRequest, to service: IdentityService, context: RequestContext = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
-        WorldRouter(entra: IdentityHandler(service: service))
-            .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver().route(request), directives: directives))
+        WorldRouter([IdentityHandler(service: service)])
+            .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver([IdentityRoutes()]).route(request), directives: directives))
     }
 
     static func json(_ response: HTTPResponse) -> [String: Any] {

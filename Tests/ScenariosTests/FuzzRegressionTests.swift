@@ -1,3 +1,4 @@
+import FakeEntraApp
 import Testing
 @testable import Scenarios
 
@@ -13,7 +14,7 @@ import Testing
          "timings": {"wait": 120}}]}}
         """#
         let error = try #require(throws: HARImportError.self) {
-            try HARImporter.convert(har: Array(har.utf8), name: "fuzz-replay", source: "fuzz.har")
+            try HARImporter.convert(har: Array(har.utf8), name: "fuzz-replay", source: "fuzz.har", routes: ApplicationRoutes.forRecordings)
         }
         #expect(error.message.hasPrefix("fuzz.har: cannot be replayed as a scenario:"))
         #expect(error.message.contains("request 1 (GET northwindb2c.b2clogin.com/"))

@@ -1,3 +1,4 @@
+import FakeEntraApp
 import Foundation
 import Testing
 @testable import Scenarios
@@ -52,8 +53,8 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString).har").path
         try Data(HARImportTests.entraCapture.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let fromFile = try HARImporter.convert(.file(path: path), name: "captured", source: "refresh.har")
-        #expect(fromFile == (try HARImporter.convert(har: Array(HARImportTests.entraCapture.utf8), name: "captured", source: "refresh.har")))
-        #expect(throws: HARImportError.self) { try HARImporter.convert(.file(path: path + ".missing"), name: "captured") }
+        let fromFile = try HARImporter.convert(.file(path: path), name: "captured", source: "refresh.har", routes: ApplicationRoutes.forRecordings)
+        #expect(fromFile == (try HARImporter.convert(har: Array(HARImportTests.entraCapture.utf8), name: "captured", source: "refresh.har", routes: ApplicationRoutes.forRecordings)))
+        #expect(throws: HARImportError.self) { try HARImporter.convert(.file(path: path + ".missing"), name: "captured", routes: ApplicationRoutes.forRecordings) }
     }
 }

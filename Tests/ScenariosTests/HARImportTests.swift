@@ -1,3 +1,4 @@
+import FakeEntraApp
 import ExchangeKernel
 import LocatedJSON
 import EntraHTTP
@@ -55,7 +56,7 @@ import Testing
     }
 
     @Test func entraCaptureBecomesAValidEditableScenario() throws {
-        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured-refresh-failure", source: "refresh.har")
+        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured-refresh-failure", source: "refresh.har", routes: ApplicationRoutes.forRecordings)
         let scenario = try Harness.scenario(text, file: "captured-refresh-failure.json")
         // Ten Microsoft requests (the CDN one is ignored), each a rule matching the n-th request of its kind.
         #expect(scenario.rules.count == 10)
@@ -83,14 +84,14 @@ import Testing
         // The body is a string inside the HAR's JSON: its escaped CRLF is escaped once more there.
         let spaced = Self.entraCapture.replacingOccurrences(of: #"\\r\\n"#, with: " ")
         #expect(spaced != Self.entraCapture)
-        let text = try HARImporter.convert(har: Array(spaced.utf8), name: "captured-refresh-failure", source: "refresh.har")
+        let text = try HARImporter.convert(har: Array(spaced.utf8), name: "captured-refresh-failure", source: "refresh.har", routes: ApplicationRoutes.forRecordings)
         let scenario = try Harness.scenario(text, file: "captured-refresh-failure.json")
         guard case .oauthError(let expired) = scenario.rules[1].actions.first else { Issue.record("rule 2: \(scenario.rules[1].actions)"); return }
         #expect(expired.message == "The refresh token has expired due to inactivity. The token was issued on 2024-11-01T09:12:44.1234567Z and was inactive for 90.00:00:00.")
     }
 
     @Test func personalDataIsReplacedConsistently() throws {
-        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured", source: "refresh.har")
+        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured", source: "refresh.har", routes: ApplicationRoutes.forRecordings)
         for secret in [Self.realTenant, Self.realUser, Self.upn, "northwindtraders", "203.0.113.77", "Jane Doe", "0.AXwA-secret-code", "AXwAv4j5cvGGr0GRqy180BHbRw"] {
             #expect(!text.contains(secret), "\(secret) survived the import")
         }
@@ -101,11 +102,11 @@ import Testing
         anonymizer.learn(tenantID: Self.realTenant)
         #expect(anonymizer.scrub("app \(Self.clientID) in \(Self.realTenant)") == "app \(Self.clientID) in \(Directory.contosoTenantID)")
         // Stable output: the same capture gives byte-identical files.
-        #expect(try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured", source: "refresh.har") == text)
+        #expect(try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured", source: "refresh.har", routes: ApplicationRoutes.forRecordings) == text)
     }
 
     @Test func replayedScenarioAnswersLikeTheCapture() throws {
-        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured-refresh-failure", source: "refresh.har")
+        let text = try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "captured-refresh-failure", source: "refresh.har", routes: ApplicationRoutes.forRecordings)
         let scenario = try Harness.scenario(text)
         let harness = Harness(scenarios: [scenario])
         try harness.engine.bind(scenario: scenario.name, to: .server)
@@ -126,7 +127,7 @@ import Testing
         let description = "AADB2C90118: The user has forgotten their password.\r\nCorrelation ID: 3c2b1a09-8f7e-4d6c-b5a4-938271605f4e\r\nTimestamp: 2025-03-04 10:20:11Z\r\n"
         let location = "https://jwt.ms/#error=access_denied&error_description=" + FormCoding.encodeComponent(description) + "&state=xyz"
         let har = #"{"log": {"version": "1.2", "entries": ["# + Self.entry("GET", "https://northwindb2c.b2clogin.com/northwindb2c.onmicrosoft.com/B2C_1_signupsignin/oauth2/v2.0/authorize?client_id=\(Self.clientID)&response_type=code&scope=openid", status: 302, headers: [("Location", location)]) + "]}}"
-        let text = try HARImporter.convert(har: Array(har.utf8), name: "b2c-captured", source: "b2c.har")
+        let text = try HARImporter.convert(har: Array(har.utf8), name: "b2c-captured", source: "b2c.har", routes: ApplicationRoutes.forRecordings)
         let scenario = try Harness.scenario(text)
         #expect(scenario.rules.count == 1)
         #expect(scenario.rules[0].match.policy == "B2C_1_signupsignin")
@@ -140,9 +141,9 @@ import Testing
     }
 
     @Test func notAHARFileIsAClearError() {
-        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array("[1,2]".utf8), name: "x") }
-        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array(#"{"log":{"entries":[]}}"#.utf8), name: "x") }
-        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "Not Kebab") }
+        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array("[1,2]".utf8), name: "x", routes: ApplicationRoutes.forRecordings) }
+        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array(#"{"log":{"entries":[]}}"#.utf8), name: "x", routes: ApplicationRoutes.forRecordings) }
+        #expect(throws: HARImportError.self) { try HARImporter.convert(har: Array(Self.entraCapture.utf8), name: "Not Kebab", routes: ApplicationRoutes.forRecordings) }
     }
 }
 

@@ -1,4 +1,5 @@
 @testable import Journal
+import FakeEntraApp
 import Conformance
 import ControlPlane
 import EntraCrypto
@@ -44,11 +45,11 @@ final class Harness: Sendable {
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: Self.credential), clock: clock, options: identityOptions)
         let probe = probe
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options) { service in
-            WorldRouter(entra: Probed<IdentityRoute>(probe: probe, inner: IdentityHandler(service: service)),
-                        graph: Probed<GraphRoute>(probe: probe, inner: GraphHandler(service: service)),
-                        b2c: Probed<B2CRoute>(probe: probe, inner: B2CHandler(service: service)),
-                        resourceManager: Probed<ResourceManagerRoute>(probe: probe, inner: ResourceManagerHandler(service: service)),
-                        managedIdentity: Probed<ManagedIdentityRoute>(probe: probe, inner: ManagedIdentityHandler(service: service)))
+            WorldRouter([Probed<IdentityRoute>(probe: probe, inner: IdentityHandler(service: service)),
+                         Probed<GraphRoute>(probe: probe, inner: GraphHandler(service: service)),
+                         Probed<B2CRoute>(probe: probe, inner: B2CHandler(service: service)),
+                         Probed<ResourceManagerRoute>(probe: probe, inner: ResourceManagerHandler(service: service)),
+                         Probed<ManagedIdentityRoute>(probe: probe, inner: ManagedIdentityHandler(service: service))])
         }
         let health = HealthEndpoint(version: "test", durability: service.durability)
         let control = ControlPlane(access: ControlAccess(secret: options.controlSecret), commands: ControlCommands(engine: engine, ledger: TokenLedger()),
@@ -57,7 +58,7 @@ final class Harness: Sendable {
     }
 
     /// As the application routes: fabrikamb2c is the B2C tenant (the engine answers its policies here).
-    static let routes = RouteResolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
+    static let routes = ApplicationRoutes.resolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
 
     static var defaultOptions: IdentityOptions {
         var options = IdentityOptions()
@@ -157,7 +158,7 @@ final class DirectivesProbe: Sendable {
 
 /// A world's service with the probe in front of it; without a service, the world router's 404. The probe
 /// sees the requests the service works on: one a rule answered, the service only renders.
-struct Probed<Route: Sendable>: ExchangeHandler {
+struct Probed<Route: ServiceRoute>: ExchangeHandler {
     let probe: DirectivesProbe
     let inner: (any ExchangeHandler<Route>)?
 

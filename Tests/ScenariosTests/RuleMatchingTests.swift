@@ -13,7 +13,7 @@ import Testing
         RuleBook(rules: try Harness.scenario(#"{"name": "t", "description": "t", "rules": "# + rulesJSON + "}").rules)
     }
 
-    func facts(_ request: HTTPRequest) -> RequestFacts { RequestFacts.classify(request) }
+    func facts(_ request: HTTPRequest) -> RequestFacts { RequestFacts.classify(request, routes: Harness.routes) }
 
     static let token = Harness.passwordGrant()
     static let refresh = Harness.refreshGrant("rt")
@@ -121,7 +121,7 @@ import Testing
             (Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"), .authorize),
         ]
         // As the application routes them: fabrikamb2c is the B2C tenant.
-        let routes = RouteResolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
+        let routes = Harness.routes
         for (request, kind) in cases { #expect(RequestFacts.classify(request, routes: routes).kind == kind, "\(request.target)") }
         let b2c = RequestFacts.classify(Harness.get("/tfp/fabrikamb2c.onmicrosoft.com/B2C_1_signin/oauth2/v2.0/authorize"), routes: routes)
         #expect(b2c.isB2C && b2c.policy == "B2C_1_signin" && b2c.tenantSegment == "fabrikamb2c.onmicrosoft.com")
@@ -141,7 +141,7 @@ import Testing
     @Test func bearerClaimsNameTheClientAndUserOfGraphCalls() throws {
         let harness = Harness()
         let token = try #require(Harness.body(harness.send(Harness.passwordGrant()))["access_token"] as? String)
-        let facts = RequestFacts.classify(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(token)"]))
+        let facts = RequestFacts.classify(Harness.get("/v1.0/me", headers: ["Authorization": "Bearer \(token)"]), routes: Harness.routes)
         #expect(facts.clientID == Harness.nativeApp)
         #expect(facts.userNames.contains("6e7b1f23-5c1a-4a8e-9b0d-2f4c8a1e3d51"))
         #expect(facts.scopes.contains("user.read"))

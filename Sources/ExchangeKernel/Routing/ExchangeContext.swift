@@ -29,7 +29,7 @@ package struct ExchangeContext: Sendable {
 /// One service's answers in a world (Entra, Graph, B2C, Resource Manager, managed identity): it receives
 /// the requests of its own kind of route, with that route typed, from the world router.
 package protocol ExchangeHandler<Route>: Sendable {
-    associatedtype Route: Sendable
+    associatedtype Route: ServiceRoute
     func handle(_ request: HTTPRequest, route: Route, context: ExchangeContext) -> HTTPResponse
     /// Whether `request` costs no more than a TLS handshake, writes nothing and waits for no long-held
     /// lock: such requests the event loop may answer itself (`HTTPResponder.answersOnLoop`).
@@ -38,4 +38,18 @@ package protocol ExchangeHandler<Route>: Sendable {
 
 extension ExchangeHandler {
     package func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool { false }
+
+    /// The service this handler answers for.
+    var service: ServiceName { Route.service }
+
+    /// `route` handled when it is this handler's kind of route; nil otherwise.
+    func handle(_ request: HTTPRequest, anyRoute: any ServiceRoute, context: ExchangeContext) -> HTTPResponse? {
+        guard let route = anyRoute as? Route else { return nil }
+        return handle(request, route: route, context: context)
+    }
+
+    func answersOnLoop(_ request: HTTPRequest, anyRoute: any ServiceRoute) -> Bool {
+        guard let route = anyRoute as? Route else { return false }
+        return answersOnLoop(request, route: route)
+    }
 }

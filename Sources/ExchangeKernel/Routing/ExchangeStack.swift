@@ -68,37 +68,25 @@ package struct ExchangeStack: HTTPResponder {
 }
 
 /// The services of one world (the default one, or a scenario binding's isolated copy), one handler per
-/// kind of route: a request goes straight to the handler of the route the edge worked out, which receives
-/// that route typed and never matches it again. Once a service answered, its receipt is complete: the
-/// service wrote every secret it created into it, so the layers above need not scan the body for them.
+/// service: a request goes straight to the handler of the service its route names, which receives that
+/// route typed and never matches it again. Once a service answered, its receipt is complete: the service
+/// wrote every secret it created into it, so the layers above need not scan the body for them.
 /// As a layer it is a last one (a stack without scenarios: tests, benchmarks).
 package struct WorldRouter: ExchangeLayer {
-    package var entra: (any ExchangeHandler<IdentityRoute>)?
-    package var graph: (any ExchangeHandler<GraphRoute>)?
-    package var b2c: (any ExchangeHandler<B2CRoute>)?
-    package var resourceManager: (any ExchangeHandler<ResourceManagerRoute>)?
-    package var managedIdentity: (any ExchangeHandler<ManagedIdentityRoute>)?
+    private let handlers: [ServiceName: any ExchangeHandler]
 
-    package init(entra: (any ExchangeHandler<IdentityRoute>)? = nil, graph: (any ExchangeHandler<GraphRoute>)? = nil,
-                 b2c: (any ExchangeHandler<B2CRoute>)? = nil, resourceManager: (any ExchangeHandler<ResourceManagerRoute>)? = nil,
-                 managedIdentity: (any ExchangeHandler<ManagedIdentityRoute>)? = nil) {
-        self.entra = entra
-        self.graph = graph
-        self.b2c = b2c
-        self.resourceManager = resourceManager
-        self.managedIdentity = managedIdentity
+    /// One handler per service; a later one for the same service replaces an earlier one.
+    package init(_ handlers: [any ExchangeHandler]) {
+        var byService: [ServiceName: any ExchangeHandler] = [:]
+        for handler in handlers { byService[handler.service] = handler }
+        self.handlers = byService
     }
 
     package func respond(to request: HTTPRequest, context: ExchangeContext) -> HTTPResponse {
-        let answer: HTTPResponse? = switch context.route {
-        case .entra(let route): entra?.handle(request, route: route, context: context)
-        case .graph(let route): graph?.handle(request, route: route, context: context)
-        case .b2c(let route): b2c?.handle(request, route: route, context: context)
-        case .resourceManager(let route): resourceManager?.handle(request, route: route, context: context)
-        case .managedIdentity(let route): managedIdentity?.handle(request, route: route, context: context)
-        case .console, .control, .unrouted: nil
+        guard case .service(let route) = context.route,
+              let answer = handlers[type(of: route).service]?.handle(request, anyRoute: route, context: context) else {
+            return Self.notFound(request, context)
         }
-        guard let answer else { return Self.notFound(request, context) }
         // A recorded answer's body is not the service's: readers scan it for the secrets it carries.
         if case .response? = context.directives.answer { return answer }
         context.receipt.update { $0.isComplete = true }
@@ -111,14 +99,8 @@ package struct WorldRouter: ExchangeLayer {
 
     /// Whether this world's handler of `route` answers `request` in bounded time without writing.
     package func answersOnLoop(_ request: HTTPRequest, route: RequestRoute) -> Bool? {
-        switch route {
-        case .entra(let route): entra?.answersOnLoop(request, route: route) ?? false
-        case .graph(let route): graph?.answersOnLoop(request, route: route) ?? false
-        case .b2c(let route): b2c?.answersOnLoop(request, route: route) ?? false
-        case .resourceManager(let route): resourceManager?.answersOnLoop(request, route: route) ?? false
-        case .managedIdentity(let route): managedIdentity?.answersOnLoop(request, route: route) ?? false
-        case .console, .control, .unrouted: false
-        }
+        guard case .service(let route) = route else { return false }
+        return handlers[type(of: route).service]?.answersOnLoop(request, anyRoute: route) ?? false
     }
 
     /// What no service serves: a short text, like the real hosts.

@@ -8,83 +8,72 @@ package enum RequestRoute: Sendable, Equatable {
     case console
     /// The rest of `/_fakeentra/…`: health, journal, token mint, scenarios, directory edits, conformance runs.
     case control
-    case graph(GraphRoute)
-    /// Azure Resource Manager's tenants, subscriptions and metadata.
-    case resourceManager(ResourceManagerRoute)
-    /// A managed identity's token endpoint (IMDS, App Service).
-    case managedIdentity(ManagedIdentityRoute)
-    /// A B2C policy authority.
-    case b2c(B2CRoute)
-    /// An Entra ID v1 or v2 endpoint.
-    case entra(IdentityRoute)
+    /// A service's endpoint, as the service's own routes read it.
+    case service(any ServiceRoute)
     /// None of FakeEntra's endpoints: answered 404.
     case unrouted
 
+    package static func == (lhs: RequestRoute, rhs: RequestRoute) -> Bool {
+        switch (lhs, rhs) {
+        case (.console, .console), (.control, .control), (.unrouted, .unrouted): true
+        case (.service(let left), .service(let right)): left.isEqual(to: right)
+        default: false
+        }
+    }
+
+    /// The service's own route, when the request is that service's.
+    package func typed<Route: ServiceRoute>(_ type: Route.Type = Route.self) -> Route? {
+        if case .service(let route) = self { return route as? Route }
+        return nil
+    }
+
+    package var service: ServiceName? {
+        if case .service(let route) = self { return type(of: route).service }
+        return nil
+    }
+
     /// The tenant segment as written (`common`, a GUID, a domain, a scenario alias); nil off Entra and B2C.
     package var tenantSegment: String? {
-        switch self {
-        case .entra(let route): route.tenantSegment
-        case .b2c(let route): route.tenantSegment
-        default: nil
-        }
+        if case .service(let route) = self { return route.pathTenant }
+        return nil
     }
 
     /// The B2C user flow or custom policy as the client wrote it.
     package var policy: String? {
-        if case .b2c(let route) = self { return route.policySegment }
+        if case .service(let route) = self { return route.pathPolicy }
         return nil
     }
 
-    package var isB2C: Bool {
-        if case .b2c = self { return true }
-        return false
-    }
+    package var isB2C: Bool { service == .b2c }
 
     /// The endpoint's name in the journal (`kind`): Entra endpoints by name, else `graph`, `b2c`, `admin`, `other`.
     package var journalKind: String {
         switch self {
         case .console, .control: "admin"
-        case .graph: "graph"
-        case .resourceManager: "arm"
-        case .managedIdentity: "managed_identity"
-        case .b2c: "b2c"
+        case .service(let route): route.journalKind
         case .unrouted: "other"
-        case .entra(let route):
-            switch route.endpoint {
-            case .instanceDiscovery: "instance_discovery"
-            case .openIDConfiguration: "openid_configuration"
-            case .keys: "keys"
-            case .authorize: "authorize"
-            case .token: "token"
-            case .deviceCode: "device_code"
-            case .logout: "logout"
-            case .userRealm: "user_realm"
-            case .deviceLogin: "device_login"
-            case .errorLookup: "error_lookup"
-            case .nativeAuth, .nativeAuthV2: "native_auth"
-            }
         }
+    }
+
+    /// The kind scenario rules name (`endpoint`).
+    package var ruleEndpoint: EndpointKind {
+        if case .service(let route) = self { return route.ruleEndpoint }
+        return .other
     }
 }
 
-/// Works out a request's `RequestRoute`. It knows what the served application knows: the host names that
-/// make a request Graph's (a hosts-file override of `graph.microsoft.com`) and which tenants are B2C ones,
-/// which decides whether `/{tenant}/oauth2/v2.0/authorize?p=B2C_1_…` is B2C's or Entra's.
+/// Works out a request's `RequestRoute`: the console and the control API by their paths, then each
+/// service's routes in the application's order (the first to claim a request has it).
 package struct RouteResolver: Sendable {
     package static let controlPrefix = "/_fakeentra"
     package static let consolePath = "/_fakeentra/console"
 
-    package var graphHosts: Set<String>
-    /// nil when no B2C is served: policy paths are then nobody's.
-    package var isB2CTenant: (@Sendable (String) -> Bool)?
+    package var services: [any RouteCollection]
 
-    package init(graphHosts: Set<String> = ["graph.microsoft.com"], isB2CTenant: (@Sendable (String) -> Bool)? = nil) {
-        self.graphHosts = graphHosts
-        self.isB2CTenant = isB2CTenant
+    package init(_ services: [any RouteCollection] = []) {
+        self.services = services
     }
 
-    /// In the order the application answers: the console and control API, Graph (which owns every path on
-    /// its own host name), B2C policy authorities, then Entra.
     package func route(_ request: HTTPRequest) -> RequestRoute {
         let path = request.rawPath
         if path == Self.consolePath || path.hasPrefix(Self.consolePath + "/") { return .console }
@@ -93,14 +82,13 @@ package struct RouteResolver: Sendable {
             let lower = path.fastLowercased
             if lower == Self.controlPrefix || lower.hasPrefix(Self.controlPrefix + "/") { return .control }
         }
-        let onGraphHost = request.hostName.map(graphHosts.contains) ?? false   // the host name is lower-cased already
-        if let graph = GraphRoute.parse(request, graphHost: onGraphHost) { return .graph(graph) }
-        let onResourceManagerHost = request.hostName.map(ResourceManagerRoute.hostNames.contains) ?? false
-        if let arm = ResourceManagerRoute.parse(request, onResourceManagerHost: onResourceManagerHost) { return .resourceManager(arm) }
-        if let identity = ManagedIdentityRoute.parse(request) { return .managedIdentity(identity) }
-        if path == "/", request.method == "GET" || request.method == "HEAD" { return .console }
-        if let isB2CTenant, let b2c = B2CRoute.parse(request, isB2CTenant: isB2CTenant) { return .b2c(b2c) }
-        if let entra = IdentityRoute.parse(request) { return .entra(entra) }
+        // `/` is the console's, except on a host name a service owns whole (Graph's, Resource Manager's).
+        if path == "/", request.method == "GET" || request.method == "HEAD", !services.contains(where: { $0.ownsHost(of: request) }) {
+            return .console
+        }
+        for collection in services {
+            if let route = collection.route(request) { return .service(route) }
+        }
         return .unrouted
     }
 }

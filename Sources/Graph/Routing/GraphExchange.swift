@@ -86,6 +86,6 @@ package struct GraphOptions: Sendable, Equatable {
         request.hostName.map { graphHosts.contains($0) } ?? false
     }
 
-    /// The routes of an application serving Graph with these options (and no B2C).
-    package var routes: RouteResolver { RouteResolver(graphHosts: graphHosts) }
+    /// Graph's routes under these options.
+    package var routes: GraphRoutes { GraphRoutes(hosts: graphHosts) }
 }

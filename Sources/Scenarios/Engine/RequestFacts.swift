@@ -54,7 +54,7 @@ package struct RequestFacts: Sendable, Equatable {
     }
 
     /// Routes `request` with `routes` and reads its facts (tests, HAR import; the engine has the route already).
-    package static func classify(_ request: HTTPRequest, routes: RouteResolver = .init()) -> RequestFacts {
+    package static func classify(_ request: HTTPRequest, routes: RouteResolver) -> RequestFacts {
         RequestFacts(request, route: routes.route(request))
     }
 
@@ -73,9 +73,9 @@ package struct RequestFacts: Sendable, Equatable {
         } else {
             for pair in request.form.pairs { parameters.append(pair.name, pair.value) }
         }
-        self.init(kind: EndpointKind(route), isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
+        self.init(kind: route.ruleEndpoint, isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
                   tenantSegment: route.tenantSegment, policy: route.policy, parameters: parameters, headers: request.headers)
-        if case .graph(let graph) = route { graphResource = graph.endpointName }
+        if case .service(let service) = route { graphResource = service.resourceName }
         if let tenant = route.tenantSegment { tenantNames.insert(tenant.fastLowercased) }
         grantType = parameters["grant_type"]
         clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])
@@ -160,42 +160,5 @@ package struct RequestFacts: Sendable, Equatable {
               let data = Data(base64Encoded: String(header.dropFirst(6))), let text = String(data: data, encoding: .utf8),
               let colon = text.firstIndex(of: ":") else { return nil }
         return FormCoding.percentDecode(String(text[..<colon]))
-    }
-}
-
-extension EndpointKind {
-    /// The kind rules name: a B2C endpoint counts as the Entra endpoint it mirrors (`metadata`, `token`…).
-    init(_ route: RequestRoute) {
-        self = switch route {
-        case .graph: .graph
-        case .resourceManager: .arm
-        case .managedIdentity: .managedidentity
-        case .entra(let entra): EndpointKind(entra.endpoint)
-        case .b2c(let b2c):
-            switch b2c.endpoint {
-            case .metadata: .metadata
-            case .keys: .keys
-            case .authorize: .authorize
-            case .token: .token
-            case .logout: .logout
-            }
-        case .console, .control, .unrouted: .other
-        }
-    }
-
-    init(_ endpoint: IdentityRoute.Endpoint) {
-        self = switch endpoint {
-        case .instanceDiscovery: .discovery
-        case .openIDConfiguration: .metadata
-        case .keys: .keys
-        case .authorize: .authorize
-        case .token: .token
-        case .deviceCode: .devicecode
-        case .logout: .logout
-        case .userRealm: .userrealm
-        case .deviceLogin: .devicelogin
-        case .errorLookup: .other
-        case .nativeAuth, .nativeAuthV2: .nativeauth
-        }
     }
 }

@@ -44,7 +44,7 @@ extension ScenarioEngine {
         }
         let service = world.service
         if world.id != "default" { context.receipt.update { $0.world = world.id } }
-        if world.hasRules || EndpointKind(context.route) == .authorize {
+        if world.hasRules || context.route.ruleEndpoint == .authorize {
             var resolved = facts.take() ?? RequestFacts(request, route: context.route)
             // What the state says about the request: who owns a refresh token, the /authorize a page continues.
             let known = service.grantFacts(flow: resolved.parameters[IdentityService.flowFieldName], handles: resolved.grantHandles)

@@ -1,7 +1,7 @@
 import LinearRegex
 package import FoundationGaps
 package import IdentityPlatform
-import ExchangeKernel
+package import ExchangeKernel
 
 /// A scripted behaviour of the identity platform: what the real service would do in one situation
 /// (an expired refresh token, a throttled endpoint, a claims challenge), written as ordered rules.
@@ -104,11 +104,6 @@ package enum FiringLimit: Sendable, Equatable, CustomStringConvertible {
         case .always: "always"
         }
     }
-}
-
-/// The kinds of request a rule can name. `b2c` is any request to a B2C policy endpoint.
-package enum EndpointKind: String, Sendable, CaseIterable, Codable {
-    case discovery, metadata, keys, authorize, token, devicecode, devicelogin, logout, userrealm, graph, arm, managedidentity, b2c, nativeauth, other
 }
 
 /// Conditions on a request; every one given must hold.

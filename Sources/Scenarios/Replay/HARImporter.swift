@@ -1,6 +1,6 @@
 import EntraHTTP
 import FoundationGaps
-import ExchangeKernel
+package import ExchangeKernel
 import IdentityPlatform
 import LocatedJSON
 
@@ -34,14 +34,15 @@ package enum HARImporter {
         return words.isEmpty ? "replayed-capture" : words.joined(separator: "-")
     }
 
-    /// The scenario file text (pretty-printed JSON, stable member order).
-    package static func convert(har bytes: [UInt8], name: String, source: String = "capture.har") throws(HARImportError) -> String {
-        try convert(.bytes(bytes), name: name, source: source)
+    /// The scenario file text (pretty-printed JSON, stable member order). `routes` are the application's
+    /// with every tenant's `?p=` taken as B2C's, as on the real service whose recordings these are.
+    package static func convert(har bytes: [UInt8], name: String, source: String = "capture.har", routes: RouteResolver) throws(HARImportError) -> String {
+        try convert(.bytes(bytes), name: name, source: source, routes: routes)
     }
 
     /// The scenario file text for a capture read entry by entry: once for the client ids to keep, once
     /// for the identities to replace, once for the rules. Only the scenario's own text is held whole.
-    package static func convert(_ capture: HARSource, name: String, source: String = "capture.har") throws(HARImportError) -> String {
+    package static func convert(_ capture: HARSource, name: String, source: String = "capture.har", routes: RouteResolver) throws(HARImportError) -> String {
         guard name.range(of: "^[a-z0-9]+(-[a-z0-9]+)*$", options: .regularExpression) != nil else {
             throw HARImportError(message: "scenario name \"\(name)\" must be kebab-case (a-z, 0-9, single dashes)")
         }
@@ -50,7 +51,7 @@ package enum HARImporter {
                 guard let entry = CapturedExchange.jsonObject(bytes) else {
                     throw HARImportError(message: "\(source): not a HAR file (an entry of log.entries is no JSON object)")
                 }
-                if let exchange = CapturedExchange(entry: entry), isReplayed(host: exchange.host) { try body(exchange) }
+                if let exchange = CapturedExchange(entry: entry, routes: routes), isReplayed(host: exchange.host) { try body(exchange) }
             }
         }
 
@@ -129,7 +130,7 @@ struct CapturedExchange {
     var waitMilliseconds: Int
     var startedDateTime: String
 
-    init?(entry: JSONValue) {
+    init?(entry: JSONValue, routes: RouteResolver) {
         guard let request = entry["request"], let response = entry["response"], response.members != nil,
               let method = request["method"]?.string, let urlText = request["url"]?.string,
               let url = URLComponents(string: urlText), let host = url.host else { return nil }
@@ -151,8 +152,7 @@ struct CapturedExchange {
         }
         let target = (url.percentEncodedPath.isEmpty ? "/" : url.percentEncodedPath) + (url.percentEncodedQuery.map { "?" + $0 } ?? "")
         self.request = HTTPRequest(method: method.uppercased(), target: target, headers: headers, body: body)
-        // Recordings come from the real service, where `?p=` with a policy name is always B2C.
-        facts = RequestFacts.classify(self.request, routes: RouteResolver(isB2CTenant: { _ in true }))
+        facts = RequestFacts.classify(self.request, routes: routes)
         status = response["status"]?.int ?? 0
         responseHeaders = CapturedExchange.objects(response["headers"]).compactMap { h in
             guard let name = h["name"]?.string, let value = h["value"]?.string else { return nil }

@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 import FoundationGaps
 
@@ -204,4 +205,27 @@ package enum GraphRoute: Sendable, Equatable {
         let unknown = rest.first { !known.contains($0.lowercased()) } ?? rest.last ?? first
         return .unknownSegment(unknown)
     }
+}
+
+extension GraphRoute: ServiceRoute {
+    package static var service: ServiceName { .graph }
+    package var journalKind: String { "graph" }
+    package var ruleEndpoint: EndpointKind { .graph }
+    package var resourceName: String? { endpointName }
+}
+
+/// Graph's routes: every path on Graph's host names (a hosts-file override of `graph.microsoft.com`), and
+/// `/v1.0/…`, `/beta/…` and the UserInfo endpoint on FakeEntra's own host.
+package struct GraphRoutes: RouteCollection {
+    package var hosts: Set<String>
+
+    package init(hosts: Set<String> = ["graph.microsoft.com"]) {
+        self.hosts = hosts
+    }
+
+    package func ownsHost(of request: HTTPRequest) -> Bool {
+        request.hostName.map(hosts.contains) ?? false   // the host name is lower-cased already
+    }
+
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { GraphRoute.parse(request, graphHost: ownsHost(of: request)) }
 }

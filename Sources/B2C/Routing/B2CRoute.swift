@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 
 /// Which B2C endpoint a request names, in any of the authority forms clients use:
@@ -82,4 +83,33 @@ package struct B2CRoute: Sendable, Equatable {
         case .policyQuery: "\(origin)/\(encodedTenant)/\(path)?p=\(FormCoding.encodeComponent(policy))"
         }
     }
+}
+
+extension B2CRoute: ServiceRoute {
+    package static var service: ServiceName { .b2c }
+    package var journalKind: String { "b2c" }
+    package var pathTenant: String? { tenantSegment }
+    package var pathPolicy: String? { policySegment }
+
+    package var ruleEndpoint: EndpointKind {
+        switch endpoint {
+        case .metadata: .metadata
+        case .keys: .keys
+        case .authorize: .authorize
+        case .token: .token
+        case .logout: .logout
+        }
+    }
+}
+
+/// B2C's policy authorities, asked before Entra's routes: `isB2CTenant` decides whether
+/// `/{tenant}/…?p=B2C_1_…` is B2C's (on an Entra tenant the same path is Entra's).
+package struct B2CRoutes: RouteCollection {
+    package var isB2CTenant: @Sendable (String) -> Bool
+
+    package init(isB2CTenant: @escaping @Sendable (String) -> Bool) {
+        self.isB2CTenant = isB2CTenant
+    }
+
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { B2CRoute.parse(request, isB2CTenant: isB2CTenant) }
 }

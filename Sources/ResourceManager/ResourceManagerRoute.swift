@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 
 /// A request for Azure Resource Manager, which `az login` asks for the signed-in user's tenants and
@@ -16,5 +17,24 @@ package struct ResourceManagerRoute: Sendable, Equatable {
         if onResourceManagerHost { return ResourceManagerRoute(segments: segments) }
         guard let first = segments.first, first.equalsIgnoringASCIICase(pathPrefix) else { return nil }
         return ResourceManagerRoute(segments: Array(segments.dropFirst()))
+    }
+}
+
+extension ResourceManagerRoute: ServiceRoute {
+    package static var service: ServiceName { .resourceManager }
+    package var journalKind: String { "arm" }
+    package var ruleEndpoint: EndpointKind { .arm }
+}
+
+/// Resource Manager's routes: every path on its own host names, `/arm/…` on FakeEntra's.
+package struct ResourceManagerRoutes: RouteCollection {
+    package init() {}
+
+    package func ownsHost(of request: HTTPRequest) -> Bool {
+        request.hostName.map(ResourceManagerRoute.hostNames.contains) ?? false   // the host name is lower-cased already
+    }
+
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? {
+        ResourceManagerRoute.parse(request, onResourceManagerHost: ownsHost(of: request))
     }
 }

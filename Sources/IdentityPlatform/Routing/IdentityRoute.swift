@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 
 /// Which Entra endpoint a request path names, before the tenant segment is resolved.
@@ -92,26 +93,6 @@ package struct IdentityRoute: Sendable, Equatable {
     }
 }
 
-/// `https://host[:port]` as the client reached FakeEntra: the Host header decides, so that a hosts-file
-/// override of login.microsoftonline.com yields issuers on that host.
-package struct PublicOrigin: Sendable, Equatable {
-    package var scheme: String
-    /// Host and port as in the Host header (`127.0.0.1:8443`, `login.microsoftonline.com`).
-    package var authority: String
-
-    package init(scheme: String, authority: String) {
-        self.scheme = scheme
-        self.authority = authority
-    }
-
-    package init(request: HTTPRequest, context: RequestContext) {
-        scheme = context.isSecure ? "https" : "http"
-        authority = request.headers["Host"]?.fastLowercased ?? "localhost:\(context.localPort)"
-    }
-
-    package var url: String { "\(scheme)://\(authority)" }
-}
-
 /// The Entra endpoint generation a request used: v2.0 (`/oauth2/v2.0/…`, scopes) or v1 (`resource`).
 package enum EndpointVersion: String, Sendable, Codable { case v1, v2 }
 
@@ -163,4 +144,50 @@ package enum NativeAuthV2Step: Sendable, Equatable {
         default: return nil
         }
     }
+}
+
+extension IdentityRoute: ServiceRoute {
+    package static var service: ServiceName { .entra }
+
+    package var pathTenant: String? { tenantSegment }
+
+    package var journalKind: String {
+        switch endpoint {
+        case .instanceDiscovery: "instance_discovery"
+        case .openIDConfiguration: "openid_configuration"
+        case .keys: "keys"
+        case .authorize: "authorize"
+        case .token: "token"
+        case .deviceCode: "device_code"
+        case .logout: "logout"
+        case .userRealm: "user_realm"
+        case .deviceLogin: "device_login"
+        case .errorLookup: "error_lookup"
+        case .nativeAuth, .nativeAuthV2: "native_auth"
+        }
+    }
+
+    package var ruleEndpoint: EndpointKind {
+        switch endpoint {
+        case .instanceDiscovery: .discovery
+        case .openIDConfiguration: .metadata
+        case .keys: .keys
+        case .authorize: .authorize
+        case .token: .token
+        case .deviceCode: .devicecode
+        case .logout: .logout
+        case .userRealm: .userrealm
+        case .deviceLogin: .devicelogin
+        case .errorLookup: .other
+        case .nativeAuth, .nativeAuthV2: .nativeauth
+        }
+    }
+}
+
+/// Entra's endpoints: `/{tenant}/oauth2/v2.0/token` and its siblings, the last routes the application
+/// asks (a B2C tenant's policy paths and Graph's are claimed before).
+package struct IdentityRoutes: RouteCollection {
+    package init() {}
+
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { IdentityRoute.parse(request) }
 }

@@ -1,3 +1,4 @@
+package import ExchangeKernel
 package import EntraHTTP
 
 /// The local endpoints a managed identity gets its tokens from, served on FakeEntra's host so that
@@ -27,4 +28,17 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
         default: return nil
         }
     }
+}
+
+extension ManagedIdentityRoute: ServiceRoute {
+    package static var service: ServiceName { .managedIdentity }
+    package var journalKind: String { "managed_identity" }
+    package var ruleEndpoint: EndpointKind { .managedidentity }
+}
+
+/// The managed identity endpoints' fixed paths.
+package struct ManagedIdentityRoutes: RouteCollection {
+    package init() {}
+
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { ManagedIdentityRoute.parse(request) }
 }
