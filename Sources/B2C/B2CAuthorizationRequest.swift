@@ -37,9 +37,9 @@ struct B2CAuthorizationRequest: SignInRequest, Sendable {
         let tenant = exchange.configuration.tenant
         guard let clientID = value("client_id") else { throw .page(.b2cMissingClientID()) }
         let client: ResolvedClient
-        do throws(IdentityError) {
+        do throws(ClientRefusal) {
             client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.options, tenant: directory.tenant(id: tenant.id))
-        } catch { throw .page(.b2cTranslated(error, tenant: tenant.domain)) }
+        } catch { throw .page(error.b2c(tenant: tenant.domain)) }
         guard let redirectURI = value("redirect_uri") ?? client.application.redirectURIs.first else {
             throw .page(.b2cMissingParameter("redirect_uri"))
         }

@@ -128,12 +128,12 @@ struct B2CTokenRequest {
     func authenticateClient() throws(IdentityError) -> AuthenticatedClient {
         let presented = PresentedClientCredentials(parameters: form, headers: exchange.request.headers)
         guard let clientID = presented.clientID else { throw .b2cMissingParameter("client_id") }
-        do throws(IdentityError) {
+        do throws(ClientRefusal) {
             let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.options, tenant: directory.tenant(id: exchange.tenantID))
             let audience = AssertionAudience(requestHost: exchange.request.hostName, directory: directory)
             return try ClientAuthenticator.authenticate(presented, client: client, service: exchange.service, audience: audience, now: exchange.now)
         } catch {
-            throw .b2cTranslated(error, tenant: tenantDomain)
+            throw error.b2c(tenant: tenantDomain)
         }
     }
 

@@ -11,14 +11,15 @@ import Testing
         #expect(!client.isRegistered && client.application.isPublicClient)
         var strict = IdentityOptions()
         strict.strict = true
-        #expect(throws: IdentityError.applicationNotFound("abc", tenant: "common")) {
+        #expect(throws: ClientRefusal.notRegistered(clientID: "abc", tenant: "common")) {
             try ClientResolver.resolve(clientID: "abc", directory: TokenFixtures.directory, options: strict)
         }
+        #expect(ClientRefusal.notRegistered(clientID: "abc", tenant: "common").entra() == .applicationNotFound("abc", tenant: "common"))
     }
 
     @Test func singleTenantAppIsNotFoundInAnotherTenant() {
         let other = Tenant(id: "aaaaaaaa-0000-4000-8000-000000000000", displayName: "Other", domains: ["other.test"], kind: .organization)
-        #expect(throws: IdentityError.self) {
+        #expect(throws: ClientRefusal.notRegistered(clientID: TokenFixtures.webAppID, tenant: other.id)) {
             try ClientResolver.resolve(clientID: TokenFixtures.webAppID, directory: TokenFixtures.directory, options: .init(), tenant: other)
         }
     }
@@ -49,9 +50,13 @@ import Testing
 
 @Suite struct ClientAuthenticationTests {
     func authenticate(_ presented: PresentedClientCredentials, clientID: String, service: IdentityService, requireCredential: Bool = false) throws(IdentityError) -> AuthenticatedClient {
-        let client = try ClientResolver.resolve(clientID: clientID, directory: service.currentDirectory, options: service.options)
-        return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: AssertionAudience(requestHost: "127.0.0.1", directory: service.currentDirectory),
-                                                    now: service.clock.now(), requireCredential: requireCredential)
+        do throws(ClientRefusal) {
+            let client = try ClientResolver.resolve(clientID: clientID, directory: service.currentDirectory, options: service.options)
+            return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: AssertionAudience(requestHost: "127.0.0.1", directory: service.currentDirectory),
+                                                        now: service.clock.now(), requireCredential: requireCredential)
+        } catch {
+            throw error.entra()
+        }
     }
 
     @Test func secretInBodyOrBasicHeader() throws {
@@ -249,6 +254,6 @@ alJl+Uj3ZsPmO7HN/dyK
         var tampered = Array(Self.assertion)
         tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
         let bad = PresentedClientCredentials(assertionType: PresentedClientCredentials.jwtBearerAssertionType, assertion: String(tampered))
-        #expect(throws: IdentityError.clientAssertionSignatureInvalid(clientID: TokenFixtures.certAppID)) { try ClientAuthenticator.authenticate(bad, client: client, service: service, audience: audience, now: service.clock.now()) }
+        #expect(throws: ClientRefusal.assertion(.clientAssertionSignatureInvalid(clientID: TokenFixtures.certAppID))) { try ClientAuthenticator.authenticate(bad, client: client, service: service, audience: audience, now: service.clock.now()) }
     }
 }

@@ -77,9 +77,9 @@ struct AuthorizationRequest: SignInRequest, Sendable {
         guard let clientID = value("client_id") else { throw .page(.missingParameter("client_id")) }
         let authorityTenant: Tenant? = if case .specific(let tenant) = selector { tenant } else { nil }
         let client: ResolvedClient
-        do throws(IdentityError) {
+        do throws(ClientRefusal) {
             client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
-        } catch { throw .page(error) }
+        } catch { throw .page(error.entra()) }
 
         let reply: AuthorizationReply
         if let deviceCode = value(deviceCodeParameter) {

@@ -57,34 +57,34 @@ package enum ClientAuthenticator {
     /// grants only confidential clients may use (client credentials, on-behalf-of).
     package static func authenticate(
         _ presented: PresentedClientCredentials, client: ResolvedClient, service: IdentityService, audience: AssertionAudience, now: Date,
-        requireCredential: Bool = false, missingCredential: IdentityError = .missingClientCredential()
-    ) throws(IdentityError) -> AuthenticatedClient {
+        requireCredential: Bool = false
+    ) throws(ClientRefusal) -> AuthenticatedClient {
         let app = client.application
         if let assertion = presented.assertion {
             guard presented.assertionType == PresentedClientCredentials.jwtBearerAssertionType else {
-                throw .invalidClientAssertionType(presented.assertionType)
+                throw .assertion(.invalidClientAssertionType(presented.assertionType))
             }
             guard client.isRegistered else {
                 // An unknown client's assertion carrying its certificate (`x5c`) binds that certificate.
                 guard let certificate = ClientAssertionValidator.embeddedCertificate(of: assertion) else {
-                    throw .applicationNotFound(app.clientID, tenant: "common")
+                    throw .notRegistered(clientID: app.clientID, tenant: "common")
                 }
-                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.certificates = [certificate.pem] }) { existing throws(IdentityError) in
-                    try ClientAssertionValidator.validate(assertion, application: existing, audience: audience, now: now)
+                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.certificates = [certificate.pem] }) { existing throws(ClientRefusal) in
+                    do throws(IdentityError) { try ClientAssertionValidator.validate(assertion, application: existing, audience: audience, now: now) } catch { throw .assertion(error) }
                 }
                 return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .certificate)
             }
             if !app.federatedCredentials.isEmpty, FederatedAssertionValidator.isFederated(assertion, clientID: app.clientID) {
-                try FederatedAssertionValidator.validate(assertion, application: app, now: now)
+                do throws(IdentityError) { try FederatedAssertionValidator.validate(assertion, application: app, now: now) } catch { throw .assertion(error) }
                 return AuthenticatedClient(client: client, method: .certificate)
             }
-            if app.isPublicClient && app.certificates.isEmpty && app.secrets.isEmpty { throw .publicClientSentSecret() }
-            try ClientAssertionValidator.validate(assertion, application: app, audience: audience, now: now)
+            if app.isPublicClient && app.certificates.isEmpty && app.secrets.isEmpty { throw .publicClientSentCredential }
+            do throws(IdentityError) { try ClientAssertionValidator.validate(assertion, application: app, audience: audience, now: now) } catch { throw .assertion(error) }
             return AuthenticatedClient(client: client, method: .certificate)
         }
         if let secret = presented.secret {
             guard client.isRegistered else {
-                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.secrets = [.init(value: secret)] }) { existing throws(IdentityError) in
+                let bound = try bind(clientID: app.clientID, service: service, now: now, newCredential: { $0.secrets = [.init(value: secret)] }) { existing throws(ClientRefusal) in
                     try verifySecret(secret, of: existing, now: now)
                 }
                 return AuthenticatedClient(client: ResolvedClient(application: bound, isRegistered: true), method: .secret)
@@ -92,19 +92,19 @@ package enum ClientAuthenticator {
             try verifySecret(secret, of: app, now: now)
             return AuthenticatedClient(client: client, method: .secret)
         }
-        if requireCredential || (client.isRegistered && app.requiresCredential) { throw missingCredential }
+        if requireCredential || (client.isRegistered && app.requiresCredential) { throw .credentialMissing }
         return AuthenticatedClient(client: client, method: .none)
     }
 
-    static func verifySecret(_ secret: String, of app: Application, now: Date) throws(IdentityError) {
+    static func verifySecret(_ secret: String, of app: Application, now: Date) throws(ClientRefusal) {
         guard !app.secrets.isEmpty else {
-            if app.isPublicClient && app.certificates.isEmpty { throw .publicClientSentSecret() }
-            throw .invalidClientSecret(clientID: app.clientID)
+            if app.isPublicClient && app.certificates.isEmpty { throw .publicClientSentCredential }
+            throw .secretInvalid(clientID: app.clientID)
         }
         guard let match = app.secrets.first(where: { ConstantTime.equals($0.value, secret) }) else {
-            throw .invalidClientSecret(clientID: app.clientID)
+            throw .secretInvalid(clientID: app.clientID)
         }
-        if let expiry = match.expiresAt, expiry <= now { throw .clientSecretExpired(clientID: app.clientID) }
+        if let expiry = match.expiresAt, expiry <= now { throw .secretExpired(clientID: app.clientID) }
     }
 
     /// First use of an unknown client id with a credential: it becomes a confidential app bound to that
@@ -112,9 +112,9 @@ package enum ClientAuthenticator {
     /// cannot bind two credentials; a client bound meanwhile is verified against what it was bound to.
     static func bind(
         clientID: String, service: IdentityService, now: Date, newCredential: (inout Application) -> Void,
-        verify: (Application) throws(IdentityError) -> Void
-    ) throws(IdentityError) -> Application {
-        let result: Result<Application, IdentityError> = service.directory.withLock { directory in
+        verify: (Application) throws(ClientRefusal) -> Void
+    ) throws(ClientRefusal) -> Application {
+        let result: Result<Application, ClientRefusal> = service.directory.withLock { directory in
             var app: Application
             if let existing = directory.application(clientID: clientID) {
                 app = existing
@@ -123,7 +123,7 @@ package enum ClientAuthenticator {
                 app.isPublicClient = false
                 newCredential(&app)
             }
-            do throws(IdentityError) {
+            do throws(ClientRefusal) {
                 try verify(app)
             } catch {
                 return .failure(error)

@@ -17,14 +17,14 @@ package struct ResolvedClient: Sendable, Equatable {
 package enum ClientResolver {
     /// The app named by `clientID`. Unknown ids are public clients in lenient mode and AADSTS700016 in
     /// strict mode. `tenant` (the authority's tenant, nil for common/organizations/consumers) only words the error.
-    package static func resolve(clientID: String, directory: Directory, options: IdentityOptions, tenant: Tenant? = nil) throws(IdentityError) -> ResolvedClient {
+    package static func resolve(clientID: String, directory: Directory, options: IdentityOptions, tenant: Tenant? = nil) throws(ClientRefusal) -> ResolvedClient {
         if let app = directory.application(clientID: clientID) {
             if let home = app.tenantID, let tenant, tenant.id != home {
-                throw .applicationNotFound(clientID, tenant: tenant.id)
+                throw .notRegistered(clientID: clientID, tenant: tenant.id)
             }
             return ResolvedClient(application: app, isRegistered: true)
         }
-        guard !options.strict, isPlausibleClientID(clientID) else { throw .applicationNotFound(clientID, tenant: tenant?.id ?? "common") }
+        guard !options.strict, isPlausibleClientID(clientID) else { throw .notRegistered(clientID: clientID, tenant: tenant?.id ?? "common") }
         return ResolvedClient(application: lenientApplication(clientID: clientID), isRegistered: false)
     }
 

@@ -24,7 +24,9 @@ enum DeviceAuthorizationEndpoint {
         guard let clientID = parameters["client_id"], !clientID.isEmpty else { throw .missingParameter("client_id") }
         var authorityTenant: Tenant?
         if case .specific(let tenant) = selector { authorityTenant = tenant }
-        _ = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: authorityTenant)
+        do throws(ClientRefusal) {
+            _ = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: authorityTenant)
+        } catch { throw error.entra() }
         let scopes: ScopeRequest
         if version == .v1 {
             guard let resource = parameters["resource"], !resource.isEmpty else { throw .missingParameter("resource") }

@@ -43,10 +43,13 @@ struct TokenRequest {
         guard let clientID = presented.clientID ?? presented.assertion.flatMap({ ParsedJWT($0)?.string("sub") }) else {
             throw .missingParameter("client_id")
         }
-        let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
-        let audience = AssertionAudience(requestHost: exchange.request.hostName, directory: directory)
-        return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: audience, now: now, requireCredential: requireCredential,
-                                                    missingCredential: missingCredential)
+        do throws(ClientRefusal) {
+            let client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: options, tenant: authorityTenant)
+            let audience = AssertionAudience(requestHost: exchange.request.hostName, directory: directory)
+            return try ClientAuthenticator.authenticate(presented, client: client, service: service, audience: audience, now: now, requireCredential: requireCredential)
+        } catch {
+            throw error.entra(missingCredential: missingCredential)
+        }
     }
 
     /// `scope` on v2, `resource` on v1 (`fallback` when the parameter is absent and the grant allows it).

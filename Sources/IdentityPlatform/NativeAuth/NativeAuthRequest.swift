@@ -32,10 +32,10 @@ struct NativeAuthRequest {
             throw NativeAuthError(.nativeParameterInvalid("client_id"))
         }
         let client: ResolvedClient
-        do throws(IdentityError) {
+        do throws(ClientRefusal) {
             client = try ClientResolver.resolve(clientID: clientID, directory: directory, options: exchange.service.options, tenant: tenant)
         } catch {
-            throw NativeAuthError(error)
+            throw NativeAuthError(error.entra())
         }
         // A registration must allow public client flows and enable the API; an unregistered (lenient) id
         // stands for an app that did both.
