@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
-        .testTarget(name: "IdentityPlatformTests", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "Graph", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityPlatformTests", dependencies: ["Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "Graph", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["Journal", "B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["LinearRegex", "Journal", "Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "ManagedIdentity", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),

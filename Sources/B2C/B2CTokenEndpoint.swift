@@ -173,16 +173,12 @@ extension B2CTokenRequest {
             },
             refreshTokenUserGone: { .b2cAccountGone() },
             revokedSinceSignIn: { _, _ in .b2cGrantRevoked() },
-            // The shared code bookkeeping speaks Entra; B2C says: unknown (90090), used (90129), expired (90080).
-            codeError: { error, record, now in
-                switch error.code {
-                case 54005:
-                    return .b2cGrantRevoked()
-                case 70008:
-                    let expired = record()
-                    return .b2cGrantExpired(now: now, issuedAt: expired?.issuedAt ?? now, slidingExpiry: expired?.expiresAt ?? now)
-                default:
-                    return .b2cUnknownGrant()
+            // Unknown or malformed (90090), used (90129), expired (90080).
+            codeRefusal: { refusal, now in
+                switch refusal {
+                case .alreadyRedeemed: .b2cGrantRevoked()
+                case .expired(let record): .b2cGrantExpired(now: now, issuedAt: record?.issuedAt ?? now, slidingExpiry: record?.expiresAt ?? now)
+                case .malformed, .unknown: .b2cUnknownGrant()
                 }
             },
             codeClientMismatch: { grant, app in .b2cClientMismatch(app.clientID, expected: grant.clientID) },

@@ -1,6 +1,6 @@
 package import B2C
 import FoundationGaps
-package import ExchangeKernel
+import ExchangeKernel
 package import Journal
 import IdentityPlatform
 import LocatedJSON

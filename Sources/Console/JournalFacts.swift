@@ -3,7 +3,7 @@ import EntraCrypto
 import EntraHTTP
 import FoundationGaps
 import ExchangeKernel
-package import Journal
+import Journal
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

@@ -1,7 +1,7 @@
 import EntraHTTP
 import FoundationGaps
 import ExchangeKernel
-package import Journal
+import Journal
 import IdentityPlatform
 
 /// The journal's filters as the console takes them from the query: client, user, endpoint, status.

@@ -1,7 +1,7 @@
 import EntraHTTP
 import FoundationGaps
 import ExchangeKernel
-package import Journal
+import Journal
 import IdentityPlatform
 import LocatedJSON
 import Scenarios

@@ -1,4 +1,5 @@
 @testable import Journal
+import LocatedJSON
 import EntraCrypto
 import EntraHTTP
 import Foundation

@@ -40,33 +40,4 @@ package enum AuthorizationCodeGrant {
         return try request.issue(client: client, tenant: tenant, user: user, scopes: scopes, permissions: permissions, grant: grant, nonce: record.nonce,
                                  clientInfoValues: record.redirectURI.isEmpty ? ["1", "true"] : ["1"])
     }
-
-    static func lookUp(_ code: String, now: Date, service: IdentityService) throws(IdentityError) -> AuthorizationCodeRecord {
-        guard isWellFormed(code) else { throw .malformedGrant() }
-        let (record, evicted) = service.state.withLock { ($0.authorizationCodes[code], $0.authorizationCodes.wasEvicted(handle: code)) }
-        // A code dropped because the store was full is reported as the expiry it was closest to.
-        guard let record else { throw evicted ? .grantExpired() : .invalidCode() }
-        if record.redeemedAt != nil { throw .codeAlreadyRedeemed() }
-        if record.expiresAt <= now { throw .grantExpired() }
-        return record
-    }
-
-    /// Whether a code could be one the service issued: base64url and dots only. A code percent-encoded
-    /// twice, or base64 with `+`, `/` and `=`, is malformed, not unknown.
-    static func isWellFormed(_ code: String) -> Bool {
-        code.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E
-        }
-    }
-
-    /// Marks the code used, failing if a concurrent request redeemed it first.
-    static func markRedeemed(_ code: String, now: Date, service: IdentityService, receipt: ReceiptRecorder) throws(IdentityError) {
-        let won = service.state.withLock { state -> Bool in
-            guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
-            state.authorizationCodes[code]?.redeemedAt = now
-            return true
-        }
-        if !won { throw .codeAlreadyRedeemed() }
-        receipt.grant(.authorizationCode, .redeemed, handle: code)
-    }
 }

@@ -23,10 +23,8 @@ package enum GrantRedemption {
         package let refreshTokenUserGone: @Sendable () -> IdentityError
         /// The user signed out everywhere (or was revoked) after the grant's sign-in.
         package let revokedSinceSignIn: @Sendable (GrantContext, _ validFrom: Date) -> IdentityError
-        /// What the shared code bookkeeping answered (`AuthorizationCodeGrant.lookUp`, `markRedeemed`), in
-        /// the service's words. `record` looks up the code's record, when one is kept: only a dialect that
-        /// words a refusal with it pays for the lookup.
-        package let codeError: @Sendable (IdentityError, _ record: () -> AuthorizationCodeRecord?, _ now: Date) -> IdentityError
+        /// Why the code's store would not redeem it, in the service's words.
+        package let codeRefusal: @Sendable (CodeRefusal, _ now: Date) -> IdentityError
         package let codeClientMismatch: @Sendable (GrantContext, Application) -> IdentityError
         package let codeUserGone: @Sendable () -> IdentityError
         /// Whether a code issued with a redirect URI must be redeemed naming it (Entra) or may omit it (B2C).
@@ -49,7 +47,7 @@ package enum GrantRedemption {
             refreshTokenClientMismatch: @escaping @Sendable (RefreshTokenRecord, Application) -> IdentityError?,
             refreshTokenUserGone: @escaping @Sendable () -> IdentityError,
             revokedSinceSignIn: @escaping @Sendable (GrantContext, Date) -> IdentityError,
-            codeError: @escaping @Sendable (IdentityError, () -> AuthorizationCodeRecord?, Date) -> IdentityError,
+            codeRefusal: @escaping @Sendable (CodeRefusal, Date) -> IdentityError,
             codeClientMismatch: @escaping @Sendable (GrantContext, Application) -> IdentityError,
             codeUserGone: @escaping @Sendable () -> IdentityError, requiresRedirectURI: Bool,
             redirectURIMismatch: @escaping @Sendable (String, String) -> IdentityError,
@@ -65,7 +63,7 @@ package enum GrantRedemption {
             self.refreshTokenClientMismatch = refreshTokenClientMismatch
             self.refreshTokenUserGone = refreshTokenUserGone
             self.revokedSinceSignIn = revokedSinceSignIn
-            self.codeError = codeError
+            self.codeRefusal = codeRefusal
             self.codeClientMismatch = codeClientMismatch
             self.codeUserGone = codeUserGone
             self.requiresRedirectURI = requiresRedirectURI
@@ -96,7 +94,14 @@ package enum GrantRedemption {
             },
             refreshTokenUserGone: { .invalidGrant() },
             revokedSinceSignIn: { grant, validFrom in .grantRevoked(issuedAt: grant.authTime, validFrom: validFrom) },
-            codeError: { error, _, _ in error },
+            codeRefusal: { refusal, _ in
+                switch refusal {
+                case .malformed: .malformedGrant()
+                case .unknown: .invalidCode()
+                case .expired: .grantExpired()
+                case .alreadyRedeemed: .codeAlreadyRedeemed()
+                }
+            },
             codeClientMismatch: { _, _ in .invalidCode() },
             codeUserGone: { .invalidCode() }, requiresRedirectURI: true,
             redirectURIMismatch: { .redirectURIMismatch($0, clientID: $1) },
@@ -148,8 +153,8 @@ package enum GrantRedemption {
         now: Date, dialect: Dialect
     ) throws(IdentityError) -> (record: AuthorizationCodeRecord, user: DirectoryUser) {
         let record: AuthorizationCodeRecord
-        do throws(IdentityError) { record = try AuthorizationCodeGrant.lookUp(code, now: now, service: service) } catch {
-            throw dialect.codeError(error, { service.authorizationCode(code) }, now)
+        do throws(CodeRefusal) { record = try service.redeemableCode(code, now: now) } catch {
+            throw dialect.codeRefusal(error, now)
         }
         try dialect.checkBinding(record.grant)
         guard record.grant.clientID.caseInsensitiveCompare(client.clientID) == .orderedSame else {
@@ -175,8 +180,9 @@ package enum GrantRedemption {
     package static func spend(
         authorizationCode code: String, service: IdentityService, now: Date, receipt: ReceiptRecorder, dialect: Dialect
     ) throws(IdentityError) {
-        do throws(IdentityError) { try AuthorizationCodeGrant.markRedeemed(code, now: now, service: service, receipt: receipt) } catch {
-            throw dialect.codeError(error, { service.authorizationCode(code) }, now)
+        do throws(CodeRefusal) { try service.redeemCode(code, now: now) } catch {
+            throw dialect.codeRefusal(error, now)
         }
+        receipt.grant(.authorizationCode, .redeemed, handle: code)
     }
 }

@@ -1,6 +1,6 @@
 import EntraCrypto
 import EntraHTTP
-package import FoundationGaps
+import FoundationGaps
 import LocatedJSON
 
 /// `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` with `requested_token_use=on_behalf_of`:

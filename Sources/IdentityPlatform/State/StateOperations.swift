@@ -15,6 +15,25 @@ package enum RefreshTokenLookup: Sendable {
     }
 }
 
+/// Why a presented authorization code cannot be redeemed, as its store finds it: each token endpoint words
+/// it in its own catalogue.
+package enum CodeRefusal: Error, Sendable {
+    /// Not of the form the service issues (a code percent-encoded twice, base64 with `+`, `/` and `=`).
+    case malformed
+    /// Never issued here, or forgotten after its expiry.
+    case unknown
+    /// Past its lifetime; without its record when it was dropped because the store was full.
+    case expired(AuthorizationCodeRecord?)
+    case alreadyRedeemed
+
+    /// Whether a code could be one the service issued: base64url and dots only.
+    static func couldBeIssued(_ code: String) -> Bool {
+        code.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D || byte == 0x5F || byte == 0x2E
+        }
+    }
+}
+
 /// What the state says about the handles and the sign-in flow a request presents (the scenario engine's
 /// facts: whose grant it is, what an /authorize being continued asked for).
 package struct GrantFacts: Sendable {
@@ -54,8 +73,26 @@ extension IdentityService {
         }
     }
 
-    func authorizationCode(_ code: String) -> AuthorizationCodeRecord? {
-        state.withLock { $0.authorizationCodes[code] }
+    /// The record of a code that may still be redeemed. Nothing is spent: `redeemCode` does that once
+    /// every other check passed.
+    package func redeemableCode(_ code: String, now: Date) throws(CodeRefusal) -> AuthorizationCodeRecord {
+        guard CodeRefusal.couldBeIssued(code) else { throw .malformed }
+        let (record, evicted) = state.withLock { ($0.authorizationCodes[code], $0.authorizationCodes.wasEvicted(handle: code)) }
+        // A code dropped because the store was full is reported as the expiry it was closest to.
+        guard let record else { throw evicted ? .expired(nil) : .unknown }
+        if record.redeemedAt != nil { throw .alreadyRedeemed }
+        if record.expiresAt <= now { throw .expired(record) }
+        return record
+    }
+
+    /// Marks a code redeemed, failing when a concurrent request redeemed it first.
+    package func redeemCode(_ code: String, now: Date) throws(CodeRefusal) {
+        let won = state.withLock { state -> Bool in
+            guard state.authorizationCodes[code]?.redeemedAt == nil else { return false }
+            state.authorizationCodes[code]?.redeemedAt = now
+            return true
+        }
+        if !won { throw .alreadyRedeemed }
     }
 
     // MARK: Sessions

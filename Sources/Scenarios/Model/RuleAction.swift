@@ -1,7 +1,7 @@
 import EntraHTTP
 package import FoundationGaps
 package import ExchangeKernel
-package import IdentityPlatform
+import IdentityPlatform
 package import LocatedJSON
 
 /// What a rule does when it fires. Three families:
