@@ -61,7 +61,8 @@ extension ConsolePage {
         let groups = directory.groups.map { g -> HTML in
             let members = g.members.map { id in directory.user(id: id)?.userPrincipalName ?? directory.group(id: id)?.displayName ?? id }
             let kind = g.groupTypes.contains("Unified") ? "Microsoft 365" : (g.securityEnabled ? "security" : "distribution")
-            return "<tr data-group=\"\(g.id)\"><td>\(g.displayName)</td><td>\(Self.copyable(g.id))</td><td>\(kind)</td><td>\(members.joined(separator: ", "))</td></tr>"
+            let owners = g.owners.map { id in directory.user(id: id)?.userPrincipalName ?? id }
+            return "<tr data-group=\"\(g.id)\"><td>\(g.displayName)</td><td>\(Self.copyable(g.id))</td><td>\(kind)</td><td>\(members.joined(separator: ", "))</td><td>\(owners.joined(separator: ", "))</td></tr>"
         }
         let identities = directory.managedIdentities.map { m -> HTML in
             "<tr data-identity=\"\(m.clientID)\"><td>\(m.name)</td><td>\(Self.copyable(m.clientID))</td><td>\(m.kind == .system ? "system-assigned" : "user-assigned")</td><td><code>\(m.resourceID)</code></td></tr>"
@@ -88,7 +89,7 @@ extension ConsolePage {
         <section><h2 id="outbox">Outbox</h2><p class="muted">The one-time codes External ID sent (sign-up, sign-in, password reset), newest first; a test reads them from <code>/_fakeentra/outbox?to=ADDRESS</code>.</p>
         \(table("outboxTable", ["to", "code", "for", "sent", "expires"], mail, empty: "No email sent yet."))</section>
         <section><h2 id="groups">Groups</h2>
-        \(table("groupTable", ["name", "object id", "kind", "members"], groups, empty: "No groups."))</section>
+        \(table("groupTable", ["name", "object id", "kind", "members", "owners"], groups, empty: "No groups."))</section>
         <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS) and <code>/msi/token</code> (App Service).</p>
         \(table("identityTable", ["name", "client id", "kind", "resource id"], identities, empty: "No managed identities."))</section>
         <section><h2 id="first-party">Microsoft's apps</h2><p class="muted">In every tenant, as in a real one: no consent page on Microsoft's resources.</p>

@@ -51,6 +51,24 @@ import Testing
         #expect(users.values.count == ids.count - direct.count, "the nested groups' members: people only, the groups themselves direct")
     }
 
+    /// A group's owners (group-list-owners) and the groups a user owns (user-list-ownedobjects, `User.Read`
+    /// for the signed-in user): one relationship read from both ends.
+    @Test func ownersAndOwnedObjectsAreTheSameRelationship() {
+        let owners = fixture.get("/v1.0/groups/\(Self.salesAndMarketing)/owners", token: fixture.token(scopes: "Group.Read.All"))
+        #expect(owners.status == .ok && owners.json["@odata.context"] as? String == "https://graph.microsoft.com/v1.0/$metadata#directoryObjects")
+        #expect(owners.values.map { $0["userPrincipalName"] as? String } == ["alex.wilber@contoso.onmicrosoft.com"])
+        #expect(owners.values.allSatisfy { $0["@odata.type"] as? String == "#microsoft.graph.user" })
+        #expect(fixture.get("/v1.0/groups/\(Self.salesAndMarketing)/owners", token: fixture.token(scopes: "User.Read")).status == .forbidden)
+        let eventual = [("ConsistencyLevel", "eventual")]
+        let count = fixture.get("/v1.0/groups/\(Self.salesAndMarketing)/owners/$count", token: fixture.token(scopes: "Group.Read.All"), headers: eventual)
+        #expect(String(decoding: count.body, as: UTF8.self) == "1")
+        let owned = fixture.get("/v1.0/me/ownedObjects", token: fixture.token(scopes: "User.Read"))
+        #expect(owned.status == .ok)
+        #expect(Set(owned.values.compactMap { $0["displayName"] as? String }) == ["All Company", "Retail"])
+        #expect(owned.values.allSatisfy { $0["@odata.type"] as? String == "#microsoft.graph.group" })
+        #expect(fixture.get("/v1.0/me/ownedObjects/microsoft.graph.user", token: fixture.token(scopes: "User.Read")).values.isEmpty)
+    }
+
     /// Advanced queries on a relationship (Graph's group-list-members and user-list-memberof docs): a
     /// cast keeps one type, `/$count` answers a number as text, `$count=true` and `$search` need
     /// `ConsistencyLevel: eventual`.

@@ -51,15 +51,17 @@ import Testing
          "tenants": [{"id": "aaaaaaaa-0000-4000-8000-000000000001", "domains": ["fabrikam.onmicrosoft.com"],
                       "subscriptions": [{"subscriptionId": "bbbbbbbb-0000-4000-8000-000000000002", "displayName": "Prod"}]}],
          "users": [{"userPrincipalName": "kim@fabrikam.onmicrosoft.com", "displayName": "Kim"}],
-         "groups": [{"displayName": "Team", "members": ["kim@fabrikam.onmicrosoft.com"]}, {"displayName": "Org", "members": ["Team"]}],
+         "groups": [{"displayName": "Team", "members": ["kim@fabrikam.onmicrosoft.com"], "owners": ["kim@fabrikam.onmicrosoft.com"]}, {"displayName": "Org", "members": ["Team"]}],
          "managedIdentities": [{"name": "vm", "clientId": "cccccccc-0000-4000-8000-000000000003", "kind": "system"}]}
         """)
         let directory = config.directory
         #expect(directory.tenants.first?.azureSubscriptions.map(\.displayName) == ["Prod"] && directory.tenants.first?.azureSubscriptions.first?.state == "Enabled")
         let kim = try #require(directory.user(signInName: "kim@fabrikam.onmicrosoft.com"))
         #expect(directory.transitiveGroups(of: kim.id).map(\.displayName).sorted() == ["Org", "Team"])
+        #expect(directory.groups.filter { $0.owners == [kim.id] }.map(\.displayName) == ["Team"])
         #expect(directory.managedIdentity(.system)?.resourceID == "/subscriptions/bbbbbbbb-0000-4000-8000-000000000002/resourcegroups/demo/providers/Microsoft.Compute/virtualMachines/vm")
         #expect(problems(#"{"groups": [{"displayName": "G", "members": ["nobody@x.test"]}]}"#).first?.contains("no user or group \"nobody@x.test\"") == true)
+        #expect(problems(#"{"groups": [{"displayName": "G", "owners": ["nobody@x.test"]}]}"#).first?.contains("no user \"nobody@x.test\" in the group's tenant") == true)
     }
 
     @Test func publishedSchemaIsTheEmbeddedOne() throws {

@@ -76,6 +76,10 @@ def test_me_profile_photo_events_and_calendar_view_as_a_signed_in_user(server):
         starts = [e.start.date_time for e in view.value]
         assert starts == sorted(starts)
         assert view.odata_next_link is None or view.odata_next_link.startswith(server.url)
+        # The groups she owns, as directory objects the SDK turns into its Group type by @odata.type.
+        owned = await client.me.owned_objects.get()
+        assert sorted(o.display_name for o in owned.value) == ["All Company", "Retail"]
+        assert all(type(o).__name__ == "Group" for o in owned.value)
         # User.Read alone does not let Adele read Alex's profile: Graph's 403.
         with pytest.raises(APIError) as denied:
             await client.users.by_user_id(ALEX).get()

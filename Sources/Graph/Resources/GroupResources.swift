@@ -65,6 +65,21 @@ extension GraphResources {
         return try list(members, listing)
     }
 
+    /// A group's owners (group-list-owners: a collection of directory objects, each naming its type).
+    func groupOwners(id: String, _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
+        guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
+        let group = try tenantGroup(id)
+        return try list(group.owners.compactMap { directory.user(id: $0).map(ListedObject.user) }, listing)
+    }
+
+    /// The directory objects a user owns (user-list-ownedobjects, `User.Read` for the signed-in user):
+    /// the groups naming them owner.
+    func ownedObjects(_ subject: GraphSubject, _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
+        let user = try resolve(subject, access: .profile)
+        let owned = directory.groups.filter { $0.tenantID == user.tenantID && $0.owners.contains(user.id) }
+        return try list(owned.map(ListedObject.group), listing)
+    }
+
     /// The groups a user belongs to: directly, or (`transitive`) through nested groups as well.
     func memberOf(_ subject: GraphSubject, transitive: Bool, _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
         let user = try resolve(subject, access: .profile)

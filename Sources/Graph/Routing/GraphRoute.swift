@@ -58,8 +58,12 @@ package enum GraphResourcePath: Sendable, Equatable {
     case groups
     case group(id: String)
     case groupMembers(id: String, transitive: Bool, DirectoryListing)
+    /// `/groups/{id}/owners`.
+    case groupOwners(id: String, DirectoryListing)
     /// `/memberOf` and `/transitiveMemberOf` of a user.
     case memberOf(GraphSubject, transitive: Bool, DirectoryListing)
+    /// `/ownedObjects` of a user: the groups they own.
+    case ownedObjects(GraphSubject, DirectoryListing)
     /// `POST /getMemberObjects` of a user: the ids a token's group overage points at.
     case memberObjects(GraphSubject)
     /// `/servicePrincipals` (listed with `$filter`, as `az ad sp` asks).
@@ -105,6 +109,8 @@ package enum GraphRoute: Sendable, Equatable {
             case .groups: return "groups"
             case .group: return "group"
             case .groupMembers(_, let transitive, _): return transitive ? "groupTransitiveMembers" : "groupMembers"
+            case .groupOwners: return "groupOwners"
+            case .ownedObjects: return "ownedObjects"
             case .memberOf(_, let transitive, _): return transitive ? "transitiveMemberOf" : "memberOf"
             case .memberObjects: return "getMemberObjects"
             case .servicePrincipals: return "servicePrincipals"
@@ -153,10 +159,11 @@ package enum GraphRoute: Sendable, Equatable {
             case 2: return .group(id: segments[1])
             default:
                 let relationship = segments[2].lowercased()
-                let isMembers = relationship == "members" || relationship == "transitivemembers"
-                guard isMembers, let listing = DirectoryListing.parse(Array(segments.dropFirst(3))) else {
-                    return .unknownSegment(isMembers ? segments[3] : segments[2])
+                let isKnown = ["members", "transitivemembers", "owners"].contains(relationship)
+                guard isKnown, let listing = DirectoryListing.parse(Array(segments.dropFirst(3))) else {
+                    return .unknownSegment(isKnown ? segments[3] : segments[2])
                 }
+                if relationship == "owners" { return .groupOwners(id: segments[1], listing) }
                 return .groupMembers(id: segments[1], transitive: relationship == "transitivemembers", listing)
             }
         case "serviceprincipals" where segments.count == 1:
@@ -199,6 +206,9 @@ package enum GraphRoute: Sendable, Equatable {
         if names == ["mailboxsettings"], offset == 0 { return .mailboxSettings(subject) }
         if offset == 0, ["memberof", "transitivememberof"].contains(names[0]), let listing = DirectoryListing.parse(Array(rest.dropFirst())) {
             return .memberOf(subject, transitive: names[0] == "transitivememberof", listing)
+        }
+        if offset == 0, names[0] == "ownedobjects", let listing = DirectoryListing.parse(Array(rest.dropFirst())) {
+            return .ownedObjects(subject, listing)
         }
         if names == ["getmemberobjects"], offset == 0 { return .memberObjects(subject) }
         let known: Set<String> = ["photo", "photos", "$value", "events", "calendarview", "calendar", "calendars", "mailboxsettings"]

@@ -27,6 +27,7 @@ struct ConfigurationFile: Decodable {
         var mailEnabled: Bool?
         var groupTypes: [String]?
         var members: [String]?
+        var owners: [String]?
     }
 
     struct ManagedIdentityEntry: Decodable {

@@ -106,10 +106,11 @@ struct DirectoryBuilder {
         return directory
     }
 
-    /// Groups, then their members: users by UPN or object id, groups by id or display name (nesting).
+    /// Groups, then their members (users by UPN or object id, groups by id or display name: nesting) and
+    /// owners (users by UPN or object id).
     mutating func addGroups() {
         guard let entries = file.groups else { return }
-        var added: [(Int, DirectoryGroup, [String])] = []
+        var added: [(Int, DirectoryGroup, [String], [String])] = []
         for (i, entry) in uniqueEntries(entries, section: "groups", member: "displayName", what: "group name", key: \.displayName) {
             guard let tenant = tenant(named: entry.tenant ?? directory.tenants.first(where: { $0.kind == .organization })?.id ?? "", at: "/groups/\(i)/tenant") else { continue }
             let id = entry.id ?? TokenIdentifiers.guid(from: "fakeentra-group:\(tenant.id):\(entry.displayName.lowercased())")
@@ -117,9 +118,9 @@ struct DirectoryBuilder {
             let group = DirectoryGroup(id: id, tenantID: tenant.id, displayName: entry.displayName, description: entry.description, mailNickname: entry.mailNickname,
                                        securityEnabled: entry.securityEnabled ?? true, mailEnabled: entry.mailEnabled ?? false, groupTypes: entry.groupTypes ?? [])
             directory.groups.append(group)
-            added.append((i, group, entry.members ?? []))
+            added.append((i, group, entry.members ?? [], entry.owners ?? []))
         }
-        for (i, group, members) in added {
+        for (i, group, members, owners) in added {
             guard let index = directory.groups.firstIndex(where: { $0.id == group.id }) else { continue }
             for (k, name) in members.enumerated() {
                 if let user = directory.user(id: name) ?? directory.user(signInName: name, tenantID: group.tenantID) {
@@ -128,6 +129,13 @@ struct DirectoryBuilder {
                     directory.groups[index].members.append(nested.id)
                 } else {
                     report("/groups/\(i)/members/\(k)", "no user or group \"\(name)\" in the group's tenant; expected a user's UPN or object id, or a group's id or display name")
+                }
+            }
+            for (k, name) in owners.enumerated() {
+                if let user = directory.user(id: name) ?? directory.user(signInName: name, tenantID: group.tenantID), user.tenantID == group.tenantID {
+                    if !directory.groups[index].owners.contains(user.id) { directory.groups[index].owners.append(user.id) }
+                } else {
+                    report("/groups/\(i)/owners/\(k)", "no user \"\(name)\" in the group's tenant; expected a user's UPN or object id")
                 }
             }
         }

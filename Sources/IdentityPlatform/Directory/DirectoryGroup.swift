@@ -15,9 +15,12 @@ package struct DirectoryGroup: Sendable, Codable, Equatable {
     package var groupTypes: [String]
     /// Object ids of the members: users and groups.
     package var members: [String]
+    /// Object ids of the users who own the group (`/groups/{id}/owners`, a user's `ownedObjects`).
+    package var owners: [String]
 
     package init(id: String, tenantID: String, displayName: String, description: String? = nil, mailNickname: String? = nil,
-                 securityEnabled: Bool = true, mailEnabled: Bool = false, groupTypes: [String] = [], members: [String] = []) {
+                 securityEnabled: Bool = true, mailEnabled: Bool = false, groupTypes: [String] = [], members: [String] = [],
+                 owners: [String] = []) {
         self.id = id.lowercased()
         self.tenantID = tenantID.lowercased()
         self.displayName = displayName
@@ -27,20 +30,22 @@ package struct DirectoryGroup: Sendable, Codable, Equatable {
         self.mailEnabled = mailEnabled
         self.groupTypes = groupTypes
         self.members = members.map { $0.lowercased() }
+        self.owners = owners.map { $0.lowercased() }
     }
 
     /// The demo organisation's groups: a Microsoft 365 group of everyone, two security groups, and one
-    /// nested in another (so transitive membership differs from direct).
+    /// nested in another (so transitive membership differs from direct). Adele owns the first two, Alex
+    /// the others.
     package static func demo(tenantID: String, adele: String, alex: String) -> [DirectoryGroup] {
         let retail = "2f0b6a1c-3d4e-4f5a-8b6c-7d8e9f0a1b2c", marketing = "3a1c7b2d-4e5f-4a6b-9c7d-8e9f0a1b2c3d"
         return [
             DirectoryGroup(id: "1e9a5f0b-2c3d-4e4f-9a5b-6c7d8e9f0a1b", tenantID: tenantID, displayName: "All Company",
                            description: "Everyone at Contoso", mailNickname: "allcompany", securityEnabled: false, mailEnabled: true,
-                           groupTypes: ["Unified"], members: [adele, alex]),
-            DirectoryGroup(id: retail, tenantID: tenantID, displayName: "Retail", description: "Store managers and staff", members: [adele]),
-            DirectoryGroup(id: marketing, tenantID: tenantID, displayName: "Marketing", description: "Marketing team", members: [alex]),
+                           groupTypes: ["Unified"], members: [adele, alex], owners: [adele]),
+            DirectoryGroup(id: retail, tenantID: tenantID, displayName: "Retail", description: "Store managers and staff", members: [adele], owners: [adele]),
+            DirectoryGroup(id: marketing, tenantID: tenantID, displayName: "Marketing", description: "Marketing team", members: [alex], owners: [alex]),
             DirectoryGroup(id: "4b2d8c3e-5f6a-4b7c-8d8e-9f0a1b2c3d4e", tenantID: tenantID, displayName: "Sales and Marketing",
-                           description: "Retail and Marketing, nested", members: [retail, marketing]),
+                           description: "Retail and Marketing, nested", members: [retail, marketing], owners: [alex]),
         ]
     }
 }
