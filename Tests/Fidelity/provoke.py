@@ -545,7 +545,8 @@ class Provoker:
             # A filter on a recorded group's name: the demo directory's Retail group instead.
             query = [(name, re.sub(r"'[^']*'", "'Retail'", value) if name == "$filter" else value) for name, value in query]
         relationship = next((s.lower() for s in reversed(segments) if s.lower() in ("members", "transitivemembers", "memberof", "transitivememberof")), None)
-        if relationship and any(name in ("$search", "$filter") for name, _ in query):
+        searched_groups = segments and segments[-1].lower() == "groups" and any(name == "$search" for name, _ in query)
+        if (relationship and any(name in ("$search", "$filter") for name, _ in query)) or searched_groups:
             # A search or filter on recorded names: a prefix of a demo object this listing holds instead.
             listing = "/" + "/".join(m for m in mapped if m.lower() != "$count")
             items = self.session.get(self.server.url + listing, headers={"Authorization": f"Bearer {token}", "ConsistencyLevel": "eventual"}).json().get("value", [])

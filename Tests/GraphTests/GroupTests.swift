@@ -69,6 +69,26 @@ import Testing
         #expect(fixture.get("/v1.0/me/ownedObjects/microsoft.graph.user", token: fixture.token(scopes: "User.Read")).values.isEmpty)
     }
 
+    /// The group list's advanced queries (group-list examples 5 and 6): `$search` joining clauses with OR,
+    /// sorted and counted; a filter on boolean properties, a collection's `any()` and `NOT(…)`, the last only
+    /// with `ConsistencyLevel: eventual` and `$count=true`.
+    @Test func groupListTakesSearchesOrderAndNegatedLambdas() {
+        let token = fixture.token(scopes: "Group.Read.All")
+        let eventual = [("ConsistencyLevel", "eventual")]
+        let searched = fixture.get("/v1.0/groups?$search=%22displayName:ret%22%20OR%20%22description:nested%22&$orderby=displayName&$count=true", token: token, headers: eventual)
+        #expect(searched.values.map { $0["displayName"] as? String } == ["Retail", "Sales and Marketing"] && searched.json["@odata.count"] as? Int == 2)
+        let unified = "groupTypes/any(c:c%20eq%20%27Unified%27)"
+        #expect(fixture.get("/v1.0/groups?$filter=\(unified)", token: token).values.map { $0["displayName"] as? String } == ["All Company"])
+        let security = fixture.get("/v1.0/groups?$filter=mailEnabled%20eq%20false%20and%20securityEnabled%20eq%20true%20and%20NOT(\(unified))&$count=true", token: token, headers: eventual)
+        #expect(security.values.compactMap { $0["displayName"] as? String } == ["Retail", "Marketing", "Sales and Marketing"] && security.json["@odata.count"] as? Int == 3)
+        let refused = fixture.get("/v1.0/groups?$filter=NOT(\(unified))", token: token)
+        #expect(refused.errorCode == "Request_UnsupportedQuery" && refused.errorMessage?.hasPrefix("Operator 'not' is not supported") == true)
+        #expect(fixture.get("/v1.0/groups?$filter=displayName%20ne%20%27Retail%27", token: token).errorMessage?.hasPrefix("Operator 'ne'") == true)
+        let others = fixture.get("/v1.0/groups?$filter=displayName%20ne%20%27Retail%27&$count=true", token: token, headers: eventual)
+        #expect(others.values.count == 3 && !others.values.contains { $0["displayName"] as? String == "Retail" })
+        #expect(fixture.get("/v1.0/groups?$filter=mailEnabled%20eq%20%27yes%27", token: token).errorCode == "Request_UnsupportedQuery", "a boolean compared with text")
+    }
+
     /// Advanced queries on a relationship (Graph's group-list-members and user-list-memberof docs): a
     /// cast keeps one type, `/$count` answers a number as text, `$count=true` and `$search` need
     /// `ConsistencyLevel: eventual`.

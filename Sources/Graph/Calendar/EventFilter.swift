@@ -41,6 +41,7 @@ struct EventFilter {
     }
 
     private static func test(for clause: FilterExpression.Clause) throws(GraphError) -> Test {
+        guard !clause.negated, clause.op != .any else { throw invalid }
         let property = clause.property.lowercased()
         switch property {
         case "start/datetime", "end/datetime":

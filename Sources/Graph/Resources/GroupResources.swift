@@ -28,21 +28,10 @@ extension GraphResources {
         "securityEnabled", "securityIdentifier", "theme", "visibility", "onPremisesProvisioningErrors", "serviceProvisioningErrors",
     ]
 
+    /// The tenant's groups (group-list), with the same query options as a relationship cast to groups.
     func groupList() throws(GraphError) -> HTTPResponse {
-        try exchange.query.requireOnly(["$select", "$top", "$filter", "$count"])
         guard token.holds(Self.groupRead) else { throw .insufficientPrivileges }
-        let selected = try exchange.query.selected(from: Self.groupProperties, type: "group")
-        var groups = directory.groups.filter { $0.tenantID == token.tenantID }
-        if let filter = exchange.query.options["$filter"] {
-            let parsed = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties, resource: "Group")
-            groups = groups.filter(parsed.matches)
-        }
-        let page = groups.prefix(try exchange.query.top ?? 100)
-        let context = "\(exchange.metadataURL)#groups" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")
-        return exchange.ok(.object([
-            ("@odata.context", .string(context)),
-            ("value", .array(page.map { .object(groupMembers($0, properties: selected ?? Self.groupProperties)) })),
-        ]), extraHeaders: Self.directoryHeaders)
+        return try list(directory.groups.filter { $0.tenantID == token.tenantID }.map(ListedObject.group), DirectoryListing(cast: "microsoft.graph.group"))
     }
 
     func group(id: String) throws(GraphError) -> HTTPResponse {
@@ -173,6 +162,7 @@ extension GraphResources {
     func list(_ objects: [ListedObject], _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(listing.countOnly ? ["$filter", "$search"] : ["$select", "$top", "$filter", "$count", "$search", "$orderby"])
         let eventual = acceptsEventualConsistency
+        let advanced = eventual && exchange.query.options["$count"]?.lowercased() == "true"
         var objects = objects
         let entitySet: String
         switch listing.cast {
@@ -183,10 +173,11 @@ extension GraphResources {
         }
         if let filter = exchange.query.options["$filter"] {
             let users = Result<DirectoryFilter<DirectoryUser>, GraphError> { () throws(GraphError) in
-                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User")
+                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User", advancedQuery: advanced)
             }
             let groups = Result<DirectoryFilter<DirectoryGroup>, GraphError> { () throws(GraphError) in
-                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties, resource: "Group")
+                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties, flags: DirectoryFilter<DirectoryGroup>.groupFlags,
+                                    lists: DirectoryFilter<DirectoryGroup>.groupLists, resource: "Group", advancedQuery: advanced)
             }
             // A cast collection refuses what its type cannot filter on; a mixed one what neither type can.
             switch (listing.cast, users, groups) {
@@ -202,12 +193,21 @@ extension GraphResources {
         }
         if let search = exchange.query.options["$search"] {
             guard eventual else { throw DirectorySearch<DirectoryUser>.needsConsistencyLevel }
-            let users = try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryUser>.userProperties)
-            let groups = try? DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryGroup>.groupProperties)
+            let users = Result<DirectorySearch<DirectoryUser>, GraphError> { () throws(GraphError) in
+                try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryUser>.userProperties)
+            }
+            let groups = Result<DirectorySearch<DirectoryGroup>, GraphError> { () throws(GraphError) in
+                try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryGroup>.groupProperties)
+            }
+            // As with a filter: a cast collection refuses what its type cannot search, a mixed one what neither can.
+            switch (listing.cast, users, groups) {
+            case ("microsoft.graph.user", .failure(let error), _), ("microsoft.graph.group", _, .failure(let error)), (nil, .failure(let error), .failure): throw error
+            default: break
+            }
             objects = objects.filter { object in
                 switch object {
-                case .user(let user): users.matches(user)
-                case .group(let group): groups?.matches(group) ?? false
+                case .user(let user): (try? users.get())?.matches(user) ?? false
+                case .group(let group): (try? groups.get())?.matches(group) ?? false
                 }
             }
         }
@@ -244,7 +244,7 @@ extension GraphResources {
             }
         }
         var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
-        if eventual, exchange.query.options["$count"]?.lowercased() == "true" { body.append(("@odata.count", .int(objects.count))) }
+        if advanced { body.append(("@odata.count", .int(objects.count))) }
         body.append(("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }

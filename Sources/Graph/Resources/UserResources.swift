@@ -86,7 +86,8 @@ extension GraphResources {
     private func filteredUsers() throws(GraphError) -> [DirectoryUser] {
         var users = directory.users(inTenant: token.tenantID)
         if let filter = exchange.query.options["$filter"] {
-            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User")
+            let advanced = acceptsEventualConsistency && exchange.query.options["$count"]?.lowercased() == "true"
+            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User", advancedQuery: advanced)
             users = users.filter(clause.matches)
         }
         if let search = exchange.query.options["$search"] {

@@ -1,9 +1,10 @@
 import FoundationGaps
 
-/// The `$filter` shapes this fake evaluates: comparisons `property op literal` and `startswith(property,'x')`,
-/// all joined by `and` or all by `or`. Resources decide which properties and operators they accept.
+/// The `$filter` shapes this fake evaluates: comparisons `property op literal`, `startswith(property,'x')`,
+/// a collection's `property/any(x:x eq 'v')`, each possibly negated as `NOT(…)`, all joined by `and` or all
+/// by `or`. Resources decide which properties and operators they accept.
 struct FilterExpression: Equatable {
-    enum Operator: String, Equatable { case eq, ne, gt, ge, lt, le, startsWith }
+    enum Operator: String, Equatable { case eq, ne, gt, ge, lt, le, startsWith, any }
 
     enum Literal: Equatable {
         case string(String)
@@ -23,6 +24,8 @@ struct FilterExpression: Equatable {
         var property: String
         var op: Operator
         var value: Literal
+        /// Written inside `NOT(…)`.
+        var negated = false
     }
 
     var clauses: [Clause]
@@ -58,7 +61,7 @@ struct FilterExpression: Equatable {
         case .ge: a >= b
         case .lt: a < b
         case .le: a <= b
-        case .startsWith: false
+        case .startsWith, .any: false
         }
     }
 
@@ -85,13 +88,23 @@ struct FilterExpression: Equatable {
     }
 
     private static func clause(_ text: String) -> Clause? {
-        if text.lowercased().hasPrefix("startswith("), text.hasSuffix(")") {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("not("), text.hasSuffix(")") {
+            guard var inner = clause(String(text.dropFirst(4).dropLast()).trimmingCharacters(in: .whitespaces)), !inner.negated else { return nil }
+            inner.negated = true
+            return inner
+        }
+        if let any = text.firstMatch(of: #/^(\w+)/any\(\s*(\w+)\s*:\s*(\w+)\s+eq\s+('(?:[^']|'')*')\s*\)$/#.ignoresCase()),
+           any.2.lowercased() == any.3.lowercased(), case .string(let value)? = literal(String(any.4)) {
+            return Clause(property: String(any.1), op: .any, value: .string(value))
+        }
+        if lowered.hasPrefix("startswith("), text.hasSuffix(")") {
             let inner = text.dropFirst("startswith(".count).dropLast()
             guard let comma = inner.firstIndex(of: ","), case .string(let value)? = literal(String(inner[inner.index(after: comma)...])) else { return nil }
             return Clause(property: inner[..<comma].trimmingCharacters(in: .whitespaces), op: .startsWith, value: .string(value))
         }
         let words = text.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
-        guard words.count == 3, let op = Operator(rawValue: words[1].lowercased()), op != .startsWith,
+        guard words.count == 3, let op = Operator(rawValue: words[1].lowercased()), op != .startsWith, op != .any,
               let value = literal(String(words[2])) else { return nil }
         return Clause(property: String(words[0]), op: op, value: value)
     }
