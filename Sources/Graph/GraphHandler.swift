@@ -133,6 +133,8 @@ package struct GraphHandler: ExchangeHandler {
             case .groupMembers(let id, let transitive, let listing): return try resources.groupMembers(id: id, transitive: transitive, listing)
             case .memberOf(let subject, let transitive, let listing): return try resources.memberOf(subject, transitive: transitive, listing)
             case .groupOwners(let id, let listing): return try resources.groupOwners(id: id, listing)
+            case .applications(let countOnly): return try resources.applicationList(countOnly: countOnly)
+            case .application(let key): return try resources.application(key)
             case .ownedObjects(let subject, let listing): return try resources.ownedObjects(subject, listing)
             case .memberObjects(let subject): return try resources.memberObjects(subject)
             case .servicePrincipals: return try resources.servicePrincipalList()

@@ -269,6 +269,9 @@ def test_service_principal_login(server, az):
     assert_signed_in(az, client_id, "servicePrincipal")
     claims = jwt_claims(az.run("account", "get-access-token")["accessToken"])
     assert claims["appid"] == client_id and claims["idtyp"] == "app" and claims["tid"] == CONTOSO_ID, claims
+    # The registration lenient mode made on first use, as `az ad app show` looks it up in Graph.
+    app = az.run("ad", "app", "show", "--id", client_id)
+    assert app["appId"] == client_id and app["id"] != client_id and app["passwordCredentials"][0]["hint"] == "s3c", app
 
 
 DEVICE_PROMPT = r"open the page (\S+) and enter the code (\S+) to authenticate"

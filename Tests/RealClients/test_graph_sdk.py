@@ -94,13 +94,19 @@ def test_application_permissions_with_a_client_secret(make_server):
     client_id = str(uuid.uuid4())
     server = make_server(config={"apps": [{
         "clientId": client_id, "displayName": "Directory reader", "tenant": CONTOSO, "secrets": [{"value": "s3cret"}],
-        "requiredResourceAccess": [{"resource": "https://graph.microsoft.com", "roles": ["User.Read.All"]}]}]})
+        "requiredResourceAccess": [{"resource": "https://graph.microsoft.com", "roles": ["User.Read.All", "Application.Read.All"]}]}]})
     credential = ClientSecretCredential(CONTOSO, client_id, "s3cret", authority=server.host, disable_instance_discovery=True)
     client = graph_client(server, credential, ["https://graph.microsoft.com/.default"])
 
     async def scenario():
         alex = await client.users.by_user_id(ALEX).get()
         assert alex.display_name == "Alex Wilber"
+        # Its own registration, listed and read by app id as the SDK's typed Application.
+        apps = await client.applications.get()
+        assert [app.display_name for app in apps.value] == ["Directory reader"]
+        assert apps.value[0].password_credentials[0].hint == "s3c"
+        mine = await client.applications_with_app_id(client_id).get()
+        assert mine.app_id == client_id and mine.id == apps.value[0].id and mine.sign_in_audience == "AzureADMyOrg"
         try:
             await client.me.get()
         except APIError as error:

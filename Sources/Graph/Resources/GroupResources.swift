@@ -125,14 +125,11 @@ extension GraphResources {
     }
 
     private func tenantGroup(_ id: String) throws(GraphError) -> DirectoryGroup {
-        guard let group = directory.group(id: id), group.tenantID == token.tenantID else {
-            throw GraphError(status: .notFound, code: "Request_ResourceNotFound",
-                             message: "Resource '\(id)' does not exist or one of its queried reference-property objects are not present.")
-        }
+        guard let group = directory.group(id: id), group.tenantID == token.tenantID else { throw .resourceNotFound(id) }
         return group
     }
 
-    private func groupMembers(_ group: DirectoryGroup, properties: [String]) -> [(String, JSONValue)] {
+    func groupMembers(_ group: DirectoryGroup, properties: [String]) -> [(String, JSONValue)] {
         let mail: JSONValue = group.mailEnabled ? .string("\(group.mailNickname)@\(directory.tenant(id: group.tenantID)?.primaryDomain ?? "contoso.onmicrosoft.com")") : .null
         return properties.map { property in
             let value: JSONValue = switch property {
@@ -154,118 +151,4 @@ extension GraphResources {
             return (property, value)
         }
     }
-
-    /// A relationship's objects as the directory lists them (recorded in Graph's group-list-members and
-    /// user-list-memberof docs): cast to one type, filtered, searched and ordered, counted with
-    /// `$count=true` or as the text of `/$count`. `$search` and `$count` are advanced queries that need
-    /// `ConsistencyLevel: eventual`.
-    func list(_ objects: [ListedObject], _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
-        try exchange.query.requireOnly(listing.countOnly ? ["$filter", "$search"] : ["$select", "$top", "$filter", "$count", "$search", "$orderby"])
-        let eventual = acceptsEventualConsistency
-        let advanced = eventual && exchange.query.options["$count"]?.lowercased() == "true"
-        var objects = objects
-        let entitySet: String
-        switch listing.cast {
-        case nil: entitySet = "directoryObjects"
-        case "microsoft.graph.user": entitySet = "users"; objects = objects.filter(\.isUser)
-        case "microsoft.graph.group": entitySet = "groups"; objects = objects.filter { !$0.isUser }
-        case let other?: throw .segmentNotFound(other)
-        }
-        if let filter = exchange.query.options["$filter"] {
-            let users = Result<DirectoryFilter<DirectoryUser>, GraphError> { () throws(GraphError) in
-                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User", advancedQuery: advanced)
-            }
-            let groups = Result<DirectoryFilter<DirectoryGroup>, GraphError> { () throws(GraphError) in
-                try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryGroup>.groupProperties, flags: DirectoryFilter<DirectoryGroup>.groupFlags,
-                                    lists: DirectoryFilter<DirectoryGroup>.groupLists, resource: "Group", advancedQuery: advanced)
-            }
-            // A cast collection refuses what its type cannot filter on; a mixed one what neither type can.
-            switch (listing.cast, users, groups) {
-            case ("microsoft.graph.user", .failure(let error), _), ("microsoft.graph.group", _, .failure(let error)), (nil, .failure(let error), .failure): throw error
-            default: break
-            }
-            objects = objects.filter { object in
-                switch object {
-                case .user(let user): (try? users.get())?.matches(user) ?? false
-                case .group(let group): (try? groups.get())?.matches(group) ?? false
-                }
-            }
-        }
-        if let search = exchange.query.options["$search"] {
-            guard eventual else { throw DirectorySearch<DirectoryUser>.needsConsistencyLevel }
-            let users = Result<DirectorySearch<DirectoryUser>, GraphError> { () throws(GraphError) in
-                try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryUser>.userProperties)
-            }
-            let groups = Result<DirectorySearch<DirectoryGroup>, GraphError> { () throws(GraphError) in
-                try DirectorySearch(parsing: search, properties: DirectoryFilter<DirectoryGroup>.groupProperties)
-            }
-            // As with a filter: a cast collection refuses what its type cannot search, a mixed one what neither can.
-            switch (listing.cast, users, groups) {
-            case ("microsoft.graph.user", .failure(let error), _), ("microsoft.graph.group", _, .failure(let error)), (nil, .failure(let error), .failure): throw error
-            default: break
-            }
-            objects = objects.filter { object in
-                switch object {
-                case .user(let user): (try? users.get())?.matches(user) ?? false
-                case .group(let group): (try? groups.get())?.matches(group) ?? false
-                }
-            }
-        }
-        if listing.countOnly {
-            guard eventual else { throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.") }
-            var response = exchange.ok(.object([]), extraHeaders: Self.directoryHeaders)
-            response.headers.set("Content-Type", "text/plain")
-            response.body = Array(String(objects.count).utf8)
-            return response
-        }
-        for key in exchange.query.orderBy.reversed() {
-            guard key.property.caseInsensitiveCompare("displayName") == .orderedSame else { throw .unsupportedQuery }
-            objects = objects.sortedStably { a, b in
-                let order = a.displayName.localizedCaseInsensitiveCompare(b.displayName)
-                return key.descending ? order == .orderedDescending : order == .orderedAscending
-            }
-        }
-        let userProperties = GraphUserView.selectableProperties(in: directory.tenant(id: token.tenantID))
-        let selected: [String]? = switch listing.cast {
-        case "microsoft.graph.user": try exchange.query.selected(from: userProperties, type: "user")
-        case "microsoft.graph.group": try exchange.query.selected(from: Self.groupProperties, type: "group")
-        default: try exchange.query.selected(from: userProperties + Self.groupProperties.filter { !userProperties.contains($0) }, type: "directoryObject")
-        }
-        let page = objects.prefix(try exchange.query.top ?? 100)
-        let items: [JSONValue] = page.map { object in
-            // A cast collection is of one type; a collection of directory objects names each one's.
-            let type: [(String, JSONValue)] = listing.cast == nil ? [("@odata.type", .string(object.odataType))] : []
-            switch object {
-            case .user(let user):
-                let properties = selected.map { $0.filter(userProperties.contains) } ?? GraphUserView.defaultProperties
-                return .object(type + GraphUserView.members(user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: properties))
-            case .group(let group):
-                return .object(type + groupMembers(group, properties: selected.map { $0.filter(Self.groupProperties.contains) } ?? Self.groupProperties))
-            }
-        }
-        var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
-        if advanced { body.append(("@odata.count", .int(objects.count))) }
-        body.append(("value", .array(items)))
-        return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
-    }
-}
-
-/// An object a directory relationship lists.
-enum ListedObject {
-    case user(DirectoryUser)
-    case group(DirectoryGroup)
-
-    var isUser: Bool {
-        if case .user = self { return true }
-        return false
-    }
-
-    var displayName: String {
-        switch self {
-        case .user(let user): user.displayName
-        case .group(let group): group.displayName
-        }
-    }
-
-    var odataType: String { isUser ? "#microsoft.graph.user" : "#microsoft.graph.group" }
 }

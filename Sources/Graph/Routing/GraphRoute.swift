@@ -68,8 +68,18 @@ package enum GraphResourcePath: Sendable, Equatable {
     case memberObjects(GraphSubject)
     /// `/servicePrincipals` (listed with `$filter`, as `az ad sp` asks).
     case servicePrincipals
+    /// `/applications`: the tenant's app registrations; `/applications/$count`.
+    case applications(countOnly: Bool)
+    /// `/applications/{object id}` or `/applications(appId='{app id}')`.
+    case application(ApplicationKey)
     /// A segment Graph does not know (400 `Resource not found for the segment '…'`).
     case unknownSegment(String)
+}
+
+/// How a request names one app registration.
+package enum ApplicationKey: Sendable, Equatable {
+    case objectID(String)
+    case appID(String)
 }
 
 /// Which part of Graph a request is for; nil from `parse` when the request is not Graph's.
@@ -114,6 +124,8 @@ package enum GraphRoute: Sendable, Equatable {
             case .memberOf(_, let transitive, _): return transitive ? "transitiveMemberOf" : "memberOf"
             case .memberObjects: return "getMemberObjects"
             case .servicePrincipals: return "servicePrincipals"
+            case .applications(let countOnly): return countOnly ? "applicationCount" : "applications"
+            case .application: return "application"
             case .unknownSegment: return "unknown"
             }
         }
@@ -168,7 +180,15 @@ package enum GraphRoute: Sendable, Equatable {
             }
         case "serviceprincipals" where segments.count == 1:
             return .servicePrincipals
+        case "applications" where segments.count == 1:
+            return .applications(countOnly: false)
+        case "applications" where segments.count == 2:
+            return segments[1].lowercased() == "$count" ? .applications(countOnly: true) : .application(.objectID(segments[1]))
         default:
+            // `applications(appId='…')`, the alternate key Graph documents for an app registration.
+            if segments.count == 1, let appID = keyInParentheses(first.replacingOccurrences(of: "appId=", with: "", options: .caseInsensitive), of: "applications") {
+                return .application(.appID(appID))
+            }
             // `users('id')`, the OData key form some SDKs write.
             if first.lowercased().hasPrefix("users('"), first.hasSuffix("')") {
                 subject = .user(String(first.dropFirst(7).dropLast(2)))
