@@ -16,6 +16,10 @@ import LocatedJSON
 ///   `secret`): `token_type`, `access_token`, `expires_on` as a number, `resource` (recorded 2020).
 /// - Azure ML compute (`GET /azureml/msi/token?api-version=2017-09-01&clientid=…`, `secret`): `expires_in`
 ///   and `expires_on` as numbers (recorded 2023).
+/// - Azure Arc (`GET /azurearc/metadata/identity/oauth2/token?api-version=2020-06-01&resource=…`,
+///   `Metadata: true`): a 401 naming a key file first, then with `Authorization: Basic <its content>` every
+///   number a string and an empty `resource` (recorded 2020); a user-assigned identity's selector echoed,
+///   as MSAL requires of an agent that honours it.
 /// The token is the identity's app-only token, minted like any other FakeEntra token: `idtyp` app,
 /// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
 package struct ManagedIdentityHandler: ExchangeHandler {
@@ -23,6 +27,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     private let issued = ManagedIdentityTokenCache()
     package init(service: IdentityService) {
         self.service = service
+        _ = Self.processStart   // Arc's Go timestamps count from here
     }
 
     struct Failure: Error {
@@ -78,6 +83,21 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             guard request.headers["X-Forwarded-For"] == nil else {
                 throw Failure(status: .badRequest, error: "invalid_request", description: "Requests with an X-Forwarded-For header are rejected")
             }
+        case .azureArc:
+            guard request.headers["Metadata"]?.lowercased() == "true" else {
+                throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
+            }
+            let key: ArcKeyFile
+            switch ArcKeyFile.current {
+            case .success(let written): key = written
+            case .failure(let problem): throw Failure(status: .internalServerError, error: "server_error", description: problem.description)
+            }
+            guard key.accepts(request.headers["Authorization"]) else {
+                // A wrong key is answered as a missing one, in FakeEntra's words (no answer to one is recorded).
+                let reason = request.headers["Authorization"] == nil ? "Missing Basic Authorization header" : "Invalid Basic Authorization header"
+                receipt.answered(Receipt.Answer(error: "unauthorized_client"))
+                return Self.arcChallenge(realm: key.path, description: reason, now: service.clock.now())
+            }
         case .serviceFabric, .azureML:
             guard request.headers["secret"] == service.options.managedIdentityHeader else {
                 throw Failure(status: .unauthorized, error: "invalid_request",
@@ -109,7 +129,8 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             let trace = TraceContext(traceID: SecureRandom.guid(), correlationID: SecureRandom.guid(), timestamp: service.clock.now(), origin: origin, receipt: receipt)
             return IdentityError.resourceNotFound(resource).tokenEndpointResponse(in: trace)
         }
-        guard let identity = directory.managedIdentity(try Self.selector(query)) else {
+        let selector = try Self.selector(query)
+        guard let identity = directory.managedIdentity(selector) else {
             // App Service's words for an identity the app does not have (recorded: Azure SDK for .NET issue 43691).
             throw Failure(status: .badRequest, error: "invalid_request",
                           description: route == .appService ? "Unable to load the proper Managed Identity." : "Identity not found")
@@ -150,6 +171,21 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         case .azureML:
             return Self.json([("access_token", .string(minted.token)), ("expires_in", .int(Int(minted.expiresOn.timeIntervalSince(now)))),
                               ("expires_on", .int(expiresOn)), ("resource", .string(resource)), ("token_type", .string("Bearer"))])
+        case .azureArc:
+            let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
+            receipt.answered(Receipt.Answer(expiresIn: lifetime))
+            var body: [(String, JSONValue)] = [
+                ("access_token", .string(minted.token)), ("refresh_token", .string("")), ("expires_in", .string(String(lifetime))),
+                ("expires_on", .string(String(expiresOn))), ("not_before", .string(String(Int(minted.issuedAt.timeIntervalSince1970)))),
+                ("resource", .string("")), ("token_type", .string("Bearer")),
+            ]
+            switch selector {
+            case .clientID: body.append(("client_id", .string(identity.clientID)))
+            case .objectID: body.append(("object_id", .string(identity.objectID)))
+            case .resourceID: body.append(("msi_res_id", .string(identity.resourceID)))
+            case .system: break
+            }
+            return Self.json(body)
         case .instanceMetadata, .appService:
             break
         }
@@ -174,6 +210,41 @@ package struct ManagedIdentityHandler: ExchangeHandler {
 
     private static func json(_ members: [(String, JSONValue)]) -> HTTPResponse {
         HTTPResponse(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSONValue.object(members).bytes)
+    }
+
+    /// Azure Arc's challenge, as its agent (written in Go) answers it: `error_codes` [401], a Go timestamp
+    /// with its monotonic reading, an empty `trace_id` (recorded 2020, Azure SDK for .NET's Arc live test).
+    static func arcChallenge(realm: String, description: String, now: Date) -> HTTPResponse {
+        let body = JSONValue.object([
+            ("error", .string("unauthorized_client")), ("error_description", .string(description)), ("error_codes", .array([.int(401)])),
+            ("timestamp", .string(goTimestamp(now))), ("trace_id", .string("")), ("correlation_id", .string(SecureRandom.guid())),
+        ])
+        return HTTPResponse(status: .unauthorized, headers: ["Content-Type": "application/json", "WWW-Authenticate": "Basic realm=\(realm)"], body: body.bytes)
+    }
+
+    /// When the endpoints started: an Arc agent's timestamps carry the time since its start.
+    private static let processStart = ContinuousClock.now
+
+    /// Go's `time.Time.String()`: `2020-11-11 22:38:15.596399013 +0000 UTC m=+56183.746777614` (trailing
+    /// zeros of the fraction dropped).
+    static func goTimestamp(_ date: Date) -> String {
+        let nanoseconds = Int64((date.timeIntervalSince1970 * 1_000_000_000).rounded(.down))
+        let (seconds, fraction) = nanoseconds.quotientAndRemainder(dividingBy: 1_000_000_000)
+        let days = Int(seconds.quotientAndRemainder(dividingBy: 86_400).quotient), secondOfDay = Int(seconds - Int64(days) * 86_400)
+        let day = CivilDate.date(daysSinceEpoch: days)
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        var fractionText = ""
+        if fraction > 0 {
+            var digits = String(fraction)
+            digits = String(repeating: "0", count: 9 - digits.count) + digits
+            while digits.hasSuffix("0") { digits.removeLast() }
+            fractionText = "." + digits
+        }
+        let start = processStart
+        let elapsed = ContinuousClock.now - start
+        let monotonic = "\(elapsed.components.seconds)" + String(format: ".%09lld", elapsed.components.attoseconds / 1_000_000_000)
+        return "\(day.year)-\(two(day.month))-\(two(day.day)) \(two(secondOfDay / 3600)):\(two(secondOfDay % 3600 / 60)):\(two(secondOfDay % 60))"
+            + fractionText + " +0000 UTC m=+" + monotonic
     }
 
     static func legacyDate(_ date: Date) -> String {
@@ -201,7 +272,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     static func failure(_ failure: Failure, route: ManagedIdentityRoute, receipt: ReceiptRecorder) -> HTTPResponse {
         let body: JSONValue
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
-        if route == .instanceMetadata {
+        if route == .instanceMetadata || route == .azureArc {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
             receipt.answered(Receipt.Answer(error: failure.error))
         } else {

@@ -3,7 +3,8 @@ package import EntraHTTP
 
 /// The local endpoints a managed identity gets its tokens from, served on FakeEntra's host so that
 /// azure-identity reaches them through its documented overrides: IMDS's path
-/// (`AZURE_POD_IDENTITY_AUTHORITY_HOST=https://host`) and App Service's endpoint (`IDENTITY_ENDPOINT=https://host/msi/token`).
+/// (`AZURE_POD_IDENTITY_AUTHORITY_HOST=https://host`), App Service's endpoint (`IDENTITY_ENDPOINT=https://host/msi/token`)
+/// and Azure Arc's (`IDENTITY_ENDPOINT=https://host/azurearc/metadata/identity/oauth2/token` with `IMDS_ENDPOINT` set).
 package enum ManagedIdentityRoute: Sendable, Equatable {
     /// `GET /metadata/identity/oauth2/token` with `Metadata: true`.
     case instanceMetadata
@@ -13,6 +14,9 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
     case serviceFabric
     /// `GET /azureml/msi/token` with `secret`: Azure Machine Learning compute's endpoint (MSI_ENDPOINT).
     case azureML
+    /// `GET /azurearc/metadata/identity/oauth2/token` with `Metadata: true`: an Azure Arc-enabled server's
+    /// agent (HIMDS, `localhost:40342` on the machine), which challenges the caller to read a key file.
+    case azureArc
 
     package static let appServicePath = "/msi/token"
     package static let serviceFabricPath = "/servicefabric/metadata/identity/oauth2/token"
@@ -25,6 +29,7 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
         case ["msi", "token"]: return .appService
         case ["servicefabric", "metadata", "identity", "oauth2", "token"]: return .serviceFabric
         case ["azureml", "msi", "token"]: return .azureML
+        case ["azurearc", "metadata", "identity", "oauth2", "token"]: return .azureArc
         default: return nil
         }
     }

@@ -109,6 +109,33 @@ import Testing
         #expect(user["client_id"] as? String == ManagedIdentity.demoUserAssignedClientID)
     }
 
+    /// Azure Arc's agent: a 401 naming its key file, then a token for whoever sends the file's content back
+    /// (recorded 2020); a user-assigned identity's selector echoed, as MSAL requires.
+    @Test func azureArcChallengesWithItsKeyFileThenAnswersTheStringsItRecorded() throws {
+        let target = "/azurearc/metadata/identity/oauth2/token?api-version=2020-06-01&resource=https://vault.azure.net"
+        let challenge = send(target, headers: ["Metadata": "true"])
+        if challenge.status.code == 500 {
+            // A user who may not create /var/opt/azcmagent/tokens: the endpoint says so instead of naming a file no client reads.
+            #expect((Self.json(challenge)["error_description"] as? String)?.contains("could not write the Azure Arc key file /var/opt/azcmagent/tokens/") == true)
+            return
+        }
+        #expect(challenge.status.code == 401)
+        let realm = try #require(challenge.headers["WWW-Authenticate"]?.split(separator: "=", maxSplits: 1).last.map(String.init))
+        #expect(challenge.headers["WWW-Authenticate"] == "Basic realm=" + realm && realm.hasPrefix("/var/opt/azcmagent/tokens/") && realm.hasSuffix(".key"))
+        let refusal = Self.json(challenge)
+        #expect(refusal["error"] as? String == "unauthorized_client" && refusal["error_codes"] as? [Int] == [401] && refusal["trace_id"] as? String == "")
+        #expect((refusal["timestamp"] as? String)?.contains(" +0000 UTC m=+") == true)
+        let key = try String(contentsOfFile: realm, encoding: .utf8)
+        #expect(key.utf8.count <= 4096)
+        #expect(send(target, headers: ["Metadata": "true", "Authorization": "Basic not-the-key"]).status.code == 401)
+        let body = Self.json(send(target, headers: ["Metadata": "true", "Authorization": "Basic \(key)"]))
+        for member in ["expires_in", "expires_on", "not_before"] { #expect(body[member] is String, "\(member)") }
+        #expect(body["resource"] as? String == "" && body["token_type"] as? String == "Bearer" && body["client_id"] == nil)
+        #expect(Self.claims(body["access_token"] as? String)?["aud"] as? String == "https://vault.azure.net")
+        let user = Self.json(send(target + "&client_id=\(ManagedIdentity.demoUserAssignedClientID)", headers: ["Metadata": "true", "Authorization": "Basic \(key)"]))
+        #expect(user["client_id"] as? String == ManagedIdentity.demoUserAssignedClientID, "the identity used, echoed")
+    }
+
     /// The endpoint hands out the token it issued until five minutes before its expiry, then a new one.
     @Test func imdsKeepsItsTokenUntilItIsAboutToExpire() throws {
         let target = "/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com"

@@ -724,6 +724,16 @@ class Provoker:
         headers = {}
         if "metadata" in recorded:
             headers["Metadata"] = recorded["metadata"]
+        if parts.netloc == "localhost:40342":
+            # An Azure Arc agent: FakeEntra serves it under its own path; a recorded Authorization header is
+            # the content of the key file its challenge names, read as a client on the machine reads it.
+            path = "/azurearc/metadata/identity/oauth2/token"
+            url = f"{self.server.url}{path}?{urllib.parse.urlencode(query)}"
+            if "authorization" in recorded:
+                realm = self.session.get(url, headers=headers).headers["WWW-Authenticate"].split("=", 1)[1]
+                with open(realm, encoding="utf-8") as key:
+                    headers["Authorization"] = "Basic " + key.read()
+            return Answer.of(self.session.get(url, headers=headers))
         if "secret" in recorded and query.get("api-version") == "2019-07-01-preview":
             # Service Fabric's agent: FakeEntra serves it under its own path.
             path = "/servicefabric/metadata/identity/oauth2/token"

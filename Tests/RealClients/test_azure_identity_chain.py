@@ -350,6 +350,23 @@ def test_managed_identity_through_azure_ml(server, env):
     assert asked["query"]["clientid"] == USER_ASSIGNED["client_id"] and asked["status"] == 200, asked
 
 
+def test_managed_identity_through_azure_arc(server, env):
+    """An Azure Arc-enabled server's agent: IDENTITY_ENDPOINT and IMDS_ENDPOINT. azure-identity (through MSAL)
+    reads the key file the 401 names, which must lie in /var/opt/azcmagent/tokens, and sends it back; for a
+    user-assigned identity MSAL also requires the agent to echo the identity it used."""
+    if os.geteuid() != 0 and not os.access("/var/opt/azcmagent/tokens", os.W_OK):
+        pytest.skip("the Arc key file's directory, /var/opt/azcmagent/tokens, is not writable by this user")
+    env.set(IDENTITY_ENDPOINT=server.url + "/azurearc/metadata/identity/oauth2/token", IMDS_ENDPOINT=server.url)
+    mark = journal_mark(server)
+    token = identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+    assert_managed_identity_token(token.token, SYSTEM_ASSIGNED)
+    user = identity.ManagedIdentityCredential(client_id=USER_ASSIGNED["client_id"]).get_token(ARM_SCOPE)
+    assert_managed_identity_token(user.token, USER_ASSIGNED)
+    asked = [(e["status"], "authorization" in {k.lower() for k in e["request"]["headers"]})
+             for e in journal_since(server, mark) if e["path"].startswith("/azurearc/")]
+    assert asked == [(401, False), (200, True)] * 2, asked
+
+
 # MARK: Managed identity faults
 
 # Each fault scenario, the statuses IMDS answers in turn, and the least time azure-identity waits in all.
