@@ -394,6 +394,25 @@ import Testing
         #expect(flows.advance(flow, to: .completed, now: now) == nil, "a finished flow does not come back")
     }
 
+    /// A flow moves only along `Step.next`: a token for one step cannot skip the steps that prove who is
+    /// there, and every step is reachable from a flow's start.
+    @Test func aFlowMovesOnlyAlongItsTable() throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let flows = NativeAuthFlows()
+        let flow = NativeAuthFlow(id: "r", kind: .resetPassword, clientID: "c", tenantID: "t", username: "u", userID: "u1", challengeTypes: ["oob"], expiresAt: now)
+        _ = flows.start(flow, step: .started, now: now)
+        #expect(flows.advance(flow, to: .newPasswordRequired, now: now) == nil, "a new password before the mailed code")
+        #expect(flows.advance(flow, to: .completed, now: now) == nil, "done before anything was proved")
+        _ = try #require(flows.advance(flow, to: .codeSent, now: now))
+        _ = try #require(flows.advance(flow, to: .newPasswordRequired, now: now))
+        #expect(flows.advance(flow, to: .mfaCodeSent, now: now) == nil)
+        var reached: Set<NativeAuthFlow.Step> = [.started], frontier: [NativeAuthFlow.Step] = [.started]
+        while let step = frontier.popLast() {
+            for next in step.next where reached.insert(next).inserted { frontier.append(next) }
+        }
+        #expect(reached == Set(NativeAuthFlow.Step.allCases), "every step reachable: \(reached)")
+    }
+
     @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {
         let code = NativeAuthFlows.newCode()
         #expect(code.count == 8 && code.allSatisfy(\.isNumber))

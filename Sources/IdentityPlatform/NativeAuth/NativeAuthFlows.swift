@@ -24,7 +24,7 @@ package struct NativeAuthFlow: Sendable {
     }
 
     /// What the holder of a token may do next.
-    package enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Hashable, CaseIterable {
         /// Started: a challenge picks the method.
         case started
         /// The user's password is expected at the token endpoint.
@@ -96,6 +96,39 @@ package struct NativeAuthFlow: Sendable {
     }
 }
 
+extension NativeAuthFlow.Step {
+    /// Where a flow may go from this step: every move of the native-authentication sequences, V1's
+    /// endpoints and V2's links, in this one table (a step to itself is the same question asked again: a
+    /// code resent, a password or an attribute still missing). A move not in it is refused as an invalid
+    /// continuation token. `started` is also where V2 sends a journey the app cannot finish (`webFallback`).
+    package var next: Set<NativeAuthFlow.Step> {
+        switch self {
+        // A challenge picks the method; V2's sign-up start asks for the attributes.
+        case .started: [.started, .passwordRequired, .codeSent, .attributesRequired]
+        // The password checked: a second factor, a registration, or done (V2); or the code instead.
+        case .passwordRequired: [.passwordRequired, .codeSent, .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started]
+        // The code checked: a sign-in goes on as after a password; a sign-up collects what is missing;
+        // a reset asks for the new password.
+        case .codeSent:
+            [.codeSent, .passwordRequired, .credentialRequired, .attributesRequired, .newPasswordRequired,
+             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started]
+        case .credentialRequired: [.credentialRequired, .attributesRequired, .completed]
+        // V2's sign-up proves the address once the attributes are in.
+        case .attributesRequired: [.attributesRequired, .credentialRequired, .codeSent, .completed]
+        case .newPasswordRequired: [.resetSubmitted]
+        case .resetSubmitted: [.completed]
+        case .mfaRequired: [.mfaMethodsListed, .mfaCodeSent]
+        case .mfaMethodsListed: [.mfaMethodsListed, .mfaCodeSent]
+        case .mfaCodeSent: [.mfaMethodsListed, .mfaCodeSent, .completed]
+        case .registrationRequired: [.registrationMethodListed]
+        case .registrationMethodListed: [.registrationMethodListed, .registrationPreverified]
+        case .registrationPreverified: [.registrationPreverified, .completed]
+        // A finished sign-up or reset signs the user in: a second factor may still be asked.
+        case .completed: [.mfaRequired, .registrationRequired]
+        }
+    }
+}
+
 /// The flows in progress and their continuation tokens, in memory: a flow lasts minutes, and after a
 /// restart under `--state` a token of a flow the server no longer has is answered as unknown (AADSTS55200).
 package final class NativeAuthFlows: Sendable {
@@ -114,6 +147,8 @@ package final class NativeAuthFlows: Sendable {
 
     private struct Store: Sendable {
         var flows: [String: NativeAuthFlow] = [:]
+        /// Each flow's step: that of its one live token.
+        var steps: [String: NativeAuthFlow.Step] = [:]
         var tokens: [String: Issued] = [:]
         var tokensOfFlow: [String: [String]] = [:]
         var order: [String] = []
@@ -148,10 +183,11 @@ package final class NativeAuthFlows: Sendable {
     }
 
     /// Saves a flow that moved on and hands out the token for its next `step`; its earlier tokens stop
-    /// working. nil when the flow ended meanwhile (a concurrent request finished it).
+    /// working. nil when the flow ended meanwhile (a concurrent request finished it), or when its step
+    /// does not lead to `step` (`Step.next`).
     package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
-        store.withLock { store in
-            guard store.flows[flow.id] != nil else { return nil }
+        store.withLock { store -> String? in
+            guard store.flows[flow.id] != nil, let current = store.steps[flow.id], current.next.contains(step) else { return nil }
             for token in store.tokensOfFlow.removeValue(forKey: flow.id) ?? [] { store.tokens[token] = nil }
             return Self.keep(flow, step: step, now: now, in: &store)
         }
@@ -162,6 +198,7 @@ package final class NativeAuthFlows: Sendable {
         var kept = flow
         kept.expiresAt = now.addingTimeInterval(tokenLifetime)
         store.flows[flow.id] = kept
+        store.steps[flow.id] = step
         store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
         store.tokensOfFlow[flow.id, default: []].append(token)
         return token
@@ -180,6 +217,7 @@ package final class NativeAuthFlows: Sendable {
 
     private static func forget(_ flowID: String, in store: inout Store) {
         store.flows[flowID] = nil
+        store.steps[flowID] = nil
         for token in store.tokensOfFlow.removeValue(forKey: flowID) ?? [] { store.tokens[token] = nil }
     }
 

@@ -105,7 +105,7 @@ enum NativeAuthV2 {
     static func signInStart(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
         let (flow, user) = try begin(.signIn, request, tenant: tenant)
         let methods = request.firstFactorMethods(for: user, tenant: tenant)
-        return request.hal(flow, step: .started, [
+        return try request.hal(flow, step: .started, [
             "state": .string("interactionRequired"), "action": .string("challenge"), "scenario": .string("signin"),
             "challengeContext": .object([("authenticationFactor", .string("singleFactor"))]),
             "_embedded": .object([("methods", .array(methods))]),
@@ -134,14 +134,14 @@ enum NativeAuthV2 {
         let user = flow.userID.flatMap { request.exchange.service.currentDirectory.user(id: $0) }
         switch type {
         case "password" where !secondFactor && flow.kind == .signIn && user.map { !$0.password.isEmpty && !tenant.externalUserFlow.signsInWithCode($0) } == true:
-            return request.hal(flow, step: .passwordRequired, [
+            return try request.hal(flow, step: .passwordRequired, [
                 "state": .string("interactionRequired"), "action": .string("verify"), "id": .string(id), "type": .string("password"),
                 "_links": .object([("verify", request.link(tenant, "auth/methods/password/\(id)/verify"))]),
             ])
         case "email":
             let address = user?.mail ?? flow.username
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
-            return request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
+            return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
         default:
             throw NativeAuthV2Error.missing("method")
         }
@@ -181,7 +181,7 @@ enum NativeAuthV2 {
                 guard let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
                 return try signedIn(request, tenant: tenant, flow: flow, user: user)
             case .resetPassword:
-                return request.hal(flow, step: .newPasswordRequired, [
+                return try request.hal(flow, step: .newPasswordRequired, [
                     "state": .string("interactionRequired"), "action": .string("update"), "scenario": .string("recovery"),
                     "_links": .object([("update", request.link(tenant, "resetpassword/update"))]),
                 ])
@@ -197,30 +197,30 @@ enum NativeAuthV2 {
     static func signedIn(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, user: DirectoryUser) throws -> HTTPResponse {
         if let problem = NativeAuthError.accountProblem(user) { throw problem }
         if !flow.secondFactorPassed, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.exchange.directives) {
-            guard let mail = user.mail else { return request.webFallback(flow) }
+            guard let mail = user.mail else { return try request.webFallback(flow) }
             let method: JSONValue = .object([
                 ("id", .string("email-mfa")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
                 ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email-mfa/challenge"))])),
             ])
-            return request.hal(flow, step: .mfaMethodsListed, [
+            return try request.hal(flow, step: .mfaMethodsListed, [
                 "state": .string("interactionRequired"), "action": .string("challenge"),
                 "challengeContext": .object([("authenticationFactor", .string("multiFactor"))]),
                 "_embedded": .object([("methods", .array([method]))]),
             ])
         }
-        return request.continueJourney(flow, tenant: tenant)
+        return try request.continueJourney(flow, tenant: tenant)
     }
 
     // MARK: - Password reset
 
     static func resetPasswordStart(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
         let (flow, user) = try begin(.resetPassword, request, tenant: tenant)
-        guard let mail = user.mail, !user.password.isEmpty else { return request.webFallback(flow) }
+        guard let mail = user.mail, !user.password.isEmpty else { return try request.webFallback(flow) }
         let method: JSONValue = .object([
             ("id", .string("email")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
             ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email/challenge"))])),
         ])
-        return request.hal(flow, step: .started, [
+        return try request.hal(flow, step: .started, [
             "state": .string("interactionRequired"), "action": .string("challenge"), "scenario": .string("recovery"),
             "challengeContext": .object([("authenticationFactor", .string("singleFactor"))]),
             "_embedded": .object([("methods", .array([method]))]),
@@ -245,7 +245,7 @@ enum NativeAuthV2 {
             throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS\(error.error.code): \(error.error.message)", innerCode: error.error.suberror)
         }
         flow.firstFactor = "pwd"
-        return request.hal(flow, step: .resetSubmitted, [
+        return try request.hal(flow, step: .resetSubmitted, [
             "state": .string("interactionRequired"), "action": .string("poll"), "scenario": .string("recovery"),
             "_links": .object([("poll", request.link(tenant, "resetpassword/poll"))]),
         ])
@@ -255,7 +255,7 @@ enum NativeAuthV2 {
     static func poll(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
         let (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard step == .resetSubmitted else { throw NativeAuthV2Error.invalidContinuationToken }
-        return request.continueJourney(flow, tenant: tenant)
+        return try request.continueJourney(flow, tenant: tenant)
     }
 
     // MARK: - Sign-up
@@ -266,7 +266,7 @@ enum NativeAuthV2 {
         flow.kind = .signUp
         // An earlier MSAL for iOS sends the address here; the current clients give it as an attribute.
         if let username = try request.body()["username"]?.string, !username.isEmpty { flow.username = username }
-        return request.hal(flow, step: .attributesRequired, collectAttributes(request, tenant: tenant, flow: flow))
+        return try request.hal(flow, step: .attributesRequired, collectAttributes(request, tenant: tenant, flow: flow))
     }
 
     /// What sign-up still needs: the address, the password (when the user flow keeps one), the attributes.
@@ -326,7 +326,7 @@ enum NativeAuthV2 {
         if step == .attributesRequired {
             // The address is proved first: the answer says the code went out.
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: flow.username, purpose: .signUp, now: request.now)
-            return request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, id: "email", address: flow.username))
+            return try request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, id: "email", address: flow.username))
         }
         return try signUpProgress(request, tenant: tenant, flow: flow)
     }
@@ -337,7 +337,7 @@ enum NativeAuthV2 {
         let userFlow = tenant.externalUserFlow
         let needsPassword = flow.password == nil && userFlow.allowsPassword(appCanAsk: true)
         if needsPassword || !userFlow.missingAttributes(in: flow.attributes).isEmpty {
-            return request.hal(flow, step: .credentialRequired, collectAttributes(request, tenant: tenant, flow: flow))
+            return try request.hal(flow, step: .credentialRequired, collectAttributes(request, tenant: tenant, flow: flow))
         }
         let created = request.exchange.service.directory.withLock { directory in
             directory.addCustomer(email: flow.username, attributes: userFlow.collected(from: flow.attributes), password: flow.password ?? "", tenant: tenant)
@@ -347,7 +347,7 @@ enum NativeAuthV2 {
         }
         flow.userID = created.id
         flow.firstFactor = flow.password == nil ? "otp" : "pwd"
-        return request.continueJourney(flow, tenant: tenant)
+        return try request.continueJourney(flow, tenant: tenant)
     }
 }
 

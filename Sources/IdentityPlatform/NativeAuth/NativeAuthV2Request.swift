@@ -84,26 +84,26 @@ struct NativeAuthV2Request {
     }
 
     /// A HAL answer for `flow` now at `step`: its new continuation token first, then `members`.
-    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: [(String, JSONValue)]) -> HTTPResponse {
-        let token = flows.advance(flow, to: step, now: now) ?? ""
+    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: [(String, JSONValue)]) throws(NativeAuthV2Error) -> HTTPResponse {
+        guard let token = flows.advance(flow, to: step, now: now) else { throw .invalidContinuationToken }
         return NativeAuthResponse.json([("continuationToken", .string(token))] + members)
     }
 
-    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: KeyValuePairs<String, JSONValue>) -> HTTPResponse {
-        hal(flow, step: step, members.map { ($0.key, $0.value) })
+    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: KeyValuePairs<String, JSONValue>) throws(NativeAuthV2Error) -> HTTPResponse {
+        try hal(flow, step: step, members.map { ($0.key, $0.value) })
     }
 
     /// The journey is done: back to the authorization challenge with this token for the code.
-    func continueJourney(_ flow: NativeAuthFlow, tenant: Tenant) -> HTTPResponse {
-        hal(flow, step: .completed, [
+    func continueJourney(_ flow: NativeAuthFlow, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
+        try hal(flow, step: .completed, [
             "state": .string("continue"),
             "_links": .object([("continue", .object([("href", .string("/\(tenant.id)/oauth2/v2.0/authorize-challenge"))]))]),
         ])
     }
 
     /// The journey needs what the app cannot do natively: it goes on in a browser.
-    func webFallback(_ flow: NativeAuthFlow) -> HTTPResponse {
-        hal(flow, step: .started, ["state": .string("webFallbackRequired")])
+    func webFallback(_ flow: NativeAuthFlow) throws(NativeAuthV2Error) -> HTTPResponse {
+        try hal(flow, step: .started, ["state": .string("webFallbackRequired")])
     }
 
 }
