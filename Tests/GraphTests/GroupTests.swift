@@ -89,6 +89,19 @@ import Testing
         #expect(fixture.get("/v1.0/groups?$filter=mailEnabled%20eq%20%27yes%27", token: token).errorCode == "Request_UnsupportedQuery", "a boolean compared with text")
     }
 
+    /// A relationship's pages follow one another by `@odata.nextLink`, as Graph pages directory objects.
+    @Test func relationshipsArePagedByNextLink() throws {
+        let token = fixture.token(scopes: "User.Read")
+        let first = fixture.get("/v1.0/me/memberOf?$top=1&$select=displayName", token: token)
+        let link = try #require(first.json["@odata.nextLink"] as? String)
+        #expect(first.values.count == 1 && link.contains("$skiptoken="))
+        let path = try #require(URLComponents(string: link)).percentEncodedPath + "?" + (URLComponents(string: link)?.percentEncodedQuery ?? "")
+        let second = fixture.get(path, token: token)
+        #expect(second.values.count == 1 && second.json["@odata.nextLink"] == nil)
+        #expect(Set((first.values + second.values).compactMap { $0["displayName"] as? String }) == ["All Company", "Retail"])
+        #expect(fixture.get("/v1.0/me/memberOf?$top=1000", token: token).status == .badRequest)
+    }
+
     /// Advanced queries on a relationship (Graph's group-list-members and user-list-memberof docs): a
     /// cast keeps one type, `/$count` answers a number as text, `$count=true` and `$search` need
     /// `ConsistencyLevel: eventual`.

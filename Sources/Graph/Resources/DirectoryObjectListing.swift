@@ -58,10 +58,11 @@ private struct ListingQuery {
 extension GraphResources {
     /// A directory collection as Graph lists it (recorded in Graph's group-list-members, user-list-memberof
     /// and group-list docs): cast to one type, filtered, searched and ordered, counted with `$count=true` or
-    /// as the text of `/$count`. `$search` and `$count` are advanced queries that need
-    /// `ConsistencyLevel: eventual`; `ne` and `NOT(…)` need `$count=true` as well.
+    /// as the text of `/$count`, paged with `@odata.nextLink` (100 objects a page unless `$top` says).
+    /// `$search` and `$count` are advanced queries that need `ConsistencyLevel: eventual`; `ne` and `NOT(…)`
+    /// need `$count=true` as well.
     func list(_ objects: [ListedObject], _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
-        try exchange.query.requireOnly(listing.countOnly ? ["$filter", "$search"] : ["$select", "$top", "$filter", "$count", "$search", "$orderby"])
+        try exchange.query.requireOnly(listing.countOnly ? ["$filter", "$search"] : ["$select", "$top", "$filter", "$count", "$search", "$orderby", "$skiptoken"])
         let eventual = acceptsEventualConsistency
         let advanced = eventual && exchange.query.options["$count"]?.lowercased() == "true"
         var objects = objects
@@ -120,7 +121,10 @@ extension GraphResources {
         case "microsoft.graph.application": try exchange.query.selected(from: ApplicationView.properties, type: "application")
         default: try exchange.query.selected(from: userProperties + Self.groupProperties.filter { !userProperties.contains($0) }, type: "directoryObject")
         }
-        let page = objects.prefix(try exchange.query.top ?? 100)
+        let pageSize = try exchange.query.top ?? 100
+        guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
+        let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
+        let page = objects.dropFirst(offset).prefix(pageSize)
         let items: [JSONValue] = page.map { object in
             // A cast collection is of one type; a collection of directory objects names each one's.
             let type: [(String, JSONValue)] = listing.cast == nil ? [("@odata.type", .string(object.odataType))] : []
@@ -136,6 +140,10 @@ extension GraphResources {
         }
         var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
         if advanced { body.append(("@odata.count", .int(objects.count))) }
+        if objects.count - offset > pageSize {
+            let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
+            body.append(("@odata.nextLink", .string(link)))
+        }
         body.append(("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }
