@@ -1,4 +1,4 @@
-import B2C
+package import B2C
 package import ExchangeKernel
 import Graph
 import IdentityPlatform
@@ -8,14 +8,14 @@ import ResourceManager
 /// The order in which the application's services claim requests: Graph (which owns every path on its own
 /// host names), Resource Manager, the managed identity endpoints, B2C's policy authorities, then Entra.
 package enum ApplicationRoutes {
-    /// `isB2CTenant` nil: no B2C is served, and policy paths are nobody's.
-    package static func resolver(graphHosts: Set<String> = GraphOptions().graphHosts, isB2CTenant: (@Sendable (String) -> Bool)? = nil) -> RouteResolver {
+    /// `b2c` nil: no B2C is served, and policy paths are nobody's.
+    package static func resolver(graphHosts: Set<String> = GraphOptions().graphHosts, b2c: B2CRoutes? = nil) -> RouteResolver {
         var services: [any RouteCollection] = [GraphRoutes(hosts: graphHosts), ResourceManagerRoutes(), ManagedIdentityRoutes()]
-        if let isB2CTenant { services.append(B2CRoutes(isB2CTenant: isB2CTenant)) }
+        if let b2c { services.append(b2c) }
         services.append(IdentityRoutes())
         return RouteResolver(services)
     }
 
     /// For recordings of the real service, where `?p=` with a policy name is always B2C.
-    package static let forRecordings = resolver(isB2CTenant: { _ in true })
+    package static let forRecordings = resolver(b2c: B2CRoutes(isB2CTenant: { _ in true }))
 }

@@ -38,7 +38,7 @@ package struct FakeEntraApplication: Sendable {
         self.journal = journal
         // The one resolver: it knows the Graph host names Graph serves and which tenants are B2C's.
         let graphOptions = GraphOptions()
-        let routes = ApplicationRoutes.resolver(graphHosts: graphOptions.graphHosts, isB2CTenant: b2c?.routes.isB2CTenant)
+        let routes = ApplicationRoutes.resolver(graphHosts: graphOptions.graphHosts, b2c: b2c?.routes)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions) { world in
             WorldRouter([IdentityHandler(service: world), GraphHandler(service: world, dataset: graph, options: graphOptions),
                          ResourceManagerHandler(service: world), ManagedIdentityHandler(service: world)]

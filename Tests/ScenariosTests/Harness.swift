@@ -58,7 +58,7 @@ final class Harness: Sendable {
     }
 
     /// As the application routes: fabrikamb2c is the B2C tenant (the engine answers its policies here).
-    static let routes = ApplicationRoutes.resolver(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") })
+    static let routes = ApplicationRoutes.resolver(b2c: B2CRoutes(isB2CTenant: { $0.lowercased().hasPrefix("fabrikamb2c") }))
 
     static var defaultOptions: IdentityOptions {
         var options = IdentityOptions()

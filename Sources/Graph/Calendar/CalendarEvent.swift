@@ -69,7 +69,7 @@ struct CalendarEvent: Equatable {
         let digest = Digest.sha256("\(user.id)|\(index)|\(spec.subject)|\(CalendarRange.wholeSeconds(start.timeIntervalSince1970))".utf8)
         let id = spec.id ?? "AAMkAG" + Base64URL.encode(digest.prefix(30)) + "AAA="
         let changeKey = Base64URL.encode(digest.suffix(12))
-        let iCalUId = "040000008200E00074C5B7101A82E00800000000" + digest.prefix(24).map { String(format: "%02X", $0) }.joined()
+        let iCalUId = "040000008200E00074C5B7101A82E00800000000" + Hex.uppercase(digest.prefix(24))
         return CalendarEvent(
             id: id, changeKey: changeKey, iCalUId: iCalUId, subject: spec.subject, body: spec.body ?? "",
             bodyContentType: spec.bodyContentType?.lowercased() == "html" ? "html" : "text",

@@ -120,7 +120,7 @@ enum ApplicationView {
 
     private static func keyCredential(_ pem: String) -> JSONValue? {
         guard let certificate = try? X509Certificate(pem: pem) else { return nil }
-        let thumbprint = certificate.sha1Thumbprint.map { String(format: "%02X", $0) }.joined()
+        let thumbprint = Hex.uppercase(certificate.sha1Thumbprint)
         return .object([
             ("customKeyIdentifier", .string(thumbprint)), ("displayName", .string(certificate.subjectCommonName.map { "CN=\($0)" })),
             ("endDateTime", .string(InternetTimestamp.string(certificate.notAfter))), ("key", .null),
