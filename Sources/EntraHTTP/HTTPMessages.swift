@@ -31,6 +31,8 @@ package struct HTTPResponse: Sendable, Equatable {
     package var headers: HTTPHeaders
     package var body: [UInt8]
     package var directives: TransportDirectives
+    /// The error this answer states, as its renderer knew it; nil for an answer that states none.
+    package var statedError: StatedError?
 
     package init(status: HTTPStatus, headers: HTTPHeaders = [:], body: [UInt8] = [], directives: TransportDirectives = .init()) {
         self.status = status
@@ -46,6 +48,42 @@ package struct HTTPResponse: Sendable, Equatable {
     }
 
     package var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// This answer, stating `error`.
+    package func stating(_ error: StatedError?) -> HTTPResponse {
+        var copy = self
+        copy.statedError = error
+        return copy
+    }
+}
+
+/// What an error answer says, handed up with it by the code that rendered it (a JSON error, an error
+/// redirect, a page showing an error): the layer that completes the exchange's receipt copies it there,
+/// so no renderer writes the receipt and nothing reads the body back.
+package struct StatedError: Sendable, Equatable {
+    /// The service's code: `AADSTS50126`, `AADB2C90118`, a Graph or Resource Manager `code`. Nil when the
+    /// answer names none (a scripted error without a code).
+    package var code: String?
+    /// What the body states: the OAuth `error` (or Graph's `code`), `suberror` and `error_codes`. Nil for
+    /// a redirect or a page, whose body states no JSON error.
+    package var body: Body?
+
+    package struct Body: Sendable, Equatable {
+        package var error: String
+        package var suberror: String?
+        package var errorCodes: [Int]
+
+        package init(error: String, suberror: String? = nil, errorCodes: [Int] = []) {
+            self.error = error
+            self.suberror = suberror
+            self.errorCodes = errorCodes
+        }
+    }
+
+    package init(code: String?, body: Body? = nil) {
+        self.code = code
+        self.body = body
+    }
 }
 
 package struct HTTPStatus: Sendable, Equatable, Hashable {

@@ -45,8 +45,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             do {
                 response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
             } catch {
-                context.receipt.answered(error: error.error)
-                response = Self.failure(error, route: route, receipt: context.receipt)
+                response = Self.failure(error, route: route)
             }
         }
         // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
@@ -95,7 +94,6 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             guard key.accepts(request.headers["Authorization"]) else {
                 // A wrong key is answered as a missing one, in FakeEntra's words (no answer to one is recorded).
                 let reason = request.headers["Authorization"] == nil ? "Missing Basic Authorization header" : "Invalid Basic Authorization header"
-                receipt.answered(Receipt.Answer(error: "unauthorized_client"))
                 return Self.arcChallenge(realm: key.path, description: reason, now: service.clock.now())
             }
         case .serviceFabric, .azureML:
@@ -126,7 +124,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             if route == .appService {
                 throw Failure(status: .internalServerError, error: "unknown", description: "An unexpected error occured while fetching the AAD Token.")
             }
-            let trace = TraceContext(traceID: SecureRandom.guid(), correlationID: SecureRandom.guid(), timestamp: service.clock.now(), origin: origin, receipt: receipt)
+            let trace = TraceContext(traceID: SecureRandom.guid(), correlationID: SecureRandom.guid(), timestamp: service.clock.now(), origin: origin)
             return IdentityError.resourceNotFound(resource).tokenEndpointResponse(in: trace)
         }
         let selector = try Self.selector(query)
@@ -220,6 +218,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             ("timestamp", .string(goTimestamp(now))), ("trace_id", .string("")), ("correlation_id", .string(SecureRandom.guid())),
         ])
         return HTTPResponse(status: .unauthorized, headers: ["Content-Type": "application/json", "WWW-Authenticate": "Basic realm=\(realm)"], body: body.bytes)
+            .stating(StatedError(code: nil, body: .init(error: "unauthorized_client", errorCodes: [401])))
     }
 
     /// When the endpoints started: an Arc agent's timestamps carry the time since its start.
@@ -269,12 +268,13 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     }
 
     /// IMDS answers OAuth's `error`; App Service a status and a message only.
-    static func failure(_ failure: Failure, route: ManagedIdentityRoute, receipt: ReceiptRecorder) -> HTTPResponse {
+    static func failure(_ failure: Failure, route: ManagedIdentityRoute) -> HTTPResponse {
         let body: JSONValue
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
+        var stated = StatedError(code: failure.error)
         if route == .instanceMetadata || route == .azureArc {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
-            receipt.answered(Receipt.Answer(error: failure.error))
+            stated.body = .init(error: failure.error)
         } else {
             let correlationID = SecureRandom.guid()
             body = .object([("statusCode", .int(failure.status.code)), ("message", .string(failure.description)),
@@ -282,6 +282,6 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             // Also in a header, as recorded (Azure SDK for .NET issue 43691).
             headers.set("X-CORRELATION-ID", correlationID)
         }
-        return HTTPResponse(status: failure.status, headers: headers, body: body.bytes)
+        return HTTPResponse(status: failure.status, headers: headers, body: body.bytes).stating(stated)
     }
 }

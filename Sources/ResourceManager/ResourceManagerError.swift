@@ -21,9 +21,7 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         self.message = message
     }
 
-    /// `receipt`: where the error notes what it answered (nil outside an exchange).
-    package func response(correlationID: String, receipt: ReceiptRecorder?) -> HTTPResponse {
-        receipt?.answered(Receipt.Answer(error: code))
+    package func response(correlationID: String) -> HTTPResponse {
         let body = JSONValue.object([("error", .object([("code", .string(code)), ("message", .string(message))]))])
         var headers = ResourceManagerHandler.standardHeaders(correlationID: correlationID)
         if status == .unauthorized {
@@ -34,7 +32,7 @@ package struct ResourceManagerError: Error, Sendable, Equatable {
         // request: an unknown subscription (recorded 2023, azure-sdk-assets .NET ConstructWithInvalidSubscription),
         // a revoked session (2022).
         if byGateway || code == Self.subscriptionNotFoundCode { headers.set("x-ms-failure-cause", "gateway") }
-        return HTTPResponse(status: status, headers: headers, body: body.bytes)
+        return HTTPResponse(status: status, headers: headers, body: body.bytes).stating(StatedError(code: code, body: .init(error: code)))
     }
 
     static let missingAPIVersion = ResourceManagerError(

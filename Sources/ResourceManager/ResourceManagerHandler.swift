@@ -29,8 +29,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
         do {
             return try respond(to: request, route: route, context: context, correlationID: correlationID)
         } catch {
-            context.receipt.answered(error: error.code)
-            return error.response(correlationID: correlationID, receipt: context.receipt)
+            return error.response(correlationID: correlationID)
         }
     }
 
@@ -42,7 +41,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
             let code = spec.status == 429 ? "SubscriptionRequestsThrottled" : (spec.status == 500 ? "InternalServerError" : "ServiceUnavailable")
             let message = spec.message ?? (spec.status == 429 ? "Number of read requests for this subscription exceeded the limit." : "The service is temporarily unavailable. Please try again later.")
             var response = ResourceManagerError(status: HTTPStatus(spec.status), code: code, message: message)
-                .response(correlationID: correlationID, receipt: receipt)
+                .response(correlationID: correlationID)
             if let retryAfter = spec.retryAfterHeader(now: service.clock.now()) { response.headers.set("Retry-After", retryAfter) }
             return response
         case .response(let canned): return canned.response(receipt: receipt)

@@ -97,4 +97,16 @@ import Testing
         let linked = try #require(try JSONSerialization.jsonObject(with: Data(subject.tokenEndpointResponse(in: trace).body)) as? [String: Any])
         #expect(linked["error_uri"] as? String == "https://login.test/error?code=700213")
     }
+
+    /// Each rendering hands up what it states, for the receipt; none writes the receipt itself.
+    @Test func everyRenderingStatesItsErrorWithTheResponse() throws {
+        let json = IdentityError.invalidGrant().tokenEndpointResponse(in: trace)
+        #expect(json.statedError == StatedError(code: "AADSTS70000", body: .init(error: "invalid_grant", errorCodes: [70000])))
+        let page = SignInErrorPage(.invalidGrant()).response(in: trace)
+        #expect(page.statedError == StatedError(code: "AADSTS70000"))
+        let redirect = AuthorizeErrorRedirect(.invalidGrant(), redirectURI: "https://app.test/cb", mode: .query, state: "s").response(in: trace)
+        #expect(redirect.statedError == StatedError(code: "AADSTS70000"))
+        let uncoded = AuthorizeErrorRedirect(.invalidGrant(), redirectURI: "https://app.test/cb", mode: .query, state: "s", withoutCode: true).response(in: trace)
+        #expect(uncoded.statedError == nil)
+    }
 }

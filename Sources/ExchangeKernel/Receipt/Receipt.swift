@@ -143,9 +143,10 @@ package struct Receipt: Sendable, Equatable {
         }
     }
 
-    /// The facts of an answer the conformance judge reasons over, written by the code that rendered the
-    /// body (a token answer, an OAuth, Graph or Resource Manager error, the device authorization, a
-    /// discovery document, a scenario's scripted body) as it renders it, so nothing reads the body back.
+    /// The facts of an answer the conformance judge reasons over, so nothing reads the body back: an
+    /// error's come up with the response (`HTTPResponse.statedError`, copied by the world router); a token
+    /// answer's, the device authorization's, a discovery document's and a scripted body's are written by
+    /// the operation that produced them.
     /// The header facts (`retryAfter`, `wwwAuthenticate`, `redirectError`) are read from the response where
     /// the journal records the receipt beside it (`read(headers:)`): scripted and replayed answers carry
     /// them as much as rendered ones.
@@ -297,9 +298,14 @@ package final class ReceiptRecorder: Sendable {
         update { $0.flow = Receipt.FlowStep(id: id, step: step) }
     }
 
-    /// The first error answered wins: an inner handler's code is more precise than a wrapper's.
-    package func answered(error code: String) {
-        update { if $0.error == nil { $0.error = code } }
+    /// The error the answer states (`HTTPResponse.statedError`): its code, and its body's facts, which
+    /// replace those of a body rendered before it (a grant that fails after its tokens were rendered
+    /// answers the error alone).
+    package func stated(_ error: StatedError) {
+        update {
+            if let code = error.code { $0.error = code }
+            if let body = error.body { $0.answer = Receipt.Answer(error: body.error, suberror: body.suberror, errorCodes: body.errorCodes) }
+        }
     }
 
     /// The facts of the body being rendered. Each rendering replaces the last: the body sent is the one

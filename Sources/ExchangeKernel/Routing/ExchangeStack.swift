@@ -70,7 +70,8 @@ package struct ExchangeStack: HTTPResponder {
 /// The services of one world (the default one, or a scenario binding's isolated copy), one handler per
 /// service: a request goes straight to the handler of the service its route names, which receives that
 /// route typed and never matches it again. Once a service answered, its receipt is complete: the service
-/// wrote every secret it created into it, so the layers above need not scan the body for them.
+/// wrote every secret it created into it, so the layers above need not scan the body for them, and the
+/// error its answer states is copied into it here.
 /// As a layer it is a last one (a stack without scenarios: tests, benchmarks).
 package struct WorldRouter: ExchangeLayer {
     private let handlers: [ServiceName: any ExchangeHandler]
@@ -87,6 +88,7 @@ package struct WorldRouter: ExchangeLayer {
               let answer = handlers[type(of: route).service]?.handle(request, anyRoute: route, context: context) else {
             return Self.notFound(request, context)
         }
+        if let stated = answer.statedError { context.receipt.stated(stated) }
         // A recorded answer's body is not the service's: readers scan it for the secrets it carries.
         if case .response? = context.directives.answer { return answer }
         context.receipt.update { $0.isComplete = true }

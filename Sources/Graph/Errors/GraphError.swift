@@ -47,8 +47,8 @@ package struct GraphError: HTTPResponseError, Sendable, Equatable {
 
     /// The complete answer: status, Graph's common headers, this error's own headers and the JSON body.
     package func response(in trace: GraphTrace) -> HTTPResponse {
-        trace.receipt?.answered(Receipt.Answer(error: code))
         var response = HTTPResponse(status: status, headers: trace.commonHeaders, body: body(in: trace).bytes)
+            .stating(StatedError(code: code, body: .init(error: code)))
         response.headers.set("Content-Type", "application/json")
         for field in headers { response.headers.set(field.name, field.value) }
         return response
@@ -62,18 +62,11 @@ package struct GraphTrace: Sendable, Equatable {
     /// The client's `client-request-id`, or the request id when the client sent none (as Graph does).
     package var clientRequestID: String
     package var date: Date
-    /// Where an error rendered in this trace notes what it answered (not part of equality).
-    package var receipt: ReceiptRecorder?
 
-    package init(requestID: String, clientRequestID: String? = nil, date: Date, receipt: ReceiptRecorder? = nil) {
+    package init(requestID: String, clientRequestID: String? = nil, date: Date) {
         self.requestID = requestID
         self.clientRequestID = clientRequestID ?? requestID
         self.date = date
-        self.receipt = receipt
-    }
-
-    package static func == (lhs: GraphTrace, rhs: GraphTrace) -> Bool {
-        lhs.requestID == rhs.requestID && lhs.clientRequestID == rhs.clientRequestID && lhs.date == rhs.date
     }
 
     /// `request-id`, `client-request-id`, `Date`, `x-ms-ags-diagnostic`, `Strict-Transport-Security`.

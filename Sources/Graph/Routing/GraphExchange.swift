@@ -32,7 +32,7 @@ package struct GraphExchange: Sendable {
         self.service = service
         self.options = options
         self.now = service.clock.now()
-        self.trace = GraphTrace(requestID: requestID, clientRequestID: request.headers["client-request-id"], date: now, receipt: receipt)
+        self.trace = GraphTrace(requestID: requestID, clientRequestID: request.headers["client-request-id"], date: now)
         let publicOrigin = PublicOrigin(request: request, context: context)
         self.origin = publicOrigin.url
         self.authorityOrigin = options.authorityOrigin
@@ -62,8 +62,7 @@ package struct GraphExchange: Sendable {
     }
 
     package func failure(_ error: GraphError) -> HTTPResponse {
-        receipt?.answered(error: error.code)
-        return error.response(in: trace)
+        error.response(in: trace)
     }
 }
 

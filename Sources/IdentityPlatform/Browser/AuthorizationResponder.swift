@@ -99,5 +99,6 @@ package struct AuthorizeErrorRedirect: HTTPResponseError, Sendable {
         if let subcode { parameters.append(("error_subcode", subcode)) }
         if let state { parameters.append(("state", state)) }
         return AuthorizationResponder.deliver(parameters, uri: redirectURI, mode: mode, headers: headers)
+            .stating(withoutCode ? nil : error.stated)
     }
 }

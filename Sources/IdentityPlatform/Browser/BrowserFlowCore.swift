@@ -140,8 +140,7 @@ extension BrowserFlow {
 
     /// Shows `page`, whose `error` (a wrong password, a wrong code) is the answer's error though the page is a 200.
     package mutating func show(_ step: Step, _ page: HTML, answering error: IdentityError?) -> HTTPResponse {
-        if let error { core.exchange.receipt.answered(error: error.prefixedCode) }
-        return core.show(step, page)
+        core.show(step, page).stating(error?.stated)
     }
 }
 

@@ -87,7 +87,6 @@ extension Pages {
     }
 
     static func traceDetails(_ error: IdentityError, trace: TraceContext, appName: String?) -> HTML {
-        trace.receipt?.answered(error: error.prefixedCode)
         let app: HTML = appName.map { "<dt>App name</dt><dd id=\"errorAppName\">\($0)</dd>" } ?? .empty
         return """
             <details open><summary>Troubleshooting details</summary>

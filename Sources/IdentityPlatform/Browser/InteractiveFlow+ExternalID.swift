@@ -107,9 +107,8 @@ extension InteractiveFlow {
     }
 
     mutating func showEmailCode(error: IdentityError?) -> HTTPResponse {
-        if let error { exchange.receipt.answered(error: error.prefixedCode) }
         guard let pendingCode = pending.emailCode else { return showSignIn(login: nil, error: nil) }
-        return show(.emailCode, Pages.emailCode(form: form, email: pendingCode.email, forReset: pendingCode.purpose == .resetPassword, error: error))
+        return show(.emailCode, Pages.emailCode(form: form, email: pendingCode.email, forReset: pendingCode.purpose == .resetPassword, error: error), answering: error)
     }
 
     /// Asking again mails a new code; the earlier one stops working.

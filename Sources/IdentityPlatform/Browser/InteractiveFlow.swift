@@ -64,8 +64,8 @@ struct InteractiveFlow: BrowserFlow {
         if !evaluation.needingAdminConsent.isEmpty && !forOrganization {
             if request.prompt == .silent { return fail(.consentRequiredInteractive(clientID: app.clientID, appName: appName)) }
             if options.autoLogin { return fail(.adminConsentRequired()) }
-            exchange.receipt.answered(error: IdentityError.adminConsentRequired().prefixedCode)
-            return show(.adminConsentRequired, Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent))
+            return show(.adminConsentRequired, Pages.adminConsentRequired(form: form, appName: appName, error: .adminConsentRequired(), permissions: evaluation.needingAdminConsent),
+                        answering: .adminConsentRequired())
         }
         let wantsConsent = !evaluation.needingUserConsent.isEmpty || request.prompt == .consent || forOrganization
         if wantsConsent && !consentAccepted && !options.autoLogin {

@@ -114,8 +114,7 @@ extension InteractiveFlow {
         guard let userID = pending.userID, let user = directory.user(id: userID) else { return proceed() }
         let digits = code.trimmingCharacters(in: .whitespaces)
         guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            exchange.receipt.answered(error: IdentityError.invalidVerificationCode().prefixedCode)
-            return show(.mfa, Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()))
+            return show(.mfa, Pages.mfa(form: form, displayName: user.displayName, error: .invalidVerificationCode()), answering: .invalidVerificationCode())
         }
         signIn(user, methods: pending.authenticationMethods.filter { $0 != "mfa" } + ["mfa"])
         return proceed()

@@ -19,6 +19,6 @@ package struct SignInErrorPage: HTTPResponseError, Sendable {
     }
 
     package func response(in trace: TraceContext) -> HTTPResponse {
-        PageLayout.response(Pages.error(error, trace: trace, appName: appName), status: status, headers: headers)
+        PageLayout.response(Pages.error(error, trace: trace, appName: appName), status: status, headers: headers).stating(error.stated)
     }
 }

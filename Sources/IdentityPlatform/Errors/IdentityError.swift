@@ -48,20 +48,17 @@ package struct TraceContext: Sendable, Equatable {
     package var timestamp: Date
     /// `https://host[:port]`: error URIs point at FakeEntra itself.
     package var origin: String
-    /// Where an error rendered in this trace is noted as the exchange's answer (not part of equality).
-    package var receipt: ReceiptRecorder?
     /// The endpoint version answering and the token request's `grant_type`: the v1 endpoint and the
     /// grants word some errors differently.
     package var endpointVersion: EndpointVersion
     package var grantType: String?
 
-    package init(traceID: String, correlationID: String, timestamp: Date, origin: String, receipt: ReceiptRecorder? = nil,
+    package init(traceID: String, correlationID: String, timestamp: Date, origin: String,
                  endpointVersion: EndpointVersion = .v2, grantType: String? = nil) {
         self.traceID = traceID
         self.correlationID = correlationID
         self.timestamp = timestamp
         self.origin = origin
-        self.receipt = receipt
         self.endpointVersion = endpointVersion
         self.grantType = grantType
     }
@@ -88,10 +85,8 @@ package enum TraceLineJoin: Sendable {
 
 extension IdentityError {
     /// `AADSTS700082: message Trace ID: … Correlation ID: … Timestamp: …`, the parts joined as `join` says.
-    /// Every rendering of an error (JSON, redirect, page) writes this text, so it notes the error in the receipt.
     package func description(in trace: TraceContext, join: TraceLineJoin) -> String {
-        trace.receipt?.answered(error: prefixedCode)
-        return switch family {
+        switch family {
         case .aadsts:
             [ "\(prefixedCode): \(message)", "Trace ID: \(trace.traceID)", "Correlation ID: \(trace.correlationID)",
               "Timestamp: \(trace.formattedTimestamp)" ].joined(separator: join == .space ? " " : "\r\n")
@@ -174,7 +169,6 @@ extension IdentityError {
         if let suberror { body.append(("suberror", .string(suberror))) }
         if conditionalAccessClaims, let claims = claimsChallenge(in: trace) { body.append(("claims", .string(claims))) }
         body += extraMembers
-        trace.receipt?.answered(Receipt.Answer(error: oauthError, suberror: suberror, errorCodes: coded ? [code] : []))
         var headers = extraHeaders
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store, no-cache")
@@ -184,7 +178,12 @@ extension IdentityError {
         // The error's telemetry line, as the service sends it (`1,7000215,0,,`): MSAL.NET reads the code.
         if coded { headers.set("x-ms-clitelem", "1,\(code),0,,") }
         return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONValue.object(body).bytes)
+            .stating(StatedError(code: hasCode ? prefixedCode : nil,
+                                 body: .init(error: oauthError, suberror: suberror, errorCodes: coded ? [code] : [])))
     }
+
+    /// What a redirect or a page showing this error states: its code.
+    package var stated: StatedError { StatedError(code: prefixedCode) }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
     package func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {

@@ -236,13 +236,13 @@ enum NativeAuthV2 {
         do throws(NativeAuthError) {
             try PasswordPolicy.check(password, tenant: tenant, names: [user.givenName, user.surname])
         } catch {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS120002: \(error.error.message)", innerCode: "passwordTooWeak")
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 120002, error.error.message, innerCode: "passwordTooWeak")
         }
         // The change itself as V1's and the pages': an account that may sign in, not the current password, one step.
         do throws(NativeAuthError) {
             try PasswordPolicy.reset(userID: user.id, to: password, in: request.exchange.service, tenant: tenant, now: request.now)
         } catch {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS\(error.error.code): \(error.error.message)", innerCode: error.error.suberror)
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: error.error.code, error.error.message, innerCode: error.error.suberror)
         }
         flow.firstFactor = "pwd"
         return try request.hal(flow, step: .resetSubmitted, [
@@ -314,7 +314,7 @@ enum NativeAuthV2 {
             do throws(NativeAuthError) {
                 try PasswordPolicy.check(password, tenant: tenant, names: [submitted["givenName"], submitted["surname"]])
             } catch {
-                throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1002027: Some of the collected attributes were invalid.",
+                throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 1002027, "Some of the collected attributes were invalid.",
                                         innerCode: "attributeValidationError", details: [("password", "passwordPolicyViolation", error.error.message)])
             }
             flow.password = password

@@ -31,7 +31,7 @@ struct NativeAuthV2Request {
     /// The step's JSON object (each step's body is one).
     func body() throws(NativeAuthV2Error) -> JSONValue {
         guard let object = parsedBody else {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: request body is empty or not valid.")
+            throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 90100, "request body is empty or not valid.")
         }
         return object
     }
@@ -54,7 +54,7 @@ struct NativeAuthV2Request {
     /// The V2 flow `token` names in this tenant.
     func flow(_ token: String, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, NativeAuthFlow.Step) {
         switch flows.lookUp(token, now: now) {
-        case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS55112: The continuationToken is expired.", innerCode: "invalidContinuationToken")
+        case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 55112, "The continuationToken is expired.", innerCode: "invalidContinuationToken")
         case .unknown: throw .invalidContinuationToken
         case .valid(let flow, let step):
             guard flow.isV2, flow.tenantID == tenant.id else { throw .invalidContinuationToken }
@@ -115,35 +115,41 @@ struct NativeAuthV2Request {
 struct NativeAuthV2Error: Error {
     var status: Int
     var code: String
-    var message: String
+    /// The AADSTS number its message starts with.
+    var aadsts: Int
+    var text: String
     var innerCode: String?
     var details: [(attribute: String, code: String, message: String)] = []
 
-    init(status: Int, code: String, message: String, innerCode: String? = nil, details: [(attribute: String, code: String, message: String)] = []) {
+    init(status: Int, code: String, aadsts: Int, _ text: String, innerCode: String? = nil, details: [(attribute: String, code: String, message: String)] = []) {
         self.status = status
         self.code = code
-        self.message = message
+        self.aadsts = aadsts
+        self.text = text
         self.innerCode = innerCode
         self.details = details
     }
 
-    static let invalidContinuationToken = NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS55200: The continuationToken is invalid.", innerCode: "invalidContinuationToken")
-    static let invalidPassword = NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS50126: Error validating credentials due to invalid username or password.", innerCode: "invalidUserNameOrPassword")
-    static let invalidCode = NativeAuthV2Error(status: 400, code: "invalidGrant", message: "AADSTS50181: Unable to validate the otp.", innerCode: "invalidOneTimeCode")
+    /// `AADSTS50126: Error validating credentials…`
+    var message: String { "AADSTS\(aadsts): \(text)" }
+
+    static let invalidContinuationToken = NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 55200, "The continuationToken is invalid.", innerCode: "invalidContinuationToken")
+    static let invalidPassword = NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 50126, "Error validating credentials due to invalid username or password.", innerCode: "invalidUserNameOrPassword")
+    static let invalidCode = NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 50181, "Unable to validate the otp.", innerCode: "invalidOneTimeCode")
 
     static func userNotFound(_ tenant: Tenant) -> NativeAuthV2Error {
-        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS50034: " + IdentityError.nativeAuthUserNotFound(tenant: tenant.primaryDomain).message)
+        NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 50034, IdentityError.nativeAuthUserNotFound(tenant: tenant.primaryDomain).message)
     }
 
-    static let userAlreadyExists = NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1003037: An account with this email address may already exist.",
+    static let userAlreadyExists = NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 1003037, "An account with this email address may already exist.",
                                                      details: [(attribute: "email", code: "userAlreadyExists", message: "An account with this identifier already exists.")])
 
     static func missing(_ name: String) -> NativeAuthV2Error {
-        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS90100: \(name) parameter is empty or not valid.")
+        NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 90100, "\(name) parameter is empty or not valid.")
     }
 
     static func attributes(_ inner: String, _ details: [(String, String, String)]) -> NativeAuthV2Error {
-        NativeAuthV2Error(status: 400, code: "invalidRequest", message: "AADSTS1002027: Some of the collected attributes were invalid.", innerCode: inner,
+        NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 1002027, "Some of the collected attributes were invalid.", innerCode: inner,
                           details: details.map { (attribute: $0.0, code: $0.1, message: $0.2) })
     }
 
@@ -157,7 +163,6 @@ struct NativeAuthV2Error: Error {
         if !inner.isEmpty { error.append(("innerError", .object(inner))) }
         error += [("correlationId", .string(trace.correlationID)), ("correlation_id", .string(trace.correlationID)),
                   ("traceId", .string(trace.traceID)), ("timestamp", .string(trace.formattedTimestamp))]
-        trace.receipt?.answered(error: "AADSTS" + (message.split(separator: ":").first.map { String($0.dropFirst(6)) } ?? ""))
-        return NativeAuthResponse.json([("error", .object(error))], status: HTTPStatus(status))
+        return NativeAuthResponse.json([("error", .object(error))], status: HTTPStatus(status)).stating(StatedError(code: "AADSTS\(aadsts)"))
     }
 }

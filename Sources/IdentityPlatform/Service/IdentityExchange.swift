@@ -24,7 +24,7 @@ package struct IdentityExchange: Sendable {
         self.now = service.clock.now()
         let correlation = request.headers["client-request-id"] ?? request.query["client-request-id"] ?? SecureRandom.guid()
         let grantType: String? = if case .token = route.endpoint { request.form["grant_type"] } else { nil }
-        self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url, receipt: context.receipt,
+        self.trace = TraceContext(traceID: context.requestID, correlationID: correlation, timestamp: now, origin: origin.url,
                                   endpointVersion: route.endpoint.version, grantType: grantType)
     }
 
