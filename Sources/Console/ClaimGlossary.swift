@@ -58,6 +58,7 @@ enum ClaimGlossary {
         "ver": "Token format version: 1.0 or 2.0.",
         "wids": "Directory role template ids assigned to the user.",
         "xms_cc": "Client capabilities the app declared (cp1: it can handle claims challenges).",
+        "xms_st": "On-behalf-of: the subject (sub) of the token the middle tier was given, beside its own sub.",
         "onprem_sid": "The user's security identifier in on-premises Active Directory.",
         "hasgroups": "The user is in too many groups for the groups claim; ask Graph.",
         "newUser": "B2C: true when the account was created during this sign-in.",

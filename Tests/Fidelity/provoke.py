@@ -118,7 +118,7 @@ class Provoker:
             return self.managed_identity(recording)
         if recording.area == "native-auth":
             return self.native_auth(recording)
-        if recording.method == "GET":
+        if recording.method == "GET" and recording.url:
             url = self.login_url(recording.url, recording.is_b2c)
             if url.endswith("/discovery/instance"):
                 # A recorder that dropped the query: MSAL's own instance discovery request.
@@ -335,6 +335,19 @@ class Provoker:
         return response
 
     def on_behalf_of(self, recording, url):
+        if self.is_v1(url):
+            scope = {"resource": self.resource_for(recording)}
+        elif "scope" in recording.form:
+            scope = {"scope": self.scope_for(recording)}
+        else:
+            # A recorder that kept no request body: an answer with an id token was asked for openid (MSAL adds
+            # it), one without was not (azure-identity's own request names the resource's scope alone).
+            with_id_token = isinstance(recording.body, dict) and "id_token" in recording.body
+            scope = {"scope": GRAPH + "/.default" + (" openid profile offline_access" if with_id_token else "")}
+        return self.obo_exchange(url, {**scope, **self.extra_fields(recording)})
+
+    def obo_exchange(self, url, fields):
+        """A middle-tier API exchanging Adele's token for it (signed in through a client app) for `fields`' resource."""
         api_id, client_id = str(uuid.uuid4()), str(uuid.uuid4())
         self.control("POST", "/_fakeentra/apps", json={
             "clientId": api_id, "displayName": "Fidelity API", "tenant": CONTOSO_DOMAIN, "publicClient": False,
@@ -345,17 +358,7 @@ class Provoker:
             self.control("POST", "/_fakeentra/consents", json=consent)
         user = self.server.sign_in(ADELE, scopes=["openid", "offline_access", f"api://{api_id}/access_as_user"], client_id=client_id)
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
-                "assertion": user["access_token"], "requested_token_use": "on_behalf_of"}
-        if self.is_v1(url):
-            form["resource"] = self.resource_for(recording)
-        elif "scope" in recording.form:
-            form["scope"] = self.scope_for(recording)
-        else:
-            # A recorder that kept no request body: an answer with an id token was asked for openid (MSAL adds
-            # it), one without was not (azure-identity's own request names the resource's scope alone).
-            with_id_token = isinstance(recording.body, dict) and "id_token" in recording.body
-            form["scope"] = GRAPH + "/.default" + (" openid profile offline_access" if with_id_token else "")
-        form.update(self.extra_fields(recording))
+                "assertion": user["access_token"], "requested_token_use": "on_behalf_of", **fields}
         return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
 
     # MARK: token endpoint errors
@@ -484,6 +487,27 @@ class Provoker:
     def natural_90002(self, recording, url):
         return self.post_token(self.token_url(recording, tenant="no-such-tenant.onmicrosoft.com"),
                                {"grant_type": "client_credentials", "client_id": str(uuid.uuid4()), "client_secret": "s", "scope": GRAPH + "/.default"})
+
+    def natural_9002326(self, recording, url):
+        """A web app's code redeemed from a browser (an Origin header): its redirect URI is not a single-page app's."""
+        return self.spa_redemption(web=True)
+
+    def natural_9002327(self, recording, url):
+        """A single-page app's code redeemed by a server (no Origin header)."""
+        return self.spa_redemption(web=False)
+
+    def spa_redemption(self, web):
+        client_id, redirect = str(uuid.uuid4()), "https://app.fidelity.test/callback"
+        self.control("POST", "/_fakeentra/apps", json={
+            "clientId": client_id, "displayName": "Fidelity browser app", "tenant": CONTOSO_DOMAIN, "publicClient": not web,
+            **({"redirectUris": [redirect], "secrets": ["web-secret"]} if web else {"spaRedirectUris": [redirect]})})
+        reply = self.server.authorize(ADELE, scopes=["openid", "profile", "offline_access"], client_id=client_id, tenant=CONTOSO, redirect_uri=redirect)
+        form = {"grant_type": "authorization_code", "client_id": client_id, "code": reply["code"], "redirect_uri": redirect,
+                "code_verifier": reply["code_verifier"], "scope": "openid profile offline_access"}
+        if web:
+            form["client_secret"] = "web-secret"
+        headers = {"Origin": "http://localhost:8000"} if web else {}
+        return self.post_token(reply["token_endpoint"], form, headers)
 
     def natural_70016(self, recording, url):
         return self.natural_authorization_pending(recording, url)
@@ -865,6 +889,10 @@ class Provoker:
         if kind.startswith("b2c"):
             reply = self.server.sign_in(B2C_USER, scopes=["openid", "offline_access"], tenant=B2C_TENANT, policy="B2C_1_susi")
             token = reply["id_token"] if kind == "b2c-id" else reply.get("access_token") or reply["id_token"]
+        elif kind == "v1-access" and "-obo-" in recording.name:
+            # Graph's token for a middle tier, from its on-behalf-of exchange.
+            reply = self.obo_exchange(f"{self.server.url}/{CONTOSO}/oauth2/v2.0/token", {"scope": GRAPH + "/.default"})
+            token = reply.body["access_token"]
         elif kind == "v1-access":
             # A web app's token (appidacr 1: a client secret) or a public client's (0), as recorded.
             url = f"{self.server.url}/{CONTOSO}/oauth2/token"

@@ -211,6 +211,23 @@ import Synchronization
         #expect(body["refresh_token"] != nil && body["id_token"] == nil)
     }
 
+    /// The downstream token names the subject the middle tier saw (`xms_st.sub`) beside its own pairwise
+    /// `sub`, and so does one refreshed from the exchange's refresh token; a token from any other grant does not.
+    @Test func theDownstreamTokenNamesTheSourceTokensSubject() throws {
+        let (service, _) = F.service()
+        let incoming = try apiToken(service)
+        let incomingSubject = try #require(F.claims(incoming)?["sub"] as? String)
+        #expect(F.claims(incoming)?["xms_st"] == nil)
+        let body = F.json(obo(incoming, service: service))
+        let access = try #require(F.claims(body["access_token"] as? String))
+        #expect((access["xms_st"] as? [String: Any])?["sub"] as? String == incomingSubject)
+        #expect(access["sub"] as? String != incomingSubject)
+        let refreshed = F.json(F.send(F.post(F.tokenPath, [("grant_type", "refresh_token"), ("client_id", F.apiAppID), ("client_secret", "api-secret"),
+                                                          ("refresh_token", try #require(body["refresh_token"] as? String)), ("scope", "https://graph.microsoft.com/User.Read")]), to: service))
+        let again = try #require(F.claims(refreshed["access_token"] as? String))
+        #expect((again["xms_st"] as? [String: Any])?["sub"] as? String == incomingSubject)
+    }
+
     /// A refresh token comes with the exchange though `offline_access` was not asked (recorded 2021,
     /// azure-identity's own request).
     @Test func theExchangeAnswersARefreshTokenWithoutOfflineAccess() throws {

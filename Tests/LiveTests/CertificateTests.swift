@@ -171,6 +171,8 @@ struct CertificateTests {
 
         let server = try await LiveServer.start(certs: certs, ["--hostname", "graph.microsoft.com"])
         defer { server.stop() }
+        // stderr is read on its own, so it may trail the ready line on stdout.
+        await server.waitForLog("created a new local CA")
         #expect(server.stderr.contains("created a new local CA"))
         #expect(try contents(certs + "/ca.pem") != contents(oldCA))
         #expect(try await curlHealth(server, as: "graph.microsoft.com").status == 0)

@@ -164,6 +164,7 @@ struct StatePersistenceTests {
         defer { second.stop() }
         #expect(try await clientCredentials(second, secret: "first-secret-value") == "401", "a secret removed from the file no longer works")
         #expect(try await clientCredentials(second, secret: "second-secret-value") == "200")
+        await second.waitForLog("the file's version won")
         #expect(second.stderr.contains("--config \(config) and --state \(state): user lee.gu@contoso.onmicrosoft.com: the file's version won"), "\(second.stderr)")
         let lee = try await run("/usr/bin/curl", ["-sS", "--cacert", second.caPath, second.url + "/_fakeentra/users"]).out
         #expect(lee.contains("Lee Gu (from the file)"), "\(lee)")

@@ -53,9 +53,10 @@ extension IdentityError {
         IdentityError(error: "invalid_request", code: 9002326, message: "Cross-origin token redemption is permitted only for the 'Single-Page Application' client-type. Request origin: '\(origin)'.")
     }
 
-    /// A single-page app's code or refresh token, redeemed without `Origin` (from a server).
+    /// A single-page app's code or refresh token, redeemed without `Origin` (from a server). Without
+    /// `error_uri`: the whole body NextAuth.js printed in 2023 (its issue 9414) ends at `correlation_id`.
     package static func spaRedeemedNotCrossOrigin() -> IdentityError {
-        IdentityError(error: "invalid_request", code: 9002327, message: "Tokens issued for the 'Single-Page Application' client-type may only be redeemed via cross-origin requests.")
+        .withoutErrorPage(IdentityError(error: "invalid_request", code: 9002327, message: "Tokens issued for the 'Single-Page Application' client-type may only be redeemed via cross-origin requests."))
     }
 
     /// A single-page app's refresh token past its fixed 24 hours.
@@ -120,8 +121,10 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 54005, message: "OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.")
     }
 
+    /// Without `error_uri`: a 2026 answer to an on-behalf-of exchange goes from `correlation_id` straight to
+    /// `suberror` and `claims` (joetanx/mslab, entra/agent-id/auth-flows.md), and no answer with one is recorded.
     package static func consentRequired(clientID: String, appName: String) -> IdentityError {
-        IdentityError(error: "invalid_grant", code: 65001, message: "The user or administrator has not consented to use the application with ID '\(clientID)' named '\(appName)'. Send an interactive authorization request for this user and resource.", suberror: "consent_required")
+        .withoutErrorPage(IdentityError(error: "invalid_grant", code: 65001, message: "The user or administrator has not consented to use the application with ID '\(clientID)' named '\(appName)'. Send an interactive authorization request for this user and resource.", suberror: "consent_required"))
     }
 
     package static func consentDeclined() -> IdentityError {

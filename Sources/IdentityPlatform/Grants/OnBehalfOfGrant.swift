@@ -23,12 +23,13 @@ enum OnBehalfOfGrant {
         guard let tenant = request.directory.tenant(id: user.tenantID) else { throw .invalidGrant() }
         // The middle tier cannot show a consent page: its configured permissions count as admin-consented.
         let permissions = try request.delegatedPermissions(scopes, client: client.application, user: user, allowed: request.configuredPermissions(scopes, client: client.application))
-        let grant = GrantContext(
+        var grant = GrantContext(
             clientID: client.application.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes.scopes,
             resourceAppID: scopes.resource?.appID, endpointVersion: request.version,
             authTime: incoming.date("iat") ?? request.now, authenticationMethods: methods.isEmpty ? ["pwd"] : methods,
             clientCapabilities: try request.clientCapabilities(carrying: incoming.strings("xms_cc"))
         )
+        grant.sourceSubject = incoming.string("sub")
         // The exchange answers a refresh token whether or not `offline_access` was asked (recorded 2021:
         // azure-identity's own OBO request, which names only the resource's scope).
         var issued = scopes

@@ -112,6 +112,9 @@ package struct GrantContext: Sendable, Equatable, Codable {
     package var platform: RedirectPlatform?
     /// A single-page app's refresh tokens end then, 24 hours after its code was redeemed, however often used.
     package var spaRefreshExpiresAt: Date?
+    /// The `sub` of the user's token an on-behalf-of exchange was given: the tokens it yields, refreshed
+    /// ones too, name it in `xms_st` (the source token's subject).
+    package var sourceSubject: String?
 
     package init(clientID: String, userID: String, tenantID: String, scopes: [String], resourceAppID: String?, endpointVersion: EndpointVersion, authTime: Date, sessionID: String? = nil, authenticationMethods: [String] = ["pwd"], claimsRequest: String? = nil, clientCapabilities: [String] = [], policy: String? = nil, isNewUser: Bool = false) {
         self.clientID = clientID

@@ -21,6 +21,7 @@ extension GrantContext {
     var retainedBytes: Int {
         clientID.retained + userID.retained + tenantID.retained + scopes.retained + resourceAppID.retained + sessionID.retained
             + authenticationMethods.retained + claimsRequest.retained + clientCapabilities.retained + policy.retained + declinedPermissions.retained
+            + sourceSubject.retained
     }
 }
 

@@ -1,5 +1,6 @@
 package import ExchangeKernel
 package import FoundationGaps
+import LocatedJSON
 
 /// What one token response is about, decided by a grant; the claims builders read only this.
 package struct TokenIssue: Sendable {
@@ -129,6 +130,9 @@ package struct TokenClaimsBuilder: Sendable {
         c.set("uti", TokenIdentifiers.uniqueTokenID())
         c.set("ver", version == 2 ? "2.0" : "1.0")
         if let capabilities = issue.grant?.clientCapabilities, !capabilities.isEmpty { c.set("xms_cc", capabilities) }
+        // The subject the middle tier saw, beside its own pairwise `sub` (recorded 2026: Graph's token from an
+        // on-behalf-of exchange, joetanx/mslab entra/flows/on-behalf-of.md; Tests/Fidelity/recordings).
+        if issue.user != nil, let subject = issue.grant?.sourceSubject { c.set("xms_st", .object([("sub", .string(subject))])) }
         return c
     }
 
