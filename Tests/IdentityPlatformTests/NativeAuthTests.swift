@@ -66,7 +66,8 @@ import Testing
                                            ("capabilities", "mfa_required " + junk), ("capability", junk)], to: service)
             #expect(started.status == 200, "\(path): \(started.body)")
             let token = try #require(started.body["continuation_token"] as? String)
-            guard case .valid(let flow, _) = service.nativeAuthFlows.lookUp(token, now: clock.now()) else {
+            guard let tenantID = service.currentDirectory.tenant(matching: Self.tenant)?.id,
+                  let (flow, _) = try? service.nativeAuthFlows.flow(presented: token, by: .v1(tenantID: tenantID, clientID: Self.app), now: clock.now()) else {
                 Issue.record("\(path): no flow")
                 continue
             }
@@ -388,8 +389,12 @@ import Testing
         let flow = NativeAuthFlow(id: "f", kind: .signIn, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now)
         let first = flows.start(flow, step: .started, now: now)
         let second = try #require(flows.advance(flow, to: .codeSent, now: now))
-        if case .unknown = flows.lookUp(first, now: now) {} else { Issue.record("a step that succeeded retires the flow's earlier token") }
-        if case .valid(_, .codeSent) = flows.lookUp(second, now: now) {} else { Issue.record("the newest token stays valid") }
+        let holder = NativeAuthFlows.Presenter.v1(tenantID: "t", clientID: "C")
+        #expect(throws: NativeAuthFlows.Refusal.invalid, "a step that succeeded retires the flow's earlier token") { try flows.flow(presented: first, by: holder, now: now) }
+        #expect(try flows.flow(presented: second, by: holder, now: now).1 == .codeSent, "the newest token stays valid (its client named in any case)")
+        #expect(throws: NativeAuthFlows.Refusal.invalid, "another client's request") { try flows.flow(presented: second, by: .v1(tenantID: "t", clientID: "other"), now: now) }
+        #expect(throws: NativeAuthFlows.Refusal.invalid, "a V2 request") { try flows.flow(presented: second, by: .v2(tenantID: "t"), now: now) }
+        #expect(throws: NativeAuthFlows.Refusal.expired) { try flows.flow(presented: second, by: holder, now: now.addingTimeInterval(3600)) }
         #expect(flows.finish("f") && !flows.finish("f"), "one of two racing requests finishes a flow")
         #expect(flows.advance(flow, to: .completed, now: now) == nil, "a finished flow does not come back")
     }

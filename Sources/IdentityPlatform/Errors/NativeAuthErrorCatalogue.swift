@@ -89,6 +89,14 @@ extension IdentityError {
         IdentityError(error: "invalid_request", code: 55200, message: "The continuation_token is invalid.")
     }
 
+    /// A continuation token the flows' store refused, in V1's words.
+    static func continuationToken(_ refusal: NativeAuthFlows.Refusal) -> IdentityError {
+        switch refusal {
+        case .expired: continuationTokenExpired()
+        case .invalid: continuationTokenInvalid()
+        }
+    }
+
     static func invalidOneTimeCode() -> IdentityError {
         IdentityError(error: "invalid_grant", code: 50181, message: "Unable to validate the otp.", suberror: "invalid_oob_value")
     }

@@ -11,8 +11,13 @@ import LocatedJSON
 /// (`NativeAuthGrants`).
 enum NativeAuthEndpoints {
     static func respond(_ exchange: IdentityExchange, endpoint: NativeAuthEndpoint) -> HTTPResponse {
+        let segment = exchange.route.tenantSegment
+        guard let tenant = exchange.service.currentDirectory.tenant(matching: segment) else {
+            return NativeAuthError(.tenantNotFound(segment)).response(in: exchange.trace)
+        }
+        guard tenant.servesNativeAuthentication else { return WorldRouter.notFound(exchange.request, exchange.context) }
         do {
-            let request = try NativeAuthRequest(exchange)
+            let request = try NativeAuthRequest(exchange, tenant: tenant)
             return switch endpoint {
             case .signInInitiate: try signInInitiate(request)
             case .signInChallenge: try challenge(request, kind: .signIn)
@@ -29,19 +34,15 @@ enum NativeAuthEndpoints {
             case .resetPasswordSubmit: try resetPasswordSubmit(request)
             case .resetPasswordPollCompletion: try resetPasswordPollCompletion(request)
             }
-        } catch let error as NativeAuthError {
-            return error.response(in: exchange.trace)
-        } catch is NativeAuthRequest.NotServed {
-            return WorldRouter.notFound(exchange.request, exchange.context)
         } catch {
-            return IdentityError.malformedRequest().tokenEndpointResponse(in: exchange.trace)
+            return error.response(in: exchange.trace)
         }
     }
 
     // MARK: Sign-in
 
     /// `oauth2/v2.0/initiate`: the user must exist; a token to choose the method with.
-    static func signInInitiate(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func signInInitiate(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard let user = request.user(named: username) else {
@@ -56,7 +57,7 @@ enum NativeAuthEndpoints {
     /// `oauth2/v2.0/challenge` and `signup/v1.0/challenge`: the method the flow goes on with. A password
     /// where the user has one and the app can ask for it, else a code mailed to the address; asked again,
     /// a new code replaces the last.
-    static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws -> HTTPResponse {
+    static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws(NativeAuthError) -> HTTPResponse {
         // A second factor's challenge: with the method the client picked (`id`), or without one from a client
         // that goes straight on with the default method (MSAL Android).
         if kind == .signIn, request.optional("id") != nil || request.isSecondFactorToken() { return try NativeAuthStrongAuth.mfaChallenge(request) }
@@ -90,7 +91,7 @@ enum NativeAuthEndpoints {
     // MARK: Sign-up
 
     /// `signup/v1.0/start`: a new address, and what the user gave up front (password, attributes).
-    static func signUpStart(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func signUpStart(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard Self.isEmailAddress(username) else {
@@ -128,7 +129,7 @@ enum NativeAuthEndpoints {
 
     /// `signup/v1.0/continue`: the code, then the password and attributes the user flow still needs;
     /// once nothing is missing the account is made and the token signs it in.
-    static func signUpContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func signUpContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let grantType = try request.required("grant_type")
         var (flow, step) = try request.flow(kind: .signUp, steps: [.codeSent, .credentialRequired, .attributesRequired])
         switch (grantType, step) {

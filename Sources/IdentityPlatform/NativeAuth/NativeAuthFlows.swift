@@ -158,19 +158,39 @@ package final class NativeAuthFlows: Sendable {
 
     package init() {}
 
-    /// What a continuation token stands for.
-    package enum Lookup: Sendable {
-        case valid(NativeAuthFlow, NativeAuthFlow.Step)
-        case expired
-        case unknown
+    /// Who presents a continuation token: a request to the API version its flow started on, in its
+    /// tenant, and (V1, whose requests name it) from its client.
+    package struct Presenter: Sendable {
+        var isV2: Bool
+        var tenantID: String
+        var clientID: String?
+
+        package static func v1(tenantID: String, clientID: String) -> Presenter { Presenter(isV2: false, tenantID: tenantID, clientID: clientID) }
+        package static func v2(tenantID: String) -> Presenter { Presenter(isV2: true, tenantID: tenantID, clientID: nil) }
+
+        func owns(_ flow: NativeAuthFlow) -> Bool {
+            flow.isV2 == isV2 && flow.tenantID == tenantID
+                && (clientID.map { flow.clientID.caseInsensitiveCompare($0) == .orderedSame } ?? true)
+        }
     }
 
-    package func lookUp(_ token: String, now: Date) -> Lookup {
-        store.withLock { store in
-            guard let issued = store.tokens[token], let flow = store.flows[issued.flowID] else { return .unknown }
-            guard issued.expiresAt > now else { return .expired }
-            return .valid(flow, issued.step)
+    /// Why a continuation token was refused; each dialect words it in its own catalogue.
+    package enum Refusal: Error, Sendable {
+        case expired
+        /// Unknown, retired, or another flow's holder's.
+        case invalid
+    }
+
+    /// The flow `token` stands for and the step it is at, provided `presenter` may present it.
+    package func flow(presented token: String, by presenter: Presenter, now: Date) throws(Refusal) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+        let found = store.withLock { store -> (NativeAuthFlow, Issued)? in
+            guard let issued = store.tokens[token], let flow = store.flows[issued.flowID] else { return nil }
+            return (flow, issued)
         }
+        guard let (flow, issued) = found else { throw .invalid }
+        guard issued.expiresAt > now else { throw .expired }
+        guard presenter.owns(flow) else { throw .invalid }
+        return (flow, issued.step)
     }
 
     /// Keeps a new flow and hands out its first token.

@@ -9,19 +9,14 @@ import FoundationGaps
 /// (`continuation_token`). Only an external tenant accepts them; the flow ends with the tokens.
 enum NativeAuthGrants {
     static func redeem(_ request: TokenRequest, grantType: String) throws(IdentityError) -> HTTPResponse {
-        guard case .specific(let tenant) = request.selector, tenant.kind == .external else { throw .unsupportedGrantType(grantType) }
+        guard case .specific(let tenant) = request.selector, tenant.servesNativeAuthentication else { throw .unsupportedGrantType(grantType) }
         let token = try request.required("continuation_token")
         let client = try request.authenticateClient()
         let flows = request.service.nativeAuthFlows
         let flow: NativeAuthFlow, step: NativeAuthFlow.Step
-        switch flows.lookUp(token, now: request.now) {
-        case .expired: throw .continuationTokenExpired()
-        case .unknown: throw .continuationTokenInvalid()
-        case .valid(let found, let foundStep): (flow, step) = (found, foundStep)
-        }
-        guard !flow.isV2, flow.tenantID == tenant.id, flow.clientID.caseInsensitiveCompare(client.application.clientID) == .orderedSame else {
-            throw .continuationTokenInvalid()
-        }
+        do {
+            (flow, step) = try flows.flow(presented: token, by: .v1(tenantID: tenant.id, clientID: client.application.clientID), now: request.now)
+        } catch { throw .continuationToken(error) }
         let methods: [String]
         switch (grantType, flow.kind, step) {
         case ("password", .signIn, .passwordRequired):

@@ -8,7 +8,7 @@ import LocatedJSON
 /// the last continuation token. The reset takes effect at `submit`, so the first poll already succeeds;
 /// like a password change it ends the user's earlier refresh tokens (AADSTS50173 on their next use).
 extension NativeAuthEndpoints {
-    static func resetPasswordStart(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func resetPasswordStart(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
         guard let user = request.user(named: username) else {
@@ -23,7 +23,7 @@ extension NativeAuthEndpoints {
         return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
     }
 
-    static func resetPasswordContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func resetPasswordContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let grantType = try request.required("grant_type")
         guard grantType == "oob" else { throw NativeAuthError(.unsupportedGrantType(grantType)) }
         var (flow, _) = try request.flow(kind: .resetPassword, steps: [.codeSent])
@@ -35,7 +35,7 @@ extension NativeAuthEndpoints {
         ])
     }
 
-    static func resetPasswordSubmit(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func resetPasswordSubmit(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .resetPassword, steps: [.newPasswordRequired])
         let password = try request.required("new_password")
         guard let userID = flow.userID else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
@@ -46,7 +46,7 @@ extension NativeAuthEndpoints {
         ])
     }
 
-    static func resetPasswordPollCompletion(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func resetPasswordPollCompletion(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .resetPassword, steps: [.resetSubmitted])
         return request.answer([
             "status": .string("succeeded"),

@@ -6,6 +6,12 @@ import LocatedJSON
 
 /// One request to a native-authentication endpoint of an external tenant, with the checks and reads
 /// every endpoint makes: a POSTed form, a client of the tenant, the flow its continuation token stands for.
+extension Tenant {
+    /// Only External ID tenants serve the native authentication API, V1 and V2; elsewhere its paths are
+    /// unknown, as on login.microsoftonline.com.
+    var servesNativeAuthentication: Bool { kind == .external }
+}
+
 struct NativeAuthRequest {
     let exchange: IdentityExchange
     let tenant: Tenant
@@ -18,14 +24,9 @@ struct NativeAuthRequest {
     /// The tenant's user flow: the sign-up method and the attributes it collects.
     var userFlow: ExternalUserFlow { tenant.externalUserFlow }
 
-    /// Only External ID tenants serve the API; elsewhere the paths are unknown, as on login.microsoftonline.com.
-    struct NotServed: Error {}
-
-    init(_ exchange: IdentityExchange) throws {
+    /// `tenant`: the path's, which serves the API (`Tenant.servesNativeAuthentication`).
+    init(_ exchange: IdentityExchange, tenant: Tenant) throws(NativeAuthError) {
         let directory = exchange.service.currentDirectory
-        let segment = exchange.route.tenantSegment
-        guard let tenant = directory.tenant(matching: segment) else { throw NativeAuthError(.tenantNotFound(segment)) }
-        guard tenant.kind == .external else { throw NotServed() }
         guard exchange.request.method == "POST" else { throw NativeAuthError(.methodNotAllowed(exchange.request.method)) }
         let form = exchange.request.form
         guard let clientID = form["client_id"], !clientID.isEmpty else {
@@ -102,7 +103,7 @@ struct NativeAuthRequest {
 
     /// Whether `continuation_token` stands for a sign-in at its second factor.
     func isSecondFactorToken() -> Bool {
-        guard let token = optional("continuation_token"), case .valid(let flow, let step) = flows.lookUp(token, now: now) else { return false }
+        guard let token = optional("continuation_token"), let (flow, step) = try? flows.flow(presented: token, by: presenter, now: now) else { return false }
         return flow.kind == .signIn && [.mfaRequired, .mfaMethodsListed, .mfaCodeSent].contains(step)
     }
 
@@ -124,15 +125,15 @@ struct NativeAuthRequest {
 
     /// The flow `continuation_token` stands for, provided it is of `kind`, this client's, and at one of `steps`.
     func flow(kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> (NativeAuthFlow, NativeAuthFlow.Step) {
-        switch flows.lookUp(try required("continuation_token"), now: now) {
-        case .expired: throw NativeAuthError(.continuationTokenExpired())
-        case .unknown: throw NativeAuthError(.continuationTokenInvalid())
-        case .valid(let flow, let step):
-            guard !flow.isV2, flow.kind == kind, steps.contains(step), flow.clientID.caseInsensitiveCompare(clientID) == .orderedSame,
-                  flow.tenantID == tenant.id else { throw NativeAuthError(.continuationTokenInvalid()) }
-            return (flow, step)
-        }
+        let token = try required("continuation_token")
+        let (flow, step): (NativeAuthFlow, NativeAuthFlow.Step)
+        do { (flow, step) = try flows.flow(presented: token, by: presenter, now: now) } catch { throw NativeAuthError(.continuationToken(error)) }
+        guard flow.kind == kind, steps.contains(step) else { throw NativeAuthError(.continuationTokenInvalid()) }
+        return (flow, step)
     }
+
+    /// This request, as the holder of a V1 flow's token.
+    var presenter: NativeAuthFlows.Presenter { .v1(tenantID: tenant.id, clientID: clientID) }
 
     /// Mails a new code to `address` for `flow` (the earlier one stops working).
     func mailCode(to address: String, in flow: inout NativeAuthFlow, purpose: OutboxMessage.Purpose) {

@@ -41,7 +41,7 @@ enum NativeAuthStrongAuth {
     // MARK: Multifactor authentication
 
     /// `oauth2/v2.0/introspect`: the second-factor methods the user has (their email).
-    static func introspect(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func introspect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         let method = JSONValue.object([
@@ -56,7 +56,7 @@ enum NativeAuthStrongAuth {
 
     /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the user's one method): the code is
     /// mailed, again on a resend.
-    static func mfaChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func mfaChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID), (request.optional("id") ?? emailMethodID(of: user)) == emailMethodID(of: user) else {
             throw NativeAuthError(.authenticationMethodNotValid())
@@ -73,7 +73,7 @@ enum NativeAuthStrongAuth {
     // MARK: Just-in-time registration
 
     /// `register/v1.0/introspect`: the methods the user may register (an email address).
-    static func registrationIntrospect(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func registrationIntrospect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed])
         let method = JSONValue.object([
             "id": .string("email"), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
@@ -88,7 +88,7 @@ enum NativeAuthStrongAuth {
     /// `register/v1.0/challenge`: the contact to register. FakeEntra registers the address the user already
     /// proved (`preverified`, no code); any other contact is refused (901001), as a user's second email
     /// is not kept.
-    static func registrationChallenge(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func registrationChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationPreverified])
         let target = try request.requiredShort("challenge_target")
         let proven = request.user(id: flow.userID)?.mail ?? flow.username
@@ -104,7 +104,7 @@ enum NativeAuthStrongAuth {
 
     /// `register/v1.0/continue` with `grant_type=continuation_token`: the method is registered and the
     /// token signs the user in.
-    static func registrationContinue(_ request: NativeAuthRequest) throws -> HTTPResponse {
+    static func registrationContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationPreverified])
         guard try request.required("grant_type") == "continuation_token" else {
             throw NativeAuthError(.unsupportedGrantType(try request.required("grant_type")))

@@ -31,16 +31,8 @@ enum NativeAuthV2 {
             case .updatePassword: return try updatePassword(request, tenant: tenant)
             case .poll: return try poll(request, tenant: tenant)
             }
-        } catch let error as NativeAuthV2Error {
-            return error.response(in: exchange.trace)
-        } catch let error as NativeAuthError {
-            return error.response(in: exchange.trace)
-        } catch is NativeAuthRequest.NotServed {
-            return WorldRouter.notFound(exchange.request, exchange.context)
-        } catch let error as IdentityError {
-            return error.tokenEndpointResponse(in: exchange.trace)
         } catch {
-            return IdentityError.malformedRequest().tokenEndpointResponse(in: exchange.trace)
+            return error.response(in: exchange.trace)
         }
     }
 
@@ -48,12 +40,13 @@ enum NativeAuthV2 {
 
     /// With `client_id`: a new journey's token and its links (401 InsufficientAuthorization, as recorded in
     /// the SDKs' fixtures and the reference). With `continuation_token` alone: a finished journey's code.
-    static func authorizeChallenge(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func authorizeChallenge(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         let form = request.exchange.request.form
         if form["client_id"] == nil, let token = form["continuation_token"], !token.isEmpty {
             return try issueCode(request, tenant: tenant, token: token)
         }
-        let v1 = try NativeAuthRequest(request.exchange)
+        let v1: NativeAuthRequest
+        do { v1 = try NativeAuthRequest(request.exchange, tenant: tenant) } catch { throw NativeAuthV2Error(error) }
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: v1.clientID, tenantID: tenant.id,
                                   username: "", userID: nil, challengeTypes: ["password", "oob", "redirect"], expiresAt: request.now)
         flow.isV2 = true
@@ -71,12 +64,12 @@ enum NativeAuthV2 {
 
     /// A finished journey's token, spent once for an authorization code the token endpoint redeems (no
     /// redirect URI, no PKCE: the flow proved who the user is).
-    static func issueCode(_ request: NativeAuthV2Request, tenant: Tenant, token: String) throws -> HTTPResponse {
+    static func issueCode(_ request: NativeAuthV2Request, tenant: Tenant, token: String) throws(NativeAuthV2Error) -> HTTPResponse {
         let (flow, step) = try request.flow(token, tenant: tenant)
         guard step == .completed, let userID = flow.userID, let user = request.exchange.service.currentDirectory.user(id: userID) else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
-        try GrantRedemption.checkAccountUsable(user)
+        do { try GrantRedemption.checkAccountUsable(user) } catch { throw NativeAuthV2Error(NativeAuthError(error)) }
         guard request.flows.finish(flow.id) else { throw NativeAuthV2Error.invalidContinuationToken }
         let directory = request.exchange.service.currentDirectory
         let client = (try? ClientResolver.resolve(clientID: flow.clientID, directory: directory, options: request.exchange.service.options, tenant: tenant))?.application
@@ -102,7 +95,7 @@ enum NativeAuthV2 {
 
     // MARK: - Sign-in
 
-    static func signInStart(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func signInStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         let (flow, user) = try begin(.signIn, request, tenant: tenant)
         let methods = request.firstFactorMethods(for: user, tenant: tenant)
         return try request.hal(flow, step: .started, [
@@ -113,12 +106,12 @@ enum NativeAuthV2 {
     }
 
     /// A sign-in's or a reset's start: the entry token, the user named (who must exist and may sign in).
-    static func begin(_ kind: NativeAuthFlow.Kind, _ request: NativeAuthV2Request, tenant: Tenant) throws -> (NativeAuthFlow, DirectoryUser) {
+    static func begin(_ kind: NativeAuthFlow.Kind, _ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, DirectoryUser) {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
         let username = try request.username()
         guard let user = request.user(named: username, in: tenant) else { throw NativeAuthV2Error.userNotFound(tenant) }
-        if let problem = NativeAuthError.accountProblem(user) { throw problem }
+        if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
         flow.kind = kind
         flow.username = username
         flow.userID = user.id
@@ -127,7 +120,7 @@ enum NativeAuthV2 {
 
     /// `auth/methods/{type}/{id}/challenge`, also the resend link: a code mailed (the last one stops
     /// working), or the password asked for.
-    static func challenge(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws -> HTTPResponse {
+    static func challenge(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws(NativeAuthV2Error) -> HTTPResponse {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         let secondFactor = [.mfaMethodsListed, .mfaCodeSent].contains(step)
         guard [.started, .codeSent, .passwordRequired, .mfaMethodsListed, .mfaCodeSent].contains(step) else { throw NativeAuthV2Error.invalidContinuationToken }
@@ -161,7 +154,7 @@ enum NativeAuthV2 {
 
     /// `auth/methods/{type}/{id}/verify`: the password or the code. Then the journey's next step: a second
     /// factor, the new password of a reset, the rest of a sign-up, or `continue`.
-    static func verify(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws -> HTTPResponse {
+    static func verify(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws(NativeAuthV2Error) -> HTTPResponse {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         let body = try request.body()
         switch step {
@@ -194,8 +187,8 @@ enum NativeAuthV2 {
     }
 
     /// The first factor (or the second) passed: a second factor if the user needs one, else `continue`.
-    static func signedIn(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, user: DirectoryUser) throws -> HTTPResponse {
-        if let problem = NativeAuthError.accountProblem(user) { throw problem }
+    static func signedIn(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, user: DirectoryUser) throws(NativeAuthV2Error) -> HTTPResponse {
+        if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
         if !flow.secondFactorPassed, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.exchange.directives) {
             guard let mail = user.mail else { return try request.webFallback(flow) }
             let method: JSONValue = .object([
@@ -213,7 +206,7 @@ enum NativeAuthV2 {
 
     // MARK: - Password reset
 
-    static func resetPasswordStart(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func resetPasswordStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         let (flow, user) = try begin(.resetPassword, request, tenant: tenant)
         guard let mail = user.mail, !user.password.isEmpty else { return try request.webFallback(flow) }
         let method: JSONValue = .object([
@@ -228,8 +221,8 @@ enum NativeAuthV2 {
     }
 
     /// `PUT resetpassword/update {"newPassword"}`: the password rules, then the change is polled for.
-    static func updatePassword(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
-        guard request.exchange.request.method == "PUT" else { throw NativeAuthError(.methodNotAllowed(request.exchange.request.method)) }
+    static func updatePassword(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
+        guard request.exchange.request.method == "PUT" else { throw NativeAuthV2Error(NativeAuthError(.methodNotAllowed(request.exchange.request.method))) }
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard step == .newPasswordRequired, flow.kind == .resetPassword, let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
         guard let password = try request.body()["newPassword"]?.string else { throw NativeAuthV2Error.missing("newPassword") }
@@ -252,7 +245,7 @@ enum NativeAuthV2 {
     }
 
     /// The change is applied at once: the first poll says `continue` (every client polls at most five times).
-    static func poll(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func poll(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         let (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard step == .resetSubmitted else { throw NativeAuthV2Error.invalidContinuationToken }
         return try request.continueJourney(flow, tenant: tenant)
@@ -260,7 +253,7 @@ enum NativeAuthV2 {
 
     // MARK: - Sign-up
 
-    static func signUpStart(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func signUpStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
         flow.kind = .signUp
@@ -290,7 +283,7 @@ enum NativeAuthV2 {
 
     /// `signup/submitattributes`: the address (first time), password and attributes, checked by the user
     /// flow's rules; then the address is proved with a mailed code, or the account is made.
-    static func submitAttributes(_ request: NativeAuthV2Request, tenant: Tenant) throws -> HTTPResponse {
+    static func submitAttributes(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
         guard flow.kind == .signUp, [.attributesRequired, .credentialRequired].contains(step) else { throw NativeAuthV2Error.invalidContinuationToken }
         let body = try request.body()
@@ -332,7 +325,7 @@ enum NativeAuthV2 {
     }
 
     /// After the address is proved: what is still missing, or the account made and `continue`.
-    static func signUpProgress(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow) throws -> HTTPResponse {
+    static func signUpProgress(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow) throws(NativeAuthV2Error) -> HTTPResponse {
         var flow = flow
         let userFlow = tenant.externalUserFlow
         let needsPassword = flow.password == nil && userFlow.allowsPassword(appCanAsk: true)

@@ -14,7 +14,7 @@ struct NativeAuthV2Request {
 
     init(_ exchange: IdentityExchange) {
         self.exchange = exchange
-        tenant = exchange.service.currentDirectory.tenant(matching: exchange.route.tenantSegment).flatMap { $0.kind == .external ? $0 : nil }
+        tenant = exchange.service.currentDirectory.tenant(matching: exchange.route.tenantSegment).flatMap { $0.servesNativeAuthentication ? $0 : nil }
         let bytes = exchange.request.body
         parsedBody = bytes.count <= NativeAuthRequest.longestAttributes * 2 ? LocatedJSON.object(body: bytes) : nil
     }
@@ -53,12 +53,11 @@ struct NativeAuthV2Request {
 
     /// The V2 flow `token` names in this tenant.
     func flow(_ token: String, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, NativeAuthFlow.Step) {
-        switch flows.lookUp(token, now: now) {
-        case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 55112, "The continuationToken is expired.", innerCode: "invalidContinuationToken")
-        case .unknown: throw .invalidContinuationToken
-        case .valid(let flow, let step):
-            guard flow.isV2, flow.tenantID == tenant.id else { throw .invalidContinuationToken }
-            return (flow, step)
+        do { return try flows.flow(presented: token, by: .v2(tenantID: tenant.id), now: now) } catch {
+            switch error {
+            case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 55112, "The continuationToken is expired.", innerCode: "invalidContinuationToken")
+            case .invalid: throw .invalidContinuationToken
+            }
         }
     }
 
@@ -130,6 +129,15 @@ struct NativeAuthV2Error: Error {
         self.details = details
     }
 
+    /// A refusal of the checks V2 shares with V1 (the client, the method, the account's state), answered
+    /// in V1's flat shape, as they are made before a step is reached.
+    var flat: NativeAuthError?
+
+    init(_ flat: NativeAuthError) {
+        self.init(status: flat.error.status, code: flat.error.error, aadsts: flat.error.code, flat.error.message)
+        self.flat = flat
+    }
+
     /// `AADSTS50126: Error validating credentials…`
     var message: String { "AADSTS\(aadsts): \(text)" }
 
@@ -154,6 +162,7 @@ struct NativeAuthV2Error: Error {
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
+        if let flat { return flat.response(in: trace) }
         var inner: [(String, JSONValue)] = []
         if let innerCode { inner.append(("code", .string(innerCode))) }
         if !details.isEmpty {
