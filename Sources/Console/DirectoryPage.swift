@@ -90,7 +90,7 @@ extension ConsolePage {
         \(table("outboxTable", ["to", "code", "for", "sent", "expires"], mail, empty: "No email sent yet."))</section>
         <section><h2 id="groups">Groups</h2>
         \(table("groupTable", ["name", "object id", "kind", "members", "owners"], groups, empty: "No groups."))</section>
-        <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS), <code>/msi/token</code> (App Service), <code>/servicefabric/metadata/identity/oauth2/token</code> (Service Fabric), <code>/azureml/msi/token</code> (Azure ML) and <code>/azurearc/metadata/identity/oauth2/token</code> (Azure Arc).</p>
+        <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS), <code>/msi/token</code> (App Service), <code>/servicefabric/metadata/identity/oauth2/token</code> (Service Fabric), <code>/azureml/msi/token</code> (Azure ML) and <code>/azurearc/metadata/identity/oauth2/token</code> (Azure Arc); Cloud Shell's <code>/cloudshell/oauth2/token</code> answers for the person signed in to the shell.</p>
         \(table("identityTable", ["name", "client id", "kind", "resource id"], identities, empty: "No managed identities."))</section>
         <section><h2 id="first-party">Microsoft's apps</h2><p class="muted">In every tenant, as in a real one: no consent page on Microsoft's resources.</p>
         \(table("firstPartyTable", ["name", "app id", ""], firstParty, empty: ""))</section>

@@ -41,6 +41,8 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var response: HTTPResponse
         if let answer = context.directives.answer, let scripted = scripted(answer, receipt: context.receipt) {
             response = scripted
+        } else if route == .cloudShell {
+            response = CloudShellEndpoint(service: service, cache: issued).respond(to: request, origin: origin, receipt: context.receipt)
         } else {
             do {
                 response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
@@ -101,6 +103,8 @@ package struct ManagedIdentityHandler: ExchangeHandler {
                 throw Failure(status: .unauthorized, error: "invalid_request",
                               description: "secret is missing or is not the IDENTITY_HEADER (MSI_SECRET) this endpoint was given (FakeEntra's: the managedIdentityHeader option).")
             }
+        case .cloudShell:
+            break   // answered by CloudShellEndpoint, which `handle` hands it to
         case .appService:
             // api-version 2017-09-01 (MSI_ENDPOINT and MSI_SECRET) sends the secret as `secret`.
             guard let header = request.headers["X-IDENTITY-HEADER"] ?? request.headers["secret"], header == service.options.managedIdentityHeader else {
@@ -184,7 +188,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             case .system: break
             }
             return Self.json(body)
-        case .instanceMetadata, .appService:
+        case .instanceMetadata, .appService, .cloudShell:
             break
         }
         var body: [(String, JSONValue)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]

@@ -4,7 +4,8 @@ package import EntraHTTP
 /// The local endpoints a managed identity gets its tokens from, served on FakeEntra's host so that
 /// azure-identity reaches them through its documented overrides: IMDS's path
 /// (`AZURE_POD_IDENTITY_AUTHORITY_HOST=https://host`), App Service's endpoint (`IDENTITY_ENDPOINT=https://host/msi/token`)
-/// and Azure Arc's (`IDENTITY_ENDPOINT=https://host/azurearc/metadata/identity/oauth2/token` with `IMDS_ENDPOINT` set).
+/// Azure Arc's (`IDENTITY_ENDPOINT=https://host/azurearc/metadata/identity/oauth2/token` with `IMDS_ENDPOINT` set)
+/// and Cloud Shell's (`MSI_ENDPOINT=https://host/cloudshell/oauth2/token` without `MSI_SECRET`).
 package enum ManagedIdentityRoute: Sendable, Equatable {
     /// `GET /metadata/identity/oauth2/token` with `Metadata: true`.
     case instanceMetadata
@@ -17,10 +18,14 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
     /// `GET /azurearc/metadata/identity/oauth2/token` with `Metadata: true`: an Azure Arc-enabled server's
     /// agent (HIMDS, `localhost:40342` on the machine), which challenges the caller to read a key file.
     case azureArc
+    /// `POST /cloudshell/oauth2/token` (a form with `resource`), or a GET with it in the query: Azure Cloud
+    /// Shell's endpoint (MSI_ENDPOINT), which answers for the signed-in person.
+    case cloudShell
 
     package static let appServicePath = "/msi/token"
     package static let serviceFabricPath = "/servicefabric/metadata/identity/oauth2/token"
     package static let azureMLPath = "/azureml/msi/token"
+    package static let cloudShellPath = "/cloudshell/oauth2/token"
 
     package static func parse(_ request: HTTPRequest) -> ManagedIdentityRoute? {
         let segments = request.pathSegments.map { $0.lowercased() }
@@ -30,6 +35,7 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
         case ["servicefabric", "metadata", "identity", "oauth2", "token"]: return .serviceFabric
         case ["azureml", "msi", "token"]: return .azureML
         case ["azurearc", "metadata", "identity", "oauth2", "token"]: return .azureArc
+        case ["cloudshell", "oauth2", "token"], ["cloudshell", "metadata", "identity", "oauth2", "token"]: return .cloudShell
         default: return nil
         }
     }

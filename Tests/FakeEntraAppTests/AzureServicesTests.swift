@@ -136,6 +136,33 @@ import Testing
         #expect(user["client_id"] as? String == ManagedIdentity.demoUserAssignedClientID, "the identity used, echoed")
     }
 
+    /// Cloud Shell's endpoint answers for the person signed in to the shell, every member a string and the
+    /// time left of the token it keeps (recorded 2020); an identity's id is ignored; an audience it does not
+    /// serve is refused in the nested shape, with the code the receipt notes.
+    @Test func cloudShellAnswersForThePersonSignedInToIt() throws {
+        let first = send("/cloudshell/oauth2/token", method: "POST", headers: ["Metadata": "true"], form: [("resource", "https://management.core.windows.net/")])
+        #expect(first.status.code == 200)
+        let body = Self.json(first)
+        #expect(Array(body.keys).sorted() == ["access_token", "expires_in", "expires_on", "not_before", "refresh_token", "resource", "token_type"])
+        for member in ["expires_in", "expires_on", "not_before", "refresh_token"] { #expect(body[member] is String, "\(member)") }
+        #expect(body["refresh_token"] as? String == "" && body["resource"] as? String == "https://management.core.windows.net/")
+        let claims = try #require(Self.claims(body["access_token"] as? String))
+        #expect(claims["upn"] as? String == "adele.vance@contoso.onmicrosoft.com" && claims["idtyp"] as? String == "user")
+        #expect(claims["appid"] as? String == "b677c290-cf4b-4a8e-a60e-91ba650a4abe" && claims["app_displayname"] as? String == "AzurePortal Console App")
+        #expect(claims["aud"] as? String == "https://management.core.windows.net/")
+
+        let clock = try #require(application.service.clock as? VirtualClock)
+        clock.advance(by: 600)
+        let kept = Self.json(send("/cloudshell/oauth2/token?resource=https://management.core.windows.net/&client_id=\(ManagedIdentity.demoUserAssignedClientID)"))
+        #expect(kept["access_token"] as? String == body["access_token"] as? String, "the kept token, a user-assigned identity's id ignored")
+        #expect(Int(kept["expires_in"] as? String ?? "") == Int(body["expires_in"] as? String ?? "")! - 600, "the time left of it")
+
+        let refused = send("/cloudshell/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://azconfig.io/", headers: ["Metadata": "true"])
+        #expect(refused.status.code == 400)
+        #expect((Self.json(refused)["error"] as? [String: String]) == ["code": "AudienceNotSupported", "message": "Audience https://azconfig.io/ is not a supported MSI token audience."])
+        #expect(refused.statedError?.code == "AudienceNotSupported")
+    }
+
     /// The endpoint hands out the token it issued until five minutes before its expiry, then a new one.
     @Test func imdsKeepsItsTokenUntilItIsAboutToExpire() throws {
         let target = "/metadata/identity/oauth2/token?api-version=2018-02-01&resource=https://management.azure.com"

@@ -748,6 +748,14 @@ class Provoker:
         headers = {}
         if "metadata" in recorded:
             headers["Metadata"] = recorded["metadata"]
+        if parts.netloc == "localhost:50342":
+            # Cloud Shell's endpoint, under FakeEntra's /cloudshell: a form POSTed (a GET's query as it was);
+            # a recorder that kept no form asked for the resource its answer names.
+            path = "/cloudshell" + parts.path
+            if recording.method == "GET":
+                return Answer.of(self.session.get(f"{self.server.url}{path}?{urllib.parse.urlencode(query)}", headers=headers))
+            form = dict(recording.form) or {"resource": (recording.body or {}).get("resource", "")}
+            return Answer.of(self.session.post(f"{self.server.url}{path}", data=form, headers=headers))
         if parts.netloc == "localhost:40342":
             # An Azure Arc agent: FakeEntra serves it under its own path; a recorded Authorization header is
             # the content of the key file its challenge names, read as a client on the machine reads it.

@@ -367,6 +367,24 @@ def test_managed_identity_through_azure_arc(server, env):
     assert asked == [(401, False), (200, True)] * 2, asked
 
 
+def test_managed_identity_through_cloud_shell(server, env):
+    """Cloud Shell: MSI_ENDPOINT without MSI_SECRET. azure-identity POSTs the resource as a form and gets the
+    token of the person signed in to the shell (the first demo user), a delegated token of the Azure portal's
+    console app; an audience the shell does not serve is refused with AudienceNotSupported."""
+    env.set(MSI_ENDPOINT=server.url + "/cloudshell/oauth2/token")
+    mark = journal_mark(server)
+    token = identity.ManagedIdentityCredential().get_token(ARM_SCOPE)
+    claims = jwt_claims(token.token)
+    assert claims["upn"] == "adele.vance@contoso.onmicrosoft.com" and claims["idtyp"] == "user", claims
+    assert claims["appid"] == "b677c290-cf4b-4a8e-a60e-91ba650a4abe" and claims["aud"] == "https://management.azure.com", claims
+    assert token.expires_on > time.time() + 3000
+    with pytest.raises(ClientAuthenticationError) as refused:
+        identity.ManagedIdentityCredential().get_token("https://azconfig.io/.default")
+    assert "AudienceNotSupported" in str(refused.value)
+    asked = [(e["method"], e["status"]) for e in journal_since(server, mark) if e["path"] == "/cloudshell/oauth2/token"]
+    assert asked == [("POST", 200), ("POST", 400)], asked
+
+
 # MARK: Managed identity faults
 
 # Each fault scenario, the statuses IMDS answers in turn, and the least time azure-identity waits in all.

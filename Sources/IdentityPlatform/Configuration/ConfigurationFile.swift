@@ -15,6 +15,7 @@ struct ConfigurationFile: Decodable {
         var deviceCodePollingInterval: Int?
         var interactiveFlowLifetime: Int?
         var managedIdentityHeader: String?
+        var cloudShellUser: String?
     }
 
     struct GroupEntry: Decodable {

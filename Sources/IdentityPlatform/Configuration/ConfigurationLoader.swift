@@ -71,6 +71,7 @@ package enum ConfigurationLoader {
         if let v = entry.deviceCodePollingInterval { options.deviceCodePollingInterval = v }
         if let v = entry.interactiveFlowLifetime { options.interactiveFlowLifetime = TimeInterval(v) }
         if let v = entry.managedIdentityHeader { options.managedIdentityHeader = v }
+        if let v = entry.cloudShellUser { options.cloudShellUser = v }
         return options
     }
 }
@@ -103,6 +104,9 @@ struct DirectoryBuilder {
         addConsents()
         addManagedIdentities()
         addGroups()
+        if let name = file.options?.cloudShellUser, directory.user(id: name) ?? directory.user(signInName: name) == nil {
+            report("/options/cloudShellUser", "no user \"\(name)\"; expected the userPrincipalName or object id of a user in \"users\" or a default user")
+        }
         return directory
     }
 

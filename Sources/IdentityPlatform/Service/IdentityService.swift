@@ -22,6 +22,9 @@ package struct IdentityOptions: Sendable, Equatable {
     package var interactiveFlowLifetime: TimeInterval = 3600
     /// The secret App Service puts in `IDENTITY_HEADER` and its identity endpoint wants back as `X-IDENTITY-HEADER`.
     package var managedIdentityHeader: String = "fakeentra-identity-header"
+    /// The person signed in to Cloud Shell, whose tokens its endpoint hands out (a UPN or object id); nil:
+    /// the first user of the first organization.
+    package var cloudShellUser: String?
     /// How custom authentication extensions are reached (the server's HTTP client; a test's script).
     package var extensionTransport: ExtensionTransportReference = .unreachable
 
