@@ -1,3 +1,4 @@
+import IdentityFixtures
 import ExchangeKernel
 import Foundation
 import LocatedJSON

@@ -1,3 +1,4 @@
+import IdentityFixtures
 import EntraCrypto
 import EntraHTTP
 import Foundation

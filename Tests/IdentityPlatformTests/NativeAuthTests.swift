@@ -1,3 +1,4 @@
+import IdentityFixtures
 import ExchangeKernel
 import EntraCrypto
 import EntraHTTP

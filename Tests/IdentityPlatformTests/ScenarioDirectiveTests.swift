@@ -1,3 +1,4 @@
+import IdentityFixtures
 import EntraHTTP
 import Foundation
 import Testing

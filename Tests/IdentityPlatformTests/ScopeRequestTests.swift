@@ -1,3 +1,4 @@
+import IdentityFixtures
 import Testing
 @testable import IdentityPlatform
 

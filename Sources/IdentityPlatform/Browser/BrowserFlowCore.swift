@@ -92,16 +92,8 @@ package struct BrowserFlowCore<Step: RawRepresentable> where Step.RawValue == St
 
     /// Ends the flow with an authorization code for `grant`, kept for the token endpoint (single use, short-lived).
     package func issueCode(_ code: String, grant: GrantContext, redirectURI: String, codeChallenge: String?, codeChallengeMethod: String?, nonce: String?) {
-        let record = AuthorizationCodeRecord(
-            code: code, grant: grant, redirectURI: redirectURI, codeChallenge: codeChallenge,
-            codeChallengeMethod: codeChallengeMethod, nonce: nonce,
-            issuedAt: now, expiresAt: now.addingTimeInterval(service.options.authorizationCodeLifetime)
-        )
-        let flowID = pending.id
-        service.state.withLock { state in
-            state.pendingAuthorizations.removeValue(forKey: flowID)
-            state.authorizationCodes[code] = record
-        }
+        service.issueCode(code, grant: grant, redirectURI: redirectURI, codeChallenge: codeChallenge, codeChallengeMethod: codeChallengeMethod,
+                          nonce: nonce, now: now, endingFlow: pending.id)
         exchange.receipt.grant(.authorizationCode, .created, handle: code)
     }
 

@@ -85,10 +85,7 @@ enum NativeAuthV2 {
         let grant = GrantContext(clientID: flow.clientID, userID: user.id, tenantID: tenant.id, scopes: scopes, resourceAppID: nil,
                                  endpointVersion: .v2, authTime: request.now, authenticationMethods: flow.methods)
         let code = TokenIdentifiers.opaqueInternal()
-        let now = request.now
-        let record = AuthorizationCodeRecord(code: code, grant: grant, redirectURI: "", codeChallenge: nil, codeChallengeMethod: nil, nonce: nil,
-                                             issuedAt: now, expiresAt: now.addingTimeInterval(request.exchange.service.options.authorizationCodeLifetime))
-        request.exchange.service.state.withLock { $0.authorizationCodes[code] = record }
+        request.exchange.service.issueCode(code, grant: grant, redirectURI: "", now: request.now)
         request.exchange.receipt.grant(.authorizationCode, .created, handle: code)
         return NativeAuthResponse.json(["code": .string(code)])
     }

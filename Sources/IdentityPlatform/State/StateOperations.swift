@@ -73,6 +73,19 @@ extension IdentityService {
         }
     }
 
+    /// Keeps a new authorization code for the token endpoint, single use, for the configured code lifetime.
+    /// `endingFlow`: the pending sign-in it ends, forgotten under the same lock so no page post reuses it.
+    package func issueCode(_ code: String, grant: GrantContext, redirectURI: String, codeChallenge: String? = nil, codeChallengeMethod: String? = nil,
+                           nonce: String? = nil, now: Date, endingFlow flowID: String? = nil) {
+        let record = AuthorizationCodeRecord(code: code, grant: grant, redirectURI: redirectURI, codeChallenge: codeChallenge,
+                                             codeChallengeMethod: codeChallengeMethod, nonce: nonce,
+                                             issuedAt: now, expiresAt: now.addingTimeInterval(options.authorizationCodeLifetime))
+        state.withLock { state in
+            if let flowID { state.pendingAuthorizations.removeValue(forKey: flowID) }
+            state.authorizationCodes[code] = record
+        }
+    }
+
     /// The record of a code that may still be redeemed. Nothing is spent: `redeemCode` does that once
     /// every other check passed.
     package func redeemableCode(_ code: String, now: Date) throws(CodeRefusal) -> AuthorizationCodeRecord {

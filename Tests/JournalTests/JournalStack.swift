@@ -1,3 +1,4 @@
+import IdentityFixtures
 @testable import Journal
 @testable import ControlPlane
 import Graph

@@ -1,3 +1,4 @@
+import IdentityFixtures
 @testable import Journal
 import EntraHTTP
 import Foundation
