@@ -1,6 +1,8 @@
 private import COpenSSL
 private import COpenSSLShims
 package import EntraHTTP
+import Dispatch
+import Synchronization
 #if os(Linux)
 import Glibc
 #else
@@ -52,7 +54,8 @@ package struct BlockingHTTPClient: Sendable {
     /// (`HTTPS_PROXY`, as `ConnectRelay` serves it for the service's own host names).
     package var httpsProxy: HTTPSProxy?
 
-    /// The whole exchange's bound, when set, instead of `timeoutSeconds` per read and write: each read
+    /// The whole exchange's bound, when set, instead of `timeoutSeconds` per read and write: each step
+    /// (every address's connect, the proxy's tunnel, the TLS handshake, the request's write, each read)
     /// waits only for what is left of it.
     package var deadline: Duration?
     /// Answers longer than this fail (`HTTPClientError.isTooLarge`) instead of growing memory by their size.
@@ -67,13 +70,36 @@ package struct BlockingHTTPClient: Sendable {
     package func exchange(secure: Bool, host: String, port: Int, method: String, target: String,
                          headers: [(String, String)] = [], body: [UInt8] = []) throws(HTTPClientError) -> HTTPResponse {
         let tunnel = secure ? httpsProxy.flatMap { $0.applies(to: host) ? $0 : nil } : nil
-        let started = ContinuousClock.now
-        let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds, deadline: deadline)
-        defer { Socket.close(fd) }
-        if tunnel != nil { try Self.openTunnel(fd, to: host, port: port) }
+        let end = deadline.map { ContinuousClock.now + $0 }
+        let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds, until: end)
+        let watchdog = end.map { ExchangeWatchdog(fd: fd, end: $0) }
+        defer {
+            watchdog?.finish()
+            Socket.close(fd)
+        }
+        do throws(HTTPClientError) {
+            let response = try converse(fd, secure: secure, tunnel: tunnel != nil, host: host, port: port, method: method, target: target,
+                                        headers: headers, body: body, end: end)
+            // A peer cut off at the deadline may look like one that closed: what it sent is not the answer.
+            if watchdog?.hasFired == true { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
+            return response
+        } catch {
+            if watchdog?.hasFired == true { throw HTTPClientError("no answer within the deadline (\(error.description))", isTimeout: true) }
+            throw error
+        }
+    }
+
+    /// The exchange on an open connection: the proxy's tunnel, TLS, the request, the whole answer.
+    private func converse(_ fd: Int32, secure: Bool, tunnel: Bool, host: String, port: Int, method: String, target: String,
+                          headers: [(String, String)], body: [UInt8], end: ContinuousClock.Instant?) throws(HTTPClientError) -> HTTPResponse {
+        if tunnel {
+            try Self.bound(fd, by: end)
+            try Self.openTunnel(fd, to: host, port: port)
+        }
         let stream: any ByteStream
         if secure {
             guard let trust else { throw HTTPClientError("https://\(host):\(port) needs a CA to trust (--ca)") }
+            try Self.bound(fd, by: end)
             stream = try TLSClientStream(fd: fd, trust: trust, host: host)
         } else {
             stream = PlainStream(fd: fd)
@@ -81,14 +107,11 @@ package struct BlockingHTTPClient: Sendable {
         var request: [UInt8] = []
         let authority = port == (secure ? 443 : 80) ? host : "\(host):\(port)"
         HTTPClientCodec.encodeRequest(method: method, target: target, host: authority, headers: headers + [("Connection", "close")], body: body, into: &request)
+        try Self.bound(fd, by: end)
         try stream.writeAll(request)
         var received: [UInt8] = []
         while true {
-            if let deadline {
-                let left = deadline - started.duration(to: .now)
-                guard left > .zero else { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
-                Self.setTimeouts(fd, duration: left)
-            }
+            try Self.bound(fd, by: end)
             guard try stream.read(into: &received) else { break }
             if let largestResponse, received.count > largestResponse { throw HTTPClientError("an answer over \(largestResponse) bytes", isTooLarge: true) }
         }
@@ -167,15 +190,32 @@ package struct BlockingHTTPClient: Sendable {
         }
     }
 
-    /// The first address of `host` that accepts, with send and receive timeouts set.
-    package static func openConnection(host: String, port: Int, timeoutSeconds: Int, deadline: Duration? = nil) throws(HTTPClientError) -> Int32 {
+    /// Sets `fd`'s send and receive timeouts to what is left until `end`; throws once nothing is left.
+    /// Without an end, the timeouts set when the connection opened stay.
+    static func bound(_ fd: Int32, by end: ContinuousClock.Instant?) throws(HTTPClientError) {
+        guard let end else { return }
+        let left = ContinuousClock.now.duration(to: end)
+        guard left > .zero else { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
+        setTimeouts(fd, duration: left)
+    }
+
+    /// The first address of `host` that accepts, with send and receive timeouts set: `timeoutSeconds`
+    /// each, or what is left until `end` (each further address tries only in what the earlier ones left).
+    package static func openConnection(host: String, port: Int, timeoutSeconds: Int, until end: ContinuousClock.Instant? = nil) throws(HTTPClientError) -> Int32 {
         let addresses: [Socket.ResolvedAddress]
         do { addresses = try Socket.resolve(host: host, port: port) } catch { throw HTTPClientError("\(error)") }
         var failures: [String] = []
         for address in addresses {
             let fd = Socket.makeStreamSocket(family: address.family, nonBlocking: false)
             guard fd >= 0 else { failures.append(SocketError.makeFailed("socket").description); continue }
-            if let deadline { setTimeouts(fd, duration: deadline) } else { setTimeouts(fd, seconds: timeoutSeconds) }
+            if end != nil {
+                do throws(HTTPClientError) { try bound(fd, by: end) } catch {
+                    Socket.close(fd)
+                    throw HTTPClientError((failures + ["no connection within the deadline"]).joined(separator: "; "), isTimeout: true)
+                }
+            } else {
+                setTimeouts(fd, seconds: timeoutSeconds)
+            }
             #if !os(Linux)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -332,4 +372,35 @@ private final class TLSClientStream: ByteStream {
             offset += Int(result)
         }
     }
+}
+
+/// Ends a blocking exchange when its deadline passes, whatever call it is blocked in: socket timeouts
+/// bound each call (one read of the TLS handshake, one send), not their sum, so a peer that trickles a
+/// byte at a time would otherwise hold the exchange, and the worker thread under it, as long as it likes.
+final class ExchangeWatchdog: Sendable {
+    private struct State {
+        /// The socket to shut down; nil once the exchange ended, so a number the system hands out again
+        /// is never touched.
+        var fd: Int32?
+        var fired = false
+    }
+    private let state: Mutex<State>
+
+    init(fd: Int32, end: ContinuousClock.Instant) {
+        state = Mutex(State(fd: fd))
+        let left = ContinuousClock.now.duration(to: end).components
+        let nanoseconds = max(0, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            state.withLock { state in
+                guard let fd = state.fd else { return }
+                state.fired = true
+                Socket.shutdown(fd, .both)
+            }
+        }
+    }
+
+    var hasFired: Bool { state.withLock { $0.fired } }
+
+    /// Called before the socket is closed.
+    func finish() { state.withLock { $0.fd = nil } }
 }

@@ -32,15 +32,22 @@ import Testing
     func outcome(_ answers: [ExtensionTransportResult], strict: Bool = false, ext: CustomAuthenticationExtension = ext) -> (Result<JSONValue, ExtensionFailure>, Receipt.ExtensionCall?, Int) {
         let endpoint = ScriptedEndpoint(answers)
         var recorded: Receipt.ExtensionCall?
-        let result = ExtensionCallout(transport: endpoint, strict: strict).call(ext, payload: .object([:]), bearer: "t") { recorded = $0 }
+        let result = ExtensionCallout(transport: endpoint, strict: strict).call(ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: { .success($0) })
         return (result, recorded, endpoint.attempts.withLock { $0 })
     }
 
+    /// The refusal's code, as the token-issuance callout reads the answer; the receipt's call names the same one.
     func code(_ answers: [ExtensionTransportResult]) -> Int? {
-        let (result, _, _) = outcome(answers)
-        switch result.flatMap(TokenIssuanceStart.claims(of:)) {
-        case .success: return nil
-        case .failure(let failure): return failure.code.rawValue
+        var recorded: Receipt.ExtensionCall?
+        let result = ExtensionCallout(transport: ScriptedEndpoint(answers), strict: false)
+            .call(Self.ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: TokenIssuanceStart.claims(of:))
+        switch result {
+        case .success:
+            #expect(recorded?.failure == nil)
+            return nil
+        case .failure(let failure):
+            #expect(recorded?.failure == failure.description, "the receipt names the refusal, the claims' own included")
+            return failure.code.rawValue
         }
     }
 
@@ -133,6 +140,8 @@ import Testing
             var options = IdentityOptions()
             options.extensionTransport = ExtensionTransportReference(ScriptedEndpoint(answers))
             let (service, _) = TokenFixtures.service(options: options)
+            // The extension's bearer is the tenant's token: the tenant is the directory's.
+            service.directory.withLock { $0.tenants.append(tenant) }
             let client = Application(clientID: "c1", displayName: "Shop app")
             return AttributeCollection(service: service, origin: "https://login.fake.test", now: Date(), receipt: ReceiptRecorder(), clientAddress: nil)
                 .run(.attributeCollectionSubmit, tenant: tenant, client: client, resource: nil, email: "a@b.example", values: ["displayName": "Ada"])

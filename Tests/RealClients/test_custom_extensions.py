@@ -55,6 +55,8 @@ def test_claims_from_the_endpoint_reach_the_id_token_and_the_access_token(make_s
     # signed with the keys the JWKS publishes (verify_with would have answered 401 otherwise).
     assert call.token_claims["aud"] == extension_app and call.token_claims["azp"] == CALLER
     assert call.token_claims["iss"].endswith(f"/{CONTOSO_ID}/v2.0") and call.token_claims["idtyp"] == "app"
+    # Minted as any app-only token: the service authenticates with a certificate, each token has its own id.
+    assert call.token_claims["azpacr"] == "2" and call.token_claims["ver"] == "2.0" and call.token_claims["uti"], call.token_claims
 
     # Refreshing issues tokens again: the endpoint is called again.
     app = public_app(server, client_id=client_id)

@@ -52,7 +52,9 @@ package struct AttributeCollection {
             ])))
             let payload = ExtensionCallout.envelope(ext, tenantID: tenant.id, sourceAppID: client.clientID, data: data)
             let bearer = ExtensionBearer.token(for: ext, tenant: tenant, service: service, origin: origin, now: now)
-            guard case .success(let action) = callout.call(ext, payload: payload, bearer: bearer, record: receipt.calledExtension) else { return .failed }
+            guard case .success(let action) = callout.call(ext, payload: payload, bearer: bearer, record: receipt.calledExtension, reading: { .success($0) }) else {
+                return .failed
+            }
             switch action.actionName(for: event) {
             case "setPrefillValues": values.merge(Self.values(action["inputs"], of: userFlow)) { _, new in new }
             case "modifyAttributeValues": values.merge(Self.values(action["attributes"], of: userFlow)) { _, new in new }

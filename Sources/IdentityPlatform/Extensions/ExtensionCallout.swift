@@ -149,16 +149,25 @@ package struct ExtensionCallout {
     }
 
     /// POSTs `payload` with `bearer`, retrying a timeout, a connection failure or a 5xx up to
-    /// `maximumRetries` times; returns the single action of a well-formed answer.
-    package func call(_ ext: CustomAuthenticationExtension, payload: JSONValue, bearer: String, record: (Receipt.ExtensionCall) -> Void) -> Result<JSONValue, ExtensionFailure> {
+    /// `maximumRetries` times; returns the single action of a well-formed answer, as `reading` takes it.
+    /// `record` gets the call once, with its outcome: a bearer that could not be made, a refused answer
+    /// and an action `reading` refuses alike.
+    package func call<Value>(_ ext: CustomAuthenticationExtension, payload: JSONValue, bearer: Result<String, ExtensionFailure>,
+                             record: (Receipt.ExtensionCall) -> Void,
+                             reading: (JSONValue) -> Result<Value, ExtensionFailure>) -> Result<Value, ExtensionFailure> {
         let started = ContinuousClock.now
         var attempts = 0
         var lastStatus: Int?
-        let outcome: Result<JSONValue, ExtensionFailure> = {
+        let outcome: Result<Value, ExtensionFailure> = {
             guard let endpoint = ExtensionEndpoint(url: ext.targetURL), endpoint.secure || (endpoint.isLoopback && !strict) else {
                 return .failure(ExtensionFailure(.incorrectTargetURL, "targetUrl \(ext.targetURL)"))
             }
-            let headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(bearer)"), ("Accept", "application/json")]
+            let token: String
+            switch bearer {
+            case .success(let made): token = made
+            case .failure(let failure): return .failure(failure)
+            }
+            let headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(token)"), ("Accept", "application/json")]
             let body = payload.bytes
             while true {
                 attempts += 1
@@ -171,7 +180,7 @@ package struct ExtensionCallout {
                 case .tooLarge: retryable = false
                 }
                 if retryable && attempts <= ext.maximumRetries { continue }
-                return Self.action(of: result, for: ext)
+                return Self.action(of: result, for: ext).flatMap(reading)
             }
         }()
         let elapsed = started.duration(to: .now).components

@@ -45,15 +45,12 @@ package struct TokenIssuanceStart {
         for ext in listening {
             let payload = ExtensionCallout.envelope(ext, tenantID: issue.tenant.id, sourceAppID: issue.clientID,
                                                     data: [("authenticationContext", authenticationContext(issue))])
-            let outcome = callout.call(ext, payload: payload, bearer: ExtensionBearer.token(for: ext, tenant: issue.tenant, issuer: issuer)) {
-                issuer.receipt?.calledExtension($0)
-            }
+            let outcome = callout.call(ext, payload: payload, bearer: ExtensionBearer.token(for: ext, tenant: issue.tenant, issuer: issuer),
+                                       record: { issuer.receipt?.calledExtension($0) }, reading: Self.claims(of:))
             let claims: [(String, JSONValue)]
-            switch outcome.flatMap(Self.claims(of:)) {
+            switch outcome {
             case .success(let returned): claims = mapped(returned, by: ext)
-            case .failure(let failure):
-                issuer.receipt?.update { $0.extensionCalls[$0.extensionCalls.count - 1].failure = failure.description }
-                throw .customExtensionFailed()
+            case .failure: throw .customExtensionFailed()
             }
             if issue.user != nil, ext.listens(to: issue.clientID) { provided.idToken += claims }
             if ext.listens(to: resourceAppID) { provided.accessToken += claims }
@@ -129,26 +126,25 @@ enum ExtensionContext {
 /// extension's API app, issued to "Azure AD Authentication Extensions" (custom-extension-overview,
 /// "Protect your REST API": `azp` 99045fe1-…, `aud` the API app, `iss` the tenant's v2.0 issuer).
 enum ExtensionBearer {
-    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, issuer: TokenIssuer) -> String {
+    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, issuer: TokenIssuer) -> Result<String, ExtensionFailure> {
         token(for: ext, tenant: tenant, service: issuer.service, origin: issuer.origin, now: issuer.now)
     }
 
-    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, service: IdentityService, origin: String, now: Date) -> String {
-        var claims = ClaimSet(capacity: 12)
-        claims.set("aud", ext.resourceAppID)
-        claims.set("iss", tenant.issuerV2(origin: origin))
-        claims.set("iat", now)
-        claims.set("nbf", now)
-        claims.set("exp", now.addingTimeInterval(3600))
-        claims.set("azp", CustomAuthenticationExtension.callerAppID)
-        claims.set("azpacr", "2")
-        claims.set("idtyp", "app")
-        let principal = TokenIdentifiers.servicePrincipalID(clientID: CustomAuthenticationExtension.callerAppID, tenantID: tenant.id)
-        claims.set("oid", principal)
-        claims.set("sub", principal)
-        claims.set("tid", tenant.id)
-        claims.set("ver", "2.0")
-        // Signed with the tenant's published key, so the endpoint validates it against FakeEntra's JWKS.
-        return (try? JWS.signJWT(payloadJSON: claims.bytes, credential: service.keys.current)) ?? ""
+    /// Minted as any app-only token of the tenant (signed with its published key, so the endpoint validates
+    /// it against FakeEntra's JWKS), by an issuer of its own: it is not the client's, so not in its receipt.
+    static func token(for ext: CustomAuthenticationExtension, tenant: Tenant, service: IdentityService, origin: String, now: Date) -> Result<String, ExtensionFailure> {
+        var request = TokenMintRequest()
+        request.clientID = CustomAuthenticationExtension.callerAppID
+        request.tenant = tenant.id
+        request.scopes = [ext.resourceID + "/.default"]
+        request.audience = ext.resourceAppID
+        request.version = 2
+        // The service authenticates with a certificate.
+        request.extraClaims = [("azpacr", .string("2"))]
+        do {
+            return .success(try TokenIssuer(service: service, origin: origin, now: now).mint(request).token)
+        } catch {
+            return .failure(ExtensionFailure(.connectionError, "no token to call it with: \(error.message)"))
+        }
     }
 }
