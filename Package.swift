@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
         .target(name: "IdentityFixtures", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP"], path: "Tests/IdentityFixtures", swiftSettings: swiftSettings),
-        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityFixtures", "Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "Graph", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityFixtures", "Journal", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "JournalTests", dependencies: ["IdentityFixtures", "Journal", "IdentityPlatform", "ExchangeKernel", "ControlPlane", "Graph", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "B2CTests", dependencies: ["Journal", "B2C", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ScenariosTests", dependencies: ["LinearRegex", "Journal", "Scenarios", "ControlPlane", "Conformance", "IdentityPlatform", "ExchangeKernel", "Graph", "B2C", "ResourceManager", "ManagedIdentity", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),

@@ -1,8 +1,6 @@
 private import COpenSSL
 private import COpenSSLShims
 package import EntraHTTP
-import Dispatch
-import Synchronization
 #if os(Linux)
 import Glibc
 #else
@@ -56,7 +54,8 @@ package struct BlockingHTTPClient: Sendable {
 
     /// The whole exchange's bound, when set, instead of `timeoutSeconds` per read and write: each step
     /// (every address's connect, the proxy's tunnel, the TLS handshake, the request's write, each read)
-    /// waits only for what is left of it.
+    /// waits only for what is left of it, and `ExchangeWatchdog` cuts the connection when it passes. The
+    /// name's resolution is not bounded (the system resolver's own timeouts apply).
     package var deadline: Duration?
     /// Answers longer than this fail (`HTTPClientError.isTooLarge`) instead of growing memory by their size.
     package var largestResponse: Int?
@@ -73,20 +72,17 @@ package struct BlockingHTTPClient: Sendable {
         let end = deadline.map { ContinuousClock.now + $0 }
         let fd = try Self.openConnection(host: tunnel?.host ?? host, port: tunnel?.port ?? port, timeoutSeconds: timeoutSeconds, until: end)
         let watchdog = end.map { ExchangeWatchdog(fd: fd, end: $0) }
-        defer {
-            watchdog?.finish()
-            Socket.close(fd)
-        }
+        defer { Socket.close(fd) }
+        let outcome: Result<HTTPResponse, HTTPClientError>
         do throws(HTTPClientError) {
-            let response = try converse(fd, secure: secure, tunnel: tunnel != nil, host: host, port: port, method: method, target: target,
-                                        headers: headers, body: body, end: end)
-            // A peer cut off at the deadline may look like one that closed: what it sent is not the answer.
-            if watchdog?.hasFired == true { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
-            return response
+            outcome = .success(try converse(fd, secure: secure, tunnel: tunnel != nil, host: host, port: port, method: method, target: target,
+                                            headers: headers, body: body, end: end))
         } catch {
-            if watchdog?.hasFired == true { throw HTTPClientError("no answer within the deadline (\(error.description))", isTimeout: true) }
-            throw error
+            outcome = .failure(error)
         }
+        // A peer cut off at the deadline may look like one that closed: what it sent is not the answer.
+        if watchdog?.finish() == .fired { throw HTTPClientError("no answer within the deadline", isTimeout: true) }
+        return try outcome.get()
     }
 
     /// The exchange on an open connection: the proxy's tunnel, TLS, the request, the whole answer.
@@ -372,35 +368,4 @@ private final class TLSClientStream: ByteStream {
             offset += Int(result)
         }
     }
-}
-
-/// Ends a blocking exchange when its deadline passes, whatever call it is blocked in: socket timeouts
-/// bound each call (one read of the TLS handshake, one send), not their sum, so a peer that trickles a
-/// byte at a time would otherwise hold the exchange, and the worker thread under it, as long as it likes.
-final class ExchangeWatchdog: Sendable {
-    private struct State {
-        /// The socket to shut down; nil once the exchange ended, so a number the system hands out again
-        /// is never touched.
-        var fd: Int32?
-        var fired = false
-    }
-    private let state: Mutex<State>
-
-    init(fd: Int32, end: ContinuousClock.Instant) {
-        state = Mutex(State(fd: fd))
-        let left = ContinuousClock.now.duration(to: end).components
-        let nanoseconds = max(0, left.seconds * 1_000_000_000 + left.attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
-            state.withLock { state in
-                guard let fd = state.fd else { return }
-                state.fired = true
-                Socket.shutdown(fd, .both)
-            }
-        }
-    }
-
-    var hasFired: Bool { state.withLock { $0.fired } }
-
-    /// Called before the socket is closed.
-    func finish() { state.withLock { $0.fd = nil } }
 }

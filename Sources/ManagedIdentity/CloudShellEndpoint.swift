@@ -28,35 +28,36 @@ struct CloudShellEndpoint {
     static let consoleAppName = "AzurePortal Console App"
 
     func respond(to request: HTTPRequest, origin: String, receipt: ReceiptRecorder) -> HTTPResponse {
+        guard request.method == "POST" || request.method == "GET" else {
+            return Self.refusal(.methodNotAllowed, code: "MethodNotAllowed", message: "The shell's token endpoint answers POST (a form with resource) and GET (resource in the query).")
+        }
         let resource = (request.method == "POST" ? request.form["resource"] : nil) ?? request.query["resource"] ?? ""
         let directory = service.currentDirectory
         guard !resource.isEmpty, let audience = directory.resource(named: resource) else {
             return Self.refusal(.badRequest, code: "AudienceNotSupported", message: "Audience \(resource) is not a supported MSI token audience.")
         }
-        guard let person = Self.signedInUser(in: directory, named: service.options.cloudShellUser) else {
-            return Self.refusal(.internalServerError, code: "InternalServerError",
-                                message: "No one is signed in to this Cloud Shell: the directory holds no organization's user (options.cloudShellUser names one).")
+        let configured = service.options.cloudShellUser
+        guard let person = Self.signedInUser(in: directory, named: configured) else {
+            return Self.refusal(.internalServerError, code: "InternalServerError", message: configured.map {
+                "No one is signed in to this Cloud Shell: options.cloudShellUser names \($0), whom the directory no longer holds."
+            } ?? "No one is signed in to this Cloud Shell: the directory holds no organization's user (options.cloudShellUser names one).")
         }
         let now = service.clock.now()
-        let key = ManagedIdentityTokenCache.Key(clientID: "cloudshell:" + person.id, resource: resource, capabilities: [])
+        var mint = TokenMintRequest()
+        mint.clientID = Self.consoleAppID
+        mint.user = person.id
+        mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        mint.extraClaims = [("app_displayname", .string(Self.consoleAppName))]
+        // A v1.0 token names its resource as it was asked for, as the v1.0 endpoint's `resource=` does.
+        if audience.accessTokenVersion != 2 { mint.audience = resource }
         let entry: ManagedIdentityTokenCache.Entry
-        if let kept = cache.reusable(key, now: now, refreshing: nil), service.keys.credential(keyID: kept.signingKeyID, at: now) != nil {
-            entry = kept
-        } else {
-            var mint = TokenMintRequest()
-            mint.clientID = Self.consoleAppID
-            mint.user = person.id
-            mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
-            mint.extraClaims = [("app_displayname", .string(Self.consoleAppName))]
-            // A v1.0 token names its resource as it was asked for, as the v1.0 endpoint's `resource=` does.
-            if audience.accessTokenVersion != 2 { mint.audience = resource }
-            do {
-                let token = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
-                entry = ManagedIdentityTokenCache.Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now, signingKeyID: service.keys.current.keyID)
-            } catch {
-                return Self.refusal(.badRequest, code: "AudienceNotSupported", message: "Audience \(resource) is not a supported MSI token audience.")
+        do {
+            let key = ManagedIdentityTokenCache.Key(clientID: "cloudshell:" + person.id, resource: resource, capabilities: [])
+            entry = try cache.token(key, now: now, refreshing: nil, keys: service.keys) { () throws(TokenMintError) in
+                try TokenIssuer(service: service, origin: origin, now: now, receipt: receipt).mint(mint)
             }
-            cache.keep(entry, for: key)
+        } catch {
+            return Self.refusal(.internalServerError, code: "InternalServerError", message: "No token for \(person.userPrincipalName): \(error.message)")
         }
         let remaining = Int(entry.expiresOn.timeIntervalSince(now))
         receipt.answered(Receipt.Answer(expiresIn: remaining))

@@ -21,7 +21,8 @@ import LocatedJSON
 ///   number a string and an empty `resource` (recorded 2020); a user-assigned identity's selector echoed,
 ///   as MSAL requires of an agent that honours it.
 /// The token is the identity's app-only token, minted like any other FakeEntra token: `idtyp` app,
-/// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id.
+/// `appidacr` 2, `oid`/`sub` the identity's object id, `xms_mirid` its resource id. Cloud Shell's endpoint
+/// (`CloudShellEndpoint`) answers for the person signed in to the shell instead.
 package struct ManagedIdentityHandler: ExchangeHandler {
     package let service: IdentityService
     private let issued = ManagedIdentityTokenCache()
@@ -152,18 +153,13 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         let now = service.clock.now()
         let key = ManagedIdentityTokenCache.Key(clientID: identity.clientID, resource: resource, capabilities: capabilities)
         let minted: ManagedIdentityTokenCache.Entry
-        // A kept token whose signing key has left the JWKS (a rollover) would no longer validate: a new one then.
-        if let kept = issued.reusable(key, now: now, refreshing: query["token_sha256_to_refresh"]),
-           service.keys.credential(keyID: kept.signingKeyID, at: now) != nil {
-            minted = kept
-        } else {
-            do {
-                let token = try TokenIssuer(service: service, origin: origin, now: now).mint(mint)
-                minted = ManagedIdentityTokenCache.Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now, signingKeyID: service.keys.current.keyID)
-            } catch {
-                throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
+        do {
+            // Issued into the receipt: the console's ledger and a scenario world know the token as theirs.
+            minted = try issued.token(key, now: now, refreshing: query["token_sha256_to_refresh"], keys: service.keys) { () throws(TokenMintError) in
+                try TokenIssuer(service: service, origin: origin, now: now, receipt: receipt).mint(mint)
             }
-            issued.keep(minted, for: key)
+        } catch {
+            throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
         }
         let expiresOn = Int(minted.expiresOn.timeIntervalSince1970)
         switch route {
@@ -222,7 +218,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             ("timestamp", .string(goTimestamp(now))), ("trace_id", .string("")), ("correlation_id", .string(SecureRandom.guid())),
         ])
         return HTTPResponse(status: .unauthorized, headers: ["Content-Type": "application/json", "WWW-Authenticate": "Basic realm=\(realm)"], body: body.bytes)
-            .stating(StatedError(code: nil, body: .init(error: "unauthorized_client", errorCodes: [401])))
+            .stating(StatedError(code: nil, body: .init(error: "unauthorized_client")))
     }
 
     /// When the endpoints started: an Arc agent's timestamps carry the time since its start.

@@ -1,5 +1,6 @@
 import EntraCrypto
 import FoundationGaps
+import IdentityPlatform
 import Synchronization
 
 /// The tokens a managed identity's endpoint has handed out, kept as the platform keeps them ("the
@@ -31,6 +32,20 @@ final class ManagedIdentityTokenCache: Sendable {
     func reusable(_ key: Key, now: Date, refreshing refusedHash: String?) -> Entry? {
         guard let entry = entries.withLock({ $0[key] }), entry.expiresOn.timeIntervalSince(now) > Self.renewalWindow else { return nil }
         if let refusedHash, refusedHash.lowercased() == Self.sha256Hex(entry.token) { return nil }
+        return entry
+    }
+
+    /// The token to hand out for `key`: the kept one while it may be, else one `mint` makes (kept from now
+    /// on). A kept token whose signing key has left the JWKS (a rollover) would no longer validate: a new
+    /// one then.
+    func token(_ key: Key, now: Date, refreshing refusedHash: String?, keys: SigningKeyRing,
+               mint: () throws(TokenMintError) -> MintedToken) throws(TokenMintError) -> Entry {
+        if let kept = reusable(key, now: now, refreshing: refusedHash), keys.credential(keyID: kept.signingKeyID, at: now) != nil {
+            return kept
+        }
+        let token = try mint()
+        let entry = Entry(token: token.token, expiresOn: token.expiresOn, issuedAt: now, signingKeyID: keys.current.keyID)
+        keep(entry, for: key)
         return entry
     }
 

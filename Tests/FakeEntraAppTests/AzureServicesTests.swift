@@ -161,6 +161,8 @@ import Testing
         #expect(refused.status.code == 400)
         #expect((Self.json(refused)["error"] as? [String: String]) == ["code": "AudienceNotSupported", "message": "Audience https://azconfig.io/ is not a supported MSI token audience."])
         #expect(refused.statedError?.code == "AudienceNotSupported")
+        let put = send("/cloudshell/oauth2/token?resource=https://management.core.windows.net/", method: "PUT")
+        #expect(put.status.code == 405 && (Self.json(put)["error"] as? [String: String])?["code"] == "MethodNotAllowed")
     }
 
     /// The endpoint hands out the token it issued until five minutes before its expiry, then a new one.

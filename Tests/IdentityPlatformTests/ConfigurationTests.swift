@@ -63,7 +63,7 @@ import Testing
         #expect(directory.managedIdentity(.system)?.resourceID == "/subscriptions/bbbbbbbb-0000-4000-8000-000000000002/resourcegroups/demo/providers/Microsoft.Compute/virtualMachines/vm")
         #expect(problems(#"{"groups": [{"displayName": "G", "members": ["nobody@x.test"]}]}"#).first?.contains("no user or group \"nobody@x.test\"") == true)
         #expect(problems(#"{"groups": [{"displayName": "G", "owners": ["nobody@x.test"]}]}"#).first?.contains("no user \"nobody@x.test\" in the group's tenant") == true)
-        #expect(problems(#"{"options": {"cloudShellUser": "nobody@x.test"}}"#).first?.contains("1:32: no user \"nobody@x.test\"; expected the userPrincipalName") == true)
+        #expect(problems(#"{"options": {"cloudShellUser": "nobody@x.test"}}"#).first?.contains("1:32: no user \"nobody@x.test\" of an organization; expected") == true)
         let shell = try ConfigurationLoader.load(bytes: Array(#"{"options": {"cloudShellUser": "alex.wilber@contoso.onmicrosoft.com"}}"#.utf8), file: "c.json")
         #expect(shell.options.cloudShellUser == "alex.wilber@contoso.onmicrosoft.com")
     }

@@ -132,7 +132,7 @@ extension BrowserFlow {
 
     /// Shows `page`, whose `error` (a wrong password, a wrong code) is the answer's error though the page is a 200.
     package mutating func show(_ step: Step, _ page: HTML, answering error: IdentityError?) -> HTTPResponse {
-        core.show(step, page).stating(error?.stated)
+        core.show(step, page).stating(error.flatMap(\.stated))
     }
 }
 

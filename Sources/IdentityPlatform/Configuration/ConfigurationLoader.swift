@@ -104,8 +104,11 @@ struct DirectoryBuilder {
         addConsents()
         addManagedIdentities()
         addGroups()
-        if let name = file.options?.cloudShellUser, directory.user(id: name) ?? directory.user(signInName: name) == nil {
-            report("/options/cloudShellUser", "no user \"\(name)\"; expected the userPrincipalName or object id of a user in \"users\" or a default user")
+        if let name = file.options?.cloudShellUser {
+            let user = directory.user(id: name) ?? directory.user(signInName: name)
+            if user.flatMap({ directory.tenant(id: $0.tenantID) })?.kind != .organization {
+                report("/options/cloudShellUser", "no user \"\(name)\" of an organization; expected the userPrincipalName or object id of an organization's user in \"users\" or a default user")
+            }
         }
         return directory
     }

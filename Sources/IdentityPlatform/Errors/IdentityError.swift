@@ -178,12 +178,12 @@ extension IdentityError {
         // The error's telemetry line, as the service sends it (`1,7000215,0,,`): MSAL.NET reads the code.
         if coded { headers.set("x-ms-clitelem", "1,\(code),0,,") }
         return HTTPResponse(status: HTTPStatus(status), headers: headers, body: JSONValue.object(body).bytes)
-            .stating(StatedError(code: hasCode ? prefixedCode : nil,
-                                 body: .init(error: oauthError, suberror: suberror, errorCodes: coded ? [code] : [])))
+            .stating(StatedError(code: stated?.code, body: .init(error: oauthError, suberror: suberror, errorCodes: coded ? [code] : [])))
     }
 
-    /// What a redirect or a page showing this error states: its code.
-    package var stated: StatedError { StatedError(code: prefixedCode) }
+    /// What a redirect or a page showing this error states: its code; nothing for an error of code 0,
+    /// which the reference names without one.
+    package var stated: StatedError? { code == 0 ? nil : StatedError(code: prefixedCode) }
 
     /// Parameters of an /authorize error redirect (`error`, `error_description`, `error_uri`, `suberror`, `state`).
     package func redirectParameters(in trace: TraceContext, state: String?) -> [(String, String)] {

@@ -4,14 +4,14 @@ import EntraHTTP
 import FoundationGaps
 import LocatedJSON
 
-/// One request to a native-authentication endpoint of an external tenant, with the checks and reads
-/// every endpoint makes: a POSTed form, a client of the tenant, the flow its continuation token stands for.
 extension Tenant {
     /// Only External ID tenants serve the native authentication API, V1 and V2; elsewhere its paths are
     /// unknown, as on login.microsoftonline.com.
     var servesNativeAuthentication: Bool { kind == .external }
 }
 
+/// One request to a native-authentication endpoint of an external tenant, with the checks and reads
+/// every endpoint makes: a POSTed form, a client of the tenant, the flow its continuation token stands for.
 struct NativeAuthRequest {
     let exchange: IdentityExchange
     let tenant: Tenant

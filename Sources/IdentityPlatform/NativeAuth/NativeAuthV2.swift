@@ -69,7 +69,7 @@ enum NativeAuthV2 {
         guard step == .completed, let userID = flow.userID, let user = request.exchange.service.currentDirectory.user(id: userID) else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
-        do { try GrantRedemption.checkAccountUsable(user) } catch { throw NativeAuthV2Error(NativeAuthError(error)) }
+        if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
         guard request.flows.finish(flow.id) else { throw NativeAuthV2Error.invalidContinuationToken }
         let directory = request.exchange.service.currentDirectory
         let client = (try? ClientResolver.resolve(clientID: flow.clientID, directory: directory, options: request.exchange.service.options, tenant: tenant))?.application

@@ -81,7 +81,7 @@ package struct ScriptedIdentityAnswer {
         }
         guard !spec.asPage, endpoint == .authorize, let redirectURI = parameters["redirect_uri"], !redirectURI.isEmpty else {
             let text = spec.code == 0 ? error.message : error.description(in: trace, join: .lineBreak)
-            return ScriptedErrorPage.response(status: 200, detail: text, trace: trace).stating(spec.code == 0 ? nil : error.stated)
+            return ScriptedErrorPage.response(status: 200, detail: text, trace: trace).stating(error.stated)
         }
         let mode = ResponseMode(rawValue: parameters["response_mode"] ?? "query") ?? .query
         return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: parameters["state"],
