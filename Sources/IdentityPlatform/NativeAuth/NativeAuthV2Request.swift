@@ -107,39 +107,18 @@ struct NativeAuthV2Request {
 
 }
 
-/// A refusal of a V2 step, in the nested shape the `/api` steps answer (`{"error": {"code", "message",
-/// "innerError", "correlationId", "traceId", "timestamp"}}`, msal-browser's ErrorResponsesV2). The AADSTS
-/// code is in the message, where MSAL for iOS and Android read it; `correlation_id` is there too, the
-/// spelling MSAL for iOS reads.
-struct NativeAuthV2Error: Error {
-    var status: Int
-    var code: String
-    /// The AADSTS number its message starts with.
-    var aadsts: Int
-    var text: String
-    var innerCode: String?
-    var details: [(attribute: String, code: String, message: String)] = []
+/// A refusal of a V2 request: of a step, in the nested shape the `/api` steps answer, or of a check V2
+/// shares with V1 (the client, the method, the account's state), in V1's flat shape, as those are made
+/// before a step is reached.
+enum NativeAuthV2Error: Error {
+    case step(NativeAuthV2StepRefusal)
+    case shared(NativeAuthError)
+
+    init(_ shared: NativeAuthError) { self = .shared(shared) }
 
     init(status: Int, code: String, aadsts: Int, _ text: String, innerCode: String? = nil, details: [(attribute: String, code: String, message: String)] = []) {
-        self.status = status
-        self.code = code
-        self.aadsts = aadsts
-        self.text = text
-        self.innerCode = innerCode
-        self.details = details
+        self = .step(NativeAuthV2StepRefusal(status: status, code: code, aadsts: aadsts, text: text, innerCode: innerCode, details: details))
     }
-
-    /// A refusal of the checks V2 shares with V1 (the client, the method, the account's state), answered
-    /// in V1's flat shape, as they are made before a step is reached.
-    var flat: NativeAuthError?
-
-    init(_ flat: NativeAuthError) {
-        self.init(status: flat.error.status, code: flat.error.error, aadsts: flat.error.code, flat.error.message)
-        self.flat = flat
-    }
-
-    /// `AADSTS50126: Error validating credentials…`
-    var message: String { "AADSTS\(aadsts): \(text)" }
 
     static let invalidContinuationToken = NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 55200, "The continuationToken is invalid.", innerCode: "invalidContinuationToken")
     static let invalidPassword = NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 50126, "Error validating credentials due to invalid username or password.", innerCode: "invalidUserNameOrPassword")
@@ -162,7 +141,29 @@ struct NativeAuthV2Error: Error {
     }
 
     func response(in trace: TraceContext) -> HTTPResponse {
-        if let flat { return flat.response(in: trace) }
+        switch self {
+        case .step(let refusal): refusal.response(in: trace)
+        case .shared(let refusal): refusal.response(in: trace)
+        }
+    }
+}
+
+/// A step's refusal (`{"error": {"code", "message", "innerError", "correlationId", "traceId", "timestamp"}}`,
+/// msal-browser's ErrorResponsesV2). The AADSTS code is in the message, where MSAL for iOS and Android
+/// read it; `correlation_id` is there too, the spelling MSAL for iOS reads.
+struct NativeAuthV2StepRefusal {
+    var status: Int
+    var code: String
+    /// The AADSTS number its message starts with.
+    var aadsts: Int
+    var text: String
+    var innerCode: String?
+    var details: [(attribute: String, code: String, message: String)]
+
+    /// `AADSTS50126: Error validating credentials…`
+    var message: String { "AADSTS\(aadsts): \(text)" }
+
+    func response(in trace: TraceContext) -> HTTPResponse {
         var inner: [(String, JSONValue)] = []
         if let innerCode { inner.append(("code", .string(innerCode))) }
         if !details.isEmpty {
