@@ -138,7 +138,7 @@ let package = Package(
         .testTarget(name: "GraphTests", dependencies: ["Graph", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraAppTests", dependencies: ["Journal", "FakeEntraApp", "ControlPlane", "FakeEntraTesting", "EntraHTTP", "EntraCrypto", "EntraServer", "IdentityPlatform", "ExchangeKernel", "Scenarios", "Graph", "B2C", "ResourceManager", "ManagedIdentity", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "ConsoleTests", dependencies: ["Journal", "Console", "ControlPlane", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "EntraCrypto", "LocatedJSON"], swiftSettings: swiftSettings),
-        .testTarget(name: "ConformanceTests", dependencies: ["Journal", "Conformance", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
+        .testTarget(name: "ConformanceTests", dependencies: ["Journal", "Conformance", "FakeEntraApp", "FakeEntraTesting", "IdentityPlatform", "ExchangeKernel", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "StateStoreTests", dependencies: ["StateStore", "FakeEntraApp", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "HeadlessBrowserTests", dependencies: ["HeadlessBrowser", "FakeEntraApp", "EntraHTTP", "EntraCrypto", "IdentityPlatform", "ExchangeKernel", "B2C", "Scenarios"], swiftSettings: swiftSettings),
         // Starts the real `fakeentra` binary on port 0 and talks to it with curl and openssl.
