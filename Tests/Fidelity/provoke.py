@@ -346,8 +346,9 @@ class Provoker:
             scope = {"scope": GRAPH + "/.default" + (" openid profile offline_access" if with_id_token else "")}
         return self.obo_exchange(url, {**scope, **self.extra_fields(recording)})
 
-    def obo_exchange(self, url, fields):
-        """A middle-tier API exchanging Adele's token for it (signed in through a client app) for `fields`' resource."""
+    def obo_exchange(self, url, fields, spoil=None):
+        """A middle-tier API exchanging Adele's token for it (signed in through a client app) for `fields`' resource;
+        `spoil` makes another assertion of the sign-in's answer."""
         api_id, client_id = str(uuid.uuid4()), str(uuid.uuid4())
         self.control("POST", "/_fakeentra/apps", json={
             "clientId": api_id, "displayName": "Fidelity API", "tenant": CONTOSO_DOMAIN, "publicClient": False,
@@ -358,7 +359,7 @@ class Provoker:
             self.control("POST", "/_fakeentra/consents", json=consent)
         user = self.server.sign_in(ADELE, scopes=["openid", "offline_access", f"api://{api_id}/access_as_user"], client_id=client_id)
         form = {"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "client_id": api_id, "client_secret": "api-secret",
-                "assertion": user["access_token"], "requested_token_use": "on_behalf_of", **fields}
+                "assertion": spoil(user) if spoil else user["access_token"], "requested_token_use": "on_behalf_of", **fields}
         return self.post_token(url.replace("/common/", f"/{CONTOSO}/"), form)
 
     # MARK: token endpoint errors
@@ -508,6 +509,23 @@ class Provoker:
             form["client_secret"] = "web-secret"
         headers = {"Origin": "http://localhost:8000"} if web else {}
         return self.post_token(reply["token_endpoint"], form, headers)
+
+    def natural_50013(self, recording, url):
+        """An on-behalf-of assertion signed with a key the tenant does not publish, or carrying a signature its
+        published key does not verify (another token's)."""
+        def foreign_key(user):
+            from cryptography.hazmat.primitives.asymmetric import rsa
+            import jwt as pyjwt
+            claims = pyjwt.decode(user["access_token"], options={"verify_signature": False})
+            key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+            return pyjwt.encode(claims, key, algorithm="RS256", headers={"kid": "not-a-published-key"})
+
+        def other_signature(user):
+            head, body, _ = user["access_token"].split(".")
+            return ".".join([head, body, user["id_token"].split(".")[2]])
+
+        spoil = foreign_key if "key was not found" in json.dumps(recording.body) else other_signature
+        return self.obo_exchange(f"{self.server.url}/{CONTOSO}/oauth2/v2.0/token", {"scope": GRAPH + "/.default"}, spoil=spoil)
 
     def natural_70016(self, recording, url):
         return self.natural_authorization_pending(recording, url)

@@ -243,8 +243,17 @@ import Synchronization
         let incoming = try apiToken(service)
         #expect(F.errorCode(obo(incoming, clientID: F.webAppID, secret: F.webSecret, service: service)) == 50013)
         #expect(F.errorCode(obo("not-a-jwt", service: service)) == 50027)
+        // Signed with a key the tenant does not publish, then with the published key's id and a signature it does not verify (recorded 2024, 2018).
         let forged = try JWS.signJWT(payloadJSON: Array(JWS.decode(incoming)!.payloadJSON), credential: F.clientCertificate)
-        #expect(F.errorCode(obo(forged, service: service)) == 50027)
+        let unknownKey = obo(forged, service: service)
+        #expect(F.errorCode(unknownKey) == 50013)
+        #expect((F.json(unknownKey)["error_description"] as? String)?.hasPrefix("AADSTS50013: Assertion failed signature validation. [Reason - The key was not found., Please visit the Azure Portal") == true)
+        var parts = incoming.split(separator: ".").map(String.init)
+        parts[2] = String(try apiToken(service).split(separator: ".")[2])   // another token's signature by the same key
+        let tampered = obo(parts.joined(separator: "."), service: service)
+        #expect(F.errorCode(tampered) == 50013 && F.json(tampered)["error"] as? String == "invalid_grant")
+        let thumbprint = Hex.uppercase(service.keys.current.certificate.sha1Thumbprint)
+        #expect((F.json(tampered)["error_description"] as? String)?.contains("[Reason - The provided signature value did not match the expected signature value., Thumbprint of key used by client: '\(thumbprint)', Found key 'Start=") == true, "\(F.json(tampered))")
         let appOnly = try #require(F.json(F.send(F.post(F.tokenPath, [("grant_type", "client_credentials"), ("client_id", F.webAppID), ("client_secret", F.webSecret), ("scope", "api://\(F.apiAppID)/.default")]), to: service))["access_token"] as? String)
         let application = obo(appOnly, service: service)
         #expect(F.errorCode(application) == 7000114 && F.json(application)["error"] as? String == "unauthorized_client", "an app-only token (recorded 2026)")

@@ -57,6 +57,26 @@ extension IdentityError {
         IdentityError(error: "invalid_grant", code: 50027, message: "JWT token is invalid or malformed. \(detail)")
     }
 
+    /// A user assertion signed with a key the tenant does not publish, in the 2024 wording (a developer's
+    /// capture of an on-behalf-of refusal; Tests/Fidelity/recordings).
+    package static func oboAssertionKeyNotFound(appID: String) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50013, message: "Assertion failed signature validation. [Reason - The key was not found., Please visit the Azure Portal, Graph Explorer or directly use MS Graph to see configured keys for app Id '\(appID)'. Review the documentation at https://docs.microsoft.com/en-us/graph/deployments to determine the corresponding service endpoint and https://docs.microsoft.com/en-us/graph/api/application-get?view=graph-rest-1.0&tabs=http to build a query request URL, such as 'https://graph.microsoft.com/beta/applications/\(appID)']")
+    }
+
+    /// A user assertion whose signature the published key it names does not verify: the key's thumbprint
+    /// and validity, as recorded in 2018 (ADAL.NET issue 1234; the last wording recorded for it).
+    package static func oboAssertionSignatureInvalid(thumbprint: String, keyStart: Date, keyEnd: Date) -> IdentityError {
+        IdentityError(error: "invalid_grant", code: 50013, message: "Assertion contains an invalid signature. [Reason - The provided signature value did not match the expected signature value., Thumbprint of key used by client: '\(thumbprint)', Found key 'Start=\(keyValidityDate(keyStart)), End=\(keyValidityDate(keyEnd))']")
+    }
+
+    /// `06/21/2018 00:00:00`, as the signature refusal writes a key's validity.
+    static func keyValidityDate(_ date: Date) -> String {
+        let stamp = InternetDate.entraTimestamp(secondsSince1970: date.timeIntervalSince1970)   // 2018-06-21 00:00:00Z
+        let day = stamp.prefix(10).split(separator: "-")
+        guard day.count == 3 else { return stamp }
+        return "\(day[1])/\(day[2])/\(day[0]) \(stamp.dropFirst(11).dropLast())"
+    }
+
     /// With the two times as recorded in 2024 (msgraph-sdk-dotnet issue 2551).
     package static func oboAssertionExpired(now: Date, expiry: Date) -> IdentityError {
         IdentityError(error: "invalid_grant", code: 500133, message: "Assertion is not within its valid time range. Ensure that the access token is not expired before using it for user assertion, or request a new token. Current time: \(roundTripString(now)), expiry time of assertion \(roundTripString(expiry)).")

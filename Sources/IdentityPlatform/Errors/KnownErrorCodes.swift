@@ -44,7 +44,8 @@ package enum ErrorCatalogue {
             .unsupportedRequestedTokenUse("{value}"), .oboAssertionInvalid("{detail}"), .oboAssertionExpired(now: when, expiry: when),
             .applicationOnBehalfOf(clientID: "{client_id}"), .clientAssertionOutOfRange(now: when, notBefore: when, expiry: when),
             .federatedIssuerNotFound("{issuer}"), .federatedAudienceNotFound("{audience}"), .federatedSubjectNotFound("{subject}"),
-            .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .methodNotAllowed("{method}"),
+            .oboAudienceMismatch(audience: "{audience}", expected: "{expected}"), .oboAssertionKeyNotFound(appID: "{client_id}"),
+            .oboAssertionSignatureInvalid(thumbprint: "{thumbprint}", keyStart: when, keyEnd: when), .methodNotAllowed("{method}"),
             .duplicatedParameter("{name}"), .resourceNotSupported(), .resourceDoesNotMatchScopes(),
             .crossOriginNotSPA(origin: "{origin}"), .spaRedeemedNotCrossOrigin(), .spaRefreshTokenExpired(issuedAt: when),
             // External ID's native authentication API.

@@ -42,8 +42,11 @@ enum OnBehalfOfGrant {
     static func validate(_ assertion: String, for app: Application, request: TokenRequest) throws(IdentityError) -> ParsedJWT {
         guard let jwt = ParsedJWT(assertion) else { throw .oboAssertionInvalid("JWT token is invalid or malformed.") }
         let verifier = JWTVerifier.userAssertion
-        guard verifier.isSigned(jwt, byOneOf: JWTVerifier.candidates(for: jwt, among: request.service.keys.published(at: request.now))) else {
-            throw .oboAssertionInvalid("Assertion failed signature validation.")
+        let named = JWTVerifier.named(by: jwt, among: request.service.keys.published(at: request.now))
+        guard let key = named.first else { throw .oboAssertionKeyNotFound(appID: app.clientID) }
+        guard verifier.isSigned(jwt, byOneOf: named.map(\.privateKey.publicKey)) else {
+            throw .oboAssertionSignatureInvalid(thumbprint: Hex.uppercase(key.certificate.sha1Thumbprint),
+                                                keyStart: key.certificate.notBefore, keyEnd: key.certificate.notAfter)
         }
         do { try verifier.checkValidity(of: jwt, now: request.now) } catch {
             guard case .outOfRange(let expiry, _, _) = error else { throw .oboAssertionInvalid("The assertion must contain an 'exp' claim.") }

@@ -79,8 +79,13 @@ package struct JWTVerifier: Sendable {
 
     /// The published signing keys a token of ours names by `kid` (or `x5t`); all of them when it names none.
     package static func candidates(for jwt: ParsedJWT, among keys: [SigningCredential]) -> [RSAPublicKey] {
+        named(by: jwt, among: keys).map(\.privateKey.publicKey)
+    }
+
+    /// The keys the token's header names (`kid`, else `x5t`); all of them when it names none.
+    package static func named(by jwt: ParsedJWT, among keys: [SigningCredential]) -> [SigningCredential] {
         let named = jwt.jws.keyID ?? jwt.jws.x5t
-        return keys.filter { named == nil || $0.keyID == named }.map(\.privateKey.publicKey)
+        return keys.filter { named == nil || $0.keyID == named }
     }
 }
 
