@@ -66,7 +66,7 @@ extension B2CFlow {
         case .disabled: return showSignIn(login: login, error: B2CMessages.accountDisabled)
         case nil: break
         }
-        guard user.password == password else { return showSignIn(login: login, error: B2CMessages.incorrectPassword) }
+        guard user.accepts(password: password) else { return showSignIn(login: login, error: B2CMessages.incorrectPassword) }
         signIn(user)
         if policy.kind == .editProfile { return showEditProfile(user, error: nil) }
         return complete(user)

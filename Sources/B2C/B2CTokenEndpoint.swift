@@ -93,7 +93,7 @@ extension B2CTokenEndpoint {
         let username = try request.required("username")
         let password = try request.required("password")
         let tenantID = request.exchange.tenantID
-        guard let user = request.directory.user(signInName: username, tenantID: tenantID), user.password == password else {
+        guard let user = request.directory.user(signInName: username, tenantID: tenantID), user.accepts(password: password) else {
             throw .b2cInvalidCredentials()
         }
         try B2CTokenRequest.checkUsable(user)

@@ -98,6 +98,16 @@ import Synchronization
         #expect(F.errorCode(ropc("adele.vance@contoso.onmicrosoft.com", Directory.demoPassword, service: service, scope: "openid Mail.Read")) == 65001)
     }
 
+    /// The one password check: the account's own password, never an empty one (an account that signs in
+    /// with codes has none), whatever sign-in asks.
+    @Test func onlyTheAccountsOwnPasswordIsAccepted() {
+        let withPassword = DirectoryUser(id: "u1", tenantID: F.contoso, userPrincipalName: "a@contoso.onmicrosoft.com", displayName: "A", password: "Passw0rd!")
+        #expect(withPassword.accepts(password: "Passw0rd!"))
+        #expect(!withPassword.accepts(password: "passw0rd!") && !withPassword.accepts(password: "Passw0rd") && !withPassword.accepts(password: ""))
+        let codesOnly = DirectoryUser(id: "u2", tenantID: F.contoso, userPrincipalName: "b@contoso.onmicrosoft.com", displayName: "B", password: "")
+        #expect(!codesOnly.accepts(password: "") && !codesOnly.accepts(password: "anything"))
+    }
+
     @Test func accountStates() {
         let (service, _) = F.service()
         let upn = "alex.wilber@contoso.onmicrosoft.com"

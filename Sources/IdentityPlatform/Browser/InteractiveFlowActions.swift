@@ -67,7 +67,7 @@ extension InteractiveFlow {
         if signsInWithCode(user) { return mailEmailCode(to: user, purpose: .signIn) }
         // A name without a password is Microsoft's first step: the same page asks for the password.
         if password.isEmpty { return showSignIn(login: login, error: nil) }
-        guard user.password == password else { return showSignIn(login: login, error: .invalidCredentials()) }
+        guard user.accepts(password: password) else { return showSignIn(login: login, error: .invalidCredentials()) }
         if user.passwordExpired { return showPasswordChange(login: login, error: nil) }
         signIn(user, methods: ["pwd"])
         return proceed()
@@ -132,7 +132,7 @@ extension InteractiveFlow {
         guard pending.step == Step.passwordChange.rawValue, let user = findUser(login), !user.password.isEmpty,
               let tenant = directory.tenant(id: user.tenantID), admits(user, tenant),
               accountProblem(user) == nil else { return showSignIn(login: login, error: nil) }
-        guard user.password == current else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
+        guard user.accepts(password: current) else { return showPasswordChange(login: login, error: "Your current password is incorrect.") }
         if tenant.kind == .external {
             // External ID holds every new password to its native API's rules (8 characters among them).
             do throws(NativeAuthError) { try PasswordPolicy.check(new, tenant: tenant, names: [user.givenName, user.surname]) } catch {

@@ -1,4 +1,5 @@
 package import FoundationGaps
+import EntraCrypto
 
 /// A user account as Entra ID (and Graph's `user` resource) knows it.
 package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
@@ -69,6 +70,13 @@ package struct DirectoryUser: Sendable, Codable, Equatable, Identifiable {
     }
 
     package var isUsable: Bool { refusal == nil }
+
+    /// Whether `presented` is this account's password: the one check of every sign-in with a password
+    /// (pages, the password grant, native authentication, B2C's), compared in constant time. An account
+    /// that signs in with codes has none, and no presented text is it.
+    package func accepts(password presented: String) -> Bool {
+        !password.isEmpty && ConstantTime.equals(password, presented)
+    }
 
     /// True when `name` is one of this user's sign-in names (UPN, mail, other mails), ignoring case.
     package func answers(to name: String) -> Bool {

@@ -1,5 +1,4 @@
 import ExchangeKernel
-import EntraCrypto
 import EntraHTTP
 import FoundationGaps
 
@@ -18,7 +17,7 @@ enum PasswordGrant {
         }
         // A lockout refuses before the password is compared; a disabled account only once it is right.
         if user.refusal == .locked { throw .refusing(.locked) }
-        guard ConstantTime.equals(user.password, password) else { throw .invalidCredentials() }
+        guard user.accepts(password: password) else { throw .invalidCredentials() }
         try GrantRedemption.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)

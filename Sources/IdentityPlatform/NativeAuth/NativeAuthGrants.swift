@@ -1,5 +1,4 @@
 import ExchangeKernel
-import EntraCrypto
 import EntraHTTP
 import FoundationGaps
 
@@ -20,8 +19,9 @@ enum NativeAuthGrants {
         let methods: [String]
         switch (grantType, flow.kind, step) {
         case ("password", .signIn, .passwordRequired):
-            guard let user = request.directory.user(id: flow.userID ?? ""), !user.password.isEmpty,
-                  ConstantTime.equals(user.password, try request.required("password")) else { throw .invalidCredentials() }
+            guard let user = request.directory.user(id: flow.userID ?? ""), user.accepts(password: try request.required("password")) else {
+                throw .invalidCredentials()
+            }
             methods = ["pwd"]
         case ("oob", .signIn, .codeSent):
             try checkCode(flow, request: request)

@@ -1,5 +1,4 @@
 import ExchangeKernel
-import EntraCrypto
 import EntraHTTP
 import FoundationGaps
 import LocatedJSON
@@ -156,8 +155,9 @@ enum NativeAuthV2 {
         let body = try request.body()
         switch step {
         case .passwordRequired:
-            guard let user = request.user(id: flow.userID), let password = body["password"]?.string, !user.password.isEmpty,
-                  ConstantTime.equals(user.password, password) else { throw NativeAuthV2Error.invalidPassword }
+            guard let user = request.user(id: flow.userID), let password = body["password"]?.string, user.accepts(password: password) else {
+                throw NativeAuthV2Error.invalidPassword
+            }
             flow.firstFactor = "pwd"
             return try signedIn(request, tenant: tenant, flow: flow, user: user)
         case .codeSent, .mfaCodeSent:
