@@ -106,7 +106,7 @@ import Testing
         #expect(page.statedError == StatedError(code: "AADSTS70000"))
         let redirect = AuthorizeErrorRedirect(.invalidGrant(), redirectURI: "https://app.test/cb", mode: .query, state: "s").response(in: trace)
         #expect(redirect.statedError == StatedError(code: "AADSTS70000"))
-        let uncoded = AuthorizeErrorRedirect(.invalidGrant(), redirectURI: "https://app.test/cb", mode: .query, state: "s", withoutCode: true).response(in: trace)
+        let uncoded = AuthorizeErrorRedirect(IdentityError(error: "access_denied", code: 0, message: "No."), redirectURI: "https://app.test/cb", mode: .query, state: "s").response(in: trace)
         #expect(uncoded.statedError == nil)
     }
 }

@@ -75,30 +75,28 @@ package struct AuthorizeErrorRedirect: HTTPResponseError, Sendable {
     package var state: String?
     /// `error_subcode`: `cancel` when the user backed out of the pages (every MSAL reads it as "cancelled").
     package var subcode: String?
-    /// A scenario's error without a service code (`code: 0`): `error` and its text only, no AADSTS prefix.
-    package var withoutCode: Bool
     /// What the answer carries besides (a session cookie set on the way).
     package var headers: HTTPHeaders
 
     package init(_ error: IdentityError, redirectURI: String, mode: ResponseMode, state: String?, subcode: String? = nil,
-                 withoutCode: Bool = false, headers: HTTPHeaders = [:]) {
+                 headers: HTTPHeaders = [:]) {
         self.error = error
         self.redirectURI = redirectURI
         self.mode = mode
         self.state = state
         self.subcode = subcode
-        self.withoutCode = withoutCode
         self.headers = headers
     }
 
     /// `error`, `error_description` (with the trace), `error_uri`…, then `error_subcode` and `state`.
     package func response(in trace: TraceContext) -> HTTPResponse {
-        var parameters = withoutCode
+        // An error of code 0 (a scenario's, without a service code): `error` and its text only, no AADSTS prefix.
+        var parameters = error.code == 0
             ? [("error", error.error), ("error_description", error.message)] + (error.suberror.map { [("suberror", $0)] } ?? [])
             : error.redirectParameters(in: trace, state: nil)
         if let subcode { parameters.append(("error_subcode", subcode)) }
         if let state { parameters.append(("state", state)) }
         return AuthorizationResponder.deliver(parameters, uri: redirectURI, mode: mode, headers: headers)
-            .stating(withoutCode ? nil : error.stated)
+            .stating(error.stated)
     }
 }

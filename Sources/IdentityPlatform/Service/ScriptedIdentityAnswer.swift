@@ -85,7 +85,7 @@ package struct ScriptedIdentityAnswer {
         }
         let mode = ResponseMode(rawValue: parameters["response_mode"] ?? "query") ?? .query
         return AuthorizeErrorRedirect(error, redirectURI: redirectURI, mode: mode, state: parameters["state"],
-                                      subcode: spec.errorSubcode, withoutCode: spec.code == 0).response(in: trace)
+                                      subcode: spec.errorSubcode).response(in: trace)
     }
 
     /// The catalogue's wording with the request's details filled in.
