@@ -1,4 +1,3 @@
-import B2C
 import EntraHTTP
 import Foundation
 import IdentityPlatform
