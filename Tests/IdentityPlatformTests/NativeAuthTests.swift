@@ -398,6 +398,25 @@ import Testing
         #expect(throws: NativeAuthFlows.Refusal.expired) { try flows.flow(presented: second, by: holder, now: now.addingTimeInterval(3600)) }
         #expect(flows.finish("f") && !flows.finish("f"), "one of two racing requests finishes a flow")
         #expect(flows.advance(flow, to: .completed, now: now) == nil, "a finished flow does not come back")
+
+        // At most `capacity` flows live: the oldest live ones make room. Ending flows or dropping the
+        // oldest never moves the others, and the ids kept for the order stay bounded however many flows
+        // come and go.
+        let crowd = NativeAuthFlows()
+        func started(_ id: String) -> String {
+            crowd.start(NativeAuthFlow(id: id, kind: .signIn, clientID: "C", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now),
+                        step: .started, now: now)
+        }
+        let tokens = (0..<(NativeAuthFlows.capacity + 10)).map { started("c\($0)") }
+        func alive(_ token: String) -> Bool { (try? crowd.flow(presented: token, by: holder, now: now)) != nil }
+        #expect(!alive(tokens[0]) && !alive(tokens[9]) && alive(tokens[10]) && alive(tokens.last!), "the ten oldest made room")
+        for index in stride(from: 10, to: 5_000, by: 2) { #expect(crowd.finish("c\(index)")) }
+        for round in 0..<(3 * NativeAuthFlows.capacity) {
+            let token = started("r\(round)")
+            if round % 3 != 0 { #expect(crowd.finish("r\(round)")) } else { #expect(alive(token)) }
+        }
+        #expect(crowd.orderedIDs <= 2 * NativeAuthFlows.capacity + 1, "\(crowd.orderedIDs) ids kept")
+        #expect(alive(tokens.last!) == false && alive(started("last")), "the newest start always lives")
     }
 
     /// A flow moves only along `Step.next`: a token for one step cannot skip the steps that prove who is

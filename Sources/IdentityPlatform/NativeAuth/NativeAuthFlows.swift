@@ -151,7 +151,10 @@ package final class NativeAuthFlows: Sendable {
         var steps: [String: NativeAuthFlow.Step] = [:]
         var tokens: [String: Issued] = [:]
         var tokensOfFlow: [String: [String]] = [:]
+        /// Flow ids, oldest first from `orderStart` on. A finished flow's id stays until it is passed over or
+        /// the list is rebuilt, so that neither ending a flow nor dropping the oldest moves the others.
         var order: [String] = []
+        var orderStart = 0
     }
 
     private let store = Mutex(Store())
@@ -196,8 +199,19 @@ package final class NativeAuthFlows: Sendable {
     /// Keeps a new flow and hands out its first token.
     package func start(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date) -> String {
         store.withLock { store in
+            // The oldest live flows make room: at most `capacity` are kept.
+            while store.flows.count >= Self.capacity, store.orderStart < store.order.count {
+                let oldest = store.order[store.orderStart]
+                store.orderStart += 1
+                if store.flows[oldest] != nil { Self.forget(oldest, in: &store) }
+            }
             store.order.append(flow.id)
-            if store.order.count > Self.capacity { Self.forget(store.order.removeFirst(), in: &store) }
+            // Rebuilt once it holds twice as many ids as flows can live: each start pays for it in turn.
+            if store.order.count - store.orderStart > 2 * Self.capacity || store.orderStart > Self.capacity {
+                let live = store.flows
+                store.order = store.order[store.orderStart...].filter { live[$0] != nil || $0 == flow.id }
+                store.orderStart = 0
+            }
             return Self.keep(flow, step: step, now: now, in: &store)
         }
     }
@@ -224,13 +238,15 @@ package final class NativeAuthFlows: Sendable {
         return token
     }
 
+    /// How many flow ids the order keeps, finished ones not yet passed over included.
+    var orderedIDs: Int { store.withLock { $0.order.count - $0.orderStart } }
+
     /// Ends a flow: none of its tokens is accepted again. False when another request ended it first, so
     /// two requests racing with one token cannot both finish it.
     package func finish(_ flowID: String) -> Bool {
         store.withLock { store in
             guard store.flows[flowID] != nil else { return false }
             Self.forget(flowID, in: &store)
-            store.order.removeAll { $0 == flowID }
             return true
         }
     }
