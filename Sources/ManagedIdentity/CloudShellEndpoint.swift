@@ -46,7 +46,7 @@ struct CloudShellEndpoint {
         var mint = TokenMintRequest()
         mint.clientID = Self.consoleAppID
         mint.user = person.id
-        mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        mint.scopes = [ManagedIdentityHandler.defaultScope(of: resource)]
         mint.extraClaims = [("app_displayname", .string(Self.consoleAppName))]
         // A v1.0 token names its resource as it was asked for, as the v1.0 endpoint's `resource=` does.
         if audience.accessTokenVersion != 2 { mint.audience = resource }
@@ -73,7 +73,7 @@ struct CloudShellEndpoint {
     /// The person the shell runs for: `options.cloudShellUser` (a UPN or object id), else the first user
     /// of the first organization.
     static func signedInUser(in directory: Directory, named name: String?) -> DirectoryUser? {
-        if let name { return directory.user(id: name) ?? directory.user(signInName: name) }
+        if let name { return directory.user(named: name) }
         guard let tenant = directory.tenants.first(where: { $0.kind == .organization }) else { return nil }
         return directory.users.first { $0.tenantID == tenant.id }
     }

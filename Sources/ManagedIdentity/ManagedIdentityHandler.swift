@@ -141,7 +141,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var mint = TokenMintRequest()
         mint.clientID = identity.clientID
         mint.tenant = identity.tenantID
-        mint.scopes = [resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"]
+        mint.scopes = [Self.defaultScope(of: resource)]
         // The client's capabilities (`xms_cc=cp1`, as MSAL sends them) go into the token, as on any grant.
         let capabilities = (query["xms_cc"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         mint.extraClaims = [
@@ -204,6 +204,12 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         }
         body += [("resource", .string(resource)), ("token_type", .string("Bearer"))]
         return Self.json(body)
+    }
+
+    /// The `.default` scope of a resource the endpoints are asked for (`https://vault.azure.net` and
+    /// `https://management.core.windows.net/` alike).
+    static func defaultScope(of resource: String) -> String {
+        resource.hasSuffix("/") ? resource + ".default" : resource + "/.default"
     }
 
     private static func json(_ members: [(String, JSONValue)]) -> HTTPResponse {

@@ -64,7 +64,7 @@ extension GraphResources {
     func list(_ objects: [ListedObject], _ listing: DirectoryListing) throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(listing.countOnly ? ["$filter", "$search"] : ["$select", "$top", "$filter", "$count", "$search", "$orderby", "$skiptoken"])
         let eventual = acceptsEventualConsistency
-        let advanced = eventual && exchange.query.options["$count"]?.lowercased() == "true"
+        let advanced = isAdvancedQuery
         var objects = objects
         let entitySet: String
         switch listing.cast {
@@ -102,10 +102,7 @@ extension GraphResources {
         }
         if listing.countOnly {
             guard eventual else { throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.") }
-            var response = exchange.ok(.object([]), extraHeaders: Self.directoryHeaders)
-            response.headers.set("Content-Type", "text/plain")
-            response.body = Array(String(objects.count).utf8)
-            return response
+            return countText(objects.count)
         }
         for key in exchange.query.orderBy.reversed() {
             guard key.property.caseInsensitiveCompare("displayName") == .orderedSame else { throw .unsupportedQuery }
@@ -121,29 +118,25 @@ extension GraphResources {
         case "microsoft.graph.application": try exchange.query.selected(from: ApplicationView.properties, type: "application")
         default: try exchange.query.selected(from: userProperties + Self.groupProperties.filter { !userProperties.contains($0) }, type: "directoryObject")
         }
-        let pageSize = try exchange.query.top ?? 100
-        guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
-        let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
-        let page = objects.dropFirst(offset).prefix(pageSize)
+        let (page, nextLink) = try self.page(objects, size: try pageSize(default: 100))
+        // The same for every object of a kind.
+        let userSelection = selected.map { $0.filter(userProperties.contains) } ?? GraphUserView.defaultProperties
+        let groupSelection = selected.map { $0.filter(Self.groupProperties.contains) } ?? Self.groupProperties
         let items: [JSONValue] = page.map { object in
             // A cast collection is of one type; a collection of directory objects names each one's.
             let type: [(String, JSONValue)] = listing.cast == nil ? [("@odata.type", .string(object.odataType))] : []
             switch object {
             case .user(let user):
-                let properties = selected.map { $0.filter(userProperties.contains) } ?? GraphUserView.defaultProperties
-                return .object(type + GraphUserView.members(user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: properties))
+                return .object(type + GraphUserView.members(user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: userSelection))
             case .group(let group):
-                return .object(type + groupMembers(group, properties: selected.map { $0.filter(Self.groupProperties.contains) } ?? Self.groupProperties))
+                return .object(type + groupMembers(group, properties: groupSelection))
             case .application(let app):
                 return .object(type + ApplicationView.members(app, directory: directory, properties: selected ?? ApplicationView.properties))
             }
         }
         var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(entitySet)" + (selected.map { "(\($0.joined(separator: ",")))" } ?? "")))]
         if advanced { body.append(("@odata.count", .int(objects.count))) }
-        if objects.count - offset > pageSize {
-            let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
-            body.append(("@odata.nextLink", .string(link)))
-        }
+        if let nextLink { body.append(("@odata.nextLink", .string(nextLink))) }
         body.append(("value", .array(items)))
         return exchange.ok(.object(body), extraHeaders: Self.directoryHeaders)
     }

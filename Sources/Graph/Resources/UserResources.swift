@@ -32,12 +32,10 @@ extension GraphResources {
         guard token.holds(.anyProfile) else { throw .insufficientPrivileges }
         // Advanced queries ($search, $count) need the client to accept eventual consistency; without it
         // `$count=true` is ignored (learn.microsoft.com, "Advanced query capabilities on directory objects").
-        let eventual = acceptsEventualConsistency
-        let counted = eventual && exchange.query.options["$count"]?.lowercased() == "true"
+        let counted = isAdvancedQuery
         let selected = try exchange.query.selected(from: GraphUserView.selectableProperties(in: directory.tenant(id: token.tenantID)), type: "user")
         if selected?.contains("mailboxSettings") == true, !token.holds(MailboxSettingsView.permission) { throw .accessDenied }
-        let pageSize = try exchange.query.top ?? exchange.options.userPageSize
-        guard (1...999).contains(pageSize) else { throw .invalidPageSize(pageSize) }
+        let pageSize = try pageSize(default: exchange.options.userPageSize)
         var users = try filteredUsers()
         for key in exchange.query.orderBy.reversed() {
             guard let property = ["displayName", "userPrincipalName"].first(where: { $0.caseInsensitiveCompare(key.property) == .orderedSame }) else {
@@ -49,14 +47,10 @@ extension GraphResources {
                 return key.descending ? order == .orderedDescending : order == .orderedAscending
             }
         }
-        let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
-        let page = users.dropFirst(offset).prefix(pageSize)
+        let (page, nextLink) = try self.page(users, size: pageSize)
         var body: [(String, JSONValue)] = [("@odata.context", .string("\(exchange.metadataURL)#\(GraphUserView.entitySet(selected: selected))"))]
         if counted { body.append(("@odata.count", .int(users.count))) }
-        if offset < users.count, users.count - offset > pageSize {
-            let link = NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + pageSize))
-            body.append(("@odata.nextLink", .string(link)))
-        }
+        if let nextLink { body.append(("@odata.nextLink", .string(nextLink))) }
         let items = page.map { user in
             JSONValue.object(GraphUserView.members(
                 user, tenant: directory.tenant(id: user.tenantID), content: dataset.content(for: user), properties: selected ?? GraphUserView.defaultProperties
@@ -74,20 +68,42 @@ extension GraphResources {
         guard acceptsEventualConsistency else {
             throw GraphError(status: .badRequest, code: "Request_BadRequest", message: "$count is not currently supported.")
         }
-        var response = exchange.ok(.object([]), extraHeaders: Self.directoryHeaders)
-        response.headers.set("Content-Type", "text/plain")
-        response.body = Array(String(try filteredUsers().count).utf8)
-        return response
+        return countText(try filteredUsers().count)
     }
 
     var acceptsEventualConsistency: Bool { exchange.request.headers["ConsistencyLevel"]?.lowercased() == "eventual" }
+
+    /// An advanced query's `$count=true`: counted only with `ConsistencyLevel: eventual`.
+    var isAdvancedQuery: Bool { acceptsEventualConsistency && exchange.query.options["$count"]?.lowercased() == "true" }
+
+    /// `$top`, 1 to 999, or `fallback`.
+    func pageSize(default fallback: Int) throws(GraphError) -> Int {
+        let size = try exchange.query.top ?? fallback
+        guard (1...999).contains(size) else { throw .invalidPageSize(size) }
+        return size
+    }
+
+    /// The page of `all` `$skiptoken` points at, and the link to the next one while objects remain.
+    func page<Item>(_ all: [Item], size: Int) throws(GraphError) -> (items: ArraySlice<Item>, nextLink: String?) {
+        let offset = try exchange.query.options["$skiptoken"].map { raw throws(GraphError) in try SkipToken.offset(raw) } ?? 0
+        guard all.count - offset > size else { return (all.dropFirst(offset).prefix(size), nil) }
+        return (all.dropFirst(offset).prefix(size),
+                NextLink.url(origin: exchange.origin, request: exchange.request, setting: "$skiptoken", to: SkipToken.make(offset + size)))
+    }
+
+    /// A collection's `/$count`: the number as plain text.
+    func countText(_ count: Int) -> HTTPResponse {
+        var response = exchange.ok(.object([]), extraHeaders: Self.directoryHeaders)
+        response.headers.set("Content-Type", "text/plain")
+        response.body = Array(String(count).utf8)
+        return response
+    }
 
     /// The caller's tenant's users that `$filter` and `$search` leave.
     private func filteredUsers() throws(GraphError) -> [DirectoryUser] {
         var users = directory.users(inTenant: token.tenantID)
         if let filter = exchange.query.options["$filter"] {
-            let advanced = acceptsEventualConsistency && exchange.query.options["$count"]?.lowercased() == "true"
-            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User", advancedQuery: advanced)
+            let clause = try DirectoryFilter(parsing: filter, properties: DirectoryFilter<DirectoryUser>.userProperties, resource: "User", advancedQuery: isAdvancedQuery)
             users = users.filter(clause.matches)
         }
         if let search = exchange.query.options["$search"] {

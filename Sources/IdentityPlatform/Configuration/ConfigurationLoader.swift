@@ -105,7 +105,7 @@ struct DirectoryBuilder {
         addManagedIdentities()
         addGroups()
         if let name = file.options?.cloudShellUser {
-            let user = directory.user(id: name) ?? directory.user(signInName: name)
+            let user = directory.user(named: name)
             if user.flatMap({ directory.tenant(id: $0.tenantID) })?.kind != .organization {
                 report("/options/cloudShellUser", "no user \"\(name)\" of an organization; expected the userPrincipalName or object id of an organization's user in \"users\" or a default user")
             }

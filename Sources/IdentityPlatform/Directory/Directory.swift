@@ -44,6 +44,11 @@ package struct Directory: Sendable, Equatable {
         return users.first { $0.answers(to: signInName) && (tenant == nil || $0.tenantID == tenant) }
     }
 
+    /// A user named as a configuration or a request names one: by object id or by any sign-in name.
+    package func user(named name: String) -> DirectoryUser? {
+        user(id: name) ?? user(signInName: name)
+    }
+
     package func users(inTenant tenantID: String) -> [DirectoryUser] {
         let tenant = tenantID.fastLowercased
         return users.filter { $0.tenantID == tenant }

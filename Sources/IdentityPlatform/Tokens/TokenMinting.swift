@@ -70,7 +70,7 @@ extension TokenIssuer {
         let directory = service.currentDirectory
         var user: DirectoryUser?
         if let name = request.user {
-            guard let found = directory.user(id: name) ?? directory.user(signInName: name) else {
+            guard let found = directory.user(named: name) else {
                 throw TokenMintError(reason: .unknownUser, message: "no user \"\(name)\" in the directory (give a UPN, sign-in name or object id)")
             }
             guard directory.tenant(id: found.tenantID)?.kind != .b2c else {
