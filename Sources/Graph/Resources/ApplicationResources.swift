@@ -31,7 +31,7 @@ extension GraphResources {
     }
 
     /// The registrations of the token's tenant, and those of no tenant (which any tenant's authority accepts).
-    private var registrations: [Application] {
+    var registrations: [Application] {
         directory.applications.filter { $0.tenantID == nil || $0.tenantID == token.tenantID }
     }
 }

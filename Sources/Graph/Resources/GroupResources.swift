@@ -97,7 +97,7 @@ extension GraphResources {
     func servicePrincipalList() throws(GraphError) -> HTTPResponse {
         try exchange.query.requireOnly(["$select", "$top", "$filter"])
         guard token.holds(Self.applicationRead) else { throw .insufficientPrivileges }
-        var apps = directory.applications.filter { $0.tenantID == nil || $0.tenantID == token.tenantID } + MicrosoftFirstParty.applications
+        var apps = registrations + MicrosoftFirstParty.applications
         if let filter = exchange.query.options["$filter"] {
             apps = try apps.filter(Self.servicePrincipalMatcher(filter))
         }
@@ -116,12 +116,8 @@ extension GraphResources {
     }
 
     static func servicePrincipalMatcher(_ filter: String) throws(GraphError) -> (Application) -> Bool {
-        if let match = filter.firstMatch(of: #/^\s*servicePrincipalNames/any\(\s*(\w+)\s*:\s*\1\s+eq\s+'([^']*)'\s*\)\s*$/#.ignoresCase()) {
-            let name = String(match.2)
-            return { app in app.clientID.caseInsensitiveCompare(name) == .orderedSame || app.identifierURIs.contains { $0.caseInsensitiveCompare(name) == .orderedSame } }
-        }
-        let parsed = try DirectoryFilter<Application>(parsing: filter, properties: [("appId", \.clientID), ("displayName", \.displayName)], resource: "ServicePrincipal")
-        return parsed.matches
+        try DirectoryFilter<Application>(parsing: filter, properties: [("appId", \.clientID), ("displayName", \.displayName)],
+                                         lists: [("servicePrincipalNames", { [$0.clientID] + $0.identifierURIs })], resource: "ServicePrincipal").matches
     }
 
     private func tenantGroup(_ id: String) throws(GraphError) -> DirectoryGroup {
