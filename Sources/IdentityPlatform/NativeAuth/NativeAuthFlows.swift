@@ -147,10 +147,15 @@ package final class NativeAuthFlows: Sendable {
 
     private struct Store: Sendable {
         var flows: [String: NativeAuthFlow] = [:]
-        /// Each flow's step: that of its one live token.
-        var steps: [String: NativeAuthFlow.Step] = [:]
         var tokens: [String: Issued] = [:]
-        var tokensOfFlow: [String: [String]] = [:]
+        /// Each flow's one live token (a step retires the token before it), which names the flow's step.
+        var liveToken: [String: String] = [:]
+
+        func step(of flowID: String) -> NativeAuthFlow.Step? { liveToken[flowID].flatMap { tokens[$0]?.step } }
+
+        mutating func retireToken(of flowID: String) {
+            if let token = liveToken.removeValue(forKey: flowID) { tokens[token] = nil }
+        }
         /// Flow ids, oldest first from `orderStart` on. A finished flow's id stays until it is passed over or
         /// the list is rebuilt, so that neither ending a flow nor dropping the oldest moves the others.
         var order: [String] = []
@@ -221,8 +226,8 @@ package final class NativeAuthFlows: Sendable {
     /// does not lead to `step` (`Step.next`).
     package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
         store.withLock { store -> String? in
-            guard store.flows[flow.id] != nil, let current = store.steps[flow.id], current.next.contains(step) else { return nil }
-            for token in store.tokensOfFlow.removeValue(forKey: flow.id) ?? [] { store.tokens[token] = nil }
+            guard store.flows[flow.id] != nil, let current = store.step(of: flow.id), current.next.contains(step) else { return nil }
+            store.retireToken(of: flow.id)
             return Self.keep(flow, step: step, now: now, in: &store)
         }
     }
@@ -232,9 +237,8 @@ package final class NativeAuthFlows: Sendable {
         var kept = flow
         kept.expiresAt = now.addingTimeInterval(tokenLifetime)
         store.flows[flow.id] = kept
-        store.steps[flow.id] = step
         store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
-        store.tokensOfFlow[flow.id, default: []].append(token)
+        store.liveToken[flow.id] = token
         return token
     }
 
@@ -253,8 +257,7 @@ package final class NativeAuthFlows: Sendable {
 
     private static func forget(_ flowID: String, in store: inout Store) {
         store.flows[flowID] = nil
-        store.steps[flowID] = nil
-        for token in store.tokensOfFlow.removeValue(forKey: flowID) ?? [] { store.tokens[token] = nil }
+        store.retireToken(of: flowID)
     }
 
     /// An opaque token in the shape the service's have (base64url, no padding).
