@@ -11,6 +11,7 @@ package struct CryptoError: Error, CustomStringConvertible, Equatable, Sendable 
         case unsupportedKey
         case keyGeneration
         case signing
+        case encryption
         case invalidCertificate
         case certificateBuild
         case invalidName

@@ -32,7 +32,7 @@ import Testing
     func outcome(_ answers: [ExtensionTransportResult], strict: Bool = false, ext: CustomAuthenticationExtension = ext) -> (Result<JSONValue, ExtensionFailure>, Receipt.ExtensionCall?, Int) {
         let endpoint = ScriptedEndpoint(answers)
         var recorded: Receipt.ExtensionCall?
-        let result = ExtensionCallout(transport: endpoint, strict: strict).call(ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: { .success($0) })
+        let result = ExtensionCallout(transport: endpoint, strict: strict).call(ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: { action, _ in .success(action) })
         return (result, recorded, endpoint.attempts.withLock { $0 })
     }
 
@@ -40,7 +40,7 @@ import Testing
     func code(_ answers: [ExtensionTransportResult]) -> Int? {
         var recorded: Receipt.ExtensionCall?
         let result = ExtensionCallout(transport: ScriptedEndpoint(answers), strict: false)
-            .call(Self.ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: TokenIssuanceStart.claims(of:))
+            .call(Self.ext, payload: .object([:]), bearer: .success("t"), record: { recorded = $0 }, reading: { action, _ in TokenIssuanceStart.claims(of: action) })
         switch result {
         case .success:
             #expect(recorded?.failure == nil)
@@ -120,7 +120,7 @@ import Testing
         #expect(problems(#"{"event": "tokenIssuanceStart", "targetUrl": "https://a.example/x", "resourceId": "https://a.example/app", "applications": ["c"]}"#).first?.contains("1003014") == true)
         #expect(problems(#"{"event": "tokenIssuanceStart", "targetUrl": "https://a.example/x", "resourceId": "api://b.example/app", "applications": ["c"]}"#).first?.contains("1003015") == true)
         #expect(problems(#"{"event": "tokenIssuanceStart", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app"}"#).first?.contains("names no application") == true)
-        #expect(problems(#"{"event": "attributeCollectionSubmit", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app"}"#).first?.contains("attribute collection is External ID's sign-up") == true)
+        #expect(problems(#"{"event": "attributeCollectionSubmit", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app"}"#).first?.contains("attribute collection and password migration are External ID's") == true)
         #expect(problems(#"{"event": "tokenIssuanceStart", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app", "applications": ["c"], "timeoutInMilliseconds": 5000}"#).count == 1)
     }
 

@@ -42,13 +42,16 @@ enum GraphUserView {
 
     static func selectableProperties(in tenant: Tenant?) -> [String] {
         guard let tenant, tenant.kind == .external else { return selectableProperties }
-        return selectableProperties + tenant.externalUserFlow.attributes.map(\.name).filter { $0.hasPrefix("extension_") }
+        return selectableProperties + tenant.externalUserFlow.attributes.map(\.name).filter { $0.hasPrefix("extension_") } + tenant.migrationFlags
     }
 
     /// A custom attribute in its own JSON type, as Graph returns extension properties (`42`, `true`).
     static func attributeValue(_ name: String, of user: DirectoryUser, tenant: Tenant?) -> JSONValue {
         guard let text = user.attributes?[name] else { return .null }
-        let type = tenant.flatMap { $0.kind == .external ? $0.externalUserFlow.attributes.first { $0.name == name }?.type : nil }
+        let type = tenant.flatMap { tenant -> SignUpAttribute.ValueType? in
+            guard tenant.kind == .external else { return nil }
+            return tenant.externalUserFlow.attributes.first { $0.name == name }?.type ?? (tenant.migrationFlags.contains(name) ? .boolean : nil)
+        }
         switch type {
         case .int?: return Int(text).map(JSONValue.int) ?? .string(text)
         case .boolean?: return .bool(text.lowercased() == "true")

@@ -3,9 +3,11 @@ import ExchangeKernel
 /// The pages of External ID's tenants: the codes they mail and the attributes their user flows collect.
 extension Pages {
     /// The page a custom authentication extension's showBlockPage ends a sign-up on: its message, no way on.
-    static func signUpBlocked(message: String) -> HTML {
-        PageLayout.document(title: "Sign up", heading: "Sign up", content: """
-            <p id="blockMessage" role="alert">\(message)</p>
+    /// Where an extension's block ends a sign-up or a sign-in: its title, if it gave one, and its message.
+    static func blocked(heading: String, title: String?, message: String) -> HTML {
+        let titleMarkup: HTML = title.map { "<h2 id=\"blockTitle\">\($0)</h2>\n" } ?? ""
+        return PageLayout.document(title: heading, heading: heading, content: """
+            \(titleMarkup)<p id="blockMessage" role="alert">\(message)</p>
             """)
     }
 

@@ -61,7 +61,14 @@ extension InteractiveFlow {
     mutating func blockSignUp(_ message: String) -> HTTPResponse {
         core.end()
         exchange.receipt.flow(pending.id, step: "sign_up_blocked")
-        return core.respond(Pages.signUpBlocked(message: message))
+        return core.respond(Pages.blocked(heading: "Sign up", title: nil, message: message))
+    }
+
+    /// A password-migration extension's Block: the sign-in ends on its title and message.
+    mutating func blockSignIn(title: String?, message: String) -> HTTPResponse {
+        core.end()
+        exchange.receipt.flow(pending.id, step: "sign_in_blocked")
+        return core.respond(Pages.blocked(heading: "Sign in", title: title, message: message))
     }
 
     mutating func showVerifyEmail(error: IdentityError?) -> HTTPResponse {

@@ -67,9 +67,16 @@ extension InteractiveFlow {
         if signsInWithCode(user) { return mailEmailCode(to: user, purpose: .signIn) }
         // A name without a password is Microsoft's first step: the same page asks for the password.
         if password.isEmpty { return showSignIn(login: login, error: nil) }
-        guard user.accepts(password: password) else { return showSignIn(login: login, error: .invalidCredentials()) }
-        if user.passwordExpired { return showPasswordChange(login: login, error: nil) }
-        signIn(user, methods: ["pwd"])
+        let signedIn: DirectoryUser
+        switch PasswordSubmit(exchange).check(password, of: user, signInName: login, client: app) {
+        case .accepted(let checked): signedIn = checked
+        case .refused: return showSignIn(login: login, error: .invalidCredentials())
+        case .blocked(let title, let message): return blockSignIn(title: title, message: message)
+        case .failed: return fail(.customExtensionFailed())
+        }
+        directory = service.currentDirectory
+        if signedIn.passwordExpired { return showPasswordChange(login: login, error: nil) }
+        signIn(signedIn, methods: ["pwd"])
         return proceed()
     }
 

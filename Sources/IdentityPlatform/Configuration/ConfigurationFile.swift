@@ -62,6 +62,8 @@ struct ConfigurationFile: Decodable {
         var maximumRetries: Int?
         var applications: [String]?
         var claimsMapping: [CustomAuthenticationExtension.ClaimMapping]?
+        var migrationPropertyId: String?
+        var encryptionCertificate: String?
     }
 
     struct UserFlowEntry: Decodable {
@@ -97,6 +99,20 @@ struct ConfigurationFile: Decodable {
         var accountEnabled: Bool?
         var locked: Bool?
         var passwordExpired: Bool?
+        /// Directory extension values (`extension_{app id}_{name}`): strings, numbers or Booleans.
+        var attributes: [String: AttributeValue]?
+    }
+
+    /// One directory extension value, kept as its text (`true`, `42`, `gold`).
+    struct AttributeValue: Decodable {
+        var text: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) { text = flag ? "true" : "false" }
+            else if let number = try? container.decode(Int.self) { text = String(number) }
+            else { text = try container.decode(String.self) }
+        }
     }
 
     /// A secret is a bare string or `{"value", "expiresAt"}`.

@@ -242,7 +242,25 @@ struct DirectoryBuilder {
                 report("\(at)/applications", "a tokenIssuanceStart listener names no application; expected the client ids whose tokens get the claims (includeAllApplications must be false for it)")
             }
             if entry.event != .tokenIssuanceStart, tenant.kind != .external {
-                report("\(at)/event", "\(entry.event.rawValue) on a tenant of kind \"\(tenant.kind.rawValue)\"; expected \"kind\": \"external\" (attribute collection is External ID's sign-up)")
+                report("\(at)/event", "\(entry.event.rawValue) on a tenant of kind \"\(tenant.kind.rawValue)\"; expected \"kind\": \"external\" (attribute collection and password migration are External ID's)")
+            }
+            var encryptionCertificate: String?
+            if entry.event == .passwordSubmit {
+                if let flag = entry.migrationPropertyId {
+                    if !Self.isDirectoryExtensionName(flag) {
+                        report("\(at)/migrationPropertyId", "migrationPropertyId \"\(flag)\" is not a directory extension; expected extension_{app id without dashes}_{name}, a Boolean user property")
+                    }
+                } else {
+                    report("\(at)", "a passwordSubmit extension without migrationPropertyId; expected the Boolean user property (extension_{app id without dashes}_{name}) that marks users still to migrate")
+                }
+                if let text = entry.encryptionCertificate {
+                    encryptionCertificate = certificate(text, at: "\(at)/encryptionCertificate")
+                } else {
+                    report("\(at)", "a passwordSubmit extension without encryptionCertificate; expected the certificate (PEM, or a path to one) the password context is encrypted to")
+                }
+            } else {
+                if entry.migrationPropertyId != nil { report("\(at)/migrationPropertyId", "migrationPropertyId on a \(entry.event.rawValue) extension; expected it only on passwordSubmit") }
+                if entry.encryptionCertificate != nil { report("\(at)/encryptionCertificate", "encryptionCertificate on a \(entry.event.rawValue) extension; expected it only on passwordSubmit") }
             }
             if entry.event != .tokenIssuanceStart, entry.claimsMapping != nil {
                 report("\(at)/claimsMapping", "claimsMapping on a \(entry.event.rawValue) extension; expected it only on tokenIssuanceStart")
@@ -253,8 +271,15 @@ struct DirectoryBuilder {
                 listenerID: entry.listenerId ?? TokenIdentifiers.guid(from: "listener|\(tenant.id)|\(k)|\(name)"),
                 displayName: name, event: entry.event, targetURL: entry.targetUrl, resourceID: entry.resourceId,
                 timeoutMilliseconds: entry.timeoutInMilliseconds ?? CustomAuthenticationExtension.defaultTimeoutMilliseconds,
-                maximumRetries: entry.maximumRetries ?? 1, applications: entry.applications ?? [], claimsMapping: entry.claimsMapping)
+                maximumRetries: entry.maximumRetries ?? 1, applications: entry.applications ?? [], claimsMapping: entry.claimsMapping,
+                migrationPropertyID: entry.migrationPropertyId, encryptionCertificate: encryptionCertificate)
         }
+    }
+
+    /// `extension_{32 hex digits}_{name}`: how Graph names a directory extension property.
+    static func isDirectoryExtensionName(_ name: String) -> Bool {
+        let parts = name.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0] == "extension" && parts[1].count == 32 && parts[1].allSatisfy(\.isHexDigit) && !parts[2].isEmpty
     }
 
     /// A tenant by id or domain, or a problem at `pointer`.
@@ -291,6 +316,12 @@ struct DirectoryBuilder {
                 accountEnabled: entry.accountEnabled ?? true, locked: entry.locked ?? false,
                 passwordExpired: entry.passwordExpired ?? false, otherMails: entry.otherMails ?? []
             ))
+            if let attributes = entry.attributes, !attributes.isEmpty {
+                for name in attributes.keys.sorted() where !Self.isDirectoryExtensionName(name) {
+                    report("/users/\(i)/attributes/\(name)", "\"\(name)\" is not a directory extension; expected extension_{app id without dashes}_{name}")
+                }
+                added[added.count - 1].attributes = attributes.mapValues(\.text)
+            }
         }
     }
 

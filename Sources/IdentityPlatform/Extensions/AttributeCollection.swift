@@ -52,7 +52,7 @@ package struct AttributeCollection {
             ])))
             let payload = ExtensionCallout.envelope(ext, tenantID: tenant.id, sourceAppID: client.clientID, data: data)
             let bearer = ExtensionBearer.token(for: ext, tenant: tenant, service: service, origin: origin, now: now)
-            guard case .success(let action) = callout.call(ext, payload: payload, bearer: bearer, record: receipt.calledExtension, reading: { .success($0) }) else {
+            guard case .success(let action) = callout.call(ext, payload: payload, bearer: bearer, record: receipt.calledExtension, reading: { action, _ in .success(action) }) else {
                 return .failed
             }
             switch action.actionName(for: event) {

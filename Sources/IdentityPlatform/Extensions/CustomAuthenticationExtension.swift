@@ -15,6 +15,9 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
         case attributeCollectionStart
         /// External ID sign-up, once the attributes are submitted: change them, refuse them, or block.
         case attributeCollectionSubmit
+        /// External ID sign-in, when a password does not match and the account is still to be migrated:
+        /// the legacy system judges it (just-in-time migration).
+        case passwordSubmit
     }
 
     /// One entry of the app's claims-mapping policy with `"Source": "CustomClaimsProvider"`: the claim the
@@ -50,6 +53,13 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
     /// The claims-mapping policy's custom-claims-provider entries; nil maps every returned claim under its
     /// own name (the service adds none without a policy: `--strict` then adds none either).
     package var claimsMapping: [ClaimMapping]?
+    /// The passwordSubmit handler's `migrationPropertyId`: the Boolean directory extension
+    /// (`extension_{app id without dashes}_{name}`) that is true while a user's password is still the
+    /// legacy system's.
+    package var migrationPropertyID: String?
+    /// The PEM certificate of the extension app's `keyCredentials` entry of usage `Encrypt` (its
+    /// `tokenEncryptionKeyId`): the password context is encrypted to it.
+    package var encryptionCertificate: String?
 
     package static let defaultTimeoutMilliseconds = 1000
     package static let timeoutRange = 200...2000
@@ -61,7 +71,7 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
 
     package init(id: String, listenerID: String, displayName: String, event: Event, targetURL: String, resourceID: String,
                  timeoutMilliseconds: Int = defaultTimeoutMilliseconds, maximumRetries: Int = 1, applications: [String],
-                 claimsMapping: [ClaimMapping]? = nil) {
+                 claimsMapping: [ClaimMapping]? = nil, migrationPropertyID: String? = nil, encryptionCertificate: String? = nil) {
         self.id = id.lowercased()
         self.listenerID = listenerID.lowercased()
         self.displayName = displayName
@@ -72,6 +82,8 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
         self.maximumRetries = maximumRetries
         self.applications = applications.map { $0.lowercased() }
         self.claimsMapping = claimsMapping
+        self.migrationPropertyID = migrationPropertyID
+        self.encryptionCertificate = encryptionCertificate
     }
 
     /// The app id at the end of `resourceID` (the bearer token's `aud`).
@@ -90,5 +102,10 @@ extension Tenant {
     /// The tenant's extensions listening at `event`.
     package func extensions(at event: CustomAuthenticationExtension.Event) -> [CustomAuthenticationExtension] {
         (customAuthenticationExtensions ?? []).filter { $0.event == event }
+    }
+
+    /// The Boolean user properties password-migration extensions read (`migrationPropertyId`).
+    package var migrationFlags: [String] {
+        extensions(at: .passwordSubmit).compactMap(\.migrationPropertyID)
     }
 }

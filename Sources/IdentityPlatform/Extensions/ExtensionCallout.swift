@@ -149,12 +149,13 @@ package struct ExtensionCallout {
     }
 
     /// POSTs `payload` with `bearer`, retrying a timeout, a connection failure or a 5xx up to
-    /// `maximumRetries` times; returns the single action of a well-formed answer, as `reading` takes it.
+    /// `maximumRetries` times; returns the single action of a well-formed answer, as `reading` takes it
+    /// with the answer's `data` (where passwordSubmit's `nonce` is).
     /// `record` gets the call once, with its outcome: a bearer that could not be made, a refused answer
     /// and an action `reading` refuses alike.
     package func call<Value>(_ ext: CustomAuthenticationExtension, payload: JSONValue, bearer: Result<String, ExtensionFailure>,
                              record: (Receipt.ExtensionCall) -> Void,
-                             reading: (JSONValue) -> Result<Value, ExtensionFailure>) -> Result<Value, ExtensionFailure> {
+                             reading: (_ action: JSONValue, _ data: JSONValue) -> Result<Value, ExtensionFailure>) -> Result<Value, ExtensionFailure> {
         let started = ContinuousClock.now
         var attempts = 0
         var lastStatus: Int?
@@ -180,22 +181,23 @@ package struct ExtensionCallout {
                 case .tooLarge: retryable = false
                 }
                 if retryable && attempts <= ext.maximumRetries { continue }
-                return Self.action(of: result, for: ext).flatMap(reading)
+                return Self.action(of: result, for: ext).flatMap { reading($0.action, $0.data) }
             }
         }()
         let elapsed = started.duration(to: .now).components
-        // An Azure Functions URL carries its key in the query (`?code=`): the journal keeps the rest.
-        let shownURL = String(ext.targetURL.prefix { $0 != "?" })
-        record(Receipt.ExtensionCall(extensionID: ext.id, event: ext.event.rawValue, targetURL: shownURL, attempts: attempts, httpStatus: lastStatus,
+        record(Receipt.ExtensionCall(extensionID: ext.id, event: ext.event.rawValue, targetURL: Self.shown(ext.targetURL), attempts: attempts, httpStatus: lastStatus,
                                    milliseconds: Int(elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000),
                                    failure: outcome.failure.map(\.description)))
         return outcome
     }
 
+    /// An Azure Functions URL carries its key in the query (`?code=`): the journal keeps the rest.
+    static func shown(_ url: String) -> String { String(url.prefix { $0 != "?" }) }
+
     /// The single action of an answer `{"data": {"@odata.type": "microsoft.graph.on<Event>ResponseData",
     /// "actions": [ … ]}}`, its type one the event knows (compared without case: Microsoft's own samples
     /// write `ShowValidationError` and `showValidationError`).
-    static func action(of result: ExtensionTransportResult, for ext: CustomAuthenticationExtension) -> Result<JSONValue, ExtensionFailure> {
+    static func action(of result: ExtensionTransportResult, for ext: CustomAuthenticationExtension) -> Result<(action: JSONValue, data: JSONValue), ExtensionFailure> {
         let status: Int, contentType: String?, body: [UInt8]
         switch result {
         case .timedOut: return .failure(ExtensionFailure(.timedOut, "no answer within \(ext.timeoutMilliseconds) ms"))
@@ -223,7 +225,7 @@ package struct ExtensionCallout {
         guard known.contains(type.lowercased()) else {
             return .failure(ExtensionFailure(.invalidActionType, "action \"\(type)\"; expected one of \(ext.event.actions.map { "microsoft.graph.\(ext.event.rawValue).\($0)" }.joined(separator: ", "))"))
         }
-        return .success(actions[0])
+        return .success((actions[0], data))
     }
 }
 
@@ -237,6 +239,7 @@ extension CustomAuthenticationExtension.Event {
         case .tokenIssuanceStart: ["provideClaimsForToken"]
         case .attributeCollectionStart: ["continueWithDefaultBehavior", "setPrefillValues", "showBlockPage"]
         case .attributeCollectionSubmit: ["continueWithDefaultBehavior", "modifyAttributeValues", "showBlockPage", "showValidationError"]
+        case .passwordSubmit: ["MigratePassword", "UpdatePassword", "Retry", "Block"]
         }
     }
 }

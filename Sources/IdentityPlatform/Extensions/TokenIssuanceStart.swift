@@ -46,7 +46,7 @@ package struct TokenIssuanceStart {
             let payload = ExtensionCallout.envelope(ext, tenantID: issue.tenant.id, sourceAppID: issue.clientID,
                                                     data: [("authenticationContext", authenticationContext(issue))])
             let outcome = callout.call(ext, payload: payload, bearer: ExtensionBearer.token(for: ext, tenant: issue.tenant, issuer: issuer),
-                                       record: { issuer.receipt?.calledExtension($0) }, reading: Self.claims(of:))
+                                       record: { issuer.receipt?.calledExtension($0) }, reading: { action, _ in Self.claims(of: action) })
             let claims: [(String, JSONValue)]
             switch outcome {
             case .success(let returned): claims = mapped(returned, by: ext)
@@ -91,13 +91,7 @@ package struct TokenIssuanceStart {
     func authenticationContext(_ issue: TokenIssue) -> JSONValue {
         var members = ExtensionContext.members(tenantID: issue.tenant.id, clientAddress: issue.clientAddress,
                                                client: issue.client.application, resource: issue.scopeRequest.resource)
-        if let user = issue.user {
-            members.append(("user", .object(omittingNil: [
-                "displayName": .string(user.displayName), "givenName": user.givenName.map(JSONValue.string), "id": .string(user.id),
-                "mail": user.mail.map(JSONValue.string), "preferredLanguage": user.preferredLanguage.map(JSONValue.string),
-                "surname": user.surname.map(JSONValue.string), "userPrincipalName": .string(user.userPrincipalName), "userType": .string("Member"),
-            ])))
-        }
+        if let user = issue.user { members.append(("user", ExtensionContext.user(user))) }
         return .object(members)
     }
 }
@@ -119,6 +113,15 @@ enum ExtensionContext {
         ]
         if let resource { members.append(("resourceServicePrincipal", principal(appID: resource.appID, name: resource.displayName))) }
         return members
+    }
+
+    /// The signed-in user as every event's context shows it, without the members the directory does not hold.
+    static func user(_ user: DirectoryUser) -> JSONValue {
+        .object(omittingNil: [
+            "displayName": .string(user.displayName), "givenName": user.givenName.map(JSONValue.string), "id": .string(user.id),
+            "mail": user.mail.map(JSONValue.string), "preferredLanguage": user.preferredLanguage.map(JSONValue.string),
+            "surname": user.surname.map(JSONValue.string), "userPrincipalName": .string(user.userPrincipalName), "userType": .string("Member"),
+        ])
     }
 }
 

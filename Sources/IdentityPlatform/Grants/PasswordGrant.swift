@@ -10,14 +10,14 @@ enum PasswordGrant {
         let client = try request.authenticateClient()
         let scopes = try request.scopeRequest()
         let tenantName = request.authorityTenant?.primaryDomain ?? request.exchange.route.tenantSegment
-        guard let user = request.directory.users.first(where: { candidate in
+        guard let account = request.directory.users.first(where: { candidate in
             candidate.answers(to: username) && (request.directory.tenant(id: candidate.tenantID).map(request.selector.admits) ?? false)
         }) else {
             throw .userNotFound(username, tenant: tenantName)
         }
         // A lockout refuses before the password is compared; a disabled account only once it is right.
-        if user.refusal == .locked { throw .refusing(.locked) }
-        guard user.accepts(password: password) else { throw .invalidCredentials() }
+        if account.refusal == .locked { throw .refusing(.locked) }
+        let user = try PasswordSubmit(request.exchange).check(password, of: account, signInName: username, client: client.application).signedIn()
         try GrantRedemption.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)

@@ -19,9 +19,8 @@ enum NativeAuthGrants {
         let methods: [String]
         switch (grantType, flow.kind, step) {
         case ("password", .signIn, .passwordRequired):
-            guard let user = request.directory.user(id: flow.userID ?? ""), user.accepts(password: try request.required("password")) else {
-                throw .invalidCredentials()
-            }
+            guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidCredentials() }
+            _ = try PasswordSubmit(request.exchange).check(try request.required("password"), of: user, signInName: flow.username, client: client.application).signedIn()
             methods = ["pwd"]
         case ("oob", .signIn, .codeSent):
             try checkCode(flow, request: request)

@@ -155,11 +155,17 @@ enum NativeAuthV2 {
         let body = try request.body()
         switch step {
         case .passwordRequired:
-            guard let user = request.user(id: flow.userID), let password = body["password"]?.string, user.accepts(password: password) else {
-                throw NativeAuthV2Error.invalidPassword
+            guard let user = request.user(id: flow.userID), let password = body["password"]?.string else { throw NativeAuthV2Error.invalidPassword }
+            let signedIn: DirectoryUser
+            switch PasswordSubmit(request.exchange).check(password, of: user, signInName: flow.username,
+                                                             client: request.exchange.service.currentDirectory.application(clientID: flow.clientID)) {
+            case .accepted(let checked): signedIn = checked
+            case .refused: throw NativeAuthV2Error.invalidPassword
+            case .blocked: throw NativeAuthV2Error(NativeAuthError(.refusing(.locked)))
+            case .failed: throw NativeAuthV2Error(NativeAuthError(.customExtensionFailed()))
             }
             flow.firstFactor = "pwd"
-            return try signedIn(request, tenant: tenant, flow: flow, user: user)
+            return try Self.signedIn(request, tenant: tenant, flow: flow, user: signedIn)
         case .codeSent, .mfaCodeSent:
             guard let otp = body["otp"]?.string, Outbox.accepts(otp, code: flow.code, expiresAt: flow.codeExpiresAt, now: request.now) else {
                 throw NativeAuthV2Error.invalidCode

@@ -1,5 +1,5 @@
-"""A custom authentication extension endpoint for tests: the REST API Entra calls at token issuance and at
-External ID's attribute collection, standing in for the developer's Azure Function so a test can decide
+"""A custom authentication extension endpoint for tests: the REST API Entra calls at token issuance, at
+External ID's attribute collection and at its password submission (just-in-time migration), standing in for the developer's Azure Function so a test can decide
 what it answers and see what it was sent.
 
     with ExtensionEndpoint(lambda call: provide_claims(loyaltyTier="gold")) as endpoint:
@@ -34,6 +34,11 @@ class ExtensionCall:
     @property
     def context(self):
         return self.data.get("authenticationContext") or {}
+
+    def password_context(self, private_key_pem):
+        """passwordSubmit: the claims of `encryptedPasswordContext` (`user-password`, `username`, `nonce`…),
+        opened with the private key of the extension's encryption certificate; needs `cryptography`."""
+        return _open_password_context(self.data["encryptedPasswordContext"], private_key_pem)
 
     @property
     def attributes(self):
@@ -91,6 +96,63 @@ def show_validation_error(message, **attribute_errors):
     return _response("onAttributeCollectionSubmitResponseData",
                      {"@odata.type": "microsoft.graph.attributeCollectionSubmit.showValidationError",
                       "message": message, "attributeErrors": attribute_errors})
+
+
+def _password_submit(action, nonce, **members):
+    answer = _response("onPasswordSubmitResponseData", {"@odata.type": f"microsoft.graph.passwordSubmit.{action}", **members})
+    answer["data"]["nonce"] = nonce
+    return answer
+
+
+def migrate_password(nonce):
+    """passwordSubmit: the legacy system knows this password; it becomes the account's."""
+    return _password_submit("MigratePassword", nonce)
+
+
+def update_password(nonce):
+    """passwordSubmit: the password is right but weak or expired; it is kept and must be changed now."""
+    return _password_submit("UpdatePassword", nonce)
+
+
+def retry_password(nonce):
+    """passwordSubmit: the password is wrong; the person may try again."""
+    return _password_submit("Retry", nonce)
+
+
+def block_sign_in(nonce, title=None, message=None):
+    """passwordSubmit: the sign-in stops, on a page with `title` and `message`."""
+    members = {name: value for name, value in (("title", title), ("message", message)) if value is not None}
+    return _password_submit("Block", nonce, **members)
+
+
+def _b64(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _open_password_context(token, private_key_pem):
+    """RSA-OAEP and A128CBC-HS256 (RFC 7516, RFC 7518 section 5.2), then `zip: DEF`."""
+    import hmac
+    import zlib
+
+    from cryptography.hazmat.primitives import hashes, padding as block_padding, serialization
+    from cryptography.hazmat.primitives.asymmetric import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    encoded_header, wrapped, iv, ciphertext, tag = token.split(".")
+    header = json.loads(_b64(encoded_header))
+    assert header["alg"] == "RSA-OAEP" and header["enc"] == "A128CBC-HS256", header
+    key = serialization.load_pem_private_key(private_key_pem if isinstance(private_key_pem, bytes) else private_key_pem.encode(), None)
+    content_key = key.decrypt(_b64(wrapped), padding.OAEP(padding.MGF1(hashes.SHA1()), hashes.SHA1(), None))
+    aad = encoded_header.encode()
+    mac = hmac.new(content_key[:16], aad + _b64(iv) + _b64(ciphertext) + (len(aad) * 8).to_bytes(8, "big"), "sha256").digest()
+    if not hmac.compare_digest(mac[:16], _b64(tag)):
+        raise ValueError("the password context's authentication tag does not match")
+    decryptor = Cipher(algorithms.AES(content_key[16:]), modes.CBC(_b64(iv))).decryptor()
+    unpadder = block_padding.PKCS7(128).unpadder()
+    plaintext = unpadder.update(decryptor.update(_b64(ciphertext)) + decryptor.finalize()) + unpadder.finalize()
+    if header.get("zip") == "DEF":
+        plaintext = zlib.decompress(plaintext, -15)
+    return json.loads(plaintext)
 
 
 def _claims(authorization):
@@ -160,6 +222,8 @@ class ExtensionEndpoint:
     def _default(call):
         if call.event == "tokenIssuanceStart":
             return provide_claims()
+        if call.event == "passwordSubmit":
+            raise ValueError("a passwordSubmit endpoint needs a handler: it must open the password context to answer")
         return continue_with_default_behavior(call.event)
 
     @staticmethod

@@ -1,0 +1,133 @@
+import EntraCrypto
+import EntraHTTP
+import ExchangeKernel
+package import FoundationGaps
+import LocatedJSON
+
+/// The one password check of an External ID sign-in, with OnPasswordSubmit's just-in-time migration: a
+/// password that is not the account's, of a user whose migration flag is true, is sent encrypted to the
+/// extension listening for the app, which judges it against the legacy system. A migrated password is
+/// stored and the flag cleared; a matching password clears the flag silently
+/// (learn.microsoft.com/entra/external-id/customers/how-to-migrate-passwords-just-in-time, "How the JIT
+/// migration process works").
+package struct PasswordSubmit {
+    package enum Verdict: Equatable {
+        /// The password is the account's, now or once migrated: the sign-in goes on with this user (whose
+        /// password is expired when the extension answered UpdatePassword, so each sign-in asks for a new one
+        /// as it does for any expired password).
+        case accepted(DirectoryUser)
+        /// Not the password, or the extension's Retry.
+        case refused
+        /// The extension's Block, with its words.
+        case blocked(title: String?, message: String)
+        /// The extension failed: the sign-in fails as the service fails it (AADSTS1100001).
+        case failed
+    }
+
+    /// The block page's words when the answer has none.
+    static let defaultBlockMessage = "Your sign-in was blocked. Please contact the owner of the application/website."
+    /// How long the password context may be read: ten minutes, as recorded (cljung/CustomAuthenticationExtension,
+    /// README.md, "Encrypted Password Token": `exp` − `iat` = 600).
+    static let contextLifetime: TimeInterval = 600
+
+    let exchange: IdentityExchange
+
+    package init(_ exchange: IdentityExchange) { self.exchange = exchange }
+
+    /// Whether `presented` signs `user` in to `client`, by the account's password or by the extension's.
+    /// `signInName` is what the person typed (the context's `username`). A client the directory does not
+    /// hold (lenient mode) has no listener.
+    package func check(_ presented: String, of user: DirectoryUser, signInName: String, client: Application?) -> Verdict {
+        let service = exchange.service
+        let tenant = service.currentDirectory.tenant(id: user.tenantID)
+        let listening = client.flatMap { client in
+            tenant?.extensions(at: .passwordSubmit).first { $0.applications.isEmpty || $0.listens(to: client.clientID) }
+        }
+        let flag = listening?.migrationPropertyID
+        let toMigrate = flag.map { user.attributes?[$0]?.lowercased() == "true" } ?? false
+        if user.accepts(password: presented) {
+            guard toMigrate, let flag else { return .accepted(user) }
+            return .accepted(migrated(user, flag: flag) { _ in })
+        }
+        guard toMigrate, let ext = listening, let flag, let tenant, let client else { return .refused }
+        let nonce = SecureRandom.guid()
+        let context: String
+        do {
+            context = try passwordContext(presented, signInName: signInName, nonce: nonce, for: ext)
+        } catch {
+            exchange.receipt.calledExtension(Receipt.ExtensionCall(extensionID: ext.id, event: ext.event.rawValue, targetURL: ExtensionCallout.shown(ext.targetURL),
+                                                                   attempts: 0, httpStatus: nil, milliseconds: 0,
+                                                                   failure: "the password context cannot be encrypted: \(error)"))
+            return .failed
+        }
+        var authentication = ExtensionContext.members(tenantID: tenant.id, clientAddress: exchange.connection.remoteAddress, client: client, resource: nil)
+        authentication += [("resourceServicePrincipal", .null), ("user", ExtensionContext.user(user))]
+        let payload = ExtensionCallout.envelope(ext, tenantID: tenant.id, sourceAppID: client.clientID, data: [
+            ("encryptedPasswordContext", .string(context)), ("authenticationContext", .object(authentication)),
+            ("userSignUpInfo", .null), ("otpContext", .null),
+        ])
+        let callout = ExtensionCallout(transport: service.extensionTransport, strict: service.options.strict)
+        let bearer = ExtensionBearer.token(for: ext, tenant: tenant, service: service, origin: exchange.origin.url, now: exchange.now)
+        let answer = callout.call(ext, payload: payload, bearer: bearer, record: exchange.receipt.calledExtension) { action, data -> Result<JSONValue, ExtensionFailure> in
+            guard let answered = data["nonce"]?.string, ConstantTime.equals(answered, nonce) else {
+                return .failure(ExtensionFailure(.invalidResponseBody, "the answer's nonce is not the one in the request's password context"))
+            }
+            return .success(action)
+        }
+        guard case .success(let action) = answer else { return .failed }
+        switch action.actionName(for: .passwordSubmit) {
+        case "MigratePassword": return .accepted(migrated(user, flag: flag) { $0.password = presented })
+        case "UpdatePassword":
+            return .accepted(migrated(user, flag: flag) {
+                $0.password = presented
+                $0.passwordExpired = true
+            })
+        case "Block": return .blocked(title: action["title"]?.string, message: action["message"]?.string ?? Self.defaultBlockMessage)
+        default: return .refused
+        }
+    }
+
+    /// The JWE the extension decrypts: the password, the name typed and the nonce the answer repeats, for
+    /// the extension's app (`aud`), from its identifier URI (`iss`), as recorded.
+    func passwordContext(_ password: String, signInName: String, nonce: String, for ext: CustomAuthenticationExtension) throws -> String {
+        guard let pem = ext.encryptionCertificate else { throw CryptoError(.invalidCertificate, "the extension has no encryption certificate") }
+        let now = Int(exchange.now.timeIntervalSince1970)
+        let claims = JSONValue.object([
+            ("aud", .string(ext.resourceAppID)), ("iss", .string(ext.resourceID)), ("iat", .int(now)), ("nbf", .int(now)),
+            ("exp", .int(now + Int(Self.contextLifetime))), ("user-password", .string(password)), ("username", .string(signInName)),
+            ("nonce", .string(nonce)),
+        ])
+        return try JWE.encrypt(claims.bytes, to: X509Certificate(pem: pem))
+    }
+
+    /// The user with the flag false and `change` made, stored in one write.
+    func migrated(_ user: DirectoryUser, flag: String, _ change: @Sendable (inout DirectoryUser) -> Void) -> DirectoryUser {
+        exchange.service.directory.withLock { directory in
+            directory.migrate(userID: user.id, flag: flag, change)
+        } ?? user
+    }
+}
+
+extension PasswordSubmit.Verdict {
+    /// The user signed in, or the token endpoint's refusal: a wrong password as any, a block as the
+    /// service's refusal of a locked account (the documented use of Block is "account locked in legacy
+    /// system"; the token endpoint's wording of it is not published), a failed extension as AADSTS1100001.
+    package func signedIn() throws(IdentityError) -> DirectoryUser {
+        switch self {
+        case .accepted(let user): return user
+        case .refused: throw .invalidCredentials()
+        case .blocked: throw .refusing(.locked)
+        case .failed: throw .customExtensionFailed()
+        }
+    }
+}
+
+extension Directory {
+    /// Marks a user migrated (`flag` false) and makes `change`; nil for an unknown id.
+    package mutating func migrate(userID: String, flag: String, _ change: (inout DirectoryUser) -> Void) -> DirectoryUser? {
+        guard let index = users.firstIndex(where: { $0.id == userID }) else { return nil }
+        users[index].attributes = (users[index].attributes ?? [:]).merging([flag: "false"]) { _, new in new }
+        change(&users[index])
+        return users[index]
+    }
+}
