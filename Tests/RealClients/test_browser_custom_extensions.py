@@ -1,22 +1,33 @@
 """External ID's sign-up pages in headless Chromium with custom authentication extensions listening: the
 attribute page prefilled by OnAttributeCollectionStart, the submitted attributes refused, changed or the
-sign-up blocked by OnAttributeCollectionSubmit, each call carrying the documented payload."""
+sign-up blocked by OnAttributeCollectionSubmit, each call carrying the documented payload; and its sign-in
+page with OnPasswordSubmit, a legacy password blocked or accepted but to be changed."""
 import uuid
 
 import pytest
 
 from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page  # noqa: F401 (fixtures)
-from fakeentra.extensions import (ExtensionEndpoint, continue_with_default_behavior, modify_attribute_values, set_prefill_values,
-                                  show_block_page, show_validation_error)
+from fakeentra.extensions import (ExtensionEndpoint, block_sign_in, continue_with_default_behavior, modify_attribute_values,
+                                  set_prefill_values, show_block_page, show_validation_error, update_password)
+from test_msal_confidential_client import self_signed_certificate
 
 SHOP = "contososhop.onmicrosoft.com"
 SHOP_ID = "5d7f9b1c-3e5a-4c7e-9a1b-4f6a8c0e2d3b"
 LOYALTY = "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_loyaltyNumber"
+MIGRATING = "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_toBeMigrated"
+LEGACY_PASSWORD = "Legacy-Secret-1"
+ENCRYPTION_KEY, ENCRYPTION_CERTIFICATE, _ = self_signed_certificate()
 
 
 def answer(call):
     """The developer's API: prefill the postal code; refuse 00000; block the 'blocked' addresses; otherwise
-    store the name as the shop writes it."""
+    store the name as the shop writes it. At sign-in: the legacy system locked blocked@ and knows a weak
+    password for weak@."""
+    if call.event == "passwordSubmit":
+        context = call.password_context(ENCRYPTION_KEY)
+        if context["username"].startswith("blocked@"):
+            return block_sign_in(context["nonce"], title="Sign-in blocked", message="Your old account is locked. Please call us.")
+        return update_password(context["nonce"])
     if call.event == "attributeCollectionStart":
         return set_prefill_values(postalCode="98052", ignoredAttribute="x")
     email = call.data["userSignUpInfo"]["identities"][0]["issuerAssignedId"]
@@ -44,8 +55,11 @@ def server(certs_dir, tmp_path_factory, endpoint):
         "userFlow": {"attributes": [{"name": "displayName", "required": True}, {"name": "postalCode", "required": True},
                                     {"name": LOYALTY, "label": "Loyalty number", "type": "int"}]},
         "customAuthenticationExtensions": [{"displayName": "Prefill", "event": "attributeCollectionStart", **extension},
-                                           {"displayName": "Validate", "event": "attributeCollectionSubmit", **extension}],
-    }]}
+                                           {"displayName": "Validate", "event": "attributeCollectionSubmit", **extension},
+                                           {"displayName": "Migrate", "event": "passwordSubmit", "migrationPropertyId": MIGRATING,
+                                            "encryptionCertificate": ENCRYPTION_CERTIFICATE, **extension}],
+    }], "users": [{"userPrincipalName": f"{name}-legacy@{SHOP}", "tenant": SHOP, "displayName": name, "mail": f"{name}@shop.example",
+                   "password": "Unguessable-Temp-9f8e7d", "attributes": {MIGRATING: True}} for name in ("blocked", "weak")]}
     s = RunningServerWithConfig(config, certs_dir, tmp_path_factory.mktemp("custom-extensions"))
     yield s
     s.stop()
@@ -91,3 +105,26 @@ def test_a_blocked_sign_up_ends_on_the_extensions_message(server, endpoint, chro
     assert "Sign-ups from this address are closed." in chromium.text()
     assert not server.outbox(address), "no code is mailed to a blocked sign-up"
     assert not [u for u in server.control("GET", "/_fakeentra/users").json()["users"] if u.get("mail") == address]
+
+
+def test_a_legacy_account_locked_there_ends_on_the_extensions_block_page(server, endpoint, chromium, listener):
+    app = AppRequest(server, listener, f"{server.url}/{SHOP}")
+    chromium.open(app.url)
+    chromium.fill({"i0116": "blocked@shop.example", "i0118": LEGACY_PASSWORD}, submit="idSIButton9")
+    chromium.wait_for("blockMessage")
+    chromium.shot("external-id-sign-in-migration-blocked")
+    assert "Sign-in blocked" in chromium.text() and "Your old account is locked. Please call us." in chromium.text()
+    assert endpoint.calls[-1].data["@odata.type"] == "microsoft.graph.onPasswordSubmitCalloutData"
+
+
+def test_a_weak_legacy_password_is_kept_and_must_be_changed_at_once(server, endpoint, chromium, listener):
+    app = AppRequest(server, listener, f"{server.url}/{SHOP}")
+    chromium.open(app.url)
+    chromium.fill({"i0116": "weak@shop.example", "i0118": LEGACY_PASSWORD}, submit="idSIButton9")
+    on_page(chromium, "currentPassword", shot="external-id-sign-in-migration-update-password", reload=False)
+    assert endpoint.calls[-1].password_context(ENCRYPTION_KEY)["user-password"] == LEGACY_PASSWORD
+    calls = len(endpoint.calls)
+    chromium.fill({"currentPassword": LEGACY_PASSWORD, "newPassword": "N3w-Str0ng!pass", "confirmNewPassword": "N3w-Str0ng!pass"},
+                  submit="idSIButton9")
+    assert claims(app.redeem()["id_token"])["preferred_username"] == "weak@shop.example"
+    assert len(endpoint.calls) == calls, "the legacy password was the account's once migrated: no second call"
