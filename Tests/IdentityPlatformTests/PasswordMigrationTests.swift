@@ -45,16 +45,16 @@ private typealias F = TokenFixtures
         }
     }
 
-    func service(_ endpoint: LegacySystem, flagged: Bool = true) -> IdentityService {
+    func service(_ endpoint: LegacySystem, flagged: Bool = true, directory: Directory = F.directory) -> IdentityService {
         var options = IdentityOptions()
         options.extensionTransport = ExtensionTransportReference(endpoint)
-        let (service, _) = F.service(options: options)
+        let (service, _) = F.service(options: options, directory: directory)
         service.directory.withLock { directory in
             let index = directory.tenants.firstIndex { $0.id == Directory.woodgroveTenantID }!
             directory.tenants[index].customAuthenticationExtensions = [CustomAuthenticationExtension(
                 id: "761fcc06-379a-4544-b2b3-f5aa1dc4ae0d", listenerID: "1aeebe49-233d-4a1f-afe5-5c08cb8172ff", displayName: "JIT",
                 event: .passwordSubmit, targetURL: "https://legacy.example/api/migrate", resourceID: "api://legacy.example/55555555-2222-3333-4444-555555555555",
-                applications: [F.nativeAppID], migrationPropertyID: Self.flag, encryptionCertificate: Self.extensionKey.certificate.pem)]
+                applications: [F.nativeAppID, NativeAuthTests.app], migrationPropertyID: Self.flag, encryptionCertificate: Self.extensionKey.certificate.pem)]
             let user = directory.users.firstIndex { $0.id == Self.jordan }!
             directory.users[user].attributes = [Self.flag: flagged ? "true" : "false"]
         }
@@ -134,5 +134,22 @@ private typealias F = TokenFixtures
         let legacy = LegacySystem(action: "MigratePassword")
         #expect(F.errorCode(signIn(Self.legacyPassword, service: service(legacy, flagged: false))) == 50126)
         #expect(legacy.received.withLock { $0.isEmpty })
+    }
+
+    /// Native authentication V1: the password sent to /token with the flow's continuation token.
+    @Test func nativeAuthenticationV1ChecksThePasswordTheSameWay() {
+        func signIn(_ service: IdentityService) -> (status: Int, body: [String: Any]) {
+            let started = NativeAuthTests.initiate(NativeAuthTests.jordan, service: service)
+            let challenged = NativeAuthTests.challenge(started.body["continuation_token"], service: service)
+            return NativeAuthTests.token([("grant_type", "password"), ("password", Self.legacyPassword),
+                                          ("continuation_token", challenged.body["continuation_token"] as? String ?? "")], service: service)
+        }
+        let legacy = LegacySystem(action: "MigratePassword")
+        let migrating = service(legacy, directory: .embeddedDefault)
+        #expect(signIn(migrating).status == 200)
+        #expect(legacy.contexts.withLock { $0.first?["username"]?.string } == NativeAuthTests.jordan)
+        #expect(jordan(migrating).attributes?[Self.flag] == "false")
+        let blocked = signIn(service(LegacySystem(action: "Block"), directory: .embeddedDefault))
+        #expect(blocked.status == 400 && NativeAuthTests.firstCode(blocked.body) == 50053)
     }
 }

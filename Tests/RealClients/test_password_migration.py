@@ -15,6 +15,7 @@ from joserfc.jwk import RSAKey
 from browser_driver import drive
 from fakeentra.extensions import block_sign_in, migrate_password, retry_password
 from test_msal_confidential_client import self_signed_certificate
+from test_native_auth_v2 import Client
 
 SHOP = "contososhop.onmicrosoft.com"
 SHOP_ID = "5d7f9b1c-3e5a-4c7e-9a1b-4f6a8c0e2d3b"
@@ -60,7 +61,8 @@ def shop(make_server, fakeentra_extension_endpoint, encryption_key):
                          "displayName": "JIT migration", "event": "passwordSubmit", "targetUrl": endpoint.url,
                          "resourceId": endpoint.resource_id(str(uuid.uuid4())), "applications": [client_id],
                          "migrationPropertyId": FLAG, "encryptionCertificate": certificate}]}],
-        "apps": [{"clientId": client_id, "displayName": "Shop app", "tenant": SHOP, "redirectUris": [REDIRECT]}],
+        "apps": [{"clientId": client_id, "displayName": "Shop app", "tenant": SHOP, "redirectUris": [REDIRECT],
+                  "nativeAuthenticationApisEnabled": "all"}],
         "users": [{"userPrincipalName": f"{uuid.uuid4()}@{SHOP}", "tenant": SHOP, "displayName": name.split("@")[0],
                    "mail": name, "password": TEMPORARY, "attributes": {FLAG: True}} for name in LEGACY]})
     endpoint.verify_with(server)
@@ -108,4 +110,26 @@ def test_a_wrong_legacy_password_is_refused_and_a_locked_legacy_account_blocked(
     with pytest.raises(Exception):
         sign_in(server, client_id, "blocked@shop.example", LEGACY["blocked@shop.example"], visited=visited)
     assert any("Sign-in blocked" in page and "Your old account is locked. Call us." in page for page in visited), visited[-1:]
+    assert len(endpoint.calls) == 2
+
+
+def test_native_authentication_v2_migrates_and_blocks_as_a_locked_account(shop):
+    """MSAL's V2 requests (replayed as test_native_auth_v2 replays them) with a legacy password."""
+    server, endpoint, client_id = shop
+
+    def verify(username, password):
+        client = Client(server)
+        client.authority = f"{server.url}/{SHOP}"
+        answer = client.form("/oauth2/v2.0/authorize-challenge", client_id=client_id)
+        token, sign_in = answer.json()["continuation_token"], answer.json()["sign_in"]
+        _, start = client.step(sign_in, username=username, continuationToken=token)
+        method = start["_embedded"]["methods"][0]
+        _, challenge = client.step(method["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+        return client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=password)
+
+    status, verified = verify("ada@shop.example", LEGACY["ada@shop.example"])
+    assert status == 200 and verified["state"] == "continue", verified
+    assert endpoint.calls[-1].opened["username"] == "ada@shop.example"
+    status, blocked = verify("blocked@shop.example", LEGACY["blocked@shop.example"])
+    assert status == 400 and blocked["error_codes"] == [50053], blocked
     assert len(endpoint.calls) == 2
