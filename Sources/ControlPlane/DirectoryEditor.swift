@@ -125,10 +125,14 @@ struct DirectoryEditor {
             d.users.append(user)
             return .success(user)
         }
-        // What the entry's JSON does not hold stays as it was: a revocation's instant, sign-up attributes.
+        // What the entry's JSON does not hold stays as it was: a revocation's instant, attributes it leaves out.
         var replacement = user
         replacement.tokensValidFrom = d.users[slot].tokensValidFrom
-        replacement.attributes = d.users[slot].attributes
+        if let changed = user.attributes {
+            replacement.attributes = (d.users[slot].attributes ?? [:]).merging(changed) { _, new in new }
+        } else {
+            replacement.attributes = d.users[slot].attributes
+        }
         d.users[slot] = replacement
         return .success(replacement)
     }

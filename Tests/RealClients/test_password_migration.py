@@ -98,6 +98,21 @@ def test_a_legacy_password_is_migrated_once_and_graph_shows_the_flag_cleared(sho
     assert "access_token" in again and len(endpoint.calls) == 1, "the password is the account's now: no call"
 
 
+def test_the_control_api_sets_the_flag_and_keeps_it_through_other_changes(shop):
+    server, endpoint, client_id = shop
+    upn = next(u["userPrincipalName"] for u in server.control("GET", "/_fakeentra/users").json()["users"] if u.get("mail") == "ada@shop.example")
+    assert server.control("PATCH", f"/_fakeentra/users/{upn}", json={"attributes": {FLAG: False}}).status_code == 200
+    assert server.control("PATCH", f"/_fakeentra/users/{upn}", json={"displayName": "Ada L."}).status_code == 200
+    user = next(u for u in server.control("GET", "/_fakeentra/users").json()["users"] if u["userPrincipalName"] == upn)
+    assert user["attributes"] == {FLAG: "false"} and user["displayName"] == "Ada L.", user
+    failed = None
+    try:
+        sign_in(server, client_id, "ada@shop.example", LEGACY["ada@shop.example"])
+    except Exception as error:
+        failed = error
+    assert failed is not None and not endpoint.calls, "an unflagged user's wrong password is only wrong"
+
+
 def test_a_wrong_legacy_password_is_refused_and_a_locked_legacy_account_blocked(shop):
     server, endpoint, client_id = shop
     visited = []

@@ -46,7 +46,7 @@ package struct DirectoryEntryDecoder {
         guard let tenantID = resolveTenant(v, path: path) else { return nil }
         let id = v["id"]?.string ?? known.user(signInName: upn)?.id ?? Self.stableGUID(for: "user:" + upn.lowercased())
         let local = upn.split(separator: "@").first.map(String.init) ?? upn
-        let user = DirectoryUser(
+        var user = DirectoryUser(
             id: id, tenantID: tenantID, userPrincipalName: upn, displayName: v["displayName"]?.string ?? local,
             givenName: v["givenName"]?.string, surname: v["surname"]?.string, mail: v["mail"]?.string ?? upn,
             jobTitle: v["jobTitle"]?.string, officeLocation: v["officeLocation"]?.string, mobilePhone: v["mobilePhone"]?.string,
@@ -56,6 +56,13 @@ package struct DirectoryEntryDecoder {
             locked: v["locked"]?.bool ?? false, passwordExpired: v["passwordExpired"]?.bool ?? false,
             otherMails: reader.strings(v, "otherMails")
         )
+        // Custom attributes and directory extensions (a sign-up's values, a migration flag), kept as text as
+        // the directory keeps them: a user written back (a PATCH) keeps them.
+        if let members = v["attributes"]?.members, !members.isEmpty {
+            user.attributes = Dictionary(members.compactMap { member in
+                (member.value.string ?? member.value.bool.map { $0 ? "true" : "false" } ?? member.value.number?.literal).map { (member.key, $0) }
+            }, uniquingKeysWith: { _, last in last })
+        }
         known.users.removeAll { $0.id == user.id }
         known.users.append(user)
         return user
