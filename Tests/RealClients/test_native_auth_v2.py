@@ -83,6 +83,9 @@ def validate(data):
             assert "hint" not in data and "codeLength" not in data, "MSAL for iOS reads a hint or a length as a code"
         else:
             assert isinstance(data["codeLength"], int) and data["codeLength"] > 0 and data["hint"] and links["resend"]["href"]
+    elif action == "riskverify":
+        # msal-browser: "missing 'riskverify' link"; the next answer must be an SMS verify.
+        assert links["riskverify"]["href"]
     elif action == "update":
         assert links["update"]["href"]
     elif action == "poll":
@@ -164,6 +167,58 @@ def test_a_second_factor_after_the_password(server):
     _, verified = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox(JORDAN)[-1]["code"])
     assert verified["state"] == "continue"
     assert claims(client.finish(verified["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
+
+
+def test_a_second_factor_by_text_message_after_the_phone_check(server):
+    """msal-browser's SMS MFA: the method's challenge answers riskverify, the check sends the code, a resend
+    sends at once (a second riskverify in a row is an error to MSAL for iOS), the code verifies."""
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True, "mobilePhone": "+1 425 555 0111"})
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, mfa = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
+    sms = next(m for m in mfa["_embedded"]["methods"] if m["type"] == "sms")
+    assert sms["id"] == "sms-mfa" and sms["hint"] == "+* *** *** **11", sms
+    _, risk = client.step(sms["_links"]["challenge"]["href"], continuationToken=mfa["continuationToken"])
+    assert risk["action"] == "riskverify" and not server.outbox("+1 425 555 0111"), "no text before the phone check"
+    _, sent = client.step(risk["_links"]["riskverify"]["href"], continuationToken=risk["continuationToken"])
+    assert sent["action"] == "verify" and sent["type"] == "sms" and sent["payload"]["codeLength"] == sent["codeLength"] == 8, sent
+    _, resent = client.step(sent["_links"]["resend"]["href"], continuationToken=sent["continuationToken"])
+    assert resent["action"] == "verify" and resent["type"] == "sms"
+    texts = server.outbox("+1 425 555 0111")
+    assert len(texts) == 2
+    status, old = client.step(resent["_links"]["verify"]["href"], continuationToken=resent["continuationToken"], otp=texts[0]["code"])
+    assert status == 400, "the resend replaced the first code"
+    _, verified = client.step(resent["_links"]["verify"]["href"], continuationToken=resent["continuationToken"], otp=texts[-1]["code"])
+    assert verified["state"] == "continue"
+    assert claims(client.finish(verified["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
+
+
+def test_a_password_reset_by_text_message(server):
+    """msal-browser's ResetPasswordV2.spec.ts: SMS as the reset's first factor, the phone checked first."""
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mobilePhone": "+1 425 555 0112"})
+    client = Client(server)
+    token, reset = client.entry("reset_password")
+    _, start = client.step(reset, username=JORDAN, continuationToken=token)
+    assert [m["type"] for m in start["_embedded"]["methods"]] == ["email", "sms"]
+    _, risk = client.step(start["_embedded"]["methods"][1]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, sent = client.step(risk["_links"]["riskverify"]["href"], continuationToken=risk["continuationToken"])
+    assert sent["scenario"] == "recovery" and sent["id"] == "sms"
+    _, verified = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox("+1 425 555 0112")[-1]["code"])
+    assert verified["action"] == "update"
+    _, updated = client.step(verified["_links"]["update"]["href"], method="PUT", continuationToken=verified["continuationToken"], newPassword="N3w!passw0rd-sms")
+    _, done = client.step(updated["_links"]["poll"]["href"], continuationToken=updated["continuationToken"])
+    assert done["state"] == "continue"
+
+
+def test_a_sign_in_cannot_start_with_a_text_message(server):
+    """MSAL for iOS's isSupportedForSignIn is email or password: no sms among a sign-in's first methods."""
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mobilePhone": "+1 425 555 0113"})
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    assert "sms" not in [m["type"] for m in start["_embedded"]["methods"]]
 
 
 def test_password_reset_then_sign_in_with_the_new_password(server):

@@ -45,6 +45,9 @@ package struct NativeAuthFlow: Sendable {
         case mfaMethodsListed
         /// Sign-in: the second factor's code was mailed; the token endpoint takes it (`mfa_oob`).
         case mfaCodeSent
+        /// V2: a code by text message was asked for; the client confirms the phone check (`riskverify`)
+        /// before it is sent.
+        case phoneCheckRequired
         /// Sign-in: a second factor is required and the user has none; the client registers one.
         case registrationRequired
         /// Registration: the methods that can be registered were listed.
@@ -82,6 +85,8 @@ package struct NativeAuthFlow: Sendable {
     package var requestedScope: String?
     /// V2 sign-in: the second factor passed.
     package var secondFactorPassed = false
+    /// V2: the phone check of a text-message method passed; a resend sends the code at once.
+    package var phoneChecked = false
 
     package init(id: String, kind: Kind, clientID: String, tenantID: String, username: String, userID: String?,
                  challengeTypes: Set<String>, expiresAt: Date) {
@@ -104,7 +109,7 @@ extension NativeAuthFlow.Step {
     package var next: Set<NativeAuthFlow.Step> {
         switch self {
         // A challenge picks the method; V2's sign-up start asks for the attributes.
-        case .started: [.started, .passwordRequired, .codeSent, .attributesRequired]
+        case .started: [.started, .passwordRequired, .codeSent, .attributesRequired, .phoneCheckRequired]
         // The password checked: a second factor, a registration, or done (V2); or the code instead.
         case .passwordRequired: [.passwordRequired, .codeSent, .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started]
         // The code checked: a sign-in goes on as after a password; a sign-up collects what is missing;
@@ -118,8 +123,10 @@ extension NativeAuthFlow.Step {
         case .newPasswordRequired: [.resetSubmitted]
         case .resetSubmitted: [.completed]
         case .mfaRequired: [.mfaMethodsListed, .mfaCodeSent]
-        case .mfaMethodsListed: [.mfaMethodsListed, .mfaCodeSent]
-        case .mfaCodeSent: [.mfaMethodsListed, .mfaCodeSent, .completed]
+        case .mfaMethodsListed: [.mfaMethodsListed, .mfaCodeSent, .phoneCheckRequired]
+        case .mfaCodeSent: [.mfaMethodsListed, .mfaCodeSent, .phoneCheckRequired, .completed]
+        // The phone checked: the code goes out, as a reset's first factor or a sign-in's second.
+        case .phoneCheckRequired: [.codeSent, .mfaCodeSent]
         case .registrationRequired: [.registrationMethodListed]
         case .registrationMethodListed: [.registrationMethodListed, .registrationPreverified]
         case .registrationPreverified: [.registrationPreverified, .completed]

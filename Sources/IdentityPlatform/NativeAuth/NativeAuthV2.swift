@@ -29,6 +29,7 @@ enum NativeAuthV2 {
             case .submitAttributes: return try submitAttributes(request, tenant: tenant)
             case .updatePassword: return try updatePassword(request, tenant: tenant)
             case .poll: return try poll(request, tenant: tenant)
+            case .phoneCheck: return try phoneCheck(request, tenant: tenant)
             }
         } catch {
             return error.response(in: exchange.trace)
@@ -131,6 +132,9 @@ enum NativeAuthV2 {
             let address = user?.mail ?? flow.username
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
+        case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(step)):
+            guard let phone = user?.mobilePhone else { throw NativeAuthV2Error.missing("method") }
+            return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
         default:
             throw NativeAuthV2Error.missing("method")
         }
@@ -193,15 +197,12 @@ enum NativeAuthV2 {
     static func signedIn(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, user: DirectoryUser) throws(NativeAuthV2Error) -> HTTPResponse {
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
         if !flow.secondFactorPassed, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.exchange.directives) {
-            guard let mail = user.mail else { return try request.webFallback(flow) }
-            let method: JSONValue = .object([
-                ("id", .string("email-mfa")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
-                ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email-mfa/challenge"))])),
-            ])
+            let methods = codeMethods(request, tenant: tenant, user: user, suffix: "-mfa")
+            guard !methods.isEmpty else { return try request.webFallback(flow) }
             return try request.hal(flow, step: .mfaMethodsListed, [
                 "state": .string("interactionRequired"), "action": .string("challenge"),
                 "challengeContext": .object([("authenticationFactor", .string("multiFactor"))]),
-                "_embedded": .object([("methods", .array([method]))]),
+                "_embedded": .object([("methods", .array(methods))]),
             ])
         }
         return try request.continueJourney(flow, tenant: tenant)
@@ -211,15 +212,12 @@ enum NativeAuthV2 {
 
     static func resetPasswordStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         let (flow, user) = try begin(.resetPassword, request, tenant: tenant)
-        guard let mail = user.mail, !user.password.isEmpty else { return try request.webFallback(flow) }
-        let method: JSONValue = .object([
-            ("id", .string("email")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
-            ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email/challenge"))])),
-        ])
+        let methods = user.password.isEmpty ? [] : codeMethods(request, tenant: tenant, user: user, suffix: "")
+        guard !methods.isEmpty else { return try request.webFallback(flow) }
         return try request.hal(flow, step: .started, [
             "state": .string("interactionRequired"), "action": .string("challenge"), "scenario": .string("recovery"),
             "challengeContext": .object([("authenticationFactor", .string("singleFactor"))]),
-            "_embedded": .object([("methods", .array([method]))]),
+            "_embedded": .object([("methods", .array(methods))]),
         ])
     }
 

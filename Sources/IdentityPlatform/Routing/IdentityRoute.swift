@@ -126,6 +126,9 @@ package enum NativeAuthV2Step: Sendable, Equatable {
     /// `auth/methods/{type}/{id}/verify`: the code or password the user gave.
     case methodVerify(type: String, id: String)
     case submitAttributes, updatePassword, poll
+    /// `risk/phone/verify`: the phone check before a code goes out by text message (msal-browser's
+    /// `verifyRisk`, MSAL for iOS's `riskVerify`).
+    case phoneCheck
 
     /// The path after `api/v2.0/`, as written; nil for a path FakeEntra never links to.
     init?(path: [String]) {
@@ -137,6 +140,7 @@ package enum NativeAuthV2Step: Sendable, Equatable {
         case ["signup", "submitattributes"]: self = .submitAttributes
         case ["resetpassword", "update"]: self = .updatePassword
         case ["resetpassword", "poll"]: self = .poll
+        case ["risk", "phone", "verify"]: self = .phoneCheck
         case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "challenge":
             self = .methodChallenge(type: lowered[2], id: path[3])
         case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "verify":

@@ -1,0 +1,77 @@
+import EntraHTTP
+import ExchangeKernel
+import FoundationGaps
+import LocatedJSON
+
+/// Codes by text message in native authentication V2: a password reset's first factor or a sign-in's
+/// second, never a sign-in's first (MSAL for iOS's `isSupportedForSignIn` is email or password). The
+/// method's challenge first answers `action: riskverify`; the client posts the continuation token to that
+/// link, and only then is the code sent, answered as any code (`action: verify` with `type: sms`, the
+/// masked number and the code's length). A resend once the phone passed sends at once: a second
+/// `riskverify` in a row is an error to MSAL for iOS. Shapes from msal-browser's SignInV2.spec.ts and
+/// ResetPasswordV2.spec.ts (`SMS_MFA_CHALLENGE_RESPONSE`, `SMS_RISK_VERIFY_RESPONSE`) and its
+/// CustomAuthApiClientV2 (`verifyRisk` wants `action: verify` and `type: sms`).
+extension NativeAuthV2 {
+    /// The methods that send a code to this user, as `_embedded.methods` lists them: the email address,
+    /// then the mobile phone. `suffix` tells a second factor's ids (`email-mfa`, `sms-mfa`) apart.
+    static func codeMethods(_ request: NativeAuthV2Request, tenant: Tenant, user: DirectoryUser, suffix: String) -> [JSONValue] {
+        var methods: [JSONValue] = []
+        if let mail = user.mail {
+            methods.append(.object([
+                ("id", .string("email\(suffix)")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
+                ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email\(suffix)/challenge"))])),
+            ]))
+        }
+        if let phone = user.mobilePhone, !phone.isEmpty {
+            methods.append(.object([
+                ("id", .string("sms\(suffix)")), ("type", .string("sms")), ("hint", .string(maskedPhone(phone))),
+                ("_links", .object([("challenge", request.link(tenant, "auth/methods/sms/sms\(suffix)/challenge"))])),
+            ]))
+        }
+        return methods
+    }
+
+    /// The text-message method's challenge: the phone check first, or the code again once it passed.
+    static func textCode(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, phone: String, secondFactor: Bool) throws(NativeAuthV2Error) -> HTTPResponse {
+        guard flow.phoneChecked else {
+            return try request.hal(flow, step: .phoneCheckRequired, [
+                "state": .string("interactionRequired"), "action": .string("riskverify"),
+                "_links": .object([("riskverify", request.link(tenant, "risk/phone/verify"))]),
+            ])
+        }
+        return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
+    }
+
+    /// `POST risk/phone/verify {"continuationToken"}`: the check passes and the code goes out.
+    static func phoneCheck(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
+        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard step == .phoneCheckRequired, let phone = request.user(id: flow.userID)?.mobilePhone else { throw NativeAuthV2Error.invalidContinuationToken }
+        flow.phoneChecked = true
+        return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: flow.kind == .signIn)
+    }
+
+    static func sendText(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, phone: String, secondFactor: Bool) throws(NativeAuthV2Error) -> HTTPResponse {
+        var flow = flow
+        let id = secondFactor ? "sms-mfa" : "sms"
+        (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: phone, purpose: secondFactor ? .mfa : flow.kind.mailPurpose, now: request.now)
+        return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, [
+            ("state", .string("interactionRequired")), ("action", .string("verify")), ("scenario", .string(secondFactor ? "signin" : "recovery")),
+            ("id", .string(id)), ("type", .string("sms")), ("hint", .string(maskedPhone(phone))),
+            ("codeLength", .int(NativeAuthFlows.codeLength)), ("payload", .object([("codeLength", .int(NativeAuthFlows.codeLength))])),
+            ("_links", .object([
+                ("verify", request.link(tenant, "auth/methods/sms/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/sms/\(id)/challenge")),
+            ])),
+        ])
+    }
+
+    /// Every digit but the last two hidden, the rest kept (`+*** *******11`, as the fixtures show it).
+    static func maskedPhone(_ phone: String) -> String {
+        let digits = phone.filter(\.isNumber).count
+        var seen = 0
+        return String(phone.map { character -> Character in
+            guard character.isNumber else { return character }
+            seen += 1
+            return seen > digits - 2 ? character : "*"
+        })
+    }
+}
