@@ -83,6 +83,11 @@ def validate(data):
             assert "hint" not in data and "codeLength" not in data, "MSAL for iOS reads a hint or a length as a code"
         else:
             assert isinstance(data["codeLength"], int) and data["codeLength"] > 0 and data["hint"] and links["resend"]["href"]
+    elif action in ("register", "enroll"):
+        # MSAL for iOS's V2 branch: the top-level link of the action's name, the methods with their own.
+        assert links[action]["href"] and all(m["_links"] for m in data["_embedded"]["methods"])
+    elif action == "activate":
+        assert links["activate"]["href"] and data["hint"] and isinstance(data["codeLength"], int) and data["type"]
     elif action == "riskverify":
         # msal-browser: "missing 'riskverify' link"; the next answer must be an SMS verify.
         assert links["riskverify"]["href"]
@@ -193,6 +198,44 @@ def test_a_second_factor_by_text_message_after_the_phone_check(server):
     _, verified = client.step(resent["_links"]["verify"]["href"], continuationToken=resent["continuationToken"], otp=texts[-1]["code"])
     assert verified["state"] == "continue"
     assert claims(client.finish(verified["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
+
+
+def register_after_the_password(server, client):
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": False})
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, register = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
+    assert register["action"] == "register" and register["challengeContext"]["authenticationFactor"] == "multiFactor", register
+    return {m["type"]: m for m in register["_embedded"]["methods"]}, register["continuationToken"]
+
+
+def test_registering_the_proven_email_as_a_second_factor(server):
+    """MSAL for iOS's V2 registration: register with the contact as `target`, then `activate` with `code`."""
+    client = Client(server)
+    methods, token = register_after_the_password(server, client)
+    status, refused = client.step(methods["email"]["_links"]["register"]["href"], continuationToken=token, target="someone@else.example")
+    assert status == 400 and refused["error_codes"] == [901001], refused
+    _, sent = client.step(methods["email"]["_links"]["register"]["href"], continuationToken=token, target=JORDAN)
+    assert sent["action"] == "activate" and sent["type"] == "email" and sent["hint"] == "j*****@w********.e******", sent
+    status, wrong = client.step(sent["_links"]["activate"]["href"], continuationToken=sent["continuationToken"], code="00000000")
+    assert nested_error(status, wrong, "invalidOneTimeCode", 50181) == 400
+    _, done = client.step(sent["_links"]["activate"]["href"], continuationToken=sent["continuationToken"], code=server.outbox(JORDAN)[-1]["code"])
+    assert done["state"] == "continue"
+    assert claims(client.finish(done["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
+    user = next(u for u in server.control("GET", "/_fakeentra/users").json()["users"] if u["userPrincipalName"] == JORDAN_UPN)
+    assert user["mfaRegistered"] is True
+
+
+def test_registering_a_phone_number_makes_it_the_users(server):
+    client = Client(server)
+    methods, token = register_after_the_password(server, client)
+    _, sent = client.step(methods["sms"]["_links"]["register"]["href"], continuationToken=token, target="+1 425 555 0199")
+    assert sent["action"] == "activate" and sent["type"] == "sms" and sent["hint"] == "+* *** *** **99"
+    _, done = client.step(sent["_links"]["activate"]["href"], continuationToken=sent["continuationToken"], code=server.outbox("+1 425 555 0199")[-1]["code"])
+    assert done["state"] == "continue"
+    user = next(u for u in server.control("GET", "/_fakeentra/users").json()["users"] if u["userPrincipalName"] == JORDAN_UPN)
+    assert user["mfaRegistered"] is True and user["mobilePhone"] == "+1 425 555 0199"
 
 
 def test_a_password_reset_by_text_message(server):

@@ -54,6 +54,8 @@ package struct NativeAuthFlow: Sendable {
         case registrationMethodListed
         /// Registration: the contact is the address the user already proved, no code needed.
         case registrationPreverified
+        /// V2 registration: a code went to the contact being registered; `activate` takes it.
+        case registrationCodeSent
         /// Done: the token buys tokens once (`grant_type=continuation_token`).
         case completed
     }
@@ -87,6 +89,13 @@ package struct NativeAuthFlow: Sendable {
     package var secondFactorPassed = false
     /// V2: the phone check of a text-message method passed; a resend sends the code at once.
     package var phoneChecked = false
+    /// V2 registration: the contact the code went to, and its channel (`email`, `sms`).
+    package var registering: Contact?
+
+    package struct Contact: Sendable, Equatable {
+        package var channel: String
+        package var address: String
+    }
 
     package init(id: String, kind: Kind, clientID: String, tenantID: String, username: String, userID: String?,
                  challengeTypes: Set<String>, expiresAt: Date) {
@@ -127,7 +136,9 @@ extension NativeAuthFlow.Step {
         case .mfaCodeSent: [.mfaMethodsListed, .mfaCodeSent, .phoneCheckRequired, .completed]
         // The phone checked: the code goes out, as a reset's first factor or a sign-in's second.
         case .phoneCheckRequired: [.codeSent, .mfaCodeSent]
-        case .registrationRequired: [.registrationMethodListed]
+        case .registrationRequired: [.registrationMethodListed, .registrationCodeSent]
+        // V2: the code of the contact registered, sent again or accepted.
+        case .registrationCodeSent: [.registrationCodeSent, .completed]
         case .registrationMethodListed: [.registrationMethodListed, .registrationPreverified]
         case .registrationPreverified: [.registrationPreverified, .completed]
         // A finished sign-up or reset signs the user in: a second factor may still be asked.

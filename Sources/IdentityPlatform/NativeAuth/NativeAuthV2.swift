@@ -30,6 +30,8 @@ enum NativeAuthV2 {
             case .updatePassword: return try updatePassword(request, tenant: tenant)
             case .poll: return try poll(request, tenant: tenant)
             case .phoneCheck: return try phoneCheck(request, tenant: tenant)
+            case .methodRegister(let type, _): return try register(request, tenant: tenant, type: type)
+            case .methodActivate: return try activate(request, tenant: tenant)
             }
         } catch {
             return error.response(in: exchange.trace)
@@ -197,6 +199,7 @@ enum NativeAuthV2 {
     static func signedIn(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, user: DirectoryUser) throws(NativeAuthV2Error) -> HTTPResponse {
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
         if !flow.secondFactorPassed, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.exchange.directives) {
+            if !user.mfaRegistered { return try registrationRequired(request, tenant: tenant, flow: flow, user: user) }
             let methods = codeMethods(request, tenant: tenant, user: user, suffix: "-mfa")
             guard !methods.isEmpty else { return try request.webFallback(flow) }
             return try request.hal(flow, step: .mfaMethodsListed, [

@@ -125,6 +125,10 @@ package enum NativeAuthV2Step: Sendable, Equatable {
     case methodChallenge(type: String, id: String)
     /// `auth/methods/{type}/{id}/verify`: the code or password the user gave.
     case methodVerify(type: String, id: String)
+    /// `auth/methods/{type}/{id}/register`: a second factor's contact to register (MSAL for iOS's `enroll`).
+    case methodRegister(type: String, id: String)
+    /// `auth/methods/{type}/{id}/activate`: the code sent to the contact being registered.
+    case methodActivate(type: String, id: String)
     case submitAttributes, updatePassword, poll
     /// `risk/phone/verify`: the phone check before a code goes out by text message (msal-browser's
     /// `verifyRisk`, MSAL for iOS's `riskVerify`).
@@ -145,6 +149,10 @@ package enum NativeAuthV2Step: Sendable, Equatable {
             self = .methodChallenge(type: lowered[2], id: path[3])
         case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "verify":
             self = .methodVerify(type: lowered[2], id: path[3])
+        case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "register":
+            self = .methodRegister(type: lowered[2], id: path[3])
+        case _ where lowered.count == 5 && lowered[0] == "auth" && lowered[1] == "methods" && lowered[4] == "activate":
+            self = .methodActivate(type: lowered[2], id: path[3])
         default: return nil
         }
     }
