@@ -127,6 +127,8 @@ private typealias F = TokenFixtures
         let wrongNonce = service(LegacySystem(action: "MigratePassword", nonce: "d7c30ed9-2d8e-40c9-aee8-a205e9734308"))
         #expect(F.errorCode(signIn(Self.legacyPassword, service: wrongNonce)) == 1100001)
         #expect(jordan(wrongNonce).attributes?[Self.flag] == "true")
+        let noNonce = service(LegacySystem(action: "MigratePassword", nonce: ""))
+        #expect(F.errorCode(signIn(Self.legacyPassword, service: noNonce)) == 1100001, "an empty nonce is not the request's")
     }
 
     /// Without the flag a wrong password is just wrong: the extension is not called.
@@ -151,5 +153,53 @@ private typealias F = TokenFixtures
         #expect(jordan(migrating).attributes?[Self.flag] == "false")
         let blocked = signIn(service(LegacySystem(action: "Block"), directory: .embeddedDefault))
         #expect(blocked.status == 400 && NativeAuthTests.firstCode(blocked.body) == 50053)
+        // No native step changes an expired password: the sign-in goes through, the password stays expired
+        // for the pages to ask for a new one (docs/limits.md).
+        let weak = service(LegacySystem(action: "UpdatePassword"), directory: .embeddedDefault)
+        #expect(signIn(weak).status == 200 && jordan(weak).passwordExpired)
+    }
+
+    /// A password set by the user ends the migration: the legacy password can no longer replace it.
+    @Test func aPasswordChangeClearsTheFlag() {
+        let legacy = LegacySystem(action: "MigratePassword")
+        let service = service(legacy)
+        service.directory.withLock { directory in _ = directory.changePassword(userID: Self.jordan, to: "Chosen-N3w-pass", now: Date()) }
+        #expect(jordan(service).attributes?[Self.flag] == "false")
+        #expect(F.errorCode(signIn(Self.legacyPassword, service: service)) == 50126)
+        #expect(legacy.received.withLock { $0.isEmpty })
+    }
+
+    /// A migration that finds the flag already cleared (a concurrent sign-in, a reset) writes nothing.
+    @Test func aMigrationWritesOnlyWhileTheFlagIsTrue() {
+        var directory = F.directory
+        let index = directory.users.firstIndex { $0.id == Self.jordan }!
+        directory.users[index].attributes = [Self.flag: "false"]
+        #expect(directory.migrate(userID: Self.jordan, flag: Self.flag) { $0.password = "legacy" } == nil)
+        #expect(directory.users[index].password != "legacy")
+        directory.users[index].attributes = [Self.flag: "true"]
+        #expect(directory.migrate(userID: Self.jordan, flag: Self.flag) { $0.password = "legacy" }?.password == "legacy")
+    }
+
+    @Test func theConfigurationIsChecked() {
+        func problems(_ ext: String, users: String = "[]") -> [String] {
+            let text = """
+            {"tenants": [{"id": "\(Directory.woodgroveTenantID)", "domains": ["woodgrove.onmicrosoft.com"], "kind": "external",
+              "customAuthenticationExtensions": [\(ext)]}], "users": \(users)}
+            """
+            do {
+                _ = try ConfigurationLoader.load(bytes: Array(text.utf8), file: "config.json")
+                return []
+            } catch {
+                return error.problems.map(\.message)
+            }
+        }
+        let base = #""event": "passwordSubmit", "targetUrl": "https://a.example/x", "resourceId": "api://a.example/app""#
+        let pem = Self.extensionKey.certificate.pem.replacingOccurrences(of: "\n", with: "\\n")
+        #expect(problems("{\(base), \"migrationPropertyId\": \"\(Self.flag)\", \"encryptionCertificate\": \"\(pem)\"}").isEmpty)
+        #expect(problems("{\(base), \"encryptionCertificate\": \"\(pem)\"}").first?.contains("without migrationPropertyId") == true)
+        #expect(problems("{\(base), \"migrationPropertyId\": \"\(Self.flag)\"}").first?.contains("without encryptionCertificate") == true)
+        #expect(problems("{\(base), \"migrationPropertyId\": \"toBeMigrated\", \"encryptionCertificate\": \"\(pem)\"}").first?.contains("not a directory extension") == true)
+        let user = #"[{"userPrincipalName": "a@woodgrove.onmicrosoft.com", "displayName": "A", "attributes": {"favouriteColour": "red"}}]"#
+        #expect(problems("{\(base), \"migrationPropertyId\": \"\(Self.flag)\", \"encryptionCertificate\": \"\(pem)\"}", users: user).first?.contains("not a user attribute") == true)
     }
 }

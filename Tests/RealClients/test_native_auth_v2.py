@@ -230,8 +230,16 @@ def test_registering_the_proven_email_as_a_second_factor(server):
 def test_registering_a_phone_number_makes_it_the_users(server):
     client = Client(server)
     methods, token = register_after_the_password(server, client)
-    _, sent = client.step(methods["sms"]["_links"]["register"]["href"], continuationToken=token, target="+1 425 555 0199")
+    status, refused = client.step(methods["sms"]["_links"]["register"]["href"], continuationToken=token, target="call me")
+    assert status == 400 and refused["error_codes"] == [901001], refused
+    _, first = client.step(methods["sms"]["_links"]["register"]["href"], continuationToken=token, target="+1 425 555 0199")
+    _, sent = client.step(methods["sms"]["_links"]["register"]["href"], continuationToken=first["continuationToken"], target="+1 425 555 0199")
     assert sent["action"] == "activate" and sent["type"] == "sms" and sent["hint"] == "+* *** *** **99"
+    email_link = sent["_links"]["activate"]["href"].replace("/sms/sms-register/", "/email/email-register/")
+    status, _ = client.step(email_link, continuationToken=sent["continuationToken"], code=server.outbox("+1 425 555 0199")[-1]["code"])
+    assert status == 400, "a phone is activated at its own link only"
+    status, _ = client.step(sent["_links"]["activate"]["href"], continuationToken=sent["continuationToken"], code=server.outbox("+1 425 555 0199")[0]["code"])
+    assert status == 400, "registering again replaced the first code"
     _, done = client.step(sent["_links"]["activate"]["href"], continuationToken=sent["continuationToken"], code=server.outbox("+1 425 555 0199")[-1]["code"])
     assert done["state"] == "continue"
     user = next(u for u in server.control("GET", "/_fakeentra/users").json()["users"] if u["userPrincipalName"] == JORDAN_UPN)
@@ -245,7 +253,9 @@ def test_a_password_reset_by_text_message(server):
     token, reset = client.entry("reset_password")
     _, start = client.step(reset, username=JORDAN, continuationToken=token)
     assert [m["type"] for m in start["_embedded"]["methods"]] == ["email", "sms"]
-    _, risk = client.step(start["_embedded"]["methods"][1]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    # The customer asks for the email code first, then changes their mind.
+    _, mailed = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, risk = client.step(start["_embedded"]["methods"][1]["_links"]["challenge"]["href"], continuationToken=mailed["continuationToken"])
     _, sent = client.step(risk["_links"]["riskverify"]["href"], continuationToken=risk["continuationToken"])
     assert sent["scenario"] == "recovery" and sent["id"] == "sms"
     _, verified = client.step(sent["_links"]["verify"]["href"], continuationToken=sent["continuationToken"], otp=server.outbox("+1 425 555 0112")[-1]["code"])

@@ -38,7 +38,7 @@ enum GraphUserView {
 
     /// What External ID's sign-up collects beyond the default set: address properties, and the tenant's custom
     /// attributes, which `$select` names in full (`extension_{app id without dashes}_{name}`) as on Graph.
-    static let signUpProperties: Set<String> = ["city", "country", "postalCode", "state", "streetAddress"]
+    static let signUpProperties = SignUpAttribute.addressProperties
 
     static func selectableProperties(in tenant: Tenant?) -> [String] {
         guard let tenant, tenant.kind == .external else { return selectableProperties }

@@ -107,6 +107,8 @@ struct ConfigurationFile: Decodable {
     struct AttributeValue: Decodable {
         var text: String
 
+        init(text: String) { self.text = text }
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
             if let flag = try? container.decode(Bool.self) { text = flag ? "true" : "false" }
@@ -273,6 +275,14 @@ extension ConfigurationFile.UserEntry {
                 case "accountEnabled": accountEnabled = try flag(value)
                 case "locked": locked = try flag(value)
                 case "passwordExpired": passwordExpired = try flag(value)
+                case "attributes":
+                    guard let members = value.members else { throw Unexpected() }
+                    var read: [String: ConfigurationFile.AttributeValue] = [:]
+                    for member in members {
+                        guard let text = member.value.string ?? member.value.bool.map({ $0 ? "true" : "false" }) ?? member.value.int.map(String.init) else { throw Unexpected() }
+                        read[member.key] = ConfigurationFile.AttributeValue(text: text)
+                    }
+                    attributes = read
                 default: throw Unexpected()
                 }
             }

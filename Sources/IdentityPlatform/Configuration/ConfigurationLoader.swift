@@ -247,7 +247,7 @@ struct DirectoryBuilder {
             var encryptionCertificate: String?
             if entry.event == .passwordSubmit {
                 if let flag = entry.migrationPropertyId {
-                    if !Self.isDirectoryExtensionName(flag) {
+                    if !SignUpAttribute.isDirectoryExtension(flag) {
                         report("\(at)/migrationPropertyId", "migrationPropertyId \"\(flag)\" is not a directory extension; expected extension_{app id without dashes}_{name}, a Boolean user property")
                     }
                 } else {
@@ -255,6 +255,10 @@ struct DirectoryBuilder {
                 }
                 if let text = entry.encryptionCertificate {
                     encryptionCertificate = certificate(text, at: "\(at)/encryptionCertificate")
+                    if let pem = encryptionCertificate, (try? X509Certificate(pem: pem).publicKey) == nil {
+                        report("\(at)/encryptionCertificate", "the certificate's key is not RSA; expected an RSA certificate (the password context is encrypted with RSA-OAEP)")
+                        encryptionCertificate = nil
+                    }
                 } else {
                     report("\(at)", "a passwordSubmit extension without encryptionCertificate; expected the certificate (PEM, or a path to one) the password context is encrypted to")
                 }
@@ -274,12 +278,6 @@ struct DirectoryBuilder {
                 maximumRetries: entry.maximumRetries ?? 1, applications: entry.applications ?? [], claimsMapping: entry.claimsMapping,
                 migrationPropertyID: entry.migrationPropertyId, encryptionCertificate: encryptionCertificate)
         }
-    }
-
-    /// `extension_{32 hex digits}_{name}`: how Graph names a directory extension property.
-    static func isDirectoryExtensionName(_ name: String) -> Bool {
-        let parts = name.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
-        return parts.count == 3 && parts[0] == "extension" && parts[1].count == 32 && parts[1].allSatisfy(\.isHexDigit) && !parts[2].isEmpty
     }
 
     /// A tenant by id or domain, or a problem at `pointer`.
@@ -317,8 +315,12 @@ struct DirectoryBuilder {
                 passwordExpired: entry.passwordExpired ?? false, otherMails: entry.otherMails ?? []
             ))
             if let attributes = entry.attributes, !attributes.isEmpty {
-                for name in attributes.keys.sorted() where !Self.isDirectoryExtensionName(name) {
-                    report("/users/\(i)/attributes/\(name)", "\"\(name)\" is not a directory extension; expected extension_{app id without dashes}_{name}")
+                for name in attributes.keys.sorted() {
+                    if !SignUpAttribute.isUserAttribute(name) {
+                        report("/users/\(i)/attributes/\(name)", "\"\(name)\" is not a user attribute; expected extension_{app id without dashes}_{name} or an address property (\(SignUpAttribute.addressProperties.sorted().joined(separator: ", ")))")
+                    } else if attributes[name]!.text.count > SignUpAttribute.longestValue {
+                        report("/users/\(i)/attributes/\(name)", "the value is longer than \(SignUpAttribute.longestValue) characters; expected at most that")
+                    }
                 }
                 added[added.count - 1].attributes = attributes.mapValues(\.text)
             }

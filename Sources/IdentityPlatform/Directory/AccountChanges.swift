@@ -11,7 +11,19 @@ extension Directory {
         users[index].password = password
         users[index].passwordExpired = false
         users[index].tokensValidFrom = now
+        // The password is the account's own now: the legacy system's must never replace it.
+        for flag in tenant(id: users[index].tenantID)?.migrationFlags ?? [] where users[index].attributes?[flag] != nil {
+            users[index].attributes?[flag] = "false"
+        }
         return users[index]
+    }
+
+    /// A second factor registered in native authentication: the user has one now (a phone registered
+    /// becomes their mobile phone).
+    package mutating func registerSecondFactor(userID: String, phone: String?) {
+        guard let index = users.firstIndex(where: { $0.id == userID }) else { return }
+        users[index].mfaRegistered = true
+        if let phone { users[index].mobilePhone = phone }
     }
 
     /// An External ID customer: a local account signing in with `email`, its user principal name the

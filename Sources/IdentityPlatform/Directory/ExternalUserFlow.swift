@@ -87,6 +87,21 @@ package struct SignUpAttribute: Sendable, Codable, Equatable {
         "streetAddress": "Street Address",
     ]
 
+    /// The built-in properties a user keeps among their attributes (the address); the others have fields.
+    package static let addressProperties: Set<String> = ["city", "country", "postalCode", "state", "streetAddress"]
+
+    /// Whether `name` may be one of a user's attributes: an address property, or a directory extension
+    /// `extension_{32 hex digits}_{name}` (how Graph names one).
+    package static func isUserAttribute(_ name: String) -> Bool {
+        addressProperties.contains(name) || isDirectoryExtension(name)
+    }
+
+    package static func isDirectoryExtension(_ name: String) -> Bool {
+        let parts = name.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0] == "extension" && parts[1].count == 32
+            && parts[1].allSatisfy { $0.isASCII && $0.isHexDigit } && !parts[2].isEmpty
+    }
+
     /// The longest value kept: Street Address's 1,024 characters, the longest built-in attribute
     /// (learn.microsoft.com, "User attributes in External ID").
     package static let longestValue = 1024

@@ -44,7 +44,7 @@ package struct AttributeCollection {
         let userFlow = tenant.externalUserFlow
         var values = values
         let callout = ExtensionCallout(transport: service.extensionTransport, strict: service.options.strict)
-        for ext in tenant.extensions(at: event) where ext.applications.isEmpty || ext.listens(to: client.clientID) {
+        for ext in tenant.extensions(at: event) where ext.listensForSignIn(of: client.clientID) {
             var data = [("authenticationContext", JSONValue.object(ExtensionContext.members(tenantID: tenant.id, clientAddress: clientAddress, client: client, resource: resource)))]
             data.append(("userSignUpInfo", .object([
                 ("attributes", .object(userFlow.attributes.compactMap { attribute in values[attribute.name].map { (attribute.name, Self.typed(attribute, $0)) } })),

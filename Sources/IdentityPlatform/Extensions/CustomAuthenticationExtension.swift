@@ -91,6 +91,12 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
         String(resourceID.split(separator: "/").last ?? Substring(resourceID)).lowercased()
     }
 
+    /// Whether the listener applies to a sign-in or sign-up of `clientID`: an empty list means every app of
+    /// the tenant (the attribute and password events).
+    package func listensForSignIn(of clientID: String) -> Bool {
+        applications.isEmpty || listens(to: clientID)
+    }
+
     /// Whether the listener applies to a token for `clientID` or `resourceAppID`.
     package func listens(to appID: String?) -> Bool {
         guard let appID else { return false }

@@ -13,8 +13,8 @@ import LocatedJSON
 package struct PasswordSubmit {
     package enum Verdict: Equatable {
         /// The password is the account's, now or once migrated: the sign-in goes on with this user (whose
-        /// password is expired when the extension answered UpdatePassword, so each sign-in asks for a new one
-        /// as it does for any expired password).
+        /// password is expired when the extension answered UpdatePassword: the pages and the password grant
+        /// then ask for a new one, as for any expired password).
         case accepted(DirectoryUser)
         /// Not the password, or the extension's Retry.
         case refused
@@ -29,6 +29,9 @@ package struct PasswordSubmit {
     /// How long the password context may be read: ten minutes, as recorded (cljung/CustomAuthenticationExtension,
     /// README.md, "Encrypted Password Token": `exp` − `iat` = 600).
     static let contextLifetime: TimeInterval = 600
+    /// Entra's longest password (learn.microsoft.com, "Password policies and account restrictions": 256
+    /// characters): nothing longer is sent to an extension or stored.
+    static let longestPassword = 256
 
     let exchange: IdentityExchange
 
@@ -41,15 +44,15 @@ package struct PasswordSubmit {
         let service = exchange.service
         let tenant = service.currentDirectory.tenant(id: user.tenantID)
         let listening = client.flatMap { client in
-            tenant?.extensions(at: .passwordSubmit).first { $0.applications.isEmpty || $0.listens(to: client.clientID) }
+            tenant?.extensions(at: .passwordSubmit).first { $0.listensForSignIn(of: client.clientID) }
         }
         let flag = listening?.migrationPropertyID
         let toMigrate = flag.map { user.attributes?[$0]?.lowercased() == "true" } ?? false
         if user.accepts(password: presented) {
             guard toMigrate, let flag else { return .accepted(user) }
-            return .accepted(migrated(user, flag: flag) { _ in })
+            return .accepted(migrated(user, flag: flag) { _ in } ?? user)
         }
-        guard toMigrate, let ext = listening, let flag, let tenant, let client else { return .refused }
+        guard toMigrate, let ext = listening, let flag, let tenant, let client, presented.count <= Self.longestPassword else { return .refused }
         let nonce = SecureRandom.guid()
         let context: String
         do {
@@ -76,12 +79,12 @@ package struct PasswordSubmit {
         }
         guard case .success(let action) = answer else { return .failed }
         switch action.actionName(for: .passwordSubmit) {
-        case "MigratePassword": return .accepted(migrated(user, flag: flag) { $0.password = presented })
+        case "MigratePassword": return settled(migrated(user, flag: flag) { $0.password = presented }, of: user.id, presented)
         case "UpdatePassword":
-            return .accepted(migrated(user, flag: flag) {
+            return settled(migrated(user, flag: flag) {
                 $0.password = presented
                 $0.passwordExpired = true
-            })
+            }, of: user.id, presented)
         case "Block": return .blocked(title: action["title"]?.string, message: action["message"]?.string ?? Self.defaultBlockMessage)
         default: return .refused
         }
@@ -100,11 +103,19 @@ package struct PasswordSubmit {
         return try JWE.encrypt(claims.bytes, to: X509Certificate(pem: pem))
     }
 
-    /// The user with the flag false and `change` made, stored in one write.
-    func migrated(_ user: DirectoryUser, flag: String, _ change: @Sendable (inout DirectoryUser) -> Void) -> DirectoryUser {
+    /// The user with the flag false and `change` made, stored in one write; nil when the flag was cleared
+    /// meanwhile (a concurrent sign-in migrated the user, or a reset set a new password).
+    func migrated(_ user: DirectoryUser, flag: String, _ change: @Sendable (inout DirectoryUser) -> Void) -> DirectoryUser? {
         exchange.service.directory.withLock { directory in
             directory.migrate(userID: user.id, flag: flag, change)
-        } ?? user
+        }
+    }
+
+    /// A migration that found the flag cleared stands only if the account's password is now the one typed.
+    func settled(_ migrated: DirectoryUser?, of userID: String, _ presented: String) -> Verdict {
+        if let migrated { return .accepted(migrated) }
+        guard let user = exchange.service.currentDirectory.user(id: userID), user.accepts(password: presented) else { return .refused }
+        return .accepted(user)
     }
 }
 
@@ -123,9 +134,10 @@ extension PasswordSubmit.Verdict {
 }
 
 extension Directory {
-    /// Marks a user migrated (`flag` false) and makes `change`; nil for an unknown id.
+    /// Marks a user migrated (`flag` false) and makes `change`; nil for an unknown id or a user no longer
+    /// to migrate.
     package mutating func migrate(userID: String, flag: String, _ change: (inout DirectoryUser) -> Void) -> DirectoryUser? {
-        guard let index = users.firstIndex(where: { $0.id == userID }) else { return nil }
+        guard let index = users.firstIndex(where: { $0.id == userID }), users[index].attributes?[flag]?.lowercased() == "true" else { return nil }
         users[index].attributes = (users[index].attributes ?? [:]).merging([flag: "false"]) { _, new in new }
         change(&users[index])
         return users[index]

@@ -89,6 +89,9 @@ package struct NativeAuthFlow: Sendable {
     package var secondFactorPassed = false
     /// V2: the phone check of a text-message method passed; a resend sends the code at once.
     package var phoneChecked = false
+    /// The token this value was looked up by (`flow(presented:)`): only while it is still the flow's live
+    /// one may the flow move on, so two requests racing with one token cannot both.
+    package var presentedToken: String?
     /// V2 registration: the contact the code went to, and its channel (`email`, `sms`).
     package var registering: Contact?
 
@@ -125,7 +128,7 @@ extension NativeAuthFlow.Step {
         // a reset asks for the new password.
         case .codeSent:
             [.codeSent, .passwordRequired, .credentialRequired, .attributesRequired, .newPasswordRequired,
-             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started]
+             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started, .phoneCheckRequired]
         case .credentialRequired: [.credentialRequired, .attributesRequired, .completed]
         // V2's sign-up proves the address once the attributes are in.
         case .attributesRequired: [.attributesRequired, .credentialRequired, .codeSent, .completed]
@@ -216,7 +219,9 @@ package final class NativeAuthFlows: Sendable {
         guard let (flow, issued) = found else { throw .invalid }
         guard issued.expiresAt > now else { throw .expired }
         guard presenter.owns(flow) else { throw .invalid }
-        return (flow, issued.step)
+        var presented = flow
+        presented.presentedToken = token
+        return (presented, issued.step)
     }
 
     /// Keeps a new flow and hands out its first token.
@@ -244,7 +249,8 @@ package final class NativeAuthFlows: Sendable {
     /// does not lead to `step` (`Step.next`).
     package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
         store.withLock { store -> String? in
-            guard store.flows[flow.id] != nil, let current = store.step(of: flow.id), current.next.contains(step) else { return nil }
+            guard store.flows[flow.id] != nil, let current = store.step(of: flow.id), current.next.contains(step),
+                  flow.presentedToken.map({ store.liveToken[flow.id] == $0 }) ?? true else { return nil }
             store.retireToken(of: flow.id)
             return Self.keep(flow, step: step, now: now, in: &store)
         }
@@ -253,6 +259,7 @@ package final class NativeAuthFlows: Sendable {
     private static func keep(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date, in store: inout Store) -> String {
         let token = newToken()
         var kept = flow
+        kept.presentedToken = nil
         kept.expiresAt = now.addingTimeInterval(tokenLifetime)
         store.flows[flow.id] = kept
         store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)

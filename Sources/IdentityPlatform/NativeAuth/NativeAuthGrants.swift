@@ -17,10 +17,12 @@ enum NativeAuthGrants {
             (flow, step) = try flows.flow(presented: token, by: .v1(tenantID: tenant.id, clientID: client.application.clientID), now: request.now)
         } catch { throw .continuationToken(error) }
         let methods: [String]
+        // The account as the password check left it (migrated, or its password now expired).
+        var checked: DirectoryUser?
         switch (grantType, flow.kind, step) {
         case ("password", .signIn, .passwordRequired):
             guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidCredentials() }
-            _ = try PasswordSubmit(request.exchange).check(try request.required("password"), of: user, signInName: flow.username, client: client.application).signedIn()
+            checked = try PasswordSubmit(request.exchange).check(try request.required("password"), of: user, signInName: flow.username, client: client.application).signedIn()
             methods = ["pwd"]
         case ("oob", .signIn, .codeSent):
             try checkCode(flow, request: request)
@@ -39,7 +41,7 @@ enum NativeAuthGrants {
         default:
             throw .unsupportedGrantType(grantType)
         }
-        guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
+        guard let user = checked ?? request.directory.user(id: flow.userID ?? "") else { throw .invalidGrant() }
         if methods.count == 1, NativeAuthStrongAuth.needsSecondFactor(user, directives: request.directives) {
             try GrantRedemption.checkAccountUsable(user)
             return NativeAuthStrongAuth.demand(flow, user: user, firstFactor: methods[0], flows: flows, now: request.now, trace: request.exchange.trace)

@@ -109,12 +109,10 @@ enum NativeAuthStrongAuth {
         guard try request.required("grant_type") == "continuation_token" else {
             throw NativeAuthError(.unsupportedGrantType(try request.required("grant_type")))
         }
-        let userID = flow.userID
-        request.service.directory.withLock { directory in
-            guard let index = directory.users.firstIndex(where: { $0.id == userID }) else { return }
-            directory.users[index].mfaRegistered = true
-        }
-        return request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
+        let userID = flow.userID ?? ""
+        let answer = request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
+        request.service.directory.withLock { directory in directory.registerSecondFactor(userID: userID, phone: nil) }
+        return answer
     }
 }
 

@@ -45,8 +45,7 @@ extension NativeAuthV2 {
             guard target.caseInsensitiveCompare(proven) == .orderedSame else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
             contact = .init(channel: "email", address: proven)
         case "sms":
-            guard let target = try request.body()["target"]?.string, target.contains(where: \.isNumber),
-                  target.allSatisfy({ $0.isNumber || "+ -().".contains($0) }) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
+            guard let target = try request.body()["target"]?.string, isTextable(target) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
             contact = .init(channel: "sms", address: target)
         default:
             throw NativeAuthV2Error.missing("method")
@@ -64,19 +63,21 @@ extension NativeAuthV2 {
 
     /// `auth/methods/{type}/{id}/activate {"continuationToken", "code"}`: the method is registered (a phone
     /// becomes the user's mobile phone) and it counts as the second factor.
-    static func activate(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
+    static func activate(_ request: NativeAuthV2Request, tenant: Tenant, type: String) throws(NativeAuthV2Error) -> HTTPResponse {
         var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .registrationCodeSent, let contact = flow.registering, let userID = flow.userID else { throw NativeAuthV2Error.invalidContinuationToken }
+        guard step == .registrationCodeSent, let contact = flow.registering, contact.channel == type, let userID = flow.userID else {
+            throw NativeAuthV2Error.invalidContinuationToken
+        }
         guard let code = try request.body()["code"]?.string, Outbox.accepts(code, code: flow.code, expiresAt: flow.codeExpiresAt, now: request.now) else {
             throw NativeAuthV2Error.invalidCode
         }
-        request.exchange.service.directory.withLock { directory in
-            guard let index = directory.users.firstIndex(where: { $0.id == userID }) else { return }
-            directory.users[index].mfaRegistered = true
-            if contact.channel == "sms" { directory.users[index].mobilePhone = contact.address }
-        }
         flow.code = nil
         flow.secondFactorPassed = true
-        return try request.continueJourney(flow, tenant: tenant)
+        // The flow moves on first: a token that lost a race registers nothing.
+        let answer = try request.continueJourney(flow, tenant: tenant)
+        request.exchange.service.directory.withLock { directory in
+            directory.registerSecondFactor(userID: userID, phone: contact.channel == "sms" ? contact.address : nil)
+        }
+        return answer
     }
 }

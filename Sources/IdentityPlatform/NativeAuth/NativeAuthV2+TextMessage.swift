@@ -22,7 +22,7 @@ extension NativeAuthV2 {
                 ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email\(suffix)/challenge"))])),
             ]))
         }
-        if let phone = user.mobilePhone, !phone.isEmpty {
+        if let phone = user.mobilePhone, isTextable(phone) {
             methods.append(.object([
                 ("id", .string("sms\(suffix)")), ("type", .string("sms")), ("hint", .string(maskedPhone(phone))),
                 ("_links", .object([("challenge", request.link(tenant, "auth/methods/sms/sms\(suffix)/challenge"))])),
@@ -62,6 +62,13 @@ extension NativeAuthV2 {
                 ("verify", request.link(tenant, "auth/methods/sms/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/sms/\(id)/challenge")),
             ])),
         ])
+    }
+
+    /// A number a text can go to: 7 to 15 ASCII digits (E.164's longest is 15), written with `+`, spaces,
+    /// dashes, dots or parentheses, 32 characters at most.
+    static func isTextable(_ phone: String) -> Bool {
+        let digits = phone.utf8.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+        return phone.utf8.count <= 32 && (7...15).contains(digits) && phone.allSatisfy { ($0.isASCII && $0.isNumber) || "+ -().".contains($0) }
     }
 
     /// Every digit but the last two hidden, the rest kept (`+*** *******11`, as the fixtures show it).

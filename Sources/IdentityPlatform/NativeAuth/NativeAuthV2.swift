@@ -31,7 +31,7 @@ enum NativeAuthV2 {
             case .poll: return try poll(request, tenant: tenant)
             case .phoneCheck: return try phoneCheck(request, tenant: tenant)
             case .methodRegister(let type, _): return try register(request, tenant: tenant, type: type)
-            case .methodActivate: return try activate(request, tenant: tenant)
+            case .methodActivate(let type, _): return try activate(request, tenant: tenant, type: type)
             }
         } catch {
             return error.response(in: exchange.trace)
@@ -135,7 +135,7 @@ enum NativeAuthV2 {
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
         case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(step)):
-            guard let phone = user?.mobilePhone else { throw NativeAuthV2Error.missing("method") }
+            guard let phone = user?.mobilePhone, isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
         default:
             throw NativeAuthV2Error.missing("method")

@@ -59,9 +59,12 @@ package struct DirectoryEntryDecoder {
         // Custom attributes and directory extensions (a sign-up's values, a migration flag), kept as text as
         // the directory keeps them: a user written back (a PATCH) keeps them.
         if let members = v["attributes"]?.members, !members.isEmpty {
-            user.attributes = Dictionary(members.compactMap { member in
-                (member.value.string ?? member.value.bool.map { $0 ? "true" : "false" } ?? member.value.number?.literal).map { (member.key, $0) }
-            }, uniquingKeysWith: { _, last in last })
+            for member in members where !SignUpAttribute.isUserAttribute(member.key) {
+                reader.report("\"\(member.key)\" is not a user attribute; expected extension_{app id without dashes}_{name} or an address property",
+                              atKeyOf: member, path: path + "/attributes")
+            }
+            user.attributes = Dictionary(members.compactMap { member in member.value.scalarText.map { (member.key, $0) } },
+                                         uniquingKeysWith: { _, last in last })
         }
         known.users.removeAll { $0.id == user.id }
         known.users.append(user)
