@@ -117,4 +117,48 @@ import Testing
         // The harness signs a user in without pages (auto-login): the browser's way ends with a code.
         #expect(authorize.status.code == 302 && Harness.redirectParameters(authorize)["code"] != nil, "\(authorize.headers)")
     }
+
+    // MARK: Native authentication V2
+
+    /// A V2 step: JSON to the link the last answer gave.
+    func step(_ harness: Harness, _ href: Any?, _ members: [String: String]) -> (status: Int, body: [String: Any]) {
+        let body = String(decoding: try! JSONSerialization.data(withJSONObject: members), as: UTF8.self)
+        let response = harness.send(Harness.json("POST", href as? String ?? "", body))
+        return (response.status.code, Harness.body(response))
+    }
+
+    /// authorize-challenge → the reset's start → its email method's challenge: a code is mailed.
+    func v2ResetCodeSent(_ harness: Harness) -> [String: Any] {
+        let entry = post(harness, "oauth2/v2.0/authorize-challenge", [])
+        let start = step(harness, entry.body["reset_password"], ["continuationToken": entry.body["continuation_token"] as? String ?? "", "username": Self.jordan])
+        let methods = (start.body["_embedded"] as? [String: Any])?["methods"] as? [[String: Any]] ?? []
+        let link = (methods.first?["_links"] as? [String: Any])?["challenge"] as? [String: Any]
+        return step(harness, link?["href"], ["continuationToken": start.body["continuationToken"] as? String ?? ""]).body
+    }
+
+    static func href(_ body: [String: Any], _ relation: String) -> Any? { ((body["_links"] as? [String: Any])?[relation] as? [String: Any])?["href"] }
+
+    /// In V2 the expired code is refused by the verify step, in the step's nested shape.
+    @Test func codeExpiredInV2ThenANewCodeVerifies() throws {
+        let harness = try bound("external-id-code-expired")
+        let sent = v2ResetCodeSent(harness)
+        let token = sent["continuationToken"] as? String ?? ""
+        let expired = step(harness, Self.href(sent, "verify"), ["continuationToken": token, "otp": try lastCode(harness, to: Self.jordan)])
+        let error = expired.body["error"] as? [String: Any]
+        #expect(expired.status == 400 && error?["code"] as? String == "invalidGrant")
+        #expect((error?["innerError"] as? [String: Any])?["code"] as? String == "invalidOneTimeCode")
+        #expect((error?["message"] as? String)?.hasPrefix("AADSTS50181: ") == true && error?["traceId"] is String)
+        let resent = step(harness, Self.href(sent, "resend"), ["continuationToken": token])
+        let verified = step(harness, Self.href(resent.body, "verify"), ["continuationToken": resent.body["continuationToken"] as? String ?? "",
+                                                                       "otp": try lastCode(harness, to: Self.jordan)])
+        #expect(verified.status == 200 && verified.body["action"] as? String == "update")
+    }
+
+    @Test func codeRequestsAfterTheFirstAreThrottledInV2() throws {
+        let harness = try bound("external-id-code-requests-throttled")
+        let sent = v2ResetCodeSent(harness)
+        #expect(sent["action"] as? String == "verify")
+        let again = harness.send(Harness.json("POST", Self.href(sent, "resend") as? String ?? "", #"{"continuationToken": "\#(sent["continuationToken"] as? String ?? "")"}"#))
+        #expect(again.status.code == 429 && again.headers["Retry-After"] == "60")
+    }
 }

@@ -233,7 +233,7 @@ enum NativeAuthV2 {
         do throws(NativeAuthError) {
             try PasswordPolicy.check(password, tenant: tenant, names: [user.givenName, user.surname])
         } catch {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 120002, error.error.message, innerCode: "passwordTooWeak")
+            throw NativeAuthV2Error.passwordTooWeak(error.error.message)
         }
         // The change itself as V1's and the pages': an account that may sign in, not the current password, one step.
         do throws(NativeAuthError) {

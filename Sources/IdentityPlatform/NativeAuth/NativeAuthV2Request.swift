@@ -131,6 +131,10 @@ enum NativeAuthV2Error: Error {
     static let userAlreadyExists = NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 1003037, "An account with this email address may already exist.",
                                                      details: [(attribute: "email", code: "userAlreadyExists", message: "An account with this identifier already exists.")])
 
+    static func passwordTooWeak(_ text: String) -> NativeAuthV2Error {
+        NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 120002, text, innerCode: "passwordTooWeak")
+    }
+
     static func missing(_ name: String) -> NativeAuthV2Error {
         NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 90100, "\(name) parameter is empty or not valid.")
     }
@@ -162,6 +166,27 @@ struct NativeAuthV2StepRefusal {
 
     /// `AADSTS50126: Error validating credentials…`
     var message: String { "AADSTS\(aadsts): \(text)" }
+
+    /// The refusals whose nested codes a scenario's AADSTS number takes, as the steps answer them.
+    static let byAADSTS: [Int: NativeAuthV2StepRefusal] = {
+        var known: [Int: NativeAuthV2StepRefusal] = [:]
+        for error in [NativeAuthV2Error.invalidContinuationToken, .invalidPassword, .invalidCode, .userAlreadyExists, .passwordTooWeak("")] {
+            if case .step(let refusal) = error { known[refusal.aadsts] = refusal }
+        }
+        return known
+    }()
+
+    /// A scenario's error on a step, in the step's shape: the nested code and inner code the step answers
+    /// with that AADSTS number (`invalidGrant`/`invalidOneTimeCode` for 50181), else `invalidRequest`;
+    /// the scenario's status and wording.
+    static func scripted(_ error: IdentityError) -> NativeAuthV2StepRefusal {
+        var refusal = byAADSTS[error.code] ?? NativeAuthV2StepRefusal(status: 400, code: "invalidRequest", aadsts: error.code, text: "", innerCode: nil, details: [])
+        refusal.status = error.status
+        refusal.aadsts = error.code
+        refusal.text = error.message
+        refusal.details = refusal.details.map { ($0.attribute, $0.code, error.message) }
+        return refusal
+    }
 
     func response(in trace: TraceContext) -> HTTPResponse {
         var inner: [(String, JSONValue)] = []

@@ -112,6 +112,7 @@ package struct IdentityHandler: ExchangeHandler {
         case .authorize: .authorize
         case .logout, .deviceLogin: .page
         case .token: .token
+        case .nativeAuthV2(let step) where step != .authorizeChallenge: .nativeAuthV2Step
         case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm, .deviceCode, .errorLookup, .nativeAuth, .nativeAuthV2: .other
         }
     }

@@ -18,6 +18,8 @@ package struct ScriptedIdentityAnswer {
         case token
         /// JSON: discovery, keys, device authorization, native authentication.
         case other
+        /// A step of native authentication V2 (`/api/v2.0/…`): its errors in the nested shape.
+        case nativeAuthV2Step
     }
 
     let exchange: IdentityExchange
@@ -76,6 +78,7 @@ package struct ScriptedIdentityAnswer {
 
     private func oauthError(_ spec: OAuthErrorSpec) -> HTTPResponse {
         let error = identityError(spec)
+        if endpoint == .nativeAuthV2Step { return NativeAuthV2StepRefusal.scripted(error).response(in: trace) }
         guard endpoint == .authorize || endpoint == .page else {
             return error.tokenEndpointResponse(in: trace)
         }
