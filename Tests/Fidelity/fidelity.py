@@ -114,11 +114,14 @@ class Answer:
         return cls(response.status_code, dict(response.headers), body, response.text)
 
 
+def decode_segment(text):
+    """One base64url segment of a compact JWT or JWE, as bytes."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 def decode_jwt(token):
-    def part(text):
-        return json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
     header, payload = token.split(".")[:2]
-    return part(header), part(payload)
+    return json.loads(decode_segment(header)), json.loads(decode_segment(payload))
 
 
 # MARK: comparing
@@ -243,6 +246,8 @@ def compare(recording, answer):
             if tokens(value) != tokens(answer.headers[lowered]):
                 differences.append(f"value header {lowered}: recorded {value}, FakeEntra {answer.headers[lowered]}")
     recorded_body = recording.body
+    if getattr(recording, "area", None) == "extension":
+        compare_callout(recording, answer, differences)
     if recorded_body is not None:
         compare_values(recorded_body, answer.body, "body", differences)
         if isinstance(recorded_body, dict) and isinstance(answer.body, dict):
@@ -252,6 +257,18 @@ def compare(recording, answer):
     elif "bodyText" in recording.response and answer.body is not None and recording.response["bodyText"].lstrip().startswith("{"):
         differences.append("body: recorded text, FakeEntra JSON")
     return differences
+
+
+def compare_callout(recording, answer, differences):
+    """A callout's event is its `type`; a password context is compared as decoded, its header's suite by
+    value (the claims' values are the sign-in's own)."""
+    recorded_type, actual_type = recording.body.get("type"), (answer.body or {}).get("type")
+    if recorded_type != actual_type:
+        differences.append(f"value body.type: recorded {json.dumps(recorded_type)}, FakeEntra {json.dumps(actual_type)}")
+    if "passwordContext" in recording.data:
+        compare_values(recording.data["passwordContext"], getattr(answer, "password_context", None) or {}, "passwordContext", differences)
+        compare_values(recording.data["passwordContextHeader"], getattr(answer, "password_context_header", None) or {}, "passwordContextHeader",
+                       differences, equal_keys=EQUAL_VALUES | {"enc", "zip"})
 
 
 # MARK: the documented differences

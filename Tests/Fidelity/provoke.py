@@ -13,7 +13,7 @@ import urllib.parse
 import uuid
 
 from fidelity import (ADELE, ADELE_ID, ALEX, ALEX_ID, B2C_TENANT, B2C_USER, CONTOSO, CONTOSO_DOMAIN, GRAPH, GUID, LOGIN_HOSTS,
-                      PASSWORD, Answer, decode_jwt)
+                      PASSWORD, Answer, decode_jwt, decode_segment)
 
 GRAPH_SCOPES = ["User.Read", "User.ReadBasic.All", "User.Read.All", "Calendars.Read", "Calendars.ReadWrite",
                 "MailboxSettings.Read", "Group.Read.All", "Directory.Read.All", "Mail.Read"]
@@ -943,3 +943,53 @@ class Provoker:
             token = reply["id_token"]
         header, payload = decode_jwt(token)
         return Answer(200, {}, payload)
+
+    # MARK: custom authentication extensions
+
+    EXTENSION_TENANT, EXTENSION_TENANT_ID = "contososhop.onmicrosoft.com", "5d7f9b1c-3e5a-4c7e-9a1b-4f6a8c0e2d3b"
+    EXTENSION_CLIENT = "0c5a7f3e-2d1b-4e8a-9f6c-5b4a3c2d1e0f"
+    MIGRATION_FLAG = "extension_0c5a7f3e2d1b4e8a9f6c5b4a3c2d1e0f_toBeMigrated"
+
+    def extension(self, recording, make_server, make_endpoint):
+        """The callout FakeEntra POSTs at the recording's event, caught by an endpoint of this run: a customer
+        with the recorded user's properties signs in through the pages of an external tenant whose extension
+        listens for the app (a customer still to migrate, with a password the account does not have, for
+        passwordSubmit). The answer is the callout's body, with the password context opened."""
+        from fakeentra.extensions import encryption_certificate, migrate_password, provide_claims
+
+        event = recording.response["body"]["type"].rsplit(".", 1)[-1]
+        certificate, private_key = encryption_certificate()
+
+        def answer(call):
+            if call.event == "passwordSubmit":
+                call.opened = call.password_context(private_key)
+                return migrate_password(call.opened["nonce"])
+            return provide_claims()
+
+        endpoint = make_endpoint(answer)
+        recorded_user = recording.response["body"]["data"]["authenticationContext"]["user"]
+        user = {"userPrincipalName": f"{uuid.uuid4()}@{self.EXTENSION_TENANT}", "tenant": self.EXTENSION_TENANT,
+                "displayName": recorded_user["displayName"], "mail": "customer@shop.example", "password": "Unguessable-Temp-9f8e7d"}
+        user.update({name: recorded_user[name] for name in ("givenName", "surname", "preferredLanguage") if name in recorded_user})
+        extension = {"event": event, "targetUrl": endpoint.url, "resourceId": endpoint.resource_id(str(uuid.uuid4())),
+                     "applications": [self.EXTENSION_CLIENT]}
+        password = user["password"]
+        if event == "passwordSubmit":
+            user["attributes"] = {self.MIGRATION_FLAG: True}
+            extension.update(migrationPropertyId=self.MIGRATION_FLAG, encryptionCertificate=certificate)
+            password = "Legacy-Secret-1"
+        server = make_server(config={
+            "tenants": [{"id": self.EXTENSION_TENANT_ID, "domains": [self.EXTENSION_TENANT], "kind": "external",
+                         "customAuthenticationExtensions": [extension]}],
+            "apps": [{"clientId": self.EXTENSION_CLIENT, "displayName": "ciam-test-app", "tenant": self.EXTENSION_TENANT,
+                      "redirectUris": ["http://localhost/callback"]}],
+            "users": [user]})
+        server.sign_in(user["mail"], password=password, client_id=self.EXTENSION_CLIENT, tenant=self.EXTENSION_TENANT,
+                       scopes=("openid", "profile", "offline_access", "User.Read"))
+        call = next(call for call in endpoint.calls if call.event == event)
+        caught = Answer(200, {}, call.body)
+        caught.password_context = getattr(call, "opened", None)
+        token = call.data.get("encryptedPasswordContext")
+        caught.password_context_header = json.loads(decode_segment(token.split(".")[0])) if token else None
+        return caught
+

@@ -18,7 +18,8 @@ def test_the_corpus_is_whole():
         assert recording.data.get("situation") and recording.area, recording.name
         assert recording.claims is not None or {"body", "bodyText", "headers", "status"} & recording.response.keys(), recording.name
     areas = {recording.area for recording in RECORDINGS}
-    assert {"metadata", "discovery", "jwks", "token", "devicecode", "error", "claims", "graph", "b2c", "arm", "managed-identity"} <= areas
+    assert {"metadata", "discovery", "jwks", "token", "devicecode", "error", "claims", "graph", "b2c", "arm", "managed-identity",
+            "extension"} <= areas
     assert sum(recording.area == "error" for recording in RECORDINGS) >= 20
 
 
@@ -33,8 +34,11 @@ def test_a_difference_is_seen():
 
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=[r.name for r in RECORDINGS])
-def test_recording(recording, provoker, capsys):
-    answer = provoker.provoke(recording)
+def test_recording(recording, provoker, capsys, fakeentra_factory, fakeentra_extension_endpoint):
+    if recording.area == "extension":
+        answer = provoker.extension(recording, fakeentra_factory, fakeentra_extension_endpoint)
+    else:
+        answer = provoker.provoke(recording)
     differences = compare(recording, answer)
     unexplained, explained = KNOWN.split(recording, differences)
     with capsys.disabled():

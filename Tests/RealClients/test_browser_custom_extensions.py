@@ -7,16 +7,15 @@ import uuid
 import pytest
 
 from chromium import AppRequest, chromium, chromium_session, claims, listener, on_page  # noqa: F401 (fixtures)
-from fakeentra.extensions import (ExtensionEndpoint, block_sign_in, continue_with_default_behavior, modify_attribute_values,
-                                  set_prefill_values, show_block_page, show_validation_error, update_password)
-from test_msal_confidential_client import self_signed_certificate
+from fakeentra.extensions import (ExtensionEndpoint, block_sign_in, continue_with_default_behavior, encryption_certificate,
+                                  modify_attribute_values, set_prefill_values, show_block_page, show_validation_error, update_password)
 
 SHOP = "contososhop.onmicrosoft.com"
 SHOP_ID = "5d7f9b1c-3e5a-4c7e-9a1b-4f6a8c0e2d3b"
 LOYALTY = "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_loyaltyNumber"
 MIGRATING = "extension_0a1b2c3d4e5f60718293a4b5c6d7e8f9_toBeMigrated"
 LEGACY_PASSWORD = "Legacy-Secret-1"
-ENCRYPTION_KEY, ENCRYPTION_CERTIFICATE, _ = self_signed_certificate()
+ENCRYPTION_CERTIFICATE, ENCRYPTION_KEY = encryption_certificate()
 
 
 def answer(call):

@@ -13,8 +13,7 @@ from joserfc import jwe
 from joserfc.jwk import RSAKey
 
 from browser_driver import drive
-from fakeentra.extensions import block_sign_in, migrate_password, retry_password
-from test_msal_confidential_client import self_signed_certificate
+from fakeentra.extensions import block_sign_in, encryption_certificate, migrate_password, retry_password
 from test_native_auth_v2 import Client
 
 SHOP = "contososhop.onmicrosoft.com"
@@ -28,8 +27,7 @@ TEMPORARY = "Unguessable-Temp-9f8e7d"
 @pytest.fixture(scope="module")
 def encryption_key():
     """The certificate the extension app's keyCredentials hold (usage Encrypt), and its private key."""
-    key_pem, cert_pem, _ = self_signed_certificate()
-    return cert_pem, key_pem
+    return encryption_certificate()
 
 
 def legacy_system(private_key):

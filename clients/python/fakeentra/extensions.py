@@ -125,6 +125,26 @@ def block_sign_in(nonce, title=None, message=None):
     return _password_submit("Block", nonce, **members)
 
 
+def encryption_certificate(common_name="JitMigration"):
+    """passwordSubmit: a self-signed RSA certificate for the extension app (`encryptionCertificate`, PEM)
+    and its private key (PEM, for `password_context`); needs `cryptography`."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+                   .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    return (certificate.public_bytes(serialization.Encoding.PEM).decode(),
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()).decode())
+
+
 def _b64(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
