@@ -56,7 +56,8 @@ class MSALRules:
         if body["challenge_type"] == "oob":
             for field in ("continuation_token", "challenge_target_label", "challenge_channel", "code_length"):
                 assert field in body, (field, body)
-            assert isinstance(body["code_length"], int) and body["challenge_channel"] == "email", body
+            # MSALNativeAuthChannelType: isEmailType or isSMSType.
+            assert isinstance(body["code_length"], int) and body["challenge_channel"] in ("email", "sms"), body
         if body["challenge_type"] == "password":
             assert body.get("continuation_token"), body
         return body
@@ -282,8 +283,20 @@ def test_multifactor_authentication_and_just_in_time_registration(native):
                                     scope=SCOPES, client_info="true"), "invalid_grant", 50181, "invalid_oob_value")
         MSALRules.tokens(client.post("oauth2/v2.0/token", grant_type="mfa_oob", continuation_token=sent["continuation_token"],
                                      oob=code(native, JORDAN), scope=SCOPES, client_info="true"))
+        # With a mobile phone: a second method, texted.
+        response = native.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mobilePhone": "+1 425 555 0142"})
+        assert response.status_code == 200, response.text
+        demanded = MSALRules.error(first_factor(client, "mfa_required registration_required"), "invalid_grant", 50076, "mfa_required")
+        methods = MSALRules.continuation(client.post("oauth2/v2.0/introspect", continuation_token=demanded["continuation_token"]))
+        sms = next(m for m in methods["methods"] if m["challenge_channel"] == "sms")
+        assert sms["login_hint"] == "+* *** *** **42" and sms["id"] != methods["methods"][0]["id"], methods
+        texted = MSALRules.challenge(client.post("oauth2/v2.0/challenge", continuation_token=methods["continuation_token"], id=sms["id"],
+                                                 challenge_type=client.challenge_type))
+        assert texted["challenge_channel"] == "sms" and texted["challenge_target_label"] == "+* *** *** **42", texted
+        MSALRules.tokens(client.post("oauth2/v2.0/token", grant_type="mfa_oob", continuation_token=texted["continuation_token"],
+                                     oob=code(native, "+1 425 555 0142"), scope=SCOPES, client_info="true"))
     finally:
-        response = native.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": False})
+        response = native.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": False, "mobilePhone": None})
         assert response.status_code == 200, response.text
 
 

@@ -173,6 +173,24 @@ enum NativeAuthEndpoints {
             .joined(separator: "@")
     }
 
+    /// A number a text can go to: 7 to 15 ASCII digits (E.164's longest is 15), written with `+`, spaces,
+    /// dashes, dots or parentheses, 32 characters at most.
+    static func isTextable(_ phone: String) -> Bool {
+        let digits = phone.utf8.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+        return phone.utf8.count <= 32 && (7...15).contains(digits) && phone.allSatisfy { ($0.isASCII && $0.isNumber) || "+ -().".contains($0) }
+    }
+
+    /// Every digit but the last two hidden, the rest kept (`+*** *******11`, as the fixtures show it).
+    static func maskedPhone(_ phone: String) -> String {
+        let digits = phone.filter(\.isNumber).count
+        var seen = 0
+        return String(phone.map { character -> Character in
+            guard character.isNumber else { return character }
+            seen += 1
+            return seen > digits - 2 ? character : "*"
+        })
+    }
+
     static func isEmailAddress(_ text: String) -> Bool {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")

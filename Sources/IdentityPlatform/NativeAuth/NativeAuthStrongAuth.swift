@@ -34,39 +34,63 @@ enum NativeAuthStrongAuth {
     }
 
     /// The id a user's email method has in `methods`: stable per user, as the service's are.
-    static func emailMethodID(of user: DirectoryUser) -> String {
-        Hex.guid(Array(Digest.sha256(Array("fakeentra-mfa-email:\(user.id)".utf8)).prefix(16)))
+    static func emailMethodID(of user: DirectoryUser) -> String { methodID("email", of: user) }
+
+    /// The id of a user's phone (text message) method, stable in the same way.
+    static func smsMethodID(of user: DirectoryUser) -> String { methodID("sms", of: user) }
+
+    private static func methodID(_ channel: String, of user: DirectoryUser) -> String {
+        Hex.guid(Array(Digest.sha256(Array("fakeentra-mfa-\(channel):\(user.id)".utf8)).prefix(16)))
+    }
+
+    /// The phone a text can go to, if the user has one.
+    static func textablePhone(of user: DirectoryUser) -> String? {
+        user.mobilePhone.flatMap { NativeAuthEndpoints.isTextable($0) ? $0 : nil }
     }
 
     // MARK: Multifactor authentication
 
-    /// `oauth2/v2.0/introspect`: the second-factor methods the user has (their email).
+    /// `oauth2/v2.0/introspect`: the second-factor methods the user has: their email, and their mobile
+    /// phone (`challenge_channel: sms`, MSAL for iOS's `MSALNativeAuthChannelType.isSMSType`) when they have one.
     static func introspect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
-        let method = JSONValue.object([
+        var methods: [JSONValue] = [.object([
             "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
             "login_hint": .string(NativeAuthEndpoints.masked(user.mail ?? flow.username)),
-        ])
+        ])]
+        if let phone = textablePhone(of: user) {
+            methods.append(.object([
+                "id": .string(smsMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("sms"),
+                "login_hint": .string(NativeAuthEndpoints.maskedPhone(phone)),
+            ]))
+        }
         return request.answer([
             "continuation_token": .string(try request.advance(flow, to: .mfaMethodsListed)),
-            "methods": .array([method]),
+            "methods": .array(methods),
         ])
     }
 
-    /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the user's one method): the code is
-    /// mailed, again on a resend.
+    /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the email): the code is mailed, or
+    /// texted to the phone, again on a resend.
     static func mfaChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
-        guard let user = request.user(id: flow.userID), (request.optional("id") ?? emailMethodID(of: user)) == emailMethodID(of: user) else {
+        guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.authenticationMethodNotValid()) }
+        let chosen = request.optional("id") ?? emailMethodID(of: user)
+        let (channel, address, label): (String, String, String)
+        if chosen == emailMethodID(of: user) {
+            let mail = user.mail ?? flow.username
+            (channel, address, label) = ("email", mail, NativeAuthEndpoints.masked(mail))
+        } else if chosen == smsMethodID(of: user), let phone = textablePhone(of: user) {
+            (channel, address, label) = ("sms", phone, NativeAuthEndpoints.maskedPhone(phone))
+        } else {
             throw NativeAuthError(.authenticationMethodNotValid())
         }
-        let address = user.mail ?? flow.username
         request.mailCode(to: address, in: &flow, purpose: .mfa)
         return request.answer([
             "continuation_token": .string(try request.advance(flow, to: .mfaCodeSent)),
-            "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_channel": .string("email"),
-            "challenge_target_label": .string(NativeAuthEndpoints.masked(address)), "code_length": .int(NativeAuthFlows.codeLength),
+            "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_channel": .string(channel),
+            "challenge_target_label": .string(label), "code_length": .int(NativeAuthFlows.codeLength),
         ])
     }
 

@@ -45,14 +45,14 @@ extension NativeAuthV2 {
             guard target.caseInsensitiveCompare(proven) == .orderedSame else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
             contact = .init(channel: "email", address: proven)
         case "sms":
-            guard let target = try request.body()["target"]?.string, isTextable(target) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
+            guard let target = try request.body()["target"]?.string, NativeAuthEndpoints.isTextable(target) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
             contact = .init(channel: "sms", address: target)
         default:
             throw NativeAuthV2Error.missing("method")
         }
         flow.registering = contact
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: contact.address, purpose: .registration, now: request.now)
-        let hint = contact.channel == "sms" ? maskedPhone(contact.address) : NativeAuthEndpoints.masked(contact.address)
+        let hint = contact.channel == "sms" ? NativeAuthEndpoints.maskedPhone(contact.address) : NativeAuthEndpoints.masked(contact.address)
         let id = "\(contact.channel)-register"
         return try request.hal(flow, step: .registrationCodeSent, [
             ("state", .string("interactionRequired")), ("action", .string("activate")), ("id", .string(id)), ("type", .string(contact.channel)),

@@ -22,9 +22,9 @@ extension NativeAuthV2 {
                 ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email\(suffix)/challenge"))])),
             ]))
         }
-        if let phone = user.mobilePhone, isTextable(phone) {
+        if let phone = user.mobilePhone, NativeAuthEndpoints.isTextable(phone) {
             methods.append(.object([
-                ("id", .string("sms\(suffix)")), ("type", .string("sms")), ("hint", .string(maskedPhone(phone))),
+                ("id", .string("sms\(suffix)")), ("type", .string("sms")), ("hint", .string(NativeAuthEndpoints.maskedPhone(phone))),
                 ("_links", .object([("challenge", request.link(tenant, "auth/methods/sms/sms\(suffix)/challenge"))])),
             ]))
         }
@@ -56,29 +56,11 @@ extension NativeAuthV2 {
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: phone, purpose: secondFactor ? .mfa : flow.kind.mailPurpose, now: request.now)
         return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, [
             ("state", .string("interactionRequired")), ("action", .string("verify")), ("scenario", .string(secondFactor ? "signin" : "recovery")),
-            ("id", .string(id)), ("type", .string("sms")), ("hint", .string(maskedPhone(phone))),
+            ("id", .string(id)), ("type", .string("sms")), ("hint", .string(NativeAuthEndpoints.maskedPhone(phone))),
             ("codeLength", .int(NativeAuthFlows.codeLength)), ("payload", .object([("codeLength", .int(NativeAuthFlows.codeLength))])),
             ("_links", .object([
                 ("verify", request.link(tenant, "auth/methods/sms/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/sms/\(id)/challenge")),
             ])),
         ])
-    }
-
-    /// A number a text can go to: 7 to 15 ASCII digits (E.164's longest is 15), written with `+`, spaces,
-    /// dashes, dots or parentheses, 32 characters at most.
-    static func isTextable(_ phone: String) -> Bool {
-        let digits = phone.utf8.filter { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
-        return phone.utf8.count <= 32 && (7...15).contains(digits) && phone.allSatisfy { ($0.isASCII && $0.isNumber) || "+ -().".contains($0) }
-    }
-
-    /// Every digit but the last two hidden, the rest kept (`+*** *******11`, as the fixtures show it).
-    static func maskedPhone(_ phone: String) -> String {
-        let digits = phone.filter(\.isNumber).count
-        var seen = 0
-        return String(phone.map { character -> Character in
-            guard character.isNumber else { return character }
-            seen += 1
-            return seen > digits - 2 ? character : "*"
-        })
     }
 }

@@ -135,7 +135,7 @@ enum NativeAuthV2 {
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
         case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(step)):
-            guard let phone = user?.mobilePhone, isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
+            guard let phone = user?.mobilePhone, NativeAuthEndpoints.isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
         default:
             throw NativeAuthV2Error.missing("method")
