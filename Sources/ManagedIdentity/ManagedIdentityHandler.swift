@@ -72,13 +72,18 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         }
     }
 
+    /// IMDS and Arc answer only a request that says `Metadata: true` (a browser's cross-site request cannot).
+    private static func requireMetadataHeader(_ request: HTTPRequest) throws(Failure) {
+        guard request.headers["Metadata"]?.lowercased() == "true" else {
+            throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
+        }
+    }
+
     private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {
         guard request.method == "GET" else { throw Failure(status: .methodNotAllowed, error: "invalid_request", description: "Only GET is supported.") }
         switch route {
         case .instanceMetadata:
-            guard request.headers["Metadata"]?.lowercased() == "true" else {
-                throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
-            }
+            try Self.requireMetadataHeader(request)
             // IMDS "rejects any request with an X-Forwarded-For header" (learn.microsoft.com, Azure Instance
             // Metadata Service, Security and authentication): a request relayed by a proxy must not reach it.
             // No answer to one is recorded; the status and wording here are FakeEntra's.
@@ -86,9 +91,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
                 throw Failure(status: .badRequest, error: "invalid_request", description: "Requests with an X-Forwarded-For header are rejected")
             }
         case .azureArc:
-            guard request.headers["Metadata"]?.lowercased() == "true" else {
-                throw Failure(status: .badRequest, error: "invalid_request", description: "Required metadata header not specified")
-            }
+            try Self.requireMetadataHeader(request)
             let key: ArcKeyFile
             switch ArcKeyFile.current {
             case .success(let written): key = written
