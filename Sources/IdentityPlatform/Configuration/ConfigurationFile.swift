@@ -279,7 +279,7 @@ extension ConfigurationFile.UserEntry {
                     guard let members = value.members else { throw Unexpected() }
                     var read: [String: ConfigurationFile.AttributeValue] = [:]
                     for member in members {
-                        guard let text = member.value.string ?? member.value.bool.map({ $0 ? "true" : "false" }) ?? member.value.int.map(String.init) else { throw Unexpected() }
+                        guard member.value.array == nil, let text = member.value.scalarText else { throw Unexpected() }
                         read[member.key] = ConfigurationFile.AttributeValue(text: text)
                     }
                     attributes = read

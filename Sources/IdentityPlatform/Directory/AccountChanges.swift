@@ -18,6 +18,15 @@ extension Directory {
         return users[index]
     }
 
+    /// Marks a user migrated (`flag` false) and makes `change`; nil for an unknown id or a user no longer
+    /// to migrate.
+    package mutating func migrate(userID: String, flag: String, _ change: (inout DirectoryUser) -> Void) -> DirectoryUser? {
+        guard let index = users.firstIndex(where: { $0.id == userID }), users[index].attributes?[flag]?.lowercased() == "true" else { return nil }
+        users[index].attributes = (users[index].attributes ?? [:]).merging([flag: "false"]) { _, new in new }
+        change(&users[index])
+        return users[index]
+    }
+
     /// A second factor registered in native authentication: the user has one now (a phone registered
     /// becomes their mobile phone).
     package mutating func registerSecondFactor(userID: String, phone: String?) {

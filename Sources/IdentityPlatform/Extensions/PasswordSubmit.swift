@@ -41,6 +41,8 @@ package struct PasswordSubmit {
     /// `signInName` is what the person typed (the context's `username`). A client the directory does not
     /// hold (lenient mode) has no listener.
     package func check(_ presented: String, of user: DirectoryUser, signInName: String, client: Application?) -> Verdict {
+        // Only a user with a migration flag can be migrating: every other sign-in is the password check alone.
+        guard user.attributes?.isEmpty == false else { return user.accepts(password: presented) ? .accepted(user) : .refused }
         let service = exchange.service
         let tenant = service.currentDirectory.tenant(id: user.tenantID)
         let listening = client.flatMap { client in
@@ -130,16 +132,5 @@ extension PasswordSubmit.Verdict {
         case .blocked: throw .refusing(.locked)
         case .failed: throw .customExtensionFailed()
         }
-    }
-}
-
-extension Directory {
-    /// Marks a user migrated (`flag` false) and makes `change`; nil for an unknown id or a user no longer
-    /// to migrate.
-    package mutating func migrate(userID: String, flag: String, _ change: (inout DirectoryUser) -> Void) -> DirectoryUser? {
-        guard let index = users.firstIndex(where: { $0.id == userID }), users[index].attributes?[flag]?.lowercased() == "true" else { return nil }
-        users[index].attributes = (users[index].attributes ?? [:]).merging([flag: "false"]) { _, new in new }
-        change(&users[index])
-        return users[index]
     }
 }

@@ -43,6 +43,12 @@ enum NativeAuthStrongAuth {
         Hex.guid(Array(Digest.sha256(Array("fakeentra-mfa-\(channel):\(user.id)".utf8)).prefix(16)))
     }
 
+    /// Whether `email` may be registered as the user's second factor: only the address they proved (a user's
+    /// second email is not kept).
+    static func isRegistrable(email: String, for user: DirectoryUser?, flow: NativeAuthFlow) -> Bool {
+        email.caseInsensitiveCompare(user?.mail ?? flow.username) == .orderedSame
+    }
+
     /// The phone a text can go to, if the user has one.
     static func textablePhone(of user: DirectoryUser) -> String? {
         user.mobilePhone.flatMap { NativeAuthEndpoints.isTextable($0) ? $0 : nil }
@@ -115,8 +121,8 @@ enum NativeAuthStrongAuth {
     static func registrationChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationPreverified])
         let target = try request.requiredShort("challenge_target")
-        let proven = request.user(id: flow.userID)?.mail ?? flow.username
-        guard (request.optional("challenge_channel") ?? "email") == "email", target.caseInsensitiveCompare(proven) == .orderedSame else {
+        guard (request.optional("challenge_channel") ?? "email") == "email",
+              isRegistrable(email: target, for: request.user(id: flow.userID), flow: flow) else {
             throw NativeAuthError(.challengeTargetNotRegistrable())
         }
         return request.answer([

@@ -42,7 +42,7 @@ extension NativeAuthV2 {
         switch type {
         case "email":
             let target = try request.body()["target"]?.string ?? proven
-            guard target.caseInsensitiveCompare(proven) == .orderedSame else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
+            guard NativeAuthStrongAuth.isRegistrable(email: target, for: user, flow: flow) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }
             contact = .init(channel: "email", address: proven)
         case "sms":
             guard let target = try request.body()["target"]?.string, NativeAuthEndpoints.isTextable(target) else { throw NativeAuthV2Error(NativeAuthError(.challengeTargetNotRegistrable())) }

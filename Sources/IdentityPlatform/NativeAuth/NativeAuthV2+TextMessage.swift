@@ -16,17 +16,9 @@ extension NativeAuthV2 {
     /// then the mobile phone. `suffix` tells a second factor's ids (`email-mfa`, `sms-mfa`) apart.
     static func codeMethods(_ request: NativeAuthV2Request, tenant: Tenant, user: DirectoryUser, suffix: String) -> [JSONValue] {
         var methods: [JSONValue] = []
-        if let mail = user.mail {
-            methods.append(.object([
-                ("id", .string("email\(suffix)")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
-                ("_links", .object([("challenge", request.link(tenant, "auth/methods/email/email\(suffix)/challenge"))])),
-            ]))
-        }
+        if let mail = user.mail { methods.append(request.codeMethod(tenant, type: "email", id: "email\(suffix)", hint: NativeAuthEndpoints.masked(mail))) }
         if let phone = user.mobilePhone, NativeAuthEndpoints.isTextable(phone) {
-            methods.append(.object([
-                ("id", .string("sms\(suffix)")), ("type", .string("sms")), ("hint", .string(NativeAuthEndpoints.maskedPhone(phone))),
-                ("_links", .object([("challenge", request.link(tenant, "auth/methods/sms/sms\(suffix)/challenge"))])),
-            ]))
+            methods.append(request.codeMethod(tenant, type: "sms", id: "sms\(suffix)", hint: NativeAuthEndpoints.maskedPhone(phone)))
         }
         return methods
     }
@@ -54,13 +46,8 @@ extension NativeAuthV2 {
         var flow = flow
         let id = secondFactor ? "sms-mfa" : "sms"
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: phone, purpose: secondFactor ? .mfa : flow.kind.mailPurpose, now: request.now)
-        return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, [
-            ("state", .string("interactionRequired")), ("action", .string("verify")), ("scenario", .string(secondFactor ? "signin" : "recovery")),
-            ("id", .string(id)), ("type", .string("sms")), ("hint", .string(NativeAuthEndpoints.maskedPhone(phone))),
-            ("codeLength", .int(NativeAuthFlows.codeLength)), ("payload", .object([("codeLength", .int(NativeAuthFlows.codeLength))])),
-            ("_links", .object([
-                ("verify", request.link(tenant, "auth/methods/sms/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/sms/\(id)/challenge")),
-            ])),
-        ])
+        return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent,
+                               codeSent(request, tenant: tenant, type: "sms", id: id, hint: NativeAuthEndpoints.maskedPhone(phone),
+                                        scenario: secondFactor ? "signin" : "recovery"))
     }
 }

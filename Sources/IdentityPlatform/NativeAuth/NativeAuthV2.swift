@@ -133,7 +133,7 @@ enum NativeAuthV2 {
         case "email":
             let address = user?.mail ?? flow.username
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
-            return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, id: id, address: address))
+            return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, type: "email", id: id, hint: NativeAuthEndpoints.masked(address)))
         case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(step)):
             guard let phone = user?.mobilePhone, NativeAuthEndpoints.isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
@@ -143,15 +143,17 @@ enum NativeAuthV2 {
     }
 
     /// What an answer says when a code went out (SignInV2.spec.ts `EMAIL_CHALLENGE_RESPONSE`).
-    static func codeSent(_ request: NativeAuthV2Request, tenant: Tenant, id: String, address: String) -> [(String, JSONValue)] {
-        [
-            ("state", .string("interactionRequired")), ("action", .string("verify")), ("id", .string(id)), ("type", .string("email")),
-            ("codeLength", .int(NativeAuthFlows.codeLength)), ("hint", .string(NativeAuthEndpoints.masked(address))),
-            ("payload", .object([("codeLength", .int(NativeAuthFlows.codeLength))])),
-            ("_links", .object([
-                ("verify", request.link(tenant, "auth/methods/email/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/email/\(id)/challenge")),
-            ])),
-        ]
+    /// (A text's adds the journey's `scenario`, as SMS_RISK_VERIFY_RESPONSE does.)
+    static func codeSent(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String, hint: String, scenario: String? = nil) -> [(String, JSONValue)] {
+        [("state", .string("interactionRequired")), ("action", .string("verify"))]
+            + (scenario.map { [("scenario", JSONValue.string($0))] } ?? [])
+            + [
+                ("id", .string(id)), ("type", .string(type)), ("codeLength", .int(NativeAuthFlows.codeLength)), ("hint", .string(hint)),
+                ("payload", .object([("codeLength", .int(NativeAuthFlows.codeLength))])),
+                ("_links", .object([
+                    ("verify", request.link(tenant, "auth/methods/\(type)/\(id)/verify")), ("resend", request.link(tenant, "auth/methods/\(type)/\(id)/challenge")),
+                ])),
+            ]
     }
 
     /// `auth/methods/{type}/{id}/verify`: the password or the code. Then the journey's next step: a second
@@ -323,7 +325,7 @@ enum NativeAuthV2 {
         if step == .attributesRequired {
             // The address is proved first: the answer says the code went out.
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: flow.username, purpose: .signUp, now: request.now)
-            return try request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, id: "email", address: flow.username))
+            return try request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, type: "email", id: "email", hint: NativeAuthEndpoints.masked(flow.username)))
         }
         return try signUpProgress(request, tenant: tenant, flow: flow)
     }

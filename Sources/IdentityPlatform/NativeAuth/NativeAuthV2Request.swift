@@ -75,11 +75,14 @@ struct NativeAuthV2Request {
             methods.append(.object([("id", .string("password")), ("type", .string("password")),
                                     ("_links", .object([("challenge", link(tenant, "auth/methods/password/password/challenge"))]))]))
         }
-        if let mail = user.mail {
-            methods.append(.object([("id", .string("email")), ("type", .string("email")), ("hint", .string(NativeAuthEndpoints.masked(mail))),
-                                    ("_links", .object([("challenge", link(tenant, "auth/methods/email/email/challenge"))]))]))
-        }
+        if let mail = user.mail { methods.append(codeMethod(tenant, type: "email", id: "email", hint: NativeAuthEndpoints.masked(mail))) }
         return methods
+    }
+
+    /// A method that sends a code, as `_embedded.methods` lists it, with its `challenge` link.
+    func codeMethod(_ tenant: Tenant, type: String, id: String, hint: String) -> JSONValue {
+        .object([("id", .string(id)), ("type", .string(type)), ("hint", .string(hint)),
+                 ("_links", .object([("challenge", link(tenant, "auth/methods/\(type)/\(id)/challenge"))]))])
     }
 
     /// A HAL answer for `flow` now at `step`: its new continuation token first, then `members`.
