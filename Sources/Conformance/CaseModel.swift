@@ -19,6 +19,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
     case externalID = "externalid"
     case nativeAuth = "nativeauth"
     case confidential
+    case mcp
 
     package var title: String {
         switch self {
@@ -31,6 +32,7 @@ package enum CaseArea: String, Sendable, Codable, CaseIterable {
         case .externalID: "Microsoft Entra External ID"
         case .nativeAuth: "External ID native authentication"
         case .confidential: "Confidential clients"
+        case .mcp: "MCP clients"
         }
     }
 }
@@ -171,6 +173,9 @@ package struct ConformanceCase: Sendable {
         self.secretLifetime = secretLifetime
         self.rollsCertificateAfterStep = rollsCertificateAfterStep
     }
+
+    /// The app calls an MCP server (`callMCP`): the case's start names one, registered in the case's tenant.
+    package var callsMCPServer: Bool { journey.contains { $0.step == .callMCP } }
 
     /// The scenario file the case binds to its client id; the name is unique per case.
     package var scenarioFile: String {

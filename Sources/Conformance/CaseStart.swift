@@ -76,6 +76,9 @@ package struct CaseStart: Sendable, Codable, Equatable {
     /// the credential's kind, else a public client).
     package var kind: ClientKind?
     package var client: ClientKind { kind ?? credential?.kind ?? .publicClient }
+    /// MCP cases: the server the app calls, registered in the case's tenant as an API whose Application
+    /// ID URI is the server's URL.
+    package var mcpServer: MCPServerSettings?
 
     /// Every variable `environment` may set: a runner drops the ones it inherited, so that a variable left
     /// in the caller's shell (another case's secret) never reaches a case that sets none.
@@ -84,7 +87,8 @@ package struct CaseStart: Sendable, Codable, Equatable {
         "FAKEENTRA_GRAPH", "FAKEENTRA_CA", "FAKEENTRA_USERNAME", "FAKEENTRA_PASSWORD", "FAKEENTRA_BROWSER", "FAKEENTRA_SCOPES",
         "FAKEENTRA_STEP_TIMEOUT", "FAKEENTRA_CLIENT_KIND", "FAKEENTRA_SECOND_USERNAME", "FAKEENTRA_SECOND_PASSWORD",
         "FAKEENTRA_CLIENT_SECRET", "FAKEENTRA_CLIENT_CERTIFICATE", "FAKEENTRA_B2C_AUTHORITY", "FAKEENTRA_B2C_RESET_AUTHORITY",
-        "FAKEENTRA_B2C_KNOWN_AUTHORITY", "FAKEENTRA_B2C_SCOPES", "FAKEENTRA_OUTBOX",
+        "FAKEENTRA_B2C_KNOWN_AUTHORITY", "FAKEENTRA_B2C_SCOPES", "FAKEENTRA_OUTBOX", "FAKEENTRA_MCP_SERVER", "FAKEENTRA_MCP_SCOPES",
+        "FAKEENTRA_MCP_API_ID", "FAKEENTRA_MCP_ISSUER",
     ]
 
     /// The adapter's environment (adapter protocol, `JourneyStep.protocolVersion`); `browser` is the `FAKEENTRA_BROWSER` command,
@@ -110,6 +114,12 @@ package struct CaseStart: Sendable, Codable, Equatable {
             environment["FAKEENTRA_SECOND_PASSWORD"] = secondUser.password
         }
         if let outbox { environment["FAKEENTRA_OUTBOX"] = outbox }
+        if let mcpServer {
+            environment["FAKEENTRA_MCP_SERVER"] = mcpServer.url
+            environment["FAKEENTRA_MCP_SCOPES"] = mcpServer.scopes.joined(separator: " ")
+            environment["FAKEENTRA_MCP_API_ID"] = mcpServer.apiClientID
+            environment["FAKEENTRA_MCP_ISSUER"] = mcpServer.issuer
+        }
         if let secret = credential?.secret { environment["FAKEENTRA_CLIENT_SECRET"] = secret }
         if let certificatePath, credential?.certificate != nil { environment["FAKEENTRA_CLIENT_CERTIFICATE"] = certificatePath }
         if let b2c {
@@ -119,6 +129,32 @@ package struct CaseStart: Sendable, Codable, Equatable {
             environment["FAKEENTRA_B2C_SCOPES"] = b2c.scopes.joined(separator: " ")
         }
         return environment
+    }
+}
+
+/// The MCP server of an MCP case, as the app and the server itself are told about it. The app hosts the
+/// server (an MCP client never runs without one): it serves the server's protected resource metadata
+/// naming the tenant's issuer and `scopes`, and accepts Entra's tokens for `apiClientID` or `url`.
+package struct MCPServerSettings: Sendable, Codable, Equatable {
+    /// The one tool the server offers: it answers the signed-in user's name, as the token names them.
+    package static let tool = "whoami"
+    /// The permission the server's registration exposes.
+    package static let scopeName = "tools.call"
+
+    /// The server's URL, which is also its registration's Application ID URI (RFC 8707's resource).
+    package var url: String
+    /// The server's scopes in full (`{url}/tools.call`): a short name is read as Microsoft Graph's.
+    package var scopes: [String]
+    /// The server's registration: the audience of v2.0 tokens issued for it.
+    package var apiClientID: String
+    /// The tenant's v2.0 issuer, which the server's metadata names as its authorization server.
+    package var issuer: String
+
+    package init(url: String, apiClientID: String, issuer: String) {
+        self.url = url
+        self.scopes = ["\(url)/\(Self.scopeName)"]
+        self.apiClientID = apiClientID
+        self.issuer = issuer
     }
 }
 

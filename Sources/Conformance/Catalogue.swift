@@ -4,7 +4,7 @@ import LocatedJSON
 
 /// Every conformance case, in the order reports list them.
 package enum Catalogue {
-    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + nativeAuth + confidential + daemon
+    package static let all: [ConformanceCase] = protocolSafety + errorHandling + resilience + lifecycle + graph + b2c + externalID + nativeAuth + confidential + daemon + mcp
 
     package static func named(_ id: String) -> ConformanceCase? { all.first { $0.id == id } }
 

@@ -108,6 +108,17 @@ package struct Check: Sendable {
         /// No client secret, client assertion or password travels in a request the browser carries (the
         /// /authorize and logout URLs and posts): browser history, logs and referrers would keep it.
         case noSecretInBrowserRequests
+        /// RFC 8707 as MCP clients must use it: every request of `kind` names the case's MCP server as
+        /// `resource`, and a sign-in's start asks the server's scopes in full. Decides once one was seen.
+        case namesResource(ResourceRequest)
+    }
+
+    /// The requests that carry an RFC 8707 `resource`.
+    package enum ResourceRequest: String, Sendable {
+        /// The /authorize that starts a sign-in.
+        case authorization
+        /// A code redemption or a refresh at the token endpoint.
+        case token
     }
 
     /// What a paged collection's reading is judged on.

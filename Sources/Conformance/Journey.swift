@@ -5,8 +5,8 @@ package import LocatedJSON
 package struct JourneyStep: Sendable, Codable, Equatable {
     package enum Kind: String, Sendable, Codable, CaseIterable {
         /// `signInDevice` came with protocol 1.1, `signInSilently`, `getAppToken` and `listGraph` with 1.2,
-        /// `signInNative` with 1.3; an older adapter answers them `unsupported`.
-        case signIn, signInSilently, signInDevice, signInNative, getToken, getAppToken, callGraph, listGraph, signOut, wait
+        /// `signInNative` with 1.3, `callMCP` with 1.4; an older adapter answers them `unsupported`.
+        case signIn, signInSilently, signInDevice, signInNative, getToken, getAppToken, callGraph, listGraph, callMCP, signOut, wait
     }
 
     /// How the customer proves who they are in a native sign-in (`signInNative`).
@@ -26,7 +26,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
     }
 
     /// `FAKEENTRA_CONFORMANCE_PROTOCOL`: the minor version grows with steps an older adapter may answer `unsupported`.
-    package static let protocolVersion = "1.3"
+    package static let protocolVersion = "1.4"
 
     package var id: Int
     package var step: Kind
@@ -38,6 +38,8 @@ package struct JourneyStep: Sendable, Codable, Equatable {
     package var user: String?
     /// Graph path for `callGraph` and `listGraph`, e.g. `/v1.0/me`, `/v1.0/me/events?$top=5`.
     package var path: String?
+    /// `callMCP`: the tool the app calls on the case's MCP server.
+    package var tool: String?
     /// For `wait`: how long the app idles.
     package var seconds: Double?
     /// `signInNative`: how the customer proves who they are, and what they do with a first code.
@@ -47,7 +49,8 @@ package struct JourneyStep: Sendable, Codable, Equatable {
     package var deadline: Double?
 
     package init(id: Int, step: Kind, scopes: [String]? = nil, prompt: String? = nil, policy: String? = nil, user: String? = nil,
-                path: String? = nil, seconds: Double? = nil, method: NativeMethod? = nil, firstCode: FirstCode? = nil, deadline: Double? = nil) {
+                path: String? = nil, tool: String? = nil, seconds: Double? = nil, method: NativeMethod? = nil, firstCode: FirstCode? = nil,
+                deadline: Double? = nil) {
         self.id = id
         self.step = step
         self.scopes = scopes
@@ -55,6 +58,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         self.policy = policy
         self.user = user
         self.path = path
+        self.tool = tool
         self.seconds = seconds
         self.method = method
         self.firstCode = firstCode
@@ -70,7 +74,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         let deadline = step != .wait ? deadlineSeconds : deadline
         let line = JSONValue.object(omittingNil: [
             "id": .int(id), "step": .string(step.rawValue), "scopes": scopes.map(JSONValue.strings), "prompt": prompt.map(JSONValue.string),
-            "policy": policy.map(JSONValue.string), "user": user.map(JSONValue.string), "path": path.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
+            "policy": policy.map(JSONValue.string), "user": user.map(JSONValue.string), "path": path.map(JSONValue.string), "tool": tool.map(JSONValue.string), "seconds": seconds.map(JSONValue.double),
             "method": method.map { .string($0.rawValue) }, "firstCode": firstCode.map { .string($0.rawValue) },
             "deadline": deadline.map(JSONValue.double),
         ])
@@ -82,6 +86,7 @@ package struct JourneyStep: Sendable, Codable, Equatable {
         switch step {
         case .wait: "wait \(seconds.map { String(format: "%g", $0) } ?? "0")s"
         case .callGraph: "callGraph \(path ?? "/v1.0/me")"
+        case .callMCP: "callMCP \(tool ?? MCPServerSettings.tool)"
         case .listGraph: "listGraph \(path ?? "")"
         case .signInNative: (["signInNative", method?.rawValue ?? "password"] + (firstCode.map { ["(first code \($0.rawValue))"] } ?? [])).joined(separator: " ")
         case .signIn: (["signIn"] + (scopes ?? []) + (policy.map { ["(\($0))"] } ?? []) + (prompt.map { ["prompt=\($0)"] } ?? [])
@@ -130,6 +135,11 @@ extension JourneyStep {
     /// A Graph collection the app reads to its end, however many pages it comes in.
     package static func listGraph(_ id: Int, _ path: String, scopes: [String], deadline: Double? = nil) -> JourneyStep {
         JourneyStep(id: id, step: .listGraph, scopes: scopes, path: path, deadline: deadline)
+    }
+    /// The app calls a tool of the MCP server the case names (`FAKEENTRA_MCP_SERVER`), signing in first
+    /// when it has no token for that server, as an MCP client meets a server protected by Entra ID.
+    package static func callMCP(_ id: Int, deadline: Double? = nil) -> JourneyStep {
+        JourneyStep(id: id, step: .callMCP, tool: MCPServerSettings.tool, deadline: deadline)
     }
     package static func signOut(_ id: Int) -> JourneyStep { JourneyStep(id: id, step: .signOut) }
     package static func wait(_ id: Int, _ seconds: Double) -> JourneyStep { JourneyStep(id: id, step: .wait, seconds: seconds) }

@@ -3,7 +3,7 @@ import FoundationGaps
 /// What each sign-in request carries: values of its own, and no secret of the app.
 extension Judge {
     /// The /authorize requests that start a sign-in (an app's, not a page's post of its `ctx`).
-    private var signInStarts: [Exchange] {
+    var signInStarts: [Exchange] {
         all(.authorize).filter { $0.parameters["client_id"] != nil && $0.parameters["response_type"] != nil }
     }
 
@@ -40,5 +40,38 @@ extension Judge {
             }
         }
         return (.passed, "no client secret, assertion or password in the \(browserRequests.count) request(s) the browser carried", starts, [])
+    }
+}
+
+/// RFC 8707 as an MCP client meets Entra ID: the server's URL as `resource`, its scopes in full.
+extension Judge {
+    func resourceDecision(_ request: Check.ResourceRequest) -> Decision {
+        guard let resource else { return (.notTestable, "the case named no MCP server", [], []) }
+        let requests: [Exchange]
+        switch request {
+        case .authorization:
+            requests = signInStarts
+            guard !requests.isEmpty else { return notSeen(.authorize) }
+        case .token:
+            requests = all(.codeRedemption) + all(.refresh)
+            guard !requests.isEmpty else { return notSeen(.codeRedemption) }
+        }
+        for exchange in requests {
+            guard let named = exchange.parameters["resource"] else {
+                return (.failed, "\(exchange.method) \(exchange.path) carried no resource: the MCP server's URL belongs on every authorization and token request", [exchange], [])
+            }
+            guard named == resource else {
+                return (.failed, "\(exchange.method) \(exchange.path) named resource \(named), not the MCP server's URL \(resource)", [exchange], [])
+            }
+            // Entra reads a short scope name as Microsoft Graph's, which another `resource` contradicts.
+            if request == .authorization {
+                let scopes = (exchange.parameters["scope"] ?? "").split(separator: " ").map(String.init)
+                guard scopes.contains(where: { $0.hasPrefix(resource + "/") }) else {
+                    return (.failed, "\(exchange.method) \(exchange.path) asked for \(scopes.joined(separator: " ")), none of them the MCP server's scopes in full (\(resource)/…)", [exchange], [])
+                }
+            }
+        }
+        let what = request == .authorization ? "sign-in start(s)" : "token request(s)"
+        return (.passed, "\(requests.count) \(what), each naming \(resource) as resource", requests, [])
     }
 }

@@ -9,10 +9,13 @@ package struct Judge: Sendable {
 
     package let exchanges: [Exchange]
     package let outcomes: [StepOutcome]
+    /// The MCP server the case's app was to call (RFC 8707's resource), when the case names one.
+    package let resource: String?
 
-    package init(exchanges: [Exchange], outcomes: [StepOutcome]) {
+    package init(exchanges: [Exchange], outcomes: [StepOutcome], resource: String? = nil) {
         self.exchanges = exchanges.sorted { $0.id < $1.id }
         self.outcomes = outcomes
+        self.resource = resource
     }
 
     package func judge(_ conformanceCase: ConformanceCase, clientID: String? = nil, durationSeconds: Double = 0, stderrTail: String? = nil) -> CaseResult {
@@ -80,6 +83,7 @@ package struct Judge: Sendable {
         case .noRefreshTokenFromBefore(let step, let reachedBy): refreshTokenFromBeforeDecision(step, reachedBy: reachedBy)
         case .freshPerSignIn: freshPerSignInDecision()
         case .noSecretInBrowserRequests: browserSecretDecision()
+        case .namesResource(let request): resourceDecision(request)
         }
     }
 

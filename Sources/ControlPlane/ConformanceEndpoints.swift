@@ -10,7 +10,8 @@ import Scenarios
 /// - `GET  /_fakeentra/conformance/cases` — the catalogue
 /// - `POST /_fakeentra/conformance/runs` `{"cases"?: glob, "level"?: "required"|"all", "client"?: "public"|"secret"|"certificate"}` — 201 `{"run", "cases"}`
 /// - `GET  /_fakeentra/conformance/runs/{run}` — the results so far
-/// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` — the client id, authority, user and journey
+/// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/start` `{"mcpServer"?: url}` — the client id, authority, user and journey
+///   (`mcpServer`: where the app's MCP server listens, for a case whose app calls one)
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/rollover` — the registration takes the start's next certificate
 /// - `POST /_fakeentra/conformance/runs/{run}/cases/{case}/finish` `{"outcomes": [reply…]}` — the verdict
 struct ConformanceEndpoints {
@@ -31,7 +32,12 @@ struct ConformanceEndpoints {
             case ("GET", 2) where segments[0] == "runs":
                 return Self.json(200, RunResults(run: segments[1], results: try sessions.results(run: segments[1])))
             case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "start":
-                return Self.json(200, try sessions.start(run: segments[1], case: segments[3], baseURL: Self.baseURL(request, context: context)))
+                let body = try Self.object(request)
+                if let named = body["mcpServer"], named.string == nil {
+                    throw ConformanceError(status: 422, code: "invalid_body", message: "\"mcpServer\" must be a string: the URL your MCP server listens at")
+                }
+                return Self.json(200, try sessions.start(run: segments[1], case: segments[3], baseURL: Self.baseURL(request, context: context),
+                                                         mcpServer: body["mcpServer"]?.string))
             case ("POST", 5) where segments[0] == "runs" && segments[2] == "cases" && segments[4] == "rollover":
                 try sessions.rollCertificate(run: segments[1], case: segments[3])
                 return Self.json(200, ["rolled": segments[3]])

@@ -239,3 +239,14 @@ extension String {
         self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
+
+/// A TCP port on 127.0.0.1 that nothing listens on now, for a process the caller starts next to listen
+/// on (the MCP server of an MCP conformance case).
+package func unusedLoopbackPort() throws(SocketError) -> Int {
+    guard let address = try Socket.resolve(host: "127.0.0.1", port: 0).first else {
+        throw SocketError(operation: "resolve(127.0.0.1)", code: 0, message: "no address")
+    }
+    let fd = try Socket.makeListener(address, port: 0, backlog: 1)
+    defer { Socket.close(fd) }
+    return Socket.localAddress(fd).port
+}

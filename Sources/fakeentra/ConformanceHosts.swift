@@ -49,8 +49,8 @@ final class InProcessConformanceHost: ConformanceHost, @unchecked Sendable {
 
     var serverDescription: String { "\(baseURL) (in-process)" }
 
-    func start(case id: String) throws -> CaseStart {
-        do { return try application.conformance.start(run: run, case: id, baseURL: baseURL) } catch { throw StartupFailure(message: error.message) }
+    func start(case id: String, mcpServer: String?) throws -> CaseStart {
+        do { return try application.conformance.start(run: run, case: id, baseURL: baseURL, mcpServer: mcpServer) } catch { throw StartupFailure(message: error.message) }
     }
 
     func rollCertificate(case id: String) throws {
@@ -90,8 +90,9 @@ struct RemoteConformanceHost: ConformanceHost {
         return (components?.host ?? "127.0.0.1", components?.port ?? (components?.scheme == "http" ? 80 : 443))
     }
 
-    func start(case id: String) throws -> CaseStart {
-        try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/start", query: [], body: "{}", expecting: 200))
+    func start(case id: String, mcpServer: String?) throws -> CaseStart {
+        let body = try mcpServer.map { try Self.encode(["mcpServer": $0]) } ?? "{}"
+        return try Self.decode(client.send("POST", "\(ConformanceSessions.controlPath)/runs/\(run)/cases/\(id)/start", query: [], body: body, expecting: 200))
     }
 
     func rollCertificate(case id: String) throws {

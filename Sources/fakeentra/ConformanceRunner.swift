@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Conformance
 import EntraCrypto
+import EntraServer
 import Dispatch
 import FoundationGaps
 import Synchronization
@@ -15,7 +16,8 @@ protocol ConformanceHost: Sendable {
     /// Where the server listens, for the relay's tunnels.
     var serverAddress: (host: String, port: Int) { get }
     var certificateAuthority: String { get }
-    func start(case id: String) throws -> CaseStart
+    /// `mcpServer`: where the adapter's MCP server is to listen, for a case whose app calls one.
+    func start(case id: String, mcpServer: String?) throws -> CaseStart
     /// The certificate rollover: the case's registration takes the start's next certificate.
     func rollCertificate(case id: String) throws
     func finish(case id: String, outcomes: [StepOutcome], stderrTail: String) throws -> CaseResult
@@ -60,7 +62,10 @@ struct ConformanceRunner: Sendable {
         let started = Date()
         let start: CaseStart
         do {
-            start = try host.start(case: conformanceCase.id)
+            // The adapter hosts the case's MCP server on a port the suite picks, so that the server's URL,
+            // its Application ID URI, is registered before the app signs in.
+            let mcpServer = try conformanceCase.callsMCPServer ? "http://127.0.0.1:\(unusedLoopbackPort())/mcp" : nil
+            start = try host.start(case: conformanceCase.id, mcpServer: mcpServer)
         } catch {
             return Self.unrunnable(conformanceCase, reason: "the case could not start: \(error)", started: started)
         }

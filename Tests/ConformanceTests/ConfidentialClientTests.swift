@@ -138,6 +138,7 @@ import Testing
         withEverything.b2c = .init(authority: "a", resetAuthority: "r", knownAuthority: "k", scopes: [], username: "u", password: "p")
         withEverything.credential?.secret = "s"
         withEverything.outbox = "https://127.0.0.1/_fakeentra/outbox?clientId=c"
+        withEverything.mcpServer = MCPServerSettings(url: "http://127.0.0.1:1/mcp", apiClientID: "a", issuer: "https://127.0.0.1/t/v2.0")
         let names = Set(withEverything.environment(certificateAuthority: "/ca.pem", browser: "b", certificatePath: "/c.pem").keys)
         #expect(names == CaseStart.variableNames, "a runner drops exactly what a case may set")
     }

@@ -78,6 +78,7 @@ extension EveryCaseCanFailTests {
         "confidential.certificate-rollover": "adapter:no-certificate-reload",
         "confidential.app-token-reuse": "adapter:new-app-per-call",
         "confidential.app-token-secret-refused": "swift:ConfidentialClientTests.aDaemonReportsARefusedSecretOnce",
+        "mcp.entra-resource-and-registration": "swift:EveryCaseCanFailTests.mcpClientMeetingEntra",
     ]
 
     /// A new case cannot be added without a proof that its checks can fail, and every proof named exists:

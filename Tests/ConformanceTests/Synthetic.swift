@@ -15,6 +15,8 @@ struct Synthetic {
 
     var exchanges: [Exchange] = []
     var outcomes: [StepOutcome] = []
+    /// The MCP server an MCP case's start named.
+    var resource: String?
 
     /// `form`: the request's form, redacted as the journal keeps it (a refresh token becomes
     /// `[redacted N chars sha256:…]`); `answer`: the facts the answer's renderer wrote in the receipt.
@@ -41,8 +43,8 @@ struct Synthetic {
         add(at: seconds, "GET", Self.tenant + "/oauth2/v2.0/authorize", status: status, kind: "authorize", query: query, errorCode: errorCode)
     }
 
-    mutating func redeem(at seconds: Double, verifier: Bool = true, refreshToken: String = "rt1") {
-        var form = ["grant_type": "authorization_code", "code": "c0de"]
+    mutating func redeem(at seconds: Double, verifier: Bool = true, refreshToken: String = "rt1", extra: [String: String] = [:]) {
+        var form = ["grant_type": "authorization_code", "code": "c0de"].merging(extra) { $1 }
         if verifier { form["code_verifier"] = "v3rifier" }
         add(at: seconds, "POST", Self.tenant + "/oauth2/v2.0/token", status: 200, kind: "token", form: form,
             answer: Receipt.Answer(scope: "User.Read", refreshToken: Receipt.handleID(refreshToken)))
@@ -73,7 +75,7 @@ struct Synthetic {
     }
 
     func judge(_ id: String) -> CaseResult {
-        Judge(exchanges: exchanges, outcomes: outcomes).judge(Catalogue.named(id)!)
+        Judge(exchanges: exchanges, outcomes: outcomes, resource: resource).judge(Catalogue.named(id)!)
     }
 
     func check(_ caseID: String, _ name: String) -> CheckResult {

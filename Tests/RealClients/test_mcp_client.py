@@ -12,6 +12,8 @@ with FakeEntra as the authorization server, as an MCP client meets Entra in 2026
 - the server validates Entra's token (signature by the tenant's JWKS, audience, `scp`).
 """
 import asyncio
+import importlib.util
+import pathlib
 import socket
 import ssl
 import threading
@@ -29,14 +31,20 @@ from test_msal_public_client import ADELE, PASSWORD
 pytest.importorskip("mcp", reason="the MCP SDK for Python is installed by scripts/setup")
 import httpx2  # noqa: E402  (the MCP SDK's HTTP client)
 import uvicorn  # noqa: E402
-from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider, TokenStorage  # noqa: E402
+from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.server.auth.middleware.auth_context import get_access_token  # noqa: E402
 from mcp.server.auth.provider import AccessToken  # noqa: E402
 from mcp.server.auth.settings import AuthSettings  # noqa: E402
 from mcp.server.mcpserver.server import MCPServer  # noqa: E402
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken  # noqa: E402
+from mcp.shared.auth import OAuthClientMetadata  # noqa: E402
+
+# The conformance suite's MCP adapter: its token storage is the pre-registered client an app on Entra uses.
+_ADAPTER = pathlib.Path(__file__).resolve().parents[2] / "clients" / "conformance" / "mcp" / "adapter.py"
+_spec = importlib.util.spec_from_file_location("conformance_mcp_adapter", _ADAPTER)
+conformance_adapter = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(conformance_adapter)
 
 CONTOSO = "contoso.onmicrosoft.com"
 
@@ -85,22 +93,9 @@ class RunningMCPServer:
         self.thread.join(timeout=10)
 
 
-class PreRegistered(TokenStorage):
-    """Entra has no dynamic registration: the client's id comes from its app registration."""
-
-    def __init__(self, client_id, redirect_uri):
-        self.tokens = None
-        self.client = OAuthClientInformationFull(client_id=client_id, redirect_uris=[redirect_uri], token_endpoint_auth_method="none",
-                                                 grant_types=["authorization_code", "refresh_token"], response_types=["code"])
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens: OAuthToken):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return self.client
+class PreRegistered(conformance_adapter.PreRegistered):
+    """The conformance adapter's storage (the client id from the app's registration), which here also
+    fails the test if the client tries to register itself."""
 
     async def set_client_info(self, client_info):
         raise AssertionError("the client tried to register itself; Entra has no registration endpoint")

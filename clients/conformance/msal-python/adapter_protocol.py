@@ -1,4 +1,4 @@
-"""The FakeEntra conformance adapter protocol (version 1.2, docs/conformance.md "Adapters") in Python:
+"""The FakeEntra conformance adapter protocol (version 1.4, docs/conformance.md "Adapters") in Python:
 steps in on stdin, one reply line out per step, the error vocabulary, the FAKEENTRA_* settings. An adapter
 subclasses `AdapterApp`, implements the steps its app can take, and calls `serve(ItsApp)`."""
 import base64
@@ -124,7 +124,7 @@ def decode_claims_challenge(header):
 
 class AdapterApp:
     """The protocol side of an adapter: steps in, replies out. Subclasses implement the steps they can
-    (`sign_in`, `sign_in_silently`, `sign_in_device`, `sign_in_native`, `get_token`, `call_graph`, `list_graph`, `sign_out`), each
+    (`sign_in`, `sign_in_silently`, `sign_in_device`, `sign_in_native`, `get_token`, `call_graph`, `list_graph`, `call_mcp`, `sign_out`), each
     returning the reply's fields or raising StepFailure; a step a subclass does not implement is answered `unsupported`."""
 
     environment_class = Environment
@@ -137,7 +137,7 @@ class AdapterApp:
         return {}
 
     STEPS = {"signIn": "sign_in", "signInSilently": "sign_in_silently", "signInDevice": "sign_in_device", "signInNative": "sign_in_native", "getToken": "get_token",
-             "getAppToken": "get_app_token", "callGraph": "call_graph", "listGraph": "list_graph", "signOut": "sign_out", "wait": "wait"}
+             "getAppToken": "get_app_token", "callGraph": "call_graph", "listGraph": "list_graph", "callMCP": "call_mcp", "signOut": "sign_out", "wait": "wait"}
 
     def handle(self, step):
         step_id = step.get("id")
