@@ -42,14 +42,14 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var response: HTTPResponse
         if let answer = context.directives.answer, let scripted = scripted(answer, receipt: context.receipt) {
             response = scripted
-        } else if route == .cloudShell {
-            response = CloudShellEndpoint(service: service, cache: issued).respond(to: request, origin: origin, receipt: context.receipt)
-        } else {
+        } else if let endpoint = route.host {
             do {
-                response = try respond(to: request, route: route, origin: origin, receipt: context.receipt)
+                response = try respond(to: request, endpoint: endpoint, origin: origin, receipt: context.receipt)
             } catch {
-                response = Self.failure(error, route: route)
+                response = Self.failure(error, endpoint: endpoint)
             }
+        } else {
+            response = CloudShellEndpoint(service: service, cache: issued).respond(to: request, origin: origin, receipt: context.receipt)
         }
         // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
         // the 2024 ones have none).
@@ -79,9 +79,9 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         }
     }
 
-    private func respond(to request: HTTPRequest, route: ManagedIdentityRoute, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {
+    private func respond(to request: HTTPRequest, endpoint: ManagedIdentityRoute.HostEndpoint, origin: String, receipt: ReceiptRecorder) throws(Failure) -> HTTPResponse {
         guard request.method == "GET" else { throw Failure(status: .methodNotAllowed, error: "invalid_request", description: "Only GET is supported.") }
-        switch route {
+        switch endpoint {
         case .instanceMetadata:
             try Self.requireMetadataHeader(request)
             // IMDS "rejects any request with an X-Forwarded-For header" (learn.microsoft.com, Azure Instance
@@ -107,8 +107,6 @@ package struct ManagedIdentityHandler: ExchangeHandler {
                 throw Failure(status: .unauthorized, error: "invalid_request",
                               description: "secret is missing or is not the IDENTITY_HEADER (MSI_SECRET) this endpoint was given (FakeEntra's: the managedIdentityHeader option).")
             }
-        case .cloudShell:
-            break   // answered by CloudShellEndpoint, which `handle` hands it to
         case .appService:
             // api-version 2017-09-01 (MSI_ENDPOINT and MSI_SECRET) sends the secret as `secret`.
             guard let header = request.headers["X-IDENTITY-HEADER"] ?? request.headers["secret"], header == service.options.managedIdentityHeader else {
@@ -129,7 +127,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         // App Service answers a generic 500 of its own (MSAL.NET's ManagedIdentityTests against a real Web
         // App, and Azure SDK for .NET issue 44685), misspelling included.
         guard directory.resource(named: resource) != nil else {
-            if route == .appService {
+            if endpoint == .appService {
                 throw Failure(status: .internalServerError, error: "unknown", description: "An unexpected error occured while fetching the AAD Token.")
             }
             let trace = TraceContext(traceID: SecureRandom.guid(), correlationID: SecureRandom.guid(), timestamp: service.clock.now(), origin: origin)
@@ -139,7 +137,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         guard let identity = directory.managedIdentity(selector) else {
             // App Service's words for an identity the app does not have (recorded: Azure SDK for .NET issue 43691).
             throw Failure(status: .badRequest, error: "invalid_request",
-                          description: route == .appService ? "Unable to load the proper Managed Identity." : "Identity not found")
+                          description: endpoint == .appService ? "Unable to load the proper Managed Identity." : "Identity not found")
         }
         var mint = TokenMintRequest()
         mint.clientID = identity.clientID
@@ -165,7 +163,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             throw Failure(status: .badRequest, error: "invalid_resource", description: error.message)
         }
         let expiresOn = Int(minted.expiresOn.timeIntervalSince1970)
-        switch route {
+        switch endpoint {
         case .serviceFabric:
             return Self.json([("token_type", .string("Bearer")), ("access_token", .string(minted.token)),
                               ("expires_on", .int(expiresOn)), ("resource", .string(resource))])
@@ -187,11 +185,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
             case .system: break
             }
             return Self.json(body)
-        case .instanceMetadata, .appService, .cloudShell:
+        case .instanceMetadata, .appService:
             break
         }
         var body: [(String, JSONValue)] = [("access_token", .string(minted.token)), ("client_id", .string(identity.clientID))]
-        if route == .instanceMetadata {
+        if endpoint == .instanceMetadata {
             let lifetime = Int(minted.expiresOn.timeIntervalSince(now))
             receipt.answered(Receipt.Answer(expiresIn: lifetime))
             body += [
@@ -277,11 +275,11 @@ package struct ManagedIdentityHandler: ExchangeHandler {
     }
 
     /// IMDS answers OAuth's `error`; App Service a status and a message only.
-    static func failure(_ failure: Failure, route: ManagedIdentityRoute) -> HTTPResponse {
+    static func failure(_ failure: Failure, endpoint: ManagedIdentityRoute.HostEndpoint) -> HTTPResponse {
         let body: JSONValue
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         var stated = StatedError(code: failure.error)
-        if route == .instanceMetadata || route == .azureArc {
+        if endpoint == .instanceMetadata || endpoint == .azureArc {
             body = .object([("error", .string(failure.error)), ("error_description", .string(failure.description))])
             stated.body = .init(error: failure.error)
         } else {

@@ -22,6 +22,24 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
     /// Shell's endpoint (MSI_ENDPOINT), which answers for the signed-in person.
     case cloudShell
 
+    /// The endpoints that answer for an identity of the host (IMDS, an agent, a platform's token service);
+    /// nil for Cloud Shell's, which answers for a person.
+    package var host: HostEndpoint? {
+        switch self {
+        case .instanceMetadata: .instanceMetadata
+        case .appService: .appService
+        case .serviceFabric: .serviceFabric
+        case .azureML: .azureML
+        case .azureArc: .azureArc
+        case .cloudShell: nil
+        }
+    }
+
+    /// An endpoint that issues a managed identity's token (`ManagedIdentityRoute.host`).
+    package enum HostEndpoint: Sendable, Equatable {
+        case instanceMetadata, appService, serviceFabric, azureML, azureArc
+    }
+
     package static let appServicePath = "/msi/token"
     package static let serviceFabricPath = "/servicefabric/metadata/identity/oauth2/token"
     package static let azureMLPath = "/azureml/msi/token"
