@@ -107,7 +107,7 @@ extension Catalogue {
             correctClient: "A correct app stops the native flow (MSAL: browserRequired) and signs the customer in through the browser at the same authority, once; it does not start the native flow again.",
             verdictRule: "FAILED when the customer ends not signed in, the app never opens /authorize, or it starts the native flow again.",
             citations: [Source.msalIOSBrowserRequired, Source.nativeAuthAPI],
-            rules: Rules.list(#"{"match": {"endpoint": "nativeauth", "path": {"regex": "^/[^/]+/oauth2/v2\\.0/initiate$"}}, "action": {"response": {"status": 200, "headers": {"Content-Type": "application/json; charset=utf-8"}, "body": {"challenge_type": "redirect", "redirect_reason": "The client does not support the authentication method the tenant requires."}}}, "times": "always"}"#),
+            rules: Rules.list(#"{"match": {"endpoint": "nativeauth", "path": {"regex": "^/[^/]+/oauth2/v2\\.0/initiate$"}}, "action": {"browserRequired": {}}, "times": "always"}"#),
             journey: [.signInNative(1, .password)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),

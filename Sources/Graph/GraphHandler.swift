@@ -41,7 +41,7 @@ package struct GraphHandler: ExchangeHandler {
         case .claimsChallenge(let spec)?:
             let claims = spec.claims ?? GraphError.notBeforeClaims(exchange.now)
             return onceAuthenticated(.claimsChallenge(claims: claims, authorityOrigin: exchange.authorityOrigin), in: exchange)
-        case .oauthError?, nil: break
+        case .oauthError?, .browserRequired?, nil: break
         }
         switch route {
         case .invalidVersion(let version):

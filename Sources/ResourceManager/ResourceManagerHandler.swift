@@ -45,7 +45,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
             if let retryAfter = spec.retryAfterHeader(now: service.clock.now()) { response.headers.set("Retry-After", retryAfter) }
             return response
         case .response(let canned): return canned.response(receipt: receipt)
-        case .oauthError, .graphError, .claimsChallenge: return nil
+        case .oauthError, .graphError, .claimsChallenge, .browserRequired: return nil
         }
     }
 

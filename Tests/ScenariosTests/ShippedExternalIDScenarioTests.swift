@@ -154,6 +154,47 @@ import Testing
         #expect(verified.status == 200 && verified.body["action"] as? String == "update")
     }
 
+    /// Each V2 journey's start, after the authorization challenge, answers the state all three MSALs read
+    /// as "browser required".
+    @Test func nativeStartsAreRedirectedInV2() throws {
+        let harness = try bound("external-id-redirect-challenge")
+        for (journey, username) in [("sign_in", Self.jordan), ("sign_up", ""), ("reset_password", Self.jordan)] {
+            let entry = post(harness, "oauth2/v2.0/authorize-challenge", [])
+            var members = ["continuationToken": entry.body["continuation_token"] as? String ?? ""]
+            if !username.isEmpty { members["username"] = username }
+            let start = step(harness, entry.body[journey], members)
+            #expect(start.status == 200 && start.body["state"] as? String == "webFallbackRequired", "\(journey): \(start.body)")
+            // The token MSAL for iOS's validator requires of a step's answer, and which leads nowhere but the browser.
+            let token = start.body["continuationToken"] as? String ?? ""
+            #expect(!token.isEmpty)
+            let onward = harness.send(Harness.post("/woodgrove.onmicrosoft.com/oauth2/v2.0/authorize-challenge", [("continuation_token", token)]))
+            #expect(onward.status.code == 400, "\(journey): a journey sent to the browser gets no code: \(onward.bodyText)")
+        }
+    }
+
+    /// V2 submits a sign-up's attributes to their own step: the first submission is refused in the step's
+    /// nested shape, naming the attribute; the corrected one goes on to the mailed code.
+    @Test func anAttributeIsRefusedOnceInV2() throws {
+        let harness = try bound("external-id-sign-up-attribute-refused")
+        let entry = post(harness, "oauth2/v2.0/authorize-challenge", [])
+        let start = step(harness, entry.body["sign_up"], ["continuationToken": entry.body["continuation_token"] as? String ?? ""])
+        #expect(start.body["action"] as? String == "collectAttributes")
+        let submit = Self.href(start.body, "submitAttributes") as? String ?? ""
+        func submitted(_ name: String) -> (status: Int, body: [String: Any]) {
+            let body = #"{"continuationToken": "\#(start.body["continuationToken"] as? String ?? "")", "attributes": {"email": "attr-v2@woodgrove.example", "password": "P@ssword1!-x", "displayName": "\#(name)"}}"#
+            let response = harness.send(Harness.json("POST", submit, body))
+            return (response.status.code, Harness.body(response))
+        }
+        let refused = submitted("x")
+        let error = refused.body["error"] as? [String: Any]
+        let inner = error?["innerError"] as? [String: Any]
+        #expect(refused.status == 400 && error?["code"] as? String == "invalidRequest" && (error?["message"] as? String)?.hasPrefix("AADSTS1002027: ") == true)
+        #expect(inner?["code"] as? String == "attributeValidationError")
+        #expect(((inner?["details"] as? [[String: Any]])?.first?["attributeIds"] as? [String]) == ["displayName"])
+        let corrected = submitted("Attribute Tester")
+        #expect(corrected.status == 200 && corrected.body["action"] as? String == "verify", "\(corrected.body)")
+    }
+
     @Test func codeRequestsAfterTheFirstAreThrottledInV2() throws {
         let harness = try bound("external-id-code-requests-throttled")
         let sent = v2ResetCodeSent(harness)

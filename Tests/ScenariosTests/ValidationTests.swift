@@ -129,7 +129,16 @@ enum TestPaths {
         let found = rule(#"{"action": {"oauthErrror": {"code": "AADSTS50076"}}}"#)
         #expect(found.count == 1)
         #expect(found.first?.location.column == 23)
-        #expect(found.first?.message.hasPrefix("unknown field \"oauthErrror\" (expected one of: advanceClock, claimsChallenge, declineScopes, delay,") == true)
+        #expect(found.first?.message.hasPrefix("unknown field \"oauthErrror\" (expected one of: advanceClock, browserRequired, claimsChallenge, declineScopes, delay,") == true)
+    }
+
+    @Test func onlyNativeAuthenticationHandsAJourneyToTheBrowser() {
+        #expect(rule(#"{"match": {"endpoint": "nativeauth"}, "action": {"browserRequired": {"reason": "r"}}}"#).isEmpty)
+        #expect(rule(#"{"match": {"endpoint": "nativeauth"}, "action": {"browserRequired": {}}}"#).isEmpty, "the service's words")
+        for match in [#"{}"#, #"{"endpoint": "token"}"#, #"{"endpoint": ["nativeauth", "authorize"]}"#] {
+            let found = rule(#"{"match": \#(match), "action": {"browserRequired": {}}}"#)
+            #expect(found.count == 1 && found.first?.message.hasPrefix("browserRequired is native authentication's answer") == true, "\(match): \(found)")
+        }
     }
 
     @Test func serviceErrorsAreThrottlingOrOutages() {

@@ -11,6 +11,10 @@ package enum ScriptedAnswer: Sendable, Equatable {
     case graphError(GraphErrorSpec)
     case claimsChallenge(ClaimsChallengeSpec)
     case response(CannedResponse)
+    /// Native authentication's hand-off: the app's own screens cannot go on, the journey continues in a
+    /// browser (V1's `challenge_type: redirect`, V2's `state: webFallbackRequired`); nil `reason`: the
+    /// service's words.
+    case browserRequired(reason: String?)
 }
 
 /// AADSTS or AADB2C: the identity platform's own error families, each with its catalogue.

@@ -58,6 +58,8 @@ package struct NativeAuthFlow: Sendable {
         case registrationCodeSent
         /// Done: the token buys tokens once (`grant_type=continuation_token`).
         case completed
+        /// V2: the journey goes on in a browser (`webFallbackRequired`); its token leads nowhere.
+        case browserRequired
     }
 
     package var id: String
@@ -117,18 +119,25 @@ extension NativeAuthFlow.Step {
     /// Where a flow may go from this step: every move of the native-authentication sequences, V1's
     /// endpoints and V2's links, in this one table (a step to itself is the same question asked again: a
     /// code resent, a password or an attribute still missing). A move not in it is refused as an invalid
-    /// continuation token. `started` is also where V2 sends a journey the app cannot finish (`webFallback`).
+    /// continuation token. From any step but the last, V2 may send the journey to a browser.
     package var next: Set<NativeAuthFlow.Step> {
+        switch self {
+        case .completed, .browserRequired: moves
+        default: moves.union([.browserRequired])
+        }
+    }
+
+    private var moves: Set<NativeAuthFlow.Step> {
         switch self {
         // A challenge picks the method; V2's sign-up start asks for the attributes.
         case .started: [.started, .passwordRequired, .codeSent, .attributesRequired, .phoneCheckRequired]
         // The password checked: a second factor, a registration, or done (V2); or the code instead.
-        case .passwordRequired: [.passwordRequired, .codeSent, .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started]
+        case .passwordRequired: [.passwordRequired, .codeSent, .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed]
         // The code checked: a sign-in goes on as after a password; a sign-up collects what is missing;
         // a reset asks for the new password.
         case .codeSent:
             [.codeSent, .passwordRequired, .credentialRequired, .attributesRequired, .newPasswordRequired,
-             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .started, .phoneCheckRequired]
+             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .phoneCheckRequired]
         case .credentialRequired: [.credentialRequired, .attributesRequired, .completed]
         // V2's sign-up proves the address once the attributes are in.
         case .attributesRequired: [.attributesRequired, .credentialRequired, .codeSent, .completed]
@@ -146,6 +155,7 @@ extension NativeAuthFlow.Step {
         case .registrationPreverified: [.registrationPreverified, .completed]
         // A finished sign-up or reset signs the user in: a second factor may still be asked.
         case .completed: [.mfaRequired, .registrationRequired]
+        case .browserRequired: []
         }
     }
 }

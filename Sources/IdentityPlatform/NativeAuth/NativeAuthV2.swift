@@ -38,6 +38,19 @@ enum NativeAuthV2 {
         }
     }
 
+    /// A scenario's hand-off to the browser at a step: the journey's flow answers it with a new token,
+    /// as the steps answer a journey the app cannot finish.
+    static func browserRequired(_ exchange: IdentityExchange) -> HTTPResponse {
+        let request = NativeAuthV2Request(exchange)
+        do {
+            guard let tenant = request.tenant else { return WorldRouter.notFound(exchange.request, exchange.context) }
+            let (flow, _) = try request.flow(try request.continuationToken(), tenant: tenant)
+            return try request.webFallback(flow)
+        } catch {
+            return error.response(in: exchange.trace)
+        }
+    }
+
     // MARK: - The authorization challenge
 
     /// With `client_id`: a new journey's token and its links (401 InsufficientAuthorization, as recorded in

@@ -103,9 +103,11 @@ struct NativeAuthV2Request {
         ])
     }
 
-    /// The journey needs what the app cannot do natively: it goes on in a browser.
+    /// The journey needs what the app cannot do natively: it goes on in a browser. msal-browser
+    /// (ResponseHandlerV2), MSAL for iOS (MSALNativeAuthV2HALResponseSerializer) and MSAL for Android
+    /// (NativeAuthV2HalApiResponse) all read this state as "browser required".
     func webFallback(_ flow: NativeAuthFlow) throws(NativeAuthV2Error) -> HTTPResponse {
-        try hal(flow, step: .started, ["state": .string("webFallbackRequired")])
+        try hal(flow, step: .browserRequired, ["state": .string("webFallbackRequired")])
     }
 
 }

@@ -59,11 +59,20 @@ package struct ScriptedIdentityAnswer {
         case .oauthError(let spec): response = oauthError(spec)
         case .serviceError(let spec): response = serviceError(spec)
         case .response(let canned): response = canned.response(receipt: exchange.receipt)
+        case .browserRequired(let reason):
+            switch exchange.route.endpoint {
+            case .nativeAuth: response = NativeAuthResponse.redirect(reason ?? Self.browserRequiredReason)
+            case .nativeAuthV2(let step) where step != .authorizeChallenge: response = NativeAuthV2.browserRequired(exchange)
+            default: return nil
+            }
         case .graphError, .claimsChallenge: return nil
         }
         if endpoint == .token { TokenEndpoint.allowCrossOrigin(&response, for: exchange.request) }
         return response
     }
+
+    /// V1's `redirect_reason` when a scenario gives none.
+    static let browserRequiredReason = "The client does not support the authentication method the tenant requires."
 
     // MARK: OAuth errors
 

@@ -91,6 +91,8 @@ extension Rule {
             facts.kind == .graph && facts.clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame }
         case .graphError?: facts.kind == .graph
         case .oauthError?: ![.graph, .arm, .managedidentity].contains(facts.kind)
+        // Native authentication's steps; V2's authorization challenge only opens and closes a journey.
+        case .browserRequired?: facts.kind == .nativeauth && !facts.path.lowercased().hasSuffix("/authorize-challenge")
         default: true
         }
     }
@@ -99,7 +101,7 @@ extension Rule {
 extension RuleOutcome {
     mutating func apply(_ action: RuleAction) {
         switch action {
-        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response:
+        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response, .browserRequired:
             if answer == nil { answer = action }
         case .declineScopes(let scopes): directives.declinedScopes += scopes
         case .requireConsent(let scopes): directives.consentRequiredScopes += scopes

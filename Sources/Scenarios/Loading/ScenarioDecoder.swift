@@ -40,6 +40,10 @@ struct ScenarioDecoder {
         if terminals.count > 1, let actionValue = value["action"] {
             reader.report("a rule may answer the request only once, found \(terminals.map(\.fileName).joined(separator: " and ")) (split them into rules with nth or times)", at: actionValue, path: actionPath)
         }
+        // Only native authentication's endpoints hand a journey to the browser; elsewhere the rule would fire unanswered.
+        if case .browserRequired? = terminals.first, match.endpoints != [.nativeauth], let actionValue = value["action"] {
+            reader.report("browserRequired is native authentication's answer: match \"endpoint\": \"nativeauth\" alone", at: actionValue, path: actionPath)
+        }
         if let answer = terminals.first, let actionValue = value["action"], !match.endpoints.isEmpty {
             let graphOnly = match.endpoints.allSatisfy { $0 == .graph }
             let graphAnswer: Bool = switch answer {
@@ -152,6 +156,7 @@ struct ScenarioDecoder {
                                                           retryAfter: reader.int(v, "retryAfter"))))
             case "claimsChallenge": actions.append(.claimsChallenge(ClaimsChallengeSpec(claims: claimsText(v["claims"]))))
             case "response": if let canned = cannedResponse(v, path: memberPath) { actions.append(.response(canned)) }
+            case "browserRequired": actions.append(.browserRequired(reason: v["reason"]?.string))
             case "declineScopes": actions.append(.declineScopes(reader.strings(value, member.key)))
             case "requireConsent": actions.append(.requireConsent(reader.strings(value, member.key)))
             case "requireMFA": actions.append(.requireMFA)

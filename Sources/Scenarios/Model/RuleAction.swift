@@ -17,6 +17,8 @@ package enum RuleAction: Sendable, Equatable {
     case graphError(GraphErrorSpec)
     case claimsChallenge(ClaimsChallengeSpec)
     case response(CannedResponse)
+    /// Native authentication sends the journey to the browser (`ScriptedAnswer.browserRequired`).
+    case browserRequired(reason: String?)
     // Directives.
     case declineScopes([String])
     case requireConsent([String])
@@ -41,7 +43,7 @@ package enum RuleAction: Sendable, Equatable {
 
     package var isTerminal: Bool {
         switch self {
-        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response: true
+        case .oauthError, .serviceError, .dropConnection, .graphError, .claimsChallenge, .response, .browserRequired: true
         default: false
         }
     }
@@ -55,6 +57,7 @@ package enum RuleAction: Sendable, Equatable {
         case .graphError(let spec): .graphError(spec)
         case .claimsChallenge(let spec): .claimsChallenge(spec)
         case .response(let canned): .response(canned)
+        case .browserRequired(let reason): .browserRequired(reason: reason)
         default: nil
         }
     }
@@ -68,6 +71,7 @@ package enum RuleAction: Sendable, Equatable {
         case .graphError: "graphError"
         case .claimsChallenge: "claimsChallenge"
         case .response: "response"
+        case .browserRequired: "browserRequired"
         case .declineScopes: "declineScopes"
         case .requireConsent: "requireConsent"
         case .requireMFA: "requireMFA"
