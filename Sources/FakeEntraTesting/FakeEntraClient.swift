@@ -48,7 +48,7 @@ public final class FakeEntraClient: Sendable {
     }
 
     func browserRequest(_ method: FakeEntraMethod, _ path: String, headers: [(String, String)] = []) throws -> BrowserRequest {
-        let url = path.contains("://") ? BrowserURL(path) : origin.resolving(path.hasPrefix("/") ? path : "/" + path)
+        let url = BrowserURL.isAbsolute(path) ? BrowserURL(path) : origin.resolving(path.hasPrefix("/") ? path : "/" + path)
         guard let url else { throw FakeEntraTestingError("not a path or an http(s) URL: \(path)") }
         var request = BrowserRequest(method: method.name, url: url)
         for (name, value) in headers { request.headers.add(name, value) }

@@ -54,8 +54,15 @@ package struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
 
     /// A reference from a page (a `Location`, a form's `action`) resolved against this URL (RFC 3986 §5.2,
     /// without dot-segment removal: the pages never use them).
+    /// A reference that starts with a scheme (RFC 3986 §4.3), not one whose query or path holds a URL
+    /// (`/authorize?redirect_uri=http://localhost/cb`).
+    package static func isAbsolute(_ reference: String) -> Bool {
+        guard let colon = reference.firstIndex(of: ":"), let first = reference.first, first.isASCII, first.isLetter else { return false }
+        return reference[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
     package func resolving(_ reference: String) -> BrowserURL? {
-        if reference.contains("://") { return BrowserURL(reference) }
+        if Self.isAbsolute(reference) { return BrowserURL(reference) }
         var resolved = self
         if reference.isEmpty { return resolved }
         if reference.hasPrefix("//") { return BrowserURL(scheme + ":" + reference) }

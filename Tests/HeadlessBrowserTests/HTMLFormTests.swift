@@ -37,6 +37,11 @@ import Testing
         #expect(page.resolving("consent")?.description == "https://localhost:8443/common/oauth2/v2.0/consent")
         #expect(page.resolving("?y=2")?.description == "https://localhost:8443/common/oauth2/v2.0/authorize?y=2")
         #expect(page.resolving("http://localhost:5000/?code=a")?.port == 5000)
+        // A relative reference whose query holds a URL stays relative (RFC 3986 §4.2): a page's own link.
+        #expect(page.resolving("/common/oauth2/v2.0/authorize?redirect_uri=http://localhost/cb")?.description
+                == "https://localhost:8443/common/oauth2/v2.0/authorize?redirect_uri=http://localhost/cb")
+        #expect(page.resolving("consent?next=https://a.example/")?.description == "https://localhost:8443/common/oauth2/v2.0/consent?next=https://a.example/")
+        #expect(page.resolving("HTTPS://other.example/x")?.host == "other.example")
         let app = try #require(BrowserURL("http://localhost:5000"))
         #expect(try #require(BrowserURL("http://localhost:5000/?code=a")).isWithin(app))
         #expect(!(try #require(BrowserURL("http://localhost:5001/?code=a"))).isWithin(app))
