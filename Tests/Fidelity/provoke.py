@@ -510,6 +510,14 @@ class Provoker:
         headers = {"Origin": "http://localhost:8000"} if web else {}
         return self.post_token(reply["token_endpoint"], form, headers)
 
+    def natural_9010010(self, recording, url):
+        """An MCP client's silent token request: a refresh for Graph's scope naming an MCP server as `resource`."""
+        client_id = str(uuid.uuid4())
+        reply = self.server.sign_in(ADELE, scopes=["openid", "profile", "offline_access", GRAPH + "/User.Read"], client_id=client_id)
+        return self.post_token(f"{self.server.url}/{CONTOSO}/oauth2/v2.0/token", {
+            "grant_type": "refresh_token", "client_id": client_id, "refresh_token": reply["refresh_token"],
+            "scope": GRAPH + "/User.Read offline_access", "resource": "https://mcp.dev.azure.com/contoso"})
+
     def natural_50013(self, recording, url):
         """An on-behalf-of assertion signed with a key the tenant does not publish, or carrying a signature its
         published key does not verify (another token's)."""
