@@ -69,7 +69,7 @@ package final class ConformanceSessions: Sendable {
     package let engine: ScenarioEngine
     package let journal: RequestJournal
     package let b2c: B2CConfiguration?
-    private let runs = Mutex<[String: Run]>([:])
+    let runs = Mutex<[String: Run]>([:])
     private let nextSequence = Mutex(0)
 
     package init(engine: ScenarioEngine, journal: RequestJournal, b2c: B2CConfiguration?) {
@@ -110,7 +110,7 @@ package final class ConformanceSessions: Sendable {
         guard conformanceCase.clients.contains(client) else {
             throw ConformanceError(status: 422, code: "not_applicable", message: "case \"\(caseID)\" does not judge a \(client.title)")
         }
-        let mcpServerURL = try conformanceCase.callsMCPServer ? Self.mcpServerURL(mcpServer, caseID: caseID) : nil
+        let mcpServerURL = try Self.mcpServerURL(mcpServer, for: conformanceCase)
         let clientID = UUID().uuidString.lowercased()
         if case .failure(let problems) = engine.load(file: Array(conformanceCase.scenarioFile.utf8), name: "conformance/\(caseID).json") {
             throw ConformanceError(status: 500, code: "invalid_case", message: "the case's scenario has problems: \(problems.problems.map(\.description).joined(separator: "; "))")
@@ -135,10 +135,10 @@ package final class ConformanceSessions: Sendable {
         } catch {
             throw ConformanceError(status: error.status, code: error.code, message: error.message)
         }
-        let mcpSettings = mcpServerURL.map { MCPServerSettings(url: $0, apiClientID: UUID().uuidString.lowercased(), issuer: "\(baseURL)/\(user.tenantID)/v2.0") }
+        let mcpSettings = mcpServerURL.map { MCPServerSettings(url: $0, apiClientID: UUID().uuidString.lowercased(), issuer: Issuer.v2(origin: baseURL, tenant: user.tenantID)) }
         engine.world(binding: binding.id)?.service.directory.withLock { directory in
             register(clientID: clientID, kind: client, for: conformanceCase, user: user, credentials: issued, in: &directory)
-            if let mcpSettings { Self.register(mcpSettings, for: clientID, user: user, in: &directory) }
+            if let mcpSettings { Self.registerMCPServer(mcpSettings, for: clientID, user: user, in: &directory) }
             if let customer = conformanceCase.nativeCustomer, let index = directory.users.firstIndex(where: { $0.id == user.id }) {
                 directory.users[index] = customer.applied(to: directory.users[index])
             }
@@ -146,7 +146,7 @@ package final class ConformanceSessions: Sendable {
         let start = CaseStart(
             run: id, caseID: caseID, title: conformanceCase.title, level: conformanceCase.level, clientID: clientID, binding: binding.id,
             authority: conformanceCase.externalID ? Self.ciamLoginAuthority(of: user.tenantID, in: engine.base.currentDirectory) : "\(baseURL)/\(alias ?? user.tenantID)",
-            redirectURI: conformanceCase.callsMCPServer ? Self.mcpRedirectURI : Self.redirectURI, graph: baseURL,
+            redirectURI: Self.redirectURI(for: conformanceCase), graph: baseURL,
             username: conformanceCase.externalID ? user.mail ?? user.userPrincipalName : user.userPrincipalName, password: user.password, secondUser: secondUser,
             scopes: conformanceCase.scopes, httpTimeout: conformanceCase.httpTimeout,
             b2c: conformanceCase.b2c ? b2cSettings(baseURL: baseURL) : nil,
@@ -185,16 +185,10 @@ package final class ConformanceSessions: Sendable {
         var filter = RequestJournal.Filter()
         filter.world = started.start.binding
         var entries = journal.entries(matching: filter)
-        if conformanceCase.callsMCPServer {
-            // A dynamic registration (RFC 7591) goes to the authorization server's root and carries no
-            // client id, so it reaches no case's world: one posted while this case ran is its app's.
-            var registrations = RequestJournal.Filter(path: "/register", sinceTime: started.startedAt)
-            registrations.method = "POST"
-            entries += journal.entries(matching: registrations).filter { $0.receipt.world == nil }
-        }
+        if conformanceCase.callsMCPServer { entries += registrationAttempts(run: id, case: caseID, since: started.startedAt) }
         let exchanges = entries.map(Exchange.init)
         engine.unbind(id: started.start.binding)
-        let result = Judge(exchanges: exchanges, outcomes: outcomes, resource: started.start.mcpServer?.url)
+        let result = Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: started.start.mcpServer)
             .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt),
                    stderrTail: stderrTail.map { started.start.withoutCredentials($0) })
         // The case's secret and keys go with its binding: nothing of them outlives the case.
@@ -226,35 +220,6 @@ package final class ConformanceSessions: Sendable {
 
     /// MSAL for Python's loopback form: Entra accepts any port for `http://localhost`.
     package static let redirectURI = "http://localhost"
-    /// An MCP client's loopback form: the MCP SDKs hold redirect URIs as URLs, which give a bare
-    /// `http://localhost:{port}` a path of "/", so their apps register a callback path.
-    package static let mcpRedirectURI = "http://localhost/callback"
-
-    /// The URL an MCP case's server listens at, as its caller named it: an absolute http(s) URL without
-    /// query or fragment, as an Application ID URI and RFC 8707's resource must be.
-    static func mcpServerURL(_ named: String?, caseID: String) throws(ConformanceError) -> String {
-        guard let named else {
-            throw ConformanceError(status: 422, code: "needs_mcp_server",
-                                   message: "case \"\(caseID)\" has the app call an MCP server: name the URL it listens at as \"mcpServer\"")
-        }
-        guard let url = URLComponents(string: named), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
-              url.query == nil, url.fragment == nil, named.count <= 2048 else {
-            throw ConformanceError(status: 422, code: "invalid_body", message: "\"mcpServer\" must be an absolute http or https URL without a query or fragment")
-        }
-        return named
-    }
-
-    /// The MCP server's registration in the case's tenant: an API whose Application ID URI is the server's
-    /// URL, exposing `tools.call`, which the case's user has consented to for the app.
-    private static func register(_ server: MCPServerSettings, for clientID: String, user: DirectoryUser, in directory: inout Directory) {
-        directory.applications.append(Application(
-            clientID: server.apiClientID, displayName: "Conformance MCP server", tenantID: user.tenantID, isPublicClient: false,
-            identifierURIs: [server.url], exposedScopes: [MCPServerSettings.scopeName]
-        ))
-        directory.grantConsent(ConsentGrant(clientID: clientID, resourceAppID: server.apiClientID, userID: user.id, tenantID: user.tenantID,
-                                            scopes: [MCPServerSettings.scopeName]))
-    }
-
     private func register(clientID: String, kind: ClientKind, for conformanceCase: ConformanceCase, user: DirectoryUser, credentials: CaseCredentials?,
                           in directory: inout Directory) {
         // A single-page app's redirect URI is the "Single-page application" platform's (its redemptions are the browser's).
@@ -262,7 +227,7 @@ package final class ConformanceSessions: Sendable {
         var application = Application(
             clientID: clientID, displayName: "Conformance \(conformanceCase.id)", isPublicClient: credentials == nil,
             secrets: credentials?.registeredSecrets ?? [], certificates: credentials?.registeredCertificates ?? [],
-            redirectURIs: spa ? [] : [conformanceCase.callsMCPServer ? Self.mcpRedirectURI : Self.redirectURI], spaRedirectURIs: spa ? [Self.redirectURI] : []
+            redirectURIs: spa ? [] : [Self.redirectURI(for: conformanceCase)], spaRedirectURIs: spa ? [Self.redirectURI] : []
         )
         // "Enable native authentication" on the registration, as an app on External ID's own screens has it.
         application.nativeAuthenticationApisEnabled = conformanceCase.nativeCustomer != nil

@@ -46,7 +46,8 @@ extension Judge {
 /// RFC 8707 as an MCP client meets Entra ID: the server's URL as `resource`, its scopes in full.
 extension Judge {
     func resourceDecision(_ request: Check.ResourceRequest) -> Decision {
-        guard let resource else { return (.notTestable, "the case named no MCP server", [], []) }
+        guard let server = mcpServer else { return (.notTestable, "the case named no MCP server", [], []) }
+        let resource = server.url
         let requests: [Exchange]
         switch request {
         case .authorization:
@@ -66,8 +67,8 @@ extension Judge {
             // Entra reads a short scope name as Microsoft Graph's, which another `resource` contradicts.
             if request == .authorization {
                 let scopes = (exchange.parameters["scope"] ?? "").split(separator: " ").map(String.init)
-                guard scopes.contains(where: { $0.hasPrefix(resource + "/") }) else {
-                    return (.failed, "\(exchange.method) \(exchange.path) asked for \(scopes.joined(separator: " ")), none of them the MCP server's scopes in full (\(resource)/…)", [exchange], [])
+                guard scopes.contains(where: server.scopes.contains) else {
+                    return (.failed, "\(exchange.method) \(exchange.path) asked for \(scopes.joined(separator: " ")), not the MCP server's scope in full (\(server.scopes.joined(separator: " ")))", [exchange], [])
                 }
             }
         }

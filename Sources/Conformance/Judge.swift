@@ -9,13 +9,13 @@ package struct Judge: Sendable {
 
     package let exchanges: [Exchange]
     package let outcomes: [StepOutcome]
-    /// The MCP server the case's app was to call (RFC 8707's resource), when the case names one.
-    package let resource: String?
+    /// The MCP server the case's app was to call (its URL is RFC 8707's resource), when the case names one.
+    package let mcpServer: MCPServerSettings?
 
-    package init(exchanges: [Exchange], outcomes: [StepOutcome], resource: String? = nil) {
+    package init(exchanges: [Exchange], outcomes: [StepOutcome], mcpServer: MCPServerSettings? = nil) {
         self.exchanges = exchanges.sorted { $0.id < $1.id }
         self.outcomes = outcomes
-        self.resource = resource
+        self.mcpServer = mcpServer
     }
 
     package func judge(_ conformanceCase: ConformanceCase, clientID: String? = nil, durationSeconds: Double = 0, stderrTail: String? = nil) -> CaseResult {

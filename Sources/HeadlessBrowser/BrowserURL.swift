@@ -52,8 +52,6 @@ package struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
         scheme == other.scheme && host == other.host && port == other.port && path.hasPrefix(other.path)
     }
 
-    /// A reference from a page (a `Location`, a form's `action`) resolved against this URL (RFC 3986 §5.2,
-    /// without dot-segment removal: the pages never use them).
     /// A reference that starts with a scheme (RFC 3986 §4.3), not one whose query or path holds a URL
     /// (`/authorize?redirect_uri=http://localhost/cb`).
     package static func isAbsolute(_ reference: String) -> Bool {
@@ -61,6 +59,8 @@ package struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
         return reference[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 
+    /// A reference from a page (a `Location`, a form's `action`) resolved against this URL (RFC 3986 §5.2,
+    /// without dot-segment removal: the pages never use them).
     package func resolving(_ reference: String) -> BrowserURL? {
         if Self.isAbsolute(reference) { return BrowserURL(reference) }
         var resolved = self

@@ -42,7 +42,7 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var response: HTTPResponse
         if let answer = context.directives.answer, let scripted = scripted(answer, receipt: context.receipt) {
             response = scripted
-        } else if let endpoint = route.host {
+        } else if let endpoint = route.hostEndpoint {
             do {
                 response = try respond(to: request, endpoint: endpoint, origin: origin, receipt: context.receipt)
             } catch {

@@ -24,7 +24,7 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
 
     /// The endpoints that answer for an identity of the host (IMDS, an agent, a platform's token service);
     /// nil for Cloud Shell's, which answers for a person.
-    package var host: HostEndpoint? {
+    package var hostEndpoint: HostEndpoint? {
         switch self {
         case .instanceMetadata: .instanceMetadata
         case .appService: .appService
@@ -35,7 +35,7 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
         }
     }
 
-    /// An endpoint that issues a managed identity's token (`ManagedIdentityRoute.host`).
+    /// An endpoint that issues a managed identity's token (`ManagedIdentityRoute.hostEndpoint`).
     package enum HostEndpoint: Sendable, Equatable {
         case instanceMetadata, appService, serviceFabric, azureML, azureArc
     }

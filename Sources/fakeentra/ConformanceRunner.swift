@@ -63,7 +63,8 @@ struct ConformanceRunner: Sendable {
         let start: CaseStart
         do {
             // The adapter hosts the case's MCP server on a port the suite picks, so that the server's URL,
-            // its Application ID URI, is registered before the app signs in.
+            // its Application ID URI, is registered before the app signs in. Another process may take the
+            // port before the adapter binds it; the adapter then fails to start and the case says so.
             let mcpServer = try conformanceCase.callsMCPServer ? "http://127.0.0.1:\(unusedLoopbackPort())/mcp" : nil
             start = try host.start(case: conformanceCase.id, mcpServer: mcpServer)
         } catch {

@@ -16,7 +16,7 @@ struct Synthetic {
     var exchanges: [Exchange] = []
     var outcomes: [StepOutcome] = []
     /// The MCP server an MCP case's start named.
-    var resource: String?
+    var mcpServer: MCPServerSettings?
 
     /// `form`: the request's form, redacted as the journal keeps it (a refresh token becomes
     /// `[redacted N chars sha256:…]`); `answer`: the facts the answer's renderer wrote in the receipt.
@@ -75,7 +75,7 @@ struct Synthetic {
     }
 
     func judge(_ id: String) -> CaseResult {
-        Judge(exchanges: exchanges, outcomes: outcomes, resource: resource).judge(Catalogue.named(id)!)
+        Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: mcpServer).judge(Catalogue.named(id)!)
     }
 
     func check(_ caseID: String, _ name: String) -> CheckResult {

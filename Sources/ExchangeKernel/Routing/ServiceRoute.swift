@@ -21,12 +21,15 @@ package protocol ServiceRoute: Sendable, Equatable {
     var pathPolicy: String? { get }
     /// The resource's name scenario rules match (`graphResource`: `me`, `events`…); nil elsewhere.
     var resourceName: String? { get }
+    /// A step of native authentication that can hand its journey to the browser (`ScriptedAnswer.browserRequired`).
+    var handsJourneyToBrowser: Bool { get }
 }
 
 extension ServiceRoute {
     package var pathTenant: String? { nil }
     package var pathPolicy: String? { nil }
     package var resourceName: String? { nil }
+    package var handsJourneyToBrowser: Bool { false }
 
     func isEqual(to other: any ServiceRoute) -> Bool {
         (other as? Self) == self

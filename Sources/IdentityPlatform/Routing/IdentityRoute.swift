@@ -179,6 +179,17 @@ extension IdentityRoute: ServiceRoute {
         }
     }
 
+    /// V1: where the API reference answers `challenge_type: redirect`, each journey's start and challenge.
+    /// V2: every step the authorization challenge linked to (it only opens and closes a journey).
+    package var handsJourneyToBrowser: Bool {
+        switch endpoint {
+        case .nativeAuth(let step):
+            [.signInInitiate, .signInChallenge, .signUpStart, .signUpChallenge, .resetPasswordStart, .resetPasswordChallenge].contains(step)
+        case .nativeAuthV2(let step): step != .authorizeChallenge
+        default: false
+        }
+    }
+
     package var ruleEndpoint: EndpointKind {
         switch endpoint {
         case .instanceDiscovery: .discovery

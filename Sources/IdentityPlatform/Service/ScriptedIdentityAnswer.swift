@@ -60,10 +60,11 @@ package struct ScriptedIdentityAnswer {
         case .serviceError(let spec): response = serviceError(spec)
         case .response(let canned): response = canned.response(receipt: exchange.receipt)
         case .browserRequired(let reason):
-            switch exchange.route.endpoint {
-            case .nativeAuth: response = NativeAuthResponse.redirect(reason ?? Self.browserRequiredReason)
-            case .nativeAuthV2(let step) where step != .authorizeChallenge: response = NativeAuthV2.browserRequired(exchange)
-            default: return nil
+            guard exchange.route.handsJourneyToBrowser else { return nil }
+            if case .nativeAuthV2 = exchange.route.endpoint {
+                response = NativeAuthV2.browserRequired(exchange)
+            } else {
+                response = NativeAuthResponse.redirect(reason ?? Self.browserRequiredReason)
             }
         case .graphError, .claimsChallenge: return nil
         }

@@ -33,6 +33,8 @@ package struct RequestFacts: Sendable, Equatable {
     package var bearerToken: String?
     /// Client capabilities the bearer token declares (`xms_cc`, `cp1` for continuous access evaluation).
     package var clientCapabilities: [String] = []
+    /// A native-authentication step that can hand its journey to the browser (`ServiceRoute.handsJourneyToBrowser`).
+    package var handsJourneyToBrowser = false
 
     package init(kind: EndpointKind, isB2C: Bool = false, method: String = "GET", path: String = "/", tenantSegment: String? = nil, policy: String? = nil,
                 grantType: String? = nil, clientID: String? = nil, userNames: Set<String> = [], scopes: [String] = [],
@@ -75,7 +77,10 @@ package struct RequestFacts: Sendable, Equatable {
         }
         self.init(kind: route.ruleEndpoint, isB2C: route.isB2C, method: request.method.uppercased(), path: FormCoding.percentDecode(request.rawPath) ?? request.rawPath,
                   tenantSegment: route.tenantSegment, policy: route.policy, parameters: parameters, headers: request.headers)
-        if case .service(let service) = route { graphResource = service.resourceName }
+        if case .service(let service) = route {
+            graphResource = service.resourceName
+            handsJourneyToBrowser = service.handsJourneyToBrowser
+        }
         if let tenant = route.tenantSegment { tenantNames.insert(tenant.fastLowercased) }
         grantType = parameters["grant_type"]
         clientID = parameters["client_id"] ?? Self.basicAuthClientID(request.headers["Authorization"])

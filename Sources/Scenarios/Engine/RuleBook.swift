@@ -82,7 +82,8 @@ extension ScenarioDirectives {
 
 extension Rule {
     /// A rule answers only the requests of a service that gives such an answer: Graph's errors and
-    /// challenges Graph calls, OAuth errors the identity platform's endpoints. And Graph sends continuous
+    /// challenges Graph calls, OAuth errors the identity platform's endpoints, a hand-off to the browser
+    /// the native-authentication steps that can make one. And Graph sends continuous
     /// access evaluation challenges only to clients that declared `cp1` (the `xms_cc` claim): a rule that
     /// answers with one ignores every other request, as Graph does.
     func reaches(_ facts: RequestFacts) -> Bool {
@@ -91,8 +92,7 @@ extension Rule {
             facts.kind == .graph && facts.clientCapabilities.contains { $0.caseInsensitiveCompare("cp1") == .orderedSame }
         case .graphError?: facts.kind == .graph
         case .oauthError?: ![.graph, .arm, .managedidentity].contains(facts.kind)
-        // Native authentication's steps; V2's authorization challenge only opens and closes a journey.
-        case .browserRequired?: facts.kind == .nativeauth && !facts.path.lowercased().hasSuffix("/authorize-challenge")
+        case .browserRequired?: facts.handsJourneyToBrowser
         default: true
         }
     }

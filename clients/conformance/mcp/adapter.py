@@ -64,17 +64,21 @@ class EntraTokenVerifier:
     def __init__(self, env):
         issuer = env.mcp_issuer.rstrip("/")
         self.tenant_id = issuer.split("/")[-2]
+        origin = issuer.removesuffix(f"/{self.tenant_id}/v2.0")
         context = ssl.create_default_context(cafile=env.ca) if env.ca else ssl.create_default_context()
-        self.keys = jwt.PyJWKClient(f"{issuer.removesuffix('/v2.0')}/discovery/v2.0/keys", ssl_context=context)
+        self.keys = jwt.PyJWKClient(f"{origin}/{self.tenant_id}/discovery/v2.0/keys", ssl_context=context)
+        # The tenant's v2.0 issuer, or its v1.0 one: a registration that does not ask for v2.0 tokens gets v1.0's.
+        self.issuers = [issuer, f"https://sts.windows.net/{self.tenant_id}/"]
         self.audiences, self.resource = [env.mcp_api_id, env.mcp_server], env.mcp_server
 
     async def verify_token(self, token):
         try:
             key = await asyncio.to_thread(lambda: self.keys.get_signing_key_from_jwt(token).key)
-            claims = jwt.decode(token, key, algorithms=["RS256"], audience=self.audiences)
+            claims = jwt.decode(token, key, algorithms=["RS256"], audience=self.audiences, issuer=self.issuers,
+                                options={"require": ["exp", "aud", "iss", "tid"]})
         except jwt.PyJWTError:
             return None
-        if claims.get("tid") != self.tenant_id:
+        if claims["tid"] != self.tenant_id:
             return None
         # `scp` holds the short names the registration exposes; the metadata names them in full.
         scopes = [f"{self.resource}/{name}" for name in claims.get("scp", "").split()]
@@ -87,9 +91,10 @@ class ServerThread:
 
     def __init__(self, env):
         url = urllib.parse.urlsplit(env.mcp_server)
+        # The audience check is the verifier's (`aud` is the registration's app id or its Application ID URI).
         server = MCPServer("conformance", token_verifier=EntraTokenVerifier(env),
                            auth=AuthSettings(issuer_url=env.mcp_issuer, resource_server_url=env.mcp_server,
-                                             required_scopes=env.mcp_scopes, validate_token_resource=True))
+                                             required_scopes=env.mcp_scopes))
 
         @server.tool()
         def whoami() -> str:
@@ -184,7 +189,7 @@ class MCPClientApp(protocol.AdapterApp):
             raise
         except (asyncio.TimeoutError, TimeoutError) as exc:
             raise StepFailure("timeout", f"the MCP call did not finish in time: {exc!r}") from exc
-        except BaseException as exc:  # noqa: BLE001 (the SDK raises exception groups out of its task groups)
+        except Exception as exc:  # noqa: BLE001 (the SDK raises exception groups out of its task groups)
             raise StepFailure(*self._classify(exc)) from exc
         if result.is_error:
             raise StepFailure("other", f"the tool answered an error: {result.content}")
