@@ -68,7 +68,7 @@ import Testing
             #expect(started.status == 200, "\(path): \(started.body)")
             let token = try #require(started.body["continuation_token"] as? String)
             guard let tenantID = service.currentDirectory.tenant(matching: Self.tenant)?.id,
-                  let (flow, _) = try? service.nativeAuthFlows.flow(presented: token, by: .v1(tenantID: tenantID, clientID: Self.app), now: clock.now()) else {
+                  let flow = try? service.nativeAuthFlows.flow(presented: token, by: .v1(tenantID: tenantID, clientID: Self.app), now: clock.now()) else {
                 Issue.record("\(path): no flow")
                 continue
             }
@@ -392,7 +392,7 @@ import Testing
         let second = try #require(flows.advance(flow, to: .codeSent, now: now))
         let holder = NativeAuthFlows.Presenter.v1(tenantID: "t", clientID: "C")
         #expect(throws: NativeAuthFlows.Refusal.invalid, "a step that succeeded retires the flow's earlier token") { try flows.flow(presented: first, by: holder, now: now) }
-        #expect(try flows.flow(presented: second, by: holder, now: now).1 == .codeSent, "the newest token stays valid (its client named in any case)")
+        #expect(try flows.flow(presented: second, by: holder, now: now).step == .codeSent, "the newest token stays valid (its client named in any case)")
         #expect(throws: NativeAuthFlows.Refusal.invalid, "another client's request") { try flows.flow(presented: second, by: .v1(tenantID: "t", clientID: "other"), now: now) }
         #expect(throws: NativeAuthFlows.Refusal.invalid, "a V2 request") { try flows.flow(presented: second, by: .v2(tenantID: "t"), now: now) }
         #expect(throws: NativeAuthFlows.Refusal.expired) { try flows.flow(presented: second, by: holder, now: now.addingTimeInterval(3600)) }

@@ -61,11 +61,11 @@ enum NativeAuthEndpoints {
         // A second factor's challenge: with the method the client picked (`id`), or without one from a client
         // that goes straight on with the default method (MSAL Android).
         if kind == .signIn, request.optional("id") != nil || request.isSecondFactorToken() { return try NativeAuthStrongAuth.mfaChallenge(request) }
-        var (flow, step) = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
+        var flow = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         // A customer of a one-time-passcode user flow signs in with codes, whatever the account holds.
         let hasPassword = kind == .signIn && request.user(id: flow.userID).map { !request.userFlow.signsInWithCode($0) } ?? false
-        if step == .credentialRequired || (hasPassword && step != .codeSent) {
+        if flow.step == .credentialRequired || (hasPassword && flow.step != .codeSent) {
             guard flow.challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge the user needs.") }
             let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
             return request.answer([
@@ -131,8 +131,8 @@ enum NativeAuthEndpoints {
     /// once nothing is missing the account is made and the token signs it in.
     static func signUpContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let grantType = try request.required("grant_type")
-        var (flow, step) = try request.flow(kind: .signUp, steps: [.codeSent, .credentialRequired, .attributesRequired])
-        switch (grantType, step) {
+        var flow = try request.flow(kind: .signUp, steps: [.codeSent, .credentialRequired, .attributesRequired])
+        switch (grantType, flow.step) {
         case ("oob", .codeSent):
             try request.checkCode(flow, presented: try request.required("oob"))
             flow.code = nil

@@ -64,6 +64,9 @@ package struct NativeAuthFlow: Sendable {
 
     package var id: String
     package var kind: Kind
+    /// Where the flow is: what the holder of its live token may do next. Only the flows' store moves it,
+    /// along `Step.next`, as it hands out that step's token.
+    package fileprivate(set) var step: Step = .started
     package var clientID: String
     package var tenantID: String
     /// The email the user signs in or up with.
@@ -172,17 +175,14 @@ package final class NativeAuthFlows: Sendable {
 
     private struct Issued: Sendable {
         var flowID: String
-        var step: NativeAuthFlow.Step
         var expiresAt: Date
     }
 
     private struct Store: Sendable {
         var flows: [String: NativeAuthFlow] = [:]
         var tokens: [String: Issued] = [:]
-        /// Each flow's one live token (a step retires the token before it), which names the flow's step.
+        /// Each flow's one live token (a step retires the token before it).
         var liveToken: [String: String] = [:]
-
-        func step(of flowID: String) -> NativeAuthFlow.Step? { liveToken[flowID].flatMap { tokens[$0]?.step } }
 
         mutating func retireToken(of flowID: String) {
             if let token = liveToken.removeValue(forKey: flowID) { tokens[token] = nil }
@@ -220,8 +220,8 @@ package final class NativeAuthFlows: Sendable {
         case invalid
     }
 
-    /// The flow `token` stands for and the step it is at, provided `presenter` may present it.
-    package func flow(presented token: String, by presenter: Presenter, now: Date) throws(Refusal) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+    /// The flow `token` stands for, at its step, provided `presenter` may present it.
+    package func flow(presented token: String, by presenter: Presenter, now: Date) throws(Refusal) -> NativeAuthFlow {
         let found = store.withLock { store -> (NativeAuthFlow, Issued)? in
             guard let issued = store.tokens[token], let flow = store.flows[issued.flowID] else { return nil }
             return (flow, issued)
@@ -231,7 +231,7 @@ package final class NativeAuthFlows: Sendable {
         guard presenter.owns(flow) else { throw .invalid }
         var presented = flow
         presented.presentedToken = token
-        return (presented, issued.step)
+        return presented
     }
 
     /// Keeps a new flow and hands out its first token.
@@ -259,7 +259,7 @@ package final class NativeAuthFlows: Sendable {
     /// does not lead to `step` (`Step.next`).
     package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
         store.withLock { store -> String? in
-            guard store.flows[flow.id] != nil, let current = store.step(of: flow.id), current.next.contains(step),
+            guard let current = store.flows[flow.id]?.step, current.next.contains(step),
                   flow.presentedToken.map({ store.liveToken[flow.id] == $0 }) ?? true else { return nil }
             store.retireToken(of: flow.id)
             return Self.keep(flow, step: step, now: now, in: &store)
@@ -270,9 +270,10 @@ package final class NativeAuthFlows: Sendable {
         let token = newToken()
         var kept = flow
         kept.presentedToken = nil
+        kept.step = step
         kept.expiresAt = now.addingTimeInterval(tokenLifetime)
         store.flows[flow.id] = kept
-        store.tokens[token] = Issued(flowID: flow.id, step: step, expiresAt: kept.expiresAt)
+        store.tokens[token] = Issued(flowID: flow.id, expiresAt: kept.expiresAt)
         store.liveToken[flow.id] = token
         return token
     }

@@ -12,14 +12,14 @@ enum NativeAuthGrants {
         let token = try request.required("continuation_token")
         let client = try request.authenticateClient()
         let flows = request.service.nativeAuthFlows
-        let flow: NativeAuthFlow, step: NativeAuthFlow.Step
+        let flow: NativeAuthFlow
         do {
-            (flow, step) = try flows.flow(presented: token, by: .v1(tenantID: tenant.id, clientID: client.application.clientID), now: request.now)
+            flow = try flows.flow(presented: token, by: .v1(tenantID: tenant.id, clientID: client.application.clientID), now: request.now)
         } catch { throw .continuationToken(error) }
         let methods: [String]
         // The account as the password check left it (migrated, or its password now expired).
         var checked: DirectoryUser?
-        switch (grantType, flow.kind, step) {
+        switch (grantType, flow.kind, flow.step) {
         case ("password", .signIn, .passwordRequired):
             guard let user = request.directory.user(id: flow.userID ?? "") else { throw .invalidCredentials() }
             checked = try PasswordSubmit(request.exchange).check(try request.required("password"), of: user, signInName: flow.username, client: client.application).signedIn()

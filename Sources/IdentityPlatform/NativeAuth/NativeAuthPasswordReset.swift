@@ -26,7 +26,7 @@ extension NativeAuthEndpoints {
     static func resetPasswordContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let grantType = try request.required("grant_type")
         guard grantType == "oob" else { throw NativeAuthError(.unsupportedGrantType(grantType)) }
-        var (flow, _) = try request.flow(kind: .resetPassword, steps: [.codeSent])
+        var flow = try request.flow(kind: .resetPassword, steps: [.codeSent])
         try request.checkCode(flow, presented: try request.required("oob"))
         flow.code = nil
         return request.answer([
@@ -36,7 +36,7 @@ extension NativeAuthEndpoints {
     }
 
     static func resetPasswordSubmit(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .resetPassword, steps: [.newPasswordRequired])
+        let flow = try request.flow(kind: .resetPassword, steps: [.newPasswordRequired])
         let password = try request.required("new_password")
         guard let userID = flow.userID else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         try PasswordPolicy.reset(userID: userID, to: password, in: request.service, tenant: request.tenant, now: request.now)
@@ -47,7 +47,7 @@ extension NativeAuthEndpoints {
     }
 
     static func resetPasswordPollCompletion(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .resetPassword, steps: [.resetSubmitted])
+        let flow = try request.flow(kind: .resetPassword, steps: [.resetSubmitted])
         return request.answer([
             "status": .string("succeeded"),
             "continuation_token": .string(try request.advance(flow, to: .completed)),

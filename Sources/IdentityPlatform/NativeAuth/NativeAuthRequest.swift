@@ -103,8 +103,8 @@ struct NativeAuthRequest {
 
     /// Whether `continuation_token` stands for a sign-in at its second factor.
     func isSecondFactorToken() -> Bool {
-        guard let token = optional("continuation_token"), let (flow, step) = try? flows.flow(presented: token, by: presenter, now: now) else { return false }
-        return flow.kind == .signIn && [.mfaRequired, .mfaMethodsListed, .mfaCodeSent].contains(step)
+        guard let token = optional("continuation_token"), let flow = try? flows.flow(presented: token, by: presenter, now: now) else { return false }
+        return flow.kind == .signIn && [.mfaRequired, .mfaMethodsListed, .mfaCodeSent].contains(flow.step)
     }
 
     /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
@@ -124,12 +124,12 @@ struct NativeAuthRequest {
     }
 
     /// The flow `continuation_token` stands for, provided it is of `kind`, this client's, and at one of `steps`.
-    func flow(kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+    func flow(kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> NativeAuthFlow {
         let token = try required("continuation_token")
-        let (flow, step): (NativeAuthFlow, NativeAuthFlow.Step)
-        do { (flow, step) = try flows.flow(presented: token, by: presenter, now: now) } catch { throw NativeAuthError(.continuationToken(error)) }
-        guard flow.kind == kind, steps.contains(step) else { throw NativeAuthError(.continuationTokenInvalid()) }
-        return (flow, step)
+        let flow: NativeAuthFlow
+        do { flow = try flows.flow(presented: token, by: presenter, now: now) } catch { throw NativeAuthError(.continuationToken(error)) }
+        guard flow.kind == kind, steps.contains(flow.step) else { throw NativeAuthError(.continuationTokenInvalid()) }
+        return flow
     }
 
     /// This request, as the holder of a V1 flow's token.

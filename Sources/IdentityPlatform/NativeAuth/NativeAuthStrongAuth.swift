@@ -59,7 +59,7 @@ enum NativeAuthStrongAuth {
     /// `oauth2/v2.0/introspect`: the second-factor methods the user has: their email, and their mobile
     /// phone (`challenge_channel: sms`, MSAL for iOS's `MSALNativeAuthChannelType.isSMSType`) when they have one.
     static func introspect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
+        let flow = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         var methods: [JSONValue] = [.object([
             "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
@@ -80,7 +80,7 @@ enum NativeAuthStrongAuth {
     /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the email): the code is mailed, or
     /// texted to the phone, again on a resend.
     static func mfaChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        var (flow, _) = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
+        var flow = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.authenticationMethodNotValid()) }
         let chosen = request.optional("id") ?? emailMethodID(of: user)
         let (channel, address, label): (String, String, String)
@@ -104,7 +104,7 @@ enum NativeAuthStrongAuth {
 
     /// `register/v1.0/introspect`: the methods the user may register (an email address).
     static func registrationIntrospect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed])
+        let flow = try request.flow(kind: .signIn, steps: [.registrationRequired, .registrationMethodListed])
         let method = JSONValue.object([
             "id": .string("email"), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
             "login_hint": .string(NativeAuthEndpoints.masked(flow.username)),
@@ -119,7 +119,7 @@ enum NativeAuthStrongAuth {
     /// proved (`preverified`, no code); any other contact is refused (901001), as a user's second email
     /// is not kept.
     static func registrationChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationPreverified])
+        let flow = try request.flow(kind: .signIn, steps: [.registrationMethodListed, .registrationPreverified])
         let target = try request.requiredShort("challenge_target")
         guard (request.optional("challenge_channel") ?? "email") == "email",
               isRegistrable(email: target, for: request.user(id: flow.userID), flow: flow) else {
@@ -135,7 +135,7 @@ enum NativeAuthStrongAuth {
     /// `register/v1.0/continue` with `grant_type=continuation_token`: the method is registered and the
     /// token signs the user in.
     static func registrationContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let (flow, _) = try request.flow(kind: .signIn, steps: [.registrationPreverified])
+        let flow = try request.flow(kind: .signIn, steps: [.registrationPreverified])
         guard try request.required("grant_type") == "continuation_token" else {
             throw NativeAuthError(.unsupportedGrantType(try request.required("grant_type")))
         }

@@ -33,8 +33,8 @@ extension NativeAuthV2 {
     /// `auth/methods/{type}/{id}/register {"continuationToken", "target"}`: the code goes to the contact.
     /// Posted again, a new code goes out.
     static func register(_ request: NativeAuthV2Request, tenant: Tenant, type: String) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard [.registrationRequired, .registrationCodeSent].contains(step), let user = request.user(id: flow.userID) else {
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard [.registrationRequired, .registrationCodeSent].contains(flow.step), let user = request.user(id: flow.userID) else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
         let proven = user.mail ?? flow.username
@@ -64,8 +64,8 @@ extension NativeAuthV2 {
     /// `auth/methods/{type}/{id}/activate {"continuationToken", "code"}`: the method is registered (a phone
     /// becomes the user's mobile phone) and it counts as the second factor.
     static func activate(_ request: NativeAuthV2Request, tenant: Tenant, type: String) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .registrationCodeSent, let contact = flow.registering, contact.channel == type, let userID = flow.userID else {
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .registrationCodeSent, let contact = flow.registering, contact.channel == type, let userID = flow.userID else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
         guard let code = try request.body()["code"]?.string, Outbox.accepts(code, code: flow.code, expiresAt: flow.codeExpiresAt, now: request.now) else {

@@ -36,8 +36,8 @@ extension NativeAuthV2 {
 
     /// `POST risk/phone/verify {"continuationToken"}`: the check passes and the code goes out.
     static func phoneCheck(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .phoneCheckRequired, let phone = request.user(id: flow.userID)?.mobilePhone else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .phoneCheckRequired, let phone = request.user(id: flow.userID)?.mobilePhone else { throw NativeAuthV2Error.invalidContinuationToken }
         flow.phoneChecked = true
         return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: flow.kind == .signIn)
     }

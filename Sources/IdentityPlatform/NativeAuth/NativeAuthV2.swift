@@ -44,7 +44,7 @@ enum NativeAuthV2 {
         let request = NativeAuthV2Request(exchange)
         do {
             guard let tenant = request.tenant else { return WorldRouter.notFound(exchange.request, exchange.context) }
-            let (flow, _) = try request.flow(try request.continuationToken(), tenant: tenant)
+            let flow = try request.flow(try request.continuationToken(), tenant: tenant)
             return try request.webFallback(flow)
         } catch {
             return error.response(in: exchange.trace)
@@ -80,8 +80,8 @@ enum NativeAuthV2 {
     /// A finished journey's token, spent once for an authorization code the token endpoint redeems (no
     /// redirect URI, no PKCE: the flow proved who the user is).
     static func issueCode(_ request: NativeAuthV2Request, tenant: Tenant, token: String) throws(NativeAuthV2Error) -> HTTPResponse {
-        let (flow, step) = try request.flow(token, tenant: tenant)
-        guard step == .completed, let userID = flow.userID, let user = request.exchange.service.currentDirectory.user(id: userID) else {
+        let flow = try request.flow(token, tenant: tenant)
+        guard flow.step == .completed, let userID = flow.userID, let user = request.exchange.service.currentDirectory.user(id: userID) else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
@@ -119,8 +119,8 @@ enum NativeAuthV2 {
 
     /// A sign-in's or a reset's start: the entry token, the user named (who must exist and may sign in).
     static func begin(_ kind: NativeAuthFlow.Kind, _ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, DirectoryUser) {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
         let username = try request.username()
         guard let user = request.user(named: username, in: tenant) else { throw NativeAuthV2Error.userNotFound(tenant) }
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
@@ -133,9 +133,9 @@ enum NativeAuthV2 {
     /// `auth/methods/{type}/{id}/challenge`, also the resend link: a code mailed (the last one stops
     /// working), or the password asked for.
     static func challenge(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        let secondFactor = [.mfaMethodsListed, .mfaCodeSent].contains(step)
-        guard [.started, .codeSent, .passwordRequired, .mfaMethodsListed, .mfaCodeSent].contains(step) else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        let secondFactor = [.mfaMethodsListed, .mfaCodeSent].contains(flow.step)
+        guard [.started, .codeSent, .passwordRequired, .mfaMethodsListed, .mfaCodeSent].contains(flow.step) else { throw NativeAuthV2Error.invalidContinuationToken }
         let user = flow.userID.flatMap { request.exchange.service.currentDirectory.user(id: $0) }
         switch type {
         case "password" where !secondFactor && flow.kind == .signIn && user.map { !$0.password.isEmpty && !tenant.externalUserFlow.signsInWithCode($0) } == true:
@@ -147,7 +147,7 @@ enum NativeAuthV2 {
             let address = user?.mail ?? flow.username
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, type: "email", id: id, hint: NativeAuthEndpoints.masked(address)))
-        case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(step)):
+        case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(flow.step)):
             guard let phone = user?.mobilePhone, NativeAuthEndpoints.isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
         default:
@@ -172,9 +172,9 @@ enum NativeAuthV2 {
     /// `auth/methods/{type}/{id}/verify`: the password or the code. Then the journey's next step: a second
     /// factor, the new password of a reset, the rest of a sign-up, or `continue`.
     static func verify(_ request: NativeAuthV2Request, tenant: Tenant, type: String, id: String) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
         let body = try request.body()
-        switch step {
+        switch flow.step {
         case .passwordRequired:
             guard let user = request.user(id: flow.userID), let password = body["password"]?.string else { throw NativeAuthV2Error.invalidPassword }
             let signedIn: DirectoryUser
@@ -194,7 +194,7 @@ enum NativeAuthV2 {
             flow.code = nil
             switch flow.kind {
             case .signIn:
-                if step == .mfaCodeSent { flow.secondFactorPassed = true } else { flow.firstFactor = "otp" }
+                if flow.step == .mfaCodeSent { flow.secondFactorPassed = true } else { flow.firstFactor = "otp" }
                 guard let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
                 return try signedIn(request, tenant: tenant, flow: flow, user: user)
             case .resetPassword:
@@ -242,8 +242,8 @@ enum NativeAuthV2 {
     /// `PUT resetpassword/update {"newPassword"}`: the password rules, then the change is polled for.
     static func updatePassword(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         guard request.exchange.request.method == "PUT" else { throw NativeAuthV2Error(NativeAuthError(.methodNotAllowed(request.exchange.request.method))) }
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .newPasswordRequired, flow.kind == .resetPassword, let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .newPasswordRequired, flow.kind == .resetPassword, let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
         guard let password = try request.body()["newPassword"]?.string else { throw NativeAuthV2Error.missing("newPassword") }
         do throws(NativeAuthError) {
             try PasswordPolicy.check(password, tenant: tenant, names: [user.givenName, user.surname])
@@ -265,16 +265,16 @@ enum NativeAuthV2 {
 
     /// The change is applied at once: the first poll says `continue` (every client polls at most five times).
     static func poll(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        let (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .resetSubmitted else { throw NativeAuthV2Error.invalidContinuationToken }
+        let flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .resetSubmitted else { throw NativeAuthV2Error.invalidContinuationToken }
         return try request.continueJourney(flow, tenant: tenant)
     }
 
     // MARK: - Sign-up
 
     static func signUpStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
         flow.kind = .signUp
         // An earlier MSAL for iOS sends the address here; the current clients give it as an attribute.
         if let username = try request.body()["username"]?.string, !username.isEmpty { flow.username = username }
@@ -303,8 +303,8 @@ enum NativeAuthV2 {
     /// `signup/submitattributes`: the address (first time), password and attributes, checked by the user
     /// flow's rules; then the address is proved with a mailed code, or the account is made.
     static func submitAttributes(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        var (flow, step) = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard flow.kind == .signUp, [.attributesRequired, .credentialRequired].contains(step) else { throw NativeAuthV2Error.invalidContinuationToken }
+        var flow = try request.flow(try request.continuationToken(), tenant: tenant)
+        guard flow.kind == .signUp, [.attributesRequired, .credentialRequired].contains(flow.step) else { throw NativeAuthV2Error.invalidContinuationToken }
         let body = try request.body()
         var submitted: [String: String] = [:]
         for member in body["attributes"]?.members ?? [] {
@@ -335,7 +335,7 @@ enum NativeAuthV2 {
         if let invalid = userFlow.invalidAttributes(in: flow.attributes).first {
             throw NativeAuthV2Error.attributes("attributeValidationError", [(invalid.name, "attributeInvalid", "Please enter a valid \(invalid.displayLabel).")])
         }
-        if step == .attributesRequired {
+        if flow.step == .attributesRequired {
             // The address is proved first: the answer says the code went out.
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: flow.username, purpose: .signUp, now: request.now)
             return try request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, type: "email", id: "email", hint: NativeAuthEndpoints.masked(flow.username)))

@@ -52,7 +52,7 @@ struct NativeAuthV2Request {
     }
 
     /// The V2 flow `token` names in this tenant.
-    func flow(_ token: String, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, NativeAuthFlow.Step) {
+    func flow(_ token: String, tenant: Tenant) throws(NativeAuthV2Error) -> NativeAuthFlow {
         do { return try flows.flow(presented: token, by: .v2(tenantID: tenant.id), now: now) } catch {
             switch error {
             case .expired: throw NativeAuthV2Error(status: 400, code: "invalidGrant", aadsts: 55112, "The continuationToken is expired.", innerCode: "invalidContinuationToken")
