@@ -206,3 +206,11 @@ def test_the_ci_workflow_installs_every_system_library_package_swift_links():
     # The action builds the same way when it is given no binary.
     action = (ROOT / "scripts" / "action" / "main.js").read_text()
     assert all(f'"{package}"' in action for package in needed), f"scripts/action/main.js does not install {sorted(needed)}"
+
+
+def test_the_readme_counts_the_conformance_catalogue():
+    """The README's case count is the catalogue's, as `fakeentra conform --list` prints it."""
+    listing = subprocess.run([find_binary(), "conform", "--list"], capture_output=True, text=True, timeout=60, check=True).stdout
+    cases = [line for line in listing.splitlines() if re.match(r"^[a-z0-9]+\.[a-z0-9-]+\s", line)]
+    counts = {int(n) for n in re.findall(r"against (\d+) cases", (ROOT / "README.md").read_text())}
+    assert counts == {len(cases)}, f"README.md says {sorted(counts)} cases; the catalogue has {len(cases)}"
