@@ -145,11 +145,15 @@ package struct RequestContext: Sendable, Equatable {
     package var remoteAddress: String
     package var isSecure: Bool
     package var localPort: Int
+    /// Handed to the responder by this process (FakeEntraTesting's `.router`), not read from a socket: no
+    /// browser page can have sent it.
+    package var isInProcess: Bool
 
-    package init(remoteAddress: String = "127.0.0.1", isSecure: Bool = true, localPort: Int = 443) {
+    package init(remoteAddress: String = "127.0.0.1", isSecure: Bool = true, localPort: Int = 443, isInProcess: Bool = false) {
         self.remoteAddress = remoteAddress
         self.isSecure = isSecure
         self.localPort = localPort
+        self.isInProcess = isInProcess
     }
 
     package var isLoopback: Bool {

@@ -86,8 +86,11 @@ package struct ServedHosts: Sendable, Equatable {
 }
 
 extension ServedHosts: ExchangeLayer {
+    /// A request made in process names any host (a router test reaches graph.microsoft.com or
+    /// *.b2clogin.com by its Host); one read from a socket only a served one.
     package func respond(to request: HTTPRequest, context: ExchangeContext, next: ExchangeStack.Next) -> HTTPResponse {
-        refusal(request) ?? next(request, context)
+        if context.connection.isInProcess { return next(request, context) }
+        return refusal(request) ?? next(request, context)
     }
 
     /// The answer to a request whose Host this server does not serve, or nil. A page whose host name was

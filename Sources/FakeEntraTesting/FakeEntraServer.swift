@@ -83,10 +83,13 @@ public final class FakeEntraServer: Sendable {
         let certificates = keys.certificates
         let service = loaded.makeService(keys: SigningKeyRing(current: keys.signing), clock: clock,
                                          strict: configuration.strict, autoLogin: configuration.autoLogin)
+        // The listener answers only the names its certificate has, as `serve` does (a page whose host name
+        // was rebound to 127.0.0.1 must not drive the control API); `.router` requests name any host.
         let application = FakeEntraApplication(
             service: service, graph: loaded.graph, b2c: loaded.b2c, scenarios: scenarios.library,
             scenarioOptions: ScenarioEngineOptions(controlSecret: configuration.controlSecret),
-            console: ConsoleSettings(certificateAuthorityPath: certificates?.caCertificate))
+            console: ConsoleSettings(certificateAuthorityPath: certificates?.caCertificate),
+            servedHosts: ServedHosts(names: LocalServerNames.alwaysIncluded, primary: "127.0.0.1"))
         do { try application.activate(loaded.bindings) } catch {
             throw FakeEntraTestingError("the configuration's bindings have problems:\n\(error.description)")
         }

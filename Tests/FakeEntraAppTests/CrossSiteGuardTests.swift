@@ -1,3 +1,5 @@
+import EntraHTTP
+import EntraServer
 import FakeEntraTesting
 import Foundation
 import IdentityPlatform
@@ -81,6 +83,24 @@ import Testing
             #expect(page.header("X-Frame-Options") == "DENY" && page.header("Content-Security-Policy")?.contains("frame-ancestors 'none'") == true)
             #expect(page.header("X-Content-Type-Options") == "nosniff" && page.header("Referrer-Policy") == "no-referrer")
             #expect(try await client.execute(.get, "/_fakeentra/console").header("X-Frame-Options") == "DENY")
+        }
+    }
+
+    /// A name the listener does not serve is refused (DNS rebinding), as `serve` refuses it: here `127.1`, which
+    /// resolves to the listener's address but is not one of its certificate's names, and would otherwise
+    /// become the issuer. A `.router` request names any host (a test reaches graph.microsoft.com by its Host).
+    @Test func theListenerAnswersOnlyItsNames() async throws {
+        try await withFakeEntra(FakeEntraConfiguration(listener: .plainHTTP)) { server in
+            let port = try #require(server.port)
+            let socket = BlockingHTTPClient(trust: nil, timeoutSeconds: 10)
+            let rebound = try socket.exchange(secure: false, host: "127.1", port: port, method: "GET", target: "/common/v2.0/.well-known/openid-configuration")
+            #expect(rebound.status.code == 421 && rebound.bodyText.contains("does not serve the host name"), "\(rebound.status.code) \(rebound.bodyText)")
+            let served = try socket.exchange(secure: false, host: "localhost", port: port, method: "GET", target: "/common/v2.0/.well-known/openid-configuration")
+            #expect(served.status.code == 200)
+            let inProcess = try await server.test(.router) { client in
+                try await client.execute(.get, "/common/v2.0/.well-known/openid-configuration", headers: ["Host": "rebind.evil.example:8443"]).status
+            }
+            #expect(inProcess == 200)
         }
     }
 }
