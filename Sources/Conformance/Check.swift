@@ -111,6 +111,9 @@ package struct Check: Sendable {
         /// RFC 8707 as MCP clients must use it: every request of `kind` names the case's MCP server as
         /// `resource`, and a sign-in's start asks the server's scopes in full. Decides once one was seen.
         case namesResource(ResourceRequest)
+        /// No dynamic registration (RFC 7591) reached the authorization server: decides once step `step` was
+        /// answered; a registration that another MCP case's app may have sent makes it NOT_TESTABLE.
+        case noDynamicRegistration(step: Int)
     }
 
     /// The requests that carry an RFC 8707 `resource`.

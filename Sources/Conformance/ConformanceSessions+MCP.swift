@@ -48,33 +48,29 @@ extension ConformanceSessions {
                                             scopes: [MCPServerSettings.scopeName]))
     }
 
-    /// Where a client that registers itself (RFC 7591) posts when the authorization server's metadata names
-    /// no registration endpoint: the issuer's origin (`/register`, the TypeScript SDK's fallback), or below
-    /// the tenant (`/{tenant}/register`, `/{tenant}/v2.0/register`).
-    package static func isRegistrationPath(_ path: String) -> Bool {
-        let segments = path.lowercased().split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        guard segments.last == "register" else { return false }
-        return segments.count <= 2 || (segments.count == 3 && segments.dropFirst().first == "v2.0")
-    }
-
-    /// The dynamic registrations posted while the case ran. They carry no client id, so they reach no
-    /// case's world: one is the case's only when no other MCP case, of any run on this server, was running
-    /// at that moment (otherwise which app sent it cannot be told, and it is left out).
-    func registrationAttempts(run: String, case caseID: String, since startedAt: Date) -> [JournalEntry] {
-        var posts = RequestJournal.Filter(sinceTime: startedAt)
+    /// The dynamic registrations posted while the case ran (by journal ids, which no clock moves). They
+    /// carry no client id, so they reach no case's world: one is the case's own when no other MCP case, of
+    /// any run on this server, was running then, and cannot be attributed otherwise. A case started and
+    /// never finished counts as running for its journey's deadlines and a minute more.
+    func registrationAttempts(run: String, case caseID: String, between window: ClosedRange<Int>) -> (own: [JournalEntry], unattributable: [JournalEntry]) {
+        var posts = RequestJournal.Filter(sinceID: window.lowerBound)
         posts.method = "POST"
-        let candidates = journal.entries(matching: posts).filter { $0.receipt.world == nil && Self.isRegistrationPath($0.path) }
-        guard !candidates.isEmpty else { return [] }
+        let candidates = journal.entries(matching: posts).filter {
+            $0.id <= window.upperBound && $0.receipt.world == nil && Judge.isDynamicRegistration(method: $0.method, path: $0.path)
+        }
+        guard !candidates.isEmpty else { return ([], []) }
         let now = Date()
-        let others: [ClosedRange<Date>] = runs.withLock { runs in
+        let others: [ClosedRange<Int>] = runs.withLock { runs in
             runs.flatMap { runID, other in
-                other.started.compactMap { otherCase, started -> ClosedRange<Date>? in
+                other.started.compactMap { otherCase, started -> ClosedRange<Int>? in
                     guard runID != run || otherCase != caseID, started.start.mcpServer != nil else { return nil }
-                    let finishedAt = other.results[otherCase].map { started.startedAt.addingTimeInterval($0.durationSeconds) } ?? now
-                    return started.startedAt...max(started.startedAt, finishedAt)
+                    if let end = started.journalEnd { return started.journalStart...max(started.journalStart, end) }
+                    let lifetime = started.start.journey.reduce(60) { $0 + $1.deadlineSeconds }
+                    return now.timeIntervalSince(started.startedAt) < lifetime ? started.journalStart...Int.max : nil
                 }
             }
         }
-        return candidates.filter { entry in !others.contains { $0.contains(entry.time) } }
+        let shared = candidates.filter { entry in others.contains { $0.contains(entry.id) && entry.id > $0.lowerBound } }
+        return (candidates.filter { entry in !shared.contains { $0.id == entry.id } }, shared)
     }
 }

@@ -50,6 +50,9 @@ package final class ConformanceSessions: Sendable {
         var startedAt: Date
         /// The certificate a rollover registers in place of the first one.
         var rolledCertificate: String?
+        /// The journal's last entry when the case started, and when it finished: its requests lie between.
+        var journalStart: Int
+        var journalEnd: Int?
     }
 
     struct Run: Sendable {
@@ -156,8 +159,11 @@ package final class ConformanceSessions: Sendable {
             mcpServer: mcpSettings
         )
         // A case started again replaces its earlier start: that binding goes, or each restart would leak one.
-        let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate)
-        let replaced = runs.withLock { $0[id]?.started.updateValue(started, forKey: caseID) }
+        let started = Started(start: start, startedAt: Date(), rolledCertificate: issued?.rolledCertificate, journalStart: journal.lastID)
+        let replaced = runs.withLock { runs in
+            runs[id]?.results[caseID] = nil
+            return runs[id]?.started.updateValue(started, forKey: caseID)
+        }
         if let replaced { engine.unbind(id: replaced.start.binding) }
         return start
     }
@@ -184,16 +190,23 @@ package final class ConformanceSessions: Sendable {
         guard let started = run.started[caseID] else { throw .notStarted(caseID) }
         var filter = RequestJournal.Filter()
         filter.world = started.start.binding
+        let journalEnd = journal.lastID
         var entries = journal.entries(matching: filter)
-        if conformanceCase.callsMCPServer { entries += registrationAttempts(run: id, case: caseID, since: started.startedAt) }
+        var unattributable: [Exchange] = []
+        if conformanceCase.callsMCPServer {
+            let registrations = registrationAttempts(run: id, case: caseID, between: started.journalStart...journalEnd)
+            entries += registrations.own
+            unattributable = registrations.unattributable.map(Exchange.init)
+        }
         let exchanges = entries.map(Exchange.init)
         engine.unbind(id: started.start.binding)
-        let result = Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: started.start.mcpServer)
+        let result = Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: started.start.mcpServer, unattributableRegistrations: unattributable)
             .judge(conformanceCase, clientID: started.start.clientID, durationSeconds: Date().timeIntervalSince(started.startedAt),
                    stderrTail: stderrTail.map { started.start.withoutCredentials($0) })
         // The case's secret and keys go with its binding: nothing of them outlives the case.
         runs.withLock { runs in
             runs[id]?.results[caseID] = result
+            runs[id]?.started[caseID]?.journalEnd = journalEnd
             runs[id]?.started[caseID]?.start.credential = nil
             runs[id]?.started[caseID]?.rolledCertificate = nil
         }

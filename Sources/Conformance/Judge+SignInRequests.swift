@@ -76,3 +76,28 @@ extension Judge {
         return (.passed, "\(requests.count) \(what), each naming \(resource) as resource", requests, [])
     }
 }
+
+/// Dynamic registration (RFC 7591), which Entra does not offer.
+extension Judge {
+    /// A registration as a client posts one when the authorization server's metadata names no registration
+    /// endpoint: at the issuer's origin (`/register`, the TypeScript SDK's fallback) or below the tenant
+    /// (`/{tenant}/register`, `/{tenant}/v2.0/register`).
+    package static func isDynamicRegistration(method: String, path: String) -> Bool {
+        guard method.uppercased() == "POST" else { return false }
+        let segments = path.lowercased().split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard segments.last == "register" else { return false }
+        return segments.count <= 2 || (segments.count == 3 && segments.dropFirst().first == "v2.0")
+    }
+
+    func dynamicRegistrationDecision(step: Int) -> Decision {
+        let registrations = exchanges.filter { Self.isDynamicRegistration(method: $0.method, path: $0.path) }
+        if !registrations.isEmpty {
+            return (.failed, "\(registrations.count) dynamic registration(s) posted: Entra has none, the app's registration gives its client id", registrations, [])
+        }
+        if !unattributableRegistrations.isEmpty {
+            return (.notTestable, "\(unattributableRegistrations.count) dynamic registration(s) posted while another MCP case ran on this server: which app sent it cannot be told",
+                    unattributableRegistrations, [])
+        }
+        return during(step) { reply, _ in (.passed, "no dynamic registration reached Entra", [], [reply]) }
+    }
+}

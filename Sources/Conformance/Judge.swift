@@ -11,11 +11,14 @@ package struct Judge: Sendable {
     package let outcomes: [StepOutcome]
     /// The MCP server the case's app was to call (its URL is RFC 8707's resource), when the case names one.
     package let mcpServer: MCPServerSettings?
+    /// Dynamic registrations posted while this case and another MCP case both ran: either app's.
+    package let unattributableRegistrations: [Exchange]
 
-    package init(exchanges: [Exchange], outcomes: [StepOutcome], mcpServer: MCPServerSettings? = nil) {
+    package init(exchanges: [Exchange], outcomes: [StepOutcome], mcpServer: MCPServerSettings? = nil, unattributableRegistrations: [Exchange] = []) {
         self.exchanges = exchanges.sorted { $0.id < $1.id }
         self.outcomes = outcomes
         self.mcpServer = mcpServer
+        self.unattributableRegistrations = unattributableRegistrations
     }
 
     package func judge(_ conformanceCase: ConformanceCase, clientID: String? = nil, durationSeconds: Double = 0, stderrTail: String? = nil) -> CaseResult {
@@ -84,6 +87,7 @@ package struct Judge: Sendable {
         case .freshPerSignIn: freshPerSignInDecision()
         case .noSecretInBrowserRequests: browserSecretDecision()
         case .namesResource(let request): resourceDecision(request)
+        case .noDynamicRegistration(let step): dynamicRegistrationDecision(step: step)
         }
     }
 

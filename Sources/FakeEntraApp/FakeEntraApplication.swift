@@ -56,7 +56,8 @@ package struct FakeEntraApplication: Sendable {
                                    commands: ControlCommands(engine: engine, ledger: TokenLedger()), health: health,
                                    journal: journal, conformance: conformance, serverVersion: FakeEntraVersion.current)
         var layers: [any ExchangeLayer] = [HealthProbe(health)]
-        // servedHosts nil (in-process tests) answers any Host; `serve` passes the certificate's names and bound addresses.
+        // servedHosts nil (this package's in-process tests) answers any Host; `serve` passes the certificate's
+        // names and bound addresses, FakeEntraTesting the loopback names its listener answers as.
         if let servedHosts { layers.append(servedHosts) }
         layers += [
             CrossSiteGuard(),

@@ -160,6 +160,10 @@ package final class RequestJournal: Sendable {
         return Array(matching.suffix(limit))
     }
 
+    /// The id of the last entry recorded (0 before any): every entry recorded after reading it has a larger
+    /// one, whatever the clocks say.
+    package var lastID: Int { store.withLock { $0.nextID - 1 } }
+
     /// How many entries the journal keeps, and their ids, oldest first, without describing them.
     package var count: Int { store.withLock { $0.kept.count } }
     package var ids: [Int] { store.withLock { $0.kept.map(\.id) } }

@@ -43,11 +43,26 @@ import Testing
         #expect(try registrationVerdict(run) == .failed)
     }
 
-    @Test func aRegistrationWhileTwoMCPCasesRunIsNobodys() throws {
+    @Test func aRegistrationWhileTwoMCPCasesRunCannotBeAttributed() throws {
         let first = try startMCPCase(), second = try startMCPCase()
         #expect(send("POST", "/contoso.onmicrosoft.com/v2.0/register", body: #"{"client_name": "x"}"#).status.code == 404)
-        #expect(try registrationVerdict(first) == .passed)
-        #expect(try registrationVerdict(second) == .passed)
+        #expect(try registrationVerdict(first) == .notTestable)
+        #expect(try registrationVerdict(second) == .notTestable, "the first case's window stays known once it finished")
+        // After both finished, a third case's registration is its own.
+        let third = try startMCPCase()
+        #expect(send("POST", "/register", body: "{}").status.code == 404)
+        #expect(try registrationVerdict(third) == .failed)
+    }
+
+    /// A case started again is a new window: the first attempt's result does not end it early.
+    @Test func aRestartedCaseKeepsItsOwnWindow() throws {
+        let run = try startMCPCase()
+        #expect(try registrationVerdict(run) == .passed)
+        _ = try app.conformance.start(run: run, case: Self.mcpCase, baseURL: "https://127.0.0.1:8443", mcpServer: "http://127.0.0.1:1/mcp")
+        let other = try startMCPCase()
+        #expect(send("POST", "/register", body: "{}").status.code == 404)
+        #expect(try registrationVerdict(other) == .notTestable, "the restarted case is running")
+        #expect(try registrationVerdict(run) == .notTestable)
     }
 
     @Test func mcpServerIsRefusedForAnotherCase() throws {

@@ -15,8 +15,9 @@ struct Synthetic {
 
     var exchanges: [Exchange] = []
     var outcomes: [StepOutcome] = []
-    /// The MCP server an MCP case's start named.
+    /// The MCP server an MCP case's start named, and registrations another MCP case's app may have sent.
     var mcpServer: MCPServerSettings?
+    var unattributable: [Exchange] = []
 
     /// `form`: the request's form, redacted as the journal keeps it (a refresh token becomes
     /// `[redacted N chars sha256:…]`); `answer`: the facts the answer's renderer wrote in the receipt.
@@ -75,7 +76,7 @@ struct Synthetic {
     }
 
     func judge(_ id: String) -> CaseResult {
-        Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: mcpServer).judge(Catalogue.named(id)!)
+        Judge(exchanges: exchanges, outcomes: outcomes, mcpServer: mcpServer, unattributableRegistrations: unattributable).judge(Catalogue.named(id)!)
     }
 
     func check(_ caseID: String, _ name: String) -> CheckResult {

@@ -12,7 +12,7 @@ import Testing
     /// The token's claims, once its signature is checked against the key its `kid` names in the tenant's JWKS.
     static func verifiedClaims(_ token: String, _ client: FakeEntraClient) async throws -> [String: Any] {
         let decoded = try #require(JWS.decode(token))
-                let keys = try await client.execute(.get, "/\(contoso)/discovery/v2.0/keys").json()["keys"] as? [[String: Any]] ?? []
+        let keys = try await client.execute(.get, "/\(contoso)/discovery/v2.0/keys").json()["keys"] as? [[String: Any]] ?? []
         let jwk = try #require(keys.first { $0["kid"] as? String == decoded.keyID }, "the JWKS publishes the key that signed it")
         let key = try RSAPublicKey(modulus: try #require(Base64URL.decode(jwk["n"] as? String ?? "")),
                                    exponent: try #require(Base64URL.decode(jwk["e"] as? String ?? "")))
@@ -79,8 +79,8 @@ import Testing
         try await onFakeEntra(mode) { client in
             let binding = try await client.bind(scenario: "happy-path", to: .client(Contoso.newClientID()))
             let minted = try await Self.mint(client, ["user": Contoso.adele, "scopes": ["https://graph.microsoft.com/User.Read"], "lifetime": 600, "binding": binding.id])
-            let bearer = ["Authorization": "Bearer \(try #require(minted["token"] as? String))"]
-            func me() async throws -> Int { try await client.execute(.get, "/v1.0/me", headers: KeyValuePairs(dictionaryLiteral: bearer.first!)).status }
+            let token = try #require(minted["token"] as? String)
+            func me() async throws -> Int { try await client.execute(.get, "/v1.0/me", headers: ["Authorization": "Bearer \(token)"]).status }
             #expect(try await me() == 200)
             _ = try await client.advanceClock(by: 3600, in: binding)
             // An hour later in the binding's world (beyond Graph's five minutes of skew): expired there.

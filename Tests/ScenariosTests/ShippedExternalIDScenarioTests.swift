@@ -173,15 +173,16 @@ import Testing
     }
 
     /// A hand-off to the browser answers only where the service makes one: a rule matching every native
-    /// request leaves a V1 `continue` and V2's authorization challenge to answer as usual, its firing unspent.
+    /// request leaves a password reset's poll and V2's authorization challenge to answer as usual, its
+    /// firing unspent.
     @Test func theBrowserHandOffAnswersOnlyStartsChallengesAndV2Steps() throws {
         let scenario = try Harness.scenario(#"{"name": "hand-off", "description": "d", "rules": [{"match": {"endpoint": "nativeauth"}, "action": {"browserRequired": {"reason": "r"}}, "times": 1}]}"#)
         let harness = Harness(scenarios: [scenario])
         try harness.engine.bind(scenario: "hand-off", to: .server)
         let entry = post(harness, "oauth2/v2.0/authorize-challenge", [])
         #expect(entry.status == 401 && entry.body["continuation_token"] is String, "\(entry.body)")
-        let continued = post(harness, "signup/v1.0/continue", [("continuation_token", "none"), ("grant_type", "oob"), ("oob", "1")])
-        #expect(continued.status == 400 && continued.body["challenge_type"] == nil, "\(continued.body)")
+        let polled = post(harness, "resetpassword/v1.0/poll_completion", [("continuation_token", "none")])
+        #expect(polled.status == 400 && polled.body["challenge_type"] == nil, "\(polled.body)")
         let started = post(harness, "signup/v1.0/start", [("username", "hand@woodgrove.example"), ("challenge_type", "oob redirect")])
         #expect(started.status == 200 && started.body["challenge_type"] as? String == "redirect" && started.body["redirect_reason"] as? String == "r")
         let again = post(harness, "signup/v1.0/start", [("username", "hand@woodgrove.example"), ("challenge_type", "oob redirect")])

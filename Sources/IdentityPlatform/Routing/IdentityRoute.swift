@@ -179,12 +179,15 @@ extension IdentityRoute: ServiceRoute {
         }
     }
 
-    /// V1: where the API reference answers `challenge_type: redirect`, each journey's start and challenge.
+    /// V1: where the clients read `challenge_type: redirect`: each journey's start and challenge (the API
+    /// reference), the sign-in's introspect and the sign-up's continue (MSAL Android's
+    /// SignInIntrospectApiResult.Redirect and SignUpContinueApiResult.Redirect).
     /// V2: every step the authorization challenge linked to (it only opens and closes a journey).
     package var handsJourneyToBrowser: Bool {
         switch endpoint {
         case .nativeAuth(let step):
-            [.signInInitiate, .signInChallenge, .signUpStart, .signUpChallenge, .resetPasswordStart, .resetPasswordChallenge].contains(step)
+            [.signInInitiate, .signInChallenge, .signInIntrospect, .signUpStart, .signUpChallenge, .signUpContinue,
+             .resetPasswordStart, .resetPasswordChallenge].contains(step)
         case .nativeAuthV2(let step): step != .authorizeChallenge
         default: false
         }

@@ -189,7 +189,7 @@ class MCPClientApp(protocol.AdapterApp):
             raise
         except (asyncio.TimeoutError, TimeoutError) as exc:
             raise StepFailure("timeout", f"the MCP call did not finish in time: {exc!r}") from exc
-        except Exception as exc:  # noqa: BLE001 (the SDK raises exception groups out of its task groups)
+        except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 (the SDK raises exception groups out of its task groups)
             raise StepFailure(*self._classify(exc)) from exc
         if result.is_error:
             raise StepFailure("other", f"the tool answered an error: {result.content}")
