@@ -53,8 +53,11 @@ extension ConformanceSessions {
     /// any run on this server, was running then, and cannot be attributed otherwise. A case started and
     /// never finished counts as running for its journey's deadlines and a minute more.
     func registrationAttempts(run: String, case caseID: String, between window: ClosedRange<Int>) -> (own: [JournalEntry], unattributable: [JournalEntry]) {
+        // A registration path is no route of any service's: the journal's `other` kind, filtered before any
+        // entry is described.
         var posts = RequestJournal.Filter(sinceID: window.lowerBound)
         posts.method = "POST"
+        posts.kind = "other"
         let candidates = journal.entries(matching: posts).filter {
             $0.id <= window.upperBound && $0.receipt.world == nil && Judge.isDynamicRegistration(method: $0.method, path: $0.path)
         }
@@ -70,7 +73,10 @@ extension ConformanceSessions {
                 }
             }
         }
-        let shared = candidates.filter { entry in others.contains { $0.contains(entry.id) && entry.id > $0.lowerBound } }
-        return (candidates.filter { entry in !shared.contains { $0.id == entry.id } }, shared)
+        var own: [JournalEntry] = [], shared: [JournalEntry] = []
+        for entry in candidates {
+            if others.contains(where: { $0.contains(entry.id) && entry.id > $0.lowerBound }) { shared.append(entry) } else { own.append(entry) }
+        }
+        return (own, shared)
     }
 }

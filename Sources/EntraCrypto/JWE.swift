@@ -1,4 +1,5 @@
 private import COpenSSL
+import LocatedJSON
 
 /// JSON Web Encryption, compact form, in the one suite the service encrypts with: the content key wrapped
 /// with RSA-OAEP (SHA-1, RFC 7518 §4.3), the content in AES-128-CBC with HMAC-SHA-256 (A128CBC-HS256,
@@ -23,15 +24,14 @@ package enum JWE {
     /// is not one (another suite, a wrong key, a changed byte).
     package static func decrypt(_ token: String, with key: RSAPrivateKey) -> [UInt8]? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count == 5, let headerBytes = Base64URL.decode(parts[0]),
-              case let header = String(decoding: headerBytes, as: UTF8.self),
-              header.contains("\"alg\":\"RSA-OAEP\""), header.contains("\"enc\":\"A128CBC-HS256\""),
+        guard parts.count == 5, let headerBytes = Base64URL.decode(parts[0]), let header = LocatedJSON.object(body: headerBytes),
+              header["alg"]?.string == "RSA-OAEP", header["enc"]?.string == "A128CBC-HS256",
               let wrapped = Base64URL.decode(parts[1]), let iv = Base64URL.decode(parts[2]),
               let ciphertext = Base64URL.decode(parts[3]), let tag = Base64URL.decode(parts[4]),
               let contentKey = key.decryptOAEP(wrapped), contentKey.count == 32 else { return nil }
         let expected = authenticationTag(macKey: Array(contentKey[..<16]), aad: Array(parts[0].utf8), iv: iv, ciphertext: ciphertext)
         guard ConstantTime.equals(expected, tag), let compressed = AESCBC.decrypt(ciphertext, key: Array(contentKey[16...]), iv: iv) else { return nil }
-        return header.contains("\"zip\":\"DEF\"") ? Deflate.inflateStored(compressed) : compressed
+        return header["zip"]?.string == "DEF" ? Deflate.inflateStored(compressed) : compressed
     }
 
     /// RFC 7518 §5.2.2.1: HMAC-SHA-256 over AAD ‖ IV ‖ ciphertext ‖ AAD's length in bits (64-bit big-endian),

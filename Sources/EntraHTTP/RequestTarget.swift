@@ -1,6 +1,6 @@
 /// The request-target forms of RFC 9112 §3.2, reduced to what routing needs: a path and query in
 /// origin form, plus the authority an absolute-form target named.
-struct RequestTarget: Equatable {
+package struct RequestTarget: Equatable {
     /// `/path?query`; `*` for the asterisk form; the target unchanged for CONNECT's authority form.
     var originForm: String
     /// `host[:port]` of an absolute-form target (`https://host:port/path`), else nil.
@@ -61,7 +61,7 @@ struct RequestTarget: Equatable {
     }
 
     /// The index of the `:` ending a scheme (RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )).
-    private static func schemeEnd(_ bytes: String.UTF8View) -> String.UTF8View.Index? {
+    package static func schemeEnd(_ bytes: String.UTF8View) -> String.UTF8View.Index? {
         guard let first = bytes.first, isAlpha(first),
               let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let isSchemeByte = { (b: UInt8) in

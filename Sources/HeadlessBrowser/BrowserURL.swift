@@ -55,8 +55,7 @@ package struct BrowserURL: Sendable, Equatable, CustomStringConvertible {
     /// A reference that starts with a scheme (RFC 3986 §4.3), not one whose query or path holds a URL
     /// (`/authorize?redirect_uri=http://localhost/cb`).
     package static func isAbsolute(_ reference: String) -> Bool {
-        guard let colon = reference.firstIndex(of: ":"), let first = reference.first, first.isASCII, first.isLetter else { return false }
-        return reference[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+        RequestTarget.schemeEnd(reference.utf8) != nil
     }
 
     /// A reference from a page (a `Location`, a form's `action`) resolved against this URL (RFC 3986 §5.2,

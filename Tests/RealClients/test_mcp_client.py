@@ -16,12 +16,9 @@ import importlib.util
 import pathlib
 import socket
 import ssl
-import threading
-import time
 import urllib.parse
 import uuid
 
-import jwt
 import pytest
 import requests
 
@@ -30,14 +27,9 @@ from test_msal_public_client import ADELE, PASSWORD
 
 pytest.importorskip("mcp", reason="the MCP SDK for Python is installed by scripts/setup")
 import httpx2  # noqa: E402  (the MCP SDK's HTTP client)
-import uvicorn  # noqa: E402
 from mcp.client.auth import AuthorizationCodeResult, OAuthClientProvider  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp.server.auth.middleware.auth_context import get_access_token  # noqa: E402
-from mcp.server.auth.provider import AccessToken  # noqa: E402
-from mcp.server.auth.settings import AuthSettings  # noqa: E402
-from mcp.server.mcpserver.server import MCPServer  # noqa: E402
 from mcp.shared.auth import OAuthClientMetadata  # noqa: E402
 
 # The conformance suite's MCP adapter: its token storage is the pre-registered client an app on Entra uses.
@@ -53,44 +45,6 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-class EntraTokenVerifier:
-    """What an MCP server protected by Entra checks: the tenant's signature, its own audience (app id or
-    Application ID URI: Entra writes one or the other by the token version), the tenant's issuer, `scp`."""
-
-    def __init__(self, fakeentra, tenant_id, app_id, resource, short_scopes=False):
-        self.jwks = jwt.PyJWKClient(f"{fakeentra.url}/{tenant_id}/discovery/v2.0/keys",
-                                    ssl_context=ssl.create_default_context(cafile=fakeentra.ca))
-        self.tenant_id, self.app_id, self.resource, self.short_scopes = tenant_id, app_id, resource, short_scopes
-
-    async def verify_token(self, token):
-        try:
-            key = self.jwks.get_signing_key_from_jwt(token).key
-            claims = jwt.decode(token, key, algorithms=["RS256"], audience=[self.app_id, self.resource])
-        except jwt.PyJWTError:
-            return None
-        if claims.get("tid") != self.tenant_id:
-            return None
-        # Entra's `scp` holds short names; the server's metadata names them in full, as clients must ask.
-        scopes = [name if self.short_scopes else f"{self.resource}/{name}" for name in claims.get("scp", "").split()]
-        return AccessToken(token=token, client_id=claims.get("azp") or claims.get("appid"), scopes=scopes,
-                           expires_at=claims["exp"], resource=self.resource, subject=claims.get("sub"), claims=claims)
-
-
-class RunningMCPServer:
-    def __init__(self, app, port):
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 15
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the MCP server did not start"
-            time.sleep(0.05)
-
-    def stop(self):
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 class PreRegistered(conformance_adapter.PreRegistered):
@@ -119,16 +73,8 @@ def mcp_deployment(make_server, request):
     tenant_id = requests.get(f"{fakeentra.url}/{CONTOSO}/v2.0/.well-known/openid-configuration", verify=fakeentra.ca, timeout=30).json()["issuer"].split("/")[-2]
     issuer = f"{fakeentra.url}/{tenant_id}/v2.0"
     scope = "tools.call" if short_scopes else f"{resource}/tools.call"
-    server = MCPServer("orders", token_verifier=EntraTokenVerifier(fakeentra, tenant_id, api_id, resource, short_scopes),
-                       auth=AuthSettings(issuer_url=issuer, resource_server_url=resource, required_scopes=[scope],
-                                         validate_token_resource=True))
-
-    @server.tool()
-    def whoami() -> str:
-        """The signed-in user, as the token names them."""
-        return get_access_token().claims.get("preferred_username") or get_access_token().claims.get("upn")
-
-    running = RunningMCPServer(server.streamable_http_app(), port)
+    verifier = conformance_adapter.EntraTokenVerifier(issuer, fakeentra.ca, api_id, resource, short_scopes)
+    running = conformance_adapter.ServerThread(resource, issuer, [scope], verifier)
     yield fakeentra, resource, client_id, redirect, issuer
     running.stop()
 

@@ -254,10 +254,9 @@ struct DirectoryBuilder {
                     report("\(at)", "a passwordSubmit extension without migrationPropertyId; expected the Boolean user property (extension_{app id without dashes}_{name}) that marks users still to migrate")
                 }
                 if let text = entry.encryptionCertificate {
-                    encryptionCertificate = certificate(text, at: "\(at)/encryptionCertificate")
-                    if let pem = encryptionCertificate, (try? X509Certificate(pem: pem).publicKey) == nil {
-                        report("\(at)/encryptionCertificate", "the certificate's key is not RSA; expected an RSA certificate (the password context is encrypted with RSA-OAEP)")
-                        encryptionCertificate = nil
+                    encryptionCertificate = certificate(text, at: "\(at)/encryptionCertificate") { parsed in
+                        (try? parsed.publicKey) == nil
+                            ? "the certificate's key is not RSA; expected an RSA certificate (the password context is encrypted with RSA-OAEP)" : nil
                     }
                 } else {
                     report("\(at)", "a passwordSubmit extension without encryptionCertificate; expected the certificate (PEM, or a path to one) the password context is encrypted to")
@@ -392,8 +391,9 @@ struct DirectoryBuilder {
         }
     }
 
-    /// An inline PEM certificate, or one read from a path relative to the configuration file.
-    mutating func certificate(_ text: String, at pointer: String) -> String? {
+    /// An inline PEM certificate, or one read from a path relative to the configuration file; `requiring`
+    /// names what else the parsed certificate must have (the problem reported, nil when it has it).
+    mutating func certificate(_ text: String, at pointer: String, requiring: (X509Certificate) -> String? = { _ in nil }) -> String? {
         var pem = text
         if !text.contains("-----BEGIN") {
             let path = text.hasPrefix("/") ? text : (baseDirectory.isEmpty ? text : baseDirectory + "/" + text)
@@ -404,7 +404,10 @@ struct DirectoryBuilder {
             pem = String(decoding: data, as: UTF8.self)
         }
         do {
-            _ = try X509Certificate(pem: pem)
+            if let problem = requiring(try X509Certificate(pem: pem)) {
+                report(pointer, problem)
+                return nil
+            }
             return pem
         } catch {
             report(pointer, "not a PEM X.509 certificate (\(error)); expected -----BEGIN CERTIFICATE-----")

@@ -22,7 +22,7 @@ extension Directory {
     /// to migrate.
     package mutating func migrate(userID: String, flag: String, _ change: (inout DirectoryUser) -> Void) -> DirectoryUser? {
         guard let index = users.firstIndex(where: { $0.id == userID }), users[index].attributes?[flag]?.lowercased() == "true" else { return nil }
-        users[index].attributes = (users[index].attributes ?? [:]).merging([flag: "false"]) { _, new in new }
+        users[index].attributes?[flag] = "false"
         change(&users[index])
         return users[index]
     }

@@ -41,8 +41,10 @@ package struct PasswordSubmit {
     /// `signInName` is what the person typed (the context's `username`). A client the directory does not
     /// hold (lenient mode) has no listener.
     package func check(_ presented: String, of user: DirectoryUser, signInName: String, client: Application?) -> Verdict {
-        // Only a user with a migration flag can be migrating: every other sign-in is the password check alone.
-        guard user.attributes?.isEmpty == false else { return user.accepts(password: presented) ? .accepted(user) : .refused }
+        // Only a usable account with a migration flag can be migrating: every other sign-in is the password
+        // check alone (the pages and native authentication check the account's state first, the password
+        // grant once the password is right).
+        guard user.isUsable, user.attributes?.isEmpty == false else { return user.accepts(password: presented) ? .accepted(user) : .refused }
         let service = exchange.service
         let tenant = service.currentDirectory.tenant(id: user.tenantID)
         let listening = client.flatMap { client in

@@ -17,15 +17,7 @@ enum PasswordGrant {
         }
         // A lockout refuses before the password is compared; a disabled account only once it is right.
         if account.refusal == .locked { throw .refusing(.locked) }
-        // Only a usable account's password goes to a migration extension, as on the pages and in native
-        // authentication, where the account's state is checked first.
-        let user: DirectoryUser
-        if account.isUsable {
-            user = try PasswordSubmit(request.exchange).check(password, of: account, signInName: username, client: client.application).signedIn()
-        } else {
-            guard account.accepts(password: password) else { throw .invalidCredentials() }
-            user = account
-        }
+        let user = try PasswordSubmit(request.exchange).check(password, of: account, signInName: username, client: client.application).signedIn()
         try GrantRedemption.checkAccountUsable(user)
         if user.passwordExpired { throw .passwordExpired() }
         try request.checkMultiFactor(user, methods: ["pwd"], resource: scopes.resource)

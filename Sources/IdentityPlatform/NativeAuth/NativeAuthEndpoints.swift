@@ -180,6 +180,16 @@ enum NativeAuthEndpoints {
         return phone.utf8.count <= 32 && (7...15).contains(digits) && phone.allSatisfy { ($0.isASCII && $0.isNumber) || "+ -().".contains($0) }
     }
 
+    /// The phone a text can go to, if the user has one.
+    static func textablePhone(of user: DirectoryUser) -> String? {
+        user.mobilePhone.flatMap { isTextable($0) ? $0 : nil }
+    }
+
+    /// A contact as a hint shows it: an email address (`channel` `email`) or a phone number (`sms`).
+    static func masked(_ address: String, channel: String) -> String {
+        channel == "sms" ? maskedPhone(address) : masked(address)
+    }
+
     /// Every digit but the last two hidden, the rest kept (`+*** *******11`, as the fixtures show it).
     static func maskedPhone(_ phone: String) -> String {
         let digits = phone.filter(\.isNumber).count

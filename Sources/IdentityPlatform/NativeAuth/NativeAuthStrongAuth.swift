@@ -49,11 +49,6 @@ enum NativeAuthStrongAuth {
         email.caseInsensitiveCompare(user?.mail ?? flow.username) == .orderedSame
     }
 
-    /// The phone a text can go to, if the user has one.
-    static func textablePhone(of user: DirectoryUser) -> String? {
-        user.mobilePhone.flatMap { NativeAuthEndpoints.isTextable($0) ? $0 : nil }
-    }
-
     // MARK: Multifactor authentication
 
     /// `oauth2/v2.0/introspect`: the second-factor methods the user has: their email, and their mobile
@@ -65,7 +60,7 @@ enum NativeAuthStrongAuth {
             "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
             "login_hint": .string(NativeAuthEndpoints.masked(user.mail ?? flow.username)),
         ])]
-        if let phone = textablePhone(of: user) {
+        if let phone = NativeAuthEndpoints.textablePhone(of: user) {
             methods.append(.object([
                 "id": .string(smsMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("sms"),
                 "login_hint": .string(NativeAuthEndpoints.maskedPhone(phone)),
@@ -86,9 +81,9 @@ enum NativeAuthStrongAuth {
         let (channel, address, label): (String, String, String)
         if chosen == emailMethodID(of: user) {
             let mail = user.mail ?? flow.username
-            (channel, address, label) = ("email", mail, NativeAuthEndpoints.masked(mail))
-        } else if chosen == smsMethodID(of: user), let phone = textablePhone(of: user) {
-            (channel, address, label) = ("sms", phone, NativeAuthEndpoints.maskedPhone(phone))
+            (channel, address, label) = ("email", mail, NativeAuthEndpoints.masked(mail, channel: "email"))
+        } else if chosen == smsMethodID(of: user), let phone = NativeAuthEndpoints.textablePhone(of: user) {
+            (channel, address, label) = ("sms", phone, NativeAuthEndpoints.masked(phone, channel: "sms"))
         } else {
             throw NativeAuthError(.authenticationMethodNotValid())
         }

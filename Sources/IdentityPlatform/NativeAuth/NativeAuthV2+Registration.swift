@@ -52,7 +52,7 @@ extension NativeAuthV2 {
         }
         flow.registering = contact
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: contact.address, purpose: .registration, now: request.now)
-        let hint = contact.channel == "sms" ? NativeAuthEndpoints.maskedPhone(contact.address) : NativeAuthEndpoints.masked(contact.address)
+        let hint = NativeAuthEndpoints.masked(contact.address, channel: contact.channel)
         let id = "\(contact.channel)-register"
         return try request.hal(flow, step: .registrationCodeSent, [
             ("state", .string("interactionRequired")), ("action", .string("activate")), ("id", .string(id)), ("type", .string(contact.channel)),

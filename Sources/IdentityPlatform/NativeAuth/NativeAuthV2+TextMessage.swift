@@ -17,7 +17,7 @@ extension NativeAuthV2 {
     static func codeMethods(_ request: NativeAuthV2Request, tenant: Tenant, user: DirectoryUser, suffix: String) -> [JSONValue] {
         var methods: [JSONValue] = []
         if let mail = user.mail { methods.append(request.codeMethod(tenant, type: "email", id: "email\(suffix)", hint: NativeAuthEndpoints.masked(mail))) }
-        if let phone = user.mobilePhone, NativeAuthEndpoints.isTextable(phone) {
+        if let phone = NativeAuthEndpoints.textablePhone(of: user) {
             methods.append(request.codeMethod(tenant, type: "sms", id: "sms\(suffix)", hint: NativeAuthEndpoints.maskedPhone(phone)))
         }
         return methods

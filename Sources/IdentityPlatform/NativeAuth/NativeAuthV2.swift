@@ -15,9 +15,7 @@ import Synchronization
 /// answers only here.
 enum NativeAuthV2 {
     static func respond(_ exchange: IdentityExchange, step: NativeAuthV2Step) -> HTTPResponse {
-        let request = NativeAuthV2Request(exchange)
-        do {
-            guard let tenant = request.tenant else { return WorldRouter.notFound(exchange.request, exchange.context) }
+        answer(exchange) { request, tenant throws(NativeAuthV2Error) in
             switch step {
             case .authorizeChallenge:
                 return try authorizeChallenge(request, tenant: tenant)
@@ -33,22 +31,24 @@ enum NativeAuthV2 {
             case .methodRegister(let type, _): return try register(request, tenant: tenant, type: type)
             case .methodActivate(let type, _): return try activate(request, tenant: tenant, type: type)
             }
-        } catch {
-            return error.response(in: exchange.trace)
         }
     }
 
     /// A scenario's hand-off to the browser at a step: the journey's flow answers it with a new token,
     /// as the steps answer a journey the app cannot finish.
     static func browserRequired(_ exchange: IdentityExchange) -> HTTPResponse {
-        let request = NativeAuthV2Request(exchange)
-        do {
-            guard let tenant = request.tenant else { return WorldRouter.notFound(exchange.request, exchange.context) }
-            let flow = try request.flow(try request.continuationToken(), tenant: tenant)
-            return try request.webFallback(flow)
-        } catch {
-            return error.response(in: exchange.trace)
+        answer(exchange) { request, tenant throws(NativeAuthV2Error) in
+            try request.webFallback(try request.flow(try request.continuationToken(), tenant: tenant))
         }
+    }
+
+    /// A V2 request answered by `body`, in its tenant (404 for a tenant V2 does not serve), its refusals in
+    /// their own shape.
+    private static func answer(_ exchange: IdentityExchange,
+                               _ body: (NativeAuthV2Request, Tenant) throws(NativeAuthV2Error) -> HTTPResponse) -> HTTPResponse {
+        let request = NativeAuthV2Request(exchange)
+        guard let tenant = request.tenant else { return WorldRouter.notFound(exchange.request, exchange.context) }
+        do { return try body(request, tenant) } catch { return error.response(in: exchange.trace) }
     }
 
     // MARK: - The authorization challenge
@@ -148,7 +148,7 @@ enum NativeAuthV2 {
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
             return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, type: "email", id: id, hint: NativeAuthEndpoints.masked(address)))
         case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(flow.step)):
-            guard let phone = user?.mobilePhone, NativeAuthEndpoints.isTextable(phone) else { throw NativeAuthV2Error.missing("method") }
+            guard let phone = user.flatMap(NativeAuthEndpoints.textablePhone(of:)) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
         default:
             throw NativeAuthV2Error.missing("method")

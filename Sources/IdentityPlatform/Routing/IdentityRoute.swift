@@ -185,9 +185,9 @@ extension IdentityRoute: ServiceRoute {
     /// V2: every step the authorization challenge linked to (it only opens and closes a journey).
     package var handsJourneyToBrowser: Bool {
         switch endpoint {
-        case .nativeAuth(let step):
-            [.signInInitiate, .signInChallenge, .signInIntrospect, .signUpStart, .signUpChallenge, .signUpContinue,
-             .resetPasswordStart, .resetPasswordChallenge].contains(step)
+        case .nativeAuth(.signInInitiate), .nativeAuth(.signInChallenge), .nativeAuth(.signInIntrospect), .nativeAuth(.signUpStart),
+             .nativeAuth(.signUpChallenge), .nativeAuth(.signUpContinue), .nativeAuth(.resetPasswordStart), .nativeAuth(.resetPasswordChallenge):
+            true
         case .nativeAuthV2(let step): step != .authorizeChallenge
         default: false
         }

@@ -58,18 +58,19 @@ class Environment(protocol.Environment):
 
 
 class EntraTokenVerifier:
-    """What an MCP server protected by Entra checks: the tenant's signature, its own audience (the app id in
-    a v2.0 token, the Application ID URI in a v1.0 one), the tenant, and its scope in `scp`."""
+    """What an MCP server protected by Entra checks: the tenant's signature, issuer and id, its own audience
+    (the app id in a v2.0 token, the Application ID URI in a v1.0 one), and its scope in `scp`. `scp` holds the
+    short names the registration exposes; `short_scopes` False names them in full (`{resource}/name`), as the
+    server's metadata does."""
 
-    def __init__(self, env):
-        issuer = env.mcp_issuer.rstrip("/")
+    def __init__(self, issuer, ca, api_id, resource, short_scopes=False):
+        issuer = issuer.rstrip("/")
         self.tenant_id = issuer.split("/")[-2]
         origin = issuer.removesuffix(f"/{self.tenant_id}/v2.0")
-        context = ssl.create_default_context(cafile=env.ca) if env.ca else ssl.create_default_context()
-        self.keys = jwt.PyJWKClient(f"{origin}/{self.tenant_id}/discovery/v2.0/keys", ssl_context=context)
+        self.keys = jwt.PyJWKClient(f"{origin}/{self.tenant_id}/discovery/v2.0/keys", ssl_context=ssl.create_default_context(cafile=ca))
         # The tenant's v2.0 issuer, or its v1.0 one: a registration that does not ask for v2.0 tokens gets v1.0's.
         self.issuers = [issuer, f"https://sts.windows.net/{self.tenant_id}/"]
-        self.audiences, self.resource = [env.mcp_api_id, env.mcp_server], env.mcp_server
+        self.audiences, self.resource, self.short_scopes = [api_id, resource], resource, short_scopes
 
     async def verify_token(self, token):
         try:
@@ -80,21 +81,22 @@ class EntraTokenVerifier:
             return None
         if claims["tid"] != self.tenant_id:
             return None
-        # `scp` holds the short names the registration exposes; the metadata names them in full.
-        scopes = [f"{self.resource}/{name}" for name in claims.get("scp", "").split()]
+        scopes = [name if self.short_scopes else f"{self.resource}/{name}" for name in claims.get("scp", "").split()]
         return AccessToken(token=token, client_id=claims.get("azp") or claims.get("appid"), scopes=scopes,
                            expires_at=claims["exp"], resource=self.resource, subject=claims.get("sub"), claims=claims)
 
 
 class ServerThread:
-    """The app's MCP server, on the suite's URL, for the adapter's life."""
+    """An MCP server protected by Entra, the SDK's own, on `resource` (its URL) until `stop`. Its one tool,
+    `whoami`, answers the signed-in user's name."""
 
-    def __init__(self, env):
-        url = urllib.parse.urlsplit(env.mcp_server)
-        # The audience check is the verifier's (`aud` is the registration's app id or its Application ID URI).
-        server = MCPServer("conformance", token_verifier=EntraTokenVerifier(env),
-                           auth=AuthSettings(issuer_url=env.mcp_issuer, resource_server_url=env.mcp_server,
-                                             required_scopes=env.mcp_scopes))
+    def __init__(self, resource, issuer, scopes, verifier):
+        url = urllib.parse.urlsplit(resource)
+        # The audience check is the verifier's (`aud` is the registration's app id or its Application ID URI),
+        # so the SDK's own comparison of a resource is left off, as its settings advise for such a verifier.
+        server = MCPServer("conformance", token_verifier=verifier,
+                           auth=AuthSettings(issuer_url=issuer, resource_server_url=resource, required_scopes=scopes,
+                                             validate_token_resource=False))
 
         @server.tool()
         def whoami() -> str:
@@ -109,8 +111,12 @@ class ServerThread:
         deadline = time.monotonic() + 15
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the MCP server did not start on {env.mcp_server}")
+                raise RuntimeError(f"the MCP server did not start on {resource}")
             time.sleep(0.02)
+
+    def stop(self):
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
 
 
 class RedirectListener:
@@ -178,7 +184,10 @@ class MCPClientApp(protocol.AdapterApp):
         super().__init__(env)
         self.listener = RedirectListener(env.redirect_uri)
         self.storage = self.storage_class(env.client_id, self.listener.redirect_uri)
-        self.server = ServerThread(env) if env.mcp_server else None
+        self.server = None
+        if env.mcp_server:
+            verifier = EntraTokenVerifier(env.mcp_issuer, env.ca, env.mcp_api_id, env.mcp_server)
+            self.server = ServerThread(env.mcp_server, env.mcp_issuer, env.mcp_scopes, verifier)
 
     def call_mcp(self, step, deadline):
         if self.server is None:
@@ -190,7 +199,7 @@ class MCPClientApp(protocol.AdapterApp):
         except (asyncio.TimeoutError, TimeoutError) as exc:
             raise StepFailure("timeout", f"the MCP call did not finish in time: {exc!r}") from exc
         except (Exception, BaseExceptionGroup) as exc:  # noqa: BLE001 (the SDK raises exception groups out of its task groups)
-            raise StepFailure(*self._classify(exc)) from exc
+            raise self._failure(exc) from exc
         if result.is_error:
             raise StepFailure("other", f"the tool answered an error: {result.content}")
         return {"account": result.content[0].text if result.content else ""}
@@ -202,34 +211,27 @@ class MCPClientApp(protocol.AdapterApp):
         async def read_redirect():
             query = await asyncio.to_thread(self.listener.wait, max(1, deadline - time.monotonic()))
             if "error" in query:
-                description = query.get("error_description", [""])[0]
-                raise StepFailure(*self._oauth_failure(query["error"][0], description))
+                raise protocol.classify({"error": query["error"][0], "error_description": query.get("error_description", [""])[0]})
             return AuthorizationCodeResult(code=query["code"][0], state=query.get("state", [None])[0])
 
         metadata = OAuthClientMetadata(client_name="FakeEntra conformance MCP client", redirect_uris=[self.listener.redirect_uri],
                                        token_endpoint_auth_method="none", grant_types=["authorization_code", "refresh_token"],
                                        response_types=["code"])
         auth = OAuthClientProvider(self.env.mcp_server, metadata, self.storage, redirect_handler=open_browser, callback_handler=read_redirect)
-        context = ssl.create_default_context(cafile=self.env.ca) if self.env.ca else ssl.create_default_context()
-        async with httpx2.AsyncClient(auth=auth, verify=context, timeout=self.env.timeout) as http:
+        async with httpx2.AsyncClient(auth=auth, verify=ssl.create_default_context(cafile=self.env.ca), timeout=self.env.timeout) as http:
             async with streamable_http_client(self.env.mcp_server, http_client=http) as (read, write, *_):
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     return await session.call_tool(tool, {})
 
     @staticmethod
-    def _oauth_failure(error, description):
-        failure = protocol.classify({"error": error, "error_description": description})
-        return failure.error, failure.detail
-
-    @classmethod
-    def _classify(cls, exc):
+    def _failure(exc):
         """The first StepFailure inside the SDK's exception groups, else the first error they hold."""
         pending, leaves = [exc], []
         while pending:
             current = pending.pop(0)
             if isinstance(current, StepFailure):
-                return current.error, current.detail
+                return current
             inner = list(getattr(current, "exceptions", None) or [])
             pending += inner
             if current.__cause__ is not None:
@@ -238,11 +240,11 @@ class MCPClientApp(protocol.AdapterApp):
                 leaves.append(current)
         leaf = leaves[0] if leaves else exc
         text = f"{type(leaf).__name__}: {leaf}"
-        if isinstance(leaf, (httpx2.TimeoutException,)):
-            return "timeout", text
-        if isinstance(leaf, (httpx2.ConnectError,)):
-            return "network", text
-        return "other", text
+        if isinstance(leaf, httpx2.TimeoutException):
+            return StepFailure("timeout", text)
+        if isinstance(leaf, httpx2.ConnectError):
+            return StepFailure("network", text)
+        return StepFailure("other", text)
 
 
 def main(storage_class=PreRegistered):
