@@ -174,6 +174,25 @@ def test_a_second_factor_after_the_password(server):
     assert claims(client.finish(verified["continuationToken"])["access_token"])["amr"] == ["pwd", "mfa"]
 
 
+
+def test_the_phone_check_sends_no_text_to_a_number_that_changed_meanwhile(server):
+    """Between the method's challenge and the phone check the number becomes one no text can reach: the
+    check refuses the method, and nothing is sent."""
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True, "mobilePhone": "+1 425 555 0114"})
+    client = Client(server)
+    token, sign_in = client.entry("sign_in")
+    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
+    _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
+    _, mfa = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
+    sms = next(m for m in mfa["_embedded"]["methods"] if m["type"] == "sms")
+    _, risk = client.step(sms["_links"]["challenge"]["href"], continuationToken=mfa["continuationToken"])
+    assert risk["action"] == "riskverify"
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mobilePhone": "12"})
+    status, refused = client.step(risk["_links"]["riskverify"]["href"], continuationToken=risk["continuationToken"])
+    assert nested_error(status, refused, aadsts=90100) == 400, refused
+    assert not server.outbox("12") and not server.outbox("+1 425 555 0114")
+
+
 def test_a_second_factor_by_text_message_after_the_phone_check(server):
     """msal-browser's SMS MFA: the method's challenge answers riskverify, the check sends the code, a resend
     sends at once (a second riskverify in a row is an error to MSAL for iOS), the code verifies."""

@@ -112,6 +112,19 @@ import Testing
         #expect(Harness.body(harness.send(Harness.refreshGrant(rt)))["error_codes"] as? [Int] == [50173], "the revocation still holds")
     }
 
+    /// A user's attributes through the control API follow the configuration file's rules: a directory
+    /// extension or an address property, 1024 characters at most.
+    @Test func attributesAreRefusedAsTheConfigurationRefusesThem() {
+        let harness = Harness()
+        let flag = "extension_0123456789abcdef0123456789abcdef_requiresMigration"
+        let long = String(repeating: "x", count: 1025)
+        let tooLong = call(harness, "PATCH", "/_fakeentra/users/\(Harness.adele)", #"{"attributes": {"\#(flag)": "\#(long)"}}"#)
+        #expect(tooLong.status == 422 && "\(tooLong.json)".contains("at most 1024 characters"), "\(tooLong.json)")
+        let unknown = call(harness, "PATCH", "/_fakeentra/users/\(Harness.adele)", #"{"attributes": {"favouriteColour": "blue"}}"#)
+        #expect(unknown.status == 422 && "\(unknown.json)".contains("is not a user attribute"), "\(unknown.json)")
+        #expect(call(harness, "PATCH", "/_fakeentra/users/\(Harness.adele)", #"{"attributes": {"\#(flag)": "true"}}"#).status == 200)
+    }
+
     /// Workload identity federation, certificates and admin-only scopes through the control API, as the
     /// configuration file has them; a PATCH of another member keeps them.
     @Test func anAppsCredentialsAreWrittenAndKeptByAPatch() throws {

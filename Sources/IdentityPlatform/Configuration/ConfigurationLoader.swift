@@ -315,11 +315,7 @@ struct DirectoryBuilder {
             ))
             if let attributes = entry.attributes, !attributes.isEmpty {
                 for name in attributes.keys.sorted() {
-                    if !SignUpAttribute.isUserAttribute(name) {
-                        report("/users/\(i)/attributes/\(name)", "\"\(name)\" is not a user attribute; expected extension_{app id without dashes}_{name} or an address property (\(SignUpAttribute.addressProperties.sorted().joined(separator: ", ")))")
-                    } else if attributes[name]!.text.count > SignUpAttribute.longestValue {
-                        report("/users/\(i)/attributes/\(name)", "the value is longer than \(SignUpAttribute.longestValue) characters; expected at most that")
-                    }
+                    if let problem = SignUpAttribute.problem(name: name, value: attributes[name]!.text) { report("/users/\(i)/attributes/\(name)", problem) }
                 }
                 added[added.count - 1].attributes = attributes.mapValues(\.text)
             }

@@ -96,6 +96,16 @@ package struct SignUpAttribute: Sendable, Codable, Equatable {
         addressProperties.contains(name) || isDirectoryExtension(name)
     }
 
+    /// What is wrong with a user's attribute (`name`: `value`), in the words configuration and control-API
+    /// refusals use; nil when the directory can hold it.
+    package static func problem(name: String, value: String) -> String? {
+        if !isUserAttribute(name) {
+            return "\"\(name)\" is not a user attribute; expected extension_{app id without dashes}_{name} or an address property (\(addressProperties.sorted().joined(separator: ", ")))"
+        }
+        if value.count > longestValue { return "the value of \"\(name)\" is longer than \(longestValue) characters; expected at most that" }
+        return nil
+    }
+
     package static func isDirectoryExtension(_ name: String) -> Bool {
         let parts = name.split(separator: "_", maxSplits: 2, omittingEmptySubsequences: false)
         return parts.count == 3 && parts[0] == "extension" && parts[1].count == 32

@@ -37,7 +37,9 @@ extension NativeAuthV2 {
     /// `POST risk/phone/verify {"continuationToken"}`: the check passes and the code goes out.
     static func phoneCheck(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         var flow = try request.flow(try request.continuationToken(), tenant: tenant)
-        guard flow.step == .phoneCheckRequired, let phone = request.user(id: flow.userID)?.mobilePhone else { throw NativeAuthV2Error.invalidContinuationToken }
+        guard flow.step == .phoneCheckRequired, let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
+        // The phone may have changed since the method was offered: the code goes only to a number a text can reach.
+        guard let phone = NativeAuthEndpoints.textablePhone(of: user) else { throw NativeAuthV2Error.missing("method") }
         flow.phoneChecked = true
         return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: flow.kind == .signIn)
     }

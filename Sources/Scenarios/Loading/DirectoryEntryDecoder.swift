@@ -59,9 +59,10 @@ package struct DirectoryEntryDecoder {
         // Custom attributes and directory extensions (a sign-up's values, a migration flag), kept as text as
         // the directory keeps them: a user written back (a PATCH) keeps them.
         if let members = v["attributes"]?.members, !members.isEmpty {
-            for member in members where !SignUpAttribute.isUserAttribute(member.key) {
-                reader.report("\"\(member.key)\" is not a user attribute; expected extension_{app id without dashes}_{name} or an address property",
-                              atKeyOf: member, path: path + "/attributes")
+            for member in members {
+                if let problem = SignUpAttribute.problem(name: member.key, value: member.value.scalarText ?? "") {
+                    reader.report(problem, atKeyOf: member, path: path + "/attributes")
+                }
             }
             user.attributes = Dictionary(members.compactMap { member in member.value.scalarText.map { (member.key, $0) } },
                                          uniquingKeysWith: { _, last in last })
