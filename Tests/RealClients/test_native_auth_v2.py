@@ -175,16 +175,23 @@ def test_a_second_factor_after_the_password(server):
 
 
 
-def test_the_phone_check_sends_no_text_to_a_number_that_changed_meanwhile(server):
-    """Between the method's challenge and the phone check the number becomes one no text can reach: the
-    check refuses the method, and nothing is sent."""
-    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True, "mobilePhone": "+1 425 555 0114"})
+def sms_second_factor(server, phone):
+    """A password sign-in of a user with a second factor and `phone`, up to the text-message method: the
+    client, the method, and the answer that lists it."""
+    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True, "mobilePhone": phone})
     client = Client(server)
     token, sign_in = client.entry("sign_in")
     _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
     _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
     _, mfa = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
     sms = next(m for m in mfa["_embedded"]["methods"] if m["type"] == "sms")
+    return client, sms, mfa
+
+
+def test_the_phone_check_sends_no_text_to_a_number_that_changed_meanwhile(server):
+    """Between the method's challenge and the phone check the number becomes one no text can reach: the
+    check refuses the method, and nothing is sent."""
+    client, sms, mfa = sms_second_factor(server, "+1 425 555 0114")
     _, risk = client.step(sms["_links"]["challenge"]["href"], continuationToken=mfa["continuationToken"])
     assert risk["action"] == "riskverify"
     server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mobilePhone": "12"})
@@ -196,13 +203,7 @@ def test_the_phone_check_sends_no_text_to_a_number_that_changed_meanwhile(server
 def test_a_second_factor_by_text_message_after_the_phone_check(server):
     """msal-browser's SMS MFA: the method's challenge answers riskverify, the check sends the code, a resend
     sends at once (a second riskverify in a row is an error to MSAL for iOS), the code verifies."""
-    server.control("PATCH", f"/_fakeentra/users/{JORDAN_UPN}", json={"mfaRequired": True, "mfaRegistered": True, "mobilePhone": "+1 425 555 0111"})
-    client = Client(server)
-    token, sign_in = client.entry("sign_in")
-    _, start = client.step(sign_in, username=JORDAN, continuationToken=token)
-    _, challenge = client.step(start["_embedded"]["methods"][0]["_links"]["challenge"]["href"], continuationToken=start["continuationToken"])
-    _, mfa = client.step(challenge["_links"]["verify"]["href"], continuationToken=challenge["continuationToken"], password=PASSWORD)
-    sms = next(m for m in mfa["_embedded"]["methods"] if m["type"] == "sms")
+    client, sms, mfa = sms_second_factor(server, "+1 425 555 0111")
     assert sms["id"] == "sms-mfa" and sms["hint"] == "+* *** *** **11", sms
     _, risk = client.step(sms["_links"]["challenge"]["href"], continuationToken=mfa["continuationToken"])
     assert risk["action"] == "riskverify" and not server.outbox("+1 425 555 0111"), "no text before the phone check"
