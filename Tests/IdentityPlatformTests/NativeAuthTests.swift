@@ -388,8 +388,8 @@ import Testing
 
         let flows = NativeAuthFlows()
         let flow = NativeAuthFlow(id: "f", kind: .signIn, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now)
-        let first = flows.start(flow, step: .started, now: now)
-        let second = try #require(flows.advance(flow, to: .codeSent, now: now))
+        let first = flows.start(flow, now: now)
+        let second = try #require(flows.advance(flow, on: .codeSent, now: now))
         let holder = NativeAuthFlows.Presenter.v1(tenantID: "t", clientID: "C")
         #expect(throws: NativeAuthFlows.Refusal.invalid, "a step that succeeded retires the flow's earlier token") { try flows.flow(presented: first, by: holder, now: now) }
         #expect(try flows.flow(presented: second, by: holder, now: now).step == .codeSent, "the newest token stays valid (its client named in any case)")
@@ -397,7 +397,7 @@ import Testing
         #expect(throws: NativeAuthFlows.Refusal.invalid, "a V2 request") { try flows.flow(presented: second, by: .v2(tenantID: "t"), now: now) }
         #expect(throws: NativeAuthFlows.Refusal.expired) { try flows.flow(presented: second, by: holder, now: now.addingTimeInterval(3600)) }
         #expect(flows.finish("f") && !flows.finish("f"), "one of two racing requests finishes a flow")
-        #expect(flows.advance(flow, to: .completed, now: now) == nil, "a finished flow does not come back")
+        #expect(flows.advance(flow, on: .finished, now: now) == nil, "a finished flow does not come back")
 
         // At most `capacity` flows live: the oldest live ones make room. Ending flows or dropping the
         // oldest never moves the others, and the ids kept for the order stay bounded however many flows
@@ -405,7 +405,7 @@ import Testing
         let crowd = NativeAuthFlows()
         func started(_ id: String) -> String {
             crowd.start(NativeAuthFlow(id: id, kind: .signIn, clientID: "C", tenantID: "t", username: "u", userID: nil, challengeTypes: ["redirect"], expiresAt: now),
-                        step: .started, now: now)
+                        now: now)
         }
         let tokens = (0..<(NativeAuthFlows.capacity + 10)).map { started("c\($0)") }
         func alive(_ token: String) -> Bool { (try? crowd.flow(presented: token, by: holder, now: now)) != nil }
@@ -419,23 +419,56 @@ import Testing
         #expect(alive(tokens.last!) == false && alive(started("last")), "the newest start always lives")
     }
 
-    /// A flow moves only along `Step.next`: a token for one step cannot skip the steps that prove who is
-    /// there, and every step is reachable from a flow's start.
-    @Test func aFlowMovesOnlyAlongItsTable() throws {
+    /// A flow moves only where `after(_:)` says an event leaves it: a token for one step cannot skip the
+    /// steps that prove who is there, the kind changes only as the table says, and every step is reachable
+    /// from a V1 or a V2 start.
+    @Test func aFlowMovesOnlyAsItsEventsSay() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let flows = NativeAuthFlows()
         let flow = NativeAuthFlow(id: "r", kind: .resetPassword, clientID: "c", tenantID: "t", username: "u", userID: "u1", challengeTypes: ["oob"], expiresAt: now)
-        _ = flows.start(flow, step: .started, now: now)
-        #expect(flows.advance(flow, to: .newPasswordRequired, now: now) == nil, "a new password before the mailed code")
-        #expect(flows.advance(flow, to: .completed, now: now) == nil, "done before anything was proved")
-        _ = try #require(flows.advance(flow, to: .codeSent, now: now))
-        _ = try #require(flows.advance(flow, to: .newPasswordRequired, now: now))
-        #expect(flows.advance(flow, to: .mfaCodeSent, now: now) == nil)
-        var reached: Set<NativeAuthFlow.Step> = [.started], frontier: [NativeAuthFlow.Step] = [.started]
-        while let step = frontier.popLast() {
-            for next in step.next where reached.insert(next).inserted { frontier.append(next) }
+        _ = flows.start(flow, now: now)
+        #expect(flows.advance(flow, on: .addressProven, now: now) == nil, "a new password before the mailed code")
+        #expect(flows.advance(flow, on: .finished, now: now) == nil, "done before anything was proved")
+        #expect(flows.advance(flow, on: .journeyChosen(.signIn), now: now) == nil, "only V2's entry token chooses its journey")
+        _ = try #require(flows.advance(flow, on: .codeSent, now: now))
+        let proven = try #require(flows.advance(flow, on: .addressProven, now: now))
+        let holder = NativeAuthFlows.Presenter.v1(tenantID: "t", clientID: "c")
+        #expect(try flows.flow(presented: proven, by: holder, now: now).step == .newPasswordRequired)
+        #expect(flows.advance(flow, on: .codeSent, now: now) == nil, "no code once the address is proved")
+        _ = try #require(flows.advance(flow, on: .newPasswordSubmitted, now: now))
+        _ = try #require(flows.advance(flow, on: .finished, now: now))
+        let demanded = try #require(flows.advance(flow, on: .secondFactorDemanded(registered: true), now: now))
+        let signIn = try flows.flow(presented: demanded, by: holder, now: now)
+        #expect(signIn.kind == .signIn && signIn.step == .mfaRequired, "a finished reset that needs a second factor goes on as a sign-in")
+
+        // Every step is reached by some sequence of events from a start, each move made by the store as a
+        // request would make it.
+        func reached(_ kind: NativeAuthFlow.Kind, v2: Bool, by events: [NativeAuthFlow.Event]) throws -> NativeAuthFlow {
+            let store = NativeAuthFlows()
+            var flow = NativeAuthFlow(id: "x", kind: kind, clientID: "c", tenantID: "t", username: "u", userID: nil, challengeTypes: [], expiresAt: now)
+            flow.isV2 = v2
+            var token = store.start(flow, now: now)
+            let presenter: NativeAuthFlows.Presenter = v2 ? .v2(tenantID: "t") : holder
+            for event in events {
+                token = try #require(store.advance(try store.flow(presented: token, by: presenter, now: now), on: event, now: now))
+            }
+            return try store.flow(presented: token, by: presenter, now: now)
         }
-        #expect(reached == Set(NativeAuthFlow.Step.allCases), "every step reachable: \(reached)")
+        let events: [NativeAuthFlow.Event] = [
+            .journeyChosen(.signIn), .journeyChosen(.signUp), .journeyChosen(.resetPassword), .passwordAsked, .codeSent, .phoneCheckAsked,
+            .attributesAsked, .secondFactorDemanded(registered: true), .secondFactorDemanded(registered: false), .methodsListed,
+            .contactPreverified, .addressProven, .newPasswordSubmitted, .finished, .handedToBrowser,
+        ]
+        struct Place: Hashable { var kind: NativeAuthFlow.Kind, step: NativeAuthFlow.Step, v2: Bool }
+        var seen: Set<Place> = []
+        var frontier: [(kind: NativeAuthFlow.Kind, v2: Bool, path: [NativeAuthFlow.Event])] =
+            [(.signIn, false, []), (.signUp, false, []), (.resetPassword, false, []), (.signIn, true, [])]
+        while let (kind, v2, path) = frontier.popLast() {
+            let flow = try reached(kind, v2: v2, by: path)
+            guard seen.insert(Place(kind: flow.kind, step: flow.step, v2: v2)).inserted else { continue }
+            for event in events where flow.after(event) != nil { frontier.append((kind, v2, path + [event])) }
+        }
+        #expect(Set(seen.map(\.step)) == Set(NativeAuthFlow.Step.allCases), "every step reachable: \(Set(seen.map(\.step)))")
     }
 
     @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {

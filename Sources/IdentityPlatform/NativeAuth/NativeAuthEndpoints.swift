@@ -51,7 +51,7 @@ enum NativeAuthEndpoints {
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .signIn, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
         flow.capabilities = request.capabilities()
-        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
+        return request.answer(["continuation_token": .string(request.flows.start(flow, now: request.now))])
     }
 
     /// `oauth2/v2.0/challenge` and `signup/v1.0/challenge`: the method the flow goes on with. A password
@@ -67,9 +67,8 @@ enum NativeAuthEndpoints {
         let hasPassword = kind == .signIn && request.user(id: flow.userID).map { !request.userFlow.signsInWithCode($0) } ?? false
         if flow.step == .credentialRequired || (hasPassword && flow.step != .codeSent) {
             guard flow.challengeTypes.contains("password") else { return request.redirect("The client does not support the password challenge the user needs.") }
-            let next: NativeAuthFlow.Step = kind == .signUp ? .credentialRequired : .passwordRequired
             return request.answer([
-                "continuation_token": .string(try request.advance(flow, to: next)),
+                "continuation_token": .string(try request.advance(flow, on: .passwordAsked)),
                 "challenge_type": .string("password"),
             ])
         }
@@ -79,7 +78,7 @@ enum NativeAuthEndpoints {
         request.mailCode(to: address, in: &flow, purpose: kind.mailPurpose)
         return request.answer([
             "interval": .int(300),
-            "continuation_token": .string(try request.advance(flow, to: .codeSent)),
+            "continuation_token": .string(try request.advance(flow, on: .codeSent)),
             "challenge_type": .string("oob"),
             "binding_method": .string("prompt"),
             "challenge_channel": .string("email"),
@@ -118,7 +117,7 @@ enum NativeAuthEndpoints {
             flow.password = password
         }
         try Self.checkAttributes(flow.attributes, of: userFlow)
-        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
+        return request.answer(["continuation_token": .string(request.flows.start(flow, now: request.now))])
     }
 
     /// Attributes that fail the user flow's rules are refused by name; the same token may send them again.
@@ -150,15 +149,15 @@ enum NativeAuthEndpoints {
             throw NativeAuthError(.unsupportedGrantType(grantType))
         }
         if flow.password == nil, request.userFlow.allowsPassword(appCanAsk: flow.challengeTypes.contains("password")) {
-            throw NativeAuthError(.credentialRequired(), continuationToken: try request.advance(flow, to: .credentialRequired))
+            throw NativeAuthError(.credentialRequired(), continuationToken: try request.advance(flow, on: .passwordAsked))
         }
         let missing = request.userFlow.missingAttributes(in: flow.attributes)
         if !missing.isEmpty {
-            throw NativeAuthError(.attributesRequired(), continuationToken: try request.advance(flow, to: .attributesRequired),
+            throw NativeAuthError(.attributesRequired(), continuationToken: try request.advance(flow, on: .attributesAsked),
                                   requiredAttributes: missing)
         }
         flow.userID = try request.createAccount(flow)
-        return request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
+        return request.answer(["continuation_token": .string(try request.advance(flow, on: .finished))])
     }
 
     /// How the service shows the address a code went to: the first letter of each part, stars for the rest

@@ -63,9 +63,11 @@ package struct NativeAuthFlow: Sendable {
     }
 
     package var id: String
-    package var kind: Kind
+    /// What the flow is for. A V2 journey chooses it after its start, and a finished sign-up or reset that
+    /// needs a second factor goes on as the user's sign-in: only the flows' store changes it, by `after(_:)`.
+    package fileprivate(set) var kind: Kind
     /// Where the flow is: what the holder of its live token may do next. Only the flows' store moves it,
-    /// along `Step.next`, as it hands out that step's token.
+    /// by `after(_:)`, as it hands out that step's token.
     package fileprivate(set) var step: Step = .started
     package var clientID: String
     package var tenantID: String
@@ -115,51 +117,6 @@ package struct NativeAuthFlow: Sendable {
         self.userID = userID
         self.challengeTypes = challengeTypes
         self.expiresAt = expiresAt
-    }
-}
-
-extension NativeAuthFlow.Step {
-    /// Where a flow may go from this step: every move of the native-authentication sequences, V1's
-    /// endpoints and V2's links, in this one table (a step to itself is the same question asked again: a
-    /// code resent, a password or an attribute still missing). A move not in it is refused as an invalid
-    /// continuation token. From any step but the last, V2 may send the journey to a browser.
-    package var next: Set<NativeAuthFlow.Step> {
-        switch self {
-        case .completed, .browserRequired: moves
-        default: moves.union([.browserRequired])
-        }
-    }
-
-    private var moves: Set<NativeAuthFlow.Step> {
-        switch self {
-        // A challenge picks the method; V2's sign-up start asks for the attributes.
-        case .started: [.started, .passwordRequired, .codeSent, .attributesRequired, .phoneCheckRequired]
-        // The password checked: a second factor, a registration, or done (V2); or the code instead.
-        case .passwordRequired: [.passwordRequired, .codeSent, .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed]
-        // The code checked: a sign-in goes on as after a password; a sign-up collects what is missing;
-        // a reset asks for the new password.
-        case .codeSent:
-            [.codeSent, .passwordRequired, .credentialRequired, .attributesRequired, .newPasswordRequired,
-             .mfaRequired, .registrationRequired, .mfaMethodsListed, .completed, .phoneCheckRequired]
-        case .credentialRequired: [.credentialRequired, .attributesRequired, .completed]
-        // V2's sign-up proves the address once the attributes are in.
-        case .attributesRequired: [.attributesRequired, .credentialRequired, .codeSent, .completed]
-        case .newPasswordRequired: [.resetSubmitted]
-        case .resetSubmitted: [.completed]
-        case .mfaRequired: [.mfaMethodsListed, .mfaCodeSent]
-        case .mfaMethodsListed: [.mfaMethodsListed, .mfaCodeSent, .phoneCheckRequired]
-        case .mfaCodeSent: [.mfaMethodsListed, .mfaCodeSent, .phoneCheckRequired, .completed]
-        // The phone checked: the code goes out, as a reset's first factor or a sign-in's second.
-        case .phoneCheckRequired: [.codeSent, .mfaCodeSent]
-        case .registrationRequired: [.registrationMethodListed, .registrationCodeSent]
-        // V2: the code of the contact registered, sent again or accepted.
-        case .registrationCodeSent: [.registrationCodeSent, .completed]
-        case .registrationMethodListed: [.registrationMethodListed, .registrationPreverified]
-        case .registrationPreverified: [.registrationPreverified, .completed]
-        // A finished sign-up or reset signs the user in: a second factor may still be asked.
-        case .completed: [.mfaRequired, .registrationRequired]
-        case .browserRequired: []
-        }
     }
 }
 
@@ -234,8 +191,8 @@ package final class NativeAuthFlows: Sendable {
         return presented
     }
 
-    /// Keeps a new flow and hands out its first token.
-    package func start(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date) -> String {
+    /// Keeps a new flow (at `started`, where every flow begins) and hands out its first token.
+    package func start(_ flow: NativeAuthFlow, now: Date) -> String {
         store.withLock { store in
             // The oldest live flows make room: at most `capacity` are kept.
             while store.flows.count >= Self.capacity, store.orderStart < store.order.count {
@@ -250,27 +207,28 @@ package final class NativeAuthFlows: Sendable {
                 store.order = store.order[store.orderStart...].filter { live[$0] != nil || $0 == flow.id }
                 store.orderStart = 0
             }
-            return Self.keep(flow, step: step, now: now, in: &store)
+            return Self.keep(flow, now: now, in: &store)
         }
     }
 
-    /// Saves a flow that moved on and hands out the token for its next `step`; its earlier tokens stop
-    /// working. nil when the flow ended meanwhile (a concurrent request finished it), or when its step
-    /// does not lead to `step` (`Step.next`).
-    package func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step, now: Date) -> String? {
+    /// Saves a flow that moved on and hands out the token for where `event` leaves it (`after(_:)`); its
+    /// earlier tokens stop working. nil when the flow ended meanwhile (a concurrent request finished it),
+    /// when its live token is no longer the one presented, or when `event` cannot happen where it is.
+    package func advance(_ flow: NativeAuthFlow, on event: NativeAuthFlow.Event, now: Date) -> String? {
         store.withLock { store -> String? in
-            guard let current = store.flows[flow.id]?.step, current.next.contains(step),
+            guard let current = store.flows[flow.id], let (kind, step) = current.after(event),
                   flow.presentedToken.map({ store.liveToken[flow.id] == $0 }) ?? true else { return nil }
             store.retireToken(of: flow.id)
-            return Self.keep(flow, step: step, now: now, in: &store)
+            var moved = flow
+            (moved.kind, moved.step) = (kind, step)
+            return Self.keep(moved, now: now, in: &store)
         }
     }
 
-    private static func keep(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, now: Date, in store: inout Store) -> String {
+    private static func keep(_ flow: NativeAuthFlow, now: Date, in store: inout Store) -> String {
         let token = newToken()
         var kept = flow
         kept.presentedToken = nil
-        kept.step = step
         kept.expiresAt = now.addingTimeInterval(tokenLifetime)
         store.flows[flow.id] = kept
         store.tokens[token] = Issued(flowID: flow.id, expiresAt: kept.expiresAt)

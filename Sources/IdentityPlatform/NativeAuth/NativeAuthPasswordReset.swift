@@ -20,7 +20,7 @@ extension NativeAuthEndpoints {
         var flow = NativeAuthFlow(id: NativeAuthFlows.newFlowID(), kind: .resetPassword, clientID: request.clientID, tenantID: request.tenant.id,
                                   username: username, userID: user.id, challengeTypes: challengeTypes, expiresAt: request.now)
         flow.capabilities = request.capabilities()
-        return request.answer(["continuation_token": .string(request.flows.start(flow, step: .started, now: request.now))])
+        return request.answer(["continuation_token": .string(request.flows.start(flow, now: request.now))])
     }
 
     static func resetPasswordContinue(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
@@ -31,7 +31,7 @@ extension NativeAuthEndpoints {
         flow.code = nil
         return request.answer([
             "expires_in": .int(Int(NativeAuthFlows.tokenLifetime)),
-            "continuation_token": .string(try request.advance(flow, to: .newPasswordRequired)),
+            "continuation_token": .string(try request.advance(flow, on: .addressProven)),
         ])
     }
 
@@ -41,7 +41,7 @@ extension NativeAuthEndpoints {
         guard let userID = flow.userID else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         try PasswordPolicy.reset(userID: userID, to: password, in: request.service, tenant: request.tenant, now: request.now)
         return request.answer([
-            "continuation_token": .string(try request.advance(flow, to: .resetSubmitted)),
+            "continuation_token": .string(try request.advance(flow, on: .newPasswordSubmitted)),
             "poll_interval": .int(2),
         ])
     }
@@ -50,7 +50,7 @@ extension NativeAuthEndpoints {
         let flow = try request.flow(kind: .resetPassword, steps: [.resetSubmitted])
         return request.answer([
             "status": .string("succeeded"),
-            "continuation_token": .string(try request.advance(flow, to: .completed)),
+            "continuation_token": .string(try request.advance(flow, on: .finished)),
         ])
     }
 }

@@ -95,9 +95,9 @@ struct NativeAuthRequest {
         list.split(whereSeparator: { $0 == " " || $0 == "," }).lazy.map { $0.lowercased() }
     }
 
-    /// The token for the flow's next `step` (the flow saved, its earlier tokens retired).
-    func advance(_ flow: NativeAuthFlow, to step: NativeAuthFlow.Step) throws(NativeAuthError) -> String {
-        guard let token = flows.advance(flow, to: step, now: now) else { throw NativeAuthError(.continuationTokenInvalid()) }
+    /// The token for where `event` leaves the flow (the flow saved, its earlier tokens retired).
+    func advance(_ flow: NativeAuthFlow, on event: NativeAuthFlow.Event) throws(NativeAuthError) -> String {
+        guard let token = flows.advance(flow, on: event, now: now) else { throw NativeAuthError(.continuationTokenInvalid()) }
         return token
     }
 

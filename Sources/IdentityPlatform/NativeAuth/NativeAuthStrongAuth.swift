@@ -20,14 +20,12 @@ enum NativeAuthStrongAuth {
     static func demand(_ flow: NativeAuthFlow, user: DirectoryUser, firstFactor: String, flows: NativeAuthFlows, now: Date, trace: TraceContext) -> HTTPResponse {
         var flow = flow
         flow.firstFactor = firstFactor
-        // After a sign-up or a password reset the flow goes on as the user's sign-in.
-        flow.kind = .signIn
         let registered = user.mfaRegistered
         let capability = registered ? "mfa_required" : "registration_required"
         guard flow.capabilities.contains(capability) else {
             return NativeAuthResponse.redirect("Client is missing \(capability) capability")
         }
-        guard let token = flows.advance(flow, to: registered ? .mfaRequired : .registrationRequired, now: now) else {
+        guard let token = flows.advance(flow, on: .secondFactorDemanded(registered: registered), now: now) else {
             return NativeAuthError(.continuationTokenInvalid()).response(in: trace)
         }
         return NativeAuthError(registered ? .nativeMFARequired() : .nativeRegistrationRequired(), continuationToken: token).response(in: trace)
@@ -67,7 +65,7 @@ enum NativeAuthStrongAuth {
             ]))
         }
         return request.answer([
-            "continuation_token": .string(try request.advance(flow, to: .mfaMethodsListed)),
+            "continuation_token": .string(try request.advance(flow, on: .methodsListed)),
             "methods": .array(methods),
         ])
     }
@@ -89,7 +87,7 @@ enum NativeAuthStrongAuth {
         }
         request.mailCode(to: address, in: &flow, purpose: .mfa)
         return request.answer([
-            "continuation_token": .string(try request.advance(flow, to: .mfaCodeSent)),
+            "continuation_token": .string(try request.advance(flow, on: .codeSent)),
             "challenge_type": .string("oob"), "binding_method": .string("prompt"), "challenge_channel": .string(channel),
             "challenge_target_label": .string(label), "code_length": .int(NativeAuthFlows.codeLength),
         ])
@@ -105,7 +103,7 @@ enum NativeAuthStrongAuth {
             "login_hint": .string(NativeAuthEndpoints.masked(flow.username)),
         ])
         return request.answer([
-            "continuation_token": .string(try request.advance(flow, to: .registrationMethodListed)),
+            "continuation_token": .string(try request.advance(flow, on: .methodsListed)),
             "methods": .array([method]),
         ])
     }
@@ -121,7 +119,7 @@ enum NativeAuthStrongAuth {
             throw NativeAuthError(.challengeTargetNotRegistrable())
         }
         return request.answer([
-            "continuation_token": .string(try request.advance(flow, to: .registrationPreverified)),
+            "continuation_token": .string(try request.advance(flow, on: .contactPreverified)),
             "challenge_type": .string("preverified"), "binding_method": .string("none"), "challenge_target": .string(target),
             "challenge_channel": .string("email"),
         ])
@@ -135,7 +133,7 @@ enum NativeAuthStrongAuth {
             throw NativeAuthError(.unsupportedGrantType(try request.required("grant_type")))
         }
         let userID = flow.userID ?? ""
-        let answer = request.answer(["continuation_token": .string(try request.advance(flow, to: .completed))])
+        let answer = request.answer(["continuation_token": .string(try request.advance(flow, on: .finished))])
         request.service.directory.withLock { directory in directory.registerSecondFactor(userID: userID, phone: nil) }
         return answer
     }

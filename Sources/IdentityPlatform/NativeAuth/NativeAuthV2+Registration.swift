@@ -22,7 +22,7 @@ extension NativeAuthV2 {
             ("id", .string("sms-register")), ("type", .string("sms")),
             ("_links", .object([("register", request.link(tenant, "auth/methods/sms/sms-register/register"))])),
         ])
-        return try request.hal(flow, step: .registrationRequired, [
+        return try request.hal(flow, on: .secondFactorDemanded(registered: false), [
             "state": .string("interactionRequired"), "action": .string("register"),
             "challengeContext": .object([("authenticationFactor", .string("multiFactor"))]),
             "_links": .object([("register", request.link(tenant, "auth/methods/email/email-register/register"))]),
@@ -54,7 +54,7 @@ extension NativeAuthV2 {
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: contact.address, purpose: .registration, now: request.now)
         let hint = NativeAuthEndpoints.masked(contact.address, channel: contact.channel)
         let id = "\(contact.channel)-register"
-        return try request.hal(flow, step: .registrationCodeSent, [
+        return try request.hal(flow, on: .codeSent, [
             ("state", .string("interactionRequired")), ("action", .string("activate")), ("id", .string(id)), ("type", .string(contact.channel)),
             ("hint", .string(hint)), ("codeLength", .int(NativeAuthFlows.codeLength)),
             ("_links", .object([("activate", request.link(tenant, "auth/methods/\(contact.channel)/\(id)/activate"))])),

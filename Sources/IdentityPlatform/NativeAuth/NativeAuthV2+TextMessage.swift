@@ -26,7 +26,7 @@ extension NativeAuthV2 {
     /// The text-message method's challenge: the phone check first, or the code again once it passed.
     static func textCode(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, phone: String, secondFactor: Bool) throws(NativeAuthV2Error) -> HTTPResponse {
         guard flow.phoneChecked else {
-            return try request.hal(flow, step: .phoneCheckRequired, [
+            return try request.hal(flow, on: .phoneCheckAsked, [
                 "state": .string("interactionRequired"), "action": .string("riskverify"),
                 "_links": .object([("riskverify", request.link(tenant, "risk/phone/verify"))]),
             ])
@@ -48,7 +48,7 @@ extension NativeAuthV2 {
         var flow = flow
         let id = secondFactor ? "sms-mfa" : "sms"
         (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: phone, purpose: secondFactor ? .mfa : flow.kind.mailPurpose, now: request.now)
-        return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent,
+        return try request.hal(flow, on: .codeSent,
                                codeSent(request, tenant: tenant, type: "sms", id: id, hint: NativeAuthEndpoints.maskedPhone(phone),
                                         scenario: secondFactor ? "signin" : "recovery"))
     }

@@ -66,7 +66,7 @@ enum NativeAuthV2 {
                                   username: "", userID: nil, challengeTypes: ["password", "oob", "redirect"], expiresAt: request.now)
         flow.isV2 = true
         flow.requestedScope = form["scope"]
-        let token = request.flows.start(flow, step: .started, now: request.now)
+        let token = request.flows.start(flow, now: request.now)
         let base = request.base(tenant)
         var response = NativeAuthResponse.json([
             "error": .string("InsufficientAuthorization"), "error_description": .string("No authenticated credentials found in request."),
@@ -108,9 +108,9 @@ enum NativeAuthV2 {
     // MARK: - Sign-in
 
     static func signInStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        let (flow, user) = try begin(.signIn, request, tenant: tenant)
+        let (flow, user) = try begin(request, tenant: tenant)
         let methods = request.firstFactorMethods(for: user, tenant: tenant)
-        return try request.hal(flow, step: .started, [
+        return try request.hal(flow, on: .journeyChosen(.signIn), [
             "state": .string("interactionRequired"), "action": .string("challenge"), "scenario": .string("signin"),
             "challengeContext": .object([("authenticationFactor", .string("singleFactor"))]),
             "_embedded": .object([("methods", .array(methods))]),
@@ -118,13 +118,12 @@ enum NativeAuthV2 {
     }
 
     /// A sign-in's or a reset's start: the entry token, the user named (who must exist and may sign in).
-    static func begin(_ kind: NativeAuthFlow.Kind, _ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, DirectoryUser) {
+    static func begin(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> (NativeAuthFlow, DirectoryUser) {
         var flow = try request.flow(try request.continuationToken(), tenant: tenant)
         guard flow.step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
         let username = try request.username()
         guard let user = request.user(named: username, in: tenant) else { throw NativeAuthV2Error.userNotFound(tenant) }
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
-        flow.kind = kind
         flow.username = username
         flow.userID = user.id
         return (flow, user)
@@ -139,14 +138,14 @@ enum NativeAuthV2 {
         let user = flow.userID.flatMap { request.exchange.service.currentDirectory.user(id: $0) }
         switch type {
         case "password" where !secondFactor && flow.kind == .signIn && user.map { !$0.password.isEmpty && !tenant.externalUserFlow.signsInWithCode($0) } == true:
-            return try request.hal(flow, step: .passwordRequired, [
+            return try request.hal(flow, on: .passwordAsked, [
                 "state": .string("interactionRequired"), "action": .string("verify"), "id": .string(id), "type": .string("password"),
                 "_links": .object([("verify", request.link(tenant, "auth/methods/password/\(id)/verify"))]),
             ])
         case "email":
             let address = user?.mail ?? flow.username
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: address, purpose: flow.kind.mailPurpose, now: request.now)
-            return try request.hal(flow, step: secondFactor ? .mfaCodeSent : .codeSent, codeSent(request, tenant: tenant, type: "email", id: id, hint: NativeAuthEndpoints.masked(address)))
+            return try request.hal(flow, on: .codeSent, codeSent(request, tenant: tenant, type: "email", id: id, hint: NativeAuthEndpoints.masked(address)))
         case "sms" where secondFactor || (flow.kind == .resetPassword && [.started, .codeSent].contains(flow.step)):
             guard let phone = user.flatMap(NativeAuthEndpoints.textablePhone(of:)) else { throw NativeAuthV2Error.missing("method") }
             return try textCode(request, tenant: tenant, flow: flow, phone: phone, secondFactor: secondFactor)
@@ -198,7 +197,7 @@ enum NativeAuthV2 {
                 guard let user = request.user(id: flow.userID) else { throw NativeAuthV2Error.invalidContinuationToken }
                 return try signedIn(request, tenant: tenant, flow: flow, user: user)
             case .resetPassword:
-                return try request.hal(flow, step: .newPasswordRequired, [
+                return try request.hal(flow, on: .addressProven, [
                     "state": .string("interactionRequired"), "action": .string("update"), "scenario": .string("recovery"),
                     "_links": .object([("update", request.link(tenant, "resetpassword/update"))]),
                 ])
@@ -217,7 +216,7 @@ enum NativeAuthV2 {
             if !user.mfaRegistered { return try registrationRequired(request, tenant: tenant, flow: flow, user: user) }
             let methods = codeMethods(request, tenant: tenant, user: user, suffix: "-mfa")
             guard !methods.isEmpty else { return try request.webFallback(flow) }
-            return try request.hal(flow, step: .mfaMethodsListed, [
+            return try request.hal(flow, on: .secondFactorDemanded(registered: true), [
                 "state": .string("interactionRequired"), "action": .string("challenge"),
                 "challengeContext": .object([("authenticationFactor", .string("multiFactor"))]),
                 "_embedded": .object([("methods", .array(methods))]),
@@ -229,10 +228,10 @@ enum NativeAuthV2 {
     // MARK: - Password reset
 
     static func resetPasswordStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        let (flow, user) = try begin(.resetPassword, request, tenant: tenant)
+        let (flow, user) = try begin(request, tenant: tenant)
         let methods = user.password.isEmpty ? [] : codeMethods(request, tenant: tenant, user: user, suffix: "")
         guard !methods.isEmpty else { return try request.webFallback(flow) }
-        return try request.hal(flow, step: .started, [
+        return try request.hal(flow, on: .journeyChosen(.resetPassword), [
             "state": .string("interactionRequired"), "action": .string("challenge"), "scenario": .string("recovery"),
             "challengeContext": .object([("authenticationFactor", .string("singleFactor"))]),
             "_embedded": .object([("methods", .array(methods))]),
@@ -257,7 +256,7 @@ enum NativeAuthV2 {
             throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: error.error.code, error.error.message, innerCode: error.error.suberror)
         }
         flow.firstFactor = "pwd"
-        return try request.hal(flow, step: .resetSubmitted, [
+        return try request.hal(flow, on: .newPasswordSubmitted, [
             "state": .string("interactionRequired"), "action": .string("poll"), "scenario": .string("recovery"),
             "_links": .object([("poll", request.link(tenant, "resetpassword/poll"))]),
         ])
@@ -275,10 +274,9 @@ enum NativeAuthV2 {
     static func signUpStart(_ request: NativeAuthV2Request, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
         var flow = try request.flow(try request.continuationToken(), tenant: tenant)
         guard flow.step == .started, flow.userID == nil else { throw NativeAuthV2Error.invalidContinuationToken }
-        flow.kind = .signUp
         // An earlier MSAL for iOS sends the address here; the current clients give it as an attribute.
         if let username = try request.body()["username"]?.string, !username.isEmpty { flow.username = username }
-        return try request.hal(flow, step: .attributesRequired, collectAttributes(request, tenant: tenant, flow: flow))
+        return try request.hal(flow, on: .journeyChosen(.signUp), collectAttributes(request, tenant: tenant, flow: flow))
     }
 
     /// What sign-up still needs: the address, the password (when the user flow keeps one), the attributes.
@@ -338,7 +336,7 @@ enum NativeAuthV2 {
         if flow.step == .attributesRequired {
             // The address is proved first: the answer says the code went out.
             (flow.code, flow.codeExpiresAt) = request.exchange.service.outbox.mailCode(to: flow.username, purpose: .signUp, now: request.now)
-            return try request.hal(flow, step: .codeSent, codeSent(request, tenant: tenant, type: "email", id: "email", hint: NativeAuthEndpoints.masked(flow.username)))
+            return try request.hal(flow, on: .codeSent, codeSent(request, tenant: tenant, type: "email", id: "email", hint: NativeAuthEndpoints.masked(flow.username)))
         }
         return try signUpProgress(request, tenant: tenant, flow: flow)
     }
@@ -349,7 +347,7 @@ enum NativeAuthV2 {
         let userFlow = tenant.externalUserFlow
         let needsPassword = flow.password == nil && userFlow.allowsPassword(appCanAsk: true)
         if needsPassword || !userFlow.missingAttributes(in: flow.attributes).isEmpty {
-            return try request.hal(flow, step: .credentialRequired, collectAttributes(request, tenant: tenant, flow: flow))
+            return try request.hal(flow, on: .attributesAsked, collectAttributes(request, tenant: tenant, flow: flow))
         }
         let created = request.exchange.service.directory.withLock { directory in
             directory.addCustomer(email: flow.username, attributes: userFlow.collected(from: flow.attributes), password: flow.password ?? "", tenant: tenant)

@@ -85,19 +85,19 @@ struct NativeAuthV2Request {
                  ("_links", .object([("challenge", link(tenant, "auth/methods/\(type)/\(id)/challenge"))]))])
     }
 
-    /// A HAL answer for `flow` now at `step`: its new continuation token first, then `members`.
-    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: [(String, JSONValue)]) throws(NativeAuthV2Error) -> HTTPResponse {
-        guard let token = flows.advance(flow, to: step, now: now) else { throw .invalidContinuationToken }
+    /// A HAL answer for `flow` where `event` leaves it: its new continuation token first, then `members`.
+    func hal(_ flow: NativeAuthFlow, on event: NativeAuthFlow.Event, _ members: [(String, JSONValue)]) throws(NativeAuthV2Error) -> HTTPResponse {
+        guard let token = flows.advance(flow, on: event, now: now) else { throw .invalidContinuationToken }
         return NativeAuthResponse.json([("continuationToken", .string(token))] + members)
     }
 
-    func hal(_ flow: NativeAuthFlow, step: NativeAuthFlow.Step, _ members: KeyValuePairs<String, JSONValue>) throws(NativeAuthV2Error) -> HTTPResponse {
-        try hal(flow, step: step, members.map { ($0.key, $0.value) })
+    func hal(_ flow: NativeAuthFlow, on event: NativeAuthFlow.Event, _ members: KeyValuePairs<String, JSONValue>) throws(NativeAuthV2Error) -> HTTPResponse {
+        try hal(flow, on: event, members.map { ($0.key, $0.value) })
     }
 
     /// The journey is done: back to the authorization challenge with this token for the code.
     func continueJourney(_ flow: NativeAuthFlow, tenant: Tenant) throws(NativeAuthV2Error) -> HTTPResponse {
-        try hal(flow, step: .completed, [
+        try hal(flow, on: .finished, [
             "state": .string("continue"),
             "_links": .object([("continue", .object([("href", .string("/\(tenant.id)/oauth2/v2.0/authorize-challenge"))]))]),
         ])
@@ -107,7 +107,7 @@ struct NativeAuthV2Request {
     /// (ResponseHandlerV2), MSAL for iOS (MSALNativeAuthV2HALResponseSerializer) and MSAL for Android
     /// (NativeAuthV2HalApiResponse) all read this state as "browser required".
     func webFallback(_ flow: NativeAuthFlow) throws(NativeAuthV2Error) -> HTTPResponse {
-        try hal(flow, step: .browserRequired, ["state": .string("webFallbackRequired")])
+        try hal(flow, on: .handedToBrowser, ["state": .string("webFallbackRequired")])
     }
 
 }
