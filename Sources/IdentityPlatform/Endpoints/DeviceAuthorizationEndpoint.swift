@@ -11,13 +11,12 @@ enum DeviceAuthorizationEndpoint {
     static let userCodeAlphabet = Array("ABCDEFGHJKMNPQRTUVWXYZ2346789")
     static let userCodeLength = 9
 
-    static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        exchange.answeringErrorsAsJSON(handle)
+    static func respond(_ exchange: IdentityExchange, version: EndpointVersion) -> HTTPResponse {
+        exchange.answeringErrorsAsJSON { exchange throws(IdentityError) in try handle(exchange, version: version) }
     }
 
-    static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {
+    static func handle(_ exchange: IdentityExchange, version: EndpointVersion) throws(IdentityError) -> HTTPResponse {
         guard exchange.request.method == "POST" else { throw .methodNotAllowed(exchange.request.method) }
-        guard case .deviceCode(let version) = exchange.route.endpoint else { throw .malformedRequest() }
         let directory = exchange.service.currentDirectory
         let selector = try exchange.tenantSelector(directory: directory)
         let parameters = exchange.request.form

@@ -6,8 +6,8 @@ package enum TokenEndpoint {
     static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
     static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
-    static func respond(_ exchange: IdentityExchange) -> HTTPResponse {
-        respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange) }
+    static func respond(_ exchange: IdentityExchange, version: EndpointVersion) -> HTTPResponse {
+        respond(exchange, trace: exchange.trace) { () throws(IdentityError) in try handle(exchange, version: version) }
     }
 
     /// A token endpoint's answer (Entra's and B2C's): CORS preflight, errors as JSON in `trace`, and CORS
@@ -55,9 +55,8 @@ package enum TokenEndpoint {
         }
     }
 
-    static func handle(_ exchange: IdentityExchange) throws(IdentityError) -> HTTPResponse {
+    static func handle(_ exchange: IdentityExchange, version: EndpointVersion) throws(IdentityError) -> HTTPResponse {
         guard exchange.request.method == "POST" else { throw .methodNotAllowed(exchange.request.method) }
-        guard case .token(let version) = exchange.route.endpoint else { throw .malformedRequest() }
         try checkParameters(exchange.request, version: version)
         let directory = exchange.service.currentDirectory
         let request = TokenRequest(

@@ -93,10 +93,10 @@ package struct IdentityHandler: ExchangeHandler {
         switch exchange.route.endpoint {
         case .instanceDiscovery, .openIDConfiguration, .keys, .userRealm:
             DiscoveryEndpoints.respond(exchange)
-        case .token:
-            TokenEndpoint.respond(exchange)
-        case .deviceCode:
-            DeviceAuthorizationEndpoint.respond(exchange)
+        case .token(let version):
+            TokenEndpoint.respond(exchange, version: version)
+        case .deviceCode(let version):
+            DeviceAuthorizationEndpoint.respond(exchange, version: version)
         case .authorize, .logout, .deviceLogin, .errorLookup:
             BrowserEndpoints.respond(exchange)
         case .nativeAuth(let endpoint):
