@@ -86,8 +86,8 @@ extension ConsolePage {
         \(table("appTable", ["name", "client id", "type", "redirect URIs", "exposes"], apps, empty: "No registered apps."))</section>
         <section><h2 id="consents">Consents</h2>
         \(table("consentTable", ["app", "resource", "granted by", "scopes"], consents, empty: "No consents yet: they appear as users consent."))</section>
-        <section><h2 id="outbox">Outbox</h2><p class="muted">The one-time codes External ID sent (sign-up, sign-in, password reset), newest first; a test reads them from <code>/_fakeentra/outbox?to=ADDRESS</code>.</p>
-        \(table("outboxTable", ["to", "code", "for", "sent", "expires"], mail, empty: "No email sent yet."))</section>
+        <section><h2 id="outbox">Outbox</h2><p class="muted">The one-time codes External ID sent by email or text message (sign-up, sign-in, a second factor, a method's registration, password reset), newest first; a test reads them from <code>/_fakeentra/outbox?to=ADDRESS</code>, an email address or a phone number as the user's profile writes it.</p>
+        \(table("outboxTable", ["to", "code", "for", "sent", "expires"], mail, empty: "No code sent yet."))</section>
         <section><h2 id="groups">Groups</h2>
         \(table("groupTable", ["name", "object id", "kind", "members", "owners"], groups, empty: "No groups."))</section>
         <section><h2 id="identities">Managed identities</h2><p class="muted">Their tokens come from <code>/metadata/identity/oauth2/token</code> (IMDS), <code>/msi/token</code> (App Service), <code>/servicefabric/metadata/identity/oauth2/token</code> (Service Fabric), <code>/azureml/msi/token</code> (Azure ML) and <code>/azurearc/metadata/identity/oauth2/token</code> (Azure Arc); Cloud Shell's <code>/cloudshell/oauth2/token</code> answers for the person signed in to the shell.</p>

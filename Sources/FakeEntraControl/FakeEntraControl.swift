@@ -79,8 +79,9 @@ public struct FakeEntraControl: Sendable {
         return try Self.clockNow(try await call("GET", "/_fakeentra/clock" + query), "reading the clock")
     }
 
-    /// The emails FakeEntra sent to `address` (External ID's one-time codes, B2C's reset codes), oldest
-    /// first: the code a person would read in their inbox is `.last?.code`. `clientID` reads the world the
+    /// The messages FakeEntra sent to `address`, an email address or a phone number as written on the user
+    /// (External ID's one-time codes by email or text message, B2C's reset codes), oldest first: the code a
+    /// person would read is `.last?.code`. `clientID` reads the world the
     /// app's requests go to (a binding for that client id), as an XCUITest of that app does.
     public func outbox(for address: String, in binding: FakeEntraBinding? = nil, clientID: String? = nil) async throws -> [FakeEntraEmail] {
         var query = "?to=" + Self.encoded(address)

@@ -47,8 +47,8 @@ extension FakeEntraClient: FakeEntraControlTransport {
         try await control.advanceClock(by: seconds, in: binding)
     }
 
-    /// The emails FakeEntra sent to `address` (External ID's one-time codes), oldest first: the code a
-    /// person would read in their inbox is `.last?.code`.
+    /// The messages FakeEntra sent to `address`, an email address or a phone number (External ID's one-time
+    /// codes by email or text message), oldest first: the code a person would read is `.last?.code`.
     public func outbox(for address: String, in binding: FakeEntraBinding? = nil) async throws -> [FakeEntraEmail] {
         try await control.outbox(for: address, in: binding)
     }

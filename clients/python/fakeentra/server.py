@@ -210,8 +210,8 @@ class FakeEntra:
         return self._expect(self.control("POST", "/_fakeentra/clock/advance", json=body), 200)
 
     def outbox(self, address, binding=None):
-        """The emails sent to `address` (External ID's one-time codes), oldest first; the code a person
-        would read in their inbox is `outbox(address)[-1]["code"]`."""
+        """The messages sent to `address`, an email address or a phone number (External ID's one-time codes
+        by email or text message), oldest first; the code a person would read is `outbox(address)[-1]["code"]`."""
         params = {"to": address, **({"binding": binding} if binding else {})}
         return self._expect(self.control("GET", "/_fakeentra/outbox", params=params), 200)["messages"]
 
