@@ -108,16 +108,6 @@ int TLSShims_write(SSL *ssl, const void *buffer, int length) {
     return SSL_write(ssl, buffer, length);
 }
 
-int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity) {
-    const unsigned char *data = NULL;
-    unsigned int length = 0;
-    SSL_get0_alpn_selected(ssl, &data, &length);
-    if (data == NULL || length == 0 || (int)length >= capacity) return 0;
-    memcpy(out, data, length);
-    out[length] = 0;
-    return 1;
-}
-
 int TLSShims_configureClientContext(SSL_CTX *context, const char *caFile) {
     if (SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) != 1) return 0;
     if (SSL_CTX_set_max_proto_version(context, TLS1_3_VERSION) != 1) return 0;

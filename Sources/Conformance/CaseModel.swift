@@ -197,9 +197,4 @@ package struct ConformanceCase: Sendable {
     package var scenarioName: String {
         "conformance-" + id.map { $0.isLetter || $0.isNumber ? String($0).lowercased() : "-" }.joined()
     }
-
-    /// The real time a run of this case needs at most: step deadlines plus waits.
-    package var budgetSeconds: Double {
-        journey.reduce(0) { $0 + $1.deadlineSeconds + ($1.seconds ?? 0) }
-    }
 }

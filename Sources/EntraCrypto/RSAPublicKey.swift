@@ -33,12 +33,6 @@ package struct RSAPublicKey: Sendable, Equatable {
         self.exponent = try BigNumber.parameter(OSSL_PKEY_PARAM_RSA_E, of: key)
     }
 
-    /// DER SubjectPublicKeyInfo. Encoded on demand: OpenSSL 3's encoders cost start-up time, and the
-    /// key's identity is its modulus and exponent.
-    package var derRepresentation: [UInt8] {
-        (try? DEREncoding.encode("public key", as: .invalidKey) { i2d_PUBKEY(backing.pointer, $0) }) ?? []
-    }
-
     package var pem: String {
         // Encoding a valid in-memory key into a memory BIO cannot fail short of allocation failure.
         (try? MemoryBIO.writing("public key") { PEM_write_bio_PUBKEY($0, backing.pointer) }) ?? ""

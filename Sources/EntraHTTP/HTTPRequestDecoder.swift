@@ -41,7 +41,6 @@ package struct HTTPRequestDecoder: Sendable {
     /// time its body changes, which appending read by read would make quadratic.
     private var pendingBody: [UInt8] = []
     private var bodySize = 0
-    private var continuePending = false
 
     package init(limits: Limits = Limits()) { self.limits = limits }
 

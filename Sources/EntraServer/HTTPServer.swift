@@ -206,8 +206,6 @@ final class ServerCore: Sendable {
 
     func connectionClosed() { connectionCount.subtract(1, ordering: .relaxed) }
 
-    var openConnections: Int { connectionCount.load(ordering: .relaxed) }
-
     func loopDidStop() {
         let waiters: [CheckedContinuation<Void, Never>]? = state.withLock { state in
             state.loopsRunning -= 1

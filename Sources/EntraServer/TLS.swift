@@ -146,11 +146,6 @@ final class TLSSession {
     /// False when that `read` was served from OpenSSL's buffer without touching the socket.
     var lastReadDrainedSocket: Bool { socketDrained.pointee != 0 }
 
-    var negotiatedProtocol: String? {
-        var text = [CChar](repeating: 0, count: 64)
-        return TLSShims_selectedALPN(ssl, &text, Int32(text.count)) == 1 ? String(nulTerminated: text) : nil
-    }
-
     private func outcome(_ result: Int32, operation: String) -> IOResult {
         // The classification and the error queue are read before anything else runs on this thread.
         let savedErrno = errno

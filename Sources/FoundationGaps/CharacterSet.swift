@@ -15,11 +15,6 @@ package struct CharacterSet: Sendable {
 
     package func contains(_ scalar: Unicode.Scalar) -> Bool { test(scalar) }
 
-    package var inverted: CharacterSet {
-        let test = self.test
-        return CharacterSet { !test($0) }
-    }
-
     package func union(_ other: CharacterSet) -> CharacterSet {
         let (a, b) = (test, other.test)
         return CharacterSet { a($0) || b($0) }
@@ -29,7 +24,6 @@ package struct CharacterSet: Sendable {
     package static let whitespaces = CharacterSet { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
     package static let newlines = CharacterSet { ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"].contains($0) }
     package static let whitespacesAndNewlines = whitespaces.union(newlines)
-    package static let decimalDigits = CharacterSet { $0.properties.numericType == .decimal }
     package static let letters = CharacterSet { $0.properties.isAlphabetic }
     package static let alphanumerics = CharacterSet { $0.properties.isAlphabetic || $0.properties.numericType != nil }
     /// RFC 3986's unreserved characters and the sub-delimiters a query may hold unescaped.

@@ -40,11 +40,6 @@ package enum ManagedIdentityRoute: Sendable, Equatable {
         case instanceMetadata, appService, serviceFabric, azureML, azureArc
     }
 
-    package static let appServicePath = "/msi/token"
-    package static let serviceFabricPath = "/servicefabric/metadata/identity/oauth2/token"
-    package static let azureMLPath = "/azureml/msi/token"
-    package static let cloudShellPath = "/cloudshell/oauth2/token"
-
     package static func parse(_ request: HTTPRequest) -> ManagedIdentityRoute? {
         let segments = request.pathSegments.map { $0.lowercased() }
         switch segments {

@@ -63,6 +63,4 @@ int TLSShims_configureClientContext(SSL_CTX *context, const char *caFile);
 // against the IP SANs) and sends it as SNI when it is a name (SSL_set_tlsext_host_name is a macro).
 int TLSShims_expectPeerName(SSL *ssl, const char *host, int isIPAddress);
 
-// The negotiated ALPN protocol copied into `out` (NUL-terminated); 0 when none was selected.
-int TLSShims_selectedALPN(const SSL *ssl, char *out, int capacity);
 #endif

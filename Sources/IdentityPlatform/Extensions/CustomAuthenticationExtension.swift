@@ -62,8 +62,6 @@ package struct CustomAuthenticationExtension: Sendable, Codable, Equatable, Iden
     package var encryptionCertificate: String?
 
     package static let defaultTimeoutMilliseconds = 1000
-    package static let timeoutRange = 200...2000
-    package static let retryRange = 0...1
     /// The app the service calls as: the bearer token's `azp` (`appid` in v1), "Azure AD Authentication
     /// Extensions" (learn.microsoft.com/entra/identity-platform/custom-extension-overview, "Protect your
     /// REST API").

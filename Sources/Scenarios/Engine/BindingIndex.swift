@@ -70,6 +70,4 @@ final class HandleOwners: Sendable {
     func forget(world id: String) {
         owners.withLock { owners in owners = owners.filter { $0.value != id } }
     }
-
-    func forgetAll() { owners.withLock { $0.removeAll() } }
 }
