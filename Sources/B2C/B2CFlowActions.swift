@@ -81,7 +81,7 @@ extension B2CFlow {
         var profile = Self.profileInput(input)
         profile.email = email
         guard !email.isEmpty else { return showSignUp(profile, error: B2CMessages.missingEmail) }
-        guard B2CMessages.isEmailAddress(email) else { return showSignUp(profile, error: B2CMessages.invalidEmail) }
+        guard EmailAddress.isValid(email) else { return showSignUp(profile, error: B2CMessages.invalidEmail) }
         guard password == input["reenterPassword"] ?? "" else { return showSignUp(profile, error: B2CMessages.passwordsDiffer) }
         if let problem = B2CMessages.passwordProblem(password) { return showSignUp(profile, error: problem) }
         // Without a display name, the names given (or the address) stand in, so that scripted sign-ups

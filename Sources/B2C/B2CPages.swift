@@ -134,9 +134,4 @@ enum B2CMessages {
         guard (8...64).contains(password.utf16.count) else { return passwordLength }
         return PasswordPolicy.characterKinds(in: password) >= 3 ? nil : passwordComplexity
     }
-
-    static func isEmailAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !text.contains(where: \.isWhitespace)
-    }
 }

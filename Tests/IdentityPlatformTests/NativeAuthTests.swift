@@ -471,6 +471,15 @@ import Testing
         #expect(Set(seen.map(\.step)) == Set(NativeAuthFlow.Step.allCases), "every step reachable: \(Set(seen.map(\.step)))")
     }
 
+    /// One rule for an email address, the pages' and the native API's: a leading, trailing or doubled dot,
+    /// a missing part, or whitespace anywhere is refused.
+    @Test(arguments: [("jordan@woodgrove.example", true), ("first.last+tag@sub.example.com", true), ("a@b.co", true),
+                      ("a@.com", false), ("a@com.", false), ("a@b..com", false), ("@b.com", false), ("a@b", false), ("a@@b.com", false),
+                      ("a b@c.com", false), ("a@b.com\t", false), ("a@b.com\u{00A0}", false), ("a\u{0}@b.com", false), ("", false)])
+    func anEmailAddressIsOneRule(address: String, valid: Bool) {
+        #expect(EmailAddress.isValid(address) == valid)
+    }
+
     @Test func codesAreEightDigitsAndAddressesAreMaskedByLabel() {
         let code = NativeAuthFlows.newCode()
         #expect(code.count == 8 && code.allSatisfy(\.isNumber))

@@ -207,7 +207,7 @@ extension InteractiveFlow {
         let password = form["passwd"] ?? ""
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         // The native API's rule for an address, and the longest it keeps.
-        guard NativeAuthEndpoints.isEmailAddress(email), email.utf8.count <= NativeAuthRequest.longestValue else {
+        guard EmailAddress.isValid(email), email.utf8.count <= NativeAuthRequest.longestValue else {
             return showCreateAccount(email: email, values: ["displayName": name], error: "Enter a valid email address.")
         }
         guard let tenant = signUpTenant(for: email) else {

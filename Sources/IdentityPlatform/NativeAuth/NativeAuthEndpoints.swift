@@ -93,7 +93,7 @@ enum NativeAuthEndpoints {
     static func signUpStart(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
         let username = try request.requiredShort("username")
         let challengeTypes = try request.challengeTypes()
-        guard Self.isEmailAddress(username) else {
+        guard EmailAddress.isValid(username) else {
             throw NativeAuthError(.nativeParameterInvalid("username"))
         }
         if request.user(named: username) != nil { throw NativeAuthError(.userAlreadyExists()) }
@@ -198,11 +198,5 @@ enum NativeAuthEndpoints {
             seen += 1
             return seen > digits - 2 ? character : "*"
         })
-    }
-
-    static func isEmailAddress(_ text: String) -> Bool {
-        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
-            && !text.contains(where: { $0 == " " })
     }
 }

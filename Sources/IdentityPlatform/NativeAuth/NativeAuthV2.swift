@@ -312,7 +312,7 @@ enum NativeAuthV2 {
         }
         let userFlow = tenant.externalUserFlow
         if flow.username.isEmpty {
-            guard let email = submitted.first(where: { $0.key.lowercased() == "email" })?.value, NativeAuthEndpoints.isEmailAddress(email) else {
+            guard let email = submitted.first(where: { $0.key.lowercased() == "email" })?.value, EmailAddress.isValid(email) else {
                 throw NativeAuthV2Error.attributes("attributeValidationError", [("email", "attributeRequired", "Attribute 'email' is required.")])
             }
             flow.username = email
