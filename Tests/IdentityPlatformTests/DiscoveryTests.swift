@@ -65,6 +65,9 @@ import Testing
         #expect(key["kid"] as? String == F.credential.keyID && key["kty"] as? String == "RSA" && key["use"] as? String == "sig")
         #expect(key["issuer"] as? String == "\(F.origin)/{tenantid}/v2.0")
         #expect((key["x5c"] as? [String])?.count == 1)
+        // The v1 set names the v1 issuer, as the route's version says.
+        let v1 = F.json(F.send(F.get("/\(F.contoso)/discovery/keys"), to: service))
+        #expect(((v1["keys"] as? [[String: Any]])?.first)?["issuer"] as? String == "https://sts.windows.net/\(F.contoso)/")
     }
 
     @Test func instanceDiscoveryPointsAtItself() throws {

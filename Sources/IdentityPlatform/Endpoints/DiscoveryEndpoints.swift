@@ -28,9 +28,8 @@ package enum DiscoveryEndpoints {
             metadata.servedIssuer = exchange.directives.discoveryIssuer
             exchange.receipt.answered(Receipt.Answer(issuer: metadata.documentIssuer))
             return json(metadata.document())
-        case .keys:
+        case .keys(let version):
             let selector = try exchange.tenantSelector(directory: exchange.service.currentDirectory)
-            let version: EndpointVersion = exchange.request.rawPath.lowercased().contains("/v2.0/") ? .v2 : .v1
             let issuer = OpenIDMetadata(origin: exchange.origin, segment: exchange.route.tenantSegment, selector: selector, version: version).issuer
             let set = JSONWebKeySet(keys: exchange.service.keys.published(at: exchange.now).map { $0.jwk(issuer: issuer, cloudInstanceName: "microsoftonline.com") })
             return json(bytes: set.bytes)

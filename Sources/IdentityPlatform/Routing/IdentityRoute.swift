@@ -6,7 +6,7 @@ package struct IdentityRoute: Sendable, Equatable {
     package enum Endpoint: Sendable, Equatable {
         case instanceDiscovery
         case openIDConfiguration(EndpointVersion)
-        case keys
+        case keys(EndpointVersion)
         case authorize(EndpointVersion)
         case token(EndpointVersion)
         case deviceCode(EndpointVersion)
@@ -25,8 +25,8 @@ package struct IdentityRoute: Sendable, Equatable {
         /// The protocol version the endpoint speaks (v2.0 for those that have one form only).
         package var version: EndpointVersion {
             switch self {
-            case .openIDConfiguration(let version), .authorize(let version), .token(let version), .deviceCode(let version), .logout(let version): version
-            case .instanceDiscovery, .keys, .userRealm, .deviceLogin, .errorLookup, .nativeAuth, .nativeAuthV2: .v2
+            case .openIDConfiguration(let version), .keys(let version), .authorize(let version), .token(let version), .deviceCode(let version), .logout(let version): version
+            case .instanceDiscovery, .userRealm, .deviceLogin, .errorLookup, .nativeAuth, .nativeAuthV2: .v2
             }
         }
     }
@@ -57,7 +57,8 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["discovery", "instance"]: .instanceDiscovery
         case ["v2.0", ".well-known", "openid-configuration"]: .openIDConfiguration(.v2)
         case [".well-known", "openid-configuration"]: .openIDConfiguration(.v1)
-        case ["discovery", "v2.0", "keys"], ["discovery", "keys"]: .keys
+        case ["discovery", "v2.0", "keys"]: .keys(.v2)
+        case ["discovery", "keys"]: .keys(.v1)
         case ["oauth2", "v2.0", "authorize"]: .authorize(.v2)
         case ["oauth2", "authorize"]: .authorize(.v1)
         case ["oauth2", "v2.0", "token"]: .token(.v2)
