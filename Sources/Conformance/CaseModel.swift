@@ -112,9 +112,9 @@ package struct ConformanceCase: Sendable {
     /// What decides the verdict.
     package var verdictRule: String
     package var citations: [Citation]
-    /// The scenario's `rules` as written in a scenario file (docs/scenarios.md): the case's server
+    /// The scenario's rules, each as written in a scenario file (docs/scenarios.md): the case's server
     /// behaviour goes through the same decoder and validation as any scenario.
-    package var rules: String
+    package var rules: [String]
     /// The world's clock offset from the server's (the clock-skew case): per binding, so parallel
     /// cases keep their own time.
     package var clockOffset: TimeInterval
@@ -144,7 +144,7 @@ package struct ConformanceCase: Sendable {
 
     package init(
         id: String, title: String, level: CaseLevel, service: String, correctClient: String, verdictRule: String,
-        citations: [Citation], rules: String, clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
+        citations: [Citation], rules: [String], clockOffset: TimeInterval = 0, journey: [JourneyStep], checks: [Check],
         scopes: [String] = ["User.Read"], consentedScopes: [String]? = nil, httpTimeout: Int = 10, b2c: Bool = false, externalID: Bool = false,
         ownAuthority: Bool = false, clients: Set<ClientKind>? = nil, secretLifetime: TimeInterval? = nil,
         rollsCertificateAfterStep: Int? = nil, nativeCustomer: NativeCustomer? = nil
@@ -179,13 +179,12 @@ package struct ConformanceCase: Sendable {
 
     /// The scenario file the case binds to its client id; the name is unique per case.
     package var scenarioFile: String {
-        var members = [
-            "\"name\": " + JSONValue.quoted(scenarioName),
-            "\"description\": " + JSONValue.quoted("\(title). \(service)"),
-        ]
-        if clockOffset != 0 { members.append("\"clock\": {\"offsetSeconds\": \(Int(clockOffset))}") }
-        members.append("\"rules\": " + rules)
-        return "{\n  " + members.joined(separator: ",\n  ") + "\n}\n"
+        var members: [(String, JSONValue)] = [("name", .string(scenarioName)), ("description", .string("\(title). \(service)"))]
+        if clockOffset != 0 { members.append(("clock", .object([("offsetSeconds", .int(Int(clockOffset)))]))) }
+        // A rule that is not JSON stays its text: loading the file then refuses it at its place (a test
+        // loads every case's file).
+        members.append(("rules", .array(rules.map { LocatedJSON.parse(body: Array($0.utf8), source: "a rule of \(id)") ?? .string($0) })))
+        return JSONValue.object(members).pretty() + "\n"
     }
 
     /// The case's scenario, checked as any scenario file is; a problem is a bug in the catalogue

@@ -1,11 +1,12 @@
 import FoundationGaps
+import LocatedJSON
 
 extension Catalogue {
     /// A silent refresh refused with an error that asks for interaction: the app must go interactive
     /// (an /authorize follows) and end with a token.
     static func goesInteractive(id: String, title: String, code: String, suberror: String?, service: String, extraRules: [String] = [], citations: [Citation],
                                 externalID: Bool = false) -> ConformanceCase {
-        let suberrorMember = suberror.map { #", "suberror": "\#($0)""# } ?? ""
+        let refusal: [(String, JSONValue)] = [("code", .string(code))] + (suberror.map { [("suberror", .string($0))] } ?? [])
         var refused = ExchangeMatch.refresh.answered(400...400).with(answer: .error, "invalid_grant", label: "the refused refresh (\(code))")
         if let suberror { refused = refused.with(answer: .suberror, suberror, label: "the refused refresh (\(code), \(suberror))") }
         return ConformanceCase(
@@ -13,7 +14,10 @@ extension Catalogue {
             correctClient: "A correct app sees that interaction is required, starts an interactive sign-in, and ends with a token.",
             verdictRule: "FAILED when no /authorize follows the refusal or the app ends without a token; NOT_TESTABLE when no refresh was refused.",
             citations: citations,
-            rules: Rules.list([Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"oauthError": {"code": "\#(code)"\#(suberrorMember)}}}"#] + extraRules),
+            rules: [Rules.shortLivedTokens, JSONValue.object([
+                ("match", .object([("endpoint", .string("token")), ("grantType", .string("refresh_token"))])),
+                ("action", .object([("oauthError", .object(refusal))])),
+            ]).compactText] + extraRules,
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("goes-interactive", .follows(trigger: refused, then: .authorize), citation: citations[0]),
@@ -30,10 +34,10 @@ extension Catalogue {
             correctClient: "A correct app goes interactive for the new scope, the user consents, and the app ends with a Calendars.Read token.",
             verdictRule: "FAILED when no /authorize follows the refusal or the app ends without the token; NOT_TESTABLE when the silent request was never refused.",
             citations: [Source.consent, Source.errorHandling],
-            rules: Rules.list(
+            rules: [
                 #"{"match": {"endpoint": "token", "grantType": "refresh_token", "scopes": ["Calendars.Read"]}, "action": {"oauthError": {"code": "AADSTS65001"}}}"#,
                 #"{"match": {"endpoint": "authorize", "scopes": ["Calendars.Read"]}, "action": {"requireConsent": ["Calendars.Read"]}}"#
-            ),
+            ],
             journey: [.signIn(1), .getToken(2, ["Calendars.Read"])],
             checks: [
                 Check("goes-interactive", .follows(trigger: ExchangeMatch.tokenRequest.answered(400...400).with(answer: .suberror, "consent_required", label: "the consent_required refusal"), then: .authorize), citation: Source.consent),
@@ -53,7 +57,7 @@ extension Catalogue {
             correctClient: "A correct client goes interactive again and passes the service's claims on the new /authorize (merged with its client capabilities), so that the user satisfies the policy; it does not report the refusal as the end, nor retry without the claims.",
             verdictRule: "FAILED when no /authorize carrying the challenge's claims follows the refusal, or the sign-in does not end with a token; NOT_TESTABLE when the redemption was never refused.",
             citations: [Source.claimsChallenge, Source.errorHandling],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code", "nth": 1}, "action": {"oauthError": {"code": "AADSTS50076"}}}"#),
+            rules: [#"{"match": {"endpoint": "token", "grantType": "authorization_code", "nth": 1}, "action": {"oauthError": {"code": "AADSTS50076"}}}"#],
             journey: [.signIn(1)],
             checks: [
                 Check("asks-with-claims", .follows(trigger: ExchangeMatch.codeRedemption.answered(400...400).with(answer: .errorCode, "AADSTS50076", label: "the code redemption refused with AADSTS50076 and a claims challenge"),
@@ -73,7 +77,7 @@ extension Catalogue {
             correctClient: "A correct app reports the error and does not keep resending the same request.",
             verdictRule: "FAILED when the app reports success or sends more than one further refresh after the refusal; NOT_TESTABLE when no refresh was refused.",
             citations: [Source.rfc6749TokenError, Source.resilience],
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"oauthError": {"code": "AADSTS7000218", "status": 401}}, "times": "always"}"#),
+            rules: [Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"oauthError": {"code": "AADSTS7000218", "status": 401}}, "times": "always"}"#],
             journey: [.signIn(1), .getToken(2), .getToken(3)],
             checks: [
                 Check("reports-error", .reply(step: 2, .fails()), citation: Source.rfc6749TokenError),
@@ -88,7 +92,7 @@ extension Catalogue {
             correctClient: "A correct client tells the app which scopes it got (or reports declined scopes); it never claims a scope that was not granted.",
             verdictRule: "FAILED when the app reports Calendars.Read among its scopes; NOT_TESTABLE when the sign-in never finished.",
             citations: [Source.consent, Source.rfc6749TokenError],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "scopes": ["Calendars.Read"]}, "action": {"declineScopes": ["Calendars.Read"]}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "token", "scopes": ["Calendars.Read"]}, "action": {"declineScopes": ["Calendars.Read"]}, "times": "always"}"#],
             journey: [.signIn(1, ["User.Read", "Calendars.Read"])],
             checks: [
                 Check("narrow-scopes-reported", .reply(step: 1, ReplyExpectation(ok: nil, errors: [.declinedScopes], scopesLack: ["Calendars.Read"], label: "reports only the granted scopes")), citation: Source.consent),
@@ -101,7 +105,7 @@ extension Catalogue {
             correctClient: "A correct client never presents a refresh token again once it was refused with invalid_grant: it goes interactive instead.",
             verdictRule: "FAILED when a refused refresh token is presented again; NOT_TESTABLE when no refresh was refused or the app stopped before the last step.",
             citations: [Source.refreshTokens, Source.resilience],
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"oauthError": {"code": "AADSTS50173"}}, "times": "always"}"#),
+            rules: [Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"oauthError": {"code": "AADSTS50173"}}, "times": "always"}"#],
             journey: [.signIn(1), .getToken(2), .getToken(3)],
             checks: [
                 Check("dead-token-not-reused", .neverRepresentsRefusedRefreshToken(reachedBy: 3), citation: Source.refreshTokens),
@@ -113,7 +117,7 @@ extension Catalogue {
             correctClient: "A correct app reports the refusal and does not call the token endpoint.",
             verdictRule: "FAILED when a code redemption follows the error redirect or the app reports success; NOT_TESTABLE when the refusal was never served.",
             citations: [Source.rfc6749Error, Source.consent],
-            rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"oauthError": {"code": "AADSTS65004"}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "authorize"}, "action": {"oauthError": {"code": "AADSTS65004"}}, "times": "always"}"#],
             journey: [.signIn(1, ["User.Read", "Calendars.Read"])],
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
@@ -131,7 +135,7 @@ extension Catalogue {
             correctClient: "A correct client serves later requests for the same scopes from its cache, without a network call.",
             verdictRule: "FAILED when a token request is sent while the cached token is valid.",
             citations: [Source.accessTokens, Source.msalApplication],
-            rules: "[]",
+            rules: [],
             journey: [.signIn(1), .getToken(2), .getToken(3)],
             checks: [
                 Check("no-request-step-2", .noneDuring(step: 2, .tokenRequest), citation: Source.msalApplication),
@@ -145,7 +149,7 @@ extension Catalogue {
             correctClient: "A correct client does not hand out a token that expires within minutes: it refreshes before use (MSAL's 5-minute margin).",
             verdictRule: "FAILED when the second request is served from the cache without a refresh.",
             citations: [Source.accessTokens, Source.msalApplication],
-            rules: Rules.list(Rules.shortLivedTokens),
+            rules: [Rules.shortLivedTokens],
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("refreshes-before-use", .someDuring(step: 2, .refresh), citation: Source.msalApplication),
@@ -158,7 +162,7 @@ extension Catalogue {
             correctClient: "A correct client keeps serving the cached token and refreshes once refresh_in has passed: at the next silent call (MSAL for Python) or in the background while serving the cached token (MSAL.NET, which spreads its refreshes over refresh_on ± 5 minutes, so that in a case this short it may refresh early or after the case; hence the recommended level of the timing checks).",
             verdictRule: "FAILED when a token step fails; WARNING when the client refreshes before refresh_in, or not from the wait on.",
             citations: [Source.accessTokens, Source.msalApplication, Source.msalNetProactiveRefresh],
-            rules: Rules.list(#"{"match": {"endpoint": "token"}, "action": {"tokenLifetimes": {"refreshIn": 2}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "token"}, "action": {"tokenLifetimes": {"refreshIn": 2}}, "times": "always"}"#],
             journey: [.signIn(1), .getToken(2), .wait(3, 3), .getToken(4)],
             checks: [
                 Check("serves-token", .reply(step: 2, .succeeds), citation: Source.accessTokens),
@@ -173,7 +177,7 @@ extension Catalogue {
             correctClient: "A correct client replaces its refresh token with the newest one and presents that one next time.",
             verdictRule: "FAILED when a refresh presents an older refresh token than the last one issued; NOT_TESTABLE with fewer than two refreshes.",
             citations: [Source.rfc9700Rotation, Source.refreshTokens, Source.msalCache],
-            rules: Rules.list(Rules.shortLivedTokens),
+            rules: [Rules.shortLivedTokens],
             journey: [.signIn(1), .getToken(2), .getToken(3)],
             checks: [
                 Check("presents-newest", .presentsNewestRefreshToken, citation: Source.rfc9700Rotation),
@@ -196,7 +200,7 @@ extension Catalogue {
             correctClient: "A correct client relies on expires_in, not on comparing the token's times with its own clock: it signs in, reuses the token and calls Graph.",
             verdictRule: "FAILED when sign-in or the Graph call fails or the client refreshes a fresh token.",
             citations: [Source.accessTokens, Source.oidcIDToken],
-            rules: "[]", clockOffset: 900,
+            rules: [], clockOffset: 900,
             journey: [.signIn(1), .getToken(2), .callGraph(3)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.oidcIDToken),
@@ -213,7 +217,7 @@ extension Catalogue {
             correctClient: "After sign-out, a correct app holds no usable account: the next token request is interactive, never a silent refresh with the removed account's refresh token.",
             verdictRule: "FAILED when a refresh follows sign-out or no /authorize does.",
             citations: [Source.msalApplication, Source.refreshTokens],
-            rules: "[]",
+            rules: [],
             journey: [.signIn(1), .signOut(2), .getToken(3)],
             checks: [
                 Check("no-silent-refresh", .noneDuring(step: 3, .refresh), citation: Source.msalApplication),
@@ -227,7 +231,7 @@ extension Catalogue {
             correctClient: "A correct app serves the second user with the second user's tokens only: its silent calls return their account, Graph answers about them, and no refresh token of the signed-out user is presented again.",
             verdictRule: "FAILED when a token or Graph step after the second sign-in answers for the first user, a refresh token issued before the sign-out is presented after it, or the two sign-ins share a state, nonce or code challenge; NOT_TESTABLE when the replies name no account, or the second sign-in signed in the first user again (an adapter that does not sign in a step's user).",
             citations: [Source.msalApplication, Source.signOut, Source.refreshTokens],
-            rules: Rules.list(Rules.shortLivedTokens),
+            rules: [Rules.shortLivedTokens],
             journey: [.signIn(1), .callGraph(2), .signOut(3), .signInAsSecondUser(4), .getToken(5), .callGraph(6)],
             checks: [
                 Check("second-user-signs-in", .reply(step: 4, .succeeds), citation: Source.authCodeFlow),

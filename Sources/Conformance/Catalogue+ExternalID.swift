@@ -8,7 +8,7 @@ extension Catalogue {
             correctClient: "A correct app signs the customer in at the external tenant's authority, then gets the next token with the refresh token, silently.",
             verdictRule: "FAILED when the sign-in fails, or the second token comes from a second sign-in instead of a refresh.",
             citations: [Source.externalIDTokens, Source.msalApplication],
-            rules: Rules.list(Rules.shortLivedTokens),
+            rules: [Rules.shortLivedTokens],
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.externalIDTokens),

@@ -9,7 +9,7 @@ extension Catalogue {
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the app reports success, or calls Graph more than once more after the \(status); NOT_TESTABLE when the \(status) was never served.",
             citations: citations,
-            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"graphError": {"status": \#(status), "code": "\#(code)", "message": "\#(message)"}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "graph"}, "action": {"graphError": {"status": \#(status), "code": "\#(code)", "message": "\#(message)"}}, "times": "always"}"#],
             journey: graphCall,
             checks: [
                 Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, statuses: [status], label: "reports the \(status)")), citation: citations[0]),
@@ -25,7 +25,7 @@ extension Catalogue {
             correctClient: "A correct app (or its Graph SDK's retry handler) waits Retry-After seconds, calls again and ends with the data.",
             verdictRule: "FAILED when the next Graph call comes sooner than Retry-After or the app ends without the data; NOT_TESTABLE when the \(status) was never served.",
             citations: citations,
-            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"serviceError": {"status": \#(status), "retryAfter": \#(retryAfter)}}}"#),
+            rules: [#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"serviceError": {"status": \#(status), "retryAfter": \#(retryAfter)}}}"#],
             journey: graphCall,
             checks: [
                 Check("waits-retry-after", .waits(trigger: ExchangeMatch.graph.answered(status...status, "the Graph \(status)"), next: .graph, seconds: Double(retryAfter), reachedBy: nil), citation: citations[0]),
@@ -48,7 +48,7 @@ extension Catalogue {
             correctClient: "A correct app declares cp1, decodes the challenge, gets a new token passing those claims (bypassing the cache), and retries the call once.",
             verdictRule: "FAILED when cp1 is never declared, no token request carries the challenge's claims (cp1 alone is not them), or the app ends without the data; NOT_TESTABLE when no challenge was served.",
             citations: [Source.claimsChallenge, Source.cae],
-            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#),
+            rules: [#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"claimsChallenge": {}}}"#],
             journey: graphCall,
             checks: [
                 Check("declares-cp1", .seen(declaresCP1, once: .authorize), citation: Source.cae),
@@ -63,7 +63,7 @@ extension Catalogue {
             correctClient: "A correct app retries once only, then reports the error: it never loops between the token endpoint and Graph.",
             verdictRule: "FAILED when the app calls Graph more than once after the first challenge, never passes the challenge's claims, or reports success; NOT_TESTABLE when no challenge was served.",
             citations: [Source.claimsChallenge, Source.cae],
-            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"claimsChallenge": {}}, "times": 2}"#, #"{"match": {"endpoint": "graph", "after": 2}, "action": {"graphError": {"status": 401, "code": "InvalidAuthenticationToken", "message": "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp"}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "graph"}, "action": {"claimsChallenge": {}}, "times": 2}"#, #"{"match": {"endpoint": "graph", "after": 2}, "action": {"graphError": {"status": 401, "code": "InvalidAuthenticationToken", "message": "Continuous access evaluation resulted in challenge with result: InteractionRequired and code: TokenIssuedBeforeRevocationTimestamp"}}, "times": "always"}"#],
             journey: graphCall,
             checks: [
                 Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, label: "reports the error")), citation: Source.claimsChallenge),
@@ -99,7 +99,7 @@ extension Catalogue {
             correctClient: "A correct app (or its Graph SDK's retry handler) retries a few times with a back-off of a second or more (Graph's guidance: exponential back-off when no Retry-After is given), then reports the error: it never retries at once, and never without end.",
             verdictRule: "FAILED when a retry comes within a second of the 503 before it, more than three retries follow the first 503, or the app reports success; NOT_TESTABLE when no 503 was served.",
             citations: [Source.graphThrottling, Source.resilience],
-            rules: Rules.list(#"{"match": {"endpoint": "graph"}, "action": {"serviceError": {"status": 503}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "graph"}, "action": {"serviceError": {"status": 503}}, "times": "always"}"#],
             journey: [.signIn(1), .callGraph(2, deadline: 30)],
             checks: [
                 Check("backs-off", .waitsAfterEach(trigger: ExchangeMatch.graph.answered(503...503, "a Graph 503"), next: .graph, seconds: 1, reachedBy: 2), citation: Source.graphThrottling),
@@ -113,7 +113,7 @@ extension Catalogue {
             correctClient: "A correct app reports a network error for that call (or retries it once) and reads /me on the next call.",
             verdictRule: "FAILED when step 2 makes no Graph call, the app hangs or crashes on the dropped connection, or the next call fails.",
             citations: [Source.resilience, Source.graphErrors],
-            rules: Rules.list(#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"dropConnection": true}}"#),
+            rules: [#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"dropConnection": true}}"#],
             journey: [.signIn(1), .callGraph(2, deadline: 15), .callGraph(3)],
             checks: [
                 Check("calls-graph", .someDuring(step: 2, .graph), citation: Source.resilience),
@@ -127,7 +127,7 @@ extension Catalogue {
             correctClient: "A correct app follows each @odata.nextLink as given, without building URLs of its own, until a page has none; it asks for each page once, stops there, and has every item of the collection.",
             verdictRule: "FAILED when the app stops before the last page, requests a page again or anything after the last page, or reports another number of items than the pages held; NOT_TESTABLE when the collection came in one page; SKIPPED for an adapter older than protocol 1.2, which answers listGraph unsupported.",
             citations: [Source.graphPaging, Source.graphThrottling],
-            rules: "[]",
+            rules: [],
             journey: [.signIn(1, Self.calendarScopes), .listGraph(2, "/v1.0/me/events?$top=5&$select=subject,start", scopes: Self.calendarScopes)],
             checks: [
                 Check("follows-every-page", .pages(step: 2, .followsEveryLink), citation: Source.graphPaging),
@@ -147,7 +147,7 @@ extension Catalogue {
             correctClient: "A correct app starts the password-reset user flow (a new /authorize with the reset policy) instead of reporting a failure.",
             verdictRule: "FAILED when no /authorize for the reset policy follows (or the app hangs without one); NOT_TESTABLE when the 90118 redirect was never served.",
             citations: [Source.b2cReset, Source.b2cErrors],
-            rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#),
+            rules: [#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#],
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("starts-reset-flow", .follows(trigger: ExchangeMatch("the /authorize answered with AADB2C90118", pathContains: "/authorize", policy: "B2C_1_susi", answer: [.errorCode: "AADB2C90118"]),
@@ -163,7 +163,7 @@ extension Catalogue {
             correctClient: "A correct app reports the cancellation (user_canceled) and does not call the token endpoint.",
             verdictRule: "FAILED when a code redemption follows or the app reports anything but a cancellation; NOT_TESTABLE when the 90091 redirect was never served.",
             citations: [Source.b2cErrors],
-            rules: Rules.list(#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#],
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),
@@ -178,7 +178,7 @@ extension Catalogue {
             correctClient: "A correct app runs the profile-editing flow at its own policy authority, ends it with tokens, and keeps the user signed in (MSAL keys B2C accounts per policy).",
             verdictRule: "FAILED when the first sign-in fails, or the profile-editing flow never reaches B2C_1_edit_profile's /authorize and token endpoint or ends without tokens.",
             citations: [Source.b2cEditProfile, Source.b2cErrors],
-            rules: "[]",
+            rules: [],
             journey: [.signIn(1, [], policy: "B2C_1_susi"), .signIn(2, [], policy: "B2C_1_edit_profile")],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.b2cEditProfile),
@@ -194,10 +194,10 @@ extension Catalogue {
             correctClient: "A correct app starts the reset flow, then reports the cancellation (user_canceled): it neither starts the reset again nor redeems a code.",
             verdictRule: "FAILED when the app reports anything but a cancellation, starts the reset flow again or redeems a code after the cancel; NOT_TESTABLE when the reset flow was never started.",
             citations: [Source.b2cErrors, Source.b2cReset],
-            rules: Rules.list(
+            rules: [
                 #"{"match": {"endpoint": "authorize", "policy": "B2C_1_susi", "nth": 1}, "action": {"oauthError": {"code": "AADB2C90118"}}}"#,
                 #"{"match": {"endpoint": "authorize", "policy": "B2C_1_reset"}, "action": {"oauthError": {"code": "AADB2C90091"}}, "times": "always"}"#
-            ),
+            ],
             journey: [.signIn(1, [], policy: "B2C_1_susi")],
             checks: [
                 Check("reports-cancel", .reply(step: 1, .fails(.userCanceled)), citation: Source.b2cErrors),

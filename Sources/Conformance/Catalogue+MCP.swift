@@ -25,7 +25,7 @@ extension Catalogue {
             correctClient: "A correct MCP client uses the client id its app was registered with instead of registering itself, sends the MCP server's URL as resource on /authorize and on every token request, asks the server's scopes in full ({server}/tools.call, as its metadata names them), and calls the tool with the token.",
             verdictRule: "FAILED when a sign-in start or a token request lacks resource or names another one, when the sign-in asks none of the server's scopes in full, when the app posts a dynamic registration to Entra (a client that posts one elsewhere, as the MCP SDK for Python does to the MCP server, never gets a client id and fails the tool call), or when the tool call fails; NOT_TESTABLE when no sign-in happened, or when a registration was posted while another MCP case ran on the server (which app sent it cannot be told); SKIPPED for an adapter older than protocol 1.4, which answers callMCP unsupported.",
             citations: [Source.mcpResourceParameter, Source.rfc8707, Source.mcpClientRegistration, Source.entraNoDynamicRegistration, Source.mcpPythonSDK],
-            rules: "[]",
+            rules: [],
             journey: [.callMCP(1, deadline: 60)],
             checks: [
                 Check("resource-on-authorize", .namesResource(.authorization), citation: Source.mcpResourceParameter),

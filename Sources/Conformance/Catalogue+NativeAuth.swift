@@ -9,7 +9,7 @@ extension Catalogue {
             correctClient: "A correct app signs the customer in on its own screens, then gets the next token from the refresh token, silently, without a second sign-in.",
             verdictRule: "FAILED when the native sign-in fails, or the second token comes from another sign-in instead of a refresh.",
             citations: [Source.nativeAuthAPI, Source.msalIOSTokenValidator],
-            rules: Rules.list(Rules.shortLivedTokens),
+            rules: [Rules.shortLivedTokens],
             journey: [.signInNative(1, .password), .getToken(2)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),
@@ -25,7 +25,7 @@ extension Catalogue {
             correctClient: "A correct app keeps its flow (MSAL keeps the code-required state and its continuation token), asks for a new code at the challenge endpoint, and completes with it; it does not start the sign-in over.",
             verdictRule: "FAILED when the sign-in does not complete, no new code is asked for, or the app starts a new sign-in after the refusal.",
             citations: [Source.nativeAuthAPI, Source.msalIOSSubmitCodeFailure, Source.msalIOSResendCode],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "oob", "nth": 1}, "action": {"oauthError": {"code": "AADSTS50181"}}}"#),
+            rules: [#"{"match": {"endpoint": "token", "grantType": "oob", "nth": 1}, "action": {"oauthError": {"code": "AADSTS50181"}}}"#],
             journey: [.signInNative(1, .code)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),
@@ -40,7 +40,7 @@ extension Catalogue {
             correctClient: "A correct app tells the customer the code was wrong and lets them try again in the same flow, with the continuation token it holds; it does not start the sign-in over.",
             verdictRule: "FAILED when the sign-in does not complete, or the app starts a new sign-in after the wrong code instead of submitting again.",
             citations: [Source.nativeAuthAPI, Source.msalIOSSubmitCodeFailure],
-            rules: "[]",
+            rules: [],
             journey: [.signInNative(1, .code, firstCode: .mistyped)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),
@@ -55,7 +55,7 @@ extension Catalogue {
             correctClient: "A correct app tells the customer to wait, keeps the code already sent and its flow (MSAL keeps the state it had when a resend fails), and completes with that code; it asks for no new code before the Retry-After.",
             verdictRule: "FAILED when the sign-in does not complete with the first code, or the app asks for a code again before 60 seconds passed.",
             citations: [Source.msalIOSResendCode, Source.rfc6585, Source.nativeAuthAPI],
-            rules: Rules.list(#"{"match": {"endpoint": "nativeauth", "path": "/*/*/*/challenge", "after": 1}, "action": {"serviceError": {"status": 429, "retryAfter": 60}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "nativeauth", "path": "/*/*/*/challenge", "after": 1}, "action": {"serviceError": {"status": 429, "retryAfter": 60}}, "times": "always"}"#],
             journey: [.signInNative(1, .code, firstCode: .resent)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.msalIOSResendCode),
@@ -72,7 +72,7 @@ extension Catalogue {
             correctClient: "A correct app runs self-service password reset (resetpassword start, challenge, continue with the mailed code, submit, poll_completion) and then signs the customer in, with the reset's continuation token or the new password. MSAL for iOS words the error \"Please reset the password and perform a new sign in operation\".",
             verdictRule: "FAILED when the app does not start a password reset after the refusal, or the customer ends not signed in.",
             citations: [Source.msalIOSPasswordResetRequired, Source.externalIDPasswordReset, Source.nativeAuthAPI],
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "password", "parameters": {"continuation_token": {"present": true}}, "nth": 1}, "action": {"oauthError": {"code": "AADSTS50142"}}}"#),
+            rules: [#"{"match": {"endpoint": "token", "grantType": "password", "parameters": {"continuation_token": {"present": true}}, "nth": 1}, "action": {"oauthError": {"code": "AADSTS50142"}}}"#],
             journey: [.signInNative(1, .password)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),
@@ -107,7 +107,7 @@ extension Catalogue {
             correctClient: "A correct app stops the native flow (MSAL: browserRequired) and signs the customer in through the browser at the same authority, once; it does not start the native flow again.",
             verdictRule: "FAILED when the customer ends not signed in, the app never opens /authorize, or it starts the native flow again.",
             citations: [Source.msalIOSBrowserRequired, Source.nativeAuthAPI],
-            rules: Rules.list(#"{"match": {"endpoint": "nativeauth", "path": {"regex": "^/[^/]+/oauth2/v2\\.0/initiate$"}}, "action": {"browserRequired": {}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "nativeauth", "path": {"regex": "^/[^/]+/oauth2/v2\\.0/initiate$"}}, "action": {"browserRequired": {}}, "times": "always"}"#],
             journey: [.signInNative(1, .password)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),
@@ -128,7 +128,7 @@ extension Catalogue {
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the customer ends not signed in, or the app asked to complete the second factor natively never does; a WARNING when the app does not declare \(capability).",
             citations: [Source.msalIOSTokenValidator, Source.msalIOSCapabilities, Source.nativeAuthAPI],
-            rules: "[]",
+            rules: [],
             journey: [.signInNative(1, .password)],
             checks: [
                 Check("signs-in", .reply(step: 1, .succeeds), citation: Source.nativeAuthAPI),

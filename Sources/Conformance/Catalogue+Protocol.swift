@@ -26,7 +26,7 @@ extension Catalogue {
             correctClient: "A correct client validates the id_token, refuses this one and reports the error to the app; it should also never use the tokens of that response (recommended: MSAL for Python caches them before its check, so a silent call finds them).",
             verdictRule: "FAILED (WARNING for a recommended case) when the sign-in is reported as a success; WARNING when a Graph call follows the bad response; NOT_TESTABLE when the code was never redeemed.",
             citations: citations,
-            rules: Rules.list(#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {\#(action)}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {\#(action)}, "times": "always"}"#],
             journey: afterRejectedSignIn,
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
@@ -45,7 +45,7 @@ extension Catalogue {
             correctClient: correctClient + " No client secret, assertion or password travels in the /authorize or logout request.",
             verdictRule: "FAILED (WARNING for a confidential client) when an /authorize lacks an S256 challenge or a redemption lacks the verifier; FAILED when a request the browser carries holds a client secret, assertion or password; NOT_TESTABLE when no sign-in happened.",
             citations: [Source.rfc7636, Source.rfc9700PKCE, Source.rfc6749ClientCredentialsInBody, Source.authCodeFlow],
-            rules: "[]",
+            rules: [],
             journey: [.signIn(1)],
             checks: [
                 Check("s256-challenge-and-verifier", .pkceS256, citation: level == .required ? Source.rfc7636 : Source.rfc9700PKCE),
@@ -117,7 +117,7 @@ extension Catalogue {
             correctClient: "A correct client keeps working: it never pins a signing key, and when it validates signatures it refetches the JWKS for the new kid.",
             verdictRule: "FAILED when step 2 makes no refresh (the rolled key signs the refreshed tokens) or fails: the app refused the new key's tokens.",
             citations: [Source.oidcKeyRotation, Source.signingKeyRollover],
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"rollSigningKey": true}}"#),
+            rules: [Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"rollSigningKey": true}}"#],
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.signingKeyRollover),
@@ -131,10 +131,10 @@ extension Catalogue {
             correctClient: "A correct client checks that a refreshed id_token names the same subject and refuses the answer rather than silently switching users.",
             verdictRule: "WARNING when the silent call is reported as a success (MSAL for Python accepts it), or when step 2 makes no refresh although the tokens it holds are short-lived (it served an expired token instead); NOT_TESTABLE when the app never got to step 2.",
             citations: [Source.oidcRefresh],
-            rules: Rules.list(
+            rules: [
                 Rules.shortLivedTokens,
                 #"{"match": {"endpoint": "token", "grantType": "refresh_token"}, "action": {"tokenClaims": {"idToken": {"oid": "b8c5e1d2-7f3a-4b6c-8d9e-0a1b2c3d4e5f", "sub": "conformance-other-subject", "preferred_username": "alex.wilber@contoso.onmicrosoft.com", "name": "Alex Wilber"}}}, "times": "always"}"#
-            ),
+            ],
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("refresh-seen", .someDuring(step: 2, .refresh), citation: Source.oidcRefresh),
@@ -147,7 +147,7 @@ extension Catalogue {
             correctClient: "A correct client compares the document's issuer with the authority it asked (OIDC Discovery §4.3) and stops with an error before using any endpoint the document names. MSAL for Python does so with oidc_authority=, not with authority= (a tenant's Entra authority legitimately differs from its issuer's path, so it only checks the host for OIDC authorities).",
             verdictRule: "WARNING when an /authorize, token or Graph request follows the mismatching document, or the sign-in is reported as a success; PASSED when the client stopped with an error; NOT_TESTABLE when discovery was never fetched.",
             citations: [Source.oidcDiscoveryIssuer, Source.msalAuthority],
-            rules: Rules.list(#"{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(discoveryIssuer)"}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(discoveryIssuer)"}, "times": "always"}"#],
             journey: [.signIn(1, deadline: 20)],
             checks: [
                 Check("stops-after-discovery", .noneAfter(trigger: ExchangeMatch.openIDConfiguration.with(answer: .issuer, discoveryIssuer, label: "the OpenID configuration naming another issuer"),
@@ -162,7 +162,7 @@ extension Catalogue {
             correctClient: "A correct client compares state with the one it sent, refuses the response and never redeems that code: it reports the error, or keeps waiting for a valid redirect (MSAL's loopback listener ignores the forged one).",
             verdictRule: "FAILED when the code is redeemed or the sign-in is reported as a success; NOT_TESTABLE when no /authorize was seen.",
             citations: [Source.rfc6749State, Source.msalOIDC],
-            rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"redirectState": "conformance-forged-state"}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "authorize"}, "action": {"redirectState": "conformance-forged-state"}, "times": "always"}"#],
             // Long enough for a browser-hosted client to start, sign in and reach the redirect on a loaded
             // machine; a client that keeps waiting (MSAL's loopback listener) waits this long.
             journey: [.signIn(1, deadline: 15)],
@@ -179,7 +179,7 @@ extension Catalogue {
             correctClient: "A correct client reports the cancellation to the app and does not call the token endpoint.",
             verdictRule: "FAILED when a code redemption follows the error redirect or the sign-in is reported as a success; NOT_TESTABLE when the error redirect was never served.",
             citations: [Source.rfc6749Error, Source.authCodeFlow],
-            rules: Rules.list(#"{"match": {"endpoint": "authorize"}, "action": {"oauthError": {"error": "access_denied", "errorSubcode": "cancel", "message": "The user has cancelled the sign-in."}}, "times": "always"}"#),
+            rules: [#"{"match": {"endpoint": "authorize"}, "action": {"oauthError": {"error": "access_denied", "errorSubcode": "cancel", "message": "The user has cancelled the sign-in."}}, "times": "always"}"#],
             journey: [.signIn(1)],
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: Source.rfc6749Error),
@@ -194,7 +194,7 @@ extension Catalogue {
             correctClient: "A correct app takes login_required (as interaction_required and consent_required) as the service asking for the user: it then shows the sign-in, an /authorize without prompt=none, and signs the user in.",
             verdictRule: "FAILED when the app never tries prompt=none, does not follow login_required with an interactive /authorize, or does not end signed in; SKIPPED for an adapter older than protocol 1.2, which answers signInSilently unsupported.",
             citations: [Source.promptNone, Source.errorHandling, Source.oidcAuthenticationError],
-            rules: "[]",
+            rules: [],
             journey: [.signInSilently(1)],
             checks: [
                 Check("tries-silently", .seen(Self.silentAuthorize, once: .authorize), citation: Source.promptNone),

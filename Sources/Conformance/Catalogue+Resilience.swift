@@ -7,9 +7,9 @@ extension Catalogue {
     /// service's wait is over, and must get a token once it is.
     private static func throttledRefresh(id: String, title: String, level: CaseLevel = .required, status: Int, retryAfter: Int?, format: String = "seconds",
                                          minimumWait: Double, resumesLevel: CaseLevel? = nil, service: String, correctClient: String, citations: [Citation]) -> ConformanceCase {
-        var members = [#""status": \#(status)"#]
-        if let retryAfter { members.append(#""retryAfter": \#(retryAfter)"#) }
-        if format != "seconds" { members.append(#""retryAfterFormat": "\#(format)""#) }
+        var serviceError: [(String, JSONValue)] = [("status", .int(status))]
+        if let retryAfter { serviceError.append(("retryAfter", .int(retryAfter))) }
+        if format != "seconds" { serviceError.append(("retryAfterFormat", .string(format))) }
         let trigger = ExchangeMatch.refresh.answered(status...status, "the \(status) refresh")
         var journey: [JourneyStep] = [.signIn(1), .getToken(2), .getToken(3)]
         var checks = [Check("no-early-retry", .waits(trigger: trigger, next: .tokenRequest, seconds: minimumWait, reachedBy: 3), citation: citations[0])]
@@ -24,7 +24,10 @@ extension Catalogue {
             id: id, title: title, level: level, service: service, correctClient: correctClient,
             verdictRule: "FAILED when a token request follows the \(status) sooner than \(Judge.seconds(minimumWait))" + (retryAfter == nil ? "" : ", or the app has no token once the wait is over") + "; NOT_TESTABLE when the \(status) was never served or the app stopped before asking again.",
             citations: citations,
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"serviceError": {\#(members.joined(separator: ", "))}}}"#),
+            rules: [Rules.shortLivedTokens, JSONValue.object([
+                ("match", .object([("endpoint", .string("token")), ("grantType", .string("refresh_token")), ("nth", .int(1))])),
+                ("action", .object([("serviceError", .object(serviceError))])),
+            ]).compactText],
             journey: journey, checks: checks
         )
     }
@@ -61,7 +64,7 @@ extension Catalogue {
             correctClient: "A correct client reports a network error for that call (or retries once) and succeeds on the next call.",
             verdictRule: "FAILED when the app hangs or crashes on the dropped connection, or the next call fails.",
             citations: [Source.resilience],
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"dropConnection": true}}"#),
+            rules: [Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"dropConnection": true}}"#],
             journey: [.signIn(1), .getToken(2, deadline: 15), .getToken(3)],
             checks: [
                 Check("survives-drop", .reply(step: 2, ReplyExpectation(ok: nil, label: "answers")), citation: Source.resilience),
@@ -74,7 +77,7 @@ extension Catalogue {
             correctClient: "A correct client gives up on the request after its HTTP timeout (FAKEENTRA_STEP_TIMEOUT=2 here) and either reports the failure (timeout, or network, server_error, other) or retries it once and serves the token (MSAL.NET retries a timed-out token request after a second); the next step succeeds.",
             verdictRule: "FAILED when the app is still waiting at the step's 6-second deadline, or the next call fails.",
             citations: [Source.resilience, Source.msalNetRetry],
-            rules: Rules.list(Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"delay": 8000}}"#),
+            rules: [Rules.shortLivedTokens, #"{"match": {"endpoint": "token", "grantType": "refresh_token", "nth": 1}, "action": {"delay": 8000}}"#],
             journey: [.signIn(1), .getToken(2, deadline: 6), .getToken(3)],
             checks: [
                 Check("gives-up-in-time", .reply(step: 2, ReplyExpectation(ok: nil, errors: [.timeout, .network, .serverError, .other],
@@ -90,10 +93,10 @@ extension Catalogue {
             correctClient: "A correct client adds 5 seconds to its polling interval for that poll and every later one (MSAL for Python: 1 s becomes 6 s), keeps polling and gets the token once the user approved.",
             verdictRule: "FAILED when a poll after the slow_down comes sooner than interval + 5 s after the one before, or the app ends without a token; NOT_TESTABLE when no poll was answered slow_down; SKIPPED when the adapter has no device flow.",
             citations: [Source.rfc8628SlowDown, Source.deviceCodeFlow, Source.msalDeviceFlow],
-            rules: Rules.list(
+            rules: [
                 #"{"note": "Polls every second, so the slow_down's extra 5 seconds dominate the case's time.", "match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 1}, "times": "always"}"#,
                 #"{"match": {"endpoint": "token", "grantType": "device_code", "nth": 1}, "action": {"oauthError": {"error": "slow_down", "message": "OAuth 2.0 device flow error. Authorization is pending. Polling too frequently: wait for the interval before polling again."}}}"#
-            ),
+            ],
             journey: [.signInDevice(1, deadline: 25)],
             checks: [
                 Check("backs-off", .backsOffAfterSlowDown(reachedBy: 1), citation: Source.rfc8628SlowDown),
@@ -106,10 +109,10 @@ extension Catalogue {
             correctClient: "A correct client waits the interval between two polls while the answer is authorization_pending (RFC 8628: 5 seconds when no interval is given), then gets the token once the user approved.",
             verdictRule: "FAILED when a poll comes sooner than the interval after an authorization_pending, or the app ends without a token; NOT_TESTABLE when no poll was answered authorization_pending; SKIPPED when the adapter has no device flow.",
             citations: [Source.rfc8628Polling, Source.deviceCodeFlow, Source.msalDeviceFlow],
-            rules: Rules.list(
+            rules: [
                 #"{"match": {"endpoint": "devicecode"}, "action": {"deviceCodeInterval": 2}, "times": "always"}"#,
-                Rules.devicePoll(answered: .authorizationPending(), times: "3")
-            ),
+                Rules.devicePoll(answered: .authorizationPending(), times: .int(3))
+            ],
             journey: [.signInDevice(1, deadline: 25)],
             checks: [
                 Check("waits-interval", .waitsAfterEach(trigger: Self.pendingPoll, next: .devicePoll, seconds: 2, reachedBy: 1), citation: Source.rfc8628Polling),
@@ -142,7 +145,7 @@ extension Catalogue {
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the client polls again after the \(error), or reports a success\(reports.errors.isEmpty ? "" : " or another error than " + reports.errors.map(\.rawValue).joined(separator: ", ")); NOT_TESTABLE when no poll was answered \(error); SKIPPED when the adapter has no device flow.",
             citations: [Source.rfc8628Errors, Source.deviceCodeFlow],
-            rules: Rules.list(Rules.devicePoll(answered: refusal, times: #""always""#)),
+            rules: [Rules.devicePoll(answered: refusal, times: .string("always"))],
             journey: [.signInDevice(1, deadline: 20)],
             checks: [
                 Check("stops-polling", .noneAfter(trigger: ended, forbidden: .devicePoll, reachedBy: 1), citation: Source.rfc8628Errors),

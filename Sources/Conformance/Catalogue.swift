@@ -122,7 +122,7 @@ enum Source {
     static let msalCache = Citation("MSAL for Python msal/token_cache.py (refresh token replaced on rotation)", "https://github.com/AzureAD/microsoft-authentication-library-for-python/blob/dev/msal/token_cache.py")
 }
 
-/// Rule fragments many cases share, in scenario-file syntax.
+/// Rules many cases share, each in scenario-file syntax.
 enum Rules {
     /// MSAL treats an access token that expires within 5 minutes as expired: with 2-minute tokens
     /// every silent call refreshes, which is how a case reaches the token endpoint's refresh path.
@@ -130,10 +130,11 @@ enum Rules {
 
     /// Device-code polls answered with the platform's own `error` (its error, code and wording), `times` as
     /// written in a scenario file (`3`, `"always"`).
-    static func devicePoll(answered error: IdentityError, times: String) -> String {
-        #"{"match": {"endpoint": "token", "grantType": "device_code"}, "action": {"oauthError": {"error": "\#(error.error)", "code": "\#(error.prefixedCode)", "message": \#(JSONValue.quoted(error.message))}}, "times": \#(times)}"#
+    static func devicePoll(answered error: IdentityError, times: JSONValue) -> String {
+        JSONValue.object([
+            ("match", .object([("endpoint", .string("token")), ("grantType", .string("device_code"))])),
+            ("action", .object([("oauthError", .object([("error", .string(error.error)), ("code", .string(error.prefixedCode)), ("message", .string(error.message))]))])),
+            ("times", times),
+        ]).compactText
     }
-
-    static func list(_ rules: String...) -> String { list(rules) }
-    static func list(_ rules: [String]) -> String { "[\n    " + rules.joined(separator: ",\n    ") + "\n  ]" }
 }
