@@ -253,7 +253,7 @@ enum NativeAuthV2 {
         do throws(NativeAuthError) {
             try PasswordPolicy.reset(userID: user.id, to: password, in: request.exchange.service, tenant: tenant, now: request.now)
         } catch {
-            throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: error.error.code, error.error.message, innerCode: error.error.suberror)
+            throw NativeAuthV2Error.stepRefusal(error)
         }
         flow.firstFactor = "pwd"
         return try request.hal(flow, on: .newPasswordSubmitted, [
@@ -324,8 +324,7 @@ enum NativeAuthV2 {
             do throws(NativeAuthError) {
                 try PasswordPolicy.check(password, tenant: tenant, names: [submitted["givenName"], submitted["surname"]])
             } catch {
-                throw NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 1002027, "Some of the collected attributes were invalid.",
-                                        innerCode: "attributeValidationError", details: [("password", "passwordPolicyViolation", error.error.message)])
+                throw NativeAuthV2Error.passwordAttributeRefused(error.error.message)
             }
             flow.password = password
         }
