@@ -18,10 +18,7 @@ package struct B2CHandler: ExchangeHandler {
     }
 
     package func handle(_ request: HTTPRequest, route: B2CRoute, context: ExchangeContext) -> HTTPResponse {
-        let base = IdentityExchange(
-            request: request, context: context,
-            route: IdentityRoute(tenantSegment: route.tenantSegment, endpoint: .authorize(.v2)), service: service
-        )
+        let base = IdentityExchange(request: request, context: context, route: route.platformRoute, service: service)
         var response = if let answer = context.directives.answer,
                           let scripted = ScriptedIdentityAnswer(base, endpoint: Self.scriptedEndpoint(route.endpoint), family: .aadb2c, policy: route.policySegment)
                               .render(answer) {

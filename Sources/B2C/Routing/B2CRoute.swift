@@ -1,5 +1,6 @@
 package import ExchangeKernel
 package import EntraHTTP
+import IdentityPlatform
 
 /// Which B2C endpoint a request names, in any of the authority forms clients use:
 /// `/tfp/{tenant}/{policy}/…`, `/{tenant}/{policy}/…` (policy recognised by its `B2C_1_`/`B2C_1A_`
@@ -112,4 +113,20 @@ package struct B2CRoutes: RouteCollection {
     }
 
     package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { B2CRoute.parse(request, isB2CTenant: isB2CTenant) }
+}
+
+extension B2CRoute {
+    /// The Entra endpoint this one is, under its policy: what the platform's shared steps read of the
+    /// exchange (the tenant segment, the protocol version, whether a token request's grant type words its
+    /// errors).
+    var platformRoute: IdentityRoute {
+        let platformEndpoint: IdentityRoute.Endpoint = switch endpoint {
+        case .metadata: .openIDConfiguration(.v2)
+        case .keys: .keys(.v2)
+        case .authorize: .authorize(.v2)
+        case .token: .token(.v2)
+        case .logout: .logout(.v2)
+        }
+        return IdentityRoute(tenantSegment: tenantSegment, endpoint: platformEndpoint)
+    }
 }
