@@ -32,7 +32,7 @@ public func nativeAuthFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var headers = HTTPHeaders()
     headers.set("Host", "woodgrove.ciamlogin.com")
     headers.set("Content-Type", "application/x-www-form-urlencoded")
-    let response = application.responder.respond(to: HTTPRequest(method: "POST", target: path, headers: headers, body: body), context: RequestContext())
+    let response = application.responder.respond(to: HTTPRequest(method: "POST", target: path, headers: headers, body: body), context: ConnectionFacts())
     require([200, 400, 401, 403, 404, 405, 429].contains(response.status.code), "status \(response.status.code) from \(path)")
     require(response.body.count <= 16 * 1024, "an answer of \(response.body.count) bytes from \(path)")
     guard response.status.code != 404 else { return 0 }

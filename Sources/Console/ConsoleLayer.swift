@@ -91,7 +91,7 @@ struct Console: Sendable {
     var now: Date { engine.world(binding: "default")?.service.clock.now() ?? Date() }
 
     /// `next`: the layers below, where the "Try it" sign-in sends its token request and Graph call.
-    func respond(to request: HTTPRequest, context: RequestContext, next: ExchangeStack.Next) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: ConnectionFacts, next: ExchangeStack.Next) -> HTTPResponse {
         let path = request.rawPath
         let sub = path == "/" || path == ConsoleLayer.base ? "" : String(path.dropFirst(ConsoleLayer.base.count + 1))
         let page = ConsolePage(console: self, request: request, context: context, next: next)

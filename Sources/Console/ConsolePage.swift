@@ -9,7 +9,7 @@ import Scenarios
 struct ConsolePage {
     let console: Console
     let request: HTTPRequest
-    let context: RequestContext
+    let context: ConnectionFacts
     let next: ExchangeStack.Next
 
     var origin: String { PublicOrigin(request: request, context: context).url }

@@ -17,7 +17,7 @@ import Scenarios
 struct ConformanceEndpoints {
     let sessions: ConformanceSessions
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: ConnectionFacts) -> HTTPResponse {
         let segments = Array(request.pathSegments.dropFirst(2))
         do {
             switch (request.method.uppercased(), segments.count) {
@@ -89,7 +89,7 @@ struct ConformanceEndpoints {
         return object
     }
 
-    static func baseURL(_ request: HTTPRequest, context: RequestContext) -> String {
+    static func baseURL(_ request: HTTPRequest, context: ConnectionFacts) -> String {
         let host = request.headers["Host"] ?? "127.0.0.1:\(context.localPort)"
         return (context.isSecure ? "https://" : "http://") + host
     }

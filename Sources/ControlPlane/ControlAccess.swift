@@ -22,7 +22,7 @@ package struct ControlAccess: Sendable {
     package init(secret: String?) { self.secret = secret }
 
     /// `acceptCookie`: the console's pages; the JSON endpoints take the bearer header only.
-    package func decide(_ request: HTTPRequest, context: RequestContext, acceptCookie: Bool) -> Decision {
+    package func decide(_ request: HTTPRequest, context: ConnectionFacts, acceptCookie: Bool) -> Decision {
         guard let secret else { return context.isLoopback ? .allowed : .loopbackOnly }
         if let presented = request.headers["Authorization"]?.credentials(ofScheme: "bearer"),
            ConstantTime.equals(presented.utf8, secret.utf8) {
@@ -35,7 +35,7 @@ package struct ControlAccess: Sendable {
     }
 
     /// The JSON endpoints' refusal, in the control API's error shape; nil when the caller may proceed.
-    package func refusal(_ request: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+    package func refusal(_ request: HTTPRequest, context: ConnectionFacts) -> HTTPResponse? {
         switch decide(request, context: context, acceptCookie: false) {
         case .allowed: nil
         case .needsSecret: ScenarioEngineError.unauthorized().response

@@ -13,7 +13,7 @@ struct JournalEndpoint {
     /// The server's version, named as the HAR log's creator.
     let serverVersion: String
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: ConnectionFacts) -> HTTPResponse {
         switch request.method {
         case "GET":
             let query = request.query

@@ -13,7 +13,7 @@ import Scenarios
 struct TokenMintEndpoint {
     let commands: ControlCommands
 
-    func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: ConnectionFacts) -> HTTPResponse {
         guard request.method == "POST" else {
             var response = Self.refusal(405, "method_not_allowed", "mint a token with POST and a JSON body")
             response.headers.set("Allow", "POST")

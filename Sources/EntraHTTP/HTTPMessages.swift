@@ -141,7 +141,7 @@ package struct HTTPStatus: Sendable, Equatable, Hashable {
 }
 
 /// Facts about the connection a request came on, for handlers that build absolute URLs or check loopback.
-package struct RequestContext: Sendable, Equatable {
+package struct ConnectionFacts: Sendable, Equatable {
     package var remoteAddress: String
     package var isSecure: Bool
     package var localPort: Int
@@ -175,7 +175,7 @@ package protocol HTTPResponder: Sendable {
     /// app-only token with no scenario rule in play): the event loop answers it itself instead of handing
     /// it to a worker and waiting to be woken with the answer. Everything else goes to the workers.
     func answersOnLoop(_ request: HTTPRequest, route: Route) -> Bool
-    func respond(to request: HTTPRequest, route: Route, context: RequestContext) -> HTTPResponse
+    func respond(to request: HTTPRequest, route: Route, context: ConnectionFacts) -> HTTPResponse
 }
 
 extension HTTPResponder where Route == Void {
@@ -187,7 +187,7 @@ extension HTTPResponder {
 
     /// Routes `request` and answers it: for a caller holding a request of its own, not read by the server
     /// (the test library's in-process transport).
-    package func respond(to request: HTTPRequest, context: RequestContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, context: ConnectionFacts) -> HTTPResponse {
         respond(to: request, route: route(request), context: context)
     }
 

@@ -13,7 +13,7 @@ final class Connection {
     /// Tells this connection from a later one that reuses its descriptor.
     let serial: UInt64
     private let listener: ListenerInfo
-    private let context: RequestContext
+    private let context: ConnectionFacts
     private unowned let loop: EventLoop
     private var machine: ConnectionStateMachine
     private var tls: TLSSession?
@@ -25,7 +25,7 @@ final class Connection {
         self.serial = serial
         self.listener = listener
         self.loop = loop
-        self.context = RequestContext(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
+        self.context = ConnectionFacts(remoteAddress: remoteAddress, isSecure: listener.tls != nil, localPort: listener.port)
         machine = ConnectionStateMachine(isTLS: listener.tls != nil, decoderLimits: loop.server.configuration.limits,
                                          spans: loop.timeoutSpans, acceptedAt: loop.now)
     }

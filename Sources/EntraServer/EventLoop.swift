@@ -101,11 +101,11 @@ final class EventLoop: @unchecked Sendable {
     /// Routes `request` once and answers it on the loop when the responder says it may (see
     /// `HTTPResponder.answersOnLoop`); else runs the responder on a worker, whose answer comes back through
     /// the inbox, and returns nil.
-    func serve(_ request: HTTPRequest, context: RequestContext, for connection: Connection) -> HTTPResponse? {
+    func serve(_ request: HTTPRequest, context: ConnectionFacts, for connection: Connection) -> HTTPResponse? {
         serve(request, by: server.responder, context: context, for: connection)
     }
 
-    private func serve<Responder: HTTPResponder>(_ request: HTTPRequest, by responder: Responder, context: RequestContext,
+    private func serve<Responder: HTTPResponder>(_ request: HTTPRequest, by responder: Responder, context: ConnectionFacts,
                                                  for connection: Connection) -> HTTPResponse? {
         let route = responder.route(request)
         if responder.answersOnLoop(request, route: route) { return responder.respond(to: request, route: route, context: context) }

@@ -24,7 +24,7 @@ struct RouterTransport: BrowserTransport, Sendable {
         if headers["Host"] == nil { headers.set("Host", request.url.authority) }
         if !request.body.isEmpty || request.method == "POST" { headers.set("Content-Length", String(request.body.count)) }
         let raw = HTTPRequest(method: request.method, target: request.url.target, headers: headers, body: request.body)
-        let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: request.url.scheme == "https", localPort: origin.port, isInProcess: true)
+        let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: request.url.scheme == "https", localPort: origin.port, isInProcess: true)
         return responder.respond(to: raw, context: context)
     }
 }

@@ -121,7 +121,7 @@ package struct ResourceManagerHandler: ExchangeHandler {
     /// Where a cloud registered from this document signs in: FakeEntra's own origin. On ARM's host name
     /// every path is ARM's (an openid-configuration there gets ARM's 400), so the document names the
     /// listener itself as `localhost`, a name every FakeEntra certificate carries.
-    static func loginURL(request: HTTPRequest, origin: PublicOrigin, context: RequestContext) -> String {
+    static func loginURL(request: HTTPRequest, origin: PublicOrigin, context: ConnectionFacts) -> String {
         let onResourceManagerHost = request.hostName.map(ResourceManagerRoute.hostNames.contains) ?? false
         guard onResourceManagerHost else { return origin.url }
         return PublicOrigin(scheme: origin.scheme, authority: "localhost:\(context.localPort)").url

@@ -31,7 +31,7 @@ let liveTarget = arguments.first.flatMap(Int.init) ?? 1_000_000
 let rounds = 6
 let perRound = 150
 let credential = try SigningCredential.generate()
-let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
 let tokenPath = "/organizations/oauth2/v2.0/token"
 let publicClient = "0d3b8b6c-7a4e-4f1d-9c2b-3e5f6a7b8c9d"
 

@@ -105,7 +105,7 @@ final class B2CBrowser {
     }
 
     func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: RequestContext(isSecure: true, localPort: 8443), route: routes.route(request), directives: directives)
+        let context = ExchangeContext(connection: ConnectionFacts(isSecure: true, localPort: 8443), route: routes.route(request), directives: directives)
         let response = chain.respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]

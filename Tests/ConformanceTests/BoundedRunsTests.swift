@@ -22,7 +22,7 @@ import Testing
         var headers: HTTPHeaders = ["Host": "127.0.0.1:8443"]
         if !body.isEmpty { headers.set("Content-Type", "application/json") }
         return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-                                     context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
+                                     context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
     }
 
     static func code(_ response: HTTPResponse) -> String? {
@@ -75,7 +75,7 @@ import Testing
             let body = FormParameters([("client_id", clientID), ("scope", "openid offline_access User.Read")] + form).encoded
             let response = app.responder.respond(to: HTTPRequest(method: "POST", target: "/organizations/oauth2/v2.0/token",
                                                                  headers: ["Host": "127.0.0.1:8443", "Content-Type": "application/x-www-form-urlencoded"], body: Array(body.utf8)),
-                                                 context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
+                                                 context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
             return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
         }
         let signedIn = token(client, "adele", [("grant_type", "password"), ("username", "adele.vance@contoso.onmicrosoft.com"), ("password", Directory.demoPassword)])

@@ -21,7 +21,7 @@ import Testing
         var headers = HTTPHeaders()
         headers.set("Host", "127.0.0.1:8443")
         if !body.isEmpty { headers.set("Content-Type", form ? "application/x-www-form-urlencoded" : "application/json") }
-        return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
+        return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
     }
 
     func json(_ response: HTTPResponse) throws -> [String: Any] {

@@ -82,7 +82,7 @@ import Scenarios
 
     @Test func sameAccessRuleAsTheControlAPI() throws {
         let app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
-        let remote = RequestContext(remoteAddress: "192.0.2.7", isSecure: true, localPort: 8443)
+        let remote = ConnectionFacts(remoteAddress: "192.0.2.7", isSecure: true, localPort: 8443)
         var headers = HTTPHeaders()
         headers.set("Host", "127.0.0.1:8443")
         for (method, target) in [("POST", "/_fakeentra/conformance/runs"), ("GET", "/_fakeentra/conformance/cases")] {

@@ -21,7 +21,7 @@ import Testing
         var headers: HTTPHeaders = ["Host": "127.0.0.1:8443"]
         if !body.isEmpty { headers.set("Content-Type", "application/json") }
         return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-                                     context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
+                                     context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
     }
 
     func startMCPCase() throws -> String {

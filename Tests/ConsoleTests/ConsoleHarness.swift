@@ -33,7 +33,7 @@ struct ConsoleHarness {
     }
 
     func send(_ request: HTTPRequest, from address: String = "127.0.0.1") -> HTTPResponse {
-        application.responder.respond(to: request, context: RequestContext(remoteAddress: address, isSecure: true, localPort: 443))
+        application.responder.respond(to: request, context: ConnectionFacts(remoteAddress: address, isSecure: true, localPort: 443))
     }
 
     func get(_ target: String, headers: HTTPHeaders = [:], from address: String = "127.0.0.1") -> HTTPResponse {

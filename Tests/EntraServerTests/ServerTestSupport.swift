@@ -16,7 +16,7 @@ struct TestResponder: HTTPResponder {
     /// `/block` waits until this opens: a handler that takes as long as a test wants.
     var gate = Gate()
 
-    func respond(to request: HTTPRequest, route: Void, context: RequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, route: Void, context: ConnectionFacts) -> HTTPResponse {
         arrivals.record(request.rawPath)
         let query = request.query
         switch request.rawPath {

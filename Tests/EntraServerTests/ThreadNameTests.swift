@@ -8,7 +8,7 @@ import Testing
 /// answer here is the name of the thread that gave it, read from /proc.
 @Suite struct ThreadNameTests {
     private struct ThreadNameResponder: HTTPResponder {
-        func respond(to request: HTTPRequest, route: Void, context: RequestContext) -> HTTPResponse {
+        func respond(to request: HTTPRequest, route: Void, context: ConnectionFacts) -> HTTPResponse {
             let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "unreadable"
             return HTTPResponse(status: .ok, text: name.trimmingCharacters(in: .newlines), contentType: "text/plain")
         }

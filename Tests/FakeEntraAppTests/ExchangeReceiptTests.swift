@@ -18,7 +18,7 @@ import LocatedJSON
     static let webSecret = "Qx8~webSecret.Value_0123"
     static let nativeApp = "7d2c4e9a-1b3f-4a5c-8e6d-0f9a8b7c6d5e"
     static let redirect = "http://localhost/callback"
-    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+    static let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
 
     let app: FakeEntraApplication
 

@@ -51,7 +51,7 @@ import Testing
         #expect(app.responder.answersOnLoop(token(tokenTargets[0])))
         #expect(!app.responder.answersOnLoop(HTTPRequest(method: "GET", target: "/_fakeentra/health", body: Array("{".utf8))),
                 "a body goes the long way")
-        let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: RequestContext(isSecure: false, localPort: 80))
+        let probe = app.responder.respond(to: HTTPRequest(method: "GET", target: "/_fakeentra/health"), context: ConnectionFacts(isSecure: false, localPort: 80))
         #expect(probe.status.code == 200)
     }
 

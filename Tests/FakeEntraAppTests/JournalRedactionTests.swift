@@ -15,7 +15,7 @@ import Testing
     static let webApp = "5a0c9d8e-7f6b-4a3c-9d2e-1b0a9f8e7d6c"
     static let webSecret = "Qx8~webSecret.Value_0123"
     static let redirect = "http://localhost/callback"
-    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+    static let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
 
     struct Server {
         let app: FakeEntraApplication

@@ -10,7 +10,7 @@ import Testing
 /// A Host that is none of the served names never becomes an issuer.
 @Suite struct ServedHostsTests {
     static let hosts = ServedHosts(names: ["localhost", "127.0.0.1", "::1", "login.microsoftonline.com", "*.b2clogin.com"], primary: "127.0.0.1")
-    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
+    static let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443)
 
     @Test(arguments: ["localhost:8443", "127.0.0.1", "[::1]:8443", "LOGIN.microsoftonline.com", "login.microsoftonline.com.:443",
                       "fabrikamb2c.b2clogin.com", "contoso.b2clogin.com:8443", "\tLocalHost.", "[::1]", "::1", "my-tenant2.b2clogin.com", "Fabrikam-2.B2CLogin.COM:443"])

@@ -37,7 +37,7 @@ struct RealTokenTests {
             headers.add("Content-Type", "application/x-www-form-urlencoded")
             body = Array(FormParameters(form).encoded.utf8)
         }
-        return chain.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: body), context: RequestContext())
+        return chain.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: body), context: ConnectionFacts())
     }
 
     func userTokens(scope: String) throws -> [String: Any] {

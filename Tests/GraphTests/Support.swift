@@ -106,7 +106,7 @@ func expectedErrorBody(code: String, message: String, response: HTTPResponse, da
 extension GraphHandler {
     /// As the world router calls it: the request routed by Graph's resolver; nil for a request the
     /// resolver gives to another service.
-    func handle(_ request: HTTPRequest, connection: RequestContext = RequestContext(), scripted: ScriptedAnswer? = nil) -> HTTPResponse? {
+    func handle(_ request: HTTPRequest, connection: ConnectionFacts = ConnectionFacts(), scripted: ScriptedAnswer? = nil) -> HTTPResponse? {
         guard let route = options.routes.route(request) as? GraphRoute else { return nil }
         var directives = ScenarioDirectives()
         directives.answer = scripted

@@ -35,7 +35,7 @@ import FakeEntraApp
             var headers = request.headers
             headers.set("Host", request.url.authority)
             let raw = HTTPRequest(method: request.method, target: request.url.target, headers: headers, body: request.body)
-            return app.responder.respond(to: raw, context: RequestContext())
+            return app.responder.respond(to: raw, context: ConnectionFacts())
         }
 
         /// Redeems the delivered code like the app would; the token response's JSON.
@@ -46,7 +46,7 @@ import FakeEntraApp
             var headers = HTTPHeaders()
             headers.set("Host", "login.microsoftonline.com")
             headers.set("Content-Type", "application/x-www-form-urlencoded")
-            let response = app.responder.respond(to: HTTPRequest(method: "POST", target: "/\(tenant)/oauth2/v2.0/token", headers: headers, body: Array(body.utf8)), context: RequestContext())
+            let response = app.responder.respond(to: HTTPRequest(method: "POST", target: "/\(tenant)/oauth2/v2.0/token", headers: headers, body: Array(body.utf8)), context: ConnectionFacts())
             #expect(response.status.code == 200, "\(response.bodyText)")
             return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         }
@@ -171,7 +171,7 @@ import FakeEntraApp
             var headers = HTTPHeaders()
             headers.set("Host", "login.microsoftonline.com")
             headers.set("Content-Type", "application/x-www-form-urlencoded")
-            let response = transport.app.responder.respond(to: HTTPRequest(method: "POST", target: path, headers: headers, body: Array(FormParameters(form).encoded.utf8)), context: RequestContext())
+            let response = transport.app.responder.respond(to: HTTPRequest(method: "POST", target: path, headers: headers, body: Array(FormParameters(form).encoded.utf8)), context: ConnectionFacts())
             return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
         }
         let flow = post("/organizations/oauth2/v2.0/devicecode", [("client_id", clientID), ("scope", "openid profile offline_access User.Read")])

@@ -50,7 +50,7 @@ package enum TokenFixtures {
     }
 
     package static let origin = "https://login.fake.test"
-    package static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+    package static let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
 
     package static func post(_ path: String, _ form: [(String, String)], headers: HTTPHeaders = [:]) -> HTTPRequest {
         var h = headers
@@ -65,7 +65,7 @@ package enum TokenFixtures {
         return HTTPRequest(method: "GET", target: target, headers: h)
     }
 
-    package static func send(_ request: HTTPRequest, to service: IdentityService, context: RequestContext = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
+    package static func send(_ request: HTTPRequest, to service: IdentityService, context: ConnectionFacts = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
         WorldRouter([IdentityHandler(service: service)])
             .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver([IdentityRoutes()]).route(request), directives: directives))
     }

@@ -196,11 +196,11 @@ struct BrowserDeviceLogoutTests {
         let page = browser.get(F.authorize())
         let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin"))
         let fields = form.hidden + [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")]
-        let change = responder.respond(to: HTTPRequest(method: "POST", target: form.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(fields).encoded.utf8)), context: RequestContext())
+        let change = responder.respond(to: HTTPRequest(method: "POST", target: form.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(fields).encoded.utf8)), context: ConnectionFacts())
         let changeForm = try #require(ScrapedForm.parse(change.bodyText, id: "passwordchange"))
         let secret = "Sup3r-Secret-New"
         let changeFields = changeForm.hidden + [("currentPassword", Directory.demoPassword), ("newPassword", secret), ("confirmNewPassword", secret), ("action", "changepassword")]
-        _ = responder.respond(to: HTTPRequest(method: "POST", target: changeForm.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(changeFields).encoded.utf8)), context: RequestContext())
+        _ = responder.respond(to: HTTPRequest(method: "POST", target: changeForm.action, headers: ["Host": ScriptedBrowser.host, "Content-Type": "application/x-www-form-urlencoded"], body: Array(FormParameters(changeFields).encoded.utf8)), context: ConnectionFacts())
         let recorded = journal.entries().map(\.value.compactText).joined(separator: "\n")
         #expect(journal.entries().count == 2)
         #expect(!recorded.contains(Directory.demoPassword))

@@ -49,7 +49,7 @@ final class ScriptedBrowser {
     }
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: RequestContext(isSecure: secure, localPort: 8443), route: RouteResolver([IdentityRoutes()]).route(request), directives: directives)
+        let context = ExchangeContext(connection: ConnectionFacts(isSecure: secure, localPort: 8443), route: RouteResolver([IdentityRoutes()]).route(request), directives: directives)
         let response = WorldRouter([handler]).respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]

@@ -20,7 +20,7 @@ import Testing
         return (responder, token)
     }
 
-    func har(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal?format=har", context: RequestContext = F.context) throws -> (HTTPResponse, log: [String: Any]) {
+    func har(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal?format=har", context: ConnectionFacts = F.context) throws -> (HTTPResponse, log: [String: Any]) {
         let response = responder.respond(to: F.get(target), context: context)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
         return (response, try #require(root["log"] as? [String: Any]))
@@ -87,7 +87,7 @@ import Testing
 
     @Test func filtersApplyAndTheSchemeFollowsTheListener() throws {
         let (responder, _) = journaledExchanges()
-        let plain = RequestContext(remoteAddress: "127.0.0.1", isSecure: false, localPort: 8080)
+        let plain = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: false, localPort: 8080)
         let (_, log) = try har(responder, "/_fakeentra/journal?format=HAR&status=4xx", context: plain)
         let entries = try #require(log["entries"] as? [[String: Any]])
         #expect(entries.count == 1)

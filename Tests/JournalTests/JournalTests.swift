@@ -22,7 +22,7 @@ import Testing
         return (stack, journal, service)
     }
 
-    func read(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal", context: RequestContext = F.context) -> (HTTPResponse, [[String: Any]]) {
+    func read(_ responder: ExchangeStack, _ target: String = "/_fakeentra/journal", context: ConnectionFacts = F.context) -> (HTTPResponse, [[String: Any]]) {
         let response = responder.respond(to: F.get(target), context: context)
         return (response, (F.json(response)["entries"] as? [[String: Any]]) ?? [])
     }
@@ -59,7 +59,7 @@ import Testing
         var put = F.get("/_fakeentra/journal")
         put.method = "PUT"
         for (request, context) in [(F.get("/_fakeentra/journal?format=xml"), F.context), (F.get("/_fakeentra/journal?since=yesterday"), F.context),
-                                   (put, F.context), (F.get("/_fakeentra/journal"), RequestContext(remoteAddress: "10.0.0.9", isSecure: true, localPort: 443))] {
+                                   (put, F.context), (F.get("/_fakeentra/journal"), ConnectionFacts(remoteAddress: "10.0.0.9", isSecure: true, localPort: 443))] {
             let response = responder.respond(to: request, context: context)
             let error = F.json(response)["error"] as? [String: Any]
             #expect(response.status.code >= 400)
@@ -181,7 +181,7 @@ import Testing
         let (responder, journal, _) = stack()
         _ = responder.respond(to: F.get("/common/v2.0/.well-known/openid-configuration"), context: F.context)
         _ = responder.respond(to: F.get("/v1.0/me"), context: F.context)
-        let (remote, _) = read(responder, context: RequestContext(remoteAddress: "192.168.1.20", isSecure: true, localPort: 443))
+        let (remote, _) = read(responder, context: ConnectionFacts(remoteAddress: "192.168.1.20", isSecure: true, localPort: 443))
         #expect(remote.status.code == 403)
         let (_, filtered) = read(responder, "/_fakeentra/journal?path=well-known&limit=5")
         #expect(filtered.count == 1 && filtered.first?["kind"] as? String == "openid_configuration")

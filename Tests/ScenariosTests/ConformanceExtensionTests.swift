@@ -68,7 +68,7 @@ import LocatedJSON
         let harness = Harness(scenarios: [scenario])
         let binding = try harness.engine.bind(scenario: "bound", to: .client(id: Harness.otherApp))
         func world(_ request: HTTPRequest) -> String? {
-            let connection = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+            let connection = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
             let context = ExchangeContext(connection: connection, route: Harness.routes.route(request))
             _ = harness.engine.answer(request, context: context)
             return context.receipt.current.world

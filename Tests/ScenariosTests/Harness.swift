@@ -67,7 +67,7 @@ final class Harness: Sendable {
     }
 
     func send(_ request: HTTPRequest, from address: String = "127.0.0.1") -> HTTPResponse {
-        responder.respond(to: request, context: RequestContext(remoteAddress: address, isSecure: true, localPort: 443))
+        responder.respond(to: request, context: ConnectionFacts(remoteAddress: address, isSecure: true, localPort: 443))
     }
 
     // MARK: Requests

@@ -34,7 +34,7 @@ struct StateSafetyTests {
         var headers: HTTPHeaders = ["Host": "127.0.0.1:8443"]
         if let contentType { headers.set("Content-Type", contentType) }
         return application.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-                                             context: RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
+                                             context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
     }
 
     static func json(_ response: HTTPResponse) -> [String: Any] {

@@ -11,7 +11,7 @@ import Synchronization
 @Suite("State store: SQLite persistence")
 struct StateStoreTests {
     static let credential: SigningCredential = try! SigningCredential.generate()
-    static let context = RequestContext(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
+    static let context = ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 443)
     static let client = "0d3b8b6c-7a4e-4f1d-9c2b-3e5f6a7b8c9d"
 
     func temporaryDirectory() -> String {

@@ -5,7 +5,7 @@ package import EntraHTTP
 /// context): the connection, the route worked out once at the top, the directives of the scenario rules
 /// that fired, a request id, and the recorder the handlers write their `Receipt` into.
 package struct ExchangeContext: Sendable {
-    package var connection: RequestContext
+    package var connection: ConnectionFacts
     package let route: RequestRoute
     /// What an active scenario changes for this request; empty outside a scenario (the engine sets it).
     package var directives: ScenarioDirectives
@@ -14,7 +14,7 @@ package struct ExchangeContext: Sendable {
     package let startedAt: ContinuousClock.Instant
     package let receipt: ReceiptRecorder
 
-    package init(connection: RequestContext, route: RequestRoute, directives: ScenarioDirectives = .init(),
+    package init(connection: ConnectionFacts, route: RequestRoute, directives: ScenarioDirectives = .init(),
                 requestID: String = SecureRandom.guid(), startedAt: ContinuousClock.Instant = .now,
                 receipt: ReceiptRecorder = ReceiptRecorder()) {
         self.connection = connection

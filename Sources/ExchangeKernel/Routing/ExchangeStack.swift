@@ -34,7 +34,7 @@ package struct ExchangeStack: HTTPResponder {
         routes.route(request)
     }
 
-    package func respond(to request: HTTPRequest, route: RequestRoute, context: RequestContext) -> HTTPResponse {
+    package func respond(to request: HTTPRequest, route: RequestRoute, context: ConnectionFacts) -> HTTPResponse {
         Next(stack: self, index: 0)(request, ExchangeContext(connection: context, route: route))
     }
 
@@ -53,7 +53,7 @@ package struct ExchangeStack: HTTPResponder {
 
         /// A request of its own sent to the layers below (the console's "Try it" acting as a client): routed
         /// here, with a context of its own, as the edge would route it. The answer and what the platform did.
-        package func exchange(_ request: HTTPRequest, connection: RequestContext) -> (response: HTTPResponse, receipt: Receipt) {
+        package func exchange(_ request: HTTPRequest, connection: ConnectionFacts) -> (response: HTTPResponse, receipt: Receipt) {
             let context = ExchangeContext(connection: connection, route: stack.route(request))
             return (self(request, context), context.receipt.current)
         }

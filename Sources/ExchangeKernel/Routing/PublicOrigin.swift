@@ -12,7 +12,7 @@ package struct PublicOrigin: Sendable, Equatable {
         self.authority = authority
     }
 
-    package init(request: HTTPRequest, context: RequestContext) {
+    package init(request: HTTPRequest, context: ConnectionFacts) {
         scheme = context.isSecure ? "https" : "http"
         authority = request.headers["Host"]?.fastLowercased ?? "localhost:\(context.localPort)"
     }

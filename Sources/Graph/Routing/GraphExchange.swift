@@ -9,7 +9,7 @@ package import IdentityPlatform
 /// one answer agrees.
 package struct GraphExchange: Sendable {
     package let request: HTTPRequest
-    package let context: RequestContext
+    package let context: ConnectionFacts
     package let service: IdentityService
     package let options: GraphOptions
     package let trace: GraphTrace
@@ -24,7 +24,7 @@ package struct GraphExchange: Sendable {
     /// Where an error answered is noted (nil when rendered outside an exchange).
     package let receipt: ReceiptRecorder?
 
-    package init(request: HTTPRequest, context: RequestContext, service: IdentityService, options: GraphOptions, version: String = "v1.0",
+    package init(request: HTTPRequest, context: ConnectionFacts, service: IdentityService, options: GraphOptions, version: String = "v1.0",
                 requestID: String = SecureRandom.guid(), receipt: ReceiptRecorder? = nil) {
         self.receipt = receipt
         self.request = request

@@ -28,7 +28,7 @@ package struct IdentityExchange: Sendable {
                                   endpointVersion: route.endpoint.version, grantType: grantType)
     }
 
-    package var connection: RequestContext { context.connection }
+    package var connection: ConnectionFacts { context.connection }
     /// What an active scenario changes for this request.
     package var directives: ScenarioDirectives { context.directives }
     package var receipt: ReceiptRecorder { context.receipt }

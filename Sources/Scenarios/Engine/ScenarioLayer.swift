@@ -166,7 +166,7 @@ extension ScenarioEngine {
         }
     }
 
-    private func setAffinityCookie(_ response: inout HTTPResponse, request: HTTPRequest, facts: RequestFacts, world: ScenarioWorld, context: RequestContext) {
+    private func setAffinityCookie(_ response: inout HTTPResponse, request: HTTPRequest, facts: RequestFacts, world: ScenarioWorld, context: ConnectionFacts) {
         guard facts.kind == .authorize, facts.clientID != nil else { return }
         if world.id == "default" || world.target == .server {
             if request.cookies[bindingCookieName] != nil {
