@@ -130,6 +130,7 @@ let package = Package(
         .testTarget(name: "EntraServerTests", dependencies: ["EntraServer", "EntraHTTP", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "LocatedJSONTests", dependencies: ["LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "LinearRegexTests", dependencies: ["LinearRegex"], swiftSettings: swiftSettings),
+        .testTarget(name: "ControlPlaneTests", dependencies: ["ControlPlane", "Scenarios", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),
         .testTarget(name: "FakeEntraControlTests", dependencies: ["FakeEntraControl", "FakeEntraTesting"], swiftSettings: swiftSettings),
         .target(name: "IdentityFixtures", dependencies: ["IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP"], path: "Tests/IdentityFixtures", swiftSettings: swiftSettings),
         .testTarget(name: "IdentityPlatformTests", dependencies: ["IdentityFixtures", "Journal", "IdentityPlatform", "ExchangeKernel", "EntraCrypto", "EntraHTTP", "LocatedJSON"], swiftSettings: swiftSettings),

@@ -74,7 +74,8 @@ package struct FakeEntraApplication: Sendable {
 }
 
 /// A write this request caused that `--state` could not make: not acknowledged (503 in the endpoint's
-/// own format), so the client retries instead of trusting what a restart would lose.
+/// own format, the control API's error JSON for the control API and the console), so the client retries
+/// instead of trusting what a restart would lose.
 struct DurableWrites: ExchangeLayer {
     let engine: ScenarioEngine
 
@@ -83,7 +84,10 @@ struct DurableWrites: ExchangeLayer {
         let failuresBefore = durability.failures
         let response = next(request, context)
         if durability.failures != failuresBefore, let reason = durability.degradedReason {
-            return engine.notDurableAnswer(to: request, context: context, reason: reason)
+            switch context.route {
+            case .control, .console: return ScenarioEngineError.stateNotDurable(reason).response
+            default: return engine.notDurableAnswer(to: request, context: context, reason: reason)
+            }
         }
         return response
     }

@@ -9,7 +9,6 @@ import Testing
 
     /// Declarations outside FakeEntraTesting that its public API names, so they must be `public` too
     /// ("File.swift: declaration"). Empty: FakeEntraTesting's signatures use its own types and Foundation's.
-    /// (/work/wt/access-convert.sh keeps the same list.)
     static let publicOutsideTheTestingLibrary: Set<String> = []
 
     /// `public` or `open` as a declaration modifier, after any attributes and modifiers; not the word in prose.

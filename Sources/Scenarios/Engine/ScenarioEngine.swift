@@ -42,6 +42,10 @@ package struct ScenarioEngineError: Error, Sendable, Equatable, CustomStringConv
 
     package var description: String { message }
 
+    package static func badRequest(_ message: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 400, code: "bad_request", message: message)
+    }
+
     package static func unknownScenario(_ name: String, known: [String]) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "unknown_scenario", message: "no scenario named \"\(name)\" (loaded: \(known.joined(separator: ", ")))")
     }

@@ -1,6 +1,7 @@
 import EntraHTTP
 import Foundation
 import LocatedJSON
+import ControlPlane
 import Scenarios
 import Testing
 

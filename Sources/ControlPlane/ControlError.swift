@@ -3,6 +3,7 @@ package import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
 package import LocatedJSON
+package import Scenarios
 
 /// The control API's errors render themselves in its one documented shape (docs/scenarios.md):
 /// `{"error": {"code", "message", "problems"?}}`, problems as `{file, line, column, path, message, text}`.
@@ -41,8 +42,9 @@ extension ScenarioEngineError: HTTPResponseError {
         writer.endObject()
         writer.endObject()
         var response = HTTPResponse.controlJSON(status: status, body: writer.bytes)
-        // Every 401 of the control API asks for its bearer secret.
+        // Every 401 of the control API asks for its bearer secret; a 503 says when to try again.
         if status == 401 { response.headers.set("WWW-Authenticate", "Bearer realm=\"fakeentra\"") }
+        if status == 503 { response.headers.set("Retry-After", "5") }
         return response
     }
 
@@ -63,6 +65,11 @@ extension ScenarioEngineError: HTTPResponseError {
         ScenarioEngineError(status: 403, code: "forbidden", message: "the control API answers loopback clients only; start the server with a control secret to use it remotely")
     }
 
+    /// A change `--state` could not keep (`Retry-After: 5` on the answer, as the services' 503 carries).
+    package static func stateNotDurable(_ reason: String) -> ScenarioEngineError {
+        ScenarioEngineError(status: 503, code: "state_not_durable", message: ScenarioEngine.notDurableMessage(reason))
+    }
+
     package static func noControlEndpoint(_ path: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 404, code: "not_found", message: "No control endpoint at \(path). See GET /_fakeentra/health.")
     }
@@ -76,10 +83,6 @@ extension HTTPResponse {
 }
 
 extension ScenarioEngineError {
-    package static func badRequest(_ message: String) -> ScenarioEngineError {
-        ScenarioEngineError(status: 400, code: "bad_request", message: message)
-    }
-
     package static func invalidBody(_ problems: [JSONProblem], message: String) -> ScenarioEngineError {
         ScenarioEngineError(status: 422, code: "invalid_body", message: message, problems: problems)
     }
