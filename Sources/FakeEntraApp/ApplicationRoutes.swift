@@ -12,7 +12,7 @@ package enum ApplicationRoutes {
     package static func resolver(graphHosts: Set<String> = GraphOptions().graphHosts, b2c: B2CRoutes? = nil) -> RouteResolver {
         var services: [any RouteCollection] = [GraphRoutes(hosts: graphHosts), ResourceManagerRoutes(), ManagedIdentityRoutes()]
         if let b2c { services.append(b2c) }
-        services.append(IdentityRoutes())
+        services.append(EntraRoutes())
         return RouteResolver(services)
     }
 

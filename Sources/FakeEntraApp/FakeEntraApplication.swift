@@ -40,7 +40,7 @@ package struct FakeEntraApplication: Sendable {
         let graphOptions = GraphOptions()
         let routes = ApplicationRoutes.resolver(graphHosts: graphOptions.graphHosts, b2c: b2c?.routes)
         engine = ScenarioEngine(service: service, library: scenarios(), options: scenarioOptions) { world in
-            WorldRouter([IdentityHandler(service: world), GraphHandler(service: world, dataset: graph, options: graphOptions),
+            WorldRouter([EntraHandler(service: world), GraphHandler(service: world, dataset: graph, options: graphOptions),
                          ResourceManagerHandler(service: world), ManagedIdentityHandler(service: world)]
                         + (b2c.map { [B2CHandler(service: world, configuration: $0)] } ?? []))
         }

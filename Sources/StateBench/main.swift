@@ -51,7 +51,7 @@ let passwordGrant = request([
 ])
 
 func issue(_ service: IdentityService, count: Int) {
-    let platform = ExchangeStack([WorldRouter([IdentityHandler(service: service)])], routes: RouteResolver([IdentityRoutes()]))
+    let platform = ExchangeStack([WorldRouter([EntraHandler(service: service)])], routes: RouteResolver([EntraRoutes()]))
     for _ in 0..<count {
         let response: HTTPResponse? = platform.respond(to: passwordGrant, context: context)
         precondition(response?.status.code == 200, "password grant failed: \(String(decoding: response?.body ?? [], as: UTF8.self))")
@@ -95,7 +95,7 @@ let rateFull = issued / cpuFull
 
 // 4. Bytes per journal entry: a full journal of token requests and answers.
 let journal = RequestJournal()
-let journaled = ExchangeStack([JournalRecorder(journal: journal, clock: VirtualClock()), WorldRouter([IdentityHandler(service: service())])], routes: RouteResolver([IdentityRoutes()]))
+let journaled = ExchangeStack([JournalRecorder(journal: journal, clock: VirtualClock()), WorldRouter([EntraHandler(service: service())])], routes: RouteResolver([EntraRoutes()]))
 let clientCredentials = request([("grant_type", "client_credentials"), ("client_id", publicClient), ("client_secret", "bench-secret"), ("scope", "https://graph.microsoft.com/.default")])
 for _ in 0..<50 { _ = journaled.respond(to: clientCredentials, context: context) }
 journal.clear()

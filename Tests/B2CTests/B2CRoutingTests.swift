@@ -194,7 +194,7 @@ extension B2CRoutingTests {
         "/fabrikamb2c.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi",
     ])
     func journalFilesEveryAuthorityFormUnderB2C(target: String) {
-        let routes = RouteResolver([B2CConfiguration.embeddedDefault.routes, IdentityRoutes()])
+        let routes = RouteResolver([B2CConfiguration.embeddedDefault.routes, EntraRoutes()])
         #expect(routes.route(HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443"])).journalKind == "b2c")
     }
 

@@ -32,8 +32,8 @@ final class B2CBrowser {
     init(options: IdentityOptions = .init(), configuration: B2CConfiguration = .embeddedDefault, host: String = "login.fakeentra.test:8443", limits: StateLimits = .standard) {
         clock = VirtualClock(frozenAt: B2CFixtures.start)
         service = IdentityService(directory: .embeddedDefault, keys: B2CFixtures.keys, clock: clock, options: options, limits: limits)
-        chain = WorldRouter([IdentityHandler(service: service), B2CHandler(service: service, configuration: configuration)])
-        routes = RouteResolver([configuration.routes, IdentityRoutes()])
+        chain = WorldRouter([EntraHandler(service: service), B2CHandler(service: service, configuration: configuration)])
+        routes = RouteResolver([configuration.routes, EntraRoutes()])
         self.host = host
     }
 

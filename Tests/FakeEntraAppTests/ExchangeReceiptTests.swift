@@ -53,7 +53,7 @@ import LocatedJSON
     @Test func policyQueryOnAnEntraTenantIsEntrasEverywhere() {
         let request = Self.request("GET", "/contoso.onmicrosoft.com/oauth2/v2.0/authorize?p=B2C_1_susi&\(Self.authorizeQuery)")
         let route = app.routes.route(request)
-        #expect(route == .service(IdentityRoute(tenantSegment: "contoso.onmicrosoft.com", endpoint: .authorize(.v2))))
+        #expect(route == .service(EntraRoute(tenantSegment: "contoso.onmicrosoft.com", endpoint: .authorize(.v2))))
         let facts = RequestFacts(request, route: route)
         #expect(!facts.isB2C && facts.kind == .authorize && facts.policy == nil)
         let (response, entry) = send(request)

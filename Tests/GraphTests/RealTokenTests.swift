@@ -26,7 +26,7 @@ struct RealTokenTests {
         // Admin consent, as ROPC cannot ask for it.
         directory.grantConsent(ConsentGrant(clientID: Demo.client, resourceAppID: Resource.graphAppID, userID: nil, tenantID: Demo.tenant, scopes: ["User.Read", "Calendars.Read"]))
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: platformCredential), clock: clock)
-        chain = ExchangeStack([WorldRouter([IdentityHandler(service: service), GraphHandler(service: service)])], routes: RouteResolver([GraphRoutes(), IdentityRoutes()]))
+        chain = ExchangeStack([WorldRouter([EntraHandler(service: service), GraphHandler(service: service)])], routes: RouteResolver([GraphRoutes(), EntraRoutes()]))
     }
 
     func send(_ method: String, _ target: String, host: String = "127.0.0.1:8443", bearer: String? = nil, form: [(String, String)]? = nil) -> HTTPResponse {

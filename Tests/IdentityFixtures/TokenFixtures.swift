@@ -66,8 +66,8 @@ package enum TokenFixtures {
     }
 
     package static func send(_ request: HTTPRequest, to service: IdentityService, context: ConnectionFacts = context, directives: ScenarioDirectives = .init()) -> HTTPResponse {
-        WorldRouter([IdentityHandler(service: service)])
-            .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver([IdentityRoutes()]).route(request), directives: directives))
+        WorldRouter([EntraHandler(service: service)])
+            .respond(to: request, context: ExchangeContext(connection: context, route: RouteResolver([EntraRoutes()]).route(request), directives: directives))
     }
 
     package static func json(_ response: HTTPResponse) -> [String: Any] {

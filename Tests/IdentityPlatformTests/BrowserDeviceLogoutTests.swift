@@ -192,7 +192,7 @@ struct BrowserDeviceLogoutTests {
         directory.users[directory.users.firstIndex { $0.answers(to: F.alex) }!].passwordExpired = true
         let browser = ScriptedBrowser(directory: directory)
         let journal = RequestJournal()
-        let responder = ExchangeStack([JournalRecorder(journal: journal, clock: browser.clock), WorldRouter([browser.handler])], routes: RouteResolver([IdentityRoutes()]))
+        let responder = ExchangeStack([JournalRecorder(journal: journal, clock: browser.clock), WorldRouter([browser.handler])], routes: RouteResolver([EntraRoutes()]))
         let page = browser.get(F.authorize())
         let form = try #require(ScrapedForm.parse(page.bodyText, id: "signin"))
         let fields = form.hidden + [("login", F.alex), ("passwd", Directory.demoPassword), ("action", "signin")]

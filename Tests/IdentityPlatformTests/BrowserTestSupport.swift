@@ -8,7 +8,7 @@ import ExchangeKernel
 /// A scripted browser: keeps cookies, submits forms the way a headless client (Python requests) would.
 final class ScriptedBrowser {
     let service: IdentityService
-    let handler: IdentityHandler
+    let handler: EntraHandler
     let clock: VirtualClock
     var cookies: [String: String] = [:]
     var secure = true
@@ -19,7 +19,7 @@ final class ScriptedBrowser {
     init(directory: Directory = BrowserFixtures.directory(), options: IdentityOptions = .init(), limits: StateLimits = .standard) {
         clock = VirtualClock(frozenAt: BrowserFixtures.start)
         service = IdentityService(directory: directory, keys: BrowserFixtures.keys, clock: clock, options: options, limits: limits)
-        handler = IdentityHandler(service: service)
+        handler = EntraHandler(service: service)
     }
 
     @discardableResult
@@ -49,7 +49,7 @@ final class ScriptedBrowser {
     }
 
     private func send(_ request: HTTPRequest) -> HTTPResponse {
-        let context = ExchangeContext(connection: ConnectionFacts(isSecure: secure, localPort: 8443), route: RouteResolver([IdentityRoutes()]).route(request), directives: directives)
+        let context = ExchangeContext(connection: ConnectionFacts(isSecure: secure, localPort: 8443), route: RouteResolver([EntraRoutes()]).route(request), directives: directives)
         let response = WorldRouter([handler]).respond(to: request, context: context)
         for header in response.headers.values(for: "Set-Cookie") {
             let pair = header.split(separator: ";")[0]

@@ -6,8 +6,8 @@ import Testing
 /// Native authentication V2's paths: the fixed authorization challenge, and the steps FakeEntra links to
 /// under `/{tenant}/api/v2.0/` (method ids keep their case; anything else under it is no route).
 @Suite struct NativeAuthV2RouteTests {
-    func endpoint(_ path: String) -> IdentityRoute.Endpoint? {
-        IdentityRoute.parse(HTTPRequest(method: "POST", target: path, headers: ["Host": "127.0.0.1:8443"]))?.endpoint
+    func endpoint(_ path: String) -> EntraRoute.Endpoint? {
+        EntraRoute.parse(HTTPRequest(method: "POST", target: path, headers: ["Host": "127.0.0.1:8443"]))?.endpoint
     }
 
     @Test func theStepsParse() {

@@ -9,14 +9,14 @@ import ExchangeKernel
 /// The journal's two sides as the application stacks them: the recorder on top, the control plane's
 /// access rule and journal reads under it, then Entra; `other` answers any other route.
 enum JournalStack {
-    static func make(journal: RequestJournal, service: IdentityService, serverVersion: String = "dev", entra: (any ExchangeHandler<IdentityRoute>)? = nil,
+    static func make(journal: RequestJournal, service: IdentityService, serverVersion: String = "dev", entra: (any ExchangeHandler<EntraRoute>)? = nil,
                      other: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: .notFound) }) -> ExchangeStack {
         ExchangeStack([
             JournalRecorder(journal: journal, clock: service.clock),
             JournalReads(endpoint: JournalEndpoint(journal: journal, serverVersion: serverVersion)),
             Other(answer: other),
-            WorldRouter([entra ?? IdentityHandler(service: service)]),
-        ], routes: RouteResolver([GraphRoutes(), IdentityRoutes()]))
+            WorldRouter([entra ?? EntraHandler(service: service)]),
+        ], routes: RouteResolver([GraphRoutes(), EntraRoutes()]))
     }
 
     struct JournalReads: ExchangeLayer {

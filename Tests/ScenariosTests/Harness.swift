@@ -45,7 +45,7 @@ final class Harness: Sendable {
         service = IdentityService(directory: directory, keys: SigningKeyRing(current: Self.credential), clock: clock, options: identityOptions)
         let probe = probe
         engine = ScenarioEngine(service: service, library: ScenarioLibrary(scenarios), options: options) { service in
-            WorldRouter([Probed<IdentityRoute>(probe: probe, inner: IdentityHandler(service: service)),
+            WorldRouter([Probed<EntraRoute>(probe: probe, inner: EntraHandler(service: service)),
                          Probed<GraphRoute>(probe: probe, inner: GraphHandler(service: service)),
                          Probed<B2CRoute>(probe: probe, inner: B2CHandler(service: service)),
                          Probed<ResourceManagerRoute>(probe: probe, inner: ResourceManagerHandler(service: service)),

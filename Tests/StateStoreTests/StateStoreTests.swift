@@ -28,7 +28,7 @@ struct StateStoreTests {
     func token(_ form: [(String, String)], _ service: IdentityService) -> HTTPResponse {
         let headers: HTTPHeaders = ["Host": "login.fakeentra.test", "Content-Type": "application/x-www-form-urlencoded"]
         let request = HTTPRequest(method: "POST", target: "/organizations/oauth2/v2.0/token", headers: headers, body: Array(FormParameters(form).encoded.utf8))
-        return ExchangeStack([WorldRouter([IdentityHandler(service: service)])], routes: RouteResolver([IdentityRoutes()])).respond(to: request, context: Self.context)
+        return ExchangeStack([WorldRouter([EntraHandler(service: service)])], routes: RouteResolver([EntraRoutes()])).respond(to: request, context: Self.context)
     }
 
     func refreshToken(of response: HTTPResponse) throws -> String {

@@ -119,14 +119,14 @@ extension B2CRoute {
     /// The Entra endpoint this one is, under its policy: what the platform's shared steps read of the
     /// exchange (the tenant segment, the protocol version, whether a token request's grant type words its
     /// errors).
-    var platformRoute: IdentityRoute {
-        let platformEndpoint: IdentityRoute.Endpoint = switch endpoint {
+    var platformRoute: EntraRoute {
+        let platformEndpoint: EntraRoute.Endpoint = switch endpoint {
         case .metadata: .openIDConfiguration(.v2)
         case .keys: .keys(.v2)
         case .authorize: .authorize(.v2)
         case .token: .token(.v2)
         case .logout: .logout(.v2)
         }
-        return IdentityRoute(tenantSegment: tenantSegment, endpoint: platformEndpoint)
+        return EntraRoute(tenantSegment: tenantSegment, endpoint: platformEndpoint)
     }
 }

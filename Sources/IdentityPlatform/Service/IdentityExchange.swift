@@ -8,14 +8,14 @@ package struct IdentityExchange: Sendable {
     package let request: HTTPRequest
     /// The exchange's context: route, scenario directives, request id, receipt.
     package let context: ExchangeContext
-    package let route: IdentityRoute
+    package let route: EntraRoute
     package let service: IdentityService
     package let origin: PublicOrigin
     package let trace: TraceContext
     /// Read once per request so every time in one answer agrees.
     package let now: Date
 
-    package init(request: HTTPRequest, context: ExchangeContext, route: IdentityRoute, service: IdentityService) {
+    package init(request: HTTPRequest, context: ExchangeContext, route: EntraRoute, service: IdentityService) {
         self.request = request
         self.context = context
         self.route = route
@@ -53,7 +53,7 @@ package struct IdentityExchange: Sendable {
 }
 
 /// Answers Entra ID requests (v1 and v2) at their endpoints and adds the headers every answer carries.
-package struct IdentityHandler: ExchangeHandler {
+package struct EntraHandler: ExchangeHandler {
     package let service: IdentityService
     /// False when the service keeps its state on disk (`--state`): its writes wait for SQLite.
     private let keepsStateInMemory: Bool
@@ -68,7 +68,7 @@ package struct IdentityHandler: ExchangeHandler {
     /// and being woken with the answer added two thread switches to every token (about 5 % of its CPU).
     /// It writes nothing: no code, no refresh token, and a registered app is not registered again (the
     /// lenient mode registers unknown client ids). The other grants write state.
-    package func answersOnLoop(_ request: HTTPRequest, route: IdentityRoute) -> Bool {
+    package func answersOnLoop(_ request: HTTPRequest, route: EntraRoute) -> Bool {
         guard keepsStateInMemory, request.method == "POST", case .token = route.endpoint else { return false }
         let form = request.form
         guard form["grant_type"] == "client_credentials", let clientID = form["client_id"] else { return false }
@@ -77,7 +77,7 @@ package struct IdentityHandler: ExchangeHandler {
         return directory.hasApplication(clientID: clientID) && !directory.tenants.contains { $0.customAuthenticationExtensions?.isEmpty == false }
     }
 
-    package func handle(_ request: HTTPRequest, route: IdentityRoute, context: ExchangeContext) -> HTTPResponse {
+    package func handle(_ request: HTTPRequest, route: EntraRoute, context: ExchangeContext) -> HTTPResponse {
         let exchange = IdentityExchange(request: request, context: context, route: route, service: service)
         var response = if let answer = context.directives.answer,
                           let scripted = ScriptedIdentityAnswer(exchange, endpoint: Self.scriptedEndpoint(route.endpoint)).render(answer) {
@@ -107,7 +107,7 @@ package struct IdentityHandler: ExchangeHandler {
     }
 
     /// How `endpoint` answers a scenario's error: a redirect, a page, or JSON.
-    private static func scriptedEndpoint(_ endpoint: IdentityRoute.Endpoint) -> ScriptedIdentityAnswer.Endpoint {
+    private static func scriptedEndpoint(_ endpoint: EntraRoute.Endpoint) -> ScriptedIdentityAnswer.Endpoint {
         switch endpoint {
         case .authorize: .authorize
         case .logout, .deviceLogin: .page

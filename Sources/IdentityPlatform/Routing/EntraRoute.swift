@@ -2,7 +2,7 @@ package import ExchangeKernel
 package import EntraHTTP
 
 /// Which Entra endpoint a request path names, before the tenant segment is resolved.
-package struct IdentityRoute: Sendable, Equatable {
+package struct EntraRoute: Sendable, Equatable {
     package enum Endpoint: Sendable, Equatable {
         case instanceDiscovery
         case openIDConfiguration(EndpointVersion)
@@ -41,13 +41,13 @@ package struct IdentityRoute: Sendable, Equatable {
     }
 
     /// Parses `/{tenant}/oauth2/v2.0/token` and its siblings; nil when the path is not an Entra endpoint.
-    package static func parse(_ request: HTTPRequest) -> IdentityRoute? {
+    package static func parse(_ request: HTTPRequest) -> EntraRoute? {
         let segments = request.pathSegments
         guard let first = segments.first else { return nil }
         if segments.count == 1 {
             switch first.fastLowercased {
-            case "devicelogin": return IdentityRoute(tenantSegment: "common", endpoint: .deviceLogin)
-            case "error": return IdentityRoute(tenantSegment: "common", endpoint: .errorLookup)
+            case "devicelogin": return EntraRoute(tenantSegment: "common", endpoint: .deviceLogin)
+            case "error": return EntraRoute(tenantSegment: "common", endpoint: .errorLookup)
             default: return nil
             }
         }
@@ -85,10 +85,10 @@ package struct IdentityRoute: Sendable, Equatable {
         case ["oauth2", "logout"]: .logout(.v1)
         default: nil
         }
-        if let endpoint { return IdentityRoute(tenantSegment: tenant, endpoint: endpoint) }
+        if let endpoint { return EntraRoute(tenantSegment: tenant, endpoint: endpoint) }
         // `/common/userrealm/{user}`: the user keeps its original case.
         if rest.count == 2, rest[0] == "userrealm" {
-            return IdentityRoute(tenantSegment: tenant, endpoint: .userRealm(segments[2]))
+            return EntraRoute(tenantSegment: tenant, endpoint: .userRealm(segments[2]))
         }
         return nil
     }
@@ -159,7 +159,7 @@ package enum NativeAuthV2Step: Sendable, Equatable {
     }
 }
 
-extension IdentityRoute: ServiceRoute {
+extension EntraRoute: ServiceRoute {
     package static var service: ServiceName { .entra }
 
     package var pathTenant: String? { tenantSegment }
@@ -213,8 +213,8 @@ extension IdentityRoute: ServiceRoute {
 
 /// Entra's endpoints: `/{tenant}/oauth2/v2.0/token` and its siblings, the last routes the application
 /// asks (a B2C tenant's policy paths and Graph's are claimed before).
-package struct IdentityRoutes: RouteCollection {
+package struct EntraRoutes: RouteCollection {
     package init() {}
 
-    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { IdentityRoute.parse(request) }
+    package func route(_ request: HTTPRequest) -> (any ServiceRoute)? { EntraRoute.parse(request) }
 }
