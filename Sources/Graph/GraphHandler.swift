@@ -97,6 +97,10 @@ package struct GraphHandler: ExchangeHandler {
         if let validFrom = token.revokedSince(for: user) {
             return GraphError.claimsChallenge(for: token, notBefore: validFrom, authorityOrigin: exchange.authorityOrigin)
         }
+        // Not the account-usable rule (`DirectoryUser.refusal`): CAE's critical events are an account deleted
+        // or disabled, a password changed or reset, MFA enabled, all refresh tokens revoked and high user
+        // risk; a smart lockout is none of them (learn.microsoft.com, "Continuous access evaluation",
+        // critical event evaluation).
         if !user.accountEnabled {
             return GraphError.claimsChallenge(for: token, notBefore: exchange.now, authorityOrigin: exchange.authorityOrigin, reason: "UserDisabled")
         }
