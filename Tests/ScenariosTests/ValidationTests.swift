@@ -1,3 +1,4 @@
+import ExchangeKernel
 import Foundation
 import LocatedJSON
 import Testing
@@ -5,6 +6,13 @@ import Testing
 
 /// Broken scenario files: every problem is reported at the line and column an editor would jump to.
 @Suite struct ValidationTests {
+    /// The scenario schema's list of forgeries is the server's.
+    @Test func theScenarioSchemaNamesEveryForgery() throws {
+        let schema = try #require(LocatedJSON.parse(body: Array(ScenarioSchema.text.utf8)))
+        let names = schema["$defs"]?["tokenForgery"]?["enum"]?.array?.compactMap { (value: JSONValue) in value.string }
+        #expect(names == TokenForgery.allCases.map(\.rawValue))
+    }
+
     private func problems(_ text: String, file: String = "test.json") -> [JSONProblem] {
         switch ScenarioLibrary.parse(Array(text.utf8), file: file) {
         case .success: return []
