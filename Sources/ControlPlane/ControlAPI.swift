@@ -66,7 +66,7 @@ struct ControlAPI {
             guard let seconds = body.number("seconds") else { throw .badRequest("give \"seconds\": a number of seconds to advance") }
             return Self.json(200, clockView(try commands.advanceClock(binding: request.query["binding"] ?? body.string("binding"), by: seconds)))
         case ("GET", "outbox", 1):
-            guard let address = request.query["to"], !address.isEmpty else { throw .badRequest("give ?to=ADDRESS: the email whose messages to list") }
+            guard let address = request.query["to"], !address.isEmpty else { throw .badRequest("give ?to=ADDRESS: the email address or phone number whose messages to list") }
             // Without a binding, the world the app's sign-in went to (`clientId`, the address's user), as a
             // person's inbox is wherever the service that mailed them is.
             let service = if request.query["binding"] != nil || body.string("binding") != nil {

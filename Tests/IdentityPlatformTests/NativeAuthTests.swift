@@ -420,7 +420,7 @@ import Testing
     }
 
     /// A flow moves only where `after(_:)` says an event leaves it: a token for one step cannot skip the
-    /// steps that prove who is there, the kind changes only as the table says, and every step is reachable
+    /// steps that prove who is there, the kind changes only as `after(_:)` says, and every step is reachable
     /// from a V1 or a V2 start.
     @Test func aFlowMovesOnlyAsItsEventsSay() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

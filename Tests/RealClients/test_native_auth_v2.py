@@ -349,3 +349,12 @@ def test_refusals_are_the_nested_errors_the_clients_map(server):
     v1 = client.session.post(f"{client.authority}/oauth2/v2.0/challenge", data={"client_id": CLIENT, "continuation_token": token, "challenge_type": "password oob redirect"})
     assert v1.status_code == 400
     assert client.session.post(f"{server.url}/contoso.onmicrosoft.com/oauth2/v2.0/authorize-challenge", data={"client_id": CLIENT}).status_code == 404
+
+
+def test_a_step_whose_body_is_not_json_is_refused_in_the_steps_shape(server):
+    """A body no JSON parser reads gets the step's nested refusal, AADSTS90100 naming the body."""
+    client = Client(server)
+    _, sign_in = client.entry("sign_in")
+    answer = client.session.post(client.resolve(sign_in), data=b"{not json", headers={"Content-Type": "application/json"})
+    assert nested_error(answer.status_code, answer.json(), aadsts=90100) == 400, answer.text
+    assert answer.json()["error"]["message"] == "AADSTS90100: request body is empty or not valid.", answer.text

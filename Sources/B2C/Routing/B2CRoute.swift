@@ -117,8 +117,7 @@ package struct B2CRoutes: RouteCollection {
 
 extension B2CRoute {
     /// The Entra endpoint this one is, under its policy: what the platform's shared steps read of the
-    /// exchange (the tenant segment, the protocol version, whether a token request's grant type words its
-    /// errors).
+    /// exchange (the tenant segment, the protocol version, a token request's grant type).
     var platformRoute: EntraRoute {
         let platformEndpoint: EntraRoute.Endpoint = switch endpoint {
         case .metadata: .openIDConfiguration(.v2)

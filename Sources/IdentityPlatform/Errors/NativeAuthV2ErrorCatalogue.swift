@@ -31,6 +31,8 @@ enum NativeAuthV2Error: Error {
         NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 120002, text, innerCode: "passwordTooWeak")
     }
 
+    static let unreadableBody = NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 90100, "request body is empty or not valid.")
+
     static func missing(_ name: String) -> NativeAuthV2Error {
         NativeAuthV2Error(status: 400, code: "invalidRequest", aadsts: 90100, "\(name) parameter is empty or not valid.")
     }

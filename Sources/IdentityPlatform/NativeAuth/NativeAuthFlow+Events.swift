@@ -39,10 +39,10 @@ extension NativeAuthFlow {
             guard isV2, step == .started else { return nil }
             return (chosen, chosen == .signUp ? .attributesRequired : .started)
         case .secondFactorDemanded(let registered):
-            // After a sign-up or a password reset the flow goes on as the user's sign-in. V2 lists the
-            // methods in the same answer.
+            // After a sign-up or a password reset the flow goes on as the user's sign-in (V1: V2 ends those
+            // journeys with a code). V2 lists the methods in the same answer.
             let firstFactorPassed = kind == .signIn && (step == .passwordRequired || step == .codeSent)
-            guard firstFactorPassed || step == .completed else { return nil }
+            guard firstFactorPassed || (step == .completed && !isV2) else { return nil }
             return (.signIn, registered ? (isV2 ? .mfaMethodsListed : .mfaRequired) : .registrationRequired)
         case .handedToBrowser:
             guard step != .completed, step != .browserRequired else { return nil }

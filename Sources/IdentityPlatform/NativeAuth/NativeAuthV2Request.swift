@@ -31,7 +31,7 @@ struct NativeAuthV2Request {
     /// The step's JSON object (each step's body is one).
     func body() throws(NativeAuthV2Error) -> JSONValue {
         guard let object = parsedBody else {
-            throw NativeAuthV2Error.missing("request body")
+            throw NativeAuthV2Error.unreadableBody
         }
         return object
     }

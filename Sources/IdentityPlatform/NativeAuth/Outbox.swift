@@ -2,7 +2,8 @@ import EntraCrypto
 package import FoundationGaps
 import Synchronization
 
-/// One email the service sent: a one-time code to verify an address or sign in.
+/// One message the service sent by email or text: a one-time code to verify an address, sign in, prove a
+/// second factor or register one.
 package struct OutboxMessage: Sendable, Equatable {
     package enum Purpose: String, Sendable { case signIn, signUp, resetPassword, mfa, registration }
 
@@ -23,8 +24,8 @@ package struct OutboxMessage: Sendable, Equatable {
     }
 }
 
-/// Every email the service "sends", kept per address so a test reads the code a person would have read
-/// in their inbox. The newest message of an address comes last; each address keeps its last 50, and the
+/// Every message the service "sends" by email or text, kept per address (an email address or a phone
+/// number) so a test reads the code a person would have read. The newest message of an address comes last; each address keeps its last 50, and the
 /// addresses written to last are kept, 10,000 of them and 20,000 messages in all (a script signing up
 /// address after address, or asking one address for code after code, cannot grow it).
 package final class Outbox: Sendable {
