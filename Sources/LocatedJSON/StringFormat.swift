@@ -21,7 +21,7 @@ enum StringFormat: String, Sendable, CaseIterable {
         switch self {
         case .uuid: return Self.isUUID(scalars)
         case .uri: return Self.isAbsoluteURI(scalars)
-        case .email: return Self.isEmail(scalars)
+        case .email: return EmailSyntax.isAddress(string, domainNeedsDot: false)
         case .dateTime: return Self.isDateTime(scalars)
         }
     }
@@ -48,13 +48,6 @@ enum StringFormat: String, Sendable, CaseIterable {
         return schemeIsValid && !scalars.contains { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }
     }
 
-    /// `local@domain`, both non-empty, one `@`, no whitespace, and a domain without empty labels.
-    private static func isEmail(_ scalars: [Unicode.Scalar]) -> Bool {
-        let parts = scalars.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-              !scalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else { return false }
-        return parts[1].split(separator: ".", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty }
-    }
 
     /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)` with fields in range.
     private static func isDateTime(_ scalars: [Unicode.Scalar]) -> Bool {
@@ -89,5 +82,18 @@ enum StringFormat: String, Sendable, CaseIterable {
         if expect(["Z", "z"]) { return index == scalars.count }
         guard expect(["+", "-"]), let offsetHour = number(2), expect([":"]), let offsetMinute = number(2) else { return false }
         return offsetHour < 24 && offsetMinute < 60 && index == scalars.count
+    }
+}
+
+/// An email address's syntax, light on purpose: one `@`, a local part, a domain without empty labels (no
+/// leading, trailing or doubled dot), no whitespace or control character. A file's `format: email` takes
+/// a one-label domain; the service's pages and APIs want a dot in it (`EmailAddress`).
+package enum EmailSyntax {
+    package static func isAddress(_ text: String, domainNeedsDot: Bool) -> Bool {
+        guard !text.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7F }) else { return false }
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return false }
+        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= (domainNeedsDot ? 2 : 1) && labels.allSatisfy { !$0.isEmpty }
     }
 }

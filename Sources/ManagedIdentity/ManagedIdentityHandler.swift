@@ -42,18 +42,21 @@ package struct ManagedIdentityHandler: ExchangeHandler {
         var response: HTTPResponse
         if let answer = context.directives.answer, let scripted = scripted(answer, receipt: context.receipt) {
             response = scripted
-        } else if let endpoint = route.hostEndpoint {
-            do {
-                response = try respond(to: request, endpoint: endpoint, origin: origin, receipt: context.receipt)
-            } catch {
-                response = Self.failure(error, endpoint: endpoint)
-            }
         } else {
-            response = CloudShellEndpoint(service: service, cache: issued).respond(to: request, origin: origin, receipt: context.receipt)
+            switch route {
+            case .host(let endpoint):
+                do {
+                    response = try respond(to: request, endpoint: endpoint, origin: origin, receipt: context.receipt)
+                } catch {
+                    response = Self.failure(error, endpoint: endpoint)
+                }
+            case .cloudShell:
+                response = CloudShellEndpoint(service: service, cache: issued).respond(to: request, origin: origin, receipt: context.receipt)
+            }
         }
         // IMDS names each answer since 2025 (azure-sdk-assets Go azidentity IMDS recordings @ 191110b0;
         // the 2024 ones have none).
-        if route == .instanceMetadata { response.headers.set("x-ms-request-id", context.requestID) }
+        if route == .host(.instanceMetadata) { response.headers.set("x-ms-request-id", context.requestID) }
         return response
     }
 

@@ -60,8 +60,11 @@ enum NativeAuthEndpoints {
     static func challenge(_ request: NativeAuthRequest, kind: NativeAuthFlow.Kind) throws(NativeAuthError) -> HTTPResponse {
         // A second factor's challenge: with the method the client picked (`id`), or without one from a client
         // that goes straight on with the default method (MSAL Android).
-        if kind == .signIn, request.optional("id") != nil || request.isSecondFactorToken() { return try NativeAuthStrongAuth.mfaChallenge(request) }
-        var flow = try request.flow(kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
+        let presented = try request.presentedFlow()
+        if kind == .signIn, request.optional("id") != nil || (presented.kind == .signIn && NativeAuthStrongAuth.secondFactorSteps.contains(presented.step)) {
+            return try NativeAuthStrongAuth.mfaChallenge(request, flow: try NativeAuthRequest.require(presented, kind: .signIn, steps: NativeAuthStrongAuth.secondFactorSteps))
+        }
+        var flow = try NativeAuthRequest.require(presented, kind: kind, steps: [.started, .codeSent, .passwordRequired, .credentialRequired])
         if request.optional("challenge_type") != nil { flow.challengeTypes = try request.challengeTypes() }
         // A customer of a one-time-passcode user flow signs in with codes, whatever the account holds.
         let hasPassword = kind == .signIn && request.user(id: flow.userID).map { !request.userFlow.signsInWithCode($0) } ?? false

@@ -101,12 +101,6 @@ struct NativeAuthRequest {
         return token
     }
 
-    /// Whether `continuation_token` stands for a sign-in at its second factor.
-    func isSecondFactorToken() -> Bool {
-        guard let token = optional("continuation_token"), let flow = try? flows.flow(presented: token, by: presenter, now: now) else { return false }
-        return flow.kind == .signIn && [.mfaRequired, .mfaMethodsListed, .mfaCodeSent].contains(flow.step)
-    }
-
     /// What the app handles natively (`capabilities`, space-separated, as MSAL sends it; the reference's
     /// `capability`, comma-separated, too). No refusal of an unknown capability is documented or recorded:
     /// it is ignored.
@@ -123,11 +117,19 @@ struct NativeAuthRequest {
         id.flatMap { service.currentDirectory.user(id: $0) }
     }
 
+    /// The flow `continuation_token` stands for, this client's.
+    func presentedFlow() throws(NativeAuthError) -> NativeAuthFlow {
+        let token = try required("continuation_token")
+        do { return try flows.flow(presented: token, by: presenter, now: now) } catch { throw NativeAuthError(.continuationToken(error)) }
+    }
+
     /// The flow `continuation_token` stands for, provided it is of `kind`, this client's, and at one of `steps`.
     func flow(kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> NativeAuthFlow {
-        let token = try required("continuation_token")
-        let flow: NativeAuthFlow
-        do { flow = try flows.flow(presented: token, by: presenter, now: now) } catch { throw NativeAuthError(.continuationToken(error)) }
+        try Self.require(try presentedFlow(), kind: kind, steps: steps)
+    }
+
+    /// `flow`, provided it is of `kind` and at one of `steps`.
+    static func require(_ flow: NativeAuthFlow, kind: NativeAuthFlow.Kind, steps: [NativeAuthFlow.Step]) throws(NativeAuthError) -> NativeAuthFlow {
         guard flow.kind == kind, steps.contains(flow.step) else { throw NativeAuthError(.continuationTokenInvalid()) }
         return flow
     }

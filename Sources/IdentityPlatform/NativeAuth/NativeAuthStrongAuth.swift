@@ -12,6 +12,9 @@ import LocatedJSON
 /// browser) and registers their email first. FakeEntra's second factor is a code mailed to the user.
 enum NativeAuthStrongAuth {
 
+    /// Where a sign-in proves its second factor: what its introspect and challenge take.
+    static let secondFactorSteps: [NativeAuthFlow.Step] = [.mfaRequired, .mfaMethodsListed, .mfaCodeSent]
+
     static func needsSecondFactor(_ user: DirectoryUser, directives: ScenarioDirectives) -> Bool {
         user.mfaRequired || directives.requireMFA
     }
@@ -52,7 +55,7 @@ enum NativeAuthStrongAuth {
     /// `oauth2/v2.0/introspect`: the second-factor methods the user has: their email, and their mobile
     /// phone (`challenge_channel: sms`, MSAL for iOS's `MSALNativeAuthChannelType.isSMSType`) when they have one.
     static func introspect(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        let flow = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
+        let flow = try request.flow(kind: .signIn, steps: secondFactorSteps)
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.nativeAuthUserNotFound(tenant: request.tenant.primaryDomain)) }
         var methods: [JSONValue] = [.object([
             "id": .string(emailMethodID(of: user)), "challenge_type": .string("oob"), "challenge_channel": .string("email"),
@@ -72,19 +75,19 @@ enum NativeAuthStrongAuth {
 
     /// `oauth2/v2.0/challenge` with the chosen method's `id` (or none: the email): the code is mailed, or
     /// texted to the phone, again on a resend.
-    static func mfaChallenge(_ request: NativeAuthRequest) throws(NativeAuthError) -> HTTPResponse {
-        var flow = try request.flow(kind: .signIn, steps: [.mfaRequired, .mfaMethodsListed, .mfaCodeSent])
+    static func mfaChallenge(_ request: NativeAuthRequest, flow: NativeAuthFlow) throws(NativeAuthError) -> HTTPResponse {
+        var flow = flow
         guard let user = request.user(id: flow.userID) else { throw NativeAuthError(.authenticationMethodNotValid()) }
         let chosen = request.optional("id") ?? emailMethodID(of: user)
-        let (channel, address, label): (String, String, String)
+        let (channel, address): (String, String)
         if chosen == emailMethodID(of: user) {
-            let mail = user.mail ?? flow.username
-            (channel, address, label) = ("email", mail, NativeAuthEndpoints.masked(mail, channel: "email"))
+            (channel, address) = ("email", user.mail ?? flow.username)
         } else if chosen == smsMethodID(of: user), let phone = NativeAuthEndpoints.textablePhone(of: user) {
-            (channel, address, label) = ("sms", phone, NativeAuthEndpoints.masked(phone, channel: "sms"))
+            (channel, address) = ("sms", phone)
         } else {
             throw NativeAuthError(.authenticationMethodNotValid())
         }
+        let label = NativeAuthEndpoints.masked(address, channel: channel)
         request.mailCode(to: address, in: &flow, purpose: .mfa)
         return request.answer([
             "continuation_token": .string(try request.advance(flow, on: .codeSent)),

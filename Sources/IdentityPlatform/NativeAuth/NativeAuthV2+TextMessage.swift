@@ -41,7 +41,8 @@ extension NativeAuthV2 {
         // The phone may have changed since the method was offered: the code goes only to a number a text can reach.
         guard let phone = NativeAuthEndpoints.textablePhone(of: user) else { throw NativeAuthV2Error.missing("method") }
         flow.phoneChecked = true
-        return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: flow.kind == .signIn)
+        // Which code this is (a sign-in's second factor or a reset's first) is the flow's to say.
+        return try sendText(request, tenant: tenant, flow: flow, phone: phone, secondFactor: flow.after(.codeSent)?.step == .mfaCodeSent)
     }
 
     static func sendText(_ request: NativeAuthV2Request, tenant: Tenant, flow: NativeAuthFlow, phone: String, secondFactor: Bool) throws(NativeAuthV2Error) -> HTTPResponse {

@@ -81,7 +81,7 @@ enum NativeAuthV2 {
     /// redirect URI, no PKCE: the flow proved who the user is).
     static func issueCode(_ request: NativeAuthV2Request, tenant: Tenant, token: String) throws(NativeAuthV2Error) -> HTTPResponse {
         let flow = try request.flow(token, tenant: tenant)
-        guard flow.step == .completed, let userID = flow.userID, let user = request.exchange.service.currentDirectory.user(id: userID) else {
+        guard flow.step == .completed, let user = request.user(id: flow.userID) else {
             throw NativeAuthV2Error.invalidContinuationToken
         }
         if let problem = NativeAuthError.accountProblem(user) { throw NativeAuthV2Error(problem) }
@@ -135,7 +135,7 @@ enum NativeAuthV2 {
         var flow = try request.flow(try request.continuationToken(), tenant: tenant)
         let secondFactor = [.mfaMethodsListed, .mfaCodeSent].contains(flow.step)
         guard [.started, .codeSent, .passwordRequired, .mfaMethodsListed, .mfaCodeSent].contains(flow.step) else { throw NativeAuthV2Error.invalidContinuationToken }
-        let user = flow.userID.flatMap { request.exchange.service.currentDirectory.user(id: $0) }
+        let user = request.user(id: flow.userID)
         switch type {
         case "password" where !secondFactor && flow.kind == .signIn && user.map { !$0.password.isEmpty && !tenant.externalUserFlow.signsInWithCode($0) } == true:
             return try request.hal(flow, on: .passwordAsked, [
