@@ -14,10 +14,9 @@ extension Catalogue {
             correctClient: "A correct app sees that interaction is required, starts an interactive sign-in, and ends with a token.",
             verdictRule: "FAILED when no /authorize follows the refusal or the app ends without a token; NOT_TESTABLE when no refresh was refused.",
             citations: citations,
-            rules: [Rules.shortLivedTokens, JSONValue.object([
-                ("match", .object([("endpoint", .string("token")), ("grantType", .string("refresh_token"))])),
-                ("action", .object([("oauthError", .object(refusal))])),
-            ]).compactText] + extraRules,
+            rules: [Rules.shortLivedTokens,
+                    Rules.rule(match: [("endpoint", .string("token")), ("grantType", .string("refresh_token"))], action: [("oauthError", .object(refusal))])]
+                + extraRules,
             journey: [.signIn(1), .getToken(2)],
             checks: [
                 Check("goes-interactive", .follows(trigger: refused, then: .authorize), citation: citations[0]),

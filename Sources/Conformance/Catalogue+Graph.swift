@@ -1,4 +1,5 @@
 import FoundationGaps
+import LocatedJSON
 
 extension Catalogue {
     private static let graphCall = [JourneyStep.signIn(1), .callGraph(2)]
@@ -9,7 +10,9 @@ extension Catalogue {
             id: id, title: title, level: .required, service: service, correctClient: correctClient,
             verdictRule: "FAILED when the app reports success, or calls Graph more than once more after the \(status); NOT_TESTABLE when the \(status) was never served.",
             citations: citations,
-            rules: [#"{"match": {"endpoint": "graph"}, "action": {"graphError": {"status": \#(status), "code": "\#(code)", "message": "\#(message)"}}, "times": "always"}"#],
+            rules: [Rules.rule(match: [("endpoint", .string("graph"))],
+                               action: [("graphError", .object([("status", .int(status)), ("code", .string(code)), ("message", .string(message))]))],
+                               times: .string("always"))],
             journey: graphCall,
             checks: [
                 Check("reports-error", .reply(step: 2, ReplyExpectation(ok: false, statuses: [status], label: "reports the \(status)")), citation: citations[0]),
@@ -25,7 +28,8 @@ extension Catalogue {
             correctClient: "A correct app (or its Graph SDK's retry handler) waits Retry-After seconds, calls again and ends with the data.",
             verdictRule: "FAILED when the next Graph call comes sooner than Retry-After or the app ends without the data; NOT_TESTABLE when the \(status) was never served.",
             citations: citations,
-            rules: [#"{"match": {"endpoint": "graph", "nth": 1}, "action": {"serviceError": {"status": \#(status), "retryAfter": \#(retryAfter)}}}"#],
+            rules: [Rules.rule(match: [("endpoint", .string("graph")), ("nth", .int(1))],
+                               action: [("serviceError", .object([("status", .int(status)), ("retryAfter", .int(retryAfter))]))])],
             journey: graphCall,
             checks: [
                 Check("waits-retry-after", .waits(trigger: ExchangeMatch.graph.answered(status...status, "the Graph \(status)"), next: .graph, seconds: Double(retryAfter), reachedBy: nil), citation: citations[0]),

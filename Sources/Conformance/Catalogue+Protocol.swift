@@ -1,6 +1,7 @@
 import FoundationGaps
 import ExchangeKernel
 import IdentityPlatform
+import LocatedJSON
 
 extension Catalogue {
     /// Another host than the authority's: even MSAL's host-only check for OIDC authorities refuses it.
@@ -19,14 +20,16 @@ extension Catalogue {
     /// keys) and its journal.
     private static func badIDToken(id: String, title: String, level: CaseLevel, claims: String? = nil, forgery: TokenForgery? = nil,
                                    service: String, citations: [Citation]) -> ConformanceCase {
-        let action = forgery.map { #""forgeTokens": {"idToken": "\#($0.rawValue)"}"# } ?? #""tokenClaims": {"idToken": \#(claims ?? "{}")}"#
+        // `claims` is written as a scenario file writes it; text that is not JSON stays text, which the scenario loader refuses.
+        let action: (String, JSONValue) = forgery.map { ("forgeTokens", .object([("idToken", .string($0.rawValue))])) }
+            ?? ("tokenClaims", .object([("idToken", LocatedJSON.parse(body: Array((claims ?? "{}").utf8), source: "the case's claims") ?? .string(claims ?? ""))]))
         let redeemed = ExchangeMatch.codeRedemption.answered(200...200, "the code redemption answered with the bad id_token")
         return ConformanceCase(
             id: id, title: title, level: level, service: service,
             correctClient: "A correct client validates the id_token, refuses this one and reports the error to the app; it should also never use the tokens of that response (recommended: MSAL for Python caches them before its check, so a silent call finds them).",
             verdictRule: "FAILED (WARNING for a recommended case) when the sign-in is reported as a success; WARNING when a Graph call follows the bad response; NOT_TESTABLE when the code was never redeemed.",
             citations: citations,
-            rules: [#"{"match": {"endpoint": "token", "grantType": "authorization_code"}, "action": {\#(action)}, "times": "always"}"#],
+            rules: [Rules.rule(match: [("endpoint", .string("token")), ("grantType", .string("authorization_code"))], action: [action], times: .string("always"))],
             journey: afterRejectedSignIn,
             checks: [
                 Check("reports-error", .reply(step: 1, .fails()), citation: citations[0]),
@@ -147,7 +150,7 @@ extension Catalogue {
             correctClient: "A correct client compares the document's issuer with the authority it asked (OIDC Discovery §4.3) and stops with an error before using any endpoint the document names. MSAL for Python does so with oidc_authority=, not with authority= (a tenant's Entra authority legitimately differs from its issuer's path, so it only checks the host for OIDC authorities).",
             verdictRule: "WARNING when an /authorize, token or Graph request follows the mismatching document, or the sign-in is reported as a success; PASSED when the client stopped with an error; NOT_TESTABLE when discovery was never fetched.",
             citations: [Source.oidcDiscoveryIssuer, Source.msalAuthority],
-            rules: [#"{"match": {"endpoint": "metadata"}, "action": {"discoveryIssuer": "\#(discoveryIssuer)"}, "times": "always"}"#],
+            rules: [Rules.rule(match: [("endpoint", .string("metadata"))], action: [("discoveryIssuer", .string(discoveryIssuer))], times: .string("always"))],
             journey: [.signIn(1, deadline: 20)],
             checks: [
                 Check("stops-after-discovery", .noneAfter(trigger: ExchangeMatch.openIDConfiguration.with(answer: .issuer, discoveryIssuer, label: "the OpenID configuration naming another issuer"),

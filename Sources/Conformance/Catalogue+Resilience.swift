@@ -24,10 +24,8 @@ extension Catalogue {
             id: id, title: title, level: level, service: service, correctClient: correctClient,
             verdictRule: "FAILED when a token request follows the \(status) sooner than \(Judge.seconds(minimumWait))" + (retryAfter == nil ? "" : ", or the app has no token once the wait is over") + "; NOT_TESTABLE when the \(status) was never served or the app stopped before asking again.",
             citations: citations,
-            rules: [Rules.shortLivedTokens, JSONValue.object([
-                ("match", .object([("endpoint", .string("token")), ("grantType", .string("refresh_token")), ("nth", .int(1))])),
-                ("action", .object([("serviceError", .object(serviceError))])),
-            ]).compactText],
+            rules: [Rules.shortLivedTokens, Rules.rule(match: [("endpoint", .string("token")), ("grantType", .string("refresh_token")), ("nth", .int(1))],
+                                                       action: [("serviceError", .object(serviceError))])],
             journey: journey, checks: checks
         )
     }

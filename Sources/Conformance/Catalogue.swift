@@ -131,10 +131,16 @@ enum Rules {
     /// Device-code polls answered with the platform's own `error` (its error, code and wording), `times` as
     /// written in a scenario file (`3`, `"always"`).
     static func devicePoll(answered error: IdentityError, times: JSONValue) -> String {
-        JSONValue.object([
-            ("match", .object([("endpoint", .string("token")), ("grantType", .string("device_code"))])),
-            ("action", .object([("oauthError", .object([("error", .string(error.error)), ("code", .string(error.prefixedCode)), ("message", .string(error.message))]))])),
-            ("times", times),
-        ]).compactText
+        rule(match: [("endpoint", .string("token")), ("grantType", .string("device_code"))],
+             action: [("oauthError", .object([("error", .string(error.error)), ("code", .string(error.prefixedCode)), ("message", .string(error.message))]))],
+             times: times)
+    }
+
+    /// A rule a case computes (a status, a code, a message), in scenario-file syntax: values are written
+    /// by the JSON writer, never spliced into text.
+    static func rule(match: [(String, JSONValue)], action: [(String, JSONValue)], times: JSONValue? = nil) -> String {
+        var members: [(String, JSONValue)] = [("match", .object(match)), ("action", .object(action))]
+        if let times { members.append(("times", times)) }
+        return JSONValue.object(members).compactText
     }
 }

@@ -68,7 +68,7 @@ extension ConformanceSessions {
                 other.started.compactMap { otherCase, started -> ClosedRange<Int>? in
                     guard runID != run || otherCase != caseID, started.start.mcpServer != nil else { return nil }
                     if let end = started.journalEnd { return started.journalStart...max(started.journalStart, end) }
-                    let lifetime = started.start.journey.reduce(60) { $0 + $1.deadlineSeconds }
+                    let lifetime = started.start.journey.reduce(60) { $0 + $1.budgetSeconds }
                     return now.timeIntervalSince(started.startedAt) < lifetime ? started.journalStart...Int.max : nil
                 }
             }

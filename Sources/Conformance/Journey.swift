@@ -69,6 +69,9 @@ package struct JourneyStep: Sendable, Codable, Equatable {
 
     package var deadlineSeconds: Double { deadline ?? Self.defaultDeadline }
 
+    /// The longest the adapter may take over this step: its deadline, and a wait's own seconds.
+    package var budgetSeconds: Double { deadlineSeconds + (seconds ?? 0) }
+
     /// The JSON line sent on the adapter's stdin (no trailing newline).
     package var jsonLine: String {
         let deadline = step != .wait ? deadlineSeconds : deadline

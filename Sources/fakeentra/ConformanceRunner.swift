@@ -136,7 +136,7 @@ struct ConformanceRunner: Sendable {
                 broken = true
                 continue
             }
-            let deadline = sentAt.addingTimeInterval(step.deadlineSeconds + (step.seconds ?? 0))
+            let deadline = sentAt.addingTimeInterval(step.budgetSeconds)
             switch adapter.readLine(before: deadline) {
             case .line(let line):
                 let outcome = StepOutcome.parse(line: line, for: step, startedAt: sentAt, endedAt: Date())
