@@ -31,6 +31,16 @@ def command(script, *args):
     return " ".join([shlex.quote(PYTHON), shlex.quote(str(script.relative_to(ROOT))), *args])
 
 
+def conform_report(tmp_path, client, *arguments, timeout=300):
+    """`fakeentra conform --client CLIENT ARGUMENTS…` with its JSON report in `tmp_path`: the finished
+    process and the report."""
+    report = tmp_path / "report.json"
+    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", client, "--json", str(report), *arguments],
+                            cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert report.exists(), result.stdout + result.stderr
+    return result, json.loads(report.read_text())
+
+
 def reference_command():
     return command(REFERENCE)
 

@@ -3,19 +3,15 @@
 fails exactly the case made for it while the cases it never reaches are not testable."""
 import json, os, subprocess
 
-from harness import PYTHON, ROOT, azure_identity_command, broken_command, command, reference_command
+from harness import ROOT, azure_identity_command, broken_command, command, conform_report, reference_command
 
 CASES = "protocol.pkce-s256,lifecycle.cached-token-reuse,resilience.retry-after-seconds,graph.cae-claims-challenge,errors.bad-token"
 
 
 def conform(tmp_path, client, cases=CASES, *arguments):
-    report = tmp_path / "report.json"
-    result = subprocess.run(
-        [os.environ["FAKEENTRA_BINARY"], "conform", "--client", client,
-         "--cases", cases, "--jobs", "4", "--json", str(report), "--junit", str(tmp_path / "report.xml"), *arguments],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
-    verdicts = {case["caseID"]: case for case in json.loads(report.read_text())["cases"]}
-    return result, verdicts
+    result, report = conform_report(tmp_path, client, "--cases", cases, "--jobs", "4", "--junit", str(tmp_path / "report.xml"), *arguments,
+                                    timeout=120)
+    return result, {case["caseID"]: case for case in report["cases"]}
 
 
 def test_msal_python_passes(tmp_path):

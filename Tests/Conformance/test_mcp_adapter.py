@@ -2,14 +2,12 @@
 its server: the SDK as an app configures it for Entra passes; the same SDK made to leave `resource` out, or
 to register itself, fails on the check meant to catch it. Also through a running server's control API,
 which is told where the MCP server listens."""
-import json
-import os
 import shlex
-import subprocess
 
 import pytest
 
-from harness import PYTHON, ROOT
+import harness
+from harness import PYTHON, ROOT, conform_report
 
 pytest.importorskip("mcp", reason="the MCP SDK for Python is installed by scripts/setup")
 
@@ -43,7 +41,7 @@ VARIANTS = {
 
 def command(tmp_path, variant=None):
     if variant is None:
-        return " ".join([shlex.quote(PYTHON), shlex.quote(str(ADAPTER.relative_to(ROOT)))])
+        return harness.command(ADAPTER)
     script = tmp_path / f"mcp_{variant}.py"
     script.write_text("import sys\n"
                       f"sys.path.insert(0, {str(ADAPTER.parent)!r})\n"
@@ -55,11 +53,8 @@ def command(tmp_path, variant=None):
 
 
 def conform(tmp_path, client, *arguments):
-    report = tmp_path / "report.json"
-    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", client, "--json", str(report), "--cases", "mcp.*",
-                             *arguments], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert report.exists(), result.stdout + result.stderr
-    return result, json.loads(report.read_text())["cases"][0]
+    result, report = conform_report(tmp_path, client, "--cases", "mcp.*", *arguments)
+    return result, report["cases"][0]
 
 
 def checks(case):

@@ -1,26 +1,17 @@
 """The confidential web app and daemon adapter (MSAL for Python's ConfidentialClientApplication) through the
 real `fakeentra conform`: with a client secret and with a certificate it fails no case of the catalogue
 that judges its kind, and the certificate rollover also works through a running server's control API."""
-import json
-import os
-import shlex
-import subprocess
-import sys
 
 import pytest
 
-from harness import PYTHON, ROOT
+from harness import ROOT, command, conform_report
 
 WEB = ROOT / "clients" / "conformance" / "msal-python" / "web_adapter.py"
-WEB_COMMAND = " ".join([shlex.quote(PYTHON), shlex.quote(str(WEB.relative_to(ROOT)))])
+WEB_COMMAND = command(WEB)
 
 
 def conform(tmp_path, *arguments):
-    report = tmp_path / "report.json"
-    result = subprocess.run([os.environ["FAKEENTRA_BINARY"], "conform", "--client", WEB_COMMAND, "--json", str(report),
-                             "--junit", str(tmp_path / "report.xml"), *arguments], cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert report.exists(), result.stdout + result.stderr
-    return result, json.loads(report.read_text())
+    return conform_report(tmp_path, WEB_COMMAND, "--junit", str(tmp_path / "report.xml"), *arguments)
 
 
 @pytest.mark.parametrize("credential", ["secret", "certificate"])

@@ -18,13 +18,6 @@ import Testing
                              scenarioOptions: ScenarioEngineOptions(maxBindings: maxBindings))
     }
 
-    func send(_ app: FakeEntraApplication, _ method: String, _ target: String, body: String = "") -> HTTPResponse {
-        var headers: HTTPHeaders = ["Host": "127.0.0.1:8443"]
-        if !body.isEmpty { headers.set("Content-Type", "application/json") }
-        return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-                                     context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
-    }
-
     static func code(_ response: HTTPResponse) -> String? {
         ((try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["error"] as? [String: Any])?["code"] as? String
     }
@@ -40,7 +33,7 @@ import Testing
     @Test func bindingsPastTheCapAreRefused() throws {
         let app = try application(maxBindings: 3)
         let bind = { (client: String) in
-            self.send(app, "POST", "/_fakeentra/bindings", body: #"{"scenario": "happy-path", "clientId": "\#(client)"}"#)
+            app.send("POST", "/_fakeentra/bindings", body: #"{"scenario": "happy-path", "clientId": "\#(client)"}"#)
         }
         let ids = try (1...3).map { index in
             let created = bind("0000000\(index)-0000-4000-8000-000000000000")
@@ -49,7 +42,7 @@ import Testing
         }
         let refused = bind("00000004-0000-4000-8000-000000000000")
         #expect(refused.status.code == 429 && Self.code(refused) == "too_many_bindings")
-        #expect(send(app, "DELETE", "/_fakeentra/bindings/\(ids[0])").status.code == 204)
+        #expect(app.send("DELETE", "/_fakeentra/bindings/\(ids[0])").status.code == 204)
         #expect(bind("00000004-0000-4000-8000-000000000000").status.code == 201)
     }
 

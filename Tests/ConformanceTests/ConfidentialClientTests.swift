@@ -17,12 +17,6 @@ import Testing
         app = FakeEntraApplication(service: IdentityService(directory: .embeddedDefault, keys: SigningKeyRing(current: try SigningCredential.generate())))
     }
 
-    func send(_ method: String, _ target: String, body: String = "", form: Bool = false) -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.set("Host", "127.0.0.1:8443")
-        if !body.isEmpty { headers.set("Content-Type", form ? "application/x-www-form-urlencoded" : "application/json") }
-        return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)), context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
-    }
 
     func json(_ response: HTTPResponse) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
@@ -30,18 +24,18 @@ import Testing
 
     func run(_ client: String, cases: String? = nil) throws -> String {
         let body = cases.map { #"{"client": "\#(client)", "cases": "\#($0)"}"# } ?? #"{"client": "\#(client)"}"#
-        return try #require(try json(send("POST", "/_fakeentra/conformance/runs", body: body))["run"] as? String)
+        return try #require(try json(app.send("POST", "/_fakeentra/conformance/runs", body: body))["run"] as? String)
     }
 
     func start(_ run: String, _ caseID: String) throws -> CaseStart {
-        let response = send("POST", "/_fakeentra/conformance/runs/\(run)/cases/\(caseID)/start")
+        let response = app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/\(caseID)/start")
         try #require(response.status.code == 200, "\(String(decoding: response.body, as: UTF8.self))")
         return try ConformanceJSON.decoder().decode(CaseStart.self, from: Data(response.body))
     }
 
     /// An app-only token request for the case's client id: what the registration accepts, without a browser.
     func appToken(_ start: CaseStart, credential: String) -> HTTPResponse {
-        send("POST", "/\(Directory.contosoTenantID)/oauth2/v2.0/token",
+        app.send("POST", "/\(Directory.contosoTenantID)/oauth2/v2.0/token",
              body: "grant_type=client_credentials&client_id=\(start.clientID)&scope=https%3A%2F%2Fgraph.microsoft.com%2F.default&" + credential, form: true)
     }
 
@@ -101,7 +95,7 @@ import Testing
 
         #expect(appToken(start, credential: try assertion(signedWith: first, for: start)).status.code == 200)
         #expect(appToken(start, credential: try assertion(signedWith: next, for: start)).status.code == 401, "not registered before the rollover")
-        #expect(send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/rollover").status.code == 200)
+        #expect(app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/rollover").status.code == 200)
         let refused = appToken(start, credential: try assertion(signedWith: first, for: start))
         #expect(refused.status.code == 401)
         #expect(try errorCodes(refused) == [700027])
@@ -109,7 +103,7 @@ import Testing
 
         let plain = try self.start(run, "lifecycle.rotation")
         #expect(plain.credential?.nextCertificate == nil && plain.credential?.certificate != nil)
-        let noRollover = send("POST", "/_fakeentra/conformance/runs/\(run)/cases/lifecycle.rotation/rollover")
+        let noRollover = app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/lifecycle.rotation/rollover")
         #expect(noRollover.status.code == 409)
     }
 
@@ -120,10 +114,10 @@ import Testing
         let start = try start(run, "confidential.certificate-rollover")
         let keyLine = try #require(start.credential?.certificate?.split(separator: "\n").dropFirst().first.map(String.init))
         let tail = #"{"outcomes": [], "stderrTail": "DEBUG key \#(keyLine) end"}"#
-        let finished = send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/finish", body: tail)
+        let finished = app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/finish", body: tail)
         let result = try ConformanceJSON.decoder().decode(CaseResult.self, from: Data(finished.body))
         #expect(result.stderrTail == "DEBUG key [private key] end")
-        #expect(send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/rollover").status.code == 409, "finished: nothing to roll")
+        #expect(app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/confidential.certificate-rollover/rollover").status.code == 409, "finished: nothing to roll")
 
         let secretRun = try self.run("secret")
         let secretStart = try self.start(secretRun, "confidential.secret-invalid")
@@ -144,14 +138,14 @@ import Testing
     }
 
     @Test func aRunRefusesWhatItCannotJudge() throws {
-        let badKind = send("POST", "/_fakeentra/conformance/runs", body: #"{"client": "daemon"}"#)
+        let badKind = app.send("POST", "/_fakeentra/conformance/runs", body: #"{"client": "daemon"}"#)
         #expect(badKind.status.code == 422)
-        #expect(send("POST", "/_fakeentra/conformance/runs", body: #"{"client": "secret", "cases": "b2c.*"}"#).status.code == 422, "no B2C case judges a confidential client")
+        #expect(app.send("POST", "/_fakeentra/conformance/runs", body: #"{"client": "secret", "cases": "b2c.*"}"#).status.code == 422, "no B2C case judges a confidential client")
         let run = try run("secret")
-        let publicOnly = send("POST", "/_fakeentra/conformance/runs/\(run)/cases/resilience.device-slow-down/start")
+        let publicOnly = app.send("POST", "/_fakeentra/conformance/runs/\(run)/cases/resilience.device-slow-down/start")
         #expect(publicOnly.status.code == 422)
         #expect((try json(publicOnly)["error"] as? [String: Any])?["code"] as? String == "not_applicable")
-        let publicRun = try #require(try json(send("POST", "/_fakeentra/conformance/runs"))["run"] as? String)
+        let publicRun = try #require(try json(app.send("POST", "/_fakeentra/conformance/runs"))["run"] as? String)
         #expect(try self.start(publicRun, "protocol.pkce-s256").credential == nil)
     }
 

@@ -17,13 +17,6 @@ import Testing
 
     static let mcpCase = "mcp.entra-resource-and-registration"
 
-    func send(_ method: String, _ target: String, body: String = "") -> HTTPResponse {
-        var headers: HTTPHeaders = ["Host": "127.0.0.1:8443"]
-        if !body.isEmpty { headers.set("Content-Type", "application/json") }
-        return app.responder.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)),
-                                     context: ConnectionFacts(remoteAddress: "127.0.0.1", isSecure: true, localPort: 8443))
-    }
-
     func startMCPCase() throws -> String {
         let run = try app.conformance.createRun(cases: "mcp.*").id
         _ = try app.conformance.start(run: run, case: Self.mcpCase, baseURL: "https://127.0.0.1:8443", mcpServer: "http://127.0.0.1:1/mcp")
@@ -39,18 +32,18 @@ import Testing
 
     @Test func aRegistrationIsTheOnlyRunningCasesOwn() throws {
         let run = try startMCPCase()
-        #expect(send("POST", "/register", body: #"{"client_name": "x"}"#).status.code == 404)
+        #expect(app.send("POST", "/register", body: #"{"client_name": "x"}"#).status.code == 404)
         #expect(try registrationVerdict(run) == .failed)
     }
 
     @Test func aRegistrationWhileTwoMCPCasesRunCannotBeAttributed() throws {
         let first = try startMCPCase(), second = try startMCPCase()
-        #expect(send("POST", "/contoso.onmicrosoft.com/v2.0/register", body: #"{"client_name": "x"}"#).status.code == 404)
+        #expect(app.send("POST", "/contoso.onmicrosoft.com/v2.0/register", body: #"{"client_name": "x"}"#).status.code == 404)
         #expect(try registrationVerdict(first) == .notTestable)
         #expect(try registrationVerdict(second) == .notTestable, "the first case's window stays known once it finished")
         // After both finished, a third case's registration is its own.
         let third = try startMCPCase()
-        #expect(send("POST", "/register", body: "{}").status.code == 404)
+        #expect(app.send("POST", "/register", body: "{}").status.code == 404)
         #expect(try registrationVerdict(third) == .failed)
     }
 
@@ -60,7 +53,7 @@ import Testing
         #expect(try registrationVerdict(run) == .passed)
         _ = try app.conformance.start(run: run, case: Self.mcpCase, baseURL: "https://127.0.0.1:8443", mcpServer: "http://127.0.0.1:1/mcp")
         let other = try startMCPCase()
-        #expect(send("POST", "/register", body: "{}").status.code == 404)
+        #expect(app.send("POST", "/register", body: "{}").status.code == 404)
         #expect(try registrationVerdict(other) == .notTestable, "the restarted case is running")
         #expect(try registrationVerdict(run) == .notTestable)
     }

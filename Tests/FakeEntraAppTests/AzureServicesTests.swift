@@ -10,10 +10,11 @@ import Testing
 @Suite struct AzureServicesTests {
     static let modes: [FakeEntraTestingMode] = [.router, .live]
 
+    static let frozen = Date(timeIntervalSince1970: 1_900_000_000)
+
     /// A fresh server on a frozen clock, reached in `mode`.
     func onServer(_ mode: FakeEntraTestingMode = .router, _ body: (FakeEntraClient) async throws -> Void) async throws {
-        let configuration = FakeEntraConfiguration(listener: mode == .live ? .tls : .none, frozenAt: Date(timeIntervalSince1970: 1_900_000_000))
-        try await withFakeEntra(configuration) { server in try await server.test(mode, body) }
+        try await onFakeEntra(mode, frozenAt: Self.frozen, body)
     }
 
     static func json(_ response: FakeEntraResponse) -> [String: Any] { (try? response.json()) ?? [:] }
@@ -21,10 +22,6 @@ import Testing
     static func claims(_ token: String?) -> [String: Any]? {
         guard let token, let decoded = JWS.decode(token) else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(decoded.payloadJSON)) as? [String: Any]
-    }
-
-    static func error(_ response: FakeEntraResponse) -> String? {
-        (json(response)["error"] as? [String: Any])?["code"] as? String
     }
 
     static func azureCLIToken(_ client: FakeEntraClient, user: String = "adele.vance@contoso.onmicrosoft.com", authority: String = "organizations",
@@ -61,17 +58,17 @@ import Testing
     @Test func armRefusesAsARMDoes() async throws {
         try await onServer { client in
             let token = try #require(try await Self.azureCLIToken(client))
-            #expect(Self.error(try await client.execute(.get, "/arm/subscriptions", headers: ["Authorization": "Bearer \(token)"])) == "MissingApiVersionParameter")
-            #expect(Self.error(try await client.execute(.get, "/arm/subscriptions?api-version=2019-11-01")) == "AuthenticationFailed")
+            #expect(nestedErrorCode(try await client.execute(.get, "/arm/subscriptions", headers: ["Authorization": "Bearer \(token)"])) == "MissingApiVersionParameter")
+            #expect(nestedErrorCode(try await client.execute(.get, "/arm/subscriptions?api-version=2019-11-01")) == "AuthenticationFailed")
             let graph = try #require(try await Self.azureCLIToken(client, scope: "https://graph.microsoft.com/.default"))
             let wrongAudience = try await client.execute(.get, "/arm/tenants?api-version=2022-12-01", headers: ["Authorization": "Bearer \(graph)"])
-            #expect(wrongAudience.status == 401 && Self.error(wrongAudience) == "InvalidAuthenticationTokenAudience")
+            #expect(wrongAudience.status == 401 && nestedErrorCode(wrongAudience) == "InvalidAuthenticationTokenAudience")
             // A personal account's token for the organisation's subscription: the wrong tenant.
             let contosoSubscription = try #require(Directory.embeddedDefault.tenant(id: Directory.contosoTenantID)?.azureSubscriptions.first?.subscriptionId)
             let personal = try #require(try await Self.azureCLIToken(client, user: "megan@outlook.com", authority: "consumers"))
-            #expect(Self.error(try await client.execute(.get, "/arm/subscriptions/\(contosoSubscription)?api-version=2019-11-01",
+            #expect(nestedErrorCode(try await client.execute(.get, "/arm/subscriptions/\(contosoSubscription)?api-version=2019-11-01",
                                                         headers: ["Authorization": "Bearer \(personal)"])) == "InvalidAuthenticationTokenTenant")
-            #expect(Self.error(try await client.execute(.get, "/arm/resourcegroups?api-version=2021-04-01", headers: ["Authorization": "Bearer \(token)"])) == "InvalidResourceType")
+            #expect(nestedErrorCode(try await client.execute(.get, "/arm/resourcegroups?api-version=2021-04-01", headers: ["Authorization": "Bearer \(token)"])) == "InvalidResourceType")
             let metadata = Self.json(try await client.execute(.get, "/arm/metadata/endpoints?api-version=2015-01-01"))
             #expect((metadata["authentication"] as? [String: Any])?["loginEndpoint"] as? String == "\(client.baseURL)/")
             // Read on ARM's own host name, where every path is ARM's: sign-in is at the listener itself.

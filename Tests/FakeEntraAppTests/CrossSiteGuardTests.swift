@@ -9,10 +9,6 @@ import Testing
 /// JSON endpoints take JSON only, and pages cannot be framed. Through FakeEntraTesting, in process and over
 /// TLS: the guard sits in the stack both reach.
 @Suite struct CrossSiteGuardTests {
-    static func code(_ response: FakeEntraResponse) -> String? {
-        ((try? response.json())?["error"] as? [String: Any])?["code"] as? String
-    }
-
     static func userNames(_ client: FakeEntraClient) async throws -> [String] {
         let users = try await client.execute(.get, "/_fakeentra/users")
         return ((try users.json()["users"] as? [[String: Any]]) ?? []).compactMap { ($0["userPrincipalName"] as? String)?.lowercased() }
@@ -24,13 +20,13 @@ import Testing
             let user = Array(#"{"userPrincipalName": "mallory@contoso.onmicrosoft.com", "displayName": "Mallory"}"#.utf8)
             // What a page's auto-submitted `<form enctype="text/plain">` sends.
             let form = try await client.execute(.post, "/_fakeentra/users", headers: ["Origin": "https://evil.example", "Content-Type": "text/plain"], body: user)
-            #expect(form.status == 403 && Self.code(form) == "cross_site_request")
+            #expect(form.status == 403 && nestedErrorCode(form) == "cross_site_request")
             let fetched = try await client.execute(.post, "/_fakeentra/clock/advance", headers: ["Sec-Fetch-Site": "cross-site"], json: ["seconds": 60])
             #expect(fetched.status == 403)
             #expect(try await client.execute(.post, "/_fakeentra/reset", headers: ["Origin": "null"]).status == 403)
             // A form or text/plain body without any origin (a script), to a JSON endpoint: not JSON, refused.
             let reset = try await client.execute(.post, "/_fakeentra/reset", headers: ["Content-Type": "application/x-www-form-urlencoded"])
-            #expect(reset.status == 415 && Self.code(reset) == "unsupported_media_type")
+            #expect(reset.status == 415 && nestedErrorCode(reset) == "unsupported_media_type")
             #expect(try await client.execute(.post, "/_fakeentra/tokens", headers: ["Origin": "https://evil.example"], json: [:]).status == 403)
             // The control plane's paths are told case-insensitively, and so is the guard's reach.
             let shouted = try await client.execute(.post, "/_FAKEENTRA/Users", headers: ["Origin": "https://evil.example", "Content-Type": "application/json"], body: user)

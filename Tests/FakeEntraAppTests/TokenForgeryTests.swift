@@ -11,11 +11,6 @@ import Testing
 @Suite struct TokenForgeryTests {
     static let frozen = Date(timeIntervalSince1970: 1_900_000_000)
 
-    func onFrozenServer(_ mode: FakeEntraTestingMode, _ body: (FakeEntraClient) async throws -> Void) async throws {
-        let configuration = FakeEntraConfiguration(listener: mode == .live ? .tls : .none, frozenAt: Self.frozen)
-        try await withFakeEntra(configuration) { server in try await server.test(mode, body) }
-    }
-
     static func mint(_ client: FakeEntraClient, forge: TokenForgery?) async throws -> (token: String, header: [String: Any], claims: [String: Any]) {
         var request: [String: any Sendable] = ["user": Contoso.adele, "scopes": ["User.Read"]]
         if let forge { request["forge"] = forge.rawValue }
@@ -23,28 +18,20 @@ import Testing
         return (try #require(body["token"] as? String), try #require(body["header"] as? [String: Any]), try #require(body["claims"] as? [String: Any]))
     }
 
-    /// The key the tenant's JWKS publishes under `kid`, nil when it publishes none.
-    static func publishedKey(_ kid: String?, _ client: FakeEntraClient) async throws -> RSAPublicKey? {
-        let keys = try await client.execute(.get, "/\(TokenMintTests.contoso)/discovery/v2.0/keys").json()["keys"] as? [[String: Any]] ?? []
-        guard let jwk = keys.first(where: { $0["kid"] as? String == kid }),
-              let modulus = Base64URL.decode(jwk["n"] as? String ?? ""), let exponent = Base64URL.decode(jwk["e"] as? String ?? "") else { return nil }
-        return try RSAPublicKey(modulus: modulus, exponent: exponent)
-    }
-
     @Test(arguments: [FakeEntraTestingMode.router, .live])
     func eachForgeryBreaksWhatItNamesAndGraphRefusesIt(mode: FakeEntraTestingMode) async throws {
-        try await onFrozenServer(mode) { client in
+        try await onFakeEntra(mode, frozenAt: Self.frozen) { client in
             let now = Int(Self.frozen.timeIntervalSince1970)
             func me(_ token: String) async throws -> FakeEntraResponse { try await client.execute(.get, "/v1.0/me", headers: ["Authorization": "Bearer \(token)"]) }
             let honest = try await Self.mint(client, forge: nil)
-            let signingKey = try #require(try await Self.publishedKey(honest.header["kid"] as? String, client), "the JWKS publishes the honest token's key")
+            let signingKey = try #require(try await Contoso.publishedKey(honest.header["kid"] as? String, client), "the JWKS publishes the honest token's key")
             #expect(try await me(honest.token).status == 200)
 
             for forgery in TokenForgery.allCases {
                 let forged = try await Self.mint(client, forge: forgery)
                 let decoded = try #require(JWS.decode(forged.token), "\(forgery)")
                 let verifies = JWS.verifyRS256(decoded, key: signingKey)
-                let published = try await Self.publishedKey(forged.header["kid"] as? String, client)
+                let published = try await Contoso.publishedKey(forged.header["kid"] as? String, client)
                 switch forgery {
                 case .badSignature:
                     #expect(!verifies && published != nil && forged.claims["aud"] as? String == honest.claims["aud"] as? String)
@@ -74,7 +61,7 @@ import Testing
     }
 
     @Test func aForgedTokensExpiryIsWhatItSays() async throws {
-        try await onFrozenServer(.router) { client in
+        try await onFakeEntra(.router, frozenAt: Self.frozen) { client in
             let body = try await TokenMintTests.mint(client, ["user": Contoso.adele, "forge": "expired"])
             #expect(body["expiresOn"] as? Int == Int(Self.frozen.timeIntervalSince1970) - 3600)
         }

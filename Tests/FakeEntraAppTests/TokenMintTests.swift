@@ -1,21 +1,17 @@
 import EntraCrypto
 import FakeEntraTesting
 import Foundation
+import IdentityPlatform
 import Testing
 
 /// `POST /_fakeentra/tokens` through FakeEntraTesting, in process and over TLS: the token carries what was
 /// asked for and is signed by a key the tenant's JWKS publishes; a binding's token is that world's; bad
 /// requests are clear errors.
 @Suite struct TokenMintTests {
-    static let contoso = "4e9f1c6a-0b1d-4c2e-9a57-3f6c2d1b8e70"
-
     /// The token's claims, once its signature is checked against the key its `kid` names in the tenant's JWKS.
     static func verifiedClaims(_ token: String, _ client: FakeEntraClient) async throws -> [String: Any] {
         let decoded = try #require(JWS.decode(token))
-        let keys = try await client.execute(.get, "/\(contoso)/discovery/v2.0/keys").json()["keys"] as? [[String: Any]] ?? []
-        let jwk = try #require(keys.first { $0["kid"] as? String == decoded.keyID }, "the JWKS publishes the key that signed it")
-        let key = try RSAPublicKey(modulus: try #require(Base64URL.decode(jwk["n"] as? String ?? "")),
-                                   exponent: try #require(Base64URL.decode(jwk["e"] as? String ?? "")))
+        let key = try #require(try await Contoso.publishedKey(decoded.keyID, client), "the JWKS publishes the key that signed it")
         #expect(JWS.verifyRS256(decoded, key: key))
         return try #require(try JSONSerialization.jsonObject(with: Data(decoded.payloadJSON)) as? [String: Any])
     }
@@ -37,7 +33,7 @@ import Testing
             let token = try #require(body["token"] as? String)
             let c = try await Self.verifiedClaims(token, client)
             #expect(c["aud"] as? String == "api://orders-api")
-            #expect(c["iss"] as? String == "\(client.baseURL)/\(Self.contoso)/v2.0")
+            #expect(c["iss"] as? String == "\(client.baseURL)/\(Directory.contosoTenantID)/v2.0")
             #expect(c["scp"] as? String == "Orders.Read Orders.Write")
             #expect(c["roles"] as? [String] == ["Orders.Admin"])
             #expect(c["preferred_username"] as? String == Contoso.adele)

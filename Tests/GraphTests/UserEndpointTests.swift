@@ -205,7 +205,7 @@ struct UserEndpointTests {
         #expect(version.errorMessage == "Invalid version: v2.0")
     }
 
-    @Test func otherPathsAreLeftToTheIdentityHandler() {
+    @Test func otherPathsAreLeftToTheEntraHandler() {
         for target in ["/common/oauth2/v2.0/token", "/", "/v2.0/me", "/oidc/other"] {
             let request = HTTPRequest(method: "GET", target: target, headers: ["Host": "127.0.0.1:8443"])
             #expect(fixture.handler.handle(request) == nil, "\(target)")
